@@ -1,0 +1,28 @@
+// Builds dist/ from src/ when dist is missing or older than any source file. No-op otherwise.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+function newest(dir) {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+export function ensureBuilt() {
+  const marker = join(root, 'dist', 'cli.js');
+  const sources = Math.max(newest(join(root, 'src')), statSync(join(root, 'tsconfig.build.json')).mtimeMs);
+  if (existsSync(marker) && statSync(marker).mtimeMs >= sources) return;
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  process.stderr.write('sightline: building (first run or sources changed)…\n');
+  execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit', cwd: root });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) ensureBuilt();

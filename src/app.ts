@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import { authenticationHook } from './auth/hook.js';
+import { TokenService } from './auth/tokens.js';
+import type { Config } from './config.js';
+import type { Storage } from './db/index.js';
+import type { App, Deps } from './deps.js';
+import { meRoutes } from './features/me/me.routes.js';
+import { projectRoutes } from './features/projects/projects.routes.js';
+import { ProjectSchema } from './features/projects/projects.schemas.js';
+import { runRoutes } from './features/runs/runs.routes.js';
+import { RunSchema } from './features/runs/runs.schemas.js';
+import { systemRoutes } from './features/system/system.routes.js';
+import { tokenRoutes } from './features/tokens/tokens.routes.js';
+import { TokenRecordSchema } from './features/tokens/tokens.schemas.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { redactUrl, requestIdFrom, sendProblem, toProblem } from './lib/http.js';
+import { Keyring } from './lib/keys.js';
+import { CursorCodec } from './lib/pagination.js';
+import { ProblemSchema, problems } from './lib/problems.js';
+import { coerceQuery, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
+
+export const BODY_LIMIT = 10 * 1024 * 1024;
+export const API_VERSION = '1.0.0';
+
+export interface BuildOptions {
+  config: Config;
+  storage: Storage;
+  clock?: Clock;
+  /** pino options, or false to stay silent (tests). */
+  logger?: FastifyServerOptions['logger'];
+}
+
+export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+  return {
+    level: config.logLevel,
+    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]'], censor: '[REDACTED]' },
+    serializers: {
+      req: (req: { method: string; url: string; id: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
+    },
+  };
+}
+
+/** Builds the whole service without listening: tests drive it with `app.inject`, `serve` listens. */
+export async function buildApp(options: BuildOptions): Promise<App> {
+  const { config, storage } = options;
+  const clock = options.clock ?? systemClock;
+  const keys = new Keyring(storage.db, clock);
+  await keys.init();
+  const tokens = new TokenService(storage.db, keys, config, clock);
+  const deps: Deps = { config, db: storage.db, dialect: storage.dialect, clock, keys, tokens, cursors: new CursorCodec(keys) };
+
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    genReqId: (req) => requestIdFrom(req.headers, randomUUID),
+    requestIdLogLabel: 'requestId',
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 500, ignoreTrailingSlash: false },
+    frameworkErrors: (error, request, reply) => {
+      sendProblem(reply, request, toProblem(error), config.problemBase);
+    },
+    clientErrorHandler: (_error, socket) => {
+      if (!socket.writable) return;
+      const body = JSON.stringify({ type: `${config.problemBase}/validation`, title: 'Validation failed', status: 400, detail: 'The HTTP request is malformed.' });
+      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const validate = validatorFor(schema);
+    const location = (httpPart ?? 'body') as Location;
+    return (data: unknown) => {
+      const input = (location === 'querystring' || location === 'params') && data && typeof data === 'object' ? coerceQuery(schema as never, data as Record<string, unknown>) : data;
+      if (validate(input)) return { value: input };
+      return { error: problems.validation(toFieldErrors(validate.errors ?? [], location)) };
+    };
+  });
+
+  // Bodies are JSON or nothing: anything else is a 415 problem.
+  app.removeContentTypeParser('text/plain');
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const problem = toProblem(error);
+    if (problem.status >= 500) request.log.error({ err: error, requestId: request.id }, 'request failed');
+    return sendProblem(reply, request, problem, config.problemBase);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    return sendProblem(reply, request, problems.notFound(`No route for ${request.method} ${path.slice(0, 200)}.`), config.problemBase);
+  });
+
+  for (const schema of [ProblemSchema, ProjectSchema, RunSchema, TokenRecordSchema]) app.addSchema(schema);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sightline API',
+        version: API_VERSION,
+        description:
+          'Runs, prompts and monitors of LLM applications. Every error is an RFC 9457 problem document (`application/problem+json`). ' +
+          'Every list is cursor-paginated: `limit` (1..100, default 25, clamped) and an opaque `cursor`; follow `nextCursor` until it is null. ' +
+          'Keep tokens on servers: do not ship them to browsers.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+      security: [],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+
+  systemRoutes(app, deps);
+
+  await app.register(
+    async (v1) => {
+      const api = v1 as unknown as App;
+      api.addHook('onRoute', (route) => {
+        route.schema = { ...(route.schema ?? {}), security: [{ bearer: [] }] } as typeof route.schema;
+      });
+      api.addHook('onRequest', authenticationHook(tokens));
+      api.addHook('onSend', async (_request, reply) => {
+        reply.header('cache-control', 'no-store');
+      });
+      meRoutes(api, deps);
+      tokenRoutes(api, deps);
+      projectRoutes(api, deps);
+      runRoutes(api, deps);
+    },
+    { prefix: '/v1' },
+  );
+
+  return app;
+}

@@ -1,0 +1,37 @@
+import { problems } from '../lib/problems.js';
+
+/**
+ * The one permission table (Role → scopes), shared by the server and the dashboard.
+ * The server is the authority; the dashboard only hides what a role cannot do.
+ */
+export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+const READ = ['organization:read', 'projects:read', 'runs:read'] as const;
+const WRITE = ['projects:write', 'runs:write'] as const;
+const ADMIN = ['projects:delete', 'runs:delete', 'tokens:admin', 'members:admin', 'organization:admin'] as const;
+const OWNER = ['owners:admin'] as const;
+
+export type Scope = (typeof READ)[number] | (typeof WRITE)[number] | (typeof ADMIN)[number] | (typeof OWNER)[number];
+
+export const ROLE_SCOPES: Record<Role, ReadonlySet<Scope>> = {
+  viewer: new Set<Scope>([...READ]),
+  member: new Set<Scope>([...READ, ...WRITE]),
+  admin: new Set<Scope>([...READ, ...WRITE, ...ADMIN]),
+  owner: new Set<Scope>([...READ, ...WRITE, ...ADMIN, ...OWNER]),
+};
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+export function can(role: Role, scope: Scope): boolean {
+  return ROLE_SCOPES[role].has(scope);
+}
+
+/** Throws the 403 problem unless the principal's current role grants the scope. */
+export function assertCan(principal: { role: Role }, scope: Scope): void {
+  if (!can(principal.role, scope)) {
+    throw problems.forbidden(`Your role (${principal.role}) does not allow ${scope}.`);
+  }
+}

@@ -1,0 +1,180 @@
+import { createHash } from 'node:crypto';
+import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import type { Database } from '../db/schema.js';
+import type { Clock } from '../lib/clock.js';
+import type { Keyring } from '../lib/keys.js';
+import { SIGNING_ALGORITHM } from '../lib/keys.js';
+import { problems } from '../lib/problems.js';
+import { isRole, type Role } from './permissions.js';
+
+export const PAT_TYPE = 'sl-pat+jwt';
+export const SESSION_TYPE = 'sl-session+jwt';
+const MAX_TOKEN_LENGTH = 4096;
+const FORBIDDEN_HEADERS = ['jwk', 'jku', 'x5u', 'x5c', 'x5t', 'x5t#S256'];
+
+export type CredentialKind = 'personal_access_token' | 'session';
+
+export interface Principal {
+  userId: string;
+  organizationId: string;
+  role: Role;
+  credential: { kind: CredentialKind; id: string; expiresAt: number };
+}
+
+interface VerifiedToken {
+  kind: CredentialKind;
+  jti: string;
+  sub: string;
+  org: string;
+  exp: number;
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('base64url');
+}
+
+/**
+ * Mints and verifies the service's JWTs. Verification is the single path for every /v1 request:
+ * signature with an algorithm allow-list and a kid from our keyring, iss, aud, typ, exp, nbf; then,
+ * on every request, the token row (revoked, expired) and the user's current membership and role.
+ */
+export class TokenService {
+  /** Verified signatures, keyed by the token string. Bounded and short-lived; never skips the row check. */
+  private readonly cache = new Map<string, { token: VerifiedToken; until: number }>();
+  private readonly cacheMax = 10_000;
+  private readonly lastUsedWritten = new Map<string, number>();
+  readonly audience: string;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly keys: Keyring,
+    private readonly config: Pick<Config, 'publicUrl' | 'tokenCacheSeconds'>,
+    private readonly clock: Clock,
+  ) {
+    this.audience = `${config.publicUrl}/v1`;
+  }
+
+  async sign(kind: CredentialKind, claims: { sub: string; org: string; jti: string; iat: number; exp: number }): Promise<string> {
+    const key = this.keys.signingKey();
+    return new SignJWT({ org: claims.org })
+      .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: key.kid, typ: kind === 'session' ? SESSION_TYPE : PAT_TYPE })
+      .setIssuer(this.config.publicUrl)
+      .setAudience(this.audience)
+      .setSubject(claims.sub)
+      .setJti(claims.jti)
+      .setIssuedAt(Math.floor(claims.iat / 1000))
+      .setNotBefore(Math.floor(claims.iat / 1000))
+      .setExpirationTime(Math.floor(claims.exp / 1000))
+      .sign(key.privateKey);
+  }
+
+  /** Cryptographic and claim checks; throws the 401 problem on any failure, including library errors. */
+  private async verifySignature(token: string): Promise<VerifiedToken> {
+    const now = this.clock.now();
+    const cached = this.cache.get(token);
+    if (cached && cached.until > now) return cached.token;
+    if (cached) this.cache.delete(token);
+
+    if (token.length > MAX_TOKEN_LENGTH || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) {
+      throw problems.unauthorized('invalid_token', 'The bearer token is malformed.');
+    }
+    let payload: JWTPayload;
+    let typ: unknown;
+    try {
+      const result = await jwtVerify(
+        token,
+        async (header) => {
+          if (FORBIDDEN_HEADERS.some((h) => h in header)) throw new Error('embedded key material refused');
+          if (typeof header.kid !== 'string' || !/^key_[0-9a-z]{26}$/.test(header.kid)) throw new Error('unknown kid');
+          const key = await this.keys.verificationKey(header.kid);
+          if (!key) throw new Error('unknown kid');
+          return key;
+        },
+        {
+          algorithms: [SIGNING_ALGORITHM],
+          issuer: this.config.publicUrl,
+          audience: this.audience,
+          requiredClaims: ['exp', 'nbf', 'iat', 'jti', 'sub'],
+          currentDate: new Date(now),
+          clockTolerance: 0,
+        },
+      );
+      payload = result.payload;
+      typ = result.protectedHeader.typ;
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) throw problems.unauthorized('token_expired', 'The bearer token has expired.');
+      throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
+    }
+    const kind: CredentialKind | null = typ === PAT_TYPE ? 'personal_access_token' : typ === SESSION_TYPE ? 'session' : null;
+    if (!kind || typeof payload.org !== 'string' || typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') {
+      throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
+    }
+    const verified: VerifiedToken = { kind, jti: payload.jti, sub: payload.sub, org: payload.org, exp: payload.exp * 1000 };
+    if (this.config.tokenCacheSeconds > 0) {
+      if (this.cache.size >= this.cacheMax) {
+        const oldest = this.cache.keys().next();
+        if (!oldest.done) this.cache.delete(oldest.value);
+      }
+      this.cache.set(token, { token: verified, until: Math.min(now + this.config.tokenCacheSeconds * 1000, verified.exp) });
+    }
+    return verified;
+  }
+
+  /** Verifies a bearer token and resolves the caller's current identity and role. */
+  async authenticate(token: string): Promise<Principal> {
+    const verified = await this.verifySignature(token);
+    const now = this.clock.now();
+    if (verified.kind === 'session') {
+      const membership = await this.db
+        .selectFrom('memberships')
+        .select('role')
+        .where('organization_id', '=', verified.org)
+        .where('user_id', '=', verified.sub)
+        .executeTakeFirst();
+      if (!membership || !isRole(membership.role)) throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
+      return { userId: verified.sub, organizationId: verified.org, role: membership.role, credential: { kind: 'session', id: verified.jti, expiresAt: verified.exp } };
+    }
+    const row = await this.db
+      .selectFrom('personal_access_tokens as t')
+      .leftJoin('memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').onRef('m.user_id', '=', 't.user_id'))
+      .select(['t.user_id', 't.organization_id', 't.token_hash', 't.expires_at', 't.revoked_at', 't.last_used_at', 'm.role'])
+      .where('t.id', '=', verified.jti)
+      .executeTakeFirst();
+    if (!row || row.user_id !== verified.sub || row.organization_id !== verified.org || row.token_hash !== hashToken(token)) {
+      throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
+    }
+    if (row.revoked_at !== null) throw problems.unauthorized('token_revoked', 'The bearer token has been revoked.');
+    if (row.expires_at <= now) throw problems.unauthorized('token_expired', 'The bearer token has expired.');
+    if (!isRole(row.role)) throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
+    this.touch(verified.jti, row.last_used_at, now);
+    return {
+      userId: row.user_id,
+      organizationId: row.organization_id,
+      role: row.role,
+      credential: { kind: 'personal_access_token', id: verified.jti, expiresAt: row.expires_at },
+    };
+  }
+
+  /** Records last use at most once a minute per token (per instance, and conditionally in the database). */
+  private touch(tokenId: string, storedLastUsed: number | null, now: number): void {
+    const written = Math.max(this.lastUsedWritten.get(tokenId) ?? 0, storedLastUsed ?? 0);
+    if (now - written < 60_000) return;
+    if (this.lastUsedWritten.size > 100_000) this.lastUsedWritten.clear();
+    this.lastUsedWritten.set(tokenId, now);
+    this.db
+      .updateTable('personal_access_tokens')
+      .set({ last_used_at: now })
+      .where('id', '=', tokenId)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - 60_000)]))
+      .execute()
+      .catch(() => this.lastUsedWritten.delete(tokenId));
+  }
+
+  /** Forgets cached verifications, e.g. after a revocation on this instance. */
+  forget(token?: string): void {
+    if (token) this.cache.delete(token);
+    else this.cache.clear();
+  }
+}

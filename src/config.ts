@@ -1,0 +1,105 @@
+/**
+ * Configuration, read once from the environment (api.md section 7).
+ * Invalid values throw a ConfigError whose message is one line naming the setting.
+ */
+export class ConfigError extends Error {}
+
+export type DatabaseConfig =
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'postgres'; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseConfig;
+  publicUrl: string;
+  problemBase: string;
+  patDefaultDays: number;
+  patMaxDays: number;
+  patMinDays: number;
+  rateLimitPerMinute: number;
+  redisUrl: string | null;
+  logLevel: string;
+  production: boolean;
+  /** How long a verified signature may be reused from the in-process cache. */
+  tokenCacheSeconds: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) {
+    throw new ConfigError(`Invalid configuration: ${name} must be an integer between ${min} and ${max} (got ${JSON.stringify(raw)})`);
+  }
+  const value = Number(raw.trim());
+  if (value < min || value > max) {
+    throw new ConfigError(`Invalid configuration: ${name} must be an integer between ${min} and ${max} (got ${JSON.stringify(raw)})`);
+  }
+  return value;
+}
+
+function url(name: string, raw: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`Invalid configuration: ${name} must be an absolute http(s) URL (got ${JSON.stringify(raw)})`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(`Invalid configuration: ${name} must be an absolute http(s) URL (got ${JSON.stringify(raw)})`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
+  if (raw === undefined || raw === '') return { kind: 'sqlite', path: './data/sightline.db' };
+  if (raw.startsWith('sqlite:')) {
+    const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '') throw new ConfigError('Invalid configuration: DATABASE_URL sqlite: needs a path (for example sqlite:./data/sightline.db)');
+    return { kind: 'sqlite', path };
+  }
+  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('Invalid configuration: DATABASE_URL is not a valid postgres:// URL');
+    }
+    return { kind: 'postgres', url: raw };
+  }
+  throw new ConfigError('Invalid configuration: DATABASE_URL must start with sqlite:, postgres:// or postgresql://');
+}
+
+const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = env.HOST && env.HOST !== '' ? env.HOST : '0.0.0.0';
+  const publicUrl = url('SIGHTLINE_PUBLIC_URL', env.SIGHTLINE_PUBLIC_URL || `http://localhost:${port}`);
+  const problemBase = env.SIGHTLINE_PROBLEM_BASE ? url('SIGHTLINE_PROBLEM_BASE', env.SIGHTLINE_PROBLEM_BASE) : `${publicUrl}/problems`;
+  const patMaxDays = integer(env, 'SIGHTLINE_PAT_MAX_DAYS', 365, 1, 3650);
+  const patDefaultDays = integer(env, 'SIGHTLINE_PAT_DEFAULT_DAYS', 90, 1, 3650);
+  if (patDefaultDays > patMaxDays) {
+    throw new ConfigError(`Invalid configuration: SIGHTLINE_PAT_DEFAULT_DAYS (${patDefaultDays}) must not exceed SIGHTLINE_PAT_MAX_DAYS (${patMaxDays})`);
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.has(logLevel)) {
+    throw new ConfigError(`Invalid configuration: LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')} (got ${JSON.stringify(logLevel)})`);
+  }
+  return {
+    port,
+    host,
+    database: parseDatabaseUrl(env.DATABASE_URL),
+    publicUrl,
+    problemBase,
+    patDefaultDays,
+    patMaxDays,
+    patMinDays: 1,
+    rateLimitPerMinute: integer(env, 'SIGHTLINE_RATE_LIMIT', 1200, 1, 10_000_000),
+    redisUrl: env.REDIS_URL || null,
+    logLevel,
+    production: env.NODE_ENV === 'production',
+    tokenCacheSeconds: integer(env, 'SIGHTLINE_TOKEN_CACHE_SECONDS', 30, 0, 300),
+  };
+}

@@ -1,0 +1,108 @@
+import type { Generated, Insertable, Selectable } from 'kysely';
+
+/** All timestamps are integer milliseconds since the Unix epoch (UTC): exact on both engines. */
+type Millis = number;
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  plan: string;
+  created_at: Millis;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  name: string;
+  created_at: Millis;
+}
+
+export interface MembershipsTable {
+  organization_id: string;
+  user_id: string;
+  role: string;
+  created_at: Millis;
+}
+
+export interface PersonalAccessTokensTable {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  name: string;
+  /** SHA-256 of the token string; the string itself is never stored. */
+  token_hash: string;
+  created_at: Millis;
+  expires_at: Millis;
+  last_used_at: Millis | null;
+  revoked_at: Millis | null;
+}
+
+export interface ServiceKeysTable {
+  kid: string;
+  purpose: 'signing' | 'cursor';
+  algorithm: string;
+  public_key: string | null;
+  private_key: string;
+  created_at: Millis;
+}
+
+export interface ProjectsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  /** Lower-cased name, computed in one place (JS) so search and uniqueness behave alike on both engines. */
+  name_key: string;
+  description: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface RunsTable {
+  project_id: string;
+  id: string;
+  trace_id: string;
+  parent_run_id: string | null;
+  name: string;
+  kind: string;
+  status: string;
+  start_time: Millis;
+  end_time: Millis | null;
+  latency_ms: number | null;
+  inputs: string;
+  outputs: string | null;
+  error: string | null;
+  model: string | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  total_tokens: number | null;
+  cost: number | null;
+  tags: string;
+  metadata: string;
+  content_hash: string;
+  created_at: Millis;
+}
+
+export interface RunTagsTable {
+  project_id: string;
+  run_id: string;
+  tag: string;
+}
+
+export interface Database {
+  organizations: OrganizationsTable;
+  users: UsersTable;
+  memberships: MembershipsTable;
+  personal_access_tokens: PersonalAccessTokensTable;
+  service_keys: ServiceKeysTable;
+  projects: ProjectsTable;
+  runs: RunsTable;
+  run_tags: RunTagsTable;
+}
+
+export type OrganizationRow = Selectable<OrganizationsTable>;
+export type UserRow = Selectable<UsersTable>;
+export type TokenRow = Selectable<PersonalAccessTokensTable>;
+export type ProjectRow = Selectable<ProjectsTable>;
+export type RunRow = Selectable<RunsTable>;
+export type NewRun = Insertable<RunsTable>;
+export type { Generated };

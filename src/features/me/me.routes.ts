@@ -1,0 +1,39 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Deps } from '../../deps.js';
+import { problemResponses, problems } from '../../lib/problems.js';
+import { OrganizationSchema, RoleSchema, Timestamp, UserSchema } from '../../schemas/common.js';
+import { getOrganization, getUser, toOrganization, toUser } from '../organizations/organizations.repo.js';
+
+export const MeSchema = Type.Object(
+  {
+    user: UserSchema,
+    organization: OrganizationSchema,
+    role: RoleSchema,
+    token: Type.Object(
+      {
+        kind: Type.Union([Type.Literal('personal_access_token'), Type.Literal('session')]),
+        id: Type.String(),
+        expiresAt: Timestamp,
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { title: 'Me', additionalProperties: false },
+);
+
+export function meRoutes(app: App, { db }: Deps): void {
+  app.get('/me', {
+    schema: { tags: ['Identity'], summary: 'The authenticated user, their organization and role', response: { 200: MeSchema, ...problemResponses(401, 429) } },
+    handler: async (request) => {
+      const { userId, organizationId, role, credential } = request.principal;
+      const [user, organization] = await Promise.all([getUser(db, userId), getOrganization(db, organizationId)]);
+      if (!user || !organization) throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
+      return {
+        user: toUser(user),
+        organization: toOrganization(organization),
+        role,
+        token: { kind: credential.kind, id: credential.id, expiresAt: new Date(credential.expiresAt).toISOString() },
+      };
+    },
+  });
+}

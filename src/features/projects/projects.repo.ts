@@ -1,0 +1,116 @@
+import type { Kysely } from 'kysely';
+import type { Database, ProjectRow } from '../../db/schema.js';
+import { containsText, isUniqueViolation } from '../../db/errors.js';
+import { toIso } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { problems } from '../../lib/problems.js';
+import type { Project } from './projects.schemas.js';
+
+export function toProject(row: ProjectRow): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    createdAt: toIso(row.created_at),
+    updatedAt: toIso(row.updated_at),
+  };
+}
+
+export const projectPosition = (row: ProjectRow): Position => [row.created_at, row.id];
+
+const nameKey = (name: string) => name.toLowerCase();
+
+export async function listProjects(
+  db: Kysely<Database>,
+  organizationId: string,
+  filters: { name?: string | undefined },
+  after: Position | null,
+  take: number,
+): Promise<ProjectRow[]> {
+  let query = db.selectFrom('projects').selectAll().where('organization_id', '=', organizationId);
+  if (filters.name !== undefined) query = query.where(containsText('name_key', nameKey(filters.name!)));
+  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+}
+
+/** The project, if it belongs to the organization; otherwise the 404 problem (never revealing it exists). */
+export async function requireProject(db: Kysely<Database>, organizationId: string, projectId: string): Promise<ProjectRow> {
+  const row = await db
+    .selectFrom('projects')
+    .selectAll()
+    .where('id', '=', projectId)
+    .where('organization_id', '=', organizationId)
+    .executeTakeFirst();
+  if (!row) throw problems.notFound(`Project ${projectId} does not exist.`);
+  return row;
+}
+
+function nameTaken(name: string) {
+  return problems.conflict(`A project named "${name}" already exists in this organization.`);
+}
+
+export async function createProject(
+  db: Kysely<Database>,
+  organizationId: string,
+  input: { name: string; description?: string | undefined },
+  now: number,
+): Promise<ProjectRow> {
+  const row: ProjectRow = {
+    id: newId('prj', now),
+    organization_id: organizationId,
+    name: input.name,
+    name_key: nameKey(input.name),
+    description: input.description ?? '',
+    created_at: now,
+    updated_at: now,
+  };
+  try {
+    await db.insertInto('projects').values(row).execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(input.name);
+    throw error;
+  }
+  return row;
+}
+
+export async function updateProject(
+  db: Kysely<Database>,
+  organizationId: string,
+  projectId: string,
+  input: { name?: string | undefined; description?: string | undefined },
+  now: number,
+): Promise<ProjectRow> {
+  const changes: Partial<ProjectRow> = { updated_at: now };
+  if (input.name !== undefined) Object.assign(changes, { name: input.name, name_key: nameKey(input.name) });
+  if (input.description !== undefined) changes.description = input.description;
+  try {
+    const row = await db
+      .updateTable('projects')
+      .set(changes)
+      .where('id', '=', projectId)
+      .where('organization_id', '=', organizationId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw problems.notFound(`Project ${projectId} does not exist.`);
+    return row;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(input.name ?? '');
+    throw error;
+  }
+}
+
+/** Deletes the project with everything under it, in one transaction. */
+export async function deleteProject(db: Kysely<Database>, organizationId: string, projectId: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const project = await trx
+      .deleteFrom('projects')
+      .where('id', '=', projectId)
+      .where('organization_id', '=', organizationId)
+      .returning('id')
+      .executeTakeFirst();
+    if (!project) throw problems.notFound(`Project ${projectId} does not exist.`);
+    await trx.deleteFrom('run_tags').where('project_id', '=', projectId).execute();
+    await trx.deleteFrom('runs').where('project_id', '=', projectId).execute();
+  });
+}

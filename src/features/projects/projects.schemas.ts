@@ -1,0 +1,31 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IdParam, Timestamp } from '../../schemas/common.js';
+import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+
+const ProjectName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\s\\p{Cc}]([^\\p{Cc}]*[^\\s\\p{Cc}])?$', description: 'Unique per organization (case-insensitive); no leading or trailing spaces.' });
+const Description = Type.String({ maxLength: 2000 });
+
+export const ProjectSchema = Type.Object(
+  { id: Type.String(), name: Type.String(), description: Type.String(), createdAt: Timestamp, updatedAt: Timestamp },
+  { $id: 'Project', title: 'Project', additionalProperties: false },
+);
+export type Project = Static<typeof ProjectSchema>;
+
+export const ProjectPage = pageSchema(Type.Ref('Project'), 'ProjectPage');
+
+export const ProjectParams = Type.Object({ project_id: IdParam('prj', 'Project id') }, { additionalProperties: false });
+
+export const ListProjectsQuery = Type.Object(
+  { ...pageQueryProperties, name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the name' })) },
+  { additionalProperties: false },
+);
+
+export const CreateProjectBody = Type.Object(
+  { name: ProjectName, description: Type.Optional(Description) },
+  { additionalProperties: false },
+);
+
+export const UpdateProjectBody = Type.Object(
+  { name: Type.Optional(ProjectName), description: Type.Optional(Description) },
+  { additionalProperties: false, minProperties: 1 },
+);

@@ -1,0 +1,95 @@
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { Dialect } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
+import { problems } from '../../lib/problems.js';
+
+/** Normalised run filters: what the list, the metrics and monitors all apply, through `runFilterWhere`. */
+export interface RunFilters {
+  status?: string;
+  kind?: string;
+  name?: string;
+  tags?: string[];
+  model?: string;
+  traceId?: string;
+  /** `null` selects root runs only. */
+  parentRunId?: string | null;
+  startedAfter?: number;
+  startedBefore?: number;
+  metadata?: Record<string, string>;
+}
+
+function parseTime(value: string, parameter: string): number {
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms)) throw problems.validation([{ parameter, detail: 'Must be an RFC 3339 date-time (for example 2026-11-21T10:15:30.123Z).' }]);
+  return ms;
+}
+
+/** Reads the filter parameters out of a validated query (anything else in it is ignored here). */
+export function parseRunFilters(query: Record<string, unknown>): RunFilters {
+  const filters: RunFilters = {};
+  for (const key of ['status', 'kind', 'name', 'model', 'traceId'] as const) {
+    if (typeof query[key] === 'string') filters[key] = query[key] as string;
+  }
+  if (Array.isArray(query.tag)) filters.tags = [...new Set(query.tag as string[])].sort();
+  if (typeof query.parentRunId === 'string') filters.parentRunId = query.parentRunId === 'null' ? null : query.parentRunId;
+  if (typeof query.startedAfter === 'string') filters.startedAfter = parseTime(query.startedAfter, 'startedAfter');
+  if (typeof query.startedBefore === 'string') filters.startedBefore = parseTime(query.startedBefore, 'startedBefore');
+  const metadata: Record<string, string> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (key.startsWith('metadata.') && typeof value === 'string') metadata[key.slice('metadata.'.length)] = value;
+  }
+  if (Object.keys(metadata).length > 0) filters.metadata = metadata;
+  return filters;
+}
+
+/**
+ * A metadata value matches when it is the string given, or a number/boolean/null whose JSON text is
+ * the value given (`metadata.attempt=2` matches 2 and "2"). Compared as JSON text on both engines.
+ */
+function metadataCandidates(value: string): string[] {
+  const candidates = [JSON.stringify(value)];
+  if (/^(true|false|null|-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?)$/.test(value)) {
+    const literal = JSON.stringify(JSON.parse(value));
+    if (!candidates.includes(literal)) candidates.push(literal);
+  }
+  return candidates;
+}
+
+function metadataValue(dialect: Dialect, key: string) {
+  // Keys are limited to [A-Za-z0-9_-] by the query schema, so quoting them in a JSON path is safe.
+  return dialect === 'postgres'
+    ? sql<string>`((runs.metadata)::jsonb -> ${key})::text`
+    : sql<string>`(runs.metadata -> ${`$."${key}"`})`;
+}
+
+/** The WHERE clause for a filter set, for queries over `runs` (project scoping is the caller's). */
+export function runFilterWhere(dialect: Dialect, filters: RunFilters) {
+  return (eb: ExpressionBuilder<Database, 'runs'>): Expression<SqlBool> => {
+    const and: Expression<SqlBool>[] = [];
+    if (filters.status !== undefined) and.push(eb('runs.status', '=', filters.status));
+    if (filters.kind !== undefined) and.push(eb('runs.kind', '=', filters.kind));
+    if (filters.name !== undefined) and.push(eb('runs.name', '=', filters.name));
+    if (filters.model !== undefined) and.push(eb('runs.model', '=', filters.model));
+    if (filters.traceId !== undefined) and.push(eb('runs.trace_id', '=', filters.traceId));
+    if (filters.parentRunId === null) and.push(eb('runs.parent_run_id', 'is', null));
+    else if (filters.parentRunId !== undefined) and.push(eb('runs.parent_run_id', '=', filters.parentRunId));
+    if (filters.startedAfter !== undefined) and.push(eb('runs.start_time', '>=', filters.startedAfter));
+    if (filters.startedBefore !== undefined) and.push(eb('runs.start_time', '<', filters.startedBefore));
+    for (const tag of filters.tags ?? []) {
+      and.push(
+        eb.exists(
+          eb
+            .selectFrom('run_tags')
+            .select(sql`1`.as('one'))
+            .whereRef('run_tags.project_id', '=', 'runs.project_id')
+            .whereRef('run_tags.run_id', '=', 'runs.id')
+            .where('run_tags.tag', '=', tag),
+        ),
+      );
+    }
+    for (const [key, value] of Object.entries(filters.metadata ?? {})) {
+      and.push(eb(metadataValue(dialect, key), 'in', metadataCandidates(value)));
+    }
+    return eb.and(and);
+  };
+}

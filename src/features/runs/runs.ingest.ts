@@ -1,0 +1,235 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { Database, RunRow } from '../../db/schema.js';
+import { newId } from '../../lib/ids.js';
+import { Problem, problems, type FieldError } from '../../lib/problems.js';
+import { toFieldErrors, validatorFor } from '../../lib/validation.js';
+import { RunInputSchema, type RunInput } from './runs.schemas.js';
+
+export type IngestResult =
+  | { index: number; id: string; status: 'created' | 'existing'; row: RunRow }
+  | { index: number; id: string | null; status: 'rejected'; problem: Problem };
+
+const TERMINAL = new Set(['succeeded', 'failed']);
+const INSERT_CHUNK = 400; // 22 columns × 400 rows stays under both engines' parameter limits
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const keys = Object.keys(value as object).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+interface Candidate {
+  index: number;
+  input: RunInput;
+  row: RunRow;
+  explicitTrace: boolean;
+}
+
+/** Validates one run (schema, then the rules the schema cannot say) and builds its row. */
+function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: string, now: number): Candidate | Problem {
+  const validate = validatorFor(RunInputSchema);
+  if (!validate(raw)) return problems.validation(toFieldErrors(validate.errors ?? [], 'body', pointerPrefix));
+  const input = raw as RunInput;
+  const faults: FieldError[] = [];
+  const startTime = Date.parse(input.startTime);
+  const endTime = input.endTime == null ? null : Date.parse(input.endTime);
+  if (!Number.isFinite(startTime)) faults.push({ pointer: `${pointerPrefix}/startTime`, detail: 'Must be an RFC 3339 date-time.' });
+  if (endTime !== null && !Number.isFinite(endTime)) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: 'Must be an RFC 3339 date-time.' });
+  const status = input.status ?? 'running';
+  if (TERMINAL.has(status) && endTime === null) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: `endTime is required when status is ${status}.` });
+  if (!TERMINAL.has(status) && endTime !== null) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: 'A running run has no endTime; set status to succeeded or failed.' });
+  if (endTime !== null && Number.isFinite(startTime) && endTime < startTime) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: 'endTime must not be before startTime.' });
+  if (input.error != null && status !== 'failed') faults.push({ pointer: `${pointerPrefix}/error`, detail: 'error can only be set when status is failed.' });
+  if (input.id !== undefined && input.parentRunId === input.id) faults.push({ pointer: `${pointerPrefix}/parentRunId`, detail: 'A run cannot be its own parent.' });
+  if (faults.length > 0) return problems.validation(faults);
+
+  const id = input.id ?? newId('run', now);
+  const usage = input.usage ?? null;
+  return {
+    index,
+    input,
+    explicitTrace: input.traceId !== undefined,
+    row: {
+      project_id: projectId,
+      id,
+      trace_id: input.traceId ?? id,
+      parent_run_id: input.parentRunId ?? null,
+      name: input.name,
+      kind: input.kind,
+      status,
+      start_time: startTime,
+      end_time: endTime,
+      latency_ms: endTime === null ? null : endTime - startTime,
+      inputs: JSON.stringify(input.inputs ?? {}),
+      outputs: input.outputs == null ? null : JSON.stringify(input.outputs),
+      error: input.error ?? null,
+      model: input.model ?? null,
+      prompt_tokens: usage ? usage.promptTokens : null,
+      completion_tokens: usage ? usage.completionTokens : null,
+      total_tokens: usage ? (usage.totalTokens ?? usage.promptTokens + usage.completionTokens) : null,
+      cost: input.cost ?? null,
+      tags: JSON.stringify(input.tags ?? []),
+      metadata: JSON.stringify(input.metadata ?? {}),
+      content_hash: createHash('sha256').update(canonicalJson(input)).digest('base64url'),
+      created_at: now,
+    },
+  };
+}
+
+function idConflict(id: string): Problem {
+  return problems.conflict(`A run with id ${id} already exists in this project with different content.`);
+}
+
+async function existingRows(db: Kysely<Database>, projectId: string, ids: string[]): Promise<Map<string, RunRow>> {
+  const found = new Map<string, RunRow>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const rows = await db.selectFrom('runs').selectAll().where('project_id', '=', projectId).where('id', 'in', chunk).execute();
+    for (const row of rows) found.set(row.id, row);
+  }
+  return found;
+}
+
+/**
+ * Creates runs, idempotently: a client id that exists with the same content is "existing", with
+ * other content "rejected" (409). Each bad run gets its own problem and does not sink the others.
+ * Parents may be earlier runs of the project or any run of the same call; traces follow parents.
+ */
+export async function ingestRuns(
+  db: Kysely<Database>,
+  projectId: string,
+  raws: unknown[],
+  now: number,
+  pointerPrefix: (index: number) => string,
+): Promise<IngestResult[]> {
+  const results: IngestResult[] = new Array(raws.length);
+  const candidates: Candidate[] = [];
+  for (let i = 0; i < raws.length; i++) {
+    const prepared = prepare(raws[i], i, pointerPrefix(i), projectId, now);
+    if (prepared instanceof Problem) {
+      const raw = raws[i] as { id?: unknown };
+      results[i] = { index: i, id: typeof raw?.id === 'string' ? raw.id : null, status: 'rejected', problem: prepared };
+    } else {
+      candidates.push(prepared);
+    }
+  }
+
+  // One query for every id and parent the call names.
+  const referenced = new Set<string>();
+  for (const c of candidates) {
+    if (c.input.id !== undefined) referenced.add(c.row.id);
+    if (c.row.parent_run_id) referenced.add(c.row.parent_run_id);
+  }
+  const stored = await existingRows(db, projectId, [...referenced]);
+
+  // Idempotency against stored runs and duplicates within the call.
+  const fresh = new Map<string, Candidate>();
+  for (const c of candidates) {
+    const prior = stored.get(c.row.id);
+    const twin = fresh.get(c.row.id);
+    if (prior || twin) {
+      const sameContent = (prior ?? twin!.row).content_hash === c.row.content_hash;
+      results[c.index] = sameContent && prior
+        ? { index: c.index, id: c.row.id, status: 'existing', row: prior }
+        : sameContent
+          ? { index: c.index, id: c.row.id, status: 'existing', row: twin!.row }
+          : { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
+      continue;
+    }
+    fresh.set(c.row.id, c);
+  }
+
+  // Parents and traces: resolved through stored runs or runs of this call, in any order.
+  const resolving = new Set<string>();
+  const resolveTrace = (c: Candidate): string | Problem => {
+    const parentId = c.row.parent_run_id;
+    if (!parentId) return c.row.trace_id;
+    const parentStored = stored.get(parentId);
+    let parentTrace: string | Problem;
+    if (parentStored) parentTrace = parentStored.trace_id;
+    else {
+      const parent = fresh.get(parentId);
+      if (!parent) return problems.validation([{ pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: `Run ${parentId} does not exist in this project or in this call.` }]);
+      if (resolving.has(parent.row.id)) return problems.validation([{ pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: 'Parent runs form a cycle.' }]);
+      resolving.add(c.row.id);
+      parentTrace = resolveTrace(parent);
+      resolving.delete(c.row.id);
+      if (parentTrace instanceof Problem) return problems.validation([{ pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: `Parent run ${parentId} was rejected.` }]);
+    }
+    if (c.explicitTrace && c.row.trace_id !== parentTrace) {
+      return problems.validation([{ pointer: `${pointerPrefix(c.index)}/traceId`, detail: `traceId must match the parent's trace (${parentTrace}).` }]);
+    }
+    return parentTrace;
+  };
+  const accepted: Candidate[] = [];
+  for (const c of fresh.values()) {
+    const trace = resolveTrace(c);
+    if (trace instanceof Problem) results[c.index] = { index: c.index, id: c.row.id, status: 'rejected', problem: trace };
+    else {
+      c.row.trace_id = trace;
+      accepted.push(c);
+    }
+  }
+  // A run whose parent was rejected above is rejected too (its parent will not exist).
+  const acceptedIds = new Set(accepted.map((c) => c.row.id));
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (let i = accepted.length - 1; i >= 0; i--) {
+      const c = accepted[i]!;
+      const parentId = c.row.parent_run_id;
+      if (parentId && !stored.has(parentId) && !acceptedIds.has(parentId)) {
+        acceptedIds.delete(c.row.id);
+        results[c.index] = { index: c.index, id: c.row.id, status: 'rejected', problem: problems.validation([{ pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: `Parent run ${parentId} was rejected.` }]) };
+        accepted.splice(i, 1);
+        changed = true;
+      }
+    }
+  }
+
+  if (accepted.length > 0) await insertAccepted(db, projectId, accepted, results);
+  return results;
+}
+
+async function insertAccepted(db: Kysely<Database>, projectId: string, accepted: Candidate[], results: IngestResult[]): Promise<void> {
+  const inserted = new Set<string>();
+  try {
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < accepted.length; i += INSERT_CHUNK) {
+        const chunk = accepted.slice(i, i + INSERT_CHUNK);
+        const rows = await trx
+          .insertInto('runs')
+          .values(chunk.map((c) => c.row))
+          .onConflict((oc) => oc.columns(['project_id', 'id']).doNothing())
+          .returning('id')
+          .execute();
+        for (const r of rows) inserted.add(r.id);
+      }
+      const tags = accepted.filter((c) => inserted.has(c.row.id)).flatMap((c) => (c.input.tags ?? []).map((tag) => ({ project_id: projectId, run_id: c.row.id, tag })));
+      for (let i = 0; i < tags.length; i += 3000) {
+        await trx.insertInto('run_tags').values(tags.slice(i, i + 3000)).execute();
+      }
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw problems.conflict('A concurrent request created some of these runs; retry the request.');
+    throw error;
+  }
+  // Runs another request created concurrently: idempotent when their content matches.
+  const raced = accepted.filter((c) => !inserted.has(c.row.id));
+  const winners = raced.length > 0 ? await existingRows(db, projectId, raced.map((c) => c.row.id)) : new Map<string, RunRow>();
+  for (const c of accepted) {
+    if (inserted.has(c.row.id)) results[c.index] = { index: c.index, id: c.row.id, status: 'created', row: c.row };
+    else {
+      const winner = winners.get(c.row.id);
+      results[c.index] =
+        winner && winner.content_hash === c.row.content_hash
+          ? { index: c.index, id: c.row.id, status: 'existing', row: winner }
+          : { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
+    }
+  }
+}

@@ -1,0 +1,116 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Dialect } from '../../db/index.js';
+import type { Database, RunRow } from '../../db/schema.js';
+import { toIso } from '../../lib/clock.js';
+import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { problems } from '../../lib/problems.js';
+import { runFilterWhere, type RunFilters } from './runs.filters.js';
+import type { Run, RunPatch } from './runs.schemas.js';
+
+export function toRun(row: RunRow): Run {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    traceId: row.trace_id,
+    parentRunId: row.parent_run_id,
+    name: row.name,
+    kind: row.kind as Run['kind'],
+    status: row.status as Run['status'],
+    startTime: toIso(row.start_time),
+    endTime: toIso(row.end_time),
+    latencyMs: row.latency_ms,
+    inputs: JSON.parse(row.inputs) as Run['inputs'],
+    outputs: row.outputs === null ? null : (JSON.parse(row.outputs) as Run['outputs']),
+    error: row.error,
+    model: row.model,
+    usage:
+      row.prompt_tokens === null
+        ? null
+        : { promptTokens: row.prompt_tokens, completionTokens: row.completion_tokens ?? 0, totalTokens: row.total_tokens ?? 0 },
+    cost: row.cost,
+    tags: JSON.parse(row.tags) as string[],
+    metadata: JSON.parse(row.metadata) as Run['metadata'],
+    createdAt: toIso(row.created_at),
+  };
+}
+
+export const runPosition = (row: RunRow): Position => [row.start_time, row.id];
+
+export async function listRuns(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  projectId: string,
+  filters: RunFilters,
+  after: Position | null,
+  take: number,
+): Promise<RunRow[]> {
+  let query = db.selectFrom('runs').selectAll().where('runs.project_id', '=', projectId).where(runFilterWhere(dialect, filters));
+  if (after) query = query.where((eb) => keysetBefore(eb, 'runs.start_time', 'runs.id', after));
+  return query.orderBy('runs.start_time', 'desc').orderBy('runs.id', 'desc').limit(take).execute();
+}
+
+export async function getRun(db: Kysely<Database> | Transaction<Database>, projectId: string, runId: string): Promise<RunRow> {
+  const row = await db.selectFrom('runs').selectAll().where('project_id', '=', projectId).where('id', '=', runId).executeTakeFirst();
+  if (!row) throw problems.notFound(`Run ${runId} does not exist in this project.`);
+  return row;
+}
+
+function parseTime(value: string, pointer: string): number {
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms)) throw problems.validation([{ pointer, detail: 'Must be an RFC 3339 date-time (for example 2026-11-21T10:15:30.123Z).' }]);
+  return ms;
+}
+
+const TERMINAL = new Set(['succeeded', 'failed']);
+
+/**
+ * Ends or amends a running run. Finished runs are final: any change is a 409. The update is
+ * conditional on the run still running, so two concurrent "end" calls cannot both win.
+ */
+export async function patchRun(db: Kysely<Database>, projectId: string, runId: string, patch: RunPatch, now: number): Promise<RunRow> {
+  return db.transaction().execute(async (trx) => {
+    const run = await getRun(trx, projectId, runId);
+    if (TERMINAL.has(run.status)) throw problems.conflict(`Run ${runId} has already ${run.status}; finished runs cannot change.`);
+    const status = patch.status ?? 'running';
+    const faults = [];
+    if (patch.endTime !== undefined && !TERMINAL.has(status)) faults.push({ pointer: '/endTime', detail: 'endTime can only be set together with status succeeded or failed.' });
+    if (patch.error != null && status !== 'failed') faults.push({ pointer: '/error', detail: 'error can only be set together with status failed.' });
+    let endTime: number | null = null;
+    if (TERMINAL.has(status)) {
+      endTime = patch.endTime !== undefined ? parseTime(patch.endTime, '/endTime') : Math.max(now, run.start_time);
+      if (endTime < run.start_time) faults.push({ pointer: '/endTime', detail: 'endTime must not be before startTime.' });
+    }
+    if (faults.length > 0) throw problems.validation(faults);
+
+    const changes: Partial<RunRow> = {};
+    if (TERMINAL.has(status)) Object.assign(changes, { status, end_time: endTime, latency_ms: endTime! - run.start_time });
+    if (patch.outputs !== undefined) changes.outputs = patch.outputs === null ? null : JSON.stringify(patch.outputs);
+    if (patch.error !== undefined) changes.error = patch.error;
+    if (patch.usage !== undefined) {
+      changes.prompt_tokens = patch.usage?.promptTokens ?? null;
+      changes.completion_tokens = patch.usage?.completionTokens ?? null;
+      changes.total_tokens = patch.usage ? (patch.usage.totalTokens ?? patch.usage.promptTokens + patch.usage.completionTokens) : null;
+    }
+    if (patch.cost !== undefined) changes.cost = patch.cost;
+    if (patch.tags !== undefined) changes.tags = JSON.stringify(patch.tags);
+    if (patch.metadata !== undefined) changes.metadata = JSON.stringify(patch.metadata);
+    if (Object.keys(changes).length === 0) return run;
+
+    const updated = await trx
+      .updateTable('runs')
+      .set(changes)
+      .where('project_id', '=', projectId)
+      .where('id', '=', runId)
+      .where('status', '=', 'running')
+      .returningAll()
+      .executeTakeFirst();
+    if (!updated) throw problems.conflict(`Run ${runId} has already finished; finished runs cannot change.`);
+    if (patch.tags !== undefined) {
+      await trx.deleteFrom('run_tags').where('project_id', '=', projectId).where('run_id', '=', runId).execute();
+      if (patch.tags.length > 0) {
+        await trx.insertInto('run_tags').values(patch.tags.map((tag) => ({ project_id: projectId, run_id: runId, tag }))).execute();
+      }
+    }
+    return updated;
+  });
+}

@@ -1,0 +1,151 @@
+import { Type } from '@sinclair/typebox';
+import { assertCan } from '../../auth/permissions.js';
+import type { App, Deps } from '../../deps.js';
+import { paginate } from '../../lib/pagination.js';
+import { problemBody, problemResponses, problems } from '../../lib/problems.js';
+import { requireProject } from '../projects/projects.repo.js';
+import { ProjectParams } from '../projects/projects.schemas.js';
+import { parseRunFilters } from './runs.filters.js';
+import { ingestRuns } from './runs.ingest.js';
+import { runMetrics } from './runs.metrics.js';
+import { getRun, listRuns, patchRun, runPosition, toRun } from './runs.repo.js';
+import {
+  BatchBodySchema,
+  BatchResultSchema,
+  BUCKETS,
+  ListRunsQuery,
+  ProjectRunParams,
+  RunInputSchema,
+  RunMetricsQuery,
+  RunMetricsSchema,
+  RunPatchSchema,
+  type Bucket,
+} from './runs.schemas.js';
+
+const tags = ['Runs'];
+const DAY = 86_400_000;
+const MAX_BUCKETS = 10_000;
+
+export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Deps): void {
+  app.get('/projects/:project_id/runs', {
+    schema: {
+      tags,
+      summary: 'List runs',
+      description:
+        'Newest first by startTime, then id. Filters combine with AND; `tag` is repeatable (all must match); `parentRunId=null` lists root runs; ' +
+        '`startedAfter` is inclusive and `startedBefore` exclusive; `metadata.<key>=<value>` matches a top-level metadata value exactly.',
+      params: ProjectParams,
+      querystring: ListRunsQuery,
+      response: { 200: Type.Object({ items: Type.Array(Type.Ref('Run')), nextCursor: Type.Union([Type.String(), Type.Null()]), limit: Type.Integer() }, { title: 'RunPage' }), ...problemResponses(400, 401, 403, 404, 429) },
+    },
+    handler: async (request) => {
+      assertCan(request.principal, 'runs:read');
+      const { organizationId } = request.principal;
+      const project = await requireProject(db, organizationId, request.params.project_id);
+      const { limit, cursor, ...rest } = request.query as Record<string, unknown> & { limit?: number; cursor?: string };
+      const filters = parseRunFilters(rest);
+      const identity = { endpoint: 'runs', organizationId, parents: [project.id], filters: { ...filters } };
+      return paginate(cursors, { limit, cursor }, identity, (after, take) => listRuns(db, dialect, project.id, filters, after, take), runPosition, toRun);
+    },
+  });
+
+  app.get('/projects/:project_id/runs/metrics', {
+    schema: {
+      tags,
+      summary: 'Count and aggregate runs',
+      description:
+        'Uses the filters of the runs list, within [from, to). `bucket` splits the range into UTC-aligned buckets (empty ones included); `groupBy` splits by a field. ' +
+        'Latency percentiles are nearest-rank over runs that have ended.',
+      params: ProjectParams,
+      querystring: RunMetricsQuery,
+      response: { 200: RunMetricsSchema, ...problemResponses(400, 401, 403, 404, 429) },
+    },
+    handler: async (request) => {
+      assertCan(request.principal, 'runs:read');
+      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const { from: fromRaw, to: toRaw, bucket, groupBy, ...rest } = request.query as Record<string, unknown> & { from?: string; to?: string; bucket?: Bucket; groupBy?: 'status' | 'kind' | 'model' | 'name' };
+      const to = toRaw === undefined ? clock.now() : Date.parse(toRaw);
+      const from = fromRaw === undefined ? to - DAY : Date.parse(fromRaw);
+      const faults = [];
+      if (!Number.isFinite(to)) faults.push({ parameter: 'to', detail: 'Must be an RFC 3339 date-time.' });
+      if (!Number.isFinite(from)) faults.push({ parameter: 'from', detail: 'Must be an RFC 3339 date-time.' });
+      if (faults.length === 0 && from >= to) faults.push({ parameter: 'from', detail: 'from must be before to.' });
+      const bucketMs = bucket === undefined ? null : BUCKETS[bucket];
+      if (faults.length === 0 && bucketMs !== null && (to - Math.floor(from / bucketMs) * bucketMs) / bucketMs > MAX_BUCKETS) {
+        faults.push({ parameter: 'bucket', detail: `The range holds more than ${MAX_BUCKETS} buckets; choose a larger bucket or a shorter range.` });
+      }
+      if (faults.length > 0) throw problems.validation(faults);
+      const result = await runMetrics(db, dialect, { projectId: project.id, filters: parseRunFilters(rest), from, to, bucketMs, groupBy: groupBy ?? null });
+      return { ...result, bucket: bucket ?? null, groupBy: groupBy ?? null };
+    },
+  });
+
+  app.post('/projects/:project_id/runs', {
+    schema: {
+      tags,
+      summary: 'Create a run',
+      description: 'With a client `id` the create is idempotent: the same content again answers 200 with the stored run; different content is a 409.',
+      params: ProjectParams,
+      body: RunInputSchema,
+      response: { 200: Type.Ref('Run'), 201: Type.Ref('Run'), ...problemResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+    },
+    handler: async (request, reply) => {
+      assertCan(request.principal, 'runs:write');
+      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const [result] = await ingestRuns(db, project.id, [request.body], clock.now(), () => '');
+      if (!result) throw new Error('ingest returned no result');
+      if (result.status === 'rejected') throw result.problem;
+      return reply.code(result.status === 'created' ? 201 : 200).send(toRun(result.row));
+    },
+  });
+
+  app.post('/projects/:project_id/runs/batch', {
+    schema: {
+      tags,
+      summary: 'Create up to 1,000 runs',
+      description:
+        'One result per run, in order. A bad run is rejected with its own problem and does not sink the others; a retried batch creates nothing twice. ' +
+        'Parents may come later in the same batch.',
+      params: ProjectParams,
+      body: BatchBodySchema,
+      response: { 200: BatchResultSchema, ...problemResponses(400, 401, 403, 404, 413, 415, 429) },
+    },
+    handler: async (request) => {
+      assertCan(request.principal, 'runs:write');
+      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const results = await ingestRuns(db, project.id, request.body.runs, clock.now(), (i) => `/runs/${i}`);
+      return {
+        results: results.map((r) =>
+          r.status === 'rejected'
+            ? { index: r.index, id: r.id, status: r.status, problem: problemBody(r.problem, config.problemBase, undefined) }
+            : { index: r.index, id: r.id, status: r.status },
+        ),
+      };
+    },
+  });
+
+  app.get('/projects/:project_id/runs/:run_id', {
+    schema: { tags, summary: 'Get a run', params: ProjectRunParams, response: { 200: Type.Ref('Run'), ...problemResponses(400, 401, 403, 404, 429) } },
+    handler: async (request) => {
+      assertCan(request.principal, 'runs:read');
+      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      return toRun(await getRun(db, project.id, request.params.run_id));
+    },
+  });
+
+  app.patch('/projects/:project_id/runs/:run_id', {
+    schema: {
+      tags,
+      summary: 'End or amend a running run',
+      description: 'Finished runs (succeeded, failed) are final: any change is a 409. Ending without `endTime` uses the current time. `tags` and `metadata` replace the stored values.',
+      params: ProjectRunParams,
+      body: RunPatchSchema,
+      response: { 200: Type.Ref('Run'), ...problemResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+    },
+    handler: async (request) => {
+      assertCan(request.principal, 'runs:write');
+      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      return toRun(await patchRun(db, project.id, request.params.run_id, request.body, clock.now()));
+    },
+  });
+}

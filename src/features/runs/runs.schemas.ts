@@ -1,0 +1,183 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { IdParam, NullableTimestamp, StringEnum, Timestamp } from '../../schemas/common.js';
+import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+
+export const RUN_KINDS = ['llm', 'chain', 'tool', 'retriever', 'embedding', 'agent', 'custom'] as const;
+export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const RunKind = StringEnum(RUN_KINDS);
+export const RunStatusSchema = StringEnum(RUN_STATUSES);
+
+/** Client-chosen ids: URL-safe, and never a word the API uses in the same path position. */
+export const RUN_ID_PATTERN = '^(?!(null|metrics|batch)$)[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$';
+const RunIdInput = Type.String({ pattern: RUN_ID_PATTERN, description: 'A client-chosen id (1..128 of A-Z a-z 0-9 _ . : -); makes the create idempotent.' });
+
+const JsonObject = Type.Object({}, { additionalProperties: true, description: 'Any JSON object' });
+const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 50, uniqueItems: true });
+
+export const UsageSchema = Type.Object(
+  {
+    promptTokens: Type.Integer({ minimum: 0 }),
+    completionTokens: Type.Integer({ minimum: 0 }),
+    totalTokens: Type.Optional(Type.Integer({ minimum: 0, description: 'Defaults to promptTokens + completionTokens' })),
+  },
+  { additionalProperties: false },
+);
+
+export const RunSchema = Type.Object(
+  {
+    id: Type.String(),
+    projectId: Type.String(),
+    traceId: Type.String(),
+    parentRunId: Type.Union([Type.String(), Type.Null()]),
+    name: Type.String(),
+    kind: RunKind,
+    status: RunStatusSchema,
+    startTime: Timestamp,
+    endTime: NullableTimestamp,
+    latencyMs: Type.Union([Type.Integer(), Type.Null()]),
+    inputs: JsonObject,
+    outputs: Type.Union([JsonObject, Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()]),
+    model: Type.Union([Type.String(), Type.Null()]),
+    usage: Type.Union([
+      Type.Object({ promptTokens: Type.Integer(), completionTokens: Type.Integer(), totalTokens: Type.Integer() }, { additionalProperties: false }),
+      Type.Null(),
+    ]),
+    cost: Type.Union([Type.Number(), Type.Null()]),
+    tags: Type.Array(Type.String()),
+    metadata: JsonObject,
+    createdAt: Timestamp,
+  },
+  { $id: 'Run', title: 'Run', additionalProperties: false },
+);
+export type Run = Static<typeof RunSchema>;
+
+export const RunInputSchema = Type.Object(
+  {
+    id: Type.Optional(RunIdInput),
+    traceId: Type.Optional(Type.String({ pattern: RUN_ID_PATTERN, description: "Defaults to the parent's trace, or to the run's own id for a root run" })),
+    parentRunId: Type.Optional(Type.Union([Type.String({ pattern: RUN_ID_PATTERN }), Type.Null()])),
+    name: Type.String({ minLength: 1, maxLength: 256 }),
+    kind: RunKind,
+    status: Type.Optional(RunStatusSchema),
+    startTime: Timestamp,
+    endTime: Type.Optional(NullableTimestamp),
+    inputs: Type.Optional(JsonObject),
+    outputs: Type.Optional(Type.Union([JsonObject, Type.Null()])),
+    error: Type.Optional(Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()])),
+    model: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()])),
+    usage: Type.Optional(Type.Union([UsageSchema, Type.Null()])),
+    cost: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
+    tags: Type.Optional(Tags),
+    metadata: Type.Optional(JsonObject),
+  },
+  { title: 'RunInput', additionalProperties: false },
+);
+export type RunInput = Static<typeof RunInputSchema>;
+
+export const RunPatchSchema = Type.Object(
+  {
+    status: Type.Optional(RunStatusSchema),
+    endTime: Type.Optional(Timestamp),
+    outputs: Type.Optional(Type.Union([JsonObject, Type.Null()])),
+    error: Type.Optional(Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()])),
+    usage: Type.Optional(Type.Union([UsageSchema, Type.Null()])),
+    cost: Type.Optional(Type.Union([Type.Number({ minimum: 0 }), Type.Null()])),
+    tags: Type.Optional(Tags),
+    metadata: Type.Optional(JsonObject),
+  },
+  { title: 'RunPatch', additionalProperties: false, minProperties: 1 },
+);
+export type RunPatch = Static<typeof RunPatchSchema>;
+
+export const BatchBodySchema = Type.Object(
+  {
+    runs: Type.Array(Type.Object({}, { additionalProperties: true, description: 'A run as for POST …/runs; each is validated on its own' }), { minItems: 1, maxItems: 1000 }),
+  },
+  { title: 'RunBatch', additionalProperties: false },
+);
+
+export const BatchResultSchema = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object(
+        {
+          index: Type.Integer(),
+          id: Type.Union([Type.String(), Type.Null()]),
+          status: Type.Union([Type.Literal('created'), Type.Literal('existing'), Type.Literal('rejected')]),
+          problem: Type.Optional(Type.Ref('Problem')),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { title: 'RunBatchResult', additionalProperties: false },
+);
+
+/** The filter grammar shared by the runs list, the runs metrics and (later) monitors. */
+export const runFilterProperties = {
+  status: Type.Optional(RunStatusSchema),
+  kind: Type.Optional(RunKind),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Exact run name' })),
+  tag: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 10, description: 'Repeatable; every tag must be present' })),
+  model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  traceId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  parentRunId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: '`null` lists root runs only' })),
+  startedAfter: Type.Optional(Timestamp),
+  startedBefore: Type.Optional(Timestamp),
+};
+export const METADATA_FILTER_PATTERN = '^metadata\\.[A-Za-z0-9_-]{1,64}$';
+const metadataFilters = { [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: 'Exact match on a top-level metadata value' }) };
+
+export const ListRunsQuery = Type.Object(
+  { ...pageQueryProperties, ...runFilterProperties },
+  { additionalProperties: false, patternProperties: metadataFilters },
+);
+
+export const BUCKETS = { '1m': 60_000, '5m': 300_000, '1h': 3_600_000, '1d': 86_400_000 } as const;
+export type Bucket = keyof typeof BUCKETS;
+export const GROUP_BY = ['status', 'kind', 'model', 'name'] as const;
+export type GroupBy = (typeof GROUP_BY)[number];
+
+export const RunMetricsQuery = Type.Object(
+  {
+    ...runFilterProperties,
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive start; default `to` minus 24 hours' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive end; default now' })),
+    bucket: Type.Optional(StringEnum(['1m', '5m', '1h', '1d'] as const)),
+    groupBy: Type.Optional(StringEnum(GROUP_BY)),
+  },
+  { additionalProperties: false, patternProperties: metadataFilters },
+);
+
+const MetricValues = {
+  count: Type.Integer(),
+  errorCount: Type.Integer(),
+  latencyP50: Type.Union([Type.Integer(), Type.Null()]),
+  latencyP95: Type.Union([Type.Integer(), Type.Null()]),
+  totalTokens: Type.Integer(),
+  cost: Type.Number(),
+};
+export const RunMetricsSchema = Type.Object(
+  {
+    from: Timestamp,
+    to: Timestamp,
+    bucket: Type.Union([Type.String(), Type.Null()]),
+    groupBy: Type.Union([Type.String(), Type.Null()]),
+    groups: Type.Array(
+      Type.Object(
+        { key: Type.Union([Type.String(), Type.Null()]), series: Type.Array(Type.Object({ start: Timestamp, ...MetricValues }, { additionalProperties: false })) },
+        { additionalProperties: false },
+      ),
+    ),
+    total: Type.Object(MetricValues, { additionalProperties: false }),
+  },
+  { title: 'RunMetrics', additionalProperties: false },
+);
+
+export const ProjectRunParams = Type.Object(
+  { project_id: IdParam('prj', 'Project id'), run_id: IdParam('run', 'Run id') },
+  { additionalProperties: false },
+);

@@ -1,0 +1,47 @@
+import { Type } from '@sinclair/typebox';
+import { ping } from '../../db/index.js';
+import type { App, Deps } from '../../deps.js';
+import { PROBLEM_TYPES, Problem, type ProblemSlug } from '../../lib/problems.js';
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** Unauthenticated operational routes: health, readiness, JWKS, OpenAPI, problem type pages. */
+export function systemRoutes(app: App, { db, keys }: Deps): void {
+  app.get('/healthz', {
+    schema: { tags: ['Operations'], summary: 'Liveness: the process is up', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    handler: async () => ({ status: 'ok' as const }),
+  });
+
+  app.get('/readyz', {
+    schema: { tags: ['Operations'], summary: 'Readiness: the database is reachable', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    handler: async () => {
+      try {
+        await ping(db);
+      } catch {
+        throw new Problem('service-unavailable', { detail: 'The database is not reachable.' });
+      }
+      return { status: 'ok' as const };
+    },
+  });
+
+  app.get('/.well-known/jwks.json', {
+    schema: { tags: ['Operations'], summary: 'Public keys that verify Sightline-issued JWTs', response: { 200: Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }) } },
+    handler: async (_request, reply) => {
+      reply.header('cache-control', 'public, max-age=300');
+      return keys.publicJwks();
+    },
+  });
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.get('/problems/:slug', { schema: { hide: true, params: Type.Object({ slug: Type.String({ maxLength: 64 }) }) } }, async (request, reply) => {
+    const slug = request.params.slug as ProblemSlug;
+    const entry = Object.hasOwn(PROBLEM_TYPES, slug) ? PROBLEM_TYPES[slug] : undefined;
+    if (!entry) throw new Problem('not-found', { detail: `No problem type named ${request.params.slug}.` });
+    const html = `<!doctype html><html lang="en"><meta charset="utf-8"><title>${escapeHtml(entry.title)} — Sightline</title>
+<body style="font-family:system-ui;max-width:40rem;margin:3rem auto"><h1>${escapeHtml(entry.title)}</h1>
+<p>HTTP status ${entry.status}. Problem type <code>${escapeHtml(slug)}</code>.</p><p>${escapeHtml(entry.about)}</p>
+<p><a href="/docs">API reference</a></p></body></html>`;
+    return reply.type('text/html; charset=utf-8').send(html);
+  });
+}

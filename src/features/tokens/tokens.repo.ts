@@ -1,0 +1,69 @@
+import type { Kysely } from 'kysely';
+import type { TokenService } from '../../auth/tokens.js';
+import { hashToken } from '../../auth/tokens.js';
+import type { Database, TokenRow } from '../../db/schema.js';
+import { toIso } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { problems } from '../../lib/problems.js';
+import type { TokenRecord } from './tokens.schemas.js';
+
+const DAY = 86_400_000;
+
+export function toTokenRecord(row: TokenRow): TokenRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    createdAt: toIso(row.created_at),
+    expiresAt: toIso(row.expires_at),
+    lastUsedAt: toIso(row.last_used_at),
+    revokedAt: toIso(row.revoked_at),
+  };
+}
+
+export const tokenPosition = (row: TokenRow): Position => [row.created_at, row.id];
+
+/** Mints a personal access token: stores its id and hash, returns the row and the string (shown once). */
+export async function issuePersonalAccessToken(
+  db: Kysely<Database>,
+  tokens: TokenService,
+  input: { organizationId: string; userId: string; name: string; expiresInDays: number },
+  now: number,
+): Promise<{ row: TokenRow; token: string }> {
+  const id = newId('tok', now);
+  const expiresAt = now + input.expiresInDays * DAY;
+  const token = await tokens.sign('personal_access_token', { sub: input.userId, org: input.organizationId, jti: id, iat: now, exp: expiresAt });
+  const row: TokenRow = {
+    id,
+    organization_id: input.organizationId,
+    user_id: input.userId,
+    name: input.name,
+    token_hash: hashToken(token),
+    created_at: now,
+    expires_at: Math.floor(expiresAt / 1000) * 1000, // the JWT's exp has second precision; keep them equal
+    last_used_at: null,
+    revoked_at: null,
+  };
+  await db.insertInto('personal_access_tokens').values(row).execute();
+  return { row, token };
+}
+
+export async function listOwnTokens(db: Kysely<Database>, organizationId: string, userId: string, after: Position | null, take: number): Promise<TokenRow[]> {
+  let query = db.selectFrom('personal_access_tokens').selectAll().where('organization_id', '=', organizationId).where('user_id', '=', userId);
+  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+}
+
+/**
+ * Revokes a token of the organization. `onlyUserId` limits it to the caller's own tokens (non-admins):
+ * anything else is a 404, as if it did not exist. Revoking twice is harmless.
+ */
+export async function revokeToken(db: Kysely<Database>, organizationId: string, tokenId: string, onlyUserId: string | null, now: number): Promise<void> {
+  let query = db.selectFrom('personal_access_tokens').select(['id', 'revoked_at']).where('id', '=', tokenId).where('organization_id', '=', organizationId);
+  if (onlyUserId !== null) query = query.where('user_id', '=', onlyUserId);
+  const row = await query.executeTakeFirst();
+  if (!row) throw problems.notFound(`Token ${tokenId} does not exist.`);
+  if (row.revoked_at === null) {
+    await db.updateTable('personal_access_tokens').set({ revoked_at: now }).where('id', '=', tokenId).where('revoked_at', 'is', null).execute();
+  }
+}

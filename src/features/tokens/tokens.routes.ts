@@ -1,0 +1,42 @@
+import { Type } from '@sinclair/typebox';
+import { can } from '../../auth/permissions.js';
+import type { App, Deps } from '../../deps.js';
+import { paginate } from '../../lib/pagination.js';
+import { problemResponses, problems } from '../../lib/problems.js';
+import { issuePersonalAccessToken, listOwnTokens, revokeToken, tokenPosition, toTokenRecord } from './tokens.repo.js';
+import { CreateTokenBody, ListTokensQuery, NewTokenSchema, TokenPage, TokenParams } from './tokens.schemas.js';
+
+const tags = ['Tokens'];
+
+export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: Deps): void {
+  app.get('/tokens', {
+    schema: { tags, summary: "List the caller's personal access tokens", description: 'Newest first. Never includes the token strings.', querystring: ListTokensQuery, response: { 200: TokenPage, ...problemResponses(400, 401, 429) } },
+    handler: async (request) => {
+      const { organizationId, userId } = request.principal;
+      const identity = { endpoint: 'tokens', organizationId, parents: [userId] };
+      return paginate(cursors, request.query, identity, (after, take) => listOwnTokens(db, organizationId, userId, after, take), tokenPosition, toTokenRecord);
+    },
+  });
+
+  app.post('/tokens', {
+    schema: { tags, summary: 'Mint a personal access token', description: 'The token inherits your organization role, resolved on every request. The string is shown once.', body: CreateTokenBody, response: { 201: NewTokenSchema, ...problemResponses(400, 401, 413, 415, 429) } },
+    handler: async (request, reply) => {
+      const days = request.body.expiresInDays ?? config.patDefaultDays;
+      if (days > config.patMaxDays) {
+        throw problems.validation([{ pointer: '/expiresInDays', detail: `Must be between ${config.patMinDays} and ${config.patMaxDays} days.` }]);
+      }
+      const { organizationId, userId } = request.principal;
+      const { row, token } = await issuePersonalAccessToken(db, tokens, { organizationId, userId, name: request.body.name, expiresInDays: days }, clock.now());
+      return reply.code(201).send({ ...toTokenRecord(row), token });
+    },
+  });
+
+  app.delete('/tokens/:token_id', {
+    schema: { tags, summary: 'Revoke a token', description: 'Your own token, or any token of the organization for admins. It fails with 401 from then on, on every instance.', params: TokenParams, response: { 204: Type.Null({ description: 'Revoked' }), ...problemResponses(400, 401, 404, 429) } },
+    handler: async (request, reply) => {
+      const { organizationId, userId } = request.principal;
+      await revokeToken(db, organizationId, request.params.token_id, can(request.principal.role, 'tokens:admin') ? null : userId, clock.now());
+      return reply.code(204).send(null);
+    },
+  });
+}

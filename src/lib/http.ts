@@ -1,0 +1,72 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Problem, problemBody, problems } from './problems.js';
+
+const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** Echo a sane incoming X-Request-Id, else generate one. */
+export function requestIdFrom(headers: Record<string, string | string[] | undefined>, generate: () => string): string {
+  const incoming = headers['x-request-id'];
+  return typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : generate();
+}
+
+/** Query values that could hold a secret are never logged. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q === -1) return url;
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      const key = eq === -1 ? pair : pair.slice(0, eq);
+      return /token|secret|password|key|code|auth|session/i.test(key) && eq !== -1 ? `${key}=[REDACTED]` : pair;
+    });
+  return `${url.slice(0, q)}?${params.join('&')}`;
+}
+
+interface FastifyLikeError {
+  code?: string;
+  statusCode?: number;
+  message?: string;
+}
+
+/** Maps anything thrown into the closed set of problems. Unknown errors become a bare 500. */
+export function toProblem(error: unknown): Problem {
+  if (error instanceof Problem) return error;
+  const e = (error ?? {}) as FastifyLikeError;
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new Problem('payload-too-large', { detail: 'The request body exceeds the 10 MB limit.' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new Problem('unsupported-media-type', { detail: 'Request bodies must be JSON (Content-Type: application/json).' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return problems.validation([{ pointer: '', detail: 'The body is empty but Content-Type says JSON.' }]);
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return problems.validation([{ pointer: '', detail: 'The body is not valid JSON.' }]);
+    case 'FST_ERR_BAD_URL':
+      return problems.validation([{ parameter: 'path', detail: 'The URL is not well formed.' }]);
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError || (e.statusCode === 400 && /JSON|prototype|constructor/i.test(e.message ?? ''))) {
+    return problems.validation([{ pointer: '', detail: 'The body is not valid JSON.' }]);
+  }
+  if (typeof e.statusCode === 'number') {
+    if (e.statusCode === 404) return problems.notFound('Not found.');
+    if (e.statusCode === 413) return new Problem('payload-too-large', { detail: 'The request body exceeds the 10 MB limit.' });
+    if (e.statusCode === 415) return new Problem('unsupported-media-type', { detail: 'Request bodies must be JSON (Content-Type: application/json).' });
+    if (e.statusCode === 503) return new Problem('service-unavailable', { detail: 'The service is not available right now. Retry later.' });
+    if (e.statusCode >= 400 && e.statusCode < 500) return problems.validation([{ pointer: '', detail: 'The request could not be processed.' }]);
+  }
+  return new Problem('internal', { detail: 'An unexpected error occurred. Quote the request id when reporting it.' });
+}
+
+export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: Problem, problemBase: string): FastifyReply {
+  const body = problemBody(problem, problemBase, request.id);
+  return reply
+    .code(problem.status)
+    .headers(problem.headers)
+    .header('content-type', 'application/problem+json; charset=utf-8')
+    .send(JSON.stringify(body));
+}

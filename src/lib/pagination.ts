@@ -1,0 +1,167 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { Type, type TSchema } from '@sinclair/typebox';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import type { Keyring } from './keys.js';
+import { problems } from './problems.js';
+
+/**
+ * The one pagination module (seed 4.2, api.md 3): limit clamping, keyset cursors that are encrypted,
+ * authenticated and bound to their list, `limit + 1` fetching and the page envelope.
+ */
+
+export const DEFAULT_LIMIT = 25;
+export const MIN_LIMIT = 1;
+export const MAX_LIMIT = 100;
+const MAX_CURSOR_LENGTH = 1024;
+const CURSOR_VERSION = 1;
+
+/** Query parameters every list endpoint takes; spread into the route's querystring schema. */
+export const pageQueryProperties = {
+  limit: Type.Optional(
+    Type.Integer({ description: `Items per page, ${MIN_LIMIT}..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); out-of-range values are clamped and the used value is echoed as \`limit\`.` }),
+  ),
+  cursor: Type.Optional(Type.String({ description: 'Opaque `nextCursor` from the previous page of the same list with the same filters.' })),
+};
+
+export function pageSchema<T extends TSchema>(item: T, title: string) {
+  return Type.Object(
+    {
+      items: Type.Array(item),
+      nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null when this is the last page.' }),
+      limit: Type.Integer({ description: 'The page size actually used.' }),
+    },
+    { title },
+  );
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+  limit: number;
+}
+
+/** A position in a stream sorted by (sortKey desc, id desc). */
+export type Position = readonly [sortKey: number, id: string];
+
+/** What a cursor is bound to: any difference makes the cursor fail authentication. */
+export interface ListIdentity {
+  endpoint: string;
+  organizationId: string;
+  parents?: string[];
+  filters?: Record<string, unknown>;
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, v]) => [k, canonical(v)]),
+    );
+  }
+  return value;
+}
+
+function bindingOf(identity: ListIdentity): Buffer {
+  return Buffer.from(
+    JSON.stringify([CURSOR_VERSION, identity.endpoint, identity.organizationId, identity.parents ?? [], canonical(identity.filters ?? {})]),
+  );
+}
+
+export function clampLimit(requested: number | undefined): number {
+  if (requested === undefined) return DEFAULT_LIMIT;
+  return Math.min(MAX_LIMIT, Math.max(MIN_LIMIT, requested));
+}
+
+export class CursorCodec {
+  constructor(private readonly keys: Keyring) {}
+
+  encode(identity: ListIdentity, position: Position): string {
+    const key = this.keys.cursorKey();
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key.secret, iv);
+    cipher.setAAD(bindingOf(identity));
+    const body = Buffer.concat([cipher.update(JSON.stringify(position), 'utf8'), cipher.final()]);
+    return Buffer.concat([Buffer.from([CURSOR_VERSION]), key.tag, iv, body, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /** Decodes a cursor for this list, or throws the seed's 400 validation problem. Never anything else. */
+  async decode(identity: ListIdentity, cursor: string): Promise<Position> {
+    if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw problems.cursorMalformed();
+    const raw = Buffer.from(cursor, 'base64url');
+    if (raw.length < 1 + 4 + 12 + 1 + 16 || raw[0] !== CURSOR_VERSION || raw.toString('base64url') !== cursor) throw problems.cursorMalformed();
+    const key = await this.keys.cursorKeyByTagReloading(raw.subarray(1, 5));
+    if (!key) throw problems.cursorMalformed();
+    let plain: string;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', key.secret, raw.subarray(5, 17));
+      decipher.setAAD(bindingOf(identity));
+      decipher.setAuthTag(raw.subarray(raw.length - 16));
+      plain = Buffer.concat([decipher.update(raw.subarray(17, raw.length - 16)), decipher.final()]).toString('utf8');
+    } catch {
+      throw problems.cursorMalformed();
+    }
+    let position: unknown;
+    try {
+      position = JSON.parse(plain);
+    } catch {
+      throw problems.cursorMalformed();
+    }
+    if (
+      !Array.isArray(position) ||
+      position.length !== 2 ||
+      !Number.isSafeInteger(position[0]) ||
+      typeof position[1] !== 'string'
+    ) {
+      throw problems.cursorMalformed();
+    }
+    return [position[0] as number, position[1] as string];
+  }
+}
+
+export interface PageRequest {
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+/**
+ * Fetches one page: decodes the cursor against the list identity, asks `fetch` for `limit + 1` rows
+ * after the position (newest first), and returns the envelope. A page that ends exactly at the end
+ * of the stream has `nextCursor: null`.
+ */
+export async function paginate<Row, Item>(
+  codec: CursorCodec,
+  query: PageRequest,
+  identity: ListIdentity,
+  fetch: (after: Position | null, take: number) => Promise<Row[]>,
+  positionOf: (row: Row) => Position,
+  toItem: (row: Row) => Item,
+): Promise<Page<Item>> {
+  const limit = clampLimit(query.limit);
+  const after = query.cursor === undefined ? null : await codec.decode(identity, query.cursor);
+  const rows = await fetch(after, limit + 1);
+  const hasMore = rows.length > limit;
+  const pageRows = hasMore ? rows.slice(0, limit) : rows;
+  const last = pageRows[pageRows.length - 1];
+  return {
+    items: pageRows.map(toItem),
+    nextCursor: hasMore && last !== undefined ? codec.encode(identity, positionOf(last)) : null,
+    limit,
+  };
+}
+
+/**
+ * The keyset predicate for a descending stream: the row value `(sort, id) < (?, ?)`, which both
+ * engines answer from the index with a cost that does not grow with depth.
+ */
+export function keysetBefore<DB, TB extends keyof DB>(
+  eb: ExpressionBuilder<DB, TB>,
+  sortColumn: string,
+  idColumn: string,
+  position: Position,
+): Expression<SqlBool> {
+  void eb;
+  return sql<SqlBool>`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)}) < (${position[0]}, ${position[1]})`;
+}

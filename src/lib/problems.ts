@@ -1,0 +1,133 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** The closed set of problem types (api.md section 6). */
+export const PROBLEM_TYPES = {
+  unauthorized: { status: 401, title: 'Unauthorized', about: 'The request carried no credential, or one that is malformed, expired, revoked or otherwise invalid. Mint a new token and retry.' },
+  forbidden: { status: 403, title: 'Forbidden', about: 'The credential is valid, but the role it resolves to does not allow this action.' },
+  'not-found': { status: 404, title: 'Not found', about: 'No such resource in your organization, or no such route.' },
+  validation: { status: 400, title: 'Validation failed', about: 'The query, path or body is not acceptable. `errors` lists every fault, each with a JSON pointer into the body or the name of the parameter.' },
+  conflict: { status: 409, title: 'Conflict', about: 'The request conflicts with the current state: a unique name is taken, a finished run was changed, or an idempotent retry carried different content.' },
+  'payload-too-large': { status: 413, title: 'Payload too large', about: 'The request body exceeds the limit (10 MB).' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type', about: 'Request bodies must be JSON (`Content-Type: application/json`).' },
+  'rate-limited': { status: 429, title: 'Too many requests', about: 'The credential (or client address) exceeded its rate limit. Wait for `Retry-After` seconds.' },
+  'service-unavailable': { status: 503, title: 'Service unavailable', about: 'The service cannot serve the request right now (shutting down, or its database is unreachable). Retry later.' },
+  internal: { status: 500, title: 'Internal error', about: 'Something went wrong on our side. The request id in `instance` identifies it in our logs.' },
+} as const;
+
+export type ProblemSlug = keyof typeof PROBLEM_TYPES;
+
+export interface FieldError {
+  pointer?: string;
+  parameter?: string;
+  detail: string;
+}
+
+export type UnauthorizedReason = 'missing_token' | 'invalid_token' | 'token_expired' | 'token_revoked';
+
+export interface ProblemInit {
+  detail: string;
+  errors?: FieldError[];
+  reason?: UnauthorizedReason;
+  headers?: Record<string, string>;
+}
+
+/** Thrown anywhere; the one error handler turns it into `application/problem+json`. */
+export class Problem extends Error {
+  readonly slug: ProblemSlug;
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string;
+  readonly errors: FieldError[] | undefined;
+  readonly reason: UnauthorizedReason | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(slug: ProblemSlug, init: ProblemInit) {
+    super(init.detail);
+    this.slug = slug;
+    this.status = PROBLEM_TYPES[slug].status;
+    this.title = PROBLEM_TYPES[slug].title;
+    this.detail = init.detail;
+    this.errors = init.errors;
+    this.reason = init.reason;
+    this.headers = init.headers ?? {};
+  }
+}
+
+export const CURSOR_MALFORMED = 'Cursor is malformed.';
+
+export const problems = {
+  unauthorized(reason: UnauthorizedReason, detail: string): Problem {
+    const challenge =
+      reason === 'missing_token' ? 'Bearer realm="sightline"' : 'Bearer realm="sightline", error="invalid_token"';
+    return new Problem('unauthorized', { detail, reason, headers: { 'www-authenticate': challenge } });
+  },
+  forbidden(detail: string): Problem {
+    return new Problem('forbidden', { detail });
+  },
+  notFound(detail: string): Problem {
+    return new Problem('not-found', { detail });
+  },
+  validation(errors: FieldError[], detail?: string): Problem {
+    return new Problem('validation', {
+      detail: detail ?? (errors.length === 1 ? errors[0]!.detail : `${errors.length} problems with the request.`),
+      errors,
+    });
+  },
+  cursorMalformed(): Problem {
+    return new Problem('validation', { detail: CURSOR_MALFORMED, errors: [{ parameter: 'cursor', detail: CURSOR_MALFORMED }] });
+  },
+  conflict(detail: string): Problem {
+    return new Problem('conflict', { detail });
+  },
+};
+
+export const FieldErrorSchema = Type.Object(
+  {
+    pointer: Type.Optional(Type.String({ description: 'JSON pointer into the request body' })),
+    parameter: Type.Optional(Type.String({ description: 'Name of the query or path parameter' })),
+    detail: Type.String(),
+  },
+  { additionalProperties: false },
+);
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String({ format: 'uri', description: '`{problem_base}/<slug>`' }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    instance: Type.Optional(Type.String({ description: 'The request id of this occurrence' })),
+    errors: Type.Optional(Type.Array(FieldErrorSchema)),
+    reason: Type.Optional(
+      Type.Union([Type.Literal('missing_token'), Type.Literal('invalid_token'), Type.Literal('token_expired'), Type.Literal('token_revoked')]),
+    ),
+  },
+  { $id: 'Problem', title: 'Problem', description: 'RFC 9457 problem document' },
+);
+export type ProblemBody = Static<typeof ProblemSchema>;
+
+export function problemBody(problem: Problem, problemBase: string, requestId: string | undefined): ProblemBody {
+  const body: ProblemBody = {
+    type: `${problemBase}/${problem.slug}`,
+    title: problem.title,
+    status: problem.status,
+    detail: problem.detail,
+  };
+  if (requestId) body.instance = `urn:sightline:request:${requestId}`;
+  if (problem.errors) body.errors = problem.errors;
+  if (problem.reason) body.reason = problem.reason;
+  return body;
+}
+
+/** Response-schema entries for the problem statuses a route can answer with (used for OpenAPI). */
+export function problemResponses(...statuses: number[]): Record<number, unknown> {
+  const out: Record<number, unknown> = {};
+  for (const status of statuses) {
+    const slug = (Object.keys(PROBLEM_TYPES) as ProblemSlug[]).find((s) => PROBLEM_TYPES[s].status === status);
+    out[status] = {
+      description: slug ? PROBLEM_TYPES[slug].title : 'Problem',
+      content: { 'application/problem+json': { schema: Type.Ref('Problem') } },
+    };
+  }
+  return out;
+}

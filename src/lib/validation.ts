@@ -1,0 +1,136 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { FieldError } from './problems.js';
+
+// ajv-formats ships CommonJS with a default export.
+type AddFormats = (ajv: Ajv, formats: string[]) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ?? addFormatsModule) as unknown as AddFormats;
+
+function createAjv(): Ajv {
+  const ajv = new Ajv({
+    allErrors: true, // a validation problem lists every fault
+    coerceTypes: false, // query strings are coerced strictly by coerceQuery, never loosely
+    useDefaults: true,
+    removeAdditional: false, // unknown fields are refused, never silently dropped
+    strict: false,
+  });
+  addFormats(ajv, ['date-time', 'email', 'uri']);
+  ajv.addKeyword({ keyword: 'x-tsType' });
+  return ajv;
+}
+
+export const ajv = createAjv();
+
+type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; type?: unknown; patternProperties?: Record<string, Schema>; anyOf?: Schema[] };
+
+const STRICT_INTEGER = /^-?(0|[1-9][0-9]{0,14})$/;
+const STRICT_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+
+function typesOf(schema: Schema | undefined): string[] {
+  if (!schema) return [];
+  if (typeof schema.type === 'string') return [schema.type];
+  if (Array.isArray(schema.type)) return schema.type as string[];
+  if (schema.anyOf) return schema.anyOf.flatMap(typesOf);
+  return [];
+}
+
+function coerceScalar(value: unknown, schema: Schema | undefined): unknown {
+  if (typeof value !== 'string') return value;
+  const types = typesOf(schema);
+  if (types.includes('string')) return value;
+  if (types.includes('integer') && STRICT_INTEGER.test(value)) return Number(value);
+  if (types.includes('number') && STRICT_NUMBER.test(value)) return Number(value);
+  if (types.includes('boolean') && (value === 'true' || value === 'false')) return value === 'true';
+  return value; // left as a string: the validator reports the type fault
+}
+
+/**
+ * Turns raw query/path strings into the types their schema declares, strictly: `1e2`, ` 5` or `0x10`
+ * are not integers, a repeated scalar stays an array (and fails), and a single value for an array
+ * parameter becomes a one-element array.
+ */
+export function coerceQuery(schema: Schema, input: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    let prop = schema.properties?.[key];
+    if (!prop && schema.patternProperties) {
+      for (const [pattern, candidate] of Object.entries(schema.patternProperties)) {
+        if (new RegExp(pattern, 'u').test(key)) prop = candidate;
+      }
+    }
+    if (typesOf(prop).includes('array')) {
+      const items = (prop as Schema).items as Schema | undefined;
+      out[key] = (Array.isArray(value) ? value : [value]).map((v) => coerceScalar(v, items));
+    } else {
+      out[key] = Array.isArray(value) ? value : coerceScalar(value, prop);
+    }
+  }
+  return out;
+}
+
+function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+function describe(error: ErrorObject): string {
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required':
+      return `Missing required field '${String(p.missingProperty)}'.`;
+    case 'additionalProperties':
+      return `Unknown field '${String(p.additionalProperty)}'.`;
+    case 'type':
+      return `Must be of type ${String(p.type).replace(',', ' or ')}.`;
+    case 'enum':
+      return `Must be one of: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.`;
+    case 'const':
+      return `Must be ${JSON.stringify(p.allowedValue)}.`;
+    case 'format':
+      return p.format === 'date-time' ? 'Must be an RFC 3339 date-time (for example 2026-11-21T10:15:30.123Z).' : `Must be a valid ${String(p.format)}.`;
+    case 'pattern':
+      return 'Has characters or a shape that is not allowed.';
+    default:
+      return `${(error.message ?? 'is invalid').replace(/^must/, 'Must')}.`;
+  }
+}
+
+export type Location = 'body' | 'querystring' | 'params' | 'headers';
+
+/** ajv errors → the `errors` array of a validation problem, one entry per fault, deduplicated. */
+export function toFieldErrors(errors: ErrorObject[], location: Location, prefix = ''): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const error of errors) {
+    if (error.keyword === 'anyOf' || error.keyword === 'if') continue; // the branch errors say more
+    let path = error.instancePath;
+    const p = error.params as Record<string, unknown>;
+    if (error.keyword === 'required') path += `/${escapePointer(String(p.missingProperty))}`;
+    if (error.keyword === 'additionalProperties') path += `/${escapePointer(String(p.additionalProperty))}`;
+    const detail = describe(error);
+    let entry: FieldError;
+    if (location === 'body') {
+      entry = { pointer: prefix + path, detail };
+    } else {
+      const name = path.split('/')[1] ?? '';
+      entry = { parameter: name.replace(/~1/g, '/').replace(/~0/g, '~'), detail };
+    }
+    const key = JSON.stringify(entry);
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(entry);
+    }
+  }
+  return out;
+}
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+/** Compiles (once) and returns the validator for a schema object. */
+export function validatorFor(schema: object): ValidateFunction {
+  let fn = compiled.get(schema);
+  if (!fn) {
+    fn = ajv.compile(schema);
+    compiled.set(schema, fn);
+  }
+  return fn;
+}

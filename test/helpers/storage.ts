@@ -1,0 +1,80 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { migrateToLatest, openStorage, type Dialect, type Storage } from '../../src/db/index.js';
+import type { DatabaseConfig } from '../../src/config.js';
+
+export const PG_URL = process.env.SIGHTLINE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 1500 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * The engines every storage-touching suite runs on: SQLite always, PostgreSQL whenever it is reachable,
+ * and in CI always (an unreachable PostgreSQL there is a failure, not a skip).
+ */
+export async function availableDialects(): Promise<Dialect[]> {
+  if (await postgresReachable()) return ['sqlite', 'postgres'];
+  if (process.env.CI) throw new Error(`PostgreSQL is required in CI but ${PG_URL} is not reachable`);
+  return ['sqlite'];
+}
+
+export const dialects: Dialect[] = await availableDialects();
+
+export interface TestDatabase {
+  config: DatabaseConfig;
+  storage: Storage;
+  /** Closes the storage and drops the database or schema. */
+  destroy(): Promise<void>;
+}
+
+/** A fresh, migrated database of its own: a temp SQLite file, or a uniquely named PostgreSQL schema. */
+export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'sightline-test-'));
+    const config: DatabaseConfig = { kind: 'sqlite', path: join(dir, 'test.db') };
+    const storage = openStorage(config);
+    await migrateToLatest(storage.db);
+    return {
+      config,
+      storage,
+      destroy: async () => {
+        await storage.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const schema = `sl_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`create schema ${schema}`);
+  await admin.end();
+  const url = new URL(PG_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  const config: DatabaseConfig = { kind: 'postgres', url: url.toString() };
+  const storage = openStorage(config);
+  await migrateToLatest(storage.db);
+  return {
+    config,
+    storage,
+    destroy: async () => {
+      await storage.close();
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    },
+  };
+}
