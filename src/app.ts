@@ -57,7 +57,6 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
     genReqId: (req) => requestIdFrom(req.headers, randomUUID),
-    requestIdLogLabel: 'requestId',
     return503OnClosing: true,
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: false },
     frameworkErrors: (error, request, reply) => {
