@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { isPostgres } from './migrations/dialect.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -28,6 +29,26 @@ function pgTypes() {
   };
 }
 
+/**
+ * Kysely prepares every query afresh; on SQLite preparing costs as much as running a small indexed
+ * query, so statements are reused by their SQL text (bounded: the cache is dropped when it fills).
+ */
+function withStatementCache(database: BetterSqlite3.Database) {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => database.close(),
+    prepare: (sqlText: string) => {
+      let statement = cache.get(sqlText);
+      if (!statement) {
+        if (cache.size >= 500) cache.clear();
+        statement = database.prepare(sqlText);
+        cache.set(sqlText, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 export function openStorage(config: DatabaseConfig): Storage {
   if (config.kind === 'sqlite') {
     if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
@@ -36,7 +57,7 @@ export function openStorage(config: DatabaseConfig): Storage {
     database.pragma('synchronous = NORMAL');
     database.pragma('busy_timeout = 5000');
     database.pragma('foreign_keys = ON');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   const pool = new pg.Pool({ connectionString: config.url, max: 10, types: pgTypes() as never });
@@ -48,9 +69,13 @@ export function openStorage(config: DatabaseConfig): Storage {
 
 /** Applies every pending migration. Safe to run concurrently from several instances (Kysely takes a lock). */
 export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationResultSet> {
+  // On PostgreSQL, name the schema of the bookkeeping tables: otherwise Kysely may find them in
+  // another schema of the same database and skip creating them in ours.
+  const schema = isPostgres(db) ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
+    ...(schema ? { migrationTableSchema: schema } : {}),
   });
   const result = await migrator.migrateToLatest();
   if (result.error) throw result.error;
