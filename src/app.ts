@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
+import { Type } from '@sinclair/typebox';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
@@ -20,8 +21,10 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { redactUrl, requestIdFrom, sendProblem, toProblem } from './lib/http.js';
 import { Keyring } from './lib/keys.js';
 import { CursorCodec } from './lib/pagination.js';
-import { ProblemSchema, problems } from './lib/problems.js';
-import { coerceQuery, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
+import { CURSOR_MALFORMED, ProblemSchema, problems } from './lib/problems.js';
+import { coerceQuery, nulFaults, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
+
+const NO_QUERY = Type.Object({}, { additionalProperties: false });
 
 export const BODY_LIMIT = 10 * 1024 * 1024;
 export const API_VERSION = '1.0.0';
@@ -74,8 +77,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     const location = (httpPart ?? 'body') as Location;
     return (data: unknown) => {
       const input = (location === 'querystring' || location === 'params') && data && typeof data === 'object' ? coerceQuery(schema as never, data as Record<string, unknown>) : data;
-      if (validate(input)) return { value: input };
-      return { error: problems.validation(toFieldErrors(validate.errors ?? [], location)) };
+      const faults = validate(input) ? nulFaults(schema as never, input, location) : toFieldErrors(validate.errors ?? [], location);
+      if (faults.length === 0) return { value: input };
+      // However a cursor is wrong, the seed's one answer for it is "Cursor is malformed."
+      for (const fault of faults) if (location === 'querystring' && fault.parameter === 'cursor') fault.detail = CURSOR_MALFORMED;
+      return { error: problems.validation(faults) };
     };
   });
 
@@ -123,7 +129,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     async (v1) => {
       const api = v1 as unknown as App;
       api.addHook('onRoute', (route) => {
-        route.schema = { ...(route.schema ?? {}), security: [{ bearer: [] }] } as typeof route.schema;
+        // Every /v1 route is bearer-authenticated, and refuses query parameters it does not declare.
+        route.schema = { querystring: NO_QUERY, ...(route.schema ?? {}), security: [{ bearer: [] }] } as typeof route.schema;
       });
       api.addHook('onRequest', authenticationHook(tokens));
       api.addHook('onSend', async (_request, reply) => {

@@ -35,6 +35,26 @@ export interface PersonalAccessTokensTable {
   expires_at: Millis;
   last_used_at: Millis | null;
   revoked_at: Millis | null;
+  /** The original token's id for every token rotated from it; null for a token never rotated. */
+  family_id: string | null;
+  /** 'revoked' or 'rotated' once revoked_at is set. */
+  revoked_reason: string | null;
+}
+
+export interface OrganizationOriginsTable {
+  organization_id: string;
+  origin: string;
+  source: 'organization' | 'operator';
+  created_at: Millis;
+}
+
+export interface InvitationsTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  role: string;
+  invited_by: string;
+  created_at: Millis;
 }
 
 export interface ServiceKeysTable {
@@ -97,11 +117,14 @@ export interface Database {
   projects: ProjectsTable;
   runs: RunsTable;
   run_tags: RunTagsTable;
+  organization_origins: OrganizationOriginsTable;
+  invitations: InvitationsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type TokenRow = Selectable<PersonalAccessTokensTable>;
+export type InvitationRow = Selectable<InvitationsTable>;
 export type ProjectRow = Selectable<ProjectsTable>;
 export type RunRow = Selectable<RunsTable>;
 export type NewRun = Insertable<RunsTable>;

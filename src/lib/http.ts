@@ -46,6 +46,10 @@ export function toProblem(error: unknown): Problem {
       return problems.validation([{ pointer: '', detail: 'The body is not valid JSON.' }]);
     case 'FST_ERR_BAD_URL':
       return problems.validation([{ parameter: 'path', detail: 'The URL is not well formed.' }]);
+    case '22021':
+      // PostgreSQL refuses U+0000 in text ("invalid byte sequence for encoding UTF8: 0x00"); the only way a
+      // request reaches this is a NUL character in one of its own values (path, query or body).
+      return problems.validation([{ pointer: '', detail: 'The request contains the NUL character (U+0000), which is not accepted in any value.' }]);
     default:
       break;
   }

@@ -23,7 +23,7 @@ export const ajv = createAjv();
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; type?: unknown; patternProperties?: Record<string, Schema>; anyOf?: Schema[] };
 
-const STRICT_INTEGER = /^-?(0|[1-9][0-9]{0,14})$/;
+const STRICT_INTEGER = /^-?(0|[1-9][0-9]{0,999})$/;
 const STRICT_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
 function typesOf(schema: Schema | undefined): string[] {
@@ -50,7 +50,8 @@ function coerceScalar(value: unknown, schema: Schema | undefined): unknown {
  * parameter becomes a one-element array.
  */
 export function coerceQuery(schema: Schema, input: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // A null prototype keeps `__proto__` an ordinary (unknown, hence refused) parameter.
+  const out: Record<string, unknown> = Object.create(null);
   for (const [key, value] of Object.entries(input)) {
     let prop = schema.properties?.[key];
     if (!prop && schema.patternProperties) {
@@ -100,8 +101,11 @@ export type Location = 'body' | 'querystring' | 'params' | 'headers';
 export function toFieldErrors(errors: ErrorObject[], location: Location, prefix = ''): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
+  // A nullable field that fails reports its non-null branch too: the "must be null" branch adds nothing.
+  const paths = new Set(errors.filter((e) => !(e.keyword === 'type' && (e.params as { type?: string }).type === 'null') && e.keyword !== 'anyOf').map((e) => e.instancePath));
   for (const error of errors) {
     if (error.keyword === 'anyOf' || error.keyword === 'if') continue; // the branch errors say more
+    if (error.keyword === 'type' && (error.params as { type?: string }).type === 'null' && [...paths].some((p) => p === error.instancePath || p.startsWith(`${error.instancePath}/`))) continue;
     let path = error.instancePath;
     const p = error.params as Record<string, unknown>;
     if (error.keyword === 'required') path += `/${escapePointer(String(p.missingProperty))}`;
@@ -121,6 +125,27 @@ export function toFieldErrors(errors: ErrorObject[], location: Location, prefix 
     }
   }
   return out;
+}
+
+const NUL = '\u0000';
+
+/**
+ * PostgreSQL cannot store U+0000 in text, so no text field accepts it, on either engine (free-form JSON
+ * objects such as run inputs are stored as escaped JSON text and may hold it). Checks the strings the
+ * schema declares at the top level: fields, arrays of strings, parameters.
+ */
+export function nulFaults(schema: Schema, data: unknown, location: Location, prefix = ''): FieldError[] {
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return [];
+  const faults: FieldError[] = [];
+  for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+    const prop = schema.properties?.[key];
+    const types = typesOf(prop);
+    const strings = typeof value === 'string' ? [value] : Array.isArray(value) && (types.includes('array') || !prop) ? value.filter((v) => typeof v === 'string') : [];
+    if ((prop && !types.includes('string') && !types.includes('array')) || !strings.some((v) => (v as string).includes(NUL))) continue;
+    const detail = 'Must not contain the NUL character (U+0000).';
+    faults.push(location === 'body' ? { pointer: `${prefix}/${escapePointer(key)}`, detail } : { parameter: key, detail });
+  }
+  return faults;
 }
 
 const compiled = new WeakMap<object, ValidateFunction>();

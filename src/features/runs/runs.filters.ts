@@ -34,17 +34,21 @@ export function parseRunFilters(query: Record<string, unknown>): RunFilters {
   if (typeof query.parentRunId === 'string') filters.parentRunId = query.parentRunId === 'null' ? null : query.parentRunId;
   if (typeof query.startedAfter === 'string') filters.startedAfter = parseTime(query.startedAfter, 'startedAfter');
   if (typeof query.startedBefore === 'string') filters.startedBefore = parseTime(query.startedBefore, 'startedBefore');
-  const metadata: Record<string, string> = {};
-  for (const [key, value] of Object.entries(query)) {
-    if (key.startsWith('metadata.') && typeof value === 'string') metadata[key.slice('metadata.'.length)] = value;
-  }
+  // fromEntries defines own properties, so a key such as `__proto__` stays a filter instead of vanishing.
+  const metadata: Record<string, string> = Object.fromEntries(
+    Object.entries(query)
+      .filter(([key, value]) => key.startsWith('metadata.') && typeof value === 'string')
+      .map(([key, value]) => [key.slice('metadata.'.length), value as string]),
+  );
   if (Object.keys(metadata).length > 0) filters.metadata = metadata;
   return filters;
 }
 
 /**
  * A metadata value matches when it is the string given, or a number/boolean/null whose JSON text is
- * the value given (`metadata.attempt=2` matches 2 and "2"). Compared as JSON text on both engines.
+ * the value given (`metadata.attempt=2` matches 2 and "2"). Both engines compare the stored JSON text,
+ * which JSON.stringify wrote: PostgreSQL through `json`, which keeps that text, not `jsonb`, which
+ * rewrites numbers (1e-7 reads back as 0.0000001). Ingest keeps metadata parsable (see jsonValueFault).
  */
 function metadataCandidates(value: string): string[] {
   const candidates = [JSON.stringify(value)];
@@ -55,11 +59,12 @@ function metadataCandidates(value: string): string[] {
   return candidates;
 }
 
-function metadataValue(dialect: Dialect, key: string) {
+function metadataMatch(dialect: Dialect, key: string, value: string): Expression<SqlBool> {
+  const candidates = metadataCandidates(value);
   // Keys are limited to [A-Za-z0-9_-] by the query schema, so quoting them in a JSON path is safe.
   return dialect === 'postgres'
-    ? sql<string>`((runs.metadata)::jsonb -> ${key})::text`
-    : sql<string>`(runs.metadata -> ${`$."${key}"`})`;
+    ? sql<SqlBool>`((runs.metadata)::json -> ${key})::text in (${sql.join(candidates)})`
+    : sql<SqlBool>`(runs.metadata -> ${`$."${key}"`}) in (${sql.join(candidates)})`;
 }
 
 /** The WHERE clause for a filter set, for queries over `runs` (project scoping is the caller's). */
@@ -88,7 +93,7 @@ export function runFilterWhere(dialect: Dialect, filters: RunFilters) {
       );
     }
     for (const [key, value] of Object.entries(filters.metadata ?? {})) {
-      and.push(eb(metadataValue(dialect, key), 'in', metadataCandidates(value)));
+      and.push(metadataMatch(dialect, key, value));
     }
     return eb.and(and);
   };

@@ -4,8 +4,8 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import { Problem, problems, type FieldError } from '../../lib/problems.js';
-import { toFieldErrors, validatorFor } from '../../lib/validation.js';
-import { RunInputSchema, type RunInput } from './runs.schemas.js';
+import { nulFaults, toFieldErrors, validatorFor } from '../../lib/validation.js';
+import { jsonValueFault, RunInputSchema, type RunInput } from './runs.schemas.js';
 
 export type IngestResult =
   | { index: number; id: string; status: 'created' | 'existing'; row: RunRow }
@@ -35,7 +35,7 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
   const validate = validatorFor(RunInputSchema);
   if (!validate(raw)) return problems.validation(toFieldErrors(validate.errors ?? [], 'body', pointerPrefix));
   const input = raw as RunInput;
-  const faults: FieldError[] = [];
+  const faults: FieldError[] = nulFaults(RunInputSchema as never, input, 'body', pointerPrefix);
   const startTime = Date.parse(input.startTime);
   const endTime = input.endTime == null ? null : Date.parse(input.endTime);
   if (!Number.isFinite(startTime)) faults.push({ pointer: `${pointerPrefix}/startTime`, detail: 'Must be an RFC 3339 date-time.' });
@@ -45,6 +45,10 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
   if (!TERMINAL.has(status) && endTime !== null) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: 'A running run has no endTime; set status to succeeded or failed.' });
   if (endTime !== null && Number.isFinite(startTime) && endTime < startTime) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: 'endTime must not be before startTime.' });
   if (input.error != null && status !== 'failed') faults.push({ pointer: `${pointerPrefix}/error`, detail: 'error can only be set when status is failed.' });
+  for (const field of ['inputs', 'outputs', 'metadata'] as const) {
+    const fault = jsonValueFault(input[field], field === 'metadata');
+    if (fault) faults.push({ pointer: `${pointerPrefix}/${field}`, detail: fault });
+  }
   if (input.id !== undefined && input.parentRunId === input.id) faults.push({ pointer: `${pointerPrefix}/parentRunId`, detail: 'A run cannot be its own parent.' });
   if (faults.length > 0) return problems.validation(faults);
 
@@ -127,21 +131,23 @@ export async function ingestRuns(
   }
   const stored = await existingRows(db, projectId, [...referenced]);
 
-  // Idempotency against stored runs and duplicates within the call.
+  // Idempotency against stored runs and duplicates within the call. A repeat of a run earlier in the
+  // call shares that run's fate, which is only known once it has been resolved and inserted.
   const fresh = new Map<string, Candidate>();
+  const repeats: Candidate[] = [];
   for (const c of candidates) {
     const prior = stored.get(c.row.id);
     const twin = fresh.get(c.row.id);
-    if (prior || twin) {
-      const sameContent = (prior ?? twin!.row).content_hash === c.row.content_hash;
-      results[c.index] = sameContent && prior
+    if (prior) {
+      results[c.index] = prior.content_hash === c.row.content_hash
         ? { index: c.index, id: c.row.id, status: 'existing', row: prior }
-        : sameContent
-          ? { index: c.index, id: c.row.id, status: 'existing', row: twin!.row }
-          : { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
-      continue;
+        : { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
+    } else if (twin) {
+      if (twin.row.content_hash === c.row.content_hash) repeats.push(c);
+      else results[c.index] = { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
+    } else {
+      fresh.set(c.row.id, c);
     }
-    fresh.set(c.row.id, c);
   }
 
   // Parents and traces: resolved through stored runs or runs of this call, in any order.
@@ -193,15 +199,31 @@ export async function ingestRuns(
   }
 
   if (accepted.length > 0) await insertAccepted(db, projectId, accepted, results);
+  for (const c of repeats) {
+    const first = results[fresh.get(c.row.id)!.index]!;
+    results[c.index] =
+      first.status === 'rejected'
+        ? { index: c.index, id: c.row.id, status: 'rejected', problem: repointed(first.problem, pointerPrefix(first.index), pointerPrefix(c.index)) }
+        : { index: c.index, id: c.row.id, status: 'existing', row: first.row };
+  }
   return results;
+}
+
+/** The same problem, its pointers moved from one run of the call to another. */
+function repointed(problem: Problem, from: string, to: string): Problem {
+  const errors = problem.errors?.map((e) => (e.pointer?.startsWith(`${from}/`) ? { ...e, pointer: to + e.pointer.slice(from.length) } : e));
+  return new Problem(problem.slug, { detail: problem.detail, errors });
 }
 
 async function insertAccepted(db: Kysely<Database>, projectId: string, accepted: Candidate[], results: IngestResult[]): Promise<void> {
   const inserted = new Set<string>();
+  // One global insertion order (by id), so concurrent calls naming the same runs in different
+  // orders wait on each other instead of deadlocking (PostgreSQL locks each conflicting row).
+  const ordered = [...accepted].sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
   try {
     await db.transaction().execute(async (trx) => {
-      for (let i = 0; i < accepted.length; i += INSERT_CHUNK) {
-        const chunk = accepted.slice(i, i + INSERT_CHUNK);
+      for (let i = 0; i < ordered.length; i += INSERT_CHUNK) {
+        const chunk = ordered.slice(i, i + INSERT_CHUNK);
         const rows = await trx
           .insertInto('runs')
           .values(chunk.map((c) => c.row))

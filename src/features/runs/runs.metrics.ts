@@ -38,7 +38,10 @@ interface Cell {
  * with window functions (identical on both engines).
  */
 async function aggregate(db: Kysely<Database>, dialect: Dialect, input: RunMetricsInput, bucketMs: number | null, groupBy: GroupBy | null) {
-  const bucketExpr = bucketMs === null ? sql<number>`0` : sql<number>`(runs.start_time / ${sql.lit(bucketMs)}) * ${sql.lit(bucketMs)}`;
+  // Floor, not truncation: both engines' `/` and `%` truncate toward zero, which would put a run before
+  // 1970 into the bucket after its own.
+  const bucketExpr =
+    bucketMs === null ? sql<number>`0` : sql<number>`(runs.start_time - ((runs.start_time % ${sql.lit(bucketMs)}) + ${sql.lit(bucketMs)}) % ${sql.lit(bucketMs)})`;
   const groupExpr = groupBy === null ? sql<string | null>`null` : sql<string | null>`${sql.ref(`runs.${GROUP_COLUMN[groupBy]}`)}`;
   const base = () =>
     db

@@ -5,7 +5,7 @@ import { toIso } from '../../lib/clock.js';
 import { keysetBefore, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { runFilterWhere, type RunFilters } from './runs.filters.js';
-import type { Run, RunPatch } from './runs.schemas.js';
+import { jsonValueFault, type Run, type RunPatch } from './runs.schemas.js';
 
 export function toRun(row: RunRow): Run {
   return {
@@ -75,6 +75,10 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
     const faults = [];
     if (patch.endTime !== undefined && !TERMINAL.has(status)) faults.push({ pointer: '/endTime', detail: 'endTime can only be set together with status succeeded or failed.' });
     if (patch.error != null && status !== 'failed') faults.push({ pointer: '/error', detail: 'error can only be set together with status failed.' });
+    for (const field of ['outputs', 'metadata'] as const) {
+      const fault = jsonValueFault(patch[field], field === 'metadata');
+      if (fault) faults.push({ pointer: `/${field}`, detail: fault });
+    }
     let endTime: number | null = null;
     if (TERMINAL.has(status)) {
       endTime = patch.endTime !== undefined ? parseTime(patch.endTime, '/endTime') : Math.max(now, run.start_time);

@@ -43,6 +43,8 @@ export async function issuePersonalAccessToken(
     expires_at: Math.floor(expiresAt / 1000) * 1000, // the JWT's exp has second precision; keep them equal
     last_used_at: null,
     revoked_at: null,
+    family_id: null,
+    revoked_reason: null,
   };
   await db.insertInto('personal_access_tokens').values(row).execute();
   return { row, token };
@@ -50,6 +52,12 @@ export async function issuePersonalAccessToken(
 
 export async function listOwnTokens(db: Kysely<Database>, organizationId: string, userId: string, after: Position | null, take: number): Promise<TokenRow[]> {
   let query = db.selectFrom('personal_access_tokens').selectAll().where('organization_id', '=', organizationId).where('user_id', '=', userId);
+  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+}
+
+export async function listOrganizationTokens(db: Kysely<Database>, organizationId: string, after: Position | null, take: number): Promise<TokenRow[]> {
+  let query = db.selectFrom('personal_access_tokens').selectAll().where('organization_id', '=', organizationId);
   if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
 }

@@ -1,0 +1,746 @@
+#!/usr/bin/env node
+// Sightline benchmark: ingestion through the real API (SQLite, then PostgreSQL), and list reads
+// against a bare-Fastify baseline, with the server pinned to core 0 and the load generator to core 1.
+//
+//   npm run bench                       (builds dist/ first when needed)
+//   BENCH_RUNS=20000 BENCH_PG_RUNS=5000 BENCH_SECONDS=2 BENCH_ROUNDS=1 npm run bench
+//
+// Knobs (env):
+//   BENCH_RUNS               runs seeded on SQLite (default 1000000)
+//   BENCH_PG_RUNS            runs ingested on PostgreSQL (default 100000)
+//   BENCH_SKIP_PG=1          skip the PostgreSQL ingestion
+//   BENCH_SECONDS            seconds per autocannon measurement (default 5)
+//   BENCH_ROUNDS             interleaved rounds (default 3)
+//   BENCH_WARMUP_SECONDS     one unrecorded warm-up per scenario before round 1 (default 2; 0 = none)
+//   BENCH_INGEST_CONCURRENCY batch requests in flight while seeding (default 2: one being processed by the
+//                            single-threaded server, the next already uploaded and waiting)
+//   BENCH_PG_URL             admin URL of the PostgreSQL server (default postgres://postgres@127.0.0.1:5432/test);
+//                            the bench creates and drops its own database next to it
+//   BENCH_CPU_PROF_DIR       when set, the real servers run with --cpu-prof and write their profiles there
+//   BENCH_LOG_LEVEL          the servers' LOG_LEVEL (default warn)
+//
+// Processes: the real server and the bare baseline both run pinned to core 0 for the whole read phase;
+// only one of them is under load at any moment (scenarios are measured one after the other, and an idle
+// Node process uses no CPU), which lets the rounds interleave (a),(b),(c) without restarting anything.
+// autocannon runs as a child pinned to core 1; this orchestrator pins itself to core 1 as well, so the
+// payload generation of the seeding never competes with the server.
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { RunGenerator } from './runs-gen.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SERVER_CPU = '0';
+const CLIENT_CPU = '1';
+
+function envInt(name, fallback, min = 0) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw.replace(/_/g, ''));
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min} (got ${JSON.stringify(raw)})`);
+  return value;
+}
+
+const cfg = {
+  runs: envInt('BENCH_RUNS', 1_000_000, 1),
+  pgRuns: envInt('BENCH_PG_RUNS', 100_000, 1),
+  skipPg: process.env.BENCH_SKIP_PG === '1',
+  seconds: envInt('BENCH_SECONDS', 5, 1),
+  rounds: envInt('BENCH_ROUNDS', 3, 1),
+  warmupSeconds: envInt('BENCH_WARMUP_SECONDS', 2, 0),
+  ingestConcurrency: envInt('BENCH_INGEST_CONCURRENCY', 2, 1),
+  pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
+  cpuProfDir: process.env.BENCH_CPU_PROF_DIR || null,
+  logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
+  batchSize: 1000,
+  pageSize: 25,
+  depth: 10_000,
+  walkLimit: 100,
+  connections: [1, 50],
+};
+
+const TARGETS = {
+  readRatio: 0.2, // (b)/(a) at 50 connections
+  depthRatio: 0.85, // (c)/(b)
+  sqliteRunsPerSec: 30_000,
+  pgRunsPerSec: 15_000,
+  peakRssMb: 200,
+};
+
+// ---------------------------------------------------------------------------------------------
+// Process bookkeeping and cleanup (on success, on error, on Ctrl-C)
+
+const children = new Set();
+const state = { tmp: null, pgDatabase: null, cleaning: null };
+
+function log(message) {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+function spawnTracked(command, args, { env = process.env, logFile = null, stdout = null } = {}) {
+  const fd = logFile ? openSync(logFile, 'a') : null;
+  const child = spawn(command, args, {
+    cwd: root,
+    env,
+    stdio: ['ignore', stdout ?? (fd ?? 'ignore'), fd ?? 'pipe'],
+  });
+  if (fd !== null) closeSync(fd);
+  children.add(child);
+  child.exited = new Promise((resolve) => {
+    // 'close' (not 'exit'): fires once the process has exited and its stdio is drained.
+    child.once('close', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  child.once('error', (error) => log(`could not start ${command}: ${error.message}`));
+  return child;
+}
+
+async function stopChild(child, timeoutMs = 30_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const done = await Promise.race([child.exited.then(() => true), sleep(timeoutMs).then(() => false)]);
+  if (!done) {
+    child.kill('SIGKILL');
+    await child.exited;
+  }
+}
+
+async function dropPgDatabase() {
+  const name = state.pgDatabase;
+  if (!name) return;
+  const client = new pg.Client({ connectionString: cfg.pgUrl });
+  try {
+    await client.connect();
+    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    state.pgDatabase = null;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function cleanup() {
+  state.cleaning ??= (async () => {
+    await Promise.all([...children].map((child) => stopChild(child, 10_000).catch(() => {})));
+    try {
+      await dropPgDatabase();
+    } catch (error) {
+      log(`could not drop PostgreSQL database ${state.pgDatabase}: ${error.message}`);
+    }
+    if (state.tmp) {
+      rmSync(state.tmp, { recursive: true, force: true });
+      state.tmp = null;
+    }
+  })();
+  return state.cleaning;
+}
+
+process.on('exit', () => {
+  // Last resort (e.g. process.exit from elsewhere): nothing async runs here.
+  for (const child of children) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  if (state.tmp) rmSync(state.tmp, { recursive: true, force: true });
+  if (state.pgDatabase) {
+    try {
+      execFileSync('psql', [cfg.pgUrl, '-Atqc', `DROP DATABASE IF EXISTS "${state.pgDatabase}" WITH (FORCE)`], { stdio: 'ignore', timeout: 10_000 });
+    } catch {
+      // reported nowhere: the process is exiting
+    }
+  }
+});
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.once(signal, () => {
+    log(`${signal}: cleaning up`);
+    cleanup().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const median = (values) => {
+  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+};
+const fmtInt = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
+const fmtMs = (n) => (!Number.isFinite(n) ? 'n/a' : Number.isInteger(n) || n >= 100 ? Math.round(n).toString() : n < 10 ? n.toFixed(2) : n.toFixed(1));
+const fmtRatio = (n) => (Number.isFinite(n) ? n.toFixed(3) : 'n/a');
+const fmtMb = (kb) => (Number.isFinite(kb) ? `${(kb / 1024).toFixed(1)} MB` : 'n/a');
+const fmtBytes = (b) => (b >= 1 << 30 ? `${(b / (1 << 30)).toFixed(2)} GiB` : `${(b / (1 << 20)).toFixed(1)} MiB`);
+
+function pinSelf() {
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', CLIENT_CPU, String(process.pid)], { stdio: 'ignore' });
+  } catch (error) {
+    log(`warning: could not pin the orchestrator to core ${CLIENT_CPU}: ${error.message}`);
+  }
+}
+
+/** Peak resident memory of a process: VmRSS sampled every 200 ms, and VmHWM (the kernel's own peak). */
+function trackRss(pid) {
+  const sample = { peakSampledKb: 0, hwmKb: 0, lastKb: 0, phases: {} };
+  let phasePeakKb = 0;
+  const read = () => {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+      const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+      sample.lastKb = rss;
+      sample.peakSampledKb = Math.max(sample.peakSampledKb, rss);
+      phasePeakKb = Math.max(phasePeakKb, rss);
+      sample.hwmKb = Math.max(sample.hwmKb, hwm);
+    } catch {
+      // the process is gone
+    }
+  };
+  const timer = setInterval(read, 200);
+  timer.unref();
+  read();
+  return {
+    read,
+    /** Ends a phase: records the highest VmRSS sampled since the previous mark (or the start). */
+    mark(label) {
+      read();
+      sample.phases[label] = phasePeakKb;
+      phasePeakKb = sample.lastKb;
+    },
+    stop() {
+      read();
+      clearInterval(timer);
+      return { ...sample, peakKb: Math.max(sample.peakSampledKb, sample.hwmKb) };
+    },
+  };
+}
+
+function tail(file, lines = 40) {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+function serverEnv(port, databaseUrl) {
+  return {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    // The JWT issuer: identical for the CLI that mints the token and the server that verifies it.
+    SIGHTLINE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: cfg.logLevel,
+    SIGHTLINE_RATE_LIMIT: '10000000',
+  };
+}
+
+async function mintToken(env) {
+  const child = spawnTracked(
+    process.execPath,
+    [join(root, 'bin/sightline.js'), 'token', 'create', '--email', 'bench@sightline.test', '--org', 'bench', '--role', 'owner', '--name', 'bench'],
+    { env, stdout: 'pipe' },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
+  const { code, signal } = await child.exited;
+  if (code !== 0) throw new Error(`sightline token create failed (exit ${code}, signal ${signal}):\n${out.slice(-2000)}${err.slice(-4000)}`);
+  const token = out.trim().split('\n').pop()?.trim();
+  if (!token || !/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) throw new Error(`token create printed no token:\n${out}`);
+  return token;
+}
+
+async function waitHealthy(name, child, base, logFile, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`${name} exited during start (code ${child.exitCode}, signal ${child.signalCode}):\n${tail(logFile)}`);
+    }
+    try {
+      const res = await fetch(`${base}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${name} did not become healthy within ${timeoutMs / 1000}s:\n${tail(logFile)}`);
+}
+
+/** Starts a Node process pinned to the server core and waits for /healthz; tracks its RSS. */
+async function startPinned(name, nodeArgs, env, port) {
+  const logFile = join(state.tmp, `${name}.log`);
+  const child = spawnTracked('taskset', ['-c', SERVER_CPU, process.execPath, ...nodeArgs], { env, logFile });
+  const base = `http://127.0.0.1:${port}`;
+  await waitHealthy(name, child, base, logFile);
+  // taskset execs node in place: the pid is the server's own.
+  const rss = trackRss(child.pid);
+  rss.mark('start');
+  return { name, child, base, logFile, pid: child.pid, rss };
+}
+
+function startSightline(name, port, databaseUrl) {
+  const profile = cfg.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cfg.cpuProfDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
+  return startPinned(name, [...profile, join(root, 'bin/sightline.js'), 'serve'], serverEnv(port, databaseUrl), port);
+}
+
+async function stopServer(server) {
+  const rss = server.rss.stop();
+  await stopChild(server.child);
+  const result = await server.child.exited;
+  if (result.code !== 0 && result.signal !== 'SIGTERM') log(`${server.name} exited with code ${result.code} signal ${result.signal}:\n${tail(server.logFile, 15)}`);
+  return rss;
+}
+
+async function api(server, token, method, path, body) {
+  const res = await fetch(`${server.base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 1000)}`);
+  return { status: res.status, text, json: text ? JSON.parse(text) : null };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ingestion: BENCH_RUNS runs, 1,000 per POST …/runs/batch, `concurrency` requests in flight.
+
+async function ingest(label, server, token, projectId, total, now) {
+  const generator = new RunGenerator({ seed: 20261122, now });
+  const path = `/v1/projects/${projectId}/runs/batch`;
+  const batches = Math.ceil(total / cfg.batchSize);
+  const latencies = [];
+  let next = 0;
+  let created = 0;
+  let generateMs = 0;
+  let bodyBytes = 0;
+  let firstRejection = null;
+  let rejected = 0;
+  const started = performance.now();
+  let lastReport = started;
+  let lastCreated = 0;
+  const timeline = []; // every ~5 s: shows whether ingestion slows down as the tables grow
+
+  const worker = async () => {
+    while (next < batches) {
+      const index = next++;
+      const size = Math.min(cfg.batchSize, total - index * cfg.batchSize);
+      const g0 = performance.now();
+      const body = JSON.stringify({ runs: generator.batch(size) });
+      generateMs += performance.now() - g0;
+      bodyBytes += Buffer.byteLength(body);
+      const r0 = performance.now();
+      const { json } = await api(server, token, 'POST', path, body);
+      latencies.push(performance.now() - r0);
+      for (const result of json.results) {
+        if (result.status === 'created') created++;
+        else {
+          rejected++;
+          firstRejection ??= result;
+        }
+      }
+      const now = performance.now();
+      if (now - lastReport >= 5000) {
+        const point = {
+          elapsedS: (now - started) / 1000,
+          runs: created,
+          intervalRunsPerSec: (created - lastCreated) / ((now - lastReport) / 1000),
+          rssKb: readRssNow(server.pid),
+        };
+        timeline.push(point);
+        lastReport = now;
+        lastCreated = created;
+        log(`${label}: ${fmtInt(created)}/${fmtInt(total)} runs, ${fmtInt(point.intervalRunsPerSec)} runs/s over the last interval, ${fmtInt(created / point.elapsedS)} runs/s overall, server RSS ${fmtMb(point.rssKb)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(cfg.ingestConcurrency, batches) }, worker));
+  const elapsedS = (performance.now() - started) / 1000;
+  if (rejected > 0) throw new Error(`${label}: ${rejected} runs were rejected; first: ${JSON.stringify(firstRejection)}`);
+  return {
+    runs: created,
+    batches,
+    batchSize: cfg.batchSize,
+    concurrency: Math.min(cfg.ingestConcurrency, batches),
+    elapsedS,
+    runsPerSec: created / elapsedS,
+    batchMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: Math.max(...latencies) },
+    clientGenerateMsPerBatch: generateMs / batches,
+    avgBodyBytes: Math.round(bodyBytes / batches),
+    timeline,
+  };
+}
+
+function readRssNow(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  } catch {
+    return NaN;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load generation: autocannon in a child pinned to the client core.
+
+async function cannon(url, connections, seconds, headers) {
+  const child = spawnTracked('taskset', ['-c', CLIENT_CPU, process.execPath, join(root, 'bench/cannon.js'), JSON.stringify({ url, connections, seconds, headers })], {
+    stdout: 'pipe',
+  });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
+  const { code } = await child.exited;
+  if (code !== 0) throw new Error(`autocannon failed (code ${code}): ${err.slice(-2000)}`);
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phases
+
+async function sqlitePhase(results) {
+  const port = await freePort();
+  const dbPath = join(state.tmp, 'bench.db');
+  const databaseUrl = `sqlite:${dbPath}`;
+  const env = serverEnv(port, databaseUrl);
+  const token = await mintToken(env);
+  const server = await startSightline('sightline-sqlite', port, databaseUrl);
+  log(`SQLite server pid ${server.pid} on core ${SERVER_CPU}, ${server.base}, db ${dbPath}`);
+  let bare = null;
+  try {
+    const project = (await api(server, token, 'POST', '/v1/projects', { name: 'bench-sqlite' })).json;
+    const now = Date.now();
+
+    // 1. Seeding = the SQLite ingestion measurement.
+    log(`ingest sqlite: ${fmtInt(cfg.runs)} runs, ${cfg.batchSize}/request, ${cfg.ingestConcurrency} in flight`);
+    results.ingestSqlite = await ingest('ingest sqlite', server, token, project.id, cfg.runs, now);
+    results.ingestSqlite.rssAfterKb = readRssNow(server.pid);
+    server.rss.mark('ingest');
+    log(`ingest sqlite: ${fmtInt(results.ingestSqlite.runsPerSec)} runs/s (${results.ingestSqlite.elapsedS.toFixed(1)} s)`);
+    const files = [dbPath, `${dbPath}-wal`].filter(existsSync);
+    results.ingestSqlite.dbBytes = files.reduce((s, f) => s + statSync(f).size, 0);
+    {
+      const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+      try {
+        const { n } = db.prepare('select count(*) as n from runs where project_id = ?').get(project.id);
+        const tags = db.prepare('select count(*) as n from run_tags where project_id = ?').get(project.id).n;
+        results.ingestSqlite.storedRuns = n;
+        results.ingestSqlite.storedTags = tags;
+        if (n !== cfg.runs) throw new Error(`SQLite holds ${n} runs, expected ${cfg.runs}`);
+      } finally {
+        db.close();
+      }
+    }
+
+    // 2. Capture page 1 and walk to depth 10,000.
+    const listPath = `/v1/projects/${project.id}/runs`;
+    const first = await api(server, token, 'GET', listPath);
+    if (first.json.items.length !== Math.min(cfg.pageSize, cfg.runs)) throw new Error(`page 1 has ${first.json.items.length} items`);
+    const pageFile = join(state.tmp, 'page.json');
+    writeFileSync(pageFile, first.text);
+    let cursor = null;
+    let depth = 0;
+    const walkStarted = performance.now();
+    while (depth < cfg.depth) {
+      const q = `?limit=${cfg.walkLimit}${cursor ? `&cursor=${cursor}` : ''}`;
+      const page = (await api(server, token, 'GET', `${listPath}${q}`)).json;
+      if (!page.nextCursor) break; // fewer runs than the depth: bench the deepest page there is
+      depth += page.items.length;
+      cursor = page.nextCursor;
+    }
+    const walkMs = performance.now() - walkStarted;
+    if (depth < cfg.depth) log(`warning: only ${depth} runs deep (BENCH_RUNS too small for depth ${cfg.depth})`);
+    const deepPath = cursor ? `${listPath}?limit=${cfg.pageSize}&cursor=${cursor}` : `${listPath}?limit=${cfg.pageSize}`;
+    const deep = await api(server, token, 'GET', deepPath);
+    results.pages = {
+      page1Bytes: Buffer.byteLength(first.text),
+      deepBytes: Buffer.byteLength(deep.text),
+      deepItems: deep.json.items.length,
+      depth,
+      walk: { pages: Math.ceil(depth / cfg.walkLimit), limit: cfg.walkLimit, ms: walkMs },
+      cursorLength: cursor?.length ?? 0,
+    };
+
+    // 3. The bare baseline, pinned to the same core.
+    const barePort = await freePort();
+    bare = await startPinned('bare-fastify', [join(root, 'bench/bare-server.js')], { ...process.env, PORT: String(barePort), HOST: '127.0.0.1', BARE_PAGE_FILE: pageFile }, barePort);
+    const bareCheck = await api(bare, token, 'GET', listPath);
+    results.pages.bareBytes = Buffer.byteLength(bareCheck.text);
+    log(`bare Fastify pid ${bare.pid} on core ${SERVER_CPU}; page bytes: bare ${results.pages.bareBytes}, real ${results.pages.page1Bytes}, deep ${results.pages.deepBytes}`);
+
+    server.rss.mark('page capture + cursor walk');
+    const headers = { authorization: `Bearer ${token}` };
+    const scenarios = [
+      { key: 'a', label: '(a) bare Fastify, fixed 25-run page', url: `${bare.base}${listPath}` },
+      { key: 'b', label: '(b) GET /v1/projects/{id}/runs, page 1', url: `${server.base}${listPath}` },
+      { key: 'c', label: `(c) same, depth ${fmtInt(depth)} (limit=25&cursor)`, url: `${server.base}${deepPath}` },
+    ];
+    results.scenarios = scenarios.map(({ key, label }) => ({ key, label }));
+
+    if (cfg.warmupSeconds > 0) {
+      for (const s of scenarios) {
+        log(`warm-up ${s.key}: 50 connections, ${cfg.warmupSeconds}s`);
+        await cannon(s.url, 50, cfg.warmupSeconds, headers);
+      }
+      server.rss.mark('warm-up');
+    }
+    results.reads = [];
+    for (let round = 1; round <= cfg.rounds; round++) {
+      for (const connections of cfg.connections) {
+        for (const s of scenarios) {
+          const r = await cannon(s.url, connections, cfg.seconds, headers);
+          results.reads.push({ round, scenario: s.key, ...r });
+          if (s.key !== 'a') server.rss.mark(`reads ${s.key} c=${connections} r${round}`);
+          log(`round ${round}/${cfg.rounds} ${s.key} c=${connections}: ${fmtInt(r.rps)} req/s, p99 ${fmtMs(r.latencyMs.p99)} ms${r.non2xx || r.errors ? `, non2xx ${r.non2xx}, errors ${r.errors}` : ''}`);
+        }
+      }
+    }
+  } finally {
+    if (bare) await stopServer(bare);
+    results.rssSqlite = await stopServer(server);
+    log(`SQLite server peak RSS ${fmtMb(results.rssSqlite.peakKb)}`);
+  }
+}
+
+async function pgPhase(results) {
+  const name = `sightline_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: cfg.pgUrl });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE "${name}"`);
+    state.pgDatabase = name;
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(cfg.pgUrl);
+  url.pathname = `/${name}`;
+  const databaseUrl = url.toString();
+  const port = await freePort();
+  const token = await mintToken(serverEnv(port, databaseUrl));
+  const server = await startSightline('sightline-postgres', port, databaseUrl);
+  log(`PostgreSQL server pid ${server.pid} on core ${SERVER_CPU}, database ${name} (PostgreSQL backends are not pinned)`);
+  try {
+    const project = (await api(server, token, 'POST', '/v1/projects', { name: 'bench-postgres' })).json;
+    log(`ingest postgres: ${fmtInt(cfg.pgRuns)} runs, ${cfg.batchSize}/request, ${cfg.ingestConcurrency} in flight`);
+    results.ingestPg = await ingest('ingest postgres', server, token, project.id, cfg.pgRuns, Date.now());
+    results.ingestPg.rssAfterKb = readRssNow(server.pid);
+    server.rss.mark('ingest');
+    log(`ingest postgres: ${fmtInt(results.ingestPg.runsPerSec)} runs/s (${results.ingestPg.elapsedS.toFixed(1)} s)`);
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      const n = Number((await client.query('select count(*) as n from runs where project_id = $1', [project.id])).rows[0].n);
+      results.ingestPg.storedRuns = n;
+      results.ingestPg.dbBytes = Number((await client.query('select pg_database_size(current_database()) as n')).rows[0].n);
+      if (n !== cfg.pgRuns) throw new Error(`PostgreSQL holds ${n} runs, expected ${cfg.pgRuns}`);
+    } finally {
+      await client.end();
+    }
+  } finally {
+    results.rssPg = await stopServer(server);
+    log(`PostgreSQL server peak RSS ${fmtMb(results.rssPg.peakKb)}`);
+    await dropPgDatabase();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function summarize(results) {
+  const byKey = (scenario, connections) => results.reads.filter((r) => r.scenario === scenario && r.connections === connections);
+  const summary = {};
+  for (const s of results.scenarios) {
+    for (const c of cfg.connections) {
+      const rows = byKey(s.key, c);
+      summary[`${s.key}@${c}`] = {
+        rps: median(rows.map((r) => r.rps)),
+        p99: median(rows.map((r) => r.latencyMs.p99)),
+        failures: rows.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0),
+      };
+    }
+  }
+  const ratio = (num, den, c) => {
+    const per = [];
+    for (let round = 1; round <= cfg.rounds; round++) {
+      const n = results.reads.find((r) => r.round === round && r.scenario === num && r.connections === c);
+      const d = results.reads.find((r) => r.round === round && r.scenario === den && r.connections === c);
+      if (n && d && d.rps > 0) per.push(n.rps / d.rps);
+    }
+    return { median: median(per), perRound: per };
+  };
+  const ratios = {};
+  for (const c of cfg.connections) {
+    ratios[`b/a@${c}`] = ratio('b', 'a', c);
+    ratios[`c/b@${c}`] = ratio('c', 'b', c);
+  }
+  return { summary, ratios };
+}
+
+function buildTable(results, { summary, ratios }) {
+  const rows = [];
+  const met = (ok, failures = 0) => (failures > 0 ? 'NO (non-2xx/errors)' : ok ? 'yes' : 'NO');
+  if (results.reads) {
+    for (const s of results.scenarios) {
+      for (const c of cfg.connections) {
+        const m = summary[`${s.key}@${c}`];
+        let ratioCell = '— (baseline)';
+        let target = '—';
+        let ok = '—';
+        if (s.key === 'b') {
+          const r = ratios[`b/a@${c}`].median;
+          ratioCell = `(b)/(a) = ${fmtRatio(r)}`;
+          if (c === 50) {
+            target = `(b)/(a) ≥ ${TARGETS.readRatio}`;
+            ok = met(r >= TARGETS.readRatio, m.failures + summary[`a@${c}`].failures);
+          } else if (m.failures > 0) ok = met(true, m.failures);
+        } else if (s.key === 'c') {
+          const r = ratios[`c/b@${c}`].median;
+          ratioCell = `(c)/(b) = ${fmtRatio(r)}`;
+          target = `(c)/(b) ≥ ${TARGETS.depthRatio}`;
+          ok = met(r >= TARGETS.depthRatio, m.failures + summary[`b@${c}`].failures);
+        } else if (m.failures > 0) ok = met(true, m.failures);
+        rows.push([s.label, String(c), `${fmtInt(m.rps)} req/s`, fmtMs(m.p99), ratioCell, target, ok]);
+      }
+    }
+  }
+  const ingestRow = (label, r, target) =>
+    r
+      ? [label, `${r.concurrency} batches in flight`, `${fmtInt(r.runsPerSec)} runs/s`, `${fmtMs(r.batchMs.p99)} (per batch)`, '—', `≥ ${fmtInt(target)} runs/s`, met(r.runsPerSec >= target)]
+      : null;
+  rows.push(ingestRow(`Ingest SQLite: ${fmtInt(cfg.runs)} runs, POST …/runs/batch × ${cfg.batchSize}`, results.ingestSqlite, TARGETS.sqliteRunsPerSec));
+  if (cfg.skipPg) rows.push([`Ingest PostgreSQL`, '—', 'skipped (BENCH_SKIP_PG=1)', '—', '—', `≥ ${fmtInt(TARGETS.pgRunsPerSec)} runs/s`, '—']);
+  else rows.push(ingestRow(`Ingest PostgreSQL: ${fmtInt(cfg.pgRuns)} runs, POST …/runs/batch × ${cfg.batchSize}`, results.ingestPg, TARGETS.pgRunsPerSec));
+  const rssRow = (label, r) => (r ? [label, '—', `peak RSS ${fmtMb(r.peakKb)}`, '—', '—', `≤ ${TARGETS.peakRssMb} MB`, met(r.peakKb / 1024 <= TARGETS.peakRssMb)] : null);
+  rows.push(rssRow('Server peak RSS, SQLite (ingest + reads)', results.rssSqlite));
+  if (!cfg.skipPg) rows.push(rssRow('Server peak RSS, PostgreSQL (ingest)', results.rssPg));
+
+  const header = ['Scenario', 'Conns', 'Throughput (median)', 'p99 ms (median)', 'Ratio vs baseline (median of per-round)', 'Target', 'Met'];
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
+  for (const row of rows.filter(Boolean)) lines.push(`| ${row.join(' | ')} |`);
+  return lines.join('\n');
+}
+
+function rawSection(results, { ratios }) {
+  const lines = [];
+  lines.push('## Read measurements, every round', '');
+  lines.push('| Round | Conns | Scenario | req/s | mean ms (conns ÷ req/s) | p50 ms | p99 ms | max ms | bytes/response | non-2xx | errors | timeouts |');
+  lines.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of results.reads ?? []) {
+    lines.push(`| ${r.round} | ${r.connections} | ${r.scenario} | ${fmtInt(r.rps)} | ${fmtMs((1000 * r.connections) / r.rps)} | ${fmtMs(r.latencyMs.p50)} | ${fmtMs(r.latencyMs.p99)} | ${fmtMs(r.latencyMs.max)} | ${r.bytesPerResponse} | ${r.non2xx} | ${r.errors} | ${r.timeouts} |`);
+  }
+  lines.push('', 'Latency percentiles come from autocannon\'s HDR histogram, which keeps whole milliseconds (values are truncated, so p50 "0" means under 1 ms). ' +
+      'The mean is derived from the closed loop instead (each connection has one request in flight: mean latency ≈ connections ÷ req/s). bytes/response includes headers.');
+  lines.push('', 'Per-round ratios: ' + Object.entries(ratios).map(([k, v]) => `${k} [${v.perRound.map(fmtRatio).join(', ')}]`).join('; '), '');
+  if (results.pages) {
+    const p = results.pages;
+    lines.push(
+      `Pages: real page 1 ${p.page1Bytes} B, bare page ${p.bareBytes} B, deep page ${p.deepBytes} B (${p.deepItems} items at depth ${fmtInt(p.depth)}, ` +
+        `reached in ${p.walk.pages} pages of ${p.walk.limit} in ${fmtInt(p.walk.ms)} ms; cursor ${p.cursorLength} chars).`,
+      '',
+    );
+  }
+  lines.push('## Ingestion', '');
+  for (const [label, r, rss] of [['SQLite', results.ingestSqlite, results.rssSqlite], ['PostgreSQL', results.ingestPg, results.rssPg]]) {
+    if (!r) continue;
+    lines.push(
+      `- ${label}: ${fmtInt(r.runs)} runs in ${r.elapsedS.toFixed(2)} s = **${fmtInt(r.runsPerSec)} runs/s**; ${r.batches} batches of ≤${r.batchSize}, ${r.concurrency} in flight; ` +
+        `batch latency p50 ${fmtMs(r.batchMs.p50)} ms, p99 ${fmtMs(r.batchMs.p99)} ms, max ${fmtMs(r.batchMs.max)} ms; ` +
+        `client-side generation ${fmtMs(r.clientGenerateMsPerBatch)} ms/batch (core ${CLIENT_CPU}, overlapped); request body ~${fmtInt(r.avgBodyBytes / 1024)} KiB; ` +
+        `stored ${fmtInt(r.storedRuns)} runs${r.storedTags ? ` / ${fmtInt(r.storedTags)} tags` : ''}, database ${fmtBytes(r.dbBytes)}; server RSS right after ${fmtMb(r.rssAfterKb)}` +
+        (rss ? `; server peak RSS ${fmtMb(rss.peakKb)} (VmHWM ${fmtMb(rss.hwmKb)}, max sampled VmRSS ${fmtMb(rss.peakSampledKb)})` : ''),
+    );
+    if (r.timeline.length > 0) {
+      lines.push(`  - ${label} timeline (runs stored → runs/s over the preceding ~5 s, server RSS): ` + r.timeline.map((t) => `${fmtInt(t.runs)} → ${fmtInt(t.intervalRunsPerSec)} (${fmtMb(t.rssKb)})`).join(' · '));
+    }
+  }
+  lines.push('', '## Server memory by phase (highest VmRSS sampled every 200 ms)', '');
+  for (const [label, rss] of [['SQLite server', results.rssSqlite], ['PostgreSQL server', results.rssPg]]) {
+    if (!rss) continue;
+    lines.push(`- ${label}: ${Object.entries(rss.phases).map(([phase, kb]) => `${phase} ${fmtMb(kb)}`).join(' · ')}; peak ${fmtMb(rss.peakKb)} (VmHWM ${fmtMb(rss.hwmKb)})`);
+  }
+  lines.push('', '## Raw JSON', '', '```json', JSON.stringify({ config: cfg, targets: TARGETS, results }, null, 2), '```', '');
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const cores = os.availableParallelism();
+  if (cores < 2) log('warning: fewer than 2 cores; server and load generator will share a core');
+  pinSelf();
+  state.tmp = mkdtempSync(join(os.tmpdir(), 'sightline-bench-'));
+  if (cfg.cpuProfDir) mkdirSync(cfg.cpuProfDir, { recursive: true });
+  log(`config: ${JSON.stringify({ ...cfg, pgUrl: undefined })}`);
+  const results = { startedAt: new Date().toISOString() };
+  const started = performance.now();
+
+  await sqlitePhase(results);
+  if (!cfg.skipPg) await pgPhase(results);
+  results.totalSeconds = (performance.now() - started) / 1000;
+
+  const stats = summarize(results);
+  const table = buildTable(results, stats);
+  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+  const header = [
+    '# Sightline benchmark',
+    '',
+    `${results.startedAt} · Node ${process.version} · ${cores} cores (${cpu}) · ${os.type()} ${os.release()} · total ${results.totalSeconds.toFixed(0)} s`,
+    '',
+    `Server pinned to core ${SERVER_CPU} (real and bare server both, loaded one at a time); autocannon and the seeding client on core ${CLIENT_CPU}. ` +
+      `Reads: ${cfg.rounds} interleaved round(s) × ${cfg.seconds} s per scenario and connection count${cfg.warmupSeconds ? `, after a ${cfg.warmupSeconds} s warm-up per scenario` : ''}. ` +
+      `(a) is bench/bare-server.js: Fastify 5 without auth, database or schemas, answering the page captured from (b) (serialized with JSON.stringify per request). ` +
+      `Settings: BENCH_RUNS=${cfg.runs} BENCH_PG_RUNS=${cfg.skipPg ? 'skipped' : cfg.pgRuns} BENCH_SECONDS=${cfg.seconds} BENCH_ROUNDS=${cfg.rounds} BENCH_INGEST_CONCURRENCY=${cfg.ingestConcurrency}.`,
+    '',
+  ].join('\n');
+  const markdown = `${header}\n${table}\n\n${rawSection(results, stats)}`;
+  const outDir = join(root, 'bench/results');
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'latest.md'), markdown);
+  process.stdout.write(`\n${table}\n\nFull results: bench/results/latest.md\n`);
+}
+
+try {
+  await main();
+  await cleanup();
+} catch (error) {
+  log(`FAILED: ${error?.stack ?? error}`);
+  await cleanup();
+  process.exitCode = 1;
+}

@@ -1,0 +1,68 @@
+import type { Kysely } from 'kysely';
+import { can, isRole, type Role } from '../../auth/permissions.js';
+import type { Principal } from '../../auth/tokens.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { Database, InvitationRow } from '../../db/schema.js';
+import { toIso } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { problems } from '../../lib/problems.js';
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
+export function toInvitation(row: InvitationRow) {
+  return { id: row.id, email: row.email, role: row.role as Role, invitedBy: row.invited_by, createdAt: toIso(row.created_at) };
+}
+
+export const invitationPosition = (row: InvitationRow): Position => [row.created_at, row.id];
+
+export async function listInvitations(db: Kysely<Database>, organizationId: string, after: Position | null, take: number): Promise<InvitationRow[]> {
+  let query = db.selectFrom('invitations').selectAll().where('organization_id', '=', organizationId);
+  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+}
+
+export async function createInvitation(db: Kysely<Database>, principal: Principal, input: { email: string; role: Role }, now: number): Promise<InvitationRow> {
+  if (input.role === 'owner' && !can(principal.role, 'owners:admin')) throw problems.forbidden('Only an owner may invite an owner.');
+  const email = normalizeEmail(input.email);
+  const member = await db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select('m.user_id')
+    .where('m.organization_id', '=', principal.organizationId)
+    .where('u.email', '=', email)
+    .executeTakeFirst();
+  if (member) throw problems.conflict(`${email} is already a member of this organization.`);
+  const row: InvitationRow = { id: newId('inv', now), organization_id: principal.organizationId, email, role: input.role, invited_by: principal.userId, created_at: now };
+  try {
+    await db.insertInto('invitations').values(row).execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw problems.conflict(`${email} has already been invited.`);
+    throw error;
+  }
+  return row;
+}
+
+export async function deleteInvitation(db: Kysely<Database>, organizationId: string, invitationId: string): Promise<void> {
+  const deleted = await db.deleteFrom('invitations').where('organization_id', '=', organizationId).where('id', '=', invitationId).returning('id').executeTakeFirst();
+  if (!deleted) throw problems.notFound(`Invitation ${invitationId} does not exist.`);
+}
+
+/**
+ * Turns a user's pending invitations into memberships with the invited roles (at sign-in or bootstrap).
+ * An existing membership is left as it is.
+ */
+export async function acceptInvitations(db: Kysely<Database>, userId: string, email: string, now: number): Promise<void> {
+  const invitations = await db.selectFrom('invitations').selectAll().where('email', '=', normalizeEmail(email)).execute();
+  for (const invitation of invitations) {
+    if (!isRole(invitation.role)) continue;
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('memberships')
+        .values({ organization_id: invitation.organization_id, user_id: userId, role: invitation.role, created_at: now })
+        .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doNothing())
+        .execute();
+      await trx.deleteFrom('invitations').where('id', '=', invitation.id).execute();
+    });
+  }
+}

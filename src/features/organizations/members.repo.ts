@@ -1,0 +1,97 @@
+import type { Kysely, Transaction } from 'kysely';
+import { can, isRole, type Role } from '../../auth/permissions.js';
+import type { Principal } from '../../auth/tokens.js';
+import type { Dialect } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
+import { toIso } from '../../lib/clock.js';
+import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { problems } from '../../lib/problems.js';
+
+interface MemberRow {
+  user_id: string;
+  email: string;
+  name: string;
+  user_created_at: number;
+  role: string;
+  joined_at: number;
+}
+
+export function toMember(row: MemberRow) {
+  return {
+    user: { id: row.user_id, email: row.email, name: row.name, createdAt: toIso(row.user_created_at) },
+    role: (isRole(row.role) ? row.role : 'viewer') as Role,
+    joinedAt: toIso(row.joined_at),
+  };
+}
+
+export const memberPosition = (row: MemberRow): Position => [row.joined_at, row.user_id];
+
+export async function listMembers(db: Kysely<Database>, organizationId: string, after: Position | null, take: number): Promise<MemberRow[]> {
+  let query = db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'u.email', 'u.name', 'u.created_at as user_created_at', 'm.role', 'm.created_at as joined_at'])
+    .where('m.organization_id', '=', organizationId);
+  if (after) query = query.where((eb) => keysetBefore(eb, 'm.created_at', 'm.user_id', after));
+  return query.orderBy('m.created_at', 'desc').orderBy('m.user_id', 'desc').limit(take).execute();
+}
+
+async function memberForUpdate(trx: Transaction<Database>, dialect: Dialect, organizationId: string, userId: string) {
+  let query = trx.selectFrom('memberships').select(['role']).where('organization_id', '=', organizationId).where('user_id', '=', userId);
+  if (dialect === 'postgres') query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  if (!row) throw problems.notFound(`User ${userId} is not a member of this organization.`);
+  return row;
+}
+
+/** Locks the organization's owner rows (PostgreSQL) so two owners cannot demote each other at once. */
+async function otherOwners(trx: Transaction<Database>, dialect: Dialect, organizationId: string, userId: string): Promise<number> {
+  let query = trx.selectFrom('memberships').select('user_id').where('organization_id', '=', organizationId).where('role', '=', 'owner').where('user_id', '!=', userId);
+  if (dialect === 'postgres') query = query.forUpdate();
+  return (await query.execute()).length;
+}
+
+function assertMayTouch(principal: Principal, currentRole: string, newRole: string | null): void {
+  if ((currentRole === 'owner' || newRole === 'owner') && !can(principal.role, 'owners:admin')) {
+    throw problems.forbidden('Only an owner may grant or take the owner role.');
+  }
+}
+
+export async function changeRole(db: Kysely<Database>, dialect: Dialect, principal: Principal, userId: string, role: Role): Promise<MemberRow> {
+  await db.transaction().execute(async (trx) => {
+    const member = await memberForUpdate(trx, dialect, principal.organizationId, userId);
+    assertMayTouch(principal, member.role, role);
+    if (member.role === 'owner' && role !== 'owner' && (await otherOwners(trx, dialect, principal.organizationId, userId)) === 0) {
+      throw problems.conflict('The organization must keep at least one owner.');
+    }
+    await trx.updateTable('memberships').set({ role }).where('organization_id', '=', principal.organizationId).where('user_id', '=', userId).execute();
+  });
+  const [row] = await db
+    .selectFrom('memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'u.email', 'u.name', 'u.created_at as user_created_at', 'm.role', 'm.created_at as joined_at'])
+    .where('m.organization_id', '=', principal.organizationId)
+    .where('m.user_id', '=', userId)
+    .execute();
+  if (!row) throw problems.notFound(`User ${userId} is not a member of this organization.`);
+  return row;
+}
+
+/** Removes a member and revokes their tokens in this organization, at once. */
+export async function removeMember(db: Kysely<Database>, dialect: Dialect, principal: Principal, userId: string, now: number): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const member = await memberForUpdate(trx, dialect, principal.organizationId, userId);
+    assertMayTouch(principal, member.role, null);
+    if (member.role === 'owner' && (await otherOwners(trx, dialect, principal.organizationId, userId)) === 0) {
+      throw problems.conflict('The organization must keep at least one owner.');
+    }
+    await trx
+      .updateTable('personal_access_tokens')
+      .set({ revoked_at: now, revoked_reason: 'removed' })
+      .where('organization_id', '=', principal.organizationId)
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .execute();
+    await trx.deleteFrom('memberships').where('organization_id', '=', principal.organizationId).where('user_id', '=', userId).execute();
+  });
+}

@@ -1,0 +1,150 @@
+import { Type } from '@sinclair/typebox';
+import { assertCan } from '../../auth/permissions.js';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { App, Deps } from '../../deps.js';
+import { paginate } from '../../lib/pagination.js';
+import { problemResponses, problems } from '../../lib/problems.js';
+import { listOrganizationTokens, tokenPosition, toTokenRecord } from '../tokens/tokens.repo.js';
+import { createInvitation, deleteInvitation, invitationPosition, listInvitations, toInvitation } from './invitations.repo.js';
+import { changeRole, listMembers, memberPosition, removeMember, toMember } from './members.repo.js';
+import { getOrganization, toOrganization } from './organizations.repo.js';
+import {
+  CreateInvitationBody,
+  InvitationPage,
+  InvitationParams,
+  InvitationSchema,
+  MemberPage,
+  MemberParams,
+  MemberSchema,
+  OrganizationDetailSchema,
+  OrganizationTokenPage,
+  PageOnlyQuery,
+  UpdateMemberBody,
+  UpdateOrganizationBody,
+} from './organizations.schemas.js';
+import { listOrigins, replaceOrigins } from './origins.js';
+
+const tags = ['Organization'];
+
+export function organizationRoutes(app: App, { db, dialect, clock, cursors }: Deps): void {
+  const detail = async (organizationId: string) => {
+    const org = await getOrganization(db, organizationId);
+    if (!org) throw problems.notFound('Organization not found.');
+    return { ...toOrganization(org), allowedOrigins: await listOrigins(db, organizationId) };
+  };
+
+  app.get('/organization', {
+    schema: { tags, summary: "The caller's organization", response: { 200: OrganizationDetailSchema, ...problemResponses(401, 403, 429) } },
+    handler: async (request) => {
+      assertCan(request.principal, 'organization:read');
+      return detail(request.principal.organizationId);
+    },
+  });
+
+  app.patch('/organization', {
+    schema: {
+      tags,
+      summary: 'Rename the organization or set its allowed origins',
+      description: 'Custom CORS origins, at most as many as the plan allows (free 1, team 10, enterprise 100).',
+      body: UpdateOrganizationBody,
+      response: { 200: OrganizationDetailSchema, ...problemResponses(400, 401, 403, 409, 413, 415, 429) },
+    },
+    handler: async (request) => {
+      assertCan(request.principal, 'organization:admin');
+      const { organizationId } = request.principal;
+      const org = await getOrganization(db, organizationId);
+      if (!org) throw problems.notFound('Organization not found.');
+      if (request.body.allowedOrigins !== undefined) await replaceOrigins(db, organizationId, org.plan, request.body.allowedOrigins, clock.now());
+      if (request.body.name !== undefined && request.body.name !== org.name) {
+        try {
+          await db.updateTable('organizations').set({ name: request.body.name }).where('id', '=', organizationId).execute();
+        } catch (error) {
+          if (isUniqueViolation(error)) throw problems.conflict(`The name "${request.body.name}" is taken.`);
+          throw error;
+        }
+      }
+      return detail(organizationId);
+    },
+  });
+
+  app.get('/organization/members', {
+    schema: { tags, summary: 'List members', description: 'Most recently joined first.', querystring: PageOnlyQuery, response: { 200: MemberPage, ...problemResponses(400, 401, 403, 429) } },
+    handler: async (request) => {
+      assertCan(request.principal, 'organization:read');
+      const { organizationId } = request.principal;
+      return paginate(cursors, request.query, { endpoint: 'members', organizationId }, (after, take) => listMembers(db, organizationId, after, take), memberPosition, toMember);
+    },
+  });
+
+  app.patch('/organization/members/:user_id', {
+    schema: {
+      tags,
+      summary: "Change a member's role",
+      description: 'Admins manage roles below owner; only an owner grants or takes `owner`; demoting the last owner is a 409. Applies to the member’s existing tokens on their next request.',
+      params: MemberParams,
+      body: UpdateMemberBody,
+      response: { 200: MemberSchema, ...problemResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+    },
+    handler: async (request) => {
+      assertCan(request.principal, 'members:admin');
+      return toMember(await changeRole(db, dialect, request.principal, request.params.user_id, request.body.role));
+    },
+  });
+
+  app.delete('/organization/members/:user_id', {
+    schema: { tags, summary: 'Remove a member', description: 'Their tokens stop working at once.', params: MemberParams, response: { 204: Type.Null({ description: 'Removed' }), ...problemResponses(400, 401, 403, 404, 409, 429) } },
+    handler: async (request, reply) => {
+      assertCan(request.principal, 'members:admin');
+      await removeMember(db, dialect, request.principal, request.params.user_id, clock.now());
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.get('/organization/invitations', {
+    schema: { tags, summary: 'List pending invitations', querystring: PageOnlyQuery, response: { 200: InvitationPage, ...problemResponses(400, 401, 403, 429) } },
+    handler: async (request) => {
+      assertCan(request.principal, 'members:admin');
+      const { organizationId } = request.principal;
+      return paginate(cursors, request.query, { endpoint: 'invitations', organizationId }, (after, take) => listInvitations(db, organizationId, after, take), invitationPosition, toInvitation);
+    },
+  });
+
+  app.post('/organization/invitations', {
+    schema: {
+      tags,
+      summary: 'Invite someone by email',
+      description: 'When the invited email signs in (or is bootstrapped with the CLI) they join with the invited role.',
+      body: CreateInvitationBody,
+      response: { 201: InvitationSchema, ...problemResponses(400, 401, 403, 409, 413, 415, 429) },
+    },
+    handler: async (request, reply) => {
+      assertCan(request.principal, 'members:admin');
+      return reply.code(201).send(toInvitation(await createInvitation(db, request.principal, request.body, clock.now())));
+    },
+  });
+
+  app.delete('/organization/invitations/:invitation_id', {
+    schema: { tags, summary: 'Withdraw an invitation', params: InvitationParams, response: { 204: Type.Null({ description: 'Withdrawn' }), ...problemResponses(400, 401, 403, 404, 429) } },
+    handler: async (request, reply) => {
+      assertCan(request.principal, 'members:admin');
+      await deleteInvitation(db, request.principal.organizationId, request.params.invitation_id);
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.get('/organization/tokens', {
+    schema: { tags, summary: "List every member's personal access tokens", description: 'Admins only; never the token strings. Revoke with DELETE /v1/tokens/{token_id}.', querystring: PageOnlyQuery, response: { 200: OrganizationTokenPage, ...problemResponses(400, 401, 403, 429) } },
+    handler: async (request) => {
+      assertCan(request.principal, 'tokens:admin');
+      const { organizationId } = request.principal;
+      return paginate(
+        cursors,
+        request.query,
+        { endpoint: 'organization-tokens', organizationId },
+        (after, take) => listOrganizationTokens(db, organizationId, after, take),
+        tokenPosition,
+        (row) => ({ ...toTokenRecord(row), userId: row.user_id }),
+      );
+    },
+  });
+}

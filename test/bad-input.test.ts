@@ -1,0 +1,639 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { newId } from '../src/lib/ids.js';
+import { describeEachDialect, expectProblem, type Caller, type TestContext } from './helpers/harness.js';
+import { expectCleanProblem, expectValidation, type FieldFault } from './helpers-problems.js';
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+interface Fixture {
+  projectId: string;
+  runId: string;
+  tokenId: string;
+}
+
+interface Route {
+  method: Method;
+  route: string;
+  path: (f: Fixture) => string;
+  /** The route declares query parameters (lists and metrics). */
+  query?: boolean;
+  /** A valid body, for routes that take one. */
+  body?: () => Record<string, unknown>;
+  /** What the valid request answers. */
+  ok: number;
+  /** Wrong values per field of the body; each must be a 400 naming the field. */
+  fields?: Record<string, unknown[]>;
+}
+
+const validRun = (): Record<string, unknown> => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z' });
+const uniqueName = () => `p-${newId('prj').slice(-12)}`;
+
+const RUN_FIELDS: Record<string, unknown[]> = {
+  id: [1, '', 'null', 'batch', 'metrics', 'has space', 'x'.repeat(129), {}],
+  traceId: [1, '', 'a/b'],
+  parentRunId: [1, {}, '', '../x'],
+  name: [1, '', null, [], 'x'.repeat(257)],
+  kind: [1, null, 'bogus', 'LLM', ''],
+  status: [1, 'bogus', 'RUNNING', 'done'],
+  startTime: ['yesterday', 1, null, '2026-13-01T00:00:00Z', '2026-11-02', '2026-11-02T10:00:00'],
+  endTime: ['soon', 1, {}],
+  inputs: ['x', [], 1, true],
+  outputs: ['x', [], 1],
+  error: [1, {}, 'x'.repeat(100_001)],
+  model: [1, '', {}],
+  usage: ['x', [], { promptTokens: -1, completionTokens: 0 }, { promptTokens: '1', completionTokens: 1 }, { promptTokens: 1.5, completionTokens: 1 }, { promptTokens: 1 }, { promptTokens: 1, completionTokens: 1, extra: 1 }],
+  cost: [-1, 'free', {}],
+  tags: ['x', [1], ['a', 'a'], [''], Array.from({ length: 51 }, (_, i) => `t${i}`)],
+  metadata: ['x', [], 1, null],
+};
+
+const PATCH_RUN_FIELDS: Record<string, unknown[]> = {
+  status: [1, null, 'bogus', 'RUNNING'],
+  endTime: ['soon', 1, null],
+  outputs: ['x', [], 1],
+  error: [1, {}],
+  usage: ['x', { promptTokens: -1, completionTokens: 0 }],
+  cost: [-1, 'x'],
+  tags: ['x', [1], ['a', 'a']],
+  metadata: [[], 'x', null],
+  bogus: [1],
+};
+
+/** Every /v1 route. */
+const ROUTES: Route[] = [
+  { method: 'GET', route: '/v1/me', path: () => '/v1/me', ok: 200 },
+  { method: 'GET', route: '/v1/tokens', path: () => '/v1/tokens', query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/tokens',
+    path: () => '/v1/tokens',
+    body: () => ({ name: 'ci' }),
+    ok: 201,
+    fields: { name: [1, null, [], {}, '', ' ', 'x'.repeat(101)], expiresInDays: ['30', 1.5, 0, -1, null, 100_000, true], bogus: [1] },
+  },
+  { method: 'DELETE', route: '/v1/tokens/{token_id}', path: (f) => `/v1/tokens/${f.tokenId}`, ok: 204 },
+  { method: 'GET', route: '/v1/projects', path: () => '/v1/projects', query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects',
+    path: () => '/v1/projects',
+    body: () => ({ name: uniqueName() }),
+    ok: 201,
+    fields: { name: [1, null, [], {}, '', ' lead', 'trail ', 'tab\there', 'x'.repeat(101)], description: [1, null, {}, 'x'.repeat(2001)], organizationId: ['org_x'] },
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}', path: (f) => `/v1/projects/${f.projectId}`, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}',
+    path: (f) => `/v1/projects/${f.projectId}`,
+    body: () => ({ description: 'changed' }),
+    ok: 200,
+    fields: { name: [1, null, '', ' lead'], description: [1, null, 'x'.repeat(2001)], id: ['prj_x'] },
+  },
+  { method: 'DELETE', route: '/v1/projects/{project_id}', path: (f) => `/v1/projects/${f.projectId}`, ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs', path: (f) => `/v1/projects/${f.projectId}/runs`, query: true, ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/runs', path: (f) => `/v1/projects/${f.projectId}/runs`, body: validRun, ok: 201, fields: RUN_FIELDS },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/runs/batch',
+    path: (f) => `/v1/projects/${f.projectId}/runs/batch`,
+    body: () => ({ runs: [validRun()] }),
+    ok: 200,
+    fields: { runs: ['x', [], {}, null, 1, Array.from({ length: 1001 }, validRun)], bogus: [1] },
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (f) => `/v1/projects/${f.projectId}/runs/metrics`, query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (f) => `/v1/projects/${f.projectId}/runs/${f.runId}`, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/runs/{run_id}',
+    path: (f) => `/v1/projects/${f.projectId}/runs/${f.runId}`,
+    body: () => ({ metadata: { step: 1 } }),
+    ok: 200,
+    fields: PATCH_RUN_FIELDS,
+  },
+];
+
+const BODY_ROUTES = ROUTES.filter((r) => r.body);
+const ID_ROUTES = ROUTES.filter((r) => r.route.includes('{'));
+const QUERY_ROUTES = ROUTES.filter((r) => r.query);
+const PLAIN_ROUTES = ROUTES.filter((r) => !r.query);
+
+const MALFORMED_JSON = ['{', '{"name":', "{'name':'x'}", '{"name":"x",}', 'nul', '{"a":1}}', '{"a":1} {"b":2}', '\u0000', '{"name":"x"\u0000}', 'undefined', 'NaN', '{"a":01}', ' '];
+const NOT_OBJECTS = ['[]', '[{}]', '"string"', '42', '-1.5e300', 'null', 'true', 'false'];
+const PROTO_POLLUTION = ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}'];
+
+/** Path segments no id looks like. Raw, as they appear in the URL. */
+const JUNK_SEGMENTS = [
+  'x'.repeat(201),
+  'x'.repeat(600),
+  'x'.repeat(5000),
+  '%00',
+  'prj_%00',
+  '%00%00%00',
+  '..%2F..%2Fetc%2Fpasswd',
+  '..',
+  '%2e%2e',
+  '%2F',
+  '%E2%98%83',
+  encodeURIComponent('проект'),
+  encodeURIComponent('🚀🚀'),
+  '%F0%9F',
+  '%zz',
+  '%',
+  '%C0%AF',
+  '%FF%FE',
+  encodeURIComponent("' OR 1=1 --"),
+  encodeURIComponent('"; DROP TABLE runs; --'),
+  '%20',
+  '%0d%0aX-Injected:%201',
+  'null',
+  '__proto__',
+  encodeURIComponent('{"$ne":null}'),
+];
+
+/** Query strings every list route refuses: [query, parameter the fault must name]. */
+const LIST_JUNK: [string, string][] = [
+  ['bogus=1', 'bogus'],
+  ['constructor=1', 'constructor'],
+  ['limit=abc', 'limit'],
+  ['limit=', 'limit'],
+  ['limit=1.5', 'limit'],
+  ['limit=1e2', 'limit'],
+  ['limit=0x10', 'limit'],
+  ['limit=%205', 'limit'],
+  ['limit=1&limit=2', 'limit'],
+  ['cursor=a&cursor=b', 'cursor'],
+  ['cursor=', 'cursor'],
+  ['cursor=not-a-cursor', 'cursor'],
+  ['cursor=%00', 'cursor'],
+];
+
+/** Query strings the runs list and the metrics refuse (the shared filter grammar). */
+const FILTER_JUNK: [string, string][] = [
+  ['startedAfter=yesterday', 'startedAfter'],
+  ['startedBefore=2026-13-45T00:00:00Z', 'startedBefore'],
+  ['startedAfter=2026-11-02', 'startedAfter'],
+  ['status=bogus', 'status'],
+  ['status=RUNNING', 'status'],
+  ['kind=bogus', 'kind'],
+  ['status=running&status=failed', 'status'],
+  ['name=a&name=b', 'name'],
+  ['metadata.bad%20key=1', 'metadata.bad key'],
+  ['metadata.=1', 'metadata.'],
+  [`metadata.${'k'.repeat(65)}=1`, `metadata.${'k'.repeat(65)}`],
+  ['metadata.a.b=1', 'metadata.a.b'],
+  ['metadata.a=1&metadata.a=2', 'metadata.a'],
+  ['tag=', 'tag'],
+  [Array.from({ length: 11 }, (_, i) => `tag=t${i}`).join('&'), 'tag'],
+  ['parentRunId=', 'parentRunId'],
+  [`traceId=${'x'.repeat(129)}`, 'traceId'],
+  ['name=', 'name'],
+];
+
+const METRICS_JUNK: [string, string][] = [
+  ['from=garbage', 'from'],
+  ['to=garbage', 'to'],
+  ['from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z', 'from'],
+  ['bucket=2m', 'bucket'],
+  ['bucket=1M', 'bucket'],
+  ['bucket=1w', 'bucket'],
+  ['bucket=1m&bucket=1h', 'bucket'],
+  ['groupBy=user', 'groupBy'],
+  ['groupBy=STATUS', 'groupBy'],
+  ['groupBy=status&groupBy=kind', 'groupBy'],
+  ['from=0001-01-01T00:00:00Z&bucket=1m', 'bucket'],
+  ['limit=10', 'limit'],
+];
+
+const PROJECT_LIST_JUNK: [string, string][] = [
+  ['name=', 'name'],
+  [`name=${'x'.repeat(101)}`, 'name'],
+  ['name=a&name=b', 'name'],
+  ['status=running', 'status'],
+];
+
+describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: TestContext) => {
+  let owner: Caller;
+  let f: Fixture;
+
+  /** A fixture nobody deletes or ends: DELETE and PATCH tests use throwaway ones. */
+  beforeAll(async () => {
+    owner = await ctx.make.caller({ role: 'owner' });
+    const project = await ctx.make.project(owner.organizationId);
+    const [runId] = await ctx.make.runs(project.id, 3);
+    const spare = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'spare' } });
+    f = { projectId: project.id, runId: runId!, tokenId: spare.json().id };
+  });
+
+  /** Ids that name nothing: for requests that must be refused before any lookup. */
+  const nowhere = (): Fixture => ({ projectId: newId('prj'), runId: newId('run'), tokenId: newId('tok') });
+
+  const send = (route: Route, options: { path?: string; payload?: string; contentType?: string; body?: unknown; ids?: Fixture } = {}) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${owner.token}` };
+    if (options.contentType !== undefined) headers['content-type'] = options.contentType;
+    const payload = options.payload ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined);
+    if (payload !== undefined && options.contentType === undefined) headers['content-type'] = 'application/json';
+    return ctx.app.inject({ method: route.method, url: options.path ?? route.path(options.ids ?? f), headers, ...(payload !== undefined ? { payload } : {}) });
+  };
+
+  describe('control: the valid request of each route succeeds', () => {
+    for (const r of ROUTES) {
+      it(`${r.method} ${r.route} → ${r.ok}`, async () => {
+        // DELETE uses throwaway resources so the shared fixture survives.
+        let ids = f;
+        if (r.method === 'DELETE') {
+          const project = await ctx.make.project(owner.organizationId);
+          const token = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'throwaway' } });
+          ids = { ...f, projectId: project.id, tokenId: token.json().id };
+        }
+        const res = await send(r, { ids, ...(r.body ? { body: r.body() } : {}) });
+        expect(res.statusCode, res.body).toBe(r.ok);
+      });
+    }
+  });
+
+  describe('bodies', () => {
+    for (const r of BODY_ROUTES) {
+      it(`${r.method} ${r.route}: malformed JSON → 400 validation`, async () => {
+        for (const payload of MALFORMED_JSON) {
+          const res = await send(r, { payload });
+          expectValidation(res);
+        }
+        expectValidation(await send(r, { payload: '' }));
+      });
+
+      it(`${r.method} ${r.route}: a JSON array, string, number, boolean or null instead of an object → 400 validation`, async () => {
+        for (const payload of NOT_OBJECTS) {
+          const res = await send(r, { payload });
+          expectValidation(res);
+        }
+      });
+
+      it(`${r.method} ${r.route}: prototype-pollution keys → 400 validation`, async () => {
+        for (const payload of PROTO_POLLUTION) expectValidation(await send(r, { payload }));
+        // Nothing leaked onto Object.prototype in this process.
+        expect(({} as Record<string, unknown>).admin).toBeUndefined();
+      });
+
+      it(`${r.method} ${r.route}: each field with a wrong type or value → 400 naming it`, async () => {
+        for (const [field, values] of Object.entries(r.fields ?? {})) {
+          for (const value of values) {
+            const body = { ...r.body!(), [field]: value };
+            const res = await send(r, { body });
+            const errors = expectValidation(res);
+            const pointers = errors.map((e) => e.pointer ?? '');
+            expect(
+              pointers.some((p) => p === `/${field}` || p.startsWith(`/${field}/`)),
+              `${field}=${JSON.stringify(value).slice(0, 80)}: ${res.body.slice(0, 400)}`,
+            ).toBe(true);
+          }
+        }
+      });
+
+      it(`${r.method} ${r.route}: a body over 10 MB → 413 payload-too-large`, async () => {
+        const base = r.body!();
+        const huge = JSON.stringify({ ...base, padding: 'x'.repeat(10 * 1024 * 1024 + 1) });
+        const res = await send(r, { payload: huge });
+        expectProblem(res, 413, 'payload-too-large');
+        expectCleanProblem(res);
+      });
+
+      it(`${r.method} ${r.route}: a body that is not JSON → 415 unsupported-media-type`, async () => {
+        const json = JSON.stringify(r.body!());
+        for (const [contentType, payload] of [
+          ['text/plain', json],
+          ['text/plain; charset=utf-8', json],
+          ['application/x-www-form-urlencoded', 'name=x&kind=llm'],
+          ['multipart/form-data; boundary=xyz', '--xyz\r\nContent-Disposition: form-data; name="name"\r\n\r\nx\r\n--xyz--\r\n'],
+          ['application/xml', '<run><name>x</name></run>'],
+          ['application/octet-stream', json],
+          ['image/png', '\u0089PNG'],
+          ['text/html', '<b>x</b>'],
+        ] as const) {
+          const res = await send(r, { payload, contentType });
+          expectProblem(res, 415, 'unsupported-media-type');
+          expectCleanProblem(res);
+        }
+      });
+
+      it(`${r.method} ${r.route}: a body without a Content-Type → 415 unsupported-media-type`, async () => {
+        const res = await ctx.app.inject({ method: r.method, url: r.path(f), headers: { authorization: `Bearer ${owner.token}` }, payload: JSON.stringify(r.body!()) });
+        expectProblem(res, 415, 'unsupported-media-type');
+        expectCleanProblem(res);
+      });
+
+      it(`${r.method} ${r.route}: JSON with a charset parameter is accepted`, async () => {
+        const res = await send(r, { payload: JSON.stringify(r.body!()), contentType: 'application/json; charset=utf-8' });
+        expect(res.statusCode, res.body).toBe(r.ok);
+      });
+    }
+
+    it('a body with several faults lists each of them', async () => {
+      const cases: [Route, Record<string, unknown>, string[]][] = [
+        [ROUTES.find((r) => r.method === 'POST' && r.route === '/v1/projects')!, { name: 1, description: 2, extra: 3 }, ['/name', '/description', '/extra']],
+        [ROUTES.find((r) => r.method === 'POST' && r.route === '/v1/tokens')!, { name: '', expiresInDays: 'x', foo: 1 }, ['/name', '/expiresInDays', '/foo']],
+        [
+          ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/runs'))!,
+          { name: 1, kind: 'x', startTime: 'y', status: 'z', cost: -1, bogus: 1 },
+          ['/name', '/kind', '/startTime', '/status', '/cost', '/bogus'],
+        ],
+        [ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/runs'))!, { kind: 'llm' }, ['/name', '/startTime']],
+        [ROUTES.find((r) => r.method === 'PATCH' && r.route.endsWith('{run_id}'))!, { status: 'x', cost: -1, tags: 'a' }, ['/status', '/cost', '/tags']],
+        [ROUTES.find((r) => r.method === 'PATCH' && r.route === '/v1/projects/{project_id}')!, { name: '', description: 5 }, ['/name', '/description']],
+      ];
+      for (const [route, body, pointers] of cases) {
+        const errors = expectValidation(await send(route, { body }), { pointers });
+        expect(errors.length, JSON.stringify(errors)).toBeGreaterThanOrEqual(pointers.length);
+      }
+    });
+
+    it('rules the schema cannot say are faults with pointers too (run create)', async () => {
+      const route = ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/runs'))!;
+      expectValidation(await send(route, { body: { ...validRun(), status: 'succeeded' } }), { pointers: ['/endTime'] });
+      expectValidation(await send(route, { body: { ...validRun(), endTime: '2026-11-02T11:00:00.000Z' } }), { pointers: ['/endTime'] });
+      expectValidation(await send(route, { body: { ...validRun(), status: 'failed', endTime: '2026-11-02T09:00:00.000Z' } }), { pointers: ['/endTime'] });
+      expectValidation(await send(route, { body: { ...validRun(), error: 'boom' } }), { pointers: ['/error'] });
+      expectValidation(await send(route, { body: { ...validRun(), id: 'same', parentRunId: 'same' } }), { pointers: ['/parentRunId'] });
+      expectValidation(await send(route, { body: { ...validRun(), parentRunId: 'does-not-exist' } }), { pointers: ['/parentRunId'] });
+      expectValidation(await send(route, { body: { ...validRun(), startTime: '2026-12-31T23:59:60Z' } }), { pointers: ['/startTime'] });
+    });
+
+    it('PATCH with an empty object → 400', async () => {
+      for (const r of ROUTES.filter((x) => x.method === 'PATCH')) expectValidation(await send(r, { body: {} }));
+    });
+
+    it('a batch whose runs are not objects is not a batch envelope → 400 naming each', async () => {
+      const route = ROUTES.find((r) => r.route.endsWith('/batch'))!;
+      expectValidation(await send(route, { body: { runs: [1, 'a', null, [], validRun()] } }), { pointers: ['/runs/0', '/runs/1', '/runs/2', '/runs/3'] });
+    });
+
+    it('a batch rejects each bad run with its own problem and keeps the good ones', async () => {
+      const route = ROUTES.find((r) => r.route.endsWith('/batch'))!;
+      const res = await send(route, { body: { runs: [{ ...validRun(), kind: 'bogus' }, validRun(), { name: 1 }, {}, { ...validRun(), status: 'failed' }] } });
+      expect(res.statusCode, res.body).toBe(200);
+      const results = (res.json() as { results: { index: number; status: string; problem?: { type: string; status: number; errors?: FieldFault[] } }[] }).results;
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'created', 'rejected', 'rejected', 'rejected']);
+      for (const r of results.filter((x) => x.status === 'rejected')) {
+        expect(r.problem!.type).toMatch(/\/problems\/validation$/);
+        expect(r.problem!.status).toBe(400);
+        expect(r.problem!.errors!.length).toBeGreaterThan(0);
+        for (const e of r.problem!.errors!) expect(e.pointer!.startsWith(`/runs/${r.index}/`), JSON.stringify(e)).toBe(true);
+      }
+      expect(results[0]!.problem!.errors!.map((e) => e.pointer)).toEqual(['/runs/0/kind']);
+      expect(results[2]!.problem!.errors!.map((e) => e.pointer)).toEqual(expect.arrayContaining(['/runs/2/name', '/runs/2/kind', '/runs/2/startTime']));
+      expect(results[4]!.problem!.errors!.map((e) => e.pointer)).toEqual(['/runs/4/endTime']);
+    });
+
+    it('deeply nested JSON values are refused (400) or stored, never a 5xx', async () => {
+      const create = ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/runs'))!;
+      const batch = ROUTES.find((r) => r.route.endsWith('/batch'))!;
+      const patch = ROUTES.find((r) => r.method === 'PATCH' && r.route.endsWith('{run_id}'))!;
+      const failures: string[] = [];
+      for (const depth of [100, 1_000, 3_000, 10_000, 100_000]) {
+        const nested = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+        const run = `{"name":"deep","kind":"llm","startTime":"2026-11-02T10:00:00.000Z","inputs":${nested}}`;
+        const [runId] = await ctx.make.runs(f.projectId, 1);
+        for (const [name, route, payload, ids] of [
+          ['POST …/runs inputs', create, run, f],
+          ['POST …/runs/batch inputs', batch, `{"runs":[${run}]}`, f],
+          ['PATCH …/runs/{run_id} metadata', patch, `{"metadata":${nested}}`, { ...f, runId: runId! }],
+          ['POST …/runs top-level array', create, `${'['.repeat(depth)}${']'.repeat(depth)}`, f],
+        ] as const) {
+          const res = await send(route, { payload, ids });
+          if (res.statusCode >= 500) failures.push(`${name}, depth ${depth}: ${res.statusCode} ${res.body.slice(0, 120)}`);
+          else if (res.statusCode >= 400) expectCleanProblem(res);
+        }
+      }
+      expect(failures).toEqual([]);
+    });
+  });
+
+  describe('path segments', () => {
+    for (const r of ID_ROUTES) {
+      it(`${r.method} ${r.route}: junk ids → 400 or 404 problem, never 5xx`, async () => {
+        for (const junk of JUNK_SEGMENTS) {
+          for (const ids of [
+            { ...f, projectId: junk },
+            { ...f, runId: junk },
+            { ...f, tokenId: junk },
+          ]) {
+            const url = r.path(ids);
+            if (url === r.path(f)) continue;
+            const res = await send(r, { path: url, ...(r.body ? { body: r.body() } : {}) });
+            let decoded = junk;
+            try {
+              decoded = decodeURIComponent(junk);
+            } catch {
+              /* keep raw */
+            }
+            const body = expectCleanProblem(res, [junk, decoded, url]);
+            expect([400, 404], `${r.method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`).toContain(res.statusCode);
+            if (res.statusCode === 400) expect((body.errors as FieldFault[]).length).toBeGreaterThan(0);
+            expect(res.headers['x-injected']).toBeUndefined();
+          }
+        }
+        // The fixture is untouched.
+        expect((await ctx.request('GET', `/v1/projects/${f.projectId}/runs/${f.runId}`, { token: owner.token })).statusCode).toBe(200);
+      });
+    }
+
+    it('unknown routes under /v1 are 404 problems', async () => {
+      for (const [method, url] of [
+        ['GET', '/v1/nope'],
+        ['GET', '/v1/projects/x/nope'],
+        ['PUT', '/v1/projects'],
+        ['DELETE', '/v1/projects'],
+        ['POST', '/v1/me'],
+        ['GET', '/v1/'],
+        ['GET', '/v1//projects'],
+      ] as const) {
+        const res = await ctx.request(method, url, { token: owner.token });
+        expectProblem(res, 404, 'not-found');
+        expectCleanProblem(res, [url]);
+      }
+    });
+  });
+
+  describe('query strings', () => {
+    for (const r of QUERY_ROUTES) {
+      const junk = [
+        ...LIST_JUNK.filter(([, p]) => !(r.route.endsWith('/metrics') && (p === 'limit' || p === 'cursor'))),
+        ...(r.route === '/v1/projects' ? PROJECT_LIST_JUNK : []),
+        ...(r.route.includes('/runs') ? FILTER_JUNK : []),
+        ...(r.route.endsWith('/metrics') ? METRICS_JUNK : []),
+      ];
+      it(`${r.method} ${r.route}: ${junk.length} junk queries → 400 naming the parameter`, async () => {
+        for (const [query, parameter] of junk) {
+          const res = await send(r, { path: `${r.path(f)}?${query}` });
+          expectValidation(res, { parameters: [parameter] }, [query, parameter]);
+        }
+      });
+
+      if (!r.route.endsWith('/metrics')) {
+        it(`${r.method} ${r.route}: an out-of-range limit is clamped`, async () => {
+          for (const [limit, used] of [
+            ['0', 1],
+            ['-5', 1],
+            ['1000', 100],
+            ['100', 100],
+            ['99999999999999999999', 100],
+            ['-99999999999999999999', 1],
+          ] as const) {
+            const res = await send(r, { path: `${r.path(f)}?limit=${limit}` });
+            expect(res.statusCode, res.body).toBe(200);
+            expect(res.json().limit).toBe(used);
+          }
+        });
+      }
+    }
+
+    it('several faulty parameters are all listed', async () => {
+      const runs = ROUTES.find((r) => r.route === '/v1/projects/{project_id}/runs')!;
+      expectValidation(await send(runs, { path: `${runs.path(f)}?limit=abc&status=bogus&kind=bogus&bogus=1` }), { parameters: ['limit', 'status', 'kind', 'bogus'] });
+      const metrics = ROUTES.find((r) => r.route.endsWith('/metrics'))!;
+      expectValidation(await send(metrics, { path: `${metrics.path(f)}?bucket=2m&groupBy=user&status=x` }), { parameters: ['bucket', 'groupBy', 'status'] });
+    });
+
+    it('__proto__ as a query parameter is dropped or refused, never a 5xx', async () => {
+      for (const r of QUERY_ROUTES) {
+        for (const query of ['__proto__=1', '__proto__[admin]=1', 'constructor[prototype][admin]=1', 'hasOwnProperty=1']) {
+          const res = await send(r, { path: `${r.path(f)}?${query}` });
+          expect([200, 400], `${r.route}?${query}: ${res.body.slice(0, 200)}`).toContain(res.statusCode);
+          if (res.statusCode === 400) expectValidation(res);
+        }
+      }
+      expect(({} as Record<string, unknown>).admin).toBeUndefined();
+    });
+
+    it('routes without query parameters refuse an unknown one too (400), as the lists do', async () => {
+      // Ids that name nothing: the refusal must come before any lookup, so nothing is changed either way.
+      const ignored: string[] = [];
+      for (const r of PLAIN_ROUTES) {
+        const res = await send(r, { path: `${r.path(nowhere())}?bogus=1`, ...(r.body ? { body: r.body() } : {}) });
+        if (res.statusCode >= 500) expectCleanProblem(res);
+        if (res.statusCode !== 400) ignored.push(`${r.method} ${r.route}?bogus=1 → ${res.statusCode}`);
+        else expectValidation(res, { parameters: ['bogus'] });
+      }
+      expect(ignored, 'routes that silently ignore an unknown query parameter').toEqual([]);
+    });
+  });
+
+  describe('the NUL character (U+0000)', () => {
+    it('in a path id, a query value or a body string: a clean 4xx problem or accepted, never a 5xx', async () => {
+      const project = await ctx.make.project(owner.organizationId);
+      const [runId] = await ctx.make.runs(project.id, 1);
+      const g: Fixture = { ...f, projectId: project.id, runId: runId! };
+      const failures: string[] = [];
+      const check = (label: string, res: Awaited<ReturnType<typeof send>>) => {
+        if (res.statusCode >= 500 || res.statusCode < 200) failures.push(`${label} → ${res.statusCode} ${res.body.slice(0, 120)}`);
+        else if (res.statusCode >= 400) expectCleanProblem(res, ['\u0000']);
+      };
+      for (const r of ID_ROUTES) {
+        for (const key of ['projectId', 'runId', 'tokenId'] as const) {
+          const url = r.path({ ...g, [key]: `${key === 'projectId' ? 'prj' : key === 'runId' ? 'run' : 'tok'}_%00` });
+          if (url === r.path(g)) continue;
+          check(`${r.method} ${url}`, await send(r, { path: url, ...(r.body ? { body: r.body() } : {}) }));
+        }
+      }
+      for (const r of QUERY_ROUTES) {
+        const params = r.route === '/v1/projects' ? ['name'] : r.route.includes('/runs') ? ['name', 'model', 'tag', 'traceId', 'parentRunId', 'metadata.k', 'status'] : ['cursor'];
+        for (const param of params) {
+          const url = `${r.path(g)}?${param}=a%00b`;
+          check(`${r.method} ${url}`, await send(r, { path: url }));
+        }
+      }
+      const bodies: [Route, Record<string, unknown>][] = [];
+      const route = (method: Method, suffix: string) => ROUTES.find((r) => r.method === method && r.route.endsWith(suffix))!;
+      bodies.push([route('POST', '/v1/tokens'), { name: 'a\u0000b' }]);
+      bodies.push([route('POST', '/v1/projects'), { name: 'a\u0000b' }]);
+      bodies.push([route('POST', '/v1/projects'), { name: uniqueName(), description: 'a\u0000b' }]);
+      bodies.push([route('PATCH', '/v1/projects/{project_id}'), { description: 'a\u0000b' }]);
+      for (const patch of [
+        { name: 'a\u0000b' },
+        { model: 'a\u0000b' },
+        { tags: ['a\u0000b'] },
+        { inputs: { q: 'a\u0000b' } },
+        { inputs: { 'a\u0000b': 1 } },
+        { id: 'a\u0000b' },
+        { traceId: 'a\u0000b' },
+        { status: 'failed', endTime: '2026-11-02T10:00:01.000Z', error: 'a\u0000b' },
+      ]) {
+        bodies.push([route('POST', '/runs'), { ...validRun(), ...patch }]);
+        bodies.push([route('POST', '/batch'), { runs: [{ ...validRun(), ...patch }] }]);
+      }
+      for (const patch of [{ outputs: { a: 'a\u0000b' } }, { tags: ['a\u0000b'] }, { status: 'failed', error: 'a\u0000b' }]) {
+        bodies.push([route('PATCH', '{run_id}'), patch]);
+      }
+      for (const [r, body] of bodies) check(`${r.method} ${r.route} ${JSON.stringify(body)}`, await send(r, { body, ids: g }));
+      expect(failures).toEqual([]);
+    });
+
+    it('a stored run whose metadata holds U+0000 does not break the metadata filters of its project', async () => {
+      const project = await ctx.make.project(owner.organizationId);
+      const list = ROUTES.find((r) => r.route === '/v1/projects/{project_id}/runs')!;
+      const metrics = ROUTES.find((r) => r.route.endsWith('/metrics'))!;
+      const g: Fixture = { ...f, projectId: project.id };
+      const created = await send(ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/runs'))!, {
+        ids: g,
+        body: { ...validRun(), metadata: { user: 'a\u0000b', attempt: 2 } },
+      });
+      expect([201, 400], created.body).toContain(created.statusCode);
+      await ctx.make.runs(project.id, 1, () => ({ metadata: { attempt: 2 } }));
+      const expected = created.statusCode === 201 ? 2 : 1;
+      const res = await send(list, { ids: g, path: `${list.path(g)}?metadata.attempt=2` });
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+      expect(res.json().items).toHaveLength(expected);
+      const m = await send(metrics, { ids: g, path: `${metrics.path(g)}?metadata.attempt=2&from=2026-11-01T00:00:00Z&to=2026-11-03T00:00:00Z` });
+      expect(m.statusCode, m.body.slice(0, 300)).toBe(200);
+      expect(m.json().total.count).toBe(expected);
+    });
+  });
+
+  describe('properties', () => {
+    const runsRoute = ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/runs'))!;
+    const allowed = [200, 201, 400, 409];
+
+    it('random JSON values as a run-create body: 200, 201, 400 or 409, never 5xx', async () => {
+      const g: Fixture = { ...f, projectId: (await ctx.make.project(owner.organizationId)).id };
+      await fc.assert(
+        fc.asyncProperty(fc.jsonValue(), async (value) => {
+          const res = await send(runsRoute, { payload: JSON.stringify(value), ids: g });
+          expect(allowed, `${res.statusCode} for ${JSON.stringify(value).slice(0, 200)}: ${res.body.slice(0, 300)}`).toContain(res.statusCode);
+          if (res.statusCode >= 400) expectCleanProblem(res);
+        }),
+        { numRuns: 150 },
+      );
+    });
+
+    it('a valid run with random values in random fields: 200, 201, 400 or 409, never 5xx', async () => {
+      const anyValue = fc.oneof(fc.jsonValue(), fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('\u0000', 'a\u0000b', '\ud800', 'llm', 'failed', '2026-11-02T10:00:00.000Z'));
+      const overrides = fc.dictionary(fc.constantFrom(...Object.keys(RUN_FIELDS), 'bogus'), anyValue, { maxKeys: 4 });
+      const g: Fixture = { ...f, projectId: (await ctx.make.project(owner.organizationId)).id };
+      await fc.assert(
+        fc.asyncProperty(overrides, async (o) => {
+          const res = await send(runsRoute, { body: { ...validRun(), ...o }, ids: g });
+          expect(allowed, `${res.statusCode} for ${JSON.stringify(o).slice(0, 300)}: ${res.body.slice(0, 300)}`).toContain(res.statusCode);
+          if (res.statusCode >= 400) expectCleanProblem(res);
+        }),
+        { numRuns: 150 },
+      );
+    });
+
+    it('random strings as run-list filter values: 200 or 400, never 5xx', async () => {
+      const runs = ROUTES.find((r) => r.route === '/v1/projects/{project_id}/runs')!;
+      const param = fc.constantFrom('name', 'model', 'tag', 'traceId', 'parentRunId', 'status', 'startedAfter', 'metadata.key', 'cursor', 'limit');
+      const project = await ctx.make.project(owner.organizationId);
+      await ctx.make.runs(project.id, 3, (i) => ({ metadata: { key: `v${i}` }, tags: ['t'], model: 'gpt' }));
+      const g: Fixture = { ...f, projectId: project.id };
+      await fc.assert(
+        fc.asyncProperty(param, fc.string({ unit: 'binary', maxLength: 40 }), async (name, value) => {
+          const res = await send(runs, { path: `${runs.path(g)}?${encodeURIComponent(name)}=${encodeURIComponent(value)}` });
+          expect([200, 400], `${res.statusCode} for ${name}=${JSON.stringify(value)}: ${res.body.slice(0, 300)}`).toContain(res.statusCode);
+          if (res.statusCode >= 400) expectCleanProblem(res, [value]);
+        }),
+        { numRuns: 150 },
+      );
+    });
+  });
+});

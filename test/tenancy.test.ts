@@ -1,0 +1,241 @@
+import { expect, it } from 'vitest';
+import type { Role } from '../src/auth/permissions.js';
+import { setMembership } from '../src/features/organizations/organizations.repo.js';
+import { newId } from '../src/lib/ids.js';
+import { describeEachDialect, expectProblem, type Caller, type TestContext } from './helpers/harness.js';
+import { expectUnauthorized } from './helpers-auth.js';
+import { expectCleanProblem } from './helpers-problems.js';
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+/** The ids a route may name. */
+interface Ids {
+  projectId: string;
+  runId: string;
+  tokenId: string;
+}
+
+interface RouteCase {
+  method: Method;
+  /** The route as documented, for the test name. */
+  route: string;
+  path: (ids: Ids) => string;
+  body?: () => unknown;
+  /** What the resource's own owner gets for the same request. */
+  ok: number;
+}
+
+const validRun = () => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z', inputs: { q: 'hi' } });
+
+/** Every /v1 route that takes an id. Add new id-taking routes here. */
+const ID_ROUTES: RouteCase[] = [
+  { method: 'GET', route: '/v1/projects/{project_id}', path: (i) => `/v1/projects/${i.projectId}`, ok: 200 },
+  { method: 'PATCH', route: '/v1/projects/{project_id}', path: (i) => `/v1/projects/${i.projectId}`, body: () => ({ description: 'hijacked' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/projects/{project_id}', path: (i) => `/v1/projects/${i.projectId}`, ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs', path: (i) => `/v1/projects/${i.projectId}/runs`, ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/runs', path: (i) => `/v1/projects/${i.projectId}/runs`, body: validRun, ok: 201 },
+  { method: 'POST', route: '/v1/projects/{project_id}/runs/batch', path: (i) => `/v1/projects/${i.projectId}/runs/batch`, body: () => ({ runs: [validRun()] }), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (i) => `/v1/projects/${i.projectId}/runs/metrics`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (i) => `/v1/projects/${i.projectId}/runs/${i.runId}`, ok: 200 },
+  { method: 'PATCH', route: '/v1/projects/{project_id}/runs/{run_id}', path: (i) => `/v1/projects/${i.projectId}/runs/${i.runId}`, body: () => ({ status: 'succeeded', endTime: '2026-11-02T10:00:05.000Z' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/tokens/{token_id}', path: (i) => `/v1/tokens/${i.tokenId}`, ok: 204 },
+];
+
+/** Every write a viewer must be refused, with what a member gets instead. */
+const WRITE_ROUTES: RouteCase[] = [
+  { method: 'POST', route: '/v1/projects', path: () => '/v1/projects', body: () => ({ name: `p-${newId('prj').slice(-10)}` }), ok: 201 },
+  ...ID_ROUTES.filter((r) => r.method !== 'GET' && r.route.startsWith('/v1/projects')),
+];
+
+interface World extends Ids {
+  owner: Caller;
+}
+
+describeEachDialect('tenancy and roles', (ctx: TestContext) => {
+  const db = () => ctx.database.storage.db;
+
+  /** An organization with an owner, a project and a running run in it. */
+  async function world(organizationId?: string): Promise<World> {
+    const owner = await ctx.make.caller({ role: 'owner', ...(organizationId ? { organizationId } : {}) });
+    const project = await ctx.make.project(owner.organizationId);
+    const [runId] = await ctx.make.runs(project.id, 1);
+    return { owner, projectId: project.id, runId: runId!, tokenId: owner.tokenId };
+  }
+
+  const send = (caller: Caller, r: RouteCase, ids: Ids) => ctx.request(r.method, r.path(ids), { token: caller.token, ...(r.body ? { body: r.body() } : {}) });
+
+  /** What an outsider could observe or have changed: read back with the rightful owner's token. */
+  async function snapshot(w: World) {
+    const project = await ctx.request('GET', `/v1/projects/${w.projectId}`, { token: w.owner.token });
+    const run = await ctx.request('GET', `/v1/projects/${w.projectId}/runs/${w.runId}`, { token: w.owner.token });
+    const runs = await ctx.request('GET', `/v1/projects/${w.projectId}/runs?limit=100`, { token: w.owner.token });
+    const me = await ctx.request('GET', '/v1/me', { token: w.owner.token });
+    return { project: [project.statusCode, project.body], run: [run.statusCode, run.body], runs: [runs.statusCode, runs.json().items?.length], me: me.statusCode };
+  }
+
+  /** A problem body with the ids and the request id taken out, to compare two 404s. */
+  const normalized = (body: Record<string, unknown>, ids: string[]) => {
+    let detail = String(body.detail);
+    for (const id of ids) detail = detail.split(id).join('<id>');
+    return { type: body.type, title: body.title, status: body.status, detail, errors: body.errors };
+  };
+
+  for (const r of ID_ROUTES) {
+    it(`${r.method} ${r.route}: a caller of another organization gets 404, indistinguishable from a missing id; the owner gets ${r.ok}`, async () => {
+      const w = await world();
+      const outsider = await ctx.make.caller({ role: 'owner' });
+      const before = await snapshot(w);
+
+      const res = await send(outsider, r, w);
+      const body = expectProblem(res, 404, 'not-found');
+      expectCleanProblem(res, [w.projectId, w.runId, w.tokenId]);
+
+      const missing: Ids = { projectId: newId('prj'), runId: newId('run'), tokenId: newId('tok') };
+      const res2 = await send(outsider, r, missing);
+      const body2 = expectProblem(res2, 404, 'not-found');
+      expect(normalized(body, [w.projectId, w.runId, w.tokenId])).toEqual(normalized(body2, [missing.projectId, missing.runId, missing.tokenId]));
+
+      expect(await snapshot(w)).toEqual(before);
+
+      const own = await send(w.owner, r, w);
+      expect(own.statusCode, own.body).toBe(r.ok);
+    });
+  }
+
+  it("a run of another organization's project, addressed through the caller's own project: 404", async () => {
+    const w = await world();
+    const outsider = await world();
+    for (const r of ID_ROUTES.filter((x) => x.route.includes('{run_id}'))) {
+      const res = await send(outsider.owner, r, { ...outsider, runId: w.runId });
+      expectProblem(res, 404, 'not-found');
+    }
+    const run = await ctx.request('GET', `/v1/projects/${w.projectId}/runs/${w.runId}`, { token: w.owner.token });
+    expect(run.json().status).toBe('running');
+  });
+
+  it('a run of another project of the same organization, addressed through the wrong project: 404', async () => {
+    const w = await world();
+    const second = await ctx.make.project(w.owner.organizationId);
+    for (const r of ID_ROUTES.filter((x) => x.route.includes('{run_id}'))) {
+      const res = await send(w.owner, r, { ...w, projectId: second.id });
+      expectProblem(res, 404, 'not-found');
+    }
+  });
+
+  it("lists never show another organization's projects or tokens", async () => {
+    const w = await world();
+    const outsider = await ctx.make.caller({ role: 'owner' });
+    const projects = await ctx.request('GET', '/v1/projects?limit=100', { token: outsider.token });
+    expect(projects.statusCode).toBe(200);
+    expect(projects.json().items.map((p: { id: string }) => p.id)).not.toContain(w.projectId);
+    const tokens = await ctx.request('GET', '/v1/tokens?limit=100', { token: outsider.token });
+    expect(tokens.statusCode).toBe(200);
+    expect(tokens.json().items.map((t: { id: string }) => t.id)).toEqual([outsider.tokenId]);
+  });
+
+  for (const r of WRITE_ROUTES) {
+    it(`${r.method} ${r.route}: a viewer gets 403 and nothing changes; a member gets ${r.method === 'DELETE' ? '403 too' : r.ok}`, async () => {
+      const w = await world();
+      const viewer = await ctx.make.caller({ role: 'viewer', organizationId: w.owner.organizationId });
+      const member = await ctx.make.caller({ role: 'member', organizationId: w.owner.organizationId });
+      const before = await snapshot(w);
+      const projectsBefore = (await ctx.request('GET', '/v1/projects?limit=100', { token: w.owner.token })).json().items.length;
+
+      const res = await send(viewer, r, w);
+      expectProblem(res, 403, 'forbidden');
+      expectCleanProblem(res);
+      expect(await snapshot(w)).toEqual(before);
+      expect((await ctx.request('GET', '/v1/projects?limit=100', { token: w.owner.token })).json().items.length).toBe(projectsBefore);
+
+      const asMember = await send(member, r, w);
+      if (r.method === 'DELETE') {
+        expectProblem(asMember, 403, 'forbidden');
+        expect(await snapshot(w)).toEqual(before);
+      } else {
+        expect(asMember.statusCode, asMember.body).toBe(r.ok);
+      }
+    });
+  }
+
+  it('a viewer reads everything in the organization', async () => {
+    const w = await world();
+    const viewer = await ctx.make.caller({ role: 'viewer', organizationId: w.owner.organizationId });
+    for (const r of ID_ROUTES.filter((x) => x.method === 'GET')) {
+      const res = await send(viewer, r, w);
+      expect(res.statusCode, `${r.route}: ${res.body}`).toBe(200);
+    }
+    expect((await ctx.request('GET', '/v1/projects', { token: viewer.token })).statusCode).toBe(200);
+  });
+
+  for (const role of ['admin', 'owner'] as Role[]) {
+    it(`an ${role} deletes a project with its runs`, async () => {
+      const w = await world();
+      const caller = await ctx.make.caller({ role, organizationId: w.owner.organizationId });
+      const res = await ctx.request('DELETE', `/v1/projects/${w.projectId}`, { token: caller.token });
+      expect(res.statusCode, res.body).toBe(204);
+      expect(res.body).toBe('');
+      expectProblem(await ctx.request('GET', `/v1/projects/${w.projectId}`, { token: caller.token }), 404, 'not-found');
+      expectProblem(await ctx.request('GET', `/v1/projects/${w.projectId}/runs/${w.runId}`, { token: caller.token }), 404, 'not-found');
+      const left = await db().selectFrom('runs').select('id').where('project_id', '=', w.projectId).execute();
+      expect(left).toEqual([]);
+    });
+  }
+
+  it('a role change applies to an existing token on its very next request', async () => {
+    const w = await world();
+    const user = await ctx.make.caller({ role: 'viewer', organizationId: w.owner.organizationId });
+    const createRun = () => ctx.request('POST', `/v1/projects/${w.projectId}/runs`, { token: user.token, body: validRun() });
+    const role = async () => (await ctx.request('GET', '/v1/me', { token: user.token })).json().role;
+
+    expectProblem(await createRun(), 403, 'forbidden');
+    expect(await role()).toBe('viewer');
+
+    await setMembership(db(), user.organizationId, user.userId, 'member', Date.now());
+    const created = await createRun();
+    expect(created.statusCode, created.body).toBe(201);
+    expect(await role()).toBe('member');
+    expectProblem(await ctx.request('DELETE', `/v1/projects/${w.projectId}`, { token: user.token }), 403, 'forbidden');
+
+    await setMembership(db(), user.organizationId, user.userId, 'viewer', Date.now());
+    expectProblem(await createRun(), 403, 'forbidden');
+    expectProblem(await ctx.request('PATCH', `/v1/projects/${w.projectId}`, { token: user.token, body: { description: 'x' } }), 403, 'forbidden');
+    expect(await role()).toBe('viewer');
+
+    await setMembership(db(), user.organizationId, user.userId, 'admin', Date.now());
+    const deleted = await ctx.request('DELETE', `/v1/projects/${w.projectId}`, { token: user.token });
+    expect(deleted.statusCode, deleted.body).toBe(204);
+  });
+
+  it("members and viewers cannot revoke another member's token (404); an admin can (204), and that token then gets 401", async () => {
+    const w = await world();
+    const org = w.owner.organizationId;
+    const target = await ctx.make.caller({ role: 'member', organizationId: org });
+    const member = await ctx.make.caller({ role: 'member', organizationId: org });
+    const viewer = await ctx.make.caller({ role: 'viewer', organizationId: org });
+    const admin = await ctx.make.caller({ role: 'admin', organizationId: org });
+
+    for (const caller of [member, viewer]) {
+      const res = await ctx.request('DELETE', `/v1/tokens/${target.tokenId}`, { token: caller.token });
+      expectProblem(res, 404, 'not-found');
+      expectCleanProblem(res, [target.tokenId]);
+      expect((await ctx.request('GET', '/v1/me', { token: target.token })).statusCode).toBe(200);
+    }
+    // The admin's own token list does not show it, but the admin may revoke it.
+    const res = await ctx.request('DELETE', `/v1/tokens/${target.tokenId}`, { token: admin.token });
+    expect(res.statusCode, res.body).toBe(204);
+    expectUnauthorized(await ctx.request('GET', '/v1/me', { token: target.token }), 'token_revoked', target.token);
+    // Revoking twice is harmless; the revoker's own token still works.
+    expect((await ctx.request('DELETE', `/v1/tokens/${target.tokenId}`, { token: admin.token })).statusCode).toBe(204);
+    expect((await ctx.request('GET', '/v1/me', { token: admin.token })).statusCode).toBe(200);
+  });
+
+  it('a member revokes their own token (204)', async () => {
+    const w = await world();
+    const member = await ctx.make.caller({ role: 'member', organizationId: w.owner.organizationId });
+    const minted = await ctx.request('POST', '/v1/tokens', { token: member.token, body: { name: 'ci' } });
+    expect(minted.statusCode, minted.body).toBe(201);
+    const { id, token } = minted.json() as { id: string; token: string };
+    expect((await ctx.request('DELETE', `/v1/tokens/${id}`, { token: member.token })).statusCode).toBe(204);
+    expectUnauthorized(await ctx.request('GET', '/v1/me', { token }), 'token_revoked', token);
+  });
+});
