@@ -66,7 +66,7 @@ async function tokenCreate(argv: string[]): Promise<void> {
   if (!Number.isInteger(days) || days < config.patMinDays || days > config.patMaxDays) {
     throw new UsageError(`--expires-in-days must be an integer between ${config.patMinDays} and ${config.patMaxDays}`);
   }
-  const storage = openStorage(config.database);
+  const storage = await openStorage(config.database);
   try {
     await migrateToLatest(storage.db);
     const clock = systemClock;
@@ -107,7 +107,7 @@ export async function main(argv: string[]): Promise<number> {
         await serve(loadConfig());
         return -1; // keep running
       case 'migrate': {
-        const storage = openStorage(loadConfig().database);
+        const storage = await openStorage(loadConfig().database);
         try {
           const result = await migrateToLatest(storage.db);
           const applied = result.results?.filter((r) => r.status === 'Success').map((r) => r.migrationName) ?? [];

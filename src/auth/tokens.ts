@@ -25,6 +25,8 @@ export interface Principal {
 
 interface VerifiedToken {
   kind: CredentialKind;
+  /** hashToken(token), computed once per cached verification. */
+  hash: string;
   jti: string;
   sub: string;
   org: string;
@@ -111,7 +113,7 @@ export class TokenService {
     if (!kind || typeof payload.org !== 'string' || typeof payload.sub !== 'string' || typeof payload.jti !== 'string' || typeof payload.exp !== 'number') {
       throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
     }
-    const verified: VerifiedToken = { kind, jti: payload.jti, sub: payload.sub, org: payload.org, exp: payload.exp * 1000 };
+    const verified: VerifiedToken = { kind, hash: hashToken(token), jti: payload.jti, sub: payload.sub, org: payload.org, exp: payload.exp * 1000 };
     if (this.config.tokenCacheSeconds > 0) {
       if (this.cache.size >= this.cacheMax) {
         const oldest = this.cache.keys().next();
@@ -142,7 +144,7 @@ export class TokenService {
       .select(['t.user_id', 't.organization_id', 't.token_hash', 't.expires_at', 't.revoked_at', 't.last_used_at', 'm.role'])
       .where('t.id', '=', verified.jti)
       .executeTakeFirst();
-    if (!row || row.user_id !== verified.sub || row.organization_id !== verified.org || row.token_hash !== hashToken(token)) {
+    if (!row || row.user_id !== verified.sub || row.organization_id !== verified.org || row.token_hash !== verified.hash) {
       throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
     }
     if (row.revoked_at !== null) throw problems.unauthorized('token_revoked', 'The bearer token has been revoked.');

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -20,11 +20,11 @@ const PG_INT8 = 20;
 const PG_NUMERIC = 1700;
 
 /** bigint and numeric come back as JS numbers: every value we store in them is a safe integer or a float. */
-function pgTypes() {
+function pgTypes(types: typeof pg.types) {
   return {
     getTypeParser(oid: number, format?: 'text' | 'binary') {
       if (oid === PG_INT8 || oid === PG_NUMERIC) return (value: string) => Number(value);
-      return pg.types.getTypeParser(oid, format as 'text');
+      return types.getTypeParser(oid, format as 'text');
     },
   };
 }
@@ -49,7 +49,8 @@ function withStatementCache(database: BetterSqlite3.Database) {
   };
 }
 
-export function openStorage(config: DatabaseConfig): Storage {
+/** Opens the configured engine. The PostgreSQL driver is loaded only when it is the one configured. */
+export async function openStorage(config: DatabaseConfig): Promise<Storage> {
   if (config.kind === 'sqlite') {
     if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
     const database = new BetterSqlite3(config.path);
@@ -60,7 +61,8 @@ export function openStorage(config: DatabaseConfig): Storage {
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
-  const pool = new pg.Pool({ connectionString: config.url, max: 10, types: pgTypes() as never });
+  const { default: pgModule } = await import('pg');
+  const pool = new pgModule.Pool({ connectionString: config.url, max: 10, types: pgTypes(pgModule.types) as never });
   // An idle client that errors (database restart) must not crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -88,18 +88,16 @@ export interface RunsTable {
   start_time: Millis;
   end_time: Millis | null;
   latency_ms: number | null;
-  inputs: string;
-  outputs: string | null;
-  error: string | null;
   model: string | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
   total_tokens: number | null;
   cost: number | null;
-  tags: string;
+  /** JSON text of the metadata object, for the `metadata.<key>` filters. */
   metadata: string;
+  /** SHA-256 of the creation request, for idempotent retries with a client id ('' for generated ids). */
   content_hash: string;
   created_at: Millis;
+  /** The run's wire record (JSON), serialized with the response schema. */
+  doc: string;
 }
 
 export interface RunTagsTable {

@@ -74,3 +74,11 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, proble
     .header('content-type', 'application/problem+json; charset=utf-8')
     .send(JSON.stringify(body));
 }
+
+/**
+ * Sends JSON text that is already serialized by its response schema (stored run records), bypassing
+ * a second serialization. The route's response schema still documents the body.
+ */
+export function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(json);
+}

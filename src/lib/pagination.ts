@@ -153,6 +153,14 @@ export async function paginate<Row, Item>(
 }
 
 /**
+ * The envelope as JSON text around items that are JSON text already (records stored serialized by their
+ * response schema), so a page is sent without parsing and re-serializing them.
+ */
+export function pageJson(page: Page<string>): string {
+  return `{"items":[${page.items.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)},"limit":${page.limit}}`;
+}
+
+/**
  * The keyset predicate for a descending stream: the row value `(sort, id) < (?, ?)`, which both
  * engines answer from the index with a cost that does not grow with depth.
  */

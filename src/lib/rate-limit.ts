@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Clock } from './clock.js';
 
 /** One counter hit: the count in the current window and when that window ends. */
@@ -41,14 +41,17 @@ export class MemoryStore implements RateLimitStore {
 const HIT_SCRIPT = `local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return c`;
 
 export class RedisStore implements RateLimitStore {
-  private readonly redis: Redis;
-
-  constructor(
-    url: string,
+  private constructor(
+    private readonly redis: Redis,
     private readonly prefix: string,
-  ) {
-    this.redis = new Redis(url, { enableOfflineQueue: true, maxRetriesPerRequest: 1, commandTimeout: 500, lazyConnect: false });
-    this.redis.on('error', () => {}); // reported through failed hits; never crash the process
+  ) {}
+
+  /** Connects to Redis; the client library is loaded only when a Redis URL is configured. */
+  static async connect(url: string, prefix: string): Promise<RedisStore> {
+    const { Redis: RedisClient } = await import('ioredis');
+    const redis = new RedisClient(url, { enableOfflineQueue: true, maxRetriesPerRequest: 1, commandTimeout: 500 });
+    redis.on('error', () => {}); // reported through failed hits; never crash the process
+    return new RedisStore(redis, prefix);
   }
 
   async hit(key: string, windowStart: number, windowMs: number): Promise<WindowCount> {

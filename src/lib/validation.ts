@@ -134,12 +134,23 @@ const NUL = '\u0000';
  * objects such as run inputs are stored as escaped JSON text and may hold it). Checks the strings the
  * schema declares at the top level: fields, arrays of strings, parameters.
  */
+const propertyTypes = new WeakMap<Schema, Map<string, string[]>>();
+
+function declaredTypes(schema: Schema, key: string): string[] {
+  let byKey = propertyTypes.get(schema);
+  if (!byKey) {
+    byKey = new Map(Object.entries(schema.properties ?? {}).map(([k, prop]) => [k, typesOf(prop)]));
+    propertyTypes.set(schema, byKey);
+  }
+  return byKey.get(key) ?? [];
+}
+
 export function nulFaults(schema: Schema, data: unknown, location: Location, prefix = ''): FieldError[] {
   if (!data || typeof data !== 'object' || Array.isArray(data)) return [];
   const faults: FieldError[] = [];
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     const prop = schema.properties?.[key];
-    const types = typesOf(prop);
+    const types = declaredTypes(schema, key);
     const strings = typeof value === 'string' ? [value] : Array.isArray(value) && (types.includes('array') || !prop) ? value.filter((v) => typeof v === 'string') : [];
     if ((prop && !types.includes('string') && !types.includes('array')) || !strings.some((v) => (v as string).includes(NUL))) continue;
     const detail = 'Must not contain the NUL character (U+0000).';

@@ -45,7 +45,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'sightline-test-'));
     const config: DatabaseConfig = { kind: 'sqlite', path: join(dir, 'test.db') };
-    const storage = openStorage(config);
+    const storage = await openStorage(config);
     await migrateToLatest(storage.db);
     return {
       config,
@@ -64,7 +64,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   const url = new URL(PG_URL);
   url.searchParams.set('options', `-c search_path=${schema}`);
   const config: DatabaseConfig = { kind: 'postgres', url: url.toString() };
-  const storage = openStorage(config);
+  const storage = await openStorage(config);
   await migrateToLatest(storage.db);
   return {
     config,

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
-import { idType } from './dialect.js';
+import { sql, type Kysely } from 'kysely';
+import { idType, isPostgres } from './dialect.js';
 
 // Frozen: never edit a migration that has shipped; add a new one.
 export async function up(db: Kysely<any>): Promise<void> {
@@ -72,6 +72,9 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('projects_name_uq').unique().on('projects').columns(['organization_id', 'name_key']).execute();
   await db.schema.createIndex('projects_list_idx').on('projects').columns(['organization_id', 'created_at', 'id']).execute();
 
+  // A run is stored as the columns the filters, sorting and metrics need, plus `doc`: its wire record,
+  // serialized once with the response schema when it is written, so a list page is sent without
+  // re-serializing (or even parsing) the free-form inputs, outputs and metadata.
   await db.schema
     .createTable('runs')
     .addColumn('project_id', id, (c) => c.notNull())
@@ -84,32 +87,35 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('start_time', 'bigint', (c) => c.notNull())
     .addColumn('end_time', 'bigint')
     .addColumn('latency_ms', 'bigint')
-    .addColumn('inputs', 'text', (c) => c.notNull())
-    .addColumn('outputs', 'text')
-    .addColumn('error', 'text')
     .addColumn('model', 'text')
-    .addColumn('prompt_tokens', 'bigint')
-    .addColumn('completion_tokens', 'bigint')
     .addColumn('total_tokens', 'bigint')
     .addColumn('cost', 'double precision')
-    .addColumn('tags', 'text', (c) => c.notNull())
     .addColumn('metadata', 'text', (c) => c.notNull())
     .addColumn('content_hash', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('doc', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('runs_pk', ['project_id', 'id'])
     .execute();
   // The list stream and the metrics ranges: (project, start_time, id) serves both, scanned either way.
   await db.schema.createIndex('runs_stream_idx').on('runs').columns(['project_id', 'start_time', 'id']).execute();
   await db.schema.createIndex('runs_trace_idx').on('runs').columns(['project_id', 'trace_id']).execute();
-  await db.schema.createIndex('runs_parent_idx').on('runs').columns(['project_id', 'parent_run_id']).execute();
-
+  // Most runs are roots: index only the children (the roots filter is answered from the stream).
   await db.schema
+    .createIndex('runs_parent_idx')
+    .on('runs')
+    .columns(['project_id', 'parent_run_id'])
+    .where(sql.ref('parent_run_id'), 'is not', null)
+    .execute();
+
+  let runTags = db.schema
     .createTable('run_tags')
     .addColumn('project_id', id, (c) => c.notNull())
     .addColumn('run_id', id, (c) => c.notNull())
     .addColumn('tag', 'text', (c) => c.notNull())
-    .addPrimaryKeyConstraint('run_tags_pk', ['project_id', 'run_id', 'tag'])
-    .execute();
+    .addPrimaryKeyConstraint('run_tags_pk', ['project_id', 'run_id', 'tag']);
+  // On SQLite a table of short keys is cheaper clustered on its primary key (one b-tree, not two).
+  if (!isPostgres(db)) runTags = runTags.modifyEnd(sql`without rowid`);
+  await runTags.execute();
   await db.schema.createIndex('run_tags_tag_idx').on('run_tags').columns(['project_id', 'tag']).execute();
 }
 

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { insertIgnoringConflicts } from '../../db/bulk.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import { newId } from '../../lib/ids.js';
 import { Problem, problems, type FieldError } from '../../lib/problems.js';
 import { nulFaults, toFieldErrors, validatorFor } from '../../lib/validation.js';
+import { runRecord, serializeRun, type RunBody } from './runs.document.js';
 import { jsonValueFault, RunInputSchema, type RunInput } from './runs.schemas.js';
 
 export type IngestResult =
@@ -12,7 +14,11 @@ export type IngestResult =
   | { index: number; id: string | null; status: 'rejected'; problem: Problem };
 
 const TERMINAL = new Set(['succeeded', 'failed']);
-const INSERT_CHUNK = 400; // 22 columns × 400 rows stays under both engines' parameter limits
+const INSERT_CHUNK = 500; // 17 columns × 500 rows stays under both engines' parameter limits
+const RUN_COLUMNS = [
+  'project_id', 'id', 'trace_id', 'parent_run_id', 'name', 'kind', 'status', 'start_time', 'end_time', 'latency_ms',
+  'model', 'total_tokens', 'cost', 'metadata', 'content_hash', 'created_at', 'doc',
+] as const satisfies readonly (keyof RunRow)[];
 
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
@@ -26,6 +32,7 @@ function canonicalJson(value: unknown): string {
 interface Candidate {
   index: number;
   input: RunInput;
+  body: RunBody;
   row: RunRow;
   explicitTrace: boolean;
 }
@@ -54,10 +61,19 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
 
   const id = input.id ?? newId('run', now);
   const usage = input.usage ?? null;
+  const totalTokens = usage ? (usage.totalTokens ?? usage.promptTokens + usage.completionTokens) : null;
   return {
     index,
     input,
     explicitTrace: input.traceId !== undefined,
+    body: {
+      inputs: input.inputs ?? {},
+      outputs: input.outputs ?? null,
+      error: input.error ?? null,
+      usage: usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, totalTokens: totalTokens! } : null,
+      tags: input.tags ?? [],
+      metadata: input.metadata ?? {},
+    },
     row: {
       project_id: projectId,
       id,
@@ -69,18 +85,14 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
       start_time: startTime,
       end_time: endTime,
       latency_ms: endTime === null ? null : endTime - startTime,
-      inputs: JSON.stringify(input.inputs ?? {}),
-      outputs: input.outputs == null ? null : JSON.stringify(input.outputs),
-      error: input.error ?? null,
       model: input.model ?? null,
-      prompt_tokens: usage ? usage.promptTokens : null,
-      completion_tokens: usage ? usage.completionTokens : null,
-      total_tokens: usage ? (usage.totalTokens ?? usage.promptTokens + usage.completionTokens) : null,
+      total_tokens: totalTokens,
       cost: input.cost ?? null,
-      tags: JSON.stringify(input.tags ?? []),
       metadata: JSON.stringify(input.metadata ?? {}),
-      content_hash: createHash('sha256').update(canonicalJson(input)).digest('base64url'),
+      // Only a client-chosen id can be retried into; generated ids never collide.
+      content_hash: input.id === undefined ? '' : createHash('sha256').update(canonicalJson(input)).digest('base64url'),
       created_at: now,
+      doc: '', // serialized once the trace is resolved, just before insertion
     },
   };
 }
@@ -219,22 +231,18 @@ async function insertAccepted(db: Kysely<Database>, projectId: string, accepted:
   const inserted = new Set<string>();
   // One global insertion order (by id), so concurrent calls naming the same runs in different
   // orders wait on each other instead of deadlocking (PostgreSQL locks each conflicting row).
+  for (const c of accepted) c.row.doc = serializeRun(runRecord(c.row, c.body));
   const ordered = [...accepted].sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
   try {
     await db.transaction().execute(async (trx) => {
       for (let i = 0; i < ordered.length; i += INSERT_CHUNK) {
         const chunk = ordered.slice(i, i + INSERT_CHUNK);
-        const rows = await trx
-          .insertInto('runs')
-          .values(chunk.map((c) => c.row))
-          .onConflict((oc) => oc.columns(['project_id', 'id']).doNothing())
-          .returning('id')
-          .execute();
-        for (const r of rows) inserted.add(r.id);
+        const rows = await insertIgnoringConflicts(trx, 'runs', RUN_COLUMNS, ['project_id', 'id'], 'id', chunk.map((c) => c.row));
+        for (const r of rows) inserted.add(r.id as string);
       }
-      const tags = accepted.filter((c) => inserted.has(c.row.id)).flatMap((c) => (c.input.tags ?? []).map((tag) => ({ project_id: projectId, run_id: c.row.id, tag })));
-      for (let i = 0; i < tags.length; i += 3000) {
-        await trx.insertInto('run_tags').values(tags.slice(i, i + 3000)).execute();
+      const tags = accepted.filter((c) => inserted.has(c.row.id)).flatMap((c) => c.body.tags.map((tag) => ({ project_id: projectId, run_id: c.row.id, tag })));
+      for (let i = 0; i < tags.length; i += INSERT_CHUNK * 4) {
+        await insertIgnoringConflicts(trx, 'run_tags', ['project_id', 'run_id', 'tag'], ['project_id', 'run_id', 'tag'], 'tag', tags.slice(i, i + INSERT_CHUNK * 4));
       }
     });
   } catch (error) {

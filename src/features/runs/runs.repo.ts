@@ -1,40 +1,18 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Dialect } from '../../db/index.js';
 import type { Database, RunRow } from '../../db/schema.js';
-import { toIso } from '../../lib/clock.js';
 import { keysetBefore, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
+import { runRecord, serializeRun, toRun } from './runs.document.js';
 import { runFilterWhere, type RunFilters } from './runs.filters.js';
 import { jsonValueFault, type Run, type RunPatch } from './runs.schemas.js';
 
-export function toRun(row: RunRow): Run {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    traceId: row.trace_id,
-    parentRunId: row.parent_run_id,
-    name: row.name,
-    kind: row.kind as Run['kind'],
-    status: row.status as Run['status'],
-    startTime: toIso(row.start_time),
-    endTime: toIso(row.end_time),
-    latencyMs: row.latency_ms,
-    inputs: JSON.parse(row.inputs) as Run['inputs'],
-    outputs: row.outputs === null ? null : (JSON.parse(row.outputs) as Run['outputs']),
-    error: row.error,
-    model: row.model,
-    usage:
-      row.prompt_tokens === null
-        ? null
-        : { promptTokens: row.prompt_tokens, completionTokens: row.completion_tokens ?? 0, totalTokens: row.total_tokens ?? 0 },
-    cost: row.cost,
-    tags: JSON.parse(row.tags) as string[],
-    metadata: JSON.parse(row.metadata) as Run['metadata'],
-    createdAt: toIso(row.created_at),
-  };
-}
+export { toRun };
 
-export const runPosition = (row: RunRow): Position => [row.start_time, row.id];
+/** What a list page needs of a run: its sort key, id and stored record. */
+export type RunListRow = Pick<RunRow, 'start_time' | 'id' | 'doc'>;
+
+export const runPosition = (row: RunListRow): Position => [row.start_time, row.id];
 
 export async function listRuns(
   db: Kysely<Database>,
@@ -43,8 +21,8 @@ export async function listRuns(
   filters: RunFilters,
   after: Position | null,
   take: number,
-): Promise<RunRow[]> {
-  let query = db.selectFrom('runs').selectAll().where('runs.project_id', '=', projectId).where(runFilterWhere(dialect, filters));
+): Promise<RunListRow[]> {
+  let query = db.selectFrom('runs').select(['runs.start_time', 'runs.id', 'runs.doc']).where('runs.project_id', '=', projectId).where(runFilterWhere(dialect, filters));
   if (after) query = query.where((eb) => keysetBefore(eb, 'runs.start_time', 'runs.id', after));
   return query.orderBy('runs.start_time', 'desc').orderBy('runs.id', 'desc').limit(take).execute();
 }
@@ -86,19 +64,23 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
     }
     if (faults.length > 0) throw problems.validation(faults);
 
+    const record = toRun(run);
     const changes: Partial<RunRow> = {};
     if (TERMINAL.has(status)) Object.assign(changes, { status, end_time: endTime, latency_ms: endTime! - run.start_time });
-    if (patch.outputs !== undefined) changes.outputs = patch.outputs === null ? null : JSON.stringify(patch.outputs);
-    if (patch.error !== undefined) changes.error = patch.error;
+    if (patch.outputs !== undefined) record.outputs = patch.outputs;
+    if (patch.error !== undefined) record.error = patch.error;
     if (patch.usage !== undefined) {
-      changes.prompt_tokens = patch.usage?.promptTokens ?? null;
-      changes.completion_tokens = patch.usage?.completionTokens ?? null;
-      changes.total_tokens = patch.usage ? (patch.usage.totalTokens ?? patch.usage.promptTokens + patch.usage.completionTokens) : null;
+      record.usage = patch.usage ? { promptTokens: patch.usage.promptTokens, completionTokens: patch.usage.completionTokens, totalTokens: patch.usage.totalTokens ?? patch.usage.promptTokens + patch.usage.completionTokens } : null;
+      changes.total_tokens = record.usage?.totalTokens ?? null;
     }
     if (patch.cost !== undefined) changes.cost = patch.cost;
-    if (patch.tags !== undefined) changes.tags = JSON.stringify(patch.tags);
-    if (patch.metadata !== undefined) changes.metadata = JSON.stringify(patch.metadata);
-    if (Object.keys(changes).length === 0) return run;
+    if (patch.tags !== undefined) record.tags = patch.tags;
+    if (patch.metadata !== undefined) {
+      record.metadata = patch.metadata;
+      changes.metadata = JSON.stringify(patch.metadata);
+    }
+    if (Object.keys(changes).length === 0 && Object.keys(patch).every((k) => k === 'status')) return run;
+    changes.doc = serializeRun(runRecord({ ...run, ...changes }, record));
 
     const updated = await trx
       .updateTable('runs')

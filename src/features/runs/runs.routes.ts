@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { assertCan } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
-import { paginate } from '../../lib/pagination.js';
+import { sendJsonText } from '../../lib/http.js';
+import { paginate, pageJson } from '../../lib/pagination.js';
 import { problemBody, problemResponses, problems } from '../../lib/problems.js';
 import { requireProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
@@ -38,14 +39,15 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       querystring: ListRunsQuery,
       response: { 200: Type.Object({ items: Type.Array(Type.Ref('Run')), nextCursor: Type.Union([Type.String(), Type.Null()]), limit: Type.Integer() }, { title: 'RunPage' }), ...problemResponses(400, 401, 403, 404, 429) },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       assertCan(request.principal, 'runs:read');
       const { organizationId } = request.principal;
       const project = await requireProject(db, organizationId, request.params.project_id);
       const { limit, cursor, ...rest } = request.query as Record<string, unknown> & { limit?: number; cursor?: string };
       const filters = parseRunFilters(rest);
       const identity = { endpoint: 'runs', organizationId, parents: [project.id], filters: { ...filters } };
-      return paginate(cursors, { limit, cursor }, identity, (after, take) => listRuns(db, dialect, project.id, filters, after, take), runPosition, toRun);
+      const page = await paginate(cursors, { limit, cursor }, identity, (after, take) => listRuns(db, dialect, project.id, filters, after, take), runPosition, (row) => row.doc);
+      return sendJsonText(reply as never, pageJson(page));
     },
   });
 
@@ -126,10 +128,10 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
 
   app.get('/projects/:project_id/runs/:run_id', {
     schema: { tags, summary: 'Get a run', params: ProjectRunParams, response: { 200: Type.Ref('Run'), ...problemResponses(400, 401, 403, 404, 429) } },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       assertCan(request.principal, 'runs:read');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
-      return toRun(await getRun(db, project.id, request.params.run_id));
+      return sendJsonText(reply as never, (await getRun(db, project.id, request.params.run_id)).doc);
     },
   });
 
