@@ -9,6 +9,8 @@
 //   BENCH_RUNS               runs seeded on SQLite (default 1000000)
 //   BENCH_PG_RUNS            runs ingested on PostgreSQL (default 100000)
 //   BENCH_SKIP_PG=1          skip the PostgreSQL ingestion
+//   BENCH_BACKFILL_RUNS      runs ingested afterwards in random start-time order into a second SQLite project
+//                            (default 100000; 0 = skip). Seeding itself replays 30 days in arrival order.
 //   BENCH_SECONDS            seconds per autocannon measurement (default 5)
 //   BENCH_ROUNDS             interleaved rounds (default 3)
 //   BENCH_WARMUP_SECONDS     one unrecorded warm-up per scenario before round 1 (default 2; 0 = none)
@@ -52,6 +54,7 @@ const cfg = {
   runs: envInt('BENCH_RUNS', 1_000_000, 1),
   pgRuns: envInt('BENCH_PG_RUNS', 100_000, 1),
   skipPg: process.env.BENCH_SKIP_PG === '1',
+  backfillRuns: envInt('BENCH_BACKFILL_RUNS', 100_000, 0),
   seconds: envInt('BENCH_SECONDS', 5, 1),
   rounds: envInt('BENCH_ROUNDS', 3, 1),
   warmupSeconds: envInt('BENCH_WARMUP_SECONDS', 2, 0),
@@ -316,7 +319,9 @@ async function startPinned(name, nodeArgs, env, port) {
 
 function startSightline(name, port, databaseUrl) {
   const profile = cfg.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cfg.cpuProfDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
-  return startPinned(name, [...profile, join(root, 'bin/sightline.js'), 'serve'], serverEnv(port, databaseUrl), port);
+  // The same Node flags as `npm start` (package.json), so the bench measures the service as it ships.
+  const heap = `--max-old-space-size=${process.env.SIGHTLINE_HEAP_MB || 160}`;
+  return startPinned(name, [heap, ...profile, join(root, 'bin/sightline.js'), 'serve'], serverEnv(port, databaseUrl), port);
 }
 
 async function stopServer(server) {
@@ -341,8 +346,8 @@ async function api(server, token, method, path, body) {
 // ---------------------------------------------------------------------------------------------
 // Ingestion: BENCH_RUNS runs, 1,000 per POST …/runs/batch, `concurrency` requests in flight.
 
-async function ingest(label, server, token, projectId, total, now) {
-  const generator = new RunGenerator({ seed: 20261122, now });
+async function ingest(label, server, token, projectId, total, now, order = 'chronological') {
+  const generator = new RunGenerator({ seed: 20261122, now, total, order });
   const path = `/v1/projects/${projectId}/runs/batch`;
   const batches = Math.ceil(total / cfg.batchSize);
   const latencies = [];
@@ -531,6 +536,15 @@ async function sqlitePhase(results) {
         }
       }
     }
+    // 4. A backfill: runs in random start-time order into a second project (after the reads, so the
+    //    read measurements see only the seeded project). Informational: live traffic arrives in order.
+    if (cfg.backfillRuns > 0) {
+      const other = (await api(server, token, 'POST', '/v1/projects', { name: 'bench-backfill' })).json;
+      log(`backfill sqlite: ${fmtInt(cfg.backfillRuns)} runs in random start-time order`);
+      results.backfillSqlite = await ingest('backfill sqlite', server, token, other.id, cfg.backfillRuns, now, 'random');
+      server.rss.mark('backfill');
+      log(`backfill sqlite: ${fmtInt(results.backfillSqlite.runsPerSec)} runs/s`);
+    }
   } finally {
     if (bare) await stopServer(bare);
     results.rssSqlite = await stopServer(server);
@@ -645,6 +659,10 @@ function buildTable(results, { summary, ratios }) {
       ? [label, `${r.concurrency} batches in flight`, `${fmtInt(r.runsPerSec)} runs/s`, `${fmtMs(r.batchMs.p99)} (per batch)`, '—', `≥ ${fmtInt(target)} runs/s`, met(r.runsPerSec >= target)]
       : null;
   rows.push(ingestRow(`Ingest SQLite: ${fmtInt(cfg.runs)} runs, POST …/runs/batch × ${cfg.batchSize}`, results.ingestSqlite, TARGETS.sqliteRunsPerSec));
+  if (results.backfillSqlite) {
+    const r = results.backfillSqlite;
+    rows.push([`Ingest SQLite, backfill: ${fmtInt(cfg.backfillRuns)} runs in random start-time order (informational)`, `${r.concurrency} batches in flight`, `${fmtInt(r.runsPerSec)} runs/s`, `${fmtMs(r.batchMs.p99)} (per batch)`, '—', '—', '—']);
+  }
   if (cfg.skipPg) rows.push([`Ingest PostgreSQL`, '—', 'skipped (BENCH_SKIP_PG=1)', '—', '—', `≥ ${fmtInt(TARGETS.pgRunsPerSec)} runs/s`, '—']);
   else rows.push(ingestRow(`Ingest PostgreSQL: ${fmtInt(cfg.pgRuns)} runs, POST …/runs/batch × ${cfg.batchSize}`, results.ingestPg, TARGETS.pgRunsPerSec));
   const rssRow = (label, r) => (r ? [label, '—', `peak RSS ${fmtMb(r.peakKb)}`, '—', '—', `≤ ${TARGETS.peakRssMb} MB`, met(r.peakKb / 1024 <= TARGETS.peakRssMb)] : null);

@@ -69,9 +69,14 @@ const ERRORS = [
 
 export class RunGenerator {
   /**
-   * @param {{ seed?: number, now?: number, spreadDays?: number }} options
+   * `order: 'chronological'` (default) replays the spread in start-time order, as live traffic arrives
+   * (runs of a batch within about a minute of each other); `'random'` scatters every run over the
+   * whole spread, like a backfill of old data in no particular order.
+   * @param {{ seed?: number, now?: number, spreadDays?: number, total?: number, order?: 'chronological' | 'random' }} options
    */
-  constructor({ seed = 42, now = Date.now(), spreadDays = 30 } = {}) {
+  constructor({ seed = 42, now = Date.now(), spreadDays = 30, total = 1_000_000, order = 'chronological' } = {}) {
+    this.total = total;
+    this.order = order;
     this.rand = mulberry32(seed);
     this.corpus = buildCorpus(this.rand);
     this.now = now;
@@ -102,8 +107,11 @@ export class RunGenerator {
       }
     }
     const [, name, kind, hasModel] = shape;
-    // Started at some point in the last 30 days; latency 150 ms .. ~20 s, skewed short.
-    const start = this.now - Math.floor(r() * this.spreadMs);
+    // Started in the last 30 days (in arrival order, or anywhere); latency 150 ms .. ~20 s, skewed short.
+    const start =
+      this.order === 'random'
+        ? this.now - Math.floor(r() * this.spreadMs)
+        : Math.min(this.now, this.now - this.spreadMs + Math.floor((n / this.total) * this.spreadMs) + Math.floor(r() * 60_000));
     const latency = 150 + Math.floor(Math.pow(r(), 3) * 20_000);
     const roll = r();
     const status = roll < 0.02 ? 'running' : roll < 0.07 ? 'failed' : 'succeeded';

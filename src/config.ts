@@ -23,6 +23,8 @@ export interface Config {
   production: boolean;
   /** How long a verified signature may be reused from the in-process cache. */
   tokenCacheSeconds: number;
+  /** Batch ingestion requests whose bodies are read and processed at once (per instance). */
+  ingestConcurrency: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -101,5 +103,6 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     production: env.NODE_ENV === 'production',
     tokenCacheSeconds: integer(env, 'SIGHTLINE_TOKEN_CACHE_SECONDS', 30, 0, 300),
+    ingestConcurrency: integer(env, 'SIGHTLINE_INGEST_CONCURRENCY', 1, 1, 64),
   };
 }

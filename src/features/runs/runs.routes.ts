@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { assertCan } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
+import { Gate } from '../../lib/gate.js';
 import { sendJsonText } from '../../lib/http.js';
 import { paginate, pageJson } from '../../lib/pagination.js';
 import { problemBody, problemResponses, problems } from '../../lib/problems.js';
@@ -28,6 +29,12 @@ const DAY = 86_400_000;
 const MAX_BUCKETS = 10_000;
 
 export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Deps): void {
+  const ingestGate = new Gate(config.ingestConcurrency);
+  const releases = new WeakMap<object, () => void>();
+  const release = (request: object) => {
+    releases.get(request)?.();
+    releases.delete(request);
+  };
   app.get('/projects/:project_id/runs', {
     schema: {
       tags,
@@ -112,6 +119,13 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       body: BatchBodySchema,
       response: { 200: BatchResultSchema, ...problemResponses(400, 401, 403, 404, 413, 415, 429) },
     },
+    // Bounded memory: a slot is taken before the body is read and given back once the answer is sent
+    // (or the client went away).
+    preParsing: async (request) => {
+      releases.set(request, await ingestGate.acquire());
+    },
+    onResponse: async (request) => release(request),
+    onRequestAbort: async (request) => release(request),
     handler: async (request) => {
       assertCan(request.principal, 'runs:write');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
