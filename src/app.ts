@@ -2,14 +2,16 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import { Type } from '@sinclair/typebox';
 import swaggerUi from '@fastify/swagger-ui';
+import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
-import { authenticationHook } from './auth/hook.js';
+import { accessHook } from './auth/hook.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
 import type { Storage } from './db/index.js';
 import type { App, Deps } from './deps.js';
 import { meRoutes } from './features/me/me.routes.js';
+import { organizationRoutes } from './features/organizations/organizations.routes.js';
 import { projectRoutes } from './features/projects/projects.routes.js';
 import { ProjectSchema } from './features/projects/projects.schemas.js';
 import { runRoutes } from './features/runs/runs.routes.js';
@@ -19,12 +21,15 @@ import { tokenRoutes } from './features/tokens/tokens.routes.js';
 import { TokenRecordSchema } from './features/tokens/tokens.schemas.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { redactUrl, requestIdFrom, sendProblem, toProblem } from './lib/http.js';
+import { CorsPolicy } from './lib/cors.js';
 import { Keyring } from './lib/keys.js';
+import { enforce, MemoryStore, RateLimiter, RedisStore } from './lib/rate-limit.js';
 import { CursorCodec } from './lib/pagination.js';
 import { CURSOR_MALFORMED, ProblemSchema, problems } from './lib/problems.js';
 import { coerceQuery, nulFaults, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
+const UNLIMITED = new Set(['/healthz', '/readyz']);
 
 export const BODY_LIMIT = 10 * 1024 * 1024;
 export const API_VERSION = '1.0.0';
@@ -54,6 +59,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   const keys = new Keyring(storage.db, clock);
   await keys.init();
   const tokens = new TokenService(storage.db, keys, config, clock);
+  const limiter = new RateLimiter(config.redisUrl ? await RedisStore.connect(config.redisUrl, config.redisPrefix) : new MemoryStore(), clock, (error) =>
+    app.log.error({ err: error }, 'rate-limit store failed; allowing requests until it is back'),
+  );
+  const cors = new CorsPolicy(storage.db, config.publicUrl);
   const deps: Deps = { config, db: storage.db, dialect: storage.dialect, clock, keys, tokens, cursors: new CursorCodec(keys) };
 
   const app = Fastify({
@@ -90,7 +99,12 @@ export async function buildApp(options: BuildOptions): Promise<App> {
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // /v1 routes are limited per credential by the access hook; everything else (docs, 404s, preflights)
+    // per client address. Health checks are never limited, so load balancers always get an answer.
+    if (request.routeOptions.config.authenticated || UNLIMITED.has(request.routeOptions.url ?? '')) return;
+    enforce(await limiter.check(`ip:${request.ip}`, config.rateLimitPerMinute), reply, 'this client address');
   });
+  app.addHook('onClose', async () => limiter.close());
 
   app.setErrorHandler((error, request, reply) => {
     const problem = toProblem(error);
@@ -123,7 +137,31 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
+  await app.register(helmet, {
+    // The API answers JSON; only the reference page at /docs loads scripts and styles (its own).
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        frameAncestors: ["'none'"],
+        // Only where the service is served over HTTPS: on http://localhost it would break /docs.
+        upgradeInsecureRequests: config.publicUrl.startsWith('https:') ? [] : null,
+      },
+    },
+    crossOriginResourcePolicy: { policy: 'same-site' },
+  });
+
   systemRoutes(app, deps);
+
+  // CORS preflights, for any path: answered only for the dashboard's origin and origins some
+  // organization allows (api.md 5).
+  app.options('/*', { schema: { hide: true } }, async (request, reply) => {
+    if (request.headers['access-control-request-method'] === undefined) throw problems.notFound(`No route for OPTIONS ${request.url.split('?')[0]?.slice(0, 200)}.`);
+    await cors.preflight(request.headers.origin, reply);
+    return reply.code(204).send();
+  });
 
   await app.register(
     async (v1) => {
@@ -131,13 +169,18 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       api.addHook('onRoute', (route) => {
         // Every /v1 route is bearer-authenticated, and refuses query parameters it does not declare.
         route.schema = { querystring: NO_QUERY, ...(route.schema ?? {}), security: [{ bearer: [] }] } as typeof route.schema;
+        route.config = { ...(route.config ?? {}), authenticated: true } as typeof route.config;
       });
-      api.addHook('onRequest', authenticationHook(tokens));
+      api.addHook(
+        'onRequest',
+        accessHook({ tokens, limiter, cors, ratePerMinute: config.rateLimitPerMinute, mintPerMinute: config.tokenMintRateLimit }),
+      );
       api.addHook('onSend', async (_request, reply) => {
         reply.header('cache-control', 'no-store');
       });
       meRoutes(api, deps);
       tokenRoutes(api, deps);
+      organizationRoutes(api, deps);
       projectRoutes(api, deps);
       runRoutes(api, deps);
     },

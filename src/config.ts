@@ -25,6 +25,14 @@ export interface Config {
   tokenCacheSeconds: number;
   /** Batch ingestion requests whose bodies are read and processed at once (per instance). */
   ingestConcurrency: number;
+  /** Token creations and rotations per user per minute (stricter than the general limit). */
+  tokenMintRateLimit: number;
+  /** Prefix of every Redis key this deployment writes. */
+  redisPrefix: string;
+  /** How long a rotated-away token keeps working (0: revoked at once). */
+  patRotationGraceSeconds: number;
+  /** The plan new organizations get. */
+  defaultPlan: 'free' | 'team' | 'enterprise';
 }
 
 type Env = Record<string, string | undefined>;
@@ -73,10 +81,19 @@ export function parseDatabaseUrl(raw: string | undefined): DatabaseConfig {
   throw new ConfigError('Invalid configuration: DATABASE_URL must start with sqlite:, postgres:// or postgresql://');
 }
 
+function plan(raw: string | undefined): 'free' | 'team' | 'enterprise' {
+  if (raw === undefined || raw === '') return 'enterprise';
+  if (raw === 'free' || raw === 'team' || raw === 'enterprise') return raw;
+  throw new ConfigError(`Invalid configuration: SIGHTLINE_DEFAULT_PLAN must be one of free, team, enterprise (got ${JSON.stringify(raw)})`);
+}
+
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
+  if (env.REDIS_URL && !/^rediss?:\/\//.test(env.REDIS_URL)) {
+    throw new ConfigError('Invalid configuration: REDIS_URL must start with redis:// or rediss://');
+  }
   const host = env.HOST && env.HOST !== '' ? env.HOST : '0.0.0.0';
   const publicUrl = url('SIGHTLINE_PUBLIC_URL', env.SIGHTLINE_PUBLIC_URL || `http://localhost:${port}`);
   const problemBase = env.SIGHTLINE_PROBLEM_BASE ? url('SIGHTLINE_PROBLEM_BASE', env.SIGHTLINE_PROBLEM_BASE) : `${publicUrl}/problems`;
@@ -104,5 +121,9 @@ export function loadConfig(env: Env = process.env): Config {
     production: env.NODE_ENV === 'production',
     tokenCacheSeconds: integer(env, 'SIGHTLINE_TOKEN_CACHE_SECONDS', 30, 0, 300),
     ingestConcurrency: integer(env, 'SIGHTLINE_INGEST_CONCURRENCY', 1, 1, 64),
+    tokenMintRateLimit: integer(env, 'SIGHTLINE_TOKEN_MINT_RATE_LIMIT', 10, 1, 10_000_000),
+    redisPrefix: env.SIGHTLINE_REDIS_PREFIX || 'sightline',
+    patRotationGraceSeconds: integer(env, 'SIGHTLINE_PAT_ROTATION_GRACE_SECONDS', 0, 0, 86_400),
+    defaultPlan: plan(env.SIGHTLINE_DEFAULT_PLAN),
   };
 }

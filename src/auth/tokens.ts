@@ -33,6 +33,16 @@ interface VerifiedToken {
   exp: number;
 }
 
+/** Revokes every still-valid token rotated from the same original (reuse detection). */
+export async function revokeFamily(db: Kysely<Database>, familyId: string, now: number): Promise<void> {
+  await db
+    .updateTable('personal_access_tokens')
+    .set({ revoked_at: now, revoked_reason: 'reused' })
+    .where((eb) => eb.or([eb('family_id', '=', familyId), eb('id', '=', familyId)]))
+    .where((eb) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>', now)]))
+    .execute();
+}
+
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
 }
@@ -141,13 +151,17 @@ export class TokenService {
     const row = await this.db
       .selectFrom('personal_access_tokens as t')
       .leftJoin('memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').onRef('m.user_id', '=', 't.user_id'))
-      .select(['t.user_id', 't.organization_id', 't.token_hash', 't.expires_at', 't.revoked_at', 't.last_used_at', 'm.role'])
+      .select(['t.user_id', 't.organization_id', 't.token_hash', 't.expires_at', 't.revoked_at', 't.revoked_reason', 't.family_id', 't.last_used_at', 'm.role'])
       .where('t.id', '=', verified.jti)
       .executeTakeFirst();
     if (!row || row.user_id !== verified.sub || row.organization_id !== verified.org || row.token_hash !== verified.hash) {
       throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
     }
-    if (row.revoked_at !== null) throw problems.unauthorized('token_revoked', 'The bearer token has been revoked.');
+    if (row.revoked_at !== null && row.revoked_at <= now) {
+      // A rotated-away token used again: someone kept a copy. Revoke every token of its rotation family.
+      if (row.revoked_reason === 'rotated') await revokeFamily(this.db, row.family_id ?? verified.jti, now);
+      throw problems.unauthorized('token_revoked', 'The bearer token has been revoked.');
+    }
     if (row.expires_at <= now) throw problems.unauthorized('token_expired', 'The bearer token has expired.');
     if (!isRole(row.role)) throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
     this.touch(verified.jti, row.last_used_at, now);

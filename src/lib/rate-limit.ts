@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
+import type { FastifyReply } from 'fastify';
 import type { Clock } from './clock.js';
+import { Problem } from './problems.js';
 
 /** One counter hit: the count in the current window and when that window ends. */
 export interface WindowCount {
@@ -102,5 +104,18 @@ export class RateLimiter {
 
   close(): Promise<void> {
     return this.store.close();
+  }
+}
+
+/** Sets the RateLimit-* headers (every response) and throws the 429 problem when the limit is spent. */
+export function enforce(decision: RateDecision, reply: FastifyReply, what = 'this credential'): void {
+  reply.header('ratelimit-limit', String(decision.limit));
+  reply.header('ratelimit-remaining', String(decision.remaining));
+  reply.header('ratelimit-reset', String(decision.resetSeconds));
+  if (!decision.allowed) {
+    throw new Problem('rate-limited', {
+      detail: `Rate limit of ${decision.limit} requests per minute for ${what} exceeded; retry in ${decision.resetSeconds} s.`,
+      headers: { 'retry-after': String(decision.resetSeconds) },
+    });
   }
 }

@@ -22,7 +22,14 @@ export const PUBLIC_URL = 'http://sightline.test';
 export const PROBLEM_BASE = `${PUBLIC_URL}/problems`;
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ SIGHTLINE_PUBLIC_URL: PUBLIC_URL, LOG_LEVEL: 'silent', ...overrides });
+  // Suites send thousands of requests with one token: rate limits are exercised by their own tests.
+  return loadConfig({
+    SIGHTLINE_PUBLIC_URL: PUBLIC_URL,
+    LOG_LEVEL: 'silent',
+    SIGHTLINE_RATE_LIMIT: '10000000',
+    SIGHTLINE_TOKEN_MINT_RATE_LIMIT: '10000000',
+    ...overrides,
+  });
 }
 
 export interface Caller {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { TokenService } from '../../auth/tokens.js';
-import { hashToken } from '../../auth/tokens.js';
+import { hashToken, revokeFamily } from '../../auth/tokens.js';
 import type { Database, TokenRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -27,11 +27,11 @@ export const tokenPosition = (row: TokenRow): Position => [row.created_at, row.i
 export async function issuePersonalAccessToken(
   db: Kysely<Database>,
   tokens: TokenService,
-  input: { organizationId: string; userId: string; name: string; expiresInDays: number },
+  input: { organizationId: string; userId: string; name: string; expiresInDays?: number; lifetimeMs?: number; familyId?: string | null },
   now: number,
 ): Promise<{ row: TokenRow; token: string }> {
   const id = newId('tok', now);
-  const expiresAt = now + input.expiresInDays * DAY;
+  const expiresAt = now + (input.lifetimeMs ?? (input.expiresInDays ?? 90) * DAY);
   const token = await tokens.sign('personal_access_token', { sub: input.userId, org: input.organizationId, jti: id, iat: now, exp: expiresAt });
   const row: TokenRow = {
     id,
@@ -43,7 +43,7 @@ export async function issuePersonalAccessToken(
     expires_at: Math.floor(expiresAt / 1000) * 1000, // the JWT's exp has second precision; keep them equal
     last_used_at: null,
     revoked_at: null,
-    family_id: null,
+    family_id: input.familyId ?? null,
     revoked_reason: null,
   };
   await db.insertInto('personal_access_tokens').values(row).execute();
@@ -72,6 +72,48 @@ export async function revokeToken(db: Kysely<Database>, organizationId: string, 
   const row = await query.executeTakeFirst();
   if (!row) throw problems.notFound(`Token ${tokenId} does not exist.`);
   if (row.revoked_at === null) {
-    await db.updateTable('personal_access_tokens').set({ revoked_at: now }).where('id', '=', tokenId).where('revoked_at', 'is', null).execute();
+    await db.updateTable('personal_access_tokens').set({ revoked_at: now, revoked_reason: 'revoked' }).where('id', '=', tokenId).where('revoked_at', 'is', null).execute();
   }
+}
+
+/**
+ * Rotation: a new token with the same name and lifetime; the old one is revoked at once (or after the
+ * configured grace). Rotating a token that was already rotated or revoked is reuse: the whole rotation
+ * family is revoked and the answer is 401.
+ */
+export async function rotateToken(
+  db: Kysely<Database>,
+  tokens: TokenService,
+  principal: { organizationId: string; userId: string },
+  tokenId: string,
+  now: number,
+  graceMs: number,
+): Promise<{ row: TokenRow; token: string }> {
+  const row = await db
+    .selectFrom('personal_access_tokens')
+    .selectAll()
+    .where('id', '=', tokenId)
+    .where('organization_id', '=', principal.organizationId)
+    .where('user_id', '=', principal.userId)
+    .executeTakeFirst();
+  if (!row) throw problems.notFound(`Token ${tokenId} does not exist.`);
+  const familyId = row.family_id ?? row.id;
+  const reuse = async () => {
+    await revokeFamily(db, familyId, now);
+    return problems.unauthorized('token_revoked', 'This token was already rotated or revoked; every token rotated from the same original has been revoked.');
+  };
+  if (row.revoked_at !== null || row.expires_at <= now) throw await reuse();
+  const claimed = await db
+    .updateTable('personal_access_tokens')
+    .set({ revoked_at: now + graceMs, revoked_reason: 'rotated', family_id: familyId })
+    .where('id', '=', tokenId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (Number(claimed.numUpdatedRows) !== 1) throw await reuse(); // a concurrent rotation won
+  return issuePersonalAccessToken(
+    db,
+    tokens,
+    { organizationId: row.organization_id, userId: row.user_id, name: row.name, lifetimeMs: row.expires_at - row.created_at, familyId },
+    now,
+  );
 }

@@ -3,7 +3,7 @@ import { can } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
 import { paginate } from '../../lib/pagination.js';
 import { problemResponses, problems } from '../../lib/problems.js';
-import { issuePersonalAccessToken, listOwnTokens, revokeToken, tokenPosition, toTokenRecord } from './tokens.repo.js';
+import { issuePersonalAccessToken, listOwnTokens, revokeToken, rotateToken, tokenPosition, toTokenRecord } from './tokens.repo.js';
 import { CreateTokenBody, ListTokensQuery, NewTokenSchema, TokenPage, TokenParams } from './tokens.schemas.js';
 
 const tags = ['Tokens'];
@@ -19,6 +19,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
   });
 
   app.post('/tokens', {
+    config: { mintsTokens: true },
     schema: { tags, summary: 'Mint a personal access token', description: 'The token inherits your organization role, resolved on every request. The string is shown once.', body: CreateTokenBody, response: { 201: NewTokenSchema, ...problemResponses(400, 401, 413, 415, 429) } },
     handler: async (request, reply) => {
       const days = request.body.expiresInDays ?? config.patDefaultDays;
@@ -27,6 +28,23 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
       }
       const { organizationId, userId } = request.principal;
       const { row, token } = await issuePersonalAccessToken(db, tokens, { organizationId, userId, name: request.body.name, expiresInDays: days }, clock.now());
+      return reply.code(201).send({ ...toTokenRecord(row), token });
+    },
+  });
+
+  app.post('/tokens/:token_id/rotate', {
+    config: { mintsTokens: true },
+    schema: {
+      tags,
+      summary: 'Rotate a token',
+      description:
+        'A new token with the same name and lifetime, shown once; the old one stops working at once (or after SIGHTLINE_PAT_ROTATION_GRACE_SECONDS). ' +
+        'Rotating a token that was already rotated or revoked is treated as theft: 401, and every token rotated from the same original is revoked.',
+      params: TokenParams,
+      response: { 201: NewTokenSchema, ...problemResponses(400, 401, 404, 429) },
+    },
+    handler: async (request, reply) => {
+      const { row, token } = await rotateToken(db, tokens, request.principal, request.params.token_id, clock.now(), config.patRotationGraceSeconds * 1000);
       return reply.code(201).send({ ...toTokenRecord(row), token });
     },
   });

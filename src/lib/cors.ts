@@ -1,0 +1,59 @@
+import type { FastifyReply } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { isOriginAllowedAnywhere, isOriginAllowedFor } from '../features/organizations/origins.js';
+import { problems } from './problems.js';
+
+const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE';
+const ALLOW_HEADERS = 'authorization, content-type, if-none-match, x-request-id';
+const EXPOSE_HEADERS = 'x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, sightline-token-expires-at, etag';
+
+/**
+ * CORS by organization (api.md 5). The dashboard's own origin is always allowed (and the only one that
+ * may send credentials); any other origin must be on the caller's organization's list. Never the
+ * library default of "any origin".
+ */
+export class CorsPolicy {
+  readonly dashboardOrigin: string;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    publicUrl: string,
+  ) {
+    this.dashboardOrigin = new URL(publicUrl).origin;
+  }
+
+  private allow(reply: FastifyReply, origin: string): void {
+    reply.header('access-control-allow-origin', origin);
+    reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+    if (origin === this.dashboardOrigin) reply.header('access-control-allow-credentials', 'true');
+  }
+
+  /** Preflight: answered for the dashboard's origin and origins some organization allows, for no other. */
+  async preflight(origin: string | undefined, reply: FastifyReply): Promise<void> {
+    reply.header('vary', 'Origin');
+    if (!origin || (origin !== this.dashboardOrigin && !(await isOriginAllowedAnywhere(this.db, origin)))) {
+      throw problems.forbidden(`Origin ${String(origin).slice(0, 200)} is not allowed.`);
+    }
+    this.allow(reply, origin);
+    reply.header('access-control-allow-methods', ALLOW_METHODS);
+    reply.header('access-control-allow-headers', ALLOW_HEADERS);
+    reply.header('access-control-max-age', '600');
+  }
+
+  /** Before authentication: the dashboard may read every answer, errors included. */
+  early(origin: string | undefined, reply: FastifyReply): void {
+    if (origin === undefined) return;
+    reply.header('vary', 'Origin');
+    if (origin === this.dashboardOrigin) this.allow(reply, origin);
+  }
+
+  /** After authentication: any other origin must be allowed for the caller's organization, else 403. */
+  async check(origin: string | undefined, organizationId: string, reply: FastifyReply): Promise<void> {
+    if (origin === undefined || origin === this.dashboardOrigin) return;
+    if (!(await isOriginAllowedFor(this.db, organizationId, origin))) {
+      throw problems.forbidden(`Origin ${origin.slice(0, 200)} is not allowed for this organization.`);
+    }
+    this.allow(reply, origin);
+  }
+}
