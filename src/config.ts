@@ -106,10 +106,11 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.has(logLevel)) {
     throw new ConfigError(`Invalid configuration: LOG_LEVEL must be one of ${[...LOG_LEVELS].join(', ')} (got ${JSON.stringify(logLevel)})`);
   }
+  const database = parseDatabaseUrl(env.DATABASE_URL);
   return {
     port,
     host,
-    database: parseDatabaseUrl(env.DATABASE_URL),
+    database,
     publicUrl,
     problemBase,
     patDefaultDays,
@@ -120,7 +121,9 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     production: env.NODE_ENV === 'production',
     tokenCacheSeconds: integer(env, 'SIGHTLINE_TOKEN_CACHE_SECONDS', 30, 0, 300),
-    ingestConcurrency: integer(env, 'SIGHTLINE_INGEST_CONCURRENCY', 1, 1, 64),
+    // SQLite works inside this process, so one batch at a time loses nothing; with PostgreSQL a second
+    // batch is parsed while the first is being written.
+    ingestConcurrency: integer(env, 'SIGHTLINE_INGEST_CONCURRENCY', database.kind === 'sqlite' ? 1 : 2, 1, 64),
     tokenMintRateLimit: integer(env, 'SIGHTLINE_TOKEN_MINT_RATE_LIMIT', 10, 1, 10_000_000),
     redisPrefix: env.SIGHTLINE_REDIS_PREFIX || 'sightline',
     patRotationGraceSeconds: integer(env, 'SIGHTLINE_PAT_ROTATION_GRACE_SECONDS', 0, 0, 86_400),

@@ -656,7 +656,8 @@ describeEachDialect(
           bad.set('padded =', `${real}=`);
           bad.set('padded ==', `${real}==`);
           bad.set('leading =', `=${real}`);
-          bad.set('standard base64 with padding', bytes.toString('base64'));
+          // Identical to the real cursor when its bytes hold no '-'/'_' and need no padding: only then a distinct case.
+          if (bytes.toString('base64') !== real) bad.set('standard base64 with padding', bytes.toString('base64'));
           bad.set('base64 alphabet +', `${real.slice(0, 10)}+${real.slice(11)}`);
           bad.set('base64 alphabet /', `${real.slice(0, 10)}/${real.slice(11)}`);
           for (const ch of ['.', ' ', '~', '*', '!', '\u00e9', '\u0000', '\n', '%', '\u{1F600}']) bad.set(`contains ${JSON.stringify(ch)}`, `${real.slice(0, 20)}${ch}${real.slice(20)}`);
