@@ -105,6 +105,12 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     enforce(await limiter.check(`ip:${request.ip}`, config.rateLimitPerMinute), reply, 'this client address');
   });
   app.addHook('onClose', async () => limiter.close());
+  // Nothing under /v1 may be stored by a cache. Set here rather than in the /v1 plugin so that it also
+  // covers the answers given outside that plugin's hooks: 404s for unknown /v1 paths (the root
+  // not-found handler) and framework errors.
+  app.addHook('onSend', async (request, reply) => {
+    if (/^\/v1(?:[/?]|$)/.test(request.url)) reply.header('cache-control', 'no-store');
+  });
 
   app.setErrorHandler((error, request, reply) => {
     const problem = toProblem(error);
@@ -175,9 +181,6 @@ export async function buildApp(options: BuildOptions): Promise<App> {
         'onRequest',
         accessHook({ tokens, limiter, cors, ratePerMinute: config.rateLimitPerMinute, mintPerMinute: config.tokenMintRateLimit }),
       );
-      api.addHook('onSend', async (_request, reply) => {
-        reply.header('cache-control', 'no-store');
-      });
       meRoutes(api, deps);
       tokenRoutes(api, deps);
       organizationRoutes(api, deps);

@@ -3,7 +3,9 @@ import { isRole, ROLES } from './auth/permissions.js';
 import { TokenService } from './auth/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
 import { migrateToLatest, openStorage } from './db/index.js';
+import { acceptInvitations } from './features/organizations/invitations.repo.js';
 import { ensureOrganization, ensureUser, setMembership } from './features/organizations/organizations.repo.js';
+import { addOperatorOrigin, originFault } from './features/organizations/origins.js';
 import { issuePersonalAccessToken } from './features/tokens/tokens.repo.js';
 import { systemClock } from './lib/clock.js';
 import { Keyring } from './lib/keys.js';
@@ -17,6 +19,7 @@ Commands:
   serve          Start the API server (runs migrations first)
   migrate        Apply pending database migrations and exit
   token create   Create the organization/user if missing, set the role, mint a personal access token
+  org allow-origin  Allow-list a CORS origin for an organization, beyond its plan's quota
   openapi        Print the OpenAPI 3.1 document
 
 Configuration comes from the environment (PORT, HOST, DATABASE_URL, SIGHTLINE_PUBLIC_URL, ...).
@@ -31,7 +34,13 @@ Applies every pending migration to DATABASE_URL and exits. Safe to run from seve
   token: `Usage: sightline token create --email <email> --org <name> --role <role> [--name <token name>] [--expires-in-days <days>]
 
 Creates the organization (by name) and the user (by email) if missing, sets the user's role there
-(${ROLES.join(', ')}), mints a personal access token and prints it alone on the last line of stdout.`,
+(${ROLES.join(', ')}), mints a personal access token and prints it alone on the last line of stdout.
+A new organization gets the default plan (SIGHTLINE_DEFAULT_PLAN). The user also joins every
+organization that invited their email, with the invited role.`,
+  org: `Usage: sightline org allow-origin <organization name or id> <origin>
+
+Allow-lists an exact origin (https://host[:port], or http://localhost:<port>) for the organization,
+in addition to (and not counted against) the custom origins its plan allows.`,
   openapi: `Usage: sightline openapi
 
 Prints the OpenAPI 3.1 document of this build to stdout.`,
@@ -74,8 +83,10 @@ async function tokenCreate(argv: string[]): Promise<void> {
     await keys.init();
     const tokens = new TokenService(storage.db, keys, config, clock);
     const now = clock.now();
-    const org = await ensureOrganization(storage.db, values.org.trim(), 'enterprise', now);
+    const org = await ensureOrganization(storage.db, values.org.trim(), config.defaultPlan, now);
     const user = await ensureUser(storage.db, email, email.split('@')[0] ?? email, now);
+    // Like a first sign-in: pending invitations become memberships (the role given here wins for --org).
+    await acceptInvitations(storage.db, user.id, user.email, now);
     await setMembership(storage.db, org.id, user.id, values.role, now);
     const { row, token } = await issuePersonalAccessToken(
       storage.db,
@@ -91,6 +102,29 @@ async function tokenCreate(argv: string[]): Promise<void> {
   }
 }
 
+async function orgAllowOrigin(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args: argv, options: { help: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  if (values.help) {
+    console.log(HELP.org);
+    return;
+  }
+  const [name, origin, ...extra] = positionals;
+  if (!name?.trim() || !origin || extra.length > 0) throw new UsageError('usage: sightline org allow-origin <organization name or id> <origin>');
+  const fault = originFault(origin);
+  if (fault) throw new UsageError(`${origin}: ${fault}`);
+  const config = loadConfig();
+  const storage = await openStorage(config.database);
+  try {
+    await migrateToLatest(storage.db);
+    const org = await storage.db.selectFrom('organizations').select(['id', 'name']).where((eb) => eb.or([eb('name', '=', name.trim()), eb('id', '=', name.trim())])).executeTakeFirst();
+    if (!org) throw new UsageError(`no organization named (or with id) ${JSON.stringify(name.trim())}`);
+    await addOperatorOrigin(storage.db, org.id, origin, systemClock.now());
+    console.log(`organization ${org.id} (${org.name}) allows ${origin}`);
+  } finally {
+    await storage.close();
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -98,7 +132,7 @@ export async function main(argv: string[]): Promise<number> {
       console.log(HELP.main);
       return command === undefined ? 1 : 0;
     }
-    if (rest.includes('--help') && command !== 'token') {
+    if (rest.includes('--help') && command !== 'token' && command !== 'org') {
       console.log(HELP[command] ?? HELP.main);
       return HELP[command] ? 0 : 1;
     }
@@ -125,6 +159,16 @@ export async function main(argv: string[]): Promise<number> {
         }
         if (sub !== 'create') throw new UsageError(`unknown command 'token ${sub}'`);
         await tokenCreate(args);
+        return 0;
+      }
+      case 'org': {
+        const [sub, ...args] = rest;
+        if (sub === undefined || sub === '--help') {
+          console.log(HELP.org);
+          return sub === undefined ? 1 : 0;
+        }
+        if (sub !== 'allow-origin') throw new UsageError(`unknown command 'org ${sub}'`);
+        await orgAllowOrigin(args);
         return 0;
       }
       case 'openapi':

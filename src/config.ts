@@ -98,7 +98,8 @@ export function loadConfig(env: Env = process.env): Config {
   const publicUrl = url('SIGHTLINE_PUBLIC_URL', env.SIGHTLINE_PUBLIC_URL || `http://localhost:${port}`);
   const problemBase = env.SIGHTLINE_PROBLEM_BASE ? url('SIGHTLINE_PROBLEM_BASE', env.SIGHTLINE_PROBLEM_BASE) : `${publicUrl}/problems`;
   const patMaxDays = integer(env, 'SIGHTLINE_PAT_MAX_DAYS', 365, 1, 3650);
-  const patDefaultDays = integer(env, 'SIGHTLINE_PAT_DEFAULT_DAYS', 90, 1, 3650);
+  // Unset, the default lifetime shrinks to fit a lower maximum; set, it must fit.
+  const patDefaultDays = integer(env, 'SIGHTLINE_PAT_DEFAULT_DAYS', Math.min(90, patMaxDays), 1, 3650);
   if (patDefaultDays > patMaxDays) {
     throw new ConfigError(`Invalid configuration: SIGHTLINE_PAT_DEFAULT_DAYS (${patDefaultDays}) must not exceed SIGHTLINE_PAT_MAX_DAYS (${patMaxDays})`);
   }

@@ -174,8 +174,9 @@ describe('configuration', () => {
     expect(message).not.toContain('\n');
   });
 
-  it('refuses a default token lifetime above the maximum', () => {
+  it('refuses a default token lifetime above the maximum, and shrinks an unset default to fit', () => {
     expect(() => loadConfig({ SIGHTLINE_PAT_DEFAULT_DAYS: '400' })).toThrow(/SIGHTLINE_PAT_DEFAULT_DAYS/);
+    expect(loadConfig({ SIGHTLINE_PAT_MAX_DAYS: '30' })).toMatchObject({ patDefaultDays: 30, patMaxDays: 30 });
   });
 });
 

@@ -46,9 +46,12 @@ export function accessHook(options: AccessOptions) {
       throw error;
     }
     const { principal } = request;
-    enforce(await limiter.check(`credential:${principal.credential.id}`, ratePerMinute), reply);
+    const general = await limiter.check(`credential:${principal.credential.id}`, ratePerMinute);
+    enforce(general, reply);
     if (request.routeOptions.config.mintsTokens) {
-      enforce(await limiter.check(`mint:${principal.organizationId}:${principal.userId}`, mintPerMinute), reply, 'minting tokens');
+      const mint = await limiter.check(`mint:${principal.organizationId}:${principal.userId}`, mintPerMinute);
+      // The RateLimit-* headers report the policy closest to exhaustion, so Remaining never promises too much.
+      if (!mint.allowed || mint.remaining < general.remaining) enforce(mint, reply, 'minting tokens');
     }
     await cors.check(origin, principal.organizationId, reply);
     if (principal.credential.kind === 'personal_access_token') {

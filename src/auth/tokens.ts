@@ -183,7 +183,8 @@ export class TokenService {
       .updateTable('personal_access_tokens')
       .set({ last_used_at: now })
       .where('id', '=', tokenId)
-      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', now - 60_000)]))
+      // Same bound as the in-process check above (a write is due once 60 s have passed, inclusive).
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', now - 60_000)]))
       .execute()
       .catch(() => this.lastUsedWritten.delete(tokenId));
   }

@@ -51,16 +51,30 @@ async function otherOwners(trx: Transaction<Database>, dialect: Dialect, organiz
   return (await query.execute()).length;
 }
 
-function assertMayTouch(principal: Principal, currentRole: string, newRole: string | null): void {
-  if ((currentRole === 'owner' || newRole === 'owner') && !can(principal.role, 'owners:admin')) {
+/**
+ * Serialises membership changes within one organization (PostgreSQL; SQLite runs one transaction at a
+ * time): without it, two owners demoting each other lock each other's rows in opposite orders and
+ * deadlock. Returns the acting user's role as it is now, which a concurrent change may have lowered
+ * since the request was authenticated.
+ */
+async function lockOrganization(trx: Transaction<Database>, dialect: Dialect, principal: Principal): Promise<Role> {
+  if (dialect === 'postgres') await trx.selectFrom('organizations').select('id').where('id', '=', principal.organizationId).forNoKeyUpdate().execute();
+  const actor = await trx.selectFrom('memberships').select('role').where('organization_id', '=', principal.organizationId).where('user_id', '=', principal.userId).executeTakeFirst();
+  if (!actor || !isRole(actor.role) || !can(actor.role, 'members:admin')) throw problems.forbidden('Your role does not allow managing members.');
+  return actor.role;
+}
+
+function assertMayTouch(actorRole: Role, currentRole: string, newRole: string | null): void {
+  if ((currentRole === 'owner' || newRole === 'owner') && !can(actorRole, 'owners:admin')) {
     throw problems.forbidden('Only an owner may grant or take the owner role.');
   }
 }
 
 export async function changeRole(db: Kysely<Database>, dialect: Dialect, principal: Principal, userId: string, role: Role): Promise<MemberRow> {
   await db.transaction().execute(async (trx) => {
+    const actorRole = await lockOrganization(trx, dialect, principal);
     const member = await memberForUpdate(trx, dialect, principal.organizationId, userId);
-    assertMayTouch(principal, member.role, role);
+    assertMayTouch(actorRole, member.role, role);
     if (member.role === 'owner' && role !== 'owner' && (await otherOwners(trx, dialect, principal.organizationId, userId)) === 0) {
       throw problems.conflict('The organization must keep at least one owner.');
     }
@@ -80,8 +94,9 @@ export async function changeRole(db: Kysely<Database>, dialect: Dialect, princip
 /** Removes a member and revokes their tokens in this organization, at once. */
 export async function removeMember(db: Kysely<Database>, dialect: Dialect, principal: Principal, userId: string, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    const actorRole = await lockOrganization(trx, dialect, principal);
     const member = await memberForUpdate(trx, dialect, principal.organizationId, userId);
-    assertMayTouch(principal, member.role, null);
+    assertMayTouch(actorRole, member.role, null);
     if (member.role === 'owner' && (await otherOwners(trx, dialect, principal.organizationId, userId)) === 0) {
       throw problems.conflict('The organization must keep at least one owner.');
     }

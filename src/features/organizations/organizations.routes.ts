@@ -22,7 +22,7 @@ import {
   UpdateMemberBody,
   UpdateOrganizationBody,
 } from './organizations.schemas.js';
-import { listOrigins, replaceOrigins } from './origins.js';
+import { listOrigins, replaceOriginsIn, validateOrigins } from './origins.js';
 
 const tags = ['Organization'];
 
@@ -54,15 +54,20 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
       const { organizationId } = request.principal;
       const org = await getOrganization(db, organizationId);
       if (!org) throw problems.notFound('Organization not found.');
-      if (request.body.allowedOrigins !== undefined) await replaceOrigins(db, organizationId, org.plan, request.body.allowedOrigins, clock.now());
-      if (request.body.name !== undefined && request.body.name !== org.name) {
-        try {
-          await db.updateTable('organizations').set({ name: request.body.name }).where('id', '=', organizationId).execute();
-        } catch (error) {
-          if (isUniqueViolation(error)) throw problems.conflict(`The name "${request.body.name}" is taken.`);
-          throw error;
+      const { name, allowedOrigins } = request.body;
+      if (allowedOrigins !== undefined) validateOrigins(allowedOrigins, '/allowedOrigins');
+      // All or nothing: a name conflict must not leave the origins changed, nor a refused origin list the name.
+      await db.transaction().execute(async (trx) => {
+        if (allowedOrigins !== undefined) await replaceOriginsIn(trx, organizationId, org.plan, allowedOrigins, clock.now());
+        if (name !== undefined && name !== org.name) {
+          try {
+            await trx.updateTable('organizations').set({ name }).where('id', '=', organizationId).execute();
+          } catch (error) {
+            if (isUniqueViolation(error)) throw problems.conflict(`The name "${name}" is taken.`);
+            throw error;
+          }
         }
-      }
+      });
       return detail(organizationId);
     },
   });

@@ -1,7 +1,10 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { problems, type FieldError } from '../../lib/problems.js';
 import { PLAN_ORIGIN_QUOTA } from './organizations.schemas.js';
+
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const HOST = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*|\\[[0-9a-f:.]+\\])$`);
 
 /**
  * An allowed origin is exact: `https://host[:port]`, or `http://localhost:<port>` for local development.
@@ -15,6 +18,8 @@ export function originFault(value: string): string | null {
     return 'Must be an origin such as https://app.example.com.';
   }
   if (url.origin !== value) return 'Must be exactly an origin (scheme, host and optional port; no path, slash or credentials, lower case).';
+  // The URL parser lets `*`, `_` and the like through in a host: an origin names one host, never a pattern.
+  if (!HOST.test(url.hostname)) return 'The host must be a plain DNS name or IP address (no wildcards).';
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:' && url.hostname === 'localhost') return null;
   return 'Must use https (http is allowed only for localhost).';
@@ -41,23 +46,27 @@ export async function listOrigins(db: Kysely<Database>, organizationId: string):
 /** Replaces the organization's origins. Origins an operator granted do not count against the quota. */
 export async function replaceOrigins(db: Kysely<Database>, organizationId: string, plan: string, origins: string[], now: number): Promise<void> {
   validateOrigins(origins, '/allowedOrigins');
-  await db.transaction().execute(async (trx) => {
-    const operator = new Set(
-      (await trx.selectFrom('organization_origins').select('origin').where('organization_id', '=', organizationId).where('source', '=', 'operator').execute()).map((r) => r.origin),
-    );
-    const counted = origins.filter((o) => !operator.has(o));
-    const quota = originQuota(plan);
-    if (counted.length > quota) {
-      throw problems.validation([{ pointer: '/allowedOrigins', detail: `The ${plan} plan allows at most ${quota} custom origin${quota === 1 ? '' : 's'}; ask your operator to allow-list more.` }]);
-    }
-    await trx.deleteFrom('organization_origins').where('organization_id', '=', organizationId).execute();
-    if (origins.length > 0) {
-      await trx
-        .insertInto('organization_origins')
-        .values(origins.map((origin) => ({ organization_id: organizationId, origin, source: operator.has(origin) ? ('operator' as const) : ('organization' as const), created_at: now })))
-        .execute();
-    }
-  });
+  await db.transaction().execute((trx) => replaceOriginsIn(trx, organizationId, plan, origins, now));
+}
+
+/** The same, inside the caller's transaction (so a PATCH that also renames is all or nothing). */
+export async function replaceOriginsIn(trx: Transaction<Database>, organizationId: string, plan: string, origins: string[], now: number): Promise<void> {
+  validateOrigins(origins, '/allowedOrigins');
+  const operator = new Set(
+    (await trx.selectFrom('organization_origins').select('origin').where('organization_id', '=', organizationId).where('source', '=', 'operator').execute()).map((r) => r.origin),
+  );
+  const counted = origins.filter((o) => !operator.has(o));
+  const quota = originQuota(plan);
+  if (counted.length > quota) {
+    throw problems.validation([{ pointer: '/allowedOrigins', detail: `The ${plan} plan allows at most ${quota} custom origin${quota === 1 ? '' : 's'}; ask your operator to allow-list more.` }]);
+  }
+  await trx.deleteFrom('organization_origins').where('organization_id', '=', organizationId).execute();
+  if (origins.length > 0) {
+    await trx
+      .insertInto('organization_origins')
+      .values(origins.map((origin) => ({ organization_id: organizationId, origin, source: operator.has(origin) ? ('operator' as const) : ('organization' as const), created_at: now })))
+      .execute();
+  }
 }
 
 /** The operator's allow-listing (CLI): beyond the plan's quota. */

@@ -21,6 +21,13 @@ export function toTokenRecord(row: TokenRow): TokenRecord {
   };
 }
 
+/**
+ * A token's lifetime as asked for: expires_at is cut to whole seconds (the JWT's exp), so the stored
+ * difference is short by the sub-second part of created_at; rounding up recovers it and keeps a rotation
+ * chain from losing up to a second per rotation.
+ */
+const originalLifetimeMs = (row: TokenRow): number => Math.ceil((row.expires_at - row.created_at) / 1000) * 1000;
+
 export const tokenPosition = (row: TokenRow): Position => [row.created_at, row.id];
 
 /** Mints a personal access token: stores its id and hash, returns the row and the string (shown once). */
@@ -71,8 +78,14 @@ export async function revokeToken(db: Kysely<Database>, organizationId: string, 
   if (onlyUserId !== null) query = query.where('user_id', '=', onlyUserId);
   const row = await query.executeTakeFirst();
   if (!row) throw problems.notFound(`Token ${tokenId} does not exist.`);
-  if (row.revoked_at === null) {
-    await db.updateTable('personal_access_tokens').set({ revoked_at: now, revoked_reason: 'revoked' }).where('id', '=', tokenId).where('revoked_at', 'is', null).execute();
+  if (row.revoked_at === null || row.revoked_at > now) {
+    // Also ends a rotation grace at once (a rotated-away token keeps its 'rotated' reason for reuse detection).
+    await db
+      .updateTable('personal_access_tokens')
+      .set((eb) => ({ revoked_at: now, revoked_reason: eb.fn.coalesce('revoked_reason', eb.val('revoked')) }))
+      .where('id', '=', tokenId)
+      .where((eb) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>', now)]))
+      .execute();
   }
 }
 
@@ -113,7 +126,7 @@ export async function rotateToken(
   return issuePersonalAccessToken(
     db,
     tokens,
-    { organizationId: row.organization_id, userId: row.user_id, name: row.name, lifetimeMs: row.expires_at - row.created_at, familyId },
+    { organizationId: row.organization_id, userId: row.user_id, name: row.name, lifetimeMs: originalLifetimeMs(row), familyId },
     now,
   );
 }

@@ -1,0 +1,722 @@
+/**
+ * OWASP API Security Top 10 (2023), risk by risk, against the real app on every dialect.
+ * Each block names the risk it covers; the deeper matrices live in tenancy/auth/bad-input/pagination
+ * tests, this file is the cross-cutting checklist an auditor would walk through.
+ */
+import type { LightMyRequestResponse } from 'fastify';
+import { SignJWT, generateKeyPair, type CryptoKey } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { Keyring } from '../src/lib/keys.js';
+import { newId } from '../src/lib/ids.js';
+import { describeEachDialect, expectProblem, manualClock, PUBLIC_URL, type Caller, type TestContext } from './helpers/harness.js';
+import { b64url, craftToken, expectUnauthorized, registerRow, tokenHash } from './helpers-auth.js';
+import { expectCleanProblem, expectValidation } from './helpers-problems.js';
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+const AUDIENCE = `${PUBLIC_URL}/v1`;
+const PAT_TYP = 'sl-pat+jwt';
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+let seq = 0;
+const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
+const validRun = () => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z', inputs: { question: 'hi' } });
+
+/** An organization as an attacker would find it: an owner with a spare token, a member, a project with a run, an invitation. */
+interface World {
+  owner: Caller;
+  member: Caller;
+  projectId: string;
+  runId: string;
+  spareTokenId: string;
+  invitationId: string;
+}
+
+async function buildWorld(ctx: TestContext): Promise<World> {
+  const owner = await ctx.make.caller({ role: 'owner' });
+  const member = await ctx.make.caller({ role: 'member', organizationId: owner.organizationId });
+  const project = await ctx.make.project(owner.organizationId);
+  const [runId] = await ctx.make.runs(project.id, 1);
+  const spare = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'spare' } });
+  expect(spare.statusCode, spare.body).toBe(201);
+  const invitation = await ctx.request('POST', '/v1/organization/invitations', { token: owner.token, body: { email: `${unique('inv')}@example.test`, role: 'viewer' } });
+  expect(invitation.statusCode, invitation.body).toBe(201);
+  return { owner, member, projectId: project.id, runId: runId!, spareTokenId: spare.json().id, invitationId: invitation.json().id };
+}
+
+interface RouteCase {
+  method: Method;
+  route: string;
+  path: (w: World) => string;
+  body?: () => unknown;
+  /** What the rightful owner of the organization gets (control: the refusal is about the caller, not the request). */
+  ok: number;
+}
+
+/** API1: every id-taking route. */
+const ID_ROUTES: RouteCase[] = [
+  { method: 'GET', route: '/v1/projects/{project_id}', path: (w) => `/v1/projects/${w.projectId}`, ok: 200 },
+  { method: 'PATCH', route: '/v1/projects/{project_id}', path: (w) => `/v1/projects/${w.projectId}`, body: () => ({ description: 'pwned' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/projects/{project_id}', path: (w) => `/v1/projects/${w.projectId}`, ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs', path: (w) => `/v1/projects/${w.projectId}/runs`, ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/runs', path: (w) => `/v1/projects/${w.projectId}/runs`, body: validRun, ok: 201 },
+  { method: 'POST', route: '/v1/projects/{project_id}/runs/batch', path: (w) => `/v1/projects/${w.projectId}/runs/batch`, body: () => ({ runs: [validRun()] }), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (w) => `/v1/projects/${w.projectId}/runs/metrics`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (w) => `/v1/projects/${w.projectId}/runs/${w.runId}`, ok: 200 },
+  { method: 'PATCH', route: '/v1/projects/{project_id}/runs/{run_id}', path: (w) => `/v1/projects/${w.projectId}/runs/${w.runId}`, body: () => ({ status: 'succeeded', endTime: '2026-11-02T10:00:05.000Z' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/tokens/{token_id}', path: (w) => `/v1/tokens/${w.spareTokenId}`, ok: 204 },
+  { method: 'POST', route: '/v1/tokens/{token_id}/rotate', path: (w) => `/v1/tokens/${w.spareTokenId}/rotate`, ok: 201 },
+  { method: 'PATCH', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, body: () => ({ role: 'viewer' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, ok: 204 },
+  { method: 'DELETE', route: '/v1/organization/invitations/{invitation_id}', path: (w) => `/v1/organization/invitations/${w.invitationId}`, ok: 204 },
+];
+
+/** API5: every admin-only route, with what an admin gets. */
+const ADMIN_ROUTES: RouteCase[] = [
+  { method: 'DELETE', route: '/v1/projects/{project_id}', path: (w) => `/v1/projects/${w.projectId}`, ok: 204 },
+  { method: 'PATCH', route: '/v1/organization (name)', path: () => '/v1/organization', body: () => ({ name: unique('renamed') }), ok: 200 },
+  { method: 'PATCH', route: '/v1/organization (allowedOrigins)', path: () => '/v1/organization', body: () => ({ allowedOrigins: ['https://attacker.example'] }), ok: 200 },
+  { method: 'PATCH', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, body: () => ({ role: 'viewer' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, ok: 204 },
+  { method: 'GET', route: '/v1/organization/invitations', path: () => '/v1/organization/invitations', ok: 200 },
+  { method: 'POST', route: '/v1/organization/invitations', path: () => '/v1/organization/invitations', body: () => ({ email: `${unique('inv')}@example.test`, role: 'admin' }), ok: 201 },
+  { method: 'DELETE', route: '/v1/organization/invitations/{invitation_id}', path: (w) => `/v1/organization/invitations/${w.invitationId}`, ok: 204 },
+  { method: 'GET', route: '/v1/organization/tokens', path: () => '/v1/organization/tokens', ok: 200 },
+];
+
+const send = (ctx: TestContext, caller: Caller, r: RouteCase, w: World) =>
+  ctx.request(r.method, r.path(w), { token: caller.token, ...(r.body ? { body: r.body() } : {}) });
+
+/** Everything an attacker could have changed, read back by the rightful owner (fields that move by themselves left out). */
+async function snapshot(ctx: TestContext, w: World) {
+  const get = async (url: string) => {
+    const res = await ctx.request('GET', url, { token: w.owner.token });
+    return { status: res.statusCode, body: res.statusCode === 200 ? (res.json() as Record<string, unknown>) : null };
+  };
+  const org = await get('/v1/organization');
+  const project = await get(`/v1/projects/${w.projectId}`);
+  const run = await get(`/v1/projects/${w.projectId}/runs/${w.runId}`);
+  const runs = await get(`/v1/projects/${w.projectId}/runs?limit=100`);
+  const tokens = await get('/v1/tokens?limit=100');
+  const members = await get('/v1/organization/members?limit=100');
+  const invitations = await get('/v1/organization/invitations?limit=100');
+  const items = (x: { body: Record<string, unknown> | null }) => (x.body?.items ?? []) as Record<string, unknown>[];
+  return {
+    org,
+    project,
+    run,
+    runIds: items(runs).map((r) => r.id),
+    tokens: items(tokens).map((t) => [t.id, t.revokedAt]),
+    members: items(members).map((m) => [(m.user as { id: string }).id, m.role]),
+    invitations: items(invitations).map((i) => i.id),
+  };
+}
+
+/** Every object key in a JSON value, at any depth. */
+function keysOf(value: unknown, into: Set<string> = new Set()): Set<string> {
+  if (Array.isArray(value)) for (const v of value) keysOf(v, into);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      into.add(k);
+      keysOf(v, into);
+    }
+  }
+  return into;
+}
+
+const SECRET_KEYS = ['token_hash', 'tokenHash', 'private', 'privateKey', 'private_key', 'd', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'content_hash', 'contentHash', 'doc', 'organization_id', 'organizationId', 'family_id', 'revoked_reason', 'secret', 'password'];
+
+describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
+  const db = () => ctx.database.storage.db;
+  let outsider: Caller;
+  let outsiderProjectId: string;
+
+  beforeAll(async () => {
+    outsider = await ctx.make.caller({ role: 'owner' });
+    outsiderProjectId = (await ctx.make.project(outsider.organizationId)).id;
+    await ctx.make.runs(outsiderProjectId, 3);
+  });
+
+  // ───────────────────────────── API1:2023 Broken Object Level Authorization ─────────────────────────────
+  describe('API1:2023 Broken Object Level Authorization', () => {
+    for (const r of ID_ROUTES) {
+      it(`${r.method} ${r.route} from another organization → 404 (as for a missing id), nothing changes; its owner gets ${r.ok}`, async () => {
+        const w = await buildWorld(ctx);
+        const before = await snapshot(ctx, w);
+
+        const res = await send(ctx, outsider, r, w);
+        const body = expectProblem(res, 404, 'not-found');
+        expectCleanProblem(res, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId]);
+
+        // Indistinguishable from an id that does not exist at all.
+        const ghost: World = { ...w, projectId: newId('prj'), runId: newId('run'), spareTokenId: newId('tok'), invitationId: newId('inv'), member: { ...w.member, userId: newId('usr') } };
+        const missing = await send(ctx, outsider, r, ghost);
+        const body2 = expectProblem(missing, 404, 'not-found');
+        const strip = (b: Record<string, unknown>, ids: string[]) => ids.reduce((d, id) => d.split(id).join('<id>'), String(b.detail));
+        expect(strip(body, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId])).toBe(
+          strip(body2, [ghost.projectId, ghost.runId, ghost.spareTokenId, ghost.member.userId, ghost.invitationId]),
+        );
+
+        expect(await snapshot(ctx, w)).toEqual(before);
+
+        const own = await send(ctx, w.owner, r, w);
+        expect(own.statusCode, own.body).toBe(r.ok);
+      });
+    }
+
+    it("a runs cursor replayed by another organization's caller: 404 on the victim's project (the project check comes first and must not reveal it), 400 `Cursor is malformed.` on the caller's own project (the cursor is bound to organization and project)", async () => {
+      const w = await buildWorld(ctx);
+      await ctx.make.runs(w.projectId, 12);
+      const page1 = await ctx.request('GET', `/v1/projects/${w.projectId}/runs?limit=5`, { token: w.owner.token });
+      expect(page1.statusCode, page1.body).toBe(200);
+      const cursor = page1.json().nextCursor as string;
+      expect(typeof cursor).toBe('string');
+
+      // Control: the cursor works for its own list and caller.
+      const page2 = await ctx.request('GET', `/v1/projects/${w.projectId}/runs?limit=5&cursor=${cursor}`, { token: w.owner.token });
+      expect(page2.statusCode, page2.body).toBe(200);
+      expect(page2.json().items).toHaveLength(5);
+
+      // The victim's project: the outsider cannot see it, so the answer is the same 404 as without a cursor.
+      const onVictim = await ctx.request('GET', `/v1/projects/${w.projectId}/runs?limit=5&cursor=${cursor}`, { token: outsider.token });
+      expectProblem(onVictim, 404, 'not-found');
+      // The outsider's own project: the cursor fails authentication (organization and parent are bound).
+      const onOwn = await ctx.request('GET', `/v1/projects/${outsiderProjectId}/runs?limit=5&cursor=${cursor}`, { token: outsider.token });
+      expectValidation(onOwn, { parameters: ['cursor'] }, [cursor]);
+      expectProblem(onOwn, 400, 'validation', 'Cursor is malformed.');
+
+      // The same for the organization-wide projects list.
+      await ctx.make.project(w.owner.organizationId);
+      const projects = await ctx.request('GET', '/v1/projects?limit=1', { token: w.owner.token });
+      const projectsCursor = projects.json().nextCursor as string;
+      expect(typeof projectsCursor).toBe('string');
+      expectProblem(await ctx.request('GET', `/v1/projects?limit=1&cursor=${projectsCursor}`, { token: outsider.token }), 400, 'validation', 'Cursor is malformed.');
+    });
+  });
+
+  // ───────────────────────────── API2:2023 Broken Authentication ─────────────────────────────
+  describe('API2:2023 Broken Authentication', () => {
+    let victim: Caller;
+    let kid: string;
+    let serviceKey: CryptoKey;
+    let attackerKey: CryptoKey;
+    const claims = (overrides: Record<string, unknown> = {}) => ({
+      org: victim.organizationId,
+      iss: PUBLIC_URL,
+      aud: AUDIENCE,
+      sub: victim.userId,
+      jti: newId('tok'),
+      iat: nowSeconds() - 10,
+      nbf: nowSeconds() - 10,
+      exp: nowSeconds() + 3600,
+      ...overrides,
+    });
+    /** Gives the forged token a matching row, so only the JWT checks can refuse it. */
+    const present = async (token: string, url = '/v1/me') => {
+      await registerRow(db(), token, { userId: victim.userId, organizationId: victim.organizationId, expiresAt: Date.now() + 3_600_000 });
+      return ctx.request('GET', url, { headers: { authorization: `Bearer ${token}` } });
+    };
+
+    beforeAll(async () => {
+      victim = await ctx.make.caller({ role: 'owner' });
+      const keys = new Keyring(db(), ctx.clock);
+      await keys.init();
+      kid = keys.signingKey().kid;
+      serviceKey = keys.signingKey().privateKey;
+      attackerKey = (await generateKeyPair('ES256', { extractable: true })).privateKey;
+    });
+
+    it('control: a token crafted with the service key and a row is accepted', async () => {
+      const res = await present(await craftToken({ alg: 'ES256', kid, typ: PAT_TYP }, claims(), { alg: 'ES256', key: serviceKey }));
+      expect(res.statusCode, res.body).toBe(200);
+    });
+
+    it('alg "none" (unsigned, or with a junk signature) → 401 invalid_token with WWW-Authenticate', async () => {
+      for (const alg of ['none', 'None', 'NONE']) {
+        for (const signature of ['', 'AAAA']) {
+          const token = await craftToken({ alg, kid, typ: PAT_TYP }, claims(), { alg: 'none', signature });
+          expectUnauthorized(await present(token), 'invalid_token', token);
+        }
+      }
+    });
+
+    it('a wrong signature (attacker key under our kid, a flipped bit, HS256 keyed with the public JWK) → 401 invalid_token', async () => {
+      const attacker = await craftToken({ alg: 'ES256', kid, typ: PAT_TYP }, claims(), { alg: 'ES256', key: attackerKey });
+      expectUnauthorized(await present(attacker), 'invalid_token', attacker);
+
+      const [h, p, s] = victim.token.split('.') as [string, string, string];
+      const bytes = Buffer.from(s, 'base64url');
+      bytes[7] = bytes[7]! ^ 0x01;
+      const flipped = `${h}.${p}.${b64url(bytes)}`;
+      expectUnauthorized(await ctx.request('GET', '/v1/me', { token: flipped }), 'invalid_token', flipped);
+
+      const jwks = (await ctx.request('GET', '/.well-known/jwks.json')).body;
+      const confused = await craftToken({ alg: 'HS256', kid, typ: PAT_TYP }, claims(), { alg: 'HS256', secret: jwks });
+      expectUnauthorized(await present(confused), 'invalid_token', confused);
+    });
+
+    it('an expired token (genuinely signed by the service) → 401 token_expired', async () => {
+      const iat = nowSeconds() - 7200;
+      const token = await new SignJWT({ org: victim.organizationId })
+        .setProtectedHeader({ alg: 'ES256', kid, typ: PAT_TYP })
+        .setIssuer(PUBLIC_URL)
+        .setAudience(AUDIENCE)
+        .setSubject(victim.userId)
+        .setJti(newId('tok'))
+        .setIssuedAt(iat)
+        .setNotBefore(iat)
+        .setExpirationTime(nowSeconds() - 1)
+        .sign(serviceKey);
+      expectUnauthorized(await present(token), 'token_expired', token);
+    });
+
+    it('a valid token in the query string (?access_token=, ?token=) without a header is ignored → 401 missing_token', async () => {
+      for (const param of ['access_token', 'token', 'bearer', 'jwt']) {
+        const res = await ctx.request('GET', `/v1/me?${param}=${victim.token}`);
+        expectUnauthorized(res, 'missing_token', victim.token);
+      }
+      // Nor in a cookie or another header that some frameworks read.
+      const res = await ctx.request('GET', '/v1/me', { headers: { cookie: `token=${victim.token}; access_token=${victim.token}`, 'x-access-token': victim.token } });
+      expectUnauthorized(res, 'missing_token', victim.token);
+    });
+  });
+
+  // ───────────────────────────── API3:2023 Broken Object Property Level Authorization ─────────────────────────────
+  describe('API3:2023 Broken Object Property Level Authorization', () => {
+    it('no response exposes a secret or internal field (token hashes, private key parts, content hashes, stored docs, snake_case columns)', async () => {
+      const w = await buildWorld(ctx);
+      const created = await ctx.request('POST', `/v1/projects/${w.projectId}/runs`, { token: w.owner.token, body: { ...validRun(), metadata: { env: 'prod' }, tags: ['t1'] } });
+      expect(created.statusCode, created.body).toBe(201);
+      const runId = created.json().id as string;
+      const minted = await ctx.request('POST', '/v1/tokens', { token: w.owner.token, body: { name: 'walk' } });
+      expect(minted.statusCode, minted.body).toBe(201);
+      const mintedToken = minted.json().token as string;
+
+      const walk: [string, LightMyRequestResponse][] = [];
+      for (const url of [
+        '/v1/me',
+        '/v1/tokens',
+        '/v1/organization',
+        '/v1/organization/tokens',
+        '/v1/organization/members',
+        '/v1/organization/invitations',
+        '/v1/projects',
+        `/v1/projects/${w.projectId}`,
+        `/v1/projects/${w.projectId}/runs`,
+        `/v1/projects/${w.projectId}/runs/${runId}`,
+        `/v1/projects/${w.projectId}/runs/metrics`,
+        '/.well-known/jwks.json',
+      ]) {
+        const res = await ctx.request('GET', url, { token: w.owner.token });
+        expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+        walk.push([url, res]);
+      }
+      walk.push(['POST …/runs', created], ['POST /v1/tokens', minted]);
+
+      // Values that must never leave the server, read from the database.
+      const tokenRows = await db().selectFrom('personal_access_tokens').select(['token_hash']).where('organization_id', '=', w.owner.organizationId).execute();
+      const runRow = await db().selectFrom('runs').select(['content_hash']).where('id', '=', runId).executeTakeFirstOrThrow();
+      const keyRows = await db().selectFrom('service_keys').select(['private_key']).execute();
+      const privateParts = keyRows.flatMap((k) => {
+        try {
+          const jwk = JSON.parse(k.private_key) as Record<string, unknown>;
+          return typeof jwk.d === 'string' ? [jwk.d] : [];
+        } catch {
+          return [k.private_key];
+        }
+      });
+      const secrets = [...tokenRows.map((r) => r.token_hash), runRow.content_hash, ...privateParts, tokenHash(w.owner.token), tokenHash(mintedToken)].filter((s) => s && s.length >= 16);
+      expect(secrets.length).toBeGreaterThanOrEqual(4);
+
+      for (const [url, res] of walk) {
+        const keys = keysOf(res.json());
+        for (const k of SECRET_KEYS) expect(keys.has(k), `${url} exposes "${k}": ${res.body.slice(0, 300)}`).toBe(false);
+        for (const k of keys) expect(k, `${url} exposes a storage column`).not.toMatch(/_/);
+        for (const s of secrets) expect(res.body.includes(s), `${url} leaks a stored secret`).toBe(false);
+        // The token string itself appears only in the one answer that mints it.
+        if (url !== 'POST /v1/tokens') {
+          expect(res.body.includes(w.owner.token), `${url} echoes the caller's token`).toBe(false);
+          expect(res.body.includes(mintedToken), `${url} echoes a token string`).toBe(false);
+          expect(keys.has('token') && url !== '/v1/me', `${url} has a token field`).toBe(false);
+        }
+      }
+      // /v1/me's `token` is the credential's description, not the secret.
+      expect(Object.keys(walk[0]![1].json().token).sort()).toEqual(['expiresAt', 'id', 'kind']);
+    });
+
+    it('mass assignment is refused: role, ids, timestamps, organization and plan in bodies → 400 naming the field, nothing changes', async () => {
+      const w = await buildWorld(ctx);
+      const orgBefore = (await ctx.request('GET', '/v1/organization', { token: w.owner.token })).json();
+      const projectBefore = (await ctx.request('GET', `/v1/projects/${w.projectId}`, { token: w.owner.token })).json();
+      const cases: [Method, string, Record<string, unknown>, string][] = [
+        ['POST', '/v1/projects', { name: unique('p'), role: 'admin' }, '/role'],
+        ['POST', '/v1/projects', { name: unique('p'), organizationId: outsider.organizationId }, '/organizationId'],
+        ['POST', '/v1/projects', { name: unique('p'), id: newId('prj') }, '/id'],
+        ['POST', '/v1/projects', { name: unique('p'), createdAt: '2020-01-01T00:00:00.000Z' }, '/createdAt'],
+        ['PATCH', `/v1/projects/${w.projectId}`, { role: 'owner' }, '/role'],
+        ['PATCH', `/v1/projects/${w.projectId}`, { organizationId: outsider.organizationId }, '/organizationId'],
+        ['PATCH', `/v1/projects/${w.projectId}`, { id: newId('prj') }, '/id'],
+        ['PATCH', `/v1/projects/${w.projectId}`, { description: 'x', createdAt: '2020-01-01T00:00:00.000Z' }, '/createdAt'],
+        ['POST', `/v1/projects/${w.projectId}/runs`, { ...validRun(), organizationId: outsider.organizationId }, '/organizationId'],
+        ['POST', `/v1/projects/${w.projectId}/runs`, { ...validRun(), projectId: outsiderProjectId }, '/projectId'],
+        ['POST', `/v1/projects/${w.projectId}/runs`, { ...validRun(), createdAt: '2020-01-01T00:00:00.000Z' }, '/createdAt'],
+        ['PATCH', `/v1/projects/${w.projectId}/runs/${w.runId}`, { id: newId('run') }, '/id'],
+        ['PATCH', `/v1/projects/${w.projectId}/runs/${w.runId}`, { projectId: outsiderProjectId }, '/projectId'],
+        ['PATCH', '/v1/organization', { plan: 'enterprise' }, '/plan'],
+        ['PATCH', '/v1/organization', { name: unique('o'), plan: 'free' }, '/plan'],
+        ['PATCH', '/v1/organization', { id: outsider.organizationId }, '/id'],
+        ['PATCH', '/v1/organization', { createdAt: '2020-01-01T00:00:00.000Z' }, '/createdAt'],
+        ['PATCH', `/v1/organization/members/${w.member.userId}`, { role: 'viewer', organizationId: outsider.organizationId }, '/organizationId'],
+        ['POST', '/v1/tokens', { name: 'x', role: 'owner' }, '/role'],
+        ['POST', '/v1/tokens', { name: 'x', userId: outsider.userId }, '/userId'],
+        ['POST', '/v1/tokens', { name: 'x', organizationId: outsider.organizationId }, '/organizationId'],
+      ];
+      for (const [method, url, body, pointer] of cases) {
+        const res = await ctx.request(method, url, { token: w.owner.token, body });
+        expect(res.statusCode, `${method} ${url} ${JSON.stringify(body)}: ${res.body}`).toBe(400);
+        expectValidation(res, { pointers: [pointer] }, [String(body[pointer.slice(1)])]);
+      }
+      // In a batch, the run carrying a foreign field is rejected on its own.
+      const batch = await ctx.request('POST', `/v1/projects/${w.projectId}/runs/batch`, { token: w.owner.token, body: { runs: [{ ...validRun(), organizationId: outsider.organizationId }, validRun()] } });
+      expect(batch.statusCode, batch.body).toBe(200);
+      const results = batch.json().results as { status: string; problem?: { type: string; errors: { pointer: string }[] } }[];
+      expect(results[0]!.status).toBe('rejected');
+      expect(results[0]!.problem!.errors.map((e) => e.pointer)).toContain('/runs/0/organizationId');
+      expect(results[1]!.status).toBe('created');
+
+      expect((await ctx.request('GET', '/v1/organization', { token: w.owner.token })).json()).toEqual(orgBefore);
+      expect((await ctx.request('GET', `/v1/projects/${w.projectId}`, { token: w.owner.token })).json()).toEqual(projectBefore);
+      expect((await ctx.request('GET', '/v1/me', { token: w.member.token })).json().role).toBe('member');
+      const outsiderProjects = (await ctx.request('GET', '/v1/projects?limit=100', { token: outsider.token })).json().items as { id: string }[];
+      expect(outsiderProjects.map((p) => p.id)).toEqual([outsiderProjectId]);
+    });
+  });
+
+  // ───────────────────────────── API4:2023 Unrestricted Resource Consumption ─────────────────────────────
+  describe('API4:2023 Unrestricted Resource Consumption', () => {
+    it('a body over 10 MB → 413 problem, before it is processed', async () => {
+      const w = await buildWorld(ctx);
+      const huge = JSON.stringify({ runs: [{ ...validRun(), inputs: { padding: 'x'.repeat(10 * 1024 * 1024) } }] });
+      for (const url of [`/v1/projects/${w.projectId}/runs/batch`, `/v1/projects/${w.projectId}/runs`, '/v1/projects']) {
+        const res = await ctx.request('POST', url, { token: w.owner.token, payload: huge, headers: { 'content-type': 'application/json' } });
+        expectProblem(res, 413, 'payload-too-large');
+      }
+      const runs = (await ctx.request('GET', `/v1/projects/${w.projectId}/runs?limit=100`, { token: w.owner.token })).json().items;
+      expect(runs).toHaveLength(1);
+    });
+
+    it('a batch of more than 1000 runs → 400; exactly 1000 is accepted', async () => {
+      const w = await buildWorld(ctx);
+      const tooMany = await ctx.request('POST', `/v1/projects/${w.projectId}/runs/batch`, { token: w.owner.token, body: { runs: Array.from({ length: 1001 }, validRun) } });
+      expectValidation(tooMany, { pointers: ['/runs'] });
+      expect((await ctx.request('GET', `/v1/projects/${w.projectId}/runs?limit=100`, { token: w.owner.token })).json().items).toHaveLength(1);
+      const max = await ctx.request('POST', `/v1/projects/${w.projectId}/runs/batch`, { token: w.owner.token, body: { runs: Array.from({ length: 1000 }, validRun) } });
+      expect(max.statusCode, max.body.slice(0, 300)).toBe(200);
+      expect(max.json().results).toHaveLength(1000);
+    });
+
+    it('a page size over 100 is clamped to 100', async () => {
+      const w = await buildWorld(ctx);
+      await ctx.make.runs(w.projectId, 110);
+      for (const limit of [101, 1000, 2 ** 31]) {
+        const res = await ctx.request('GET', `/v1/projects/${w.projectId}/runs?limit=${limit}`, { token: w.owner.token });
+        expect(res.statusCode, res.body.slice(0, 300)).toBe(200);
+        expect(res.json().limit).toBe(100);
+        expect(res.json().items).toHaveLength(100);
+        expect(typeof res.json().nextCursor).toBe('string');
+      }
+      const projects = await ctx.request('GET', '/v1/projects?limit=100000', { token: w.owner.token });
+      expect(projects.statusCode).toBe(200);
+      expect(projects.json().limit).toBe(100);
+    });
+  });
+
+  // ───────────────────────────── API5:2023 Broken Function Level Authorization ─────────────────────────────
+  describe('API5:2023 Broken Function Level Authorization', () => {
+    for (const r of ADMIN_ROUTES) {
+      it(`${r.method} ${r.route}: a member and a viewer get 403 and nothing changes; an admin gets ${r.ok}`, async () => {
+        const w = await buildWorld(ctx);
+        const viewer = await ctx.make.caller({ role: 'viewer', organizationId: w.owner.organizationId });
+        const admin = await ctx.make.caller({ role: 'admin', organizationId: w.owner.organizationId });
+        const before = await snapshot(ctx, w);
+        for (const caller of [w.member, viewer]) {
+          // The member route's target is w.member: a member acting on themselves is still refused.
+          const res = await send(ctx, caller, r, w);
+          expectProblem(res, 403, 'forbidden');
+          expectCleanProblem(res, [w.projectId, w.member.userId, w.invitationId]);
+        }
+        expect(await snapshot(ctx, w)).toEqual(before);
+        const ok = await send(ctx, admin, r, w);
+        expect(ok.statusCode, ok.body).toBe(r.ok);
+      });
+    }
+
+    it('no privilege escalation: a member cannot promote themselves, an admin cannot grant owner, a non-admin cannot revoke a colleague’s token', async () => {
+      const w = await buildWorld(ctx);
+      const admin = await ctx.make.caller({ role: 'admin', organizationId: w.owner.organizationId });
+      expectProblem(await ctx.request('PATCH', `/v1/organization/members/${w.member.userId}`, { token: w.member.token, body: { role: 'admin' } }), 403, 'forbidden');
+      expectProblem(await ctx.request('PATCH', `/v1/organization/members/${admin.userId}`, { token: admin.token, body: { role: 'owner' } }), 403, 'forbidden');
+      expectProblem(await ctx.request('PATCH', `/v1/organization/members/${w.owner.userId}`, { token: admin.token, body: { role: 'viewer' } }), 403, 'forbidden');
+      expectProblem(await ctx.request('POST', '/v1/organization/invitations', { token: admin.token, body: { email: `${unique('inv')}@example.test`, role: 'owner' } }), 403, 'forbidden');
+      // Not admin: only their own tokens exist for them.
+      expectProblem(await ctx.request('DELETE', `/v1/tokens/${w.owner.tokenId}`, { token: w.member.token }), 404, 'not-found');
+      expectProblem(await ctx.request('POST', `/v1/tokens/${w.owner.tokenId}/rotate`, { token: admin.token }), 404, 'not-found');
+      expect((await ctx.request('GET', '/v1/me', { token: w.owner.token })).statusCode).toBe(200);
+      expect((await ctx.request('GET', '/v1/me', { token: w.member.token })).json().role).toBe('member');
+      expect((await ctx.request('GET', '/v1/me', { token: admin.token })).json().role).toBe('admin');
+    });
+
+    it('a downgrade (admin → viewer by an owner through the members API) applies to the existing token on its next request', async () => {
+      const w = await buildWorld(ctx);
+      const admin = await ctx.make.caller({ role: 'admin', organizationId: w.owner.organizationId });
+      expect((await ctx.request('GET', '/v1/organization/tokens', { token: admin.token })).statusCode).toBe(200);
+      const changed = await ctx.request('PATCH', `/v1/organization/members/${admin.userId}`, { token: w.owner.token, body: { role: 'viewer' } });
+      expect(changed.statusCode, changed.body).toBe(200);
+      expect(changed.json().role).toBe('viewer');
+
+      expectProblem(await ctx.request('GET', '/v1/organization/tokens', { token: admin.token }), 403, 'forbidden');
+      expectProblem(await ctx.request('DELETE', `/v1/projects/${w.projectId}`, { token: admin.token }), 403, 'forbidden');
+      expectProblem(await ctx.request('POST', '/v1/projects', { token: admin.token, body: { name: unique('p') } }), 403, 'forbidden');
+      expect((await ctx.request('GET', '/v1/me', { token: admin.token })).json().role).toBe('viewer');
+      expect((await ctx.request('GET', `/v1/projects/${w.projectId}`, { token: admin.token })).statusCode).toBe(200);
+    });
+  });
+
+  // ───────────────────────────── API9:2023 Improper Inventory Management ─────────────────────────────
+  describe('API9:2023 Improper Inventory Management', () => {
+    it('only /v1 exists: other versions, unversioned and near-miss paths → 404 problem, even with a valid token', async () => {
+      const caller = await ctx.make.caller();
+      for (const path of ['/v0/me', '/v2/me', '/me', '/api/v1/me', '/v1/me/', '/V1/me', '/v1/ME', '/v1.0/me', '/v1beta/me', '/internal/me', '/v1/me.json']) {
+        const res = await ctx.request('GET', path, { token: caller.token });
+        expectProblem(res, 404, 'not-found');
+        expectCleanProblem(res, [path]);
+      }
+      expect((await ctx.request('GET', '/v1/me', { token: caller.token })).statusCode).toBe(200);
+    });
+
+    it('the published inventory (OpenAPI) lists /v1 routes and the documented operational ones, nothing else', async () => {
+      const doc = (await ctx.request('GET', '/openapi.json')).json() as { paths: Record<string, unknown> };
+      const operational = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
+      const paths = Object.keys(doc.paths);
+      expect(paths.length).toBeGreaterThan(10);
+      for (const path of paths) expect(path.startsWith('/v1/') || operational.has(path), path).toBe(true);
+    });
+  });
+});
+
+// ───────────────────────────── API4:2023 Unrestricted Resource Consumption — rate limits ─────────────────────────────
+// A manual clock keeps every request of a test in one fixed one-minute window.
+const rateClock = manualClock(Date.parse('2026-11-21T10:00:10.000Z'));
+describeEachDialect(
+  'OWASP API4:2023 rate limits (SIGHTLINE_RATE_LIMIT=3)',
+  (ctx) => {
+    it('the 4th request of a token within a minute → 429 with Retry-After; other tokens are unaffected; the next window admits it again', async () => {
+      rateClock.advance(60_000);
+      const caller = await ctx.make.caller();
+      const other = await ctx.make.caller();
+      for (let i = 1; i <= 3; i++) {
+        const res = await ctx.request('GET', '/v1/me', { token: caller.token });
+        expect(res.statusCode, res.body).toBe(200);
+        expect(res.headers['ratelimit-limit']).toBe('3');
+        expect(res.headers['ratelimit-remaining']).toBe(String(3 - i));
+      }
+      const limited = await ctx.request('GET', '/v1/me', { token: caller.token });
+      expectProblem(limited, 429, 'rate-limited');
+      const retryAfter = Number(limited.headers['retry-after']);
+      expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, String(limited.headers['retry-after'])).toBe(true);
+      expect(limited.headers['ratelimit-remaining']).toBe('0');
+      // Any route, not only /v1/me.
+      expectProblem(await ctx.request('GET', '/v1/projects', { token: caller.token }), 429, 'rate-limited');
+      expect((await ctx.request('GET', '/v1/me', { token: other.token })).statusCode).toBe(200);
+      rateClock.advance(retryAfter * 1000);
+      expect((await ctx.request('GET', '/v1/me', { token: caller.token })).statusCode).toBe(200);
+    });
+
+    it('failed authentications are limited per client address: the 4th bad token → 429', async () => {
+      rateClock.advance(60_000);
+      for (let i = 0; i < 3; i++) expectProblem(await ctx.request('GET', '/v1/me', { token: `guess.${i}.x` }), 401, 'unauthorized');
+      const limited = await ctx.request('GET', '/v1/me', { token: 'guess.4.x' });
+      expectProblem(limited, 429, 'rate-limited');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    });
+  },
+  { env: { SIGHTLINE_RATE_LIMIT: '3' }, clock: rateClock },
+);
+
+// ───────────────────────────── API8:2023 Security Misconfiguration ─────────────────────────────
+const DASHBOARD = new URL(PUBLIC_URL).origin; // http://sightline.test
+const ALLOWED = 'https://app.acme.test';
+/**
+ * Origins that must never be answered. `https://APP.acme.test:443` is the same origin once normalized,
+ * but browsers always send the serialized form (lower case, default port omitted), so a header spelled
+ * like that did not come from a browser: the comparison is exact and it is refused.
+ */
+const REFUSED = [
+  'https://evil.test',
+  'null',
+  'https://app.acme.test.evil.test', // suffix trick
+  'https://evilapp.acme.test', // prefix trick
+  'https://acme.test', // parent domain
+  'http://app.acme.test', // scheme downgrade
+  'https://app.acme.test:8443', // other port
+  'https://APP.acme.test:443', // non-canonical spelling
+  'https://app.acme.test/', // trailing slash
+  '*',
+  'https://sightline.test', // the dashboard's host over another scheme
+  'http://sightline.test.evil.test',
+];
+
+describeEachDialect(
+  'OWASP API8:2023 Security Misconfiguration (CORS, headers)',
+  (ctx) => {
+    let acme: Caller;
+    let stranger: Caller;
+    const seen: LightMyRequestResponse[] = [];
+    const req: TestContext['request'] = async (...args) => {
+      const res = await ctx.request(...args);
+      seen.push(res);
+      return res;
+    };
+    const preflight = (origin: string, method = 'GET', path = '/v1/me') =>
+      req('OPTIONS', path, { headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type' } });
+    const varyOrigin = (res: LightMyRequestResponse) => String(res.headers.vary ?? '').toLowerCase().split(/\s*,\s*/).includes('origin');
+
+    beforeAll(async () => {
+      expect(ctx.config.publicUrl).toBe(PUBLIC_URL);
+      acme = await ctx.make.caller({ role: 'owner' });
+      stranger = await ctx.make.caller({ role: 'owner' });
+      const res = await req('PATCH', '/v1/organization', { token: acme.token, body: { allowedOrigins: [ALLOWED] } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.json().allowedOrigins).toEqual([ALLOWED]);
+    });
+
+    it('preflight from the dashboard origin → 204, echoed, with credentials', async () => {
+      const res = await preflight(DASHBOARD);
+      expect(res.statusCode, res.body).toBe(204);
+      expect(res.headers['access-control-allow-origin']).toBe(DASHBOARD);
+      expect(res.headers['access-control-allow-credentials']).toBe('true');
+      expect(varyOrigin(res)).toBe(true);
+      expect(String(res.headers['access-control-allow-methods'])).toContain('GET');
+      expect(String(res.headers['access-control-allow-headers']).toLowerCase()).toContain('authorization');
+    });
+
+    it("preflight from an organization's allowed origin → 204, echoed, without credentials", async () => {
+      for (const method of ['GET', 'POST', 'DELETE']) {
+        const res = await preflight(ALLOWED, method, method === 'GET' ? '/v1/me' : '/v1/projects');
+        expect(res.statusCode, res.body).toBe(204);
+        expect(res.headers['access-control-allow-origin']).toBe(ALLOWED);
+        expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+        expect(varyOrigin(res)).toBe(true);
+      }
+    });
+
+    for (const origin of REFUSED) {
+      it(`preflight from ${origin} → 403 problem without Access-Control-Allow-Origin`, async () => {
+        const res = await preflight(origin);
+        expectProblem(res, 403, 'forbidden');
+        expectCleanProblem(res, [origin]);
+        expect(res.headers['access-control-allow-origin']).toBeUndefined();
+        expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+        expect(res.headers['access-control-allow-methods']).toBeUndefined();
+      });
+    }
+
+    it('actual request from the dashboard origin → 200, echoed, Vary: Origin, credentials; its errors are readable too', async () => {
+      const res = await req('GET', '/v1/me', { token: acme.token, headers: { origin: DASHBOARD } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers['access-control-allow-origin']).toBe(DASHBOARD);
+      expect(res.headers['access-control-allow-credentials']).toBe('true');
+      expect(varyOrigin(res)).toBe(true);
+      // The stranger's token works from the dashboard too: it is every organization's origin.
+      expect((await req('GET', '/v1/me', { token: stranger.token, headers: { origin: DASHBOARD } })).statusCode).toBe(200);
+      const unauthenticated = await req('GET', '/v1/me', { headers: { origin: DASHBOARD } });
+      expectProblem(unauthenticated, 401, 'unauthorized');
+      expect(unauthenticated.headers['access-control-allow-origin']).toBe(DASHBOARD);
+    });
+
+    it("actual request from the organization's allowed origin → 200, echoed, Vary: Origin, no credentials", async () => {
+      const res = await req('GET', '/v1/me', { token: acme.token, headers: { origin: ALLOWED } });
+      expect(res.statusCode, res.body).toBe(200);
+      expect(res.headers['access-control-allow-origin']).toBe(ALLOWED);
+      expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+      expect(varyOrigin(res)).toBe(true);
+      const write = await req('POST', '/v1/projects', { token: acme.token, headers: { origin: ALLOWED }, body: { name: unique('cors') } });
+      expect(write.statusCode, write.body).toBe(201);
+      expect(write.headers['access-control-allow-origin']).toBe(ALLOWED);
+    });
+
+    it("the same allowed origin with a caller of another organization → 403 problem, not echoed, and the write does not happen", async () => {
+      const res = await req('GET', '/v1/me', { token: stranger.token, headers: { origin: ALLOWED } });
+      expectProblem(res, 403, 'forbidden');
+      expect(res.headers['access-control-allow-origin']).toBeUndefined();
+      const name = unique('cors-stranger');
+      const write = await req('POST', '/v1/projects', { token: stranger.token, headers: { origin: ALLOWED }, body: { name } });
+      expectProblem(write, 403, 'forbidden');
+      const projects = (await req('GET', '/v1/projects?limit=100', { token: stranger.token })).json().items as { name: string }[];
+      expect(projects.map((p) => p.name)).not.toContain(name);
+    });
+
+    for (const origin of REFUSED) {
+      it(`actual request from ${origin} → 403 problem without Access-Control-Allow-Origin`, async () => {
+        const res = await req('GET', '/v1/me', { token: acme.token, headers: { origin } });
+        expectProblem(res, 403, 'forbidden');
+        expect(res.headers['access-control-allow-origin']).toBeUndefined();
+        expect(res.headers['access-control-allow-credentials']).toBeUndefined();
+      });
+    }
+
+    it('an origin removed from the list stops being answered at once', async () => {
+      const cleared = await req('PATCH', '/v1/organization', { token: acme.token, body: { allowedOrigins: [] } });
+      expect(cleared.statusCode, cleared.body).toBe(200);
+      try {
+        expectProblem(await preflight(ALLOWED), 403, 'forbidden');
+        expectProblem(await req('GET', '/v1/me', { token: acme.token, headers: { origin: ALLOWED } }), 403, 'forbidden');
+      } finally {
+        await req('PATCH', '/v1/organization', { token: acme.token, body: { allowedOrigins: [ALLOWED] } });
+      }
+    });
+
+    it('unauthenticated public routes never grant a cross-origin read to a foreign origin', async () => {
+      for (const url of ['/openapi.json', '/.well-known/jwks.json', '/healthz', '/docs/', '/problems/forbidden', '/nowhere']) {
+        const res = await req('GET', url, { headers: { origin: 'https://evil.test' } });
+        expect(res.headers['access-control-allow-origin'], url).toBeUndefined();
+        expect(res.headers['access-control-allow-credentials'], url).toBeUndefined();
+      }
+    });
+
+    it('security headers on /v1 (successes and errors) and /docs; /v1 is never cached; errors are problem documents', async () => {
+      const responses: [string, LightMyRequestResponse][] = [
+        ['GET /v1/me 200', await req('GET', '/v1/me', { token: acme.token })],
+        ['GET /v1/me 401', await req('GET', '/v1/me')],
+        ['GET /v1/me 403 origin', await req('GET', '/v1/me', { token: acme.token, headers: { origin: 'https://evil.test' } })],
+        ['GET /v1/projects/{missing} 404', await req('GET', `/v1/projects/${newId('prj')}`, { token: acme.token })],
+        ['GET /v1/nope 404', await req('GET', '/v1/nope', { token: acme.token })],
+        ['POST /v1/projects 400', await req('POST', '/v1/projects', { token: acme.token, body: { bogus: 1 } })],
+        ['POST /v1/projects 415', await req('POST', '/v1/projects', { token: acme.token, payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })],
+        ['PUT /v1/me 404', await req('PUT', '/v1/me', { token: acme.token, body: {} })],
+      ];
+      const docs = await req('GET', '/docs/');
+      expect(docs.statusCode).toBe(200);
+      const docsRoot = await req('GET', '/docs');
+      for (const [name, res] of [...responses, ['GET /docs/', docs], ['GET /docs', docsRoot]] as [string, LightMyRequestResponse][]) {
+        expect(res.headers['x-content-type-options'], name).toBe('nosniff');
+        const csp = String(res.headers['content-security-policy'] ?? '');
+        expect(csp, `${name}: content-security-policy`).toMatch(/default-src/);
+        expect(/frame-ancestors 'none'/.test(csp) || res.headers['x-frame-options'] !== undefined, `${name}: framing allowed`).toBe(true);
+        expect(res.headers['x-powered-by'], name).toBeUndefined();
+      }
+      for (const [name, res] of responses) {
+        expect(res.headers['cache-control'], `${name}: cache-control`).toBe('no-store');
+        if (res.statusCode >= 400) expectCleanProblem(res);
+      }
+    });
+
+    it('never answers Access-Control-Allow-Origin: * (every response of this suite)', () => {
+      expect(seen.length).toBeGreaterThan(40);
+      for (const res of seen) {
+        expect(res.headers['access-control-allow-origin']).not.toBe('*');
+        if (res.headers['access-control-allow-credentials'] !== undefined) expect(res.headers['access-control-allow-origin']).toBe(DASHBOARD);
+      }
+    });
+  },
+  { env: { SIGHTLINE_PUBLIC_URL: PUBLIC_URL } },
+);
