@@ -7,60 +7,22 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../scripts/build-if-needed.js';
 import { migrations } from '../src/db/migrations/index.js';
-import { PG_URL } from './helpers/storage.js';
+import { freePort, REDIS_URL, redisReachable } from './helpers/services.js';
+import { PG_URL, postgresReachable } from './helpers/storage.js';
 
 const BIN = new URL('../bin/sightline.js', import.meta.url).pathname;
-const REDIS_URL = process.env.SIGHTLINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const RATE_LIMIT = 30;
 const run = promisify(execFile);
-
-async function postgresReachable(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 1500 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-async function redisReachable(): Promise<boolean> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  redis.on('error', () => {});
-  try {
-    await redis.connect();
-    return (await redis.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}
 
 const [pgUp, redisUp] = await Promise.all([postgresReachable(), redisReachable()]);
 const available = pgUp && redisUp;
 const suite = available || process.env.CI ? describe : describe.skip;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 interface Instance {
   name: string;

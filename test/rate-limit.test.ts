@@ -5,6 +5,7 @@ import { expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import type { App } from '../src/deps.js';
 import { describeEachDialect, expectProblem, manualClock, testConfig, type TestContext } from './helpers/harness.js';
+import { REDIS_URL, redisReachable } from './helpers/services.js';
 
 /**
  * Rate limits (api.md 2 and 6): RateLimit-* headers on every response but health checks, a 429
@@ -12,21 +13,6 @@ import { describeEachDialect, expectProblem, manualClock, testConfig, type TestC
  * stricter per-user limit on minting, one-minute windows, a limit shared through Redis, and a limiter
  * that fails open when Redis is down.
  */
-
-export const REDIS_URL = process.env.SIGHTLINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-async function redisReachable(): Promise<boolean> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
 
 /** Like PostgreSQL in test/helpers/storage.ts: used when reachable, required in CI, skipped otherwise. */
 const redisUp = await redisReachable();

@@ -8,7 +8,7 @@ import type { DatabaseConfig } from '../../src/config.js';
 
 export const PG_URL = process.env.SIGHTLINE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
-async function postgresReachable(): Promise<boolean> {
+export async function postgresReachable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 1500 });
   try {
     await client.connect();
