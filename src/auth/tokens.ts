@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
+import { prepared } from '../db/prepared.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { Keyring } from '../lib/keys.js';
@@ -32,6 +33,15 @@ interface VerifiedToken {
   org: string;
   exp: number;
 }
+
+/** The token row and its user's current role: read on every request, so revocation and role changes apply at once. */
+const tokenWithRole = prepared((db, tokenId: string) =>
+  db
+    .selectFrom('personal_access_tokens as t')
+    .leftJoin('memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').onRef('m.user_id', '=', 't.user_id'))
+    .select(['t.user_id', 't.organization_id', 't.token_hash', 't.expires_at', 't.revoked_at', 't.revoked_reason', 't.family_id', 't.last_used_at', 'm.role'])
+    .where('t.id', '=', tokenId),
+);
 
 /** Revokes every still-valid token rotated from the same original (reuse detection). */
 export async function revokeFamily(db: Kysely<Database>, familyId: string, now: number): Promise<void> {
@@ -148,12 +158,7 @@ export class TokenService {
       if (!membership || !isRole(membership.role)) throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
       return { userId: verified.sub, organizationId: verified.org, role: membership.role, credential: { kind: 'session', id: verified.jti, expiresAt: verified.exp } };
     }
-    const row = await this.db
-      .selectFrom('personal_access_tokens as t')
-      .leftJoin('memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').onRef('m.user_id', '=', 't.user_id'))
-      .select(['t.user_id', 't.organization_id', 't.token_hash', 't.expires_at', 't.revoked_at', 't.revoked_reason', 't.family_id', 't.last_used_at', 'm.role'])
-      .where('t.id', '=', verified.jti)
-      .executeTakeFirst();
+    const [row] = await tokenWithRole(this.db, verified.jti);
     if (!row || row.user_id !== verified.sub || row.organization_id !== verified.org || row.token_hash !== verified.hash) {
       throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
     }

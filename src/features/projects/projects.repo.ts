@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, ProjectRow } from '../../db/schema.js';
 import { containsText, isUniqueViolation } from '../../db/errors.js';
+import { prepared } from '../../db/prepared.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetBefore, type Position } from '../../lib/pagination.js';
@@ -35,13 +36,12 @@ export async function listProjects(
 }
 
 /** The project, if it belongs to the organization; otherwise the 404 problem (never revealing it exists). */
+const projectInOrganization = prepared((db, projectId: string, organizationId: string) =>
+  db.selectFrom('projects').selectAll().where('id', '=', projectId).where('organization_id', '=', organizationId),
+);
+
 export async function requireProject(db: Kysely<Database>, organizationId: string, projectId: string): Promise<ProjectRow> {
-  const row = await db
-    .selectFrom('projects')
-    .selectAll()
-    .where('id', '=', projectId)
-    .where('organization_id', '=', organizationId)
-    .executeTakeFirst();
+  const [row] = await projectInOrganization(db, projectId, organizationId);
   if (!row) throw problems.notFound(`Project ${projectId} does not exist.`);
   return row;
 }
