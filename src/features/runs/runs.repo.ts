@@ -3,6 +3,7 @@ import type { Dialect } from '../../db/index.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import { keysetBefore, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
+import { prepared } from '../../db/prepared.js';
 import { runRecord, serializeRun, toRun } from './runs.document.js';
 import { runFilterWhere, type RunFilters } from './runs.filters.js';
 import { jsonValueFault, type Run, type RunPatch } from './runs.schemas.js';
@@ -14,6 +15,21 @@ export type RunListRow = Pick<RunRow, 'start_time' | 'id' | 'doc'>;
 
 export const runPosition = (row: RunListRow): Position => [row.start_time, row.id];
 
+// The unfiltered stream is what the dashboard and most clients read: compiled once, then only re-bound.
+const streamHead = prepared((db, projectId: string, take: number) =>
+  db.selectFrom('runs').select(['runs.start_time', 'runs.id', 'runs.doc']).where('runs.project_id', '=', projectId).orderBy('runs.start_time', 'desc').orderBy('runs.id', 'desc').limit(take),
+);
+const streamAfter = prepared((db, projectId: string, sortKey: number, id: string, take: number) =>
+  db
+    .selectFrom('runs')
+    .select(['runs.start_time', 'runs.id', 'runs.doc'])
+    .where('runs.project_id', '=', projectId)
+    .where((eb) => keysetBefore(eb, 'runs.start_time', 'runs.id', [sortKey, id]))
+    .orderBy('runs.start_time', 'desc')
+    .orderBy('runs.id', 'desc')
+    .limit(take),
+);
+
 export async function listRuns(
   db: Kysely<Database>,
   dialect: Dialect,
@@ -22,6 +38,7 @@ export async function listRuns(
   after: Position | null,
   take: number,
 ): Promise<RunListRow[]> {
+  if (Object.keys(filters).length === 0) return after ? streamAfter(db, projectId, after[0], after[1], take) : streamHead(db, projectId, take);
   let query = db.selectFrom('runs').select(['runs.start_time', 'runs.id', 'runs.doc']).where('runs.project_id', '=', projectId).where(runFilterWhere(dialect, filters));
   if (after) query = query.where((eb) => keysetBefore(eb, 'runs.start_time', 'runs.id', after));
   return query.orderBy('runs.start_time', 'desc').orderBy('runs.id', 'desc').limit(take).execute();
