@@ -3,11 +3,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/lib/ids.js';
 import { Keyring } from '../src/lib/keys.js';
 import { describeEachDialect, manualClock, PUBLIC_URL, type Caller } from './helpers/harness.js';
-import { b64url, craftToken, decodePayload, expectUnauthorized, registerRow, tokenHash, type SigningMaterial } from './helpers-auth.js';
+import { b64url, craftToken, decodePayload, expectUnauthorized, registerRow, tokenHash, type SigningMaterial, AUDIENCE, nowSeconds, patClaims } from './helpers-auth.js';
 
-const AUDIENCE = `${PUBLIC_URL}/v1`;
 const PAT_TYP = 'sl-pat+jwt';
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 function without<T extends Record<string, unknown>>(value: T, ...keys: string[]): Record<string, unknown> {
   const copy: Record<string, unknown> = { ...value };
@@ -39,17 +37,7 @@ describeEachDialect('authentication: token attack matrix on GET /v1/me', (ctx) =
     ctx.request('GET', url, { headers: authorization === undefined ? {} : { authorization } });
 
   /** The claims the service itself puts in a PAT (src/auth/tokens.ts TokenService.sign), with a fresh jti. */
-  const claims = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
-    org: victim.organizationId,
-    iss: PUBLIC_URL,
-    aud: AUDIENCE,
-    sub: victim.userId,
-    jti: newId('tok'),
-    iat: nowSeconds() - 10,
-    nbf: nowSeconds() - 10,
-    exp: nowSeconds() + 3600,
-    ...overrides,
-  });
+  const claims = (overrides: Record<string, unknown> = {}) => patClaims(victim, overrides);
   const header = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({ alg: 'ES256', kid, typ: PAT_TYP, ...overrides });
   const real = (): SigningMaterial => ({ alg: 'ES256', key: serviceKey });
   const attacker = (): SigningMaterial => ({ alg: 'ES256', key: attackerKey });

@@ -1,3 +1,5 @@
+import { PUBLIC_URL } from './helpers/harness.js';
+import { newId } from '../src/lib/ids.js';
 import { createHash, createHmac, webcrypto } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import type { CryptoKey } from 'jose';
@@ -124,4 +126,22 @@ export function expectUnauthorized(
     }
   }
   return body;
+}
+
+export const AUDIENCE = `${PUBLIC_URL}/v1`;
+export const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+/** The claims the service itself puts in a PAT (src/auth/tokens.ts TokenService.sign), with a fresh jti. */
+export function patClaims(victim: { organizationId: string; userId: string }, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    org: victim.organizationId,
+    iss: PUBLIC_URL,
+    aud: AUDIENCE,
+    sub: victim.userId,
+    jti: newId('tok'),
+    iat: nowSeconds() - 10,
+    nbf: nowSeconds() - 10,
+    exp: nowSeconds() + 3600,
+    ...overrides,
+  };
 }

@@ -9,14 +9,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Keyring } from '../src/lib/keys.js';
 import { newId } from '../src/lib/ids.js';
 import { describeEachDialect, expectProblem, manualClock, PUBLIC_URL, type Caller, type TestContext } from './helpers/harness.js';
-import { b64url, craftToken, expectUnauthorized, registerRow, tokenHash } from './helpers-auth.js';
+import { b64url, craftToken, expectUnauthorized, registerRow, tokenHash, AUDIENCE, nowSeconds, patClaims } from './helpers-auth.js';
 import { expectCleanProblem, expectValidation } from './helpers-problems.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-const AUDIENCE = `${PUBLIC_URL}/v1`;
 const PAT_TYP = 'sl-pat+jwt';
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 let seq = 0;
 const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
 const validRun = () => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z', inputs: { question: 'hi' } });
@@ -199,17 +197,7 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
     let kid: string;
     let serviceKey: CryptoKey;
     let attackerKey: CryptoKey;
-    const claims = (overrides: Record<string, unknown> = {}) => ({
-      org: victim.organizationId,
-      iss: PUBLIC_URL,
-      aud: AUDIENCE,
-      sub: victim.userId,
-      jti: newId('tok'),
-      iat: nowSeconds() - 10,
-      nbf: nowSeconds() - 10,
-      exp: nowSeconds() + 3600,
-      ...overrides,
-    });
+    const claims = (overrides: Record<string, unknown> = {}) => patClaims(victim, overrides);
     /** Gives the forged token a matching row, so only the JWT checks can refuse it. */
     const present = async (token: string, url = '/v1/me') => {
       await registerRow(db(), token, { userId: victim.userId, organizationId: victim.organizationId, expiresAt: Date.now() + 3_600_000 });
