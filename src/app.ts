@@ -13,6 +13,8 @@ import type { App, Deps } from './deps.js';
 import { meRoutes } from './features/me/me.routes.js';
 import { organizationRoutes } from './features/organizations/organizations.routes.js';
 import { projectRoutes } from './features/projects/projects.routes.js';
+import { promptRoutes } from './features/prompts/prompts.routes.js';
+import { PromptSchema, PromptVersionSchema } from './features/prompts/prompts.schemas.js';
 import { ProjectSchema } from './features/projects/projects.schemas.js';
 import { runRoutes } from './features/runs/runs.routes.js';
 import { RunSchema } from './features/runs/runs.schemas.js';
@@ -122,7 +124,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     return sendProblem(reply, request, problems.notFound(`No route for ${request.method} ${path.slice(0, 200)}.`), config.problemBase);
   });
 
-  for (const schema of [ProblemSchema, ProjectSchema, RunSchema, TokenRecordSchema]) app.addSchema(schema);
+  for (const schema of [ProblemSchema, ProjectSchema, RunSchema, TokenRecordSchema, PromptSchema, PromptVersionSchema]) app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
@@ -185,6 +187,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       tokenRoutes(api, deps);
       organizationRoutes(api, deps);
       projectRoutes(api, deps);
+      promptRoutes(api, deps);
       runRoutes(api, deps);
     },
     { prefix: '/v1' },

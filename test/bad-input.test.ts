@@ -4,12 +4,13 @@ import { newId } from '../src/lib/ids.js';
 import { describeEachDialect, expectProblem, type Caller, type TestContext } from './helpers/harness.js';
 import { expectCleanProblem, expectValidation, type FieldFault } from './helpers-problems.js';
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
 
 interface Fixture {
   projectId: string;
   runId: string;
   tokenId: string;
+  promptId: string;
 }
 
 interface Route {
@@ -28,6 +29,7 @@ interface Route {
 
 const validRun = (): Record<string, unknown> => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z' });
 const uniqueName = () => `p-${newId('prj').slice(-12)}`;
+const uniquePromptName = () => `prompt-${newId('prm').slice(-12)}`;
 
 const RUN_FIELDS: Record<string, unknown[]> = {
   id: [1, '', 'null', 'batch', 'metrics', 'has space', 'x'.repeat(129), {}],
@@ -111,6 +113,61 @@ const ROUTES: Route[] = [
     body: () => ({ metadata: { step: 1 } }),
     ok: 200,
     fields: PATCH_RUN_FIELDS,
+  },
+  { method: 'GET', route: '/v1/prompts', path: () => '/v1/prompts', query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/prompts',
+    path: () => '/v1/prompts',
+    body: () => ({ name: uniquePromptName(), template: 'Hi {{name}}' }),
+    ok: 201,
+    fields: {
+      name: [1, null, [], '', 'Upper', 'has space', 'prm_x', '-x', 'x'.repeat(101)],
+      description: [1, null, {}, 'x'.repeat(2001)],
+      template: [1, null, {}, [], [{ role: 'wizard', content: 'x' }], [{ role: 'user' }], [{ role: 'user', content: 1 }], 'x'.repeat(100_001)],
+      config: ['x', [], 1, null],
+      message: [1, null, 'x'.repeat(2001)],
+      latestVersion: [2],
+      id: ['prm_x'],
+    },
+  },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}', path: (f) => `/v1/prompts/${f.promptId}`, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/prompts/{prompt_id}',
+    path: (f) => `/v1/prompts/${f.promptId}`,
+    body: () => ({ description: 'changed' }),
+    ok: 200,
+    fields: { description: [1, null, {}, 'x'.repeat(2001)], name: ['renamed'], latestVersion: [9], labels: [{}] },
+  },
+  { method: 'DELETE', route: '/v1/prompts/{prompt_id}', path: (f) => `/v1/prompts/${f.promptId}`, ok: 204 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/versions', path: (f) => `/v1/prompts/${f.promptId}/versions`, query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/prompts/{prompt_id}/versions',
+    path: (f) => `/v1/prompts/${f.promptId}/versions`,
+    body: () => ({ template: 'Hello {{name}}' }),
+    ok: 201,
+    fields: { template: [1, null, {}, []], config: ['x', [], null], message: [1, {}], version: [5], bogus: [1] },
+  },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/versions/{version}', path: (f) => `/v1/prompts/${f.promptId}/versions/1`, ok: 200 },
+  {
+    method: 'PUT',
+    route: '/v1/prompts/{prompt_id}/labels/{label}',
+    path: (f) => `/v1/prompts/${f.promptId}/labels/production`,
+    body: () => ({ version: 1 }),
+    ok: 200,
+    fields: { version: [0, -1, 1.5, '1', null, {}, 99], bogus: [1] },
+  },
+  { method: 'DELETE', route: '/v1/prompts/{prompt_id}/labels/{label}', path: (f) => `/v1/prompts/${f.promptId}/labels/staging`, ok: 204 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/label-history', path: (f) => `/v1/prompts/${f.promptId}/label-history`, query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/prompts/{prompt_id}/render',
+    path: (f) => `/v1/prompts/${f.promptId}/render`,
+    body: () => ({ variables: { name: 'x' } }),
+    ok: 200,
+    fields: { variables: ['x', null, [], { name: null }, { name: {} }, { name: 'x', other: 1 }], version: [0, 'x'], label: ['123', 'Upper', 1], bogus: [1] },
   },
 ];
 
@@ -206,6 +263,17 @@ const METRICS_JUNK: [string, string][] = [
   ['limit=10', 'limit'],
 ];
 
+const PROMPT_LIST_JUNK: [string, string][] = [
+  ['name=', 'name'],
+  [`name=${'x'.repeat(101)}`, 'name'],
+  ['name=a&name=b', 'name'],
+  ['label=', 'label'],
+  ['label=123', 'label'],
+  ['label=Production', 'label'],
+  ['label=a&label=b', 'label'],
+  ['status=running', 'status'],
+];
+
 const PROJECT_LIST_JUNK: [string, string][] = [
   ['name=', 'name'],
   [`name=${'x'.repeat(101)}`, 'name'],
@@ -223,11 +291,13 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     const project = await ctx.make.project(owner.organizationId);
     const [runId] = await ctx.make.runs(project.id, 3);
     const spare = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'spare' } });
-    f = { projectId: project.id, runId: runId!, tokenId: spare.json().id };
+    const prompt = await ctx.request('POST', '/v1/prompts', { token: owner.token, body: { name: uniquePromptName(), template: 'Hi {{name}}' } });
+    expect(prompt.statusCode, prompt.body).toBe(201);
+    f = { projectId: project.id, runId: runId!, tokenId: spare.json().id, promptId: prompt.json().id };
   });
 
   /** Ids that name nothing: for requests that must be refused before any lookup. */
-  const nowhere = (): Fixture => ({ projectId: newId('prj'), runId: newId('run'), tokenId: newId('tok') });
+  const nowhere = (): Fixture => ({ projectId: newId('prj'), runId: newId('run'), tokenId: newId('tok'), promptId: newId('prm') });
 
   const send = (route: Route, options: { path?: string; payload?: string; contentType?: string; body?: unknown; ids?: Fixture } = {}) => {
     const headers: Record<string, string> = { authorization: `Bearer ${owner.token}` };
@@ -245,7 +315,10 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         if (r.method === 'DELETE') {
           const project = await ctx.make.project(owner.organizationId);
           const token = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'throwaway' } });
-          ids = { ...f, projectId: project.id, tokenId: token.json().id };
+          const prompt = await ctx.request('POST', '/v1/prompts', { token: owner.token, body: { name: uniquePromptName(), template: 'x' } });
+          const promptId = prompt.json().id as string;
+          expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/staging`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
+          ids = { ...f, projectId: project.id, tokenId: token.json().id, promptId };
         }
         const res = await send(r, { ids, ...(r.body ? { body: r.body() } : {}) });
         expect(res.statusCode, res.body).toBe(r.ok);
@@ -417,6 +490,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             { ...f, projectId: junk },
             { ...f, runId: junk },
             { ...f, tokenId: junk },
+            { ...f, promptId: junk },
           ]) {
             const url = r.path(ids);
             if (url === r.path(f)) continue;
@@ -460,6 +534,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       const junk = [
         ...LIST_JUNK.filter(([, p]) => !(r.route.endsWith('/metrics') && (p === 'limit' || p === 'cursor'))),
         ...(r.route === '/v1/projects' ? PROJECT_LIST_JUNK : []),
+        ...(r.route === '/v1/prompts' ? PROMPT_LIST_JUNK : []),
         ...(r.route.includes('/runs') ? FILTER_JUNK : []),
         ...(r.route.endsWith('/metrics') ? METRICS_JUNK : []),
       ];

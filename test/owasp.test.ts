@@ -12,7 +12,7 @@ import { describeEachDialect, expectProblem, manualClock, PUBLIC_URL, type Calle
 import { b64url, craftToken, expectUnauthorized, registerRow, tokenHash, AUDIENCE, nowSeconds, patClaims } from './helpers-auth.js';
 import { expectCleanProblem, expectValidation } from './helpers-problems.js';
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
 
 const PAT_TYP = 'sl-pat+jwt';
 let seq = 0;
@@ -27,6 +27,8 @@ interface World {
   runId: string;
   spareTokenId: string;
   invitationId: string;
+  /** A prompt with versions 1 and 2 and the label `production` on version 1. */
+  promptId: string;
 }
 
 async function buildWorld(ctx: TestContext): Promise<World> {
@@ -38,7 +40,12 @@ async function buildWorld(ctx: TestContext): Promise<World> {
   expect(spare.statusCode, spare.body).toBe(201);
   const invitation = await ctx.request('POST', '/v1/organization/invitations', { token: owner.token, body: { email: `${unique('inv')}@example.test`, role: 'viewer' } });
   expect(invitation.statusCode, invitation.body).toBe(201);
-  return { owner, member, projectId: project.id, runId: runId!, spareTokenId: spare.json().id, invitationId: invitation.json().id };
+  const prompt = await ctx.request('POST', '/v1/prompts', { token: owner.token, body: { name: unique('prompt'), template: 'Hi {{name}}' } });
+  expect(prompt.statusCode, prompt.body).toBe(201);
+  const promptId = prompt.json().id as string;
+  expect((await ctx.request('POST', `/v1/prompts/${promptId}/versions`, { token: owner.token, body: { template: 'Hello {{name}}' } })).statusCode).toBe(201);
+  expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/production`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
+  return { owner, member, projectId: project.id, runId: runId!, spareTokenId: spare.json().id, invitationId: invitation.json().id, promptId };
 }
 
 interface RouteCase {
@@ -66,11 +73,23 @@ const ID_ROUTES: RouteCase[] = [
   { method: 'PATCH', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, body: () => ({ role: 'viewer' }), ok: 200 },
   { method: 'DELETE', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, ok: 204 },
   { method: 'DELETE', route: '/v1/organization/invitations/{invitation_id}', path: (w) => `/v1/organization/invitations/${w.invitationId}`, ok: 204 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}', path: (w) => `/v1/prompts/${w.promptId}`, ok: 200 },
+  { method: 'PATCH', route: '/v1/prompts/{prompt_id}', path: (w) => `/v1/prompts/${w.promptId}`, body: () => ({ description: 'pwned' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/prompts/{prompt_id}', path: (w) => `/v1/prompts/${w.promptId}`, ok: 204 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/versions', path: (w) => `/v1/prompts/${w.promptId}/versions`, ok: 200 },
+  { method: 'POST', route: '/v1/prompts/{prompt_id}/versions', path: (w) => `/v1/prompts/${w.promptId}/versions`, body: () => ({ template: 'pwned {{x}}' }), ok: 201 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/versions/{version}', path: (w) => `/v1/prompts/${w.promptId}/versions/1`, ok: 200 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/versions/{label}', path: (w) => `/v1/prompts/${w.promptId}/versions/production`, ok: 200 },
+  { method: 'PUT', route: '/v1/prompts/{prompt_id}/labels/{label}', path: (w) => `/v1/prompts/${w.promptId}/labels/production`, body: () => ({ version: 2 }), ok: 200 },
+  { method: 'DELETE', route: '/v1/prompts/{prompt_id}/labels/{label}', path: (w) => `/v1/prompts/${w.promptId}/labels/production`, ok: 204 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/label-history', path: (w) => `/v1/prompts/${w.promptId}/label-history`, ok: 200 },
+  { method: 'POST', route: '/v1/prompts/{prompt_id}/render', path: (w) => `/v1/prompts/${w.promptId}/render`, body: () => ({ variables: { name: 'x' } }), ok: 200 },
 ];
 
 /** API5: every admin-only route, with what an admin gets. */
 const ADMIN_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/projects/{project_id}', path: (w) => `/v1/projects/${w.projectId}`, ok: 204 },
+  { method: 'DELETE', route: '/v1/prompts/{prompt_id}', path: (w) => `/v1/prompts/${w.promptId}`, ok: 204 },
   { method: 'PATCH', route: '/v1/organization (name)', path: () => '/v1/organization', body: () => ({ name: unique('renamed') }), ok: 200 },
   { method: 'PATCH', route: '/v1/organization (allowedOrigins)', path: () => '/v1/organization', body: () => ({ allowedOrigins: ['https://attacker.example'] }), ok: 200 },
   { method: 'PATCH', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, body: () => ({ role: 'viewer' }), ok: 200 },
@@ -97,6 +116,9 @@ async function snapshot(ctx: TestContext, w: World) {
   const tokens = await get('/v1/tokens?limit=100');
   const members = await get('/v1/organization/members?limit=100');
   const invitations = await get('/v1/organization/invitations?limit=100');
+  const prompt = await get(`/v1/prompts/${w.promptId}`);
+  const promptVersions = await get(`/v1/prompts/${w.promptId}/versions?limit=100`);
+  const promptHistory = await get(`/v1/prompts/${w.promptId}/label-history?limit=100`);
   const items = (x: { body: Record<string, unknown> | null }) => (x.body?.items ?? []) as Record<string, unknown>[];
   return {
     org,
@@ -106,6 +128,9 @@ async function snapshot(ctx: TestContext, w: World) {
     tokens: items(tokens).map((t) => [t.id, t.revokedAt]),
     members: items(members).map((m) => [(m.user as { id: string }).id, m.role]),
     invitations: items(invitations).map((i) => i.id),
+    prompt,
+    promptVersions: items(promptVersions).map((v) => v.version),
+    promptHistory: items(promptHistory).map((e) => e.id),
   };
 }
 
@@ -143,15 +168,15 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
 
         const res = await send(ctx, outsider, r, w);
         const body = expectProblem(res, 404, 'not-found');
-        expectCleanProblem(res, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId]);
+        expectCleanProblem(res, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId, w.promptId]);
 
         // Indistinguishable from an id that does not exist at all.
-        const ghost: World = { ...w, projectId: newId('prj'), runId: newId('run'), spareTokenId: newId('tok'), invitationId: newId('inv'), member: { ...w.member, userId: newId('usr') } };
+        const ghost: World = { ...w, projectId: newId('prj'), runId: newId('run'), spareTokenId: newId('tok'), invitationId: newId('inv'), promptId: newId('prm'), member: { ...w.member, userId: newId('usr') } };
         const missing = await send(ctx, outsider, r, ghost);
         const body2 = expectProblem(missing, 404, 'not-found');
         const strip = (b: Record<string, unknown>, ids: string[]) => ids.reduce((d, id) => d.split(id).join('<id>'), String(b.detail));
-        expect(strip(body, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId])).toBe(
-          strip(body2, [ghost.projectId, ghost.runId, ghost.spareTokenId, ghost.member.userId, ghost.invitationId]),
+        expect(strip(body, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId, w.promptId])).toBe(
+          strip(body2, [ghost.projectId, ghost.runId, ghost.spareTokenId, ghost.member.userId, ghost.invitationId, ghost.promptId]),
         );
 
         expect(await snapshot(ctx, w)).toEqual(before);
@@ -430,7 +455,7 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
           // The member route's target is w.member: a member acting on themselves is still refused.
           const res = await send(ctx, caller, r, w);
           expectProblem(res, 403, 'forbidden');
-          expectCleanProblem(res, [w.projectId, w.member.userId, w.invitationId]);
+          expectCleanProblem(res, [w.projectId, w.member.userId, w.invitationId, w.promptId]);
         }
         expect(await snapshot(ctx, w)).toEqual(before);
         const ok = await send(ctx, admin, r, w);

@@ -14,7 +14,9 @@ import type { Role } from '../src/auth/permissions.js';
 import { TokenService } from '../src/auth/tokens.js';
 import { ensureUser, setMembership } from '../src/features/organizations/organizations.repo.js';
 import { createProject } from '../src/features/projects/projects.repo.js';
+import { createPrompt } from '../src/features/prompts/prompts.repo.js';
 import { issuePersonalAccessToken } from '../src/features/tokens/tokens.repo.js';
+import { newId } from '../src/lib/ids.js';
 import { Keyring } from '../src/lib/keys.js';
 import { describeEachDialect, expectProblem, PROBLEM_BASE, type TestContext } from './helpers/harness.js';
 
@@ -63,6 +65,7 @@ interface Parent {
   principal: Principal;
   path: string;
   projectId?: string;
+  promptId?: string;
 }
 
 interface FilterPair {
@@ -258,7 +261,161 @@ function listEndpoints(ctx: TestContext) {
     filterEquivalents: [],
   });
 
-  return { lists: [runs, projects, tokens] as ListEndpoint[], runs, principal };
+  /** A prompt (with its version 1) of the principal's organization, created at `at`, through the repository. */
+  async function newPrompt(who: Principal, at: number = ctx.clock.now()) {
+    return createPrompt(db(), { organizationId: who.organizationId, userId: who.userId }, { name: uniq('prompt'), template: 'Hi {{name}}' }, at);
+  }
+
+  const prompts = defineList({
+    name: 'prompts',
+    perUser: false,
+    async fresh(p) {
+      return { principal: p ?? (await principal()), path: '/v1/prompts' };
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const row = await newPrompt(parent.principal, key);
+        // Both labels on every seeded prompt, so seed rows match every `from` filter below.
+        await db()
+          .insertInto('prompt_labels')
+          .values(['production', 'staging'].map((label) => ({ prompt_id: row.id, label, version: 1, updated_by: parent.principal.userId, updated_at: key })))
+          .execute();
+        rows.push({ id: row.id, key: row.created_at });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const prompt = await created(await ctx.request('POST', '/v1/prompts', { token: parent.principal.token, body: { name: uniq('prompt-api'), template: 'x' } }));
+      return { id: prompt.id as string, key: Date.parse(prompt.createdAt as string) };
+    },
+    async remove(parent, id) {
+      const res = await ctx.request('DELETE', `/v1/prompts/${id}`, { token: parent.principal.token });
+      expect(res.statusCode, res.body).toBe(204);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [
+      { from: '', to: 'name=prompt' },
+      { from: 'name=prompt', to: '' },
+      { from: 'name=prompt', to: 'name=rompt' },
+      { from: '', to: 'label=production' },
+      { from: 'label=production', to: '' },
+      { from: 'label=production', to: 'label=staging' },
+      { from: 'label=production', to: 'label=production&name=prompt' },
+      { from: 'name=prompt&label=production', to: 'name=prompt&label=staging' },
+    ],
+    filterEquivalents: [{ from: 'name=prompt&label=production', to: 'label=production&name=prompt' }],
+  });
+
+  /**
+   * Versions are sorted on their number, which the server assigns: a row "with sort key k" is a version
+   * numbered in k's second-bucket (1000 numbers per second after BASE), after the versions already there,
+   * so keys keep their order (head stays head, middle stays middle) and ties become neighbouring numbers.
+   * The item's sort key is its version number; its id (unique within the list) is the number as text.
+   * A number is never issued twice, even after its version was removed (a row id is never reused).
+   */
+  const issued = new Map<string, number>();
+  const issue = (promptId: string, version: number) => {
+    const slot = `${promptId}:${Math.floor((version - 1) / 1000)}`;
+    issued.set(slot, Math.max(issued.get(slot) ?? 0, version));
+  };
+  const versions = defineList({
+    name: 'prompt versions',
+    perUser: false,
+    async fresh(p) {
+      const who = p ?? (await principal());
+      const prompt = await newPrompt(who);
+      // An empty list: version 1 removed, so the next one the API creates follows whatever is seeded.
+      await db().deleteFrom('prompt_versions').where('prompt_id', '=', prompt.id).execute();
+      await db().updateTable('prompts').set({ latest_version: 0 }).where('id', '=', prompt.id).execute();
+      return { principal: who, path: `/v1/prompts/${prompt.id}/versions`, promptId: prompt.id };
+    },
+    async sibling(parent) {
+      return versions.fresh(parent.principal);
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const bucket = Math.floor((key - BASE) / SECOND) * 1000;
+        const top = await db()
+          .selectFrom('prompt_versions')
+          .select((eb) => eb.fn.max('version').as('max'))
+          .where('prompt_id', '=', parent.promptId!)
+          .where('version', '>', bucket)
+          .where('version', '<=', bucket + 999)
+          .executeTakeFirst();
+        const version = Math.max(bucket, Number(top?.max ?? bucket), issued.get(`${parent.promptId!}:${bucket / 1000}`) ?? bucket) + 1;
+        issue(parent.promptId!, version);
+        await db()
+          .insertInto('prompt_versions')
+          .values({ prompt_id: parent.promptId!, version, template: JSON.stringify(`v${version}`), variables: '[]', config: '{}', message: '', created_by: parent.principal.userId, created_at: key })
+          .execute();
+        const prompt = await db().selectFrom('prompts').select('latest_version').where('id', '=', parent.promptId!).executeTakeFirstOrThrow();
+        if (version > prompt.latest_version) await db().updateTable('prompts').set({ latest_version: version }).where('id', '=', parent.promptId!).execute();
+        rows.push({ id: String(version), key: version });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const version = await created(await ctx.request('POST', parent.path, { token: parent.principal.token, body: { template: 'api {{x}}' } }));
+      issue(parent.promptId!, version.version as number);
+      return { id: String(version.version), key: version.version as number };
+    },
+    async remove(parent, id) {
+      // Versions are immutable and never deleted through the API.
+      const result = await db().deleteFrom('prompt_versions').where('prompt_id', '=', parent.promptId!).where('version', '=', Number(id)).executeTakeFirst();
+      expect(Number(result.numDeletedRows)).toBe(1);
+    },
+    keyOf: (item) => item.version as number,
+    idOf: (item) => String(item.version),
+    filterChanges: [],
+    filterEquivalents: [],
+  });
+
+  const labelHistory = defineList({
+    name: 'prompt label history',
+    perUser: false,
+    async fresh(p) {
+      const who = p ?? (await principal());
+      const prompt = await newPrompt(who);
+      return { principal: who, path: `/v1/prompts/${prompt.id}/label-history`, promptId: prompt.id };
+    },
+    async sibling(parent) {
+      return labelHistory.fresh(parent.principal);
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const id = newId('ple', key);
+        await db()
+          .insertInto('prompt_label_events')
+          .values({ id, prompt_id: parent.promptId!, label: 'production', from_version: null, to_version: 1, actor: parent.principal.userId, created_at: key })
+          .execute();
+        rows.push({ id, key });
+      }
+      return rows;
+    },
+    async create(parent) {
+      // A new label each time: every PUT records exactly one event.
+      const label = uniq('lbl');
+      const res = await ctx.request('PUT', `/v1/prompts/${parent.promptId}/labels/${label}`, { token: parent.principal.token, body: { version: 1 } });
+      expect(res.statusCode, res.body).toBe(200);
+      const event = await db().selectFrom('prompt_label_events').select(['id', 'created_at']).where('prompt_id', '=', parent.promptId!).where('label', '=', label).executeTakeFirstOrThrow();
+      return { id: event.id, key: Number(event.created_at) };
+    },
+    async remove(parent, id) {
+      // The history is append-only: removing an event is a database matter.
+      const result = await db().deleteFrom('prompt_label_events').where('prompt_id', '=', parent.promptId!).where('id', '=', id).executeTakeFirst();
+      expect(Number(result.numDeletedRows)).toBe(1);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [],
+    filterEquivalents: [],
+  });
+
+  return { lists: [runs, projects, tokens, prompts, versions, labelHistory] as ListEndpoint[], runs, principal };
 }
 
 // ---------------------------------------------------------------------------------------------

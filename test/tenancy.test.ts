@@ -6,13 +6,15 @@ import { describeEachDialect, expectProblem, type Caller, type TestContext } fro
 import { expectUnauthorized } from './helpers-auth.js';
 import { expectCleanProblem } from './helpers-problems.js';
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
 
 /** The ids a route may name. */
 interface Ids {
   projectId: string;
   runId: string;
   tokenId: string;
+  /** A prompt with versions 1 and 2 and the label `production` on version 1. */
+  promptId: string;
 }
 
 interface RouteCase {
@@ -23,6 +25,8 @@ interface RouteCase {
   body?: () => unknown;
   /** What the resource's own owner gets for the same request. */
   ok: number;
+  /** Refused to a member too (admin+); defaults to every DELETE. */
+  adminOnly?: boolean;
 }
 
 const validRun = () => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z', inputs: { q: 'hi' } });
@@ -39,12 +43,29 @@ const ID_ROUTES: RouteCase[] = [
   { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (i) => `/v1/projects/${i.projectId}/runs/${i.runId}`, ok: 200 },
   { method: 'PATCH', route: '/v1/projects/{project_id}/runs/{run_id}', path: (i) => `/v1/projects/${i.projectId}/runs/${i.runId}`, body: () => ({ status: 'succeeded', endTime: '2026-11-02T10:00:05.000Z' }), ok: 200 },
   { method: 'DELETE', route: '/v1/tokens/{token_id}', path: (i) => `/v1/tokens/${i.tokenId}`, ok: 204 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}', path: (i) => `/v1/prompts/${i.promptId}`, ok: 200 },
+  { method: 'PATCH', route: '/v1/prompts/{prompt_id}', path: (i) => `/v1/prompts/${i.promptId}`, body: () => ({ description: 'hijacked' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/prompts/{prompt_id}', path: (i) => `/v1/prompts/${i.promptId}`, ok: 204 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/versions', path: (i) => `/v1/prompts/${i.promptId}/versions`, ok: 200 },
+  { method: 'POST', route: '/v1/prompts/{prompt_id}/versions', path: (i) => `/v1/prompts/${i.promptId}/versions`, body: () => ({ template: 'hijacked {{x}}' }), ok: 201 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/versions/{version}', path: (i) => `/v1/prompts/${i.promptId}/versions/1`, ok: 200 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/versions/{label}', path: (i) => `/v1/prompts/${i.promptId}/versions/production`, ok: 200 },
+  { method: 'PUT', route: '/v1/prompts/{prompt_id}/labels/{label}', path: (i) => `/v1/prompts/${i.promptId}/labels/production`, body: () => ({ version: 2 }), ok: 200 },
+  { method: 'DELETE', route: '/v1/prompts/{prompt_id}/labels/{label}', path: (i) => `/v1/prompts/${i.promptId}/labels/production`, ok: 204, adminOnly: false },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/label-history', path: (i) => `/v1/prompts/${i.promptId}/label-history`, ok: 200 },
+  { method: 'POST', route: '/v1/prompts/{prompt_id}/render', path: (i) => `/v1/prompts/${i.promptId}/render`, body: () => ({ variables: { name: 'x' } }), ok: 200 },
 ];
+
+const adminOnly = (r: RouteCase) => r.adminOnly ?? r.method === 'DELETE';
+/** Rendering is a read: a POST a viewer may send. */
+const isWrite = (r: RouteCase) => r.method !== 'GET' && !r.route.endsWith('/render');
 
 /** Every write a viewer must be refused, with what a member gets instead. */
 const WRITE_ROUTES: RouteCase[] = [
   { method: 'POST', route: '/v1/projects', path: () => '/v1/projects', body: () => ({ name: `p-${newId('prj').slice(-10)}` }), ok: 201 },
-  ...ID_ROUTES.filter((r) => r.method !== 'GET' && r.route.startsWith('/v1/projects')),
+  ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/projects')),
+  { method: 'POST', route: '/v1/prompts', path: () => '/v1/prompts', body: () => ({ name: `p-${newId('prm').slice(-10)}`, template: 'x' }), ok: 201 },
+  ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/prompts')),
 ];
 
 interface World extends Ids {
@@ -59,7 +80,12 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const owner = await ctx.make.caller({ role: 'owner', ...(organizationId ? { organizationId } : {}) });
     const project = await ctx.make.project(owner.organizationId);
     const [runId] = await ctx.make.runs(project.id, 1);
-    return { owner, projectId: project.id, runId: runId!, tokenId: owner.tokenId };
+    const prompt = await ctx.request('POST', '/v1/prompts', { token: owner.token, body: { name: `p-${newId('prm').slice(-12)}`, template: 'Hi {{name}}' } });
+    expect(prompt.statusCode, prompt.body).toBe(201);
+    const promptId = prompt.json().id as string;
+    expect((await ctx.request('POST', `/v1/prompts/${promptId}/versions`, { token: owner.token, body: { template: 'Hello {{name}}' } })).statusCode).toBe(201);
+    expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/production`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
+    return { owner, projectId: project.id, runId: runId!, tokenId: owner.tokenId, promptId };
   }
 
   const send = (caller: Caller, r: RouteCase, ids: Ids) => ctx.request(r.method, r.path(ids), { token: caller.token, ...(r.body ? { body: r.body() } : {}) });
@@ -70,7 +96,20 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const run = await ctx.request('GET', `/v1/projects/${w.projectId}/runs/${w.runId}`, { token: w.owner.token });
     const runs = await ctx.request('GET', `/v1/projects/${w.projectId}/runs?limit=100`, { token: w.owner.token });
     const me = await ctx.request('GET', '/v1/me', { token: w.owner.token });
-    return { project: [project.statusCode, project.body], run: [run.statusCode, run.body], runs: [runs.statusCode, runs.json().items?.length], me: me.statusCode };
+    const prompt = await ctx.request('GET', `/v1/prompts/${w.promptId}`, { token: w.owner.token });
+    const versions = await ctx.request('GET', `/v1/prompts/${w.promptId}/versions?limit=100`, { token: w.owner.token });
+    const history = await ctx.request('GET', `/v1/prompts/${w.promptId}/label-history?limit=100`, { token: w.owner.token });
+    const prompts = await ctx.request('GET', '/v1/prompts?limit=100', { token: w.owner.token });
+    return {
+      project: [project.statusCode, project.body],
+      run: [run.statusCode, run.body],
+      runs: [runs.statusCode, runs.json().items?.length],
+      me: me.statusCode,
+      prompt: [prompt.statusCode, prompt.body],
+      promptVersions: [versions.statusCode, versions.json().items?.length],
+      promptHistory: [history.statusCode, history.json().items?.length],
+      prompts: [prompts.statusCode, prompts.json().items?.length],
+    };
   }
 
   /** A problem body with the ids and the request id taken out, to compare two 404s. */
@@ -88,12 +127,12 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
 
       const res = await send(outsider, r, w);
       const body = expectProblem(res, 404, 'not-found');
-      expectCleanProblem(res, [w.projectId, w.runId, w.tokenId]);
+      expectCleanProblem(res, [w.projectId, w.runId, w.tokenId, w.promptId]);
 
-      const missing: Ids = { projectId: newId('prj'), runId: newId('run'), tokenId: newId('tok') };
+      const missing: Ids = { projectId: newId('prj'), runId: newId('run'), tokenId: newId('tok'), promptId: newId('prm') };
       const res2 = await send(outsider, r, missing);
       const body2 = expectProblem(res2, 404, 'not-found');
-      expect(normalized(body, [w.projectId, w.runId, w.tokenId])).toEqual(normalized(body2, [missing.projectId, missing.runId, missing.tokenId]));
+      expect(normalized(body, [w.projectId, w.runId, w.tokenId, w.promptId])).toEqual(normalized(body2, [missing.projectId, missing.runId, missing.tokenId, missing.promptId]));
 
       expect(await snapshot(w)).toEqual(before);
 
@@ -131,10 +170,13 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const tokens = await ctx.request('GET', '/v1/tokens?limit=100', { token: outsider.token });
     expect(tokens.statusCode).toBe(200);
     expect(tokens.json().items.map((t: { id: string }) => t.id)).toEqual([outsider.tokenId]);
+    const prompts = await ctx.request('GET', '/v1/prompts?limit=100', { token: outsider.token });
+    expect(prompts.statusCode).toBe(200);
+    expect(prompts.json().items).toEqual([]);
   });
 
   for (const r of WRITE_ROUTES) {
-    it(`${r.method} ${r.route}: a viewer gets 403 and nothing changes; a member gets ${r.method === 'DELETE' ? '403 too' : r.ok}`, async () => {
+    it(`${r.method} ${r.route}: a viewer gets 403 and nothing changes; a member gets ${adminOnly(r) ? '403 too' : r.ok}`, async () => {
       const w = await world();
       const viewer = await ctx.make.caller({ role: 'viewer', organizationId: w.owner.organizationId });
       const member = await ctx.make.caller({ role: 'member', organizationId: w.owner.organizationId });
@@ -148,7 +190,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       expect((await ctx.request('GET', '/v1/projects?limit=100', { token: w.owner.token })).json().items.length).toBe(projectsBefore);
 
       const asMember = await send(member, r, w);
-      if (r.method === 'DELETE') {
+      if (adminOnly(r)) {
         expectProblem(asMember, 403, 'forbidden');
         expect(await snapshot(w)).toEqual(before);
       } else {

@@ -106,6 +106,48 @@ export interface RunTagsTable {
   tag: string;
 }
 
+export interface PromptsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  description: string;
+  latest_version: number;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface PromptVersionsTable {
+  prompt_id: string;
+  version: number;
+  /** JSON: a string or an array of chat messages. */
+  template: string;
+  /** JSON array of the `{{name}}` placeholders found in the template. */
+  variables: string;
+  /** JSON object of free model settings. */
+  config: string;
+  message: string;
+  created_by: string;
+  created_at: Millis;
+}
+
+export interface PromptLabelsTable {
+  prompt_id: string;
+  label: string;
+  version: number;
+  updated_by: string;
+  updated_at: Millis;
+}
+
+export interface PromptLabelEventsTable {
+  id: string;
+  prompt_id: string;
+  label: string;
+  from_version: number | null;
+  to_version: number | null;
+  actor: string;
+  created_at: Millis;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -117,12 +159,19 @@ export interface Database {
   run_tags: RunTagsTable;
   organization_origins: OrganizationOriginsTable;
   invitations: InvitationsTable;
+  prompts: PromptsTable;
+  prompt_versions: PromptVersionsTable;
+  prompt_labels: PromptLabelsTable;
+  prompt_label_events: PromptLabelEventsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type TokenRow = Selectable<PersonalAccessTokensTable>;
 export type InvitationRow = Selectable<InvitationsTable>;
+export type PromptRow = Selectable<PromptsTable>;
+export type PromptVersionRow = Selectable<PromptVersionsTable>;
+export type PromptLabelEventRow = Selectable<PromptLabelEventsTable>;
 export type ProjectRow = Selectable<ProjectsTable>;
 export type RunRow = Selectable<RunsTable>;
 export type NewRun = Insertable<RunsTable>;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Problem, problemBody, problems } from './problems.js';
 
@@ -81,4 +82,19 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, proble
  */
 export function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json);
+}
+
+/**
+ * Sends a JSON body with a strong validator of its content (`ETag`), or 304 when the client's
+ * `If-None-Match` already holds it — so clients can poll prompts cheaply.
+ */
+export function sendWithEtag(request: FastifyRequest, reply: FastifyReply, body: unknown): FastifyReply {
+  const json = JSON.stringify(body);
+  const etag = `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"`;
+  reply.header('etag', etag);
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag || tag.trim() === '*')) {
+    return reply.code(304).send();
+  }
+  return sendJsonText(reply, json);
 }

@@ -1,0 +1,103 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+import { StringEnum, Timestamp } from '../../schemas/common.js';
+
+/** A prompt's name: a slug, unique per organization, usable in place of its id (so never `prm_…`). */
+export const PROMPT_NAME_PATTERN = '^(?!prm_)[a-z0-9][a-z0-9_.-]{0,99}$';
+/** A label: a slug that is not a number (a version reference is either). */
+export const LABEL_PATTERN = '^(?![0-9]+$)[a-z0-9][a-z0-9_.-]{0,63}$';
+
+export const ChatMessageSchema = Type.Object(
+  { role: StringEnum(['system', 'user', 'assistant', 'tool'] as const), content: Type.String({ maxLength: 100_000 }) },
+  { additionalProperties: false },
+);
+export const TemplateSchema = Type.Union([Type.String({ maxLength: 100_000 }), Type.Array(ChatMessageSchema, { minItems: 1, maxItems: 100 })], {
+  description: 'A string, or chat messages; `{{name}}` marks a variable',
+});
+export type Template = Static<typeof TemplateSchema>;
+const Config = Type.Object({}, { additionalProperties: true, description: 'Free model settings (`model`, `temperature`, …)' });
+
+export const PromptSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    latestVersion: Type.Integer(),
+    labels: Type.Record(Type.String(), Type.Integer(), { description: 'label → version' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Prompt', title: 'Prompt', additionalProperties: false },
+);
+export type Prompt = Static<typeof PromptSchema>;
+
+export const PromptVersionSchema = Type.Object(
+  {
+    promptId: Type.String(),
+    version: Type.Integer(),
+    template: TemplateSchema,
+    variables: Type.Array(Type.String()),
+    config: Config,
+    message: Type.String(),
+    createdBy: Type.String(),
+    createdAt: Timestamp,
+  },
+  { $id: 'PromptVersion', title: 'PromptVersion', additionalProperties: false },
+);
+export type PromptVersion = Static<typeof PromptVersionSchema>;
+
+export const LabelEventSchema = Type.Object(
+  {
+    id: Type.String(),
+    label: Type.String(),
+    fromVersion: Type.Union([Type.Integer(), Type.Null()]),
+    toVersion: Type.Union([Type.Integer(), Type.Null()]),
+    actor: Type.String({ description: 'The user who moved the label' }),
+    createdAt: Timestamp,
+  },
+  { title: 'LabelEvent', additionalProperties: false },
+);
+
+export const PromptPage = pageSchema(Type.Ref('Prompt'), 'PromptPage');
+export const PromptVersionPage = pageSchema(Type.Ref('PromptVersion'), 'PromptVersionPage');
+export const LabelEventPage = pageSchema(LabelEventSchema, 'LabelEventPage');
+
+const PromptRef = Type.String({ minLength: 1, maxLength: 200, description: 'Prompt id or name' });
+export const PromptParams = Type.Object({ prompt_id: PromptRef }, { additionalProperties: false });
+export const VersionParams = Type.Object(
+  { prompt_id: PromptRef, version: Type.String({ minLength: 1, maxLength: 64, description: 'A version number or a label' }) },
+  { additionalProperties: false },
+);
+export const LabelParams = Type.Object({ prompt_id: PromptRef, label: Type.String({ pattern: LABEL_PATTERN }) }, { additionalProperties: false });
+
+export const ListPromptsQuery = Type.Object(
+  {
+    ...pageQueryProperties,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Substring of the name' })),
+    label: Type.Optional(Type.String({ pattern: LABEL_PATTERN, description: 'Only prompts that have this label' })),
+  },
+  { additionalProperties: false },
+);
+export const PageOnlyQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+
+const VersionFields = {
+  template: TemplateSchema,
+  config: Type.Optional(Config),
+  message: Type.Optional(Type.String({ maxLength: 2000, description: 'What changed, like a commit message' })),
+};
+export const CreatePromptBody = Type.Object(
+  { name: Type.String({ pattern: PROMPT_NAME_PATTERN }), description: Type.Optional(Type.String({ maxLength: 2000 })), ...VersionFields },
+  { additionalProperties: false },
+);
+export const CreateVersionBody = Type.Object(VersionFields, { additionalProperties: false });
+export const UpdatePromptBody = Type.Object({ description: Type.String({ maxLength: 2000 }) }, { additionalProperties: false });
+export const SetLabelBody = Type.Object({ version: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
+export const RenderBody = Type.Object(
+  {
+    version: Type.Optional(Type.Integer({ minimum: 1 })),
+    label: Type.Optional(Type.String({ pattern: LABEL_PATTERN })),
+    variables: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+  },
+  { additionalProperties: false },
+);
+export const RenderResultSchema = Type.Object({ template: TemplateSchema, rendered: TemplateSchema }, { title: 'RenderResult', additionalProperties: false });
