@@ -70,6 +70,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
+    // Behind a load balancer, the client address (per-address rate limits, logs) comes from
+    // X-Forwarded-For only when the operator says which proxies to believe.
+    trustProxy: config.trustProxy as boolean | string[], // a hop count is accepted too (Fastify's types omit it)
     genReqId: (req) => requestIdFrom(req.headers, randomUUID),
     return503OnClosing: true,
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: false },

@@ -33,6 +33,8 @@ export interface Config {
   patRotationGraceSeconds: number;
   /** The plan new organizations get. */
   defaultPlan: 'free' | 'team' | 'enterprise';
+  /** Which proxies' X-Forwarded-For to believe for the client address (rate limits, logs): Fastify's `trustProxy`. */
+  trustProxy: boolean | number | string[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -87,6 +89,18 @@ function plan(raw: string | undefined): 'free' | 'team' | 'enterprise' {
   throw new ConfigError(`Invalid configuration: SIGHTLINE_DEFAULT_PLAN must be one of free, team, enterprise (got ${JSON.stringify(raw)})`);
 }
 
+/** `true`, a hop count, or a comma-separated list of proxy addresses/CIDRs; unset: trust no proxy. */
+function trustProxy(raw: string | undefined): boolean | number | string[] {
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d{1,2}$/.test(raw)) return Number(raw);
+  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  if (list.length === 0 || list.some((entry) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) {
+    throw new ConfigError('Invalid configuration: SIGHTLINE_TRUST_PROXY must be true, a hop count, or a comma-separated list of proxy addresses or CIDRs');
+  }
+  return list;
+}
+
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 export function loadConfig(env: Env = process.env): Config {
@@ -129,5 +143,6 @@ export function loadConfig(env: Env = process.env): Config {
     redisPrefix: env.SIGHTLINE_REDIS_PREFIX || 'sightline',
     patRotationGraceSeconds: integer(env, 'SIGHTLINE_PAT_ROTATION_GRACE_SECONDS', 0, 0, 86_400),
     defaultPlan: plan(env.SIGHTLINE_DEFAULT_PLAN),
+    trustProxy: trustProxy(env.SIGHTLINE_TRUST_PROXY),
   };
 }

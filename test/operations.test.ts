@@ -161,6 +161,7 @@ describe('configuration', () => {
     ['SIGHTLINE_PAT_MAX_DAYS', 'never'],
     ['SIGHTLINE_RATE_LIMIT', '-1'],
     ['LOG_LEVEL', 'loud'],
+    ['SIGHTLINE_TRUST_PROXY', 'the load balancer'],
   ])('refuses %s=%s with one line naming the setting', (name, value) => {
     let error: unknown;
     try {
@@ -174,6 +175,13 @@ describe('configuration', () => {
     expect(message).not.toContain('\n');
   });
 
+  it('reads which proxies to trust for the client address', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ SIGHTLINE_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ SIGHTLINE_TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ SIGHTLINE_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
+  });
+
   it('refuses a default token lifetime above the maximum, and shrinks an unset default to fit', () => {
     expect(() => loadConfig({ SIGHTLINE_PAT_DEFAULT_DAYS: '400' })).toThrow(/SIGHTLINE_PAT_DEFAULT_DAYS/);
     expect(loadConfig({ SIGHTLINE_PAT_MAX_DAYS: '30' })).toMatchObject({ patDefaultDays: 30, patMaxDays: 30 });
@@ -181,3 +189,18 @@ describe('configuration', () => {
 });
 
 void PROBLEM_BASE;
+
+describeEachDialect(
+  'client address behind a trusted proxy',
+  (ctx) => {
+    it('limits unauthenticated requests per forwarded client, not per proxy', async () => {
+      const from = (ip: string) => ctx.request('GET', '/v1/me', { token: 'not-a-token', headers: { 'x-forwarded-for': ip } });
+      expectProblem(await from('203.0.113.7'), 401, 'unauthorized');
+      expectProblem(await from('203.0.113.7'), 401, 'unauthorized');
+      const limited = expectProblem(await from('203.0.113.7'), 429, 'rate-limited');
+      expect(limited.detail).toContain('client address');
+      expectProblem(await from('198.51.100.9'), 401, 'unauthorized');
+    });
+  },
+  { env: { SIGHTLINE_TRUST_PROXY: 'true', SIGHTLINE_RATE_LIMIT: '2' } },
+);
