@@ -27,7 +27,7 @@ import { CorsPolicy } from './lib/cors.js';
 import { Keyring } from './lib/keys.js';
 import { enforce, MemoryStore, RateLimiter, RedisStore } from './lib/rate-limit.js';
 import { CursorCodec } from './lib/pagination.js';
-import { CURSOR_MALFORMED, ProblemSchema, problems } from './lib/problems.js';
+import { CURSOR_MALFORMED, Problem, problemBody, ProblemSchema, problems } from './lib/problems.js';
 import { coerceQuery, nulFaults, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
@@ -81,7 +81,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     },
     clientErrorHandler: (_error, socket) => {
       if (!socket.writable) return;
-      const body = JSON.stringify({ type: `${config.problemBase}/validation`, title: 'Validation failed', status: 400, detail: 'The HTTP request is malformed.' });
+      // A raw socket (no reply object), but the same problem document as everywhere else.
+      const body = JSON.stringify(problemBody(new Problem('validation', { detail: 'The HTTP request is malformed.' }), config.problemBase, undefined));
       socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;

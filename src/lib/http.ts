@@ -31,15 +31,18 @@ interface FastifyLikeError {
   message?: string;
 }
 
+const payloadTooLarge = () => new Problem('payload-too-large', { detail: 'The request body exceeds the 10 MB limit.' });
+const unsupportedMediaType = () => new Problem('unsupported-media-type', { detail: 'Request bodies must be JSON (Content-Type: application/json).' });
+
 /** Maps anything thrown into the closed set of problems. Unknown errors become a bare 500. */
 export function toProblem(error: unknown): Problem {
   if (error instanceof Problem) return error;
   const e = (error ?? {}) as FastifyLikeError;
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new Problem('payload-too-large', { detail: 'The request body exceeds the 10 MB limit.' });
+      return payloadTooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new Problem('unsupported-media-type', { detail: 'Request bodies must be JSON (Content-Type: application/json).' });
+      return unsupportedMediaType();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return problems.validation([{ pointer: '', detail: 'The body is empty but Content-Type says JSON.' }]);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -59,8 +62,8 @@ export function toProblem(error: unknown): Problem {
   }
   if (typeof e.statusCode === 'number') {
     if (e.statusCode === 404) return problems.notFound('Not found.');
-    if (e.statusCode === 413) return new Problem('payload-too-large', { detail: 'The request body exceeds the 10 MB limit.' });
-    if (e.statusCode === 415) return new Problem('unsupported-media-type', { detail: 'Request bodies must be JSON (Content-Type: application/json).' });
+    if (e.statusCode === 413) return payloadTooLarge();
+    if (e.statusCode === 415) return unsupportedMediaType();
     if (e.statusCode === 503) return new Problem('service-unavailable', { detail: 'The service is not available right now. Retry later.' });
     if (e.statusCode >= 400 && e.statusCode < 500) return problems.validation([{ pointer: '', detail: 'The request could not be processed.' }]);
   }

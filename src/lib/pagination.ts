@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { Type, type TSchema } from '@sinclair/typebox';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { canonicalJson } from './json.js';
 import type { Keyring } from './keys.js';
 import { problems } from './problems.js';
 
@@ -51,23 +52,8 @@ export interface ListIdentity {
   filters?: Record<string, unknown>;
 }
 
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>)
-        .filter(([, v]) => v !== undefined)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([k, v]) => [k, canonical(v)]),
-    );
-  }
-  return value;
-}
-
 function bindingOf(identity: ListIdentity): Buffer {
-  return Buffer.from(
-    JSON.stringify([CURSOR_VERSION, identity.endpoint, identity.organizationId, identity.parents ?? [], canonical(identity.filters ?? {})]),
-  );
+  return Buffer.from(canonicalJson([CURSOR_VERSION, identity.endpoint, identity.organizationId, identity.parents ?? [], identity.filters ?? {}]));
 }
 
 export function clampLimit(requested: number | undefined): number {

@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
-import { problems } from '../../lib/problems.js';
+import { requireTimestamp } from '../../lib/clock.js';
 
 /** Normalised run filters: what the list, the metrics and monitors all apply, through `runFilterWhere`. */
 export interface RunFilters {
@@ -18,12 +18,6 @@ export interface RunFilters {
   metadata?: Record<string, string>;
 }
 
-function parseTime(value: string, parameter: string): number {
-  const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) throw problems.validation([{ parameter, detail: 'Must be an RFC 3339 date-time (for example 2026-11-21T10:15:30.123Z).' }]);
-  return ms;
-}
-
 /** Reads the filter parameters out of a validated query (anything else in it is ignored here). */
 export function parseRunFilters(query: Record<string, unknown>): RunFilters {
   const filters: RunFilters = {};
@@ -32,8 +26,8 @@ export function parseRunFilters(query: Record<string, unknown>): RunFilters {
   }
   if (Array.isArray(query.tag)) filters.tags = [...new Set(query.tag as string[])].sort();
   if (typeof query.parentRunId === 'string') filters.parentRunId = query.parentRunId === 'null' ? null : query.parentRunId;
-  if (typeof query.startedAfter === 'string') filters.startedAfter = parseTime(query.startedAfter, 'startedAfter');
-  if (typeof query.startedBefore === 'string') filters.startedBefore = parseTime(query.startedBefore, 'startedBefore');
+  if (typeof query.startedAfter === 'string') filters.startedAfter = requireTimestamp(query.startedAfter, { parameter: 'startedAfter' });
+  if (typeof query.startedBefore === 'string') filters.startedBefore = requireTimestamp(query.startedBefore, { parameter: 'startedBefore' });
   // fromEntries defines own properties, so a key such as `__proto__` stays a filter instead of vanishing.
   const metadata: Record<string, string> = Object.fromEntries(
     Object.entries(query)

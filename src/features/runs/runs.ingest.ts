@@ -3,31 +3,23 @@ import type { Kysely } from 'kysely';
 import { insertIgnoringConflicts } from '../../db/bulk.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, RunRow } from '../../db/schema.js';
+import { parseTimestamp, TIMESTAMP_FAULT } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { canonicalJson } from '../../lib/json.js';
 import { Problem, problems, type FieldError } from '../../lib/problems.js';
 import { nulFaults, toFieldErrors, validatorFor } from '../../lib/validation.js';
 import { runRecord, serializeRun, type RunBody } from './runs.document.js';
-import { jsonValueFault, RunInputSchema, type RunInput } from './runs.schemas.js';
+import { jsonValueFault, RunInputSchema, TERMINAL_STATUSES, type RunInput } from './runs.schemas.js';
 
 export type IngestResult =
   | { index: number; id: string; status: 'created' | 'existing'; row: RunRow }
   | { index: number; id: string | null; status: 'rejected'; problem: Problem };
 
-const TERMINAL = new Set(['succeeded', 'failed']);
 const INSERT_CHUNK = 500; // 17 columns × 500 rows stays under both engines' parameter limits
 const RUN_COLUMNS = [
   'project_id', 'id', 'trace_id', 'parent_run_id', 'name', 'kind', 'status', 'start_time', 'end_time', 'latency_ms',
   'model', 'total_tokens', 'cost', 'metadata', 'content_hash', 'created_at', 'doc',
 ] as const satisfies readonly (keyof RunRow)[];
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const keys = Object.keys(value as object).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
 
 interface Candidate {
   index: number;
@@ -43,21 +35,21 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
   if (!validate(raw)) return problems.validation(toFieldErrors(validate.errors ?? [], 'body', pointerPrefix));
   const input = raw as RunInput;
   const faults: FieldError[] = nulFaults(RunInputSchema as never, input, 'body', pointerPrefix);
-  const startTime = Date.parse(input.startTime);
-  const endTime = input.endTime == null ? null : Date.parse(input.endTime);
-  if (!Number.isFinite(startTime)) faults.push({ pointer: `${pointerPrefix}/startTime`, detail: 'Must be an RFC 3339 date-time.' });
-  if (endTime !== null && !Number.isFinite(endTime)) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: 'Must be an RFC 3339 date-time.' });
+  const startTime = parseTimestamp(input.startTime);
+  const endTime = input.endTime == null ? null : parseTimestamp(input.endTime);
+  if (startTime === null) faults.push({ pointer: `${pointerPrefix}/startTime`, detail: TIMESTAMP_FAULT });
+  if (input.endTime != null && endTime === null) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: TIMESTAMP_FAULT });
   const status = input.status ?? 'running';
-  if (TERMINAL.has(status) && endTime === null) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: `endTime is required when status is ${status}.` });
-  if (!TERMINAL.has(status) && endTime !== null) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: 'A running run has no endTime; set status to succeeded or failed.' });
-  if (endTime !== null && Number.isFinite(startTime) && endTime < startTime) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: 'endTime must not be before startTime.' });
+  if (TERMINAL_STATUSES.has(status) && endTime === null) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: `endTime is required when status is ${status}.` });
+  if (!TERMINAL_STATUSES.has(status) && endTime !== null) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: 'A running run has no endTime; set status to succeeded or failed.' });
+  if (endTime !== null && startTime !== null && endTime < startTime) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: 'endTime must not be before startTime.' });
   if (input.error != null && status !== 'failed') faults.push({ pointer: `${pointerPrefix}/error`, detail: 'error can only be set when status is failed.' });
   for (const field of ['inputs', 'outputs', 'metadata'] as const) {
     const fault = jsonValueFault(input[field], field === 'metadata');
     if (fault) faults.push({ pointer: `${pointerPrefix}/${field}`, detail: fault });
   }
   if (input.id !== undefined && input.parentRunId === input.id) faults.push({ pointer: `${pointerPrefix}/parentRunId`, detail: 'A run cannot be its own parent.' });
-  if (faults.length > 0) return problems.validation(faults);
+  if (faults.length > 0 || startTime === null) return problems.validation(faults); // (a bad startTime is among the faults)
 
   const id = input.id ?? newId('run', now);
   const usage = input.usage ?? null;

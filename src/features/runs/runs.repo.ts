@@ -4,9 +4,10 @@ import type { Database, RunRow } from '../../db/schema.js';
 import { keysetBefore, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { prepared } from '../../db/prepared.js';
+import { requireTimestamp } from '../../lib/clock.js';
 import { runRecord, serializeRun, toRun } from './runs.document.js';
 import { runFilterWhere, type RunFilters } from './runs.filters.js';
-import { jsonValueFault, type Run, type RunPatch } from './runs.schemas.js';
+import { jsonValueFault, TERMINAL_STATUSES, type Run, type RunPatch } from './runs.schemas.js';
 
 export { toRun };
 
@@ -15,19 +16,17 @@ export type RunListRow = Pick<RunRow, 'start_time' | 'id' | 'doc'>;
 
 export const runPosition = (row: RunListRow): Position => [row.start_time, row.id];
 
+/** A project's runs as a list page needs them, and the stream's order (newest first, id as tie-breaker). */
+const streamOf = (db: Kysely<Database>, projectId: string) =>
+  db.selectFrom('runs').select(['runs.start_time', 'runs.id', 'runs.doc']).where('runs.project_id', '=', projectId);
+const newestFirst = <Q extends ReturnType<typeof streamOf>>(query: Q, take: number) =>
+  query.orderBy('runs.start_time', 'desc').orderBy('runs.id', 'desc').limit(take);
+
 // The unfiltered stream is what the dashboard and most clients read: compiled once, then only re-bound.
-const streamHead = prepared((db, projectId: string, take: number) =>
-  db.selectFrom('runs').select(['runs.start_time', 'runs.id', 'runs.doc']).where('runs.project_id', '=', projectId).orderBy('runs.start_time', 'desc').orderBy('runs.id', 'desc').limit(take),
-);
+// Filtered pages vary in shape and are built per request, from the same pieces.
+const streamHead = prepared((db, projectId: string, take: number) => newestFirst(streamOf(db, projectId), take));
 const streamAfter = prepared((db, projectId: string, sortKey: number, id: string, take: number) =>
-  db
-    .selectFrom('runs')
-    .select(['runs.start_time', 'runs.id', 'runs.doc'])
-    .where('runs.project_id', '=', projectId)
-    .where((eb) => keysetBefore(eb, 'runs.start_time', 'runs.id', [sortKey, id]))
-    .orderBy('runs.start_time', 'desc')
-    .orderBy('runs.id', 'desc')
-    .limit(take),
+  newestFirst(streamOf(db, projectId).where((eb) => keysetBefore(eb, 'runs.start_time', 'runs.id', [sortKey, id])), take),
 );
 
 export async function listRuns(
@@ -39,9 +38,9 @@ export async function listRuns(
   take: number,
 ): Promise<RunListRow[]> {
   if (Object.keys(filters).length === 0) return after ? streamAfter(db, projectId, after[0], after[1], take) : streamHead(db, projectId, take);
-  let query = db.selectFrom('runs').select(['runs.start_time', 'runs.id', 'runs.doc']).where('runs.project_id', '=', projectId).where(runFilterWhere(dialect, filters));
+  let query = streamOf(db, projectId).where(runFilterWhere(dialect, filters));
   if (after) query = query.where((eb) => keysetBefore(eb, 'runs.start_time', 'runs.id', after));
-  return query.orderBy('runs.start_time', 'desc').orderBy('runs.id', 'desc').limit(take).execute();
+  return newestFirst(query, take).execute();
 }
 
 export async function getRun(db: Kysely<Database> | Transaction<Database>, projectId: string, runId: string): Promise<RunRow> {
@@ -50,14 +49,6 @@ export async function getRun(db: Kysely<Database> | Transaction<Database>, proje
   return row;
 }
 
-function parseTime(value: string, pointer: string): number {
-  const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) throw problems.validation([{ pointer, detail: 'Must be an RFC 3339 date-time (for example 2026-11-21T10:15:30.123Z).' }]);
-  return ms;
-}
-
-const TERMINAL = new Set(['succeeded', 'failed']);
-
 /**
  * Ends or amends a running run. Finished runs are final: any change is a 409. The update is
  * conditional on the run still running, so two concurrent "end" calls cannot both win.
@@ -65,25 +56,25 @@ const TERMINAL = new Set(['succeeded', 'failed']);
 export async function patchRun(db: Kysely<Database>, projectId: string, runId: string, patch: RunPatch, now: number): Promise<RunRow> {
   return db.transaction().execute(async (trx) => {
     const run = await getRun(trx, projectId, runId);
-    if (TERMINAL.has(run.status)) throw problems.conflict(`Run ${runId} has already ${run.status}; finished runs cannot change.`);
+    if (TERMINAL_STATUSES.has(run.status)) throw problems.conflict(`Run ${runId} has already ${run.status}; finished runs cannot change.`);
     const status = patch.status ?? 'running';
     const faults = [];
-    if (patch.endTime !== undefined && !TERMINAL.has(status)) faults.push({ pointer: '/endTime', detail: 'endTime can only be set together with status succeeded or failed.' });
+    if (patch.endTime !== undefined && !TERMINAL_STATUSES.has(status)) faults.push({ pointer: '/endTime', detail: 'endTime can only be set together with status succeeded or failed.' });
     if (patch.error != null && status !== 'failed') faults.push({ pointer: '/error', detail: 'error can only be set together with status failed.' });
     for (const field of ['outputs', 'metadata'] as const) {
       const fault = jsonValueFault(patch[field], field === 'metadata');
       if (fault) faults.push({ pointer: `/${field}`, detail: fault });
     }
     let endTime: number | null = null;
-    if (TERMINAL.has(status)) {
-      endTime = patch.endTime !== undefined ? parseTime(patch.endTime, '/endTime') : Math.max(now, run.start_time);
+    if (TERMINAL_STATUSES.has(status)) {
+      endTime = patch.endTime !== undefined ? requireTimestamp(patch.endTime, { pointer: '/endTime' }) : Math.max(now, run.start_time);
       if (endTime < run.start_time) faults.push({ pointer: '/endTime', detail: 'endTime must not be before startTime.' });
     }
     if (faults.length > 0) throw problems.validation(faults);
 
     const record = toRun(run);
     const changes: Partial<RunRow> = {};
-    if (TERMINAL.has(status)) Object.assign(changes, { status, end_time: endTime, latency_ms: endTime! - run.start_time });
+    if (TERMINAL_STATUSES.has(status)) Object.assign(changes, { status, end_time: endTime, latency_ms: endTime! - run.start_time });
     if (patch.outputs !== undefined) record.outputs = patch.outputs;
     if (patch.error !== undefined) record.error = patch.error;
     if (patch.usage !== undefined) {

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { assertCan } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
 import { Gate } from '../../lib/gate.js';
+import { DAY_MS, requireTimestamp } from '../../lib/clock.js';
 import { sendJsonText } from '../../lib/http.js';
 import { paginate, pageJson } from '../../lib/pagination.js';
 import { problemBody, problemResponses, problems } from '../../lib/problems.js';
@@ -25,7 +26,6 @@ import {
 } from './runs.schemas.js';
 
 const tags = ['Runs'];
-const DAY = 86_400_000;
 const MAX_BUCKETS = 10_000;
 
 export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Deps): void {
@@ -73,11 +73,9 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       assertCan(request.principal, 'runs:read');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
       const { from: fromRaw, to: toRaw, bucket, groupBy, ...rest } = request.query as Record<string, unknown> & { from?: string; to?: string; bucket?: Bucket; groupBy?: 'status' | 'kind' | 'model' | 'name' };
-      const to = toRaw === undefined ? clock.now() : Date.parse(toRaw);
-      const from = fromRaw === undefined ? to - DAY : Date.parse(fromRaw);
+      const to = toRaw === undefined ? clock.now() : requireTimestamp(toRaw, { parameter: 'to' });
+      const from = fromRaw === undefined ? to - DAY_MS : requireTimestamp(fromRaw, { parameter: 'from' });
       const faults = [];
-      if (!Number.isFinite(to)) faults.push({ parameter: 'to', detail: 'Must be an RFC 3339 date-time.' });
-      if (!Number.isFinite(from)) faults.push({ parameter: 'from', detail: 'Must be an RFC 3339 date-time.' });
       if (faults.length === 0 && from >= to) faults.push({ parameter: 'from', detail: 'from must be before to.' });
       const bucketMs = bucket === undefined ? null : BUCKETS[bucket];
       if (faults.length === 0 && bucketMs !== null && (to - Math.floor(from / bucketMs) * bucketMs) / bucketMs > MAX_BUCKETS) {

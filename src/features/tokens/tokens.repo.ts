@@ -2,13 +2,12 @@ import type { Kysely } from 'kysely';
 import type { TokenService } from '../../auth/tokens.js';
 import { hashToken, revokeFamily } from '../../auth/tokens.js';
 import type { Database, TokenRow } from '../../db/schema.js';
-import { toIso } from '../../lib/clock.js';
+import { DAY_MS, toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetBefore, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import type { TokenRecord } from './tokens.schemas.js';
 
-const DAY = 86_400_000;
 
 export function toTokenRecord(row: TokenRow): TokenRecord {
   return {
@@ -38,7 +37,7 @@ export async function issuePersonalAccessToken(
   now: number,
 ): Promise<{ row: TokenRow; token: string }> {
   const id = newId('tok', now);
-  const expiresAt = now + (input.lifetimeMs ?? (input.expiresInDays ?? 90) * DAY);
+  const expiresAt = now + (input.lifetimeMs ?? (input.expiresInDays ?? 90) * DAY_MS);
   const token = await tokens.sign('personal_access_token', { sub: input.userId, org: input.organizationId, jti: id, iat: now, exp: expiresAt });
   const row: TokenRow = {
     id,
