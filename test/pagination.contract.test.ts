@@ -12,6 +12,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import type { Role } from '../src/auth/permissions.js';
 import { TokenService } from '../src/auth/tokens.js';
+import { createInvitation } from '../src/features/organizations/invitations.repo.js';
 import { ensureUser, setMembership } from '../src/features/organizations/organizations.repo.js';
 import { createProject } from '../src/features/projects/projects.repo.js';
 import { createPrompt } from '../src/features/prompts/prompts.repo.js';
@@ -79,6 +80,8 @@ interface ListEndpointSpec {
   name: string;
   /** True when the list belongs to the calling user, so another member of the organization sees another list. */
   perUser: boolean;
+  /** True when only admins may read the list (the other member who continues a walk is then an admin). */
+  adminOnly?: boolean;
   /** A new parent with an empty list; for the given principal, or a brand-new one in a new organization. */
   fresh(principal?: Principal): Promise<Parent>;
   /** Another parent of the same kind in the same organization; absent when the organization itself is the parent. */
@@ -261,6 +264,70 @@ function listEndpoints(ctx: TestContext) {
     filterEquivalents: [],
   });
 
+  const invitations = defineList({
+    name: 'organization invitations',
+    perUser: false,
+    adminOnly: true,
+    async fresh(p) {
+      return { principal: p ?? (await principal()), path: '/v1/organization/invitations' };
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      const inviter = { ...parent.principal, role: 'owner' as const, credential: { kind: 'session' as const, id: 'x', expiresAt: 0 } };
+      for (const key of keys) {
+        const row = await createInvitation(db(), inviter, { email: `${uniq('invitee')}@example.test`, role: 'member' }, key);
+        rows.push({ id: row.id, key: row.created_at });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const invitation = await created(
+        await ctx.request('POST', '/v1/organization/invitations', { token: parent.principal.token, body: { email: `${uniq('invitee-api')}@example.test`, role: 'viewer' } }),
+      );
+      return { id: invitation.id as string, key: Date.parse(invitation.createdAt as string) };
+    },
+    async remove(parent, id) {
+      const res = await ctx.request('DELETE', `/v1/organization/invitations/${id}`, { token: parent.principal.token });
+      expect(res.statusCode, res.body).toBe(204);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [],
+    filterEquivalents: [],
+  });
+
+  /** Every member's tokens; principals sign in with session JWTs, so a new organization's list starts empty. */
+  const organizationTokens = defineList({
+    name: 'organization tokens',
+    perUser: false,
+    adminOnly: true,
+    async fresh(p) {
+      return { principal: p ?? (await principal()), path: '/v1/organization/tokens' };
+    },
+    async insert(parent, keys) {
+      const service = await sessions();
+      const member = await principal({ organizationId: parent.principal.organizationId, role: 'member' });
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const { row } = await issuePersonalAccessToken(db(), service, { organizationId: member.organizationId, userId: member.userId, name: uniq('tok'), expiresInDays: 90 }, key);
+        rows.push({ id: row.id, key: row.created_at });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const token = await created(await ctx.request('POST', '/v1/tokens', { token: parent.principal.token, body: { name: uniq('tok-api') } }));
+      return { id: token.id as string, key: Date.parse(token.createdAt as string) };
+    },
+    async remove(parent, id) {
+      const result = await db().deleteFrom('personal_access_tokens').where('id', '=', id).where('organization_id', '=', parent.principal.organizationId).executeTakeFirst();
+      expect(Number(result.numDeletedRows)).toBe(1);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [],
+    filterEquivalents: [],
+  });
+
   /** A prompt (with its version 1) of the principal's organization, created at `at`, through the repository. */
   async function newPrompt(who: Principal, at: number = ctx.clock.now()) {
     return createPrompt(db(), { organizationId: who.organizationId, userId: who.userId }, { name: uniq('prompt'), template: 'Hi {{name}}' }, at);
@@ -415,7 +482,7 @@ function listEndpoints(ctx: TestContext) {
     filterEquivalents: [],
   });
 
-  return { lists: [runs, projects, tokens, prompts, versions, labelHistory] as ListEndpoint[], runs, principal };
+  return { lists: [runs, projects, tokens, invitations, organizationTokens, prompts, versions, labelHistory] as ListEndpoint[], runs, principal };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -885,7 +952,7 @@ describeEachDialect(
           it('lets another member of the same organization continue the same list', async () => {
             const { parent, rows } = await ep.seed(5);
             const cursor = await firstCursor(parent, '', 2);
-            const viewer = await principal({ organizationId: parent.principal.organizationId, role: 'viewer' });
+            const viewer = await principal({ organizationId: parent.principal.organizationId, role: ep.adminOnly ? 'admin' : 'viewer' });
             const page = await getPage(parent, qs('limit=10', cursorParam(cursor)), viewer.token);
             expect(page.items.map(ep.idOf)).toEqual(sortDesc(rows).slice(2).map((r) => r.id));
           });
