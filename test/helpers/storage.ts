@@ -40,7 +40,7 @@ export interface TestDatabase {
   destroy(): Promise<void>;
 }
 
-/** A fresh, migrated database of its own: a temp SQLite file, or a uniquely named PostgreSQL schema. */
+/** A fresh, migrated database of its own: a temp SQLite file, or a uniquely named PostgreSQL database. */
 export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'sightline-test-'));
@@ -56,13 +56,15 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
       },
     };
   }
-  const schema = `sl_test_${randomBytes(6).toString('hex')}`;
+  // A database of its own, not a schema: Kysely's migrator looks at the tables of every schema in the
+  // database, and another suite dropping its schema at that moment made the lookup fail.
+  const name = `sl_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
-  await admin.query(`create schema ${schema}`);
+  await admin.query(`create database ${name}`);
   await admin.end();
   const url = new URL(PG_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
+  url.pathname = `/${name}`;
   const config: DatabaseConfig = { kind: 'postgres', url: url.toString() };
   const storage = await openStorage(config);
   await migrateToLatest(storage.db);
@@ -73,7 +75,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
       await storage.close();
       const client = new pg.Client({ connectionString: PG_URL });
       await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.query(`drop database if exists ${name} with (force)`);
       await client.end();
     },
   };
