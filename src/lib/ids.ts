@@ -14,7 +14,7 @@ function randomPart(): Buffer {
   return pool.subarray(offset - 10, offset);
 }
 
-export type IdPrefix = 'org' | 'usr' | 'prj' | 'run' | 'prm' | 'mon' | 'tok' | 'key' | 'inv' | 'ple';
+export type IdPrefix = 'org' | 'usr' | 'prj' | 'run' | 'prm' | 'mon' | 'tok' | 'key' | 'inv' | 'ple' | 'mev' | 'whd' | 'wha';
 
 /**
  * A ULID-style id: 48 bits of milliseconds then 80 random bits, base32, behind a type prefix.

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.js';
@@ -37,6 +37,8 @@ export class Keyring {
   private cursors = new Map<string, CursorKey>();
   private activeSigning: SigningKey | null = null;
   private activeCursor: CursorKey | null = null;
+  private secrets = new Map<string, Buffer>();
+  private activeSecret: { kid: string; key: Buffer } | null = null;
   private lastReload = 0;
 
   constructor(
@@ -74,6 +76,19 @@ export class Keyring {
         })
         .execute();
     }
+    if (!this.activeSecret) {
+      await this.db
+        .insertInto('service_keys')
+        .values({
+          kid: newId('key', this.clock.now()),
+          purpose: 'secret',
+          algorithm: 'A256GCM',
+          public_key: null,
+          private_key: randomBytes(32).toString('base64'),
+          created_at: this.clock.now(),
+        })
+        .execute();
+    }
     await this.reload();
   }
 
@@ -95,10 +110,13 @@ export class Keyring {
       if (row.purpose === 'cursor' && !this.cursors.has(row.kid)) {
         this.cursors.set(row.kid, { kid: row.kid, tag: cursorTag(row.kid), secret: Buffer.from(row.private_key, 'base64'), createdAt: row.created_at });
       }
+      if (row.purpose === 'secret' && !this.secrets.has(row.kid)) this.secrets.set(row.kid, Buffer.from(row.private_key, 'base64'));
     }
     // Deterministic choice (oldest first) so instances that raced at first start converge.
     this.activeSigning = [...this.signing.values()][0] ?? null;
     this.activeCursor = [...this.cursors.values()][0] ?? null;
+    const [secretKid, secretKey] = [...this.secrets.entries()][0] ?? [];
+    this.activeSecret = secretKid && secretKey ? { kid: secretKid, key: secretKey } : null;
   }
 
   private async reloadIfStale(): Promise<void> {
@@ -137,5 +155,27 @@ export class Keyring {
     if (found) return found;
     await this.reloadIfStale();
     return this.cursorKeyByTag(tag);
+  }
+
+  /** Encrypts a secret the service must use later in clear (webhook signing secrets): `kid.iv.ciphertext.tag`. */
+  seal(plain: string): string {
+    if (!this.activeSecret) throw new Error('keyring not initialised');
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.activeSecret.key, iv);
+    cipher.setAAD(Buffer.from(this.activeSecret.kid));
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return [this.activeSecret.kid, iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+  }
+
+  async unseal(sealed: string): Promise<string> {
+    const [kid, iv, body, tag] = sealed.split('.');
+    if (!kid || !iv || body === undefined || !tag) throw new Error('sealed secret is malformed');
+    if (!this.secrets.has(kid)) await this.reloadIfStale();
+    const key = this.secrets.get(kid);
+    if (!key) throw new Error(`no secret key ${kid}`);
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+    decipher.setAAD(Buffer.from(kid));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
   }
 }

@@ -1,0 +1,172 @@
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../../db/index.js';
+import type { Database } from '../../db/schema.js';
+import { runFilterWhere, type RunFilters } from './runs.filters.js';
+import type { GroupBy } from './runs.schemas.js';
+
+/**
+ * The one aggregation over runs, used by the runs metrics endpoint, monitor evaluation and the monitor
+ * metrics endpoint. It selects runs with the runs list's own filter code (`runFilterWhere`), so a
+ * count always equals the number of items a full walk of the list returns for the same filter.
+ *
+ * Latency percentiles are nearest-rank (the value at rank ceil(p/100 · n) among the runs that have
+ * ended, ordered by latency), exactly, on both engines: PostgreSQL's `percentile_disc` is that
+ * definition; on SQLite the matching rows are streamed once from the covering index and ranked here.
+ */
+
+export interface Aggregate {
+  count: number;
+  errorCount: number;
+  totalTokens: number;
+  cost: number;
+  latencyP50: number | null;
+  latencyP95: number | null;
+  latencyP99: number | null;
+}
+
+export interface AggregateCell extends Aggregate {
+  /** Start of the bucket (ms), or the range's `from` when unbucketed. */
+  bucket: number;
+  group: string | null;
+}
+
+export interface AggregateInput {
+  projectId: string;
+  filters: RunFilters;
+  /** Inclusive start, exclusive end (ms). */
+  from: number;
+  to: number;
+  bucketMs: number | null;
+  groupBy: GroupBy | null;
+}
+
+export interface AggregateResult {
+  cells: AggregateCell[];
+  total: Aggregate;
+}
+
+export const emptyAggregate = (): Aggregate => ({ count: 0, errorCount: 0, totalTokens: 0, cost: 0, latencyP50: null, latencyP95: null, latencyP99: null });
+
+/** Floor to the bucket (also for times before 1970, where `%` would truncate toward zero). */
+export const bucketStart = (time: number, bucketMs: number): number => time - ((time % bucketMs) + bucketMs) % bucketMs;
+
+/** The nearest-rank percentile of ascending values: the value at rank ceil(p/100 · n). */
+export function nearestRank(sorted: ArrayLike<number>, p: number): number | null {
+  const n = sorted.length;
+  if (n === 0) return null;
+  return sorted[Math.floor((p * n + 99) / 100) - 1]!;
+}
+
+const GROUP_COLUMN: Record<GroupBy, 'status' | 'kind' | 'model' | 'name'> = { status: 'status', kind: 'kind', model: 'model', name: 'name' };
+
+function matching(db: Kysely<Database>, dialect: Dialect, input: AggregateInput) {
+  return db
+    .selectFrom('runs')
+    .where('runs.project_id', '=', input.projectId)
+    .where('runs.start_time', '>=', input.from)
+    .where('runs.start_time', '<', input.to)
+    .where(runFilterWhere(dialect, input.filters));
+}
+
+class Accumulator {
+  count = 0;
+  errorCount = 0;
+  totalTokens = 0;
+  cost = 0;
+  latencies: number[] = [];
+
+  add(status: string, latency: number | null, tokens: number | null, cost: number | null): void {
+    this.count++;
+    if (status === 'failed') this.errorCount++;
+    if (tokens !== null) this.totalTokens += Number(tokens);
+    if (cost !== null) this.cost += Number(cost);
+    if (latency !== null) this.latencies.push(Number(latency));
+  }
+
+  result(): Aggregate {
+    const sorted = Float64Array.from(this.latencies).sort();
+    return {
+      count: this.count,
+      errorCount: this.errorCount,
+      totalTokens: this.totalTokens,
+      cost: this.cost,
+      latencyP50: nearestRank(sorted, 50),
+      latencyP95: nearestRank(sorted, 95),
+      latencyP99: nearestRank(sorted, 99),
+    };
+  }
+}
+
+/** SQLite: one pass over the matching rows (from the covering stream index unless grouping by name). */
+async function aggregateSqlite(db: Kysely<Database>, input: AggregateInput): Promise<AggregateResult> {
+  const groupColumn = input.groupBy === null ? null : GROUP_COLUMN[input.groupBy];
+  const query = matching(db, 'sqlite', input).select([
+    'runs.start_time as t',
+    'runs.status as s',
+    'runs.latency_ms as l',
+    'runs.total_tokens as k',
+    'runs.cost as c',
+    groupColumn === null ? sql<string | null>`null`.as('g') : sql<string | null>`${sql.ref(`runs.${groupColumn}`)}`.as('g'),
+  ]);
+  const cells = new Map<string, { bucket: number; group: string | null; acc: Accumulator }>();
+  const total = new Accumulator();
+  for await (const row of query.stream()) {
+    const bucket = input.bucketMs === null ? input.from : bucketStart(row.t, input.bucketMs);
+    const key = `${bucket}\u0000${row.g ?? '\u0001'}`;
+    let cell = cells.get(key);
+    if (!cell) {
+      cell = { bucket, group: row.g, acc: new Accumulator() };
+      cells.set(key, cell);
+    }
+    cell.acc.add(row.s, row.l, row.k, row.c);
+    total.add(row.s, row.l, row.k, row.c);
+  }
+  return { cells: [...cells.values()].map(({ bucket, group, acc }) => ({ bucket, group, ...acc.result() })), total: total.result() };
+}
+
+/** PostgreSQL: the aggregates (percentile_disc is nearest-rank) computed by the server, per cell and in total. */
+async function aggregatePostgres(db: Kysely<Database>, input: AggregateInput): Promise<AggregateResult> {
+  const aggregates = [
+    sql<number>`count(*)`.as('count'),
+    sql<number>`count(*) filter (where runs.status = 'failed')`.as('error_count'),
+    sql<number>`coalesce(sum(runs.total_tokens), 0)`.as('total_tokens'),
+    sql<number>`coalesce(sum(runs.cost), 0)`.as('cost'),
+    sql<number | null>`percentile_disc(0.5) within group (order by runs.latency_ms)`.as('p50'),
+    sql<number | null>`percentile_disc(0.95) within group (order by runs.latency_ms)`.as('p95'),
+    sql<number | null>`percentile_disc(0.99) within group (order by runs.latency_ms)`.as('p99'),
+  ];
+  const toAggregate = (row: { count: number; error_count: number; total_tokens: number; cost: number; p50: number | null; p95: number | null; p99: number | null }): Aggregate => ({
+    count: Number(row.count),
+    errorCount: Number(row.error_count),
+    totalTokens: Number(row.total_tokens),
+    cost: Number(row.cost),
+    latencyP50: row.p50 === null ? null : Number(row.p50),
+    latencyP95: row.p95 === null ? null : Number(row.p95),
+    latencyP99: row.p99 === null ? null : Number(row.p99),
+  });
+  const bucketMs = input.bucketMs;
+  const bucketExpr = bucketMs === null ? sql<number>`0` : sql<number>`(runs.start_time - ((runs.start_time % ${sql.lit(bucketMs)}) + ${sql.lit(bucketMs)}) % ${sql.lit(bucketMs)})`;
+  const groupExpr = input.groupBy === null ? sql<string | null>`null` : sql<string | null>`${sql.ref(`runs.${GROUP_COLUMN[input.groupBy]}`)}`;
+  const split = bucketMs !== null || input.groupBy !== null;
+  const [rows, totals] = await Promise.all([
+    split
+      ? matching(db, 'postgres', input)
+          .select([bucketExpr.as('b'), groupExpr.as('g'), ...aggregates])
+          .groupBy([sql`1`, sql`2`])
+          .execute()
+      : Promise.resolve(null),
+    matching(db, 'postgres', input).select(aggregates).executeTakeFirstOrThrow(),
+  ]);
+  const total = toAggregate(totals);
+  const cells: AggregateCell[] =
+    rows === null
+      ? total.count === 0
+        ? []
+        : [{ bucket: input.from, group: null, ...total }]
+      : rows.map((row) => ({ bucket: bucketMs === null ? input.from : Number(row.b), group: row.g, ...toAggregate(row) }));
+  return { cells, total };
+}
+
+export function aggregateRuns(db: Kysely<Database>, dialect: Dialect, input: AggregateInput): Promise<AggregateResult> {
+  return dialect === 'postgres' ? aggregatePostgres(db, input) : aggregateSqlite(db, input);
+}
