@@ -11,6 +11,9 @@ import type { Config } from './config.js';
 import type { Storage } from './db/index.js';
 import type { App, Deps } from './deps.js';
 import { meRoutes } from './features/me/me.routes.js';
+import { monitorRoutes } from './features/monitors/monitors.routes.js';
+import { MonitorSchema } from './features/monitors/monitors.schemas.js';
+import { Monitoring } from './features/monitors/monitors.service.js';
 import { organizationRoutes } from './features/organizations/organizations.routes.js';
 import { projectRoutes } from './features/projects/projects.routes.js';
 import { promptRoutes } from './features/prompts/prompts.routes.js';
@@ -42,6 +45,15 @@ export interface BuildOptions {
   clock?: Clock;
   /** pino options, or false to stay silent (tests). */
   logger?: FastifyServerOptions['logger'];
+  /** Run the monitor evaluator and webhook deliveries in the background (`serve`); tests drive them. */
+  background?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The monitor evaluator and webhook deliverer of this instance. */
+    monitoring: Monitoring;
+  }
 }
 
 export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
@@ -65,7 +77,21 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     app.log.error({ err: error }, 'rate-limit store failed; allowing requests until it is back'),
   );
   const cors = new CorsPolicy(storage.db, config.publicUrl);
-  const deps: Deps = { config, db: storage.db, dialect: storage.dialect, clock, keys, tokens, cursors: new CursorCodec(keys) };
+  const monitoring = new Monitoring(
+    storage.db,
+    storage.dialect,
+    clock,
+    keys,
+    {
+      intervalMs: config.monitorIntervalSeconds * 1000,
+      webhookAllowPrivate: config.webhookAllowPrivate,
+      webhookTimeoutMs: config.webhookTimeoutSeconds * 1000,
+      webhookBackoffMs: config.webhookBackoffSeconds * 1000,
+      webhookRetryForMs: config.webhookRetrySeconds * 1000,
+    },
+    null,
+  );
+  const deps: Deps = { config, db: storage.db, dialect: storage.dialect, clock, keys, tokens, cursors: new CursorCodec(keys), monitoring };
 
   const app = Fastify({
     logger: options.logger ?? false,
@@ -111,6 +137,12 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     enforce(await limiter.check(`ip:${request.ip}`, config.rateLimitPerMinute), reply, 'this client address');
   });
   app.addHook('onClose', async () => limiter.close());
+  app.decorate('monitoring', monitoring);
+  monitoring.attachLogger(app.log);
+  if (options.background) {
+    app.addHook('onReady', async () => monitoring.start());
+    app.addHook('preClose', async () => monitoring.stop());
+  }
   // Nothing under /v1 may be stored by a cache. Set here rather than in the /v1 plugin so that it also
   // covers the answers given outside that plugin's hooks: 404s for unknown /v1 paths (the root
   // not-found handler) and framework errors.
@@ -128,7 +160,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     return sendProblem(reply, request, problems.notFound(`No route for ${request.method} ${path.slice(0, 200)}.`), config.problemBase);
   });
 
-  for (const schema of [ProblemSchema, ProjectSchema, RunSchema, TokenRecordSchema, PromptSchema, PromptVersionSchema]) app.addSchema(schema);
+  for (const schema of [ProblemSchema, ProjectSchema, RunSchema, TokenRecordSchema, PromptSchema, PromptVersionSchema, MonitorSchema]) app.addSchema(schema);
 
   await app.register(swagger, {
     openapi: {
@@ -193,6 +225,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       projectRoutes(api, deps);
       promptRoutes(api, deps);
       runRoutes(api, deps);
+      monitorRoutes(api, deps);
     },
     { prefix: '/v1' },
   );

@@ -35,6 +35,15 @@ export interface Config {
   defaultPlan: 'free' | 'team' | 'enterprise';
   /** Which proxies' X-Forwarded-For to believe for the client address (rate limits, logs): Fastify's `trustProxy`. */
   trustProxy: boolean | number | string[];
+  /** How often each enabled monitor is evaluated. */
+  monitorIntervalSeconds: number;
+  /** Webhook targets on private, loopback and link-local addresses are allowed (off: SSRF guard). */
+  webhookAllowPrivate: boolean;
+  webhookTimeoutSeconds: number;
+  /** First retry delay of a failed webhook delivery (doubled each attempt, at most an hour). */
+  webhookBackoffSeconds: number;
+  /** How long a failed webhook delivery keeps being retried. */
+  webhookRetrySeconds: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -101,6 +110,14 @@ function trustProxy(raw: string | undefined): boolean | number | string[] {
   return list;
 }
 
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new ConfigError(`Invalid configuration: ${name} must be true or false (got ${JSON.stringify(raw)})`);
+}
+
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 export function loadConfig(env: Env = process.env): Config {
@@ -144,5 +161,10 @@ export function loadConfig(env: Env = process.env): Config {
     patRotationGraceSeconds: integer(env, 'SIGHTLINE_PAT_ROTATION_GRACE_SECONDS', 0, 0, 86_400),
     defaultPlan: plan(env.SIGHTLINE_DEFAULT_PLAN),
     trustProxy: trustProxy(env.SIGHTLINE_TRUST_PROXY),
+    monitorIntervalSeconds: integer(env, 'SIGHTLINE_MONITOR_INTERVAL_SECONDS', 60, 1, 86_400),
+    webhookAllowPrivate: boolean(env, 'SIGHTLINE_WEBHOOK_ALLOW_PRIVATE', false),
+    webhookTimeoutSeconds: integer(env, 'SIGHTLINE_WEBHOOK_TIMEOUT_SECONDS', 10, 1, 300),
+    webhookBackoffSeconds: integer(env, 'SIGHTLINE_WEBHOOK_BACKOFF_SECONDS', 10, 1, 3600),
+    webhookRetrySeconds: integer(env, 'SIGHTLINE_WEBHOOK_RETRY_SECONDS', 86_400, 0, 604_800),
   };
 }

@@ -6,7 +6,7 @@ import { migrateToLatest, openStorage } from './db/index.js';
 export async function serve(config: Config): Promise<void> {
   const storage = await openStorage(config.database);
   await migrateToLatest(storage.db);
-  const app = await buildApp({ config, storage, logger: loggerOptions(config) });
+  const app = await buildApp({ config, storage, logger: loggerOptions(config), background: true });
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;

@@ -16,17 +16,24 @@ function randomPart(): Buffer {
 
 export type IdPrefix = 'org' | 'usr' | 'prj' | 'run' | 'prm' | 'mon' | 'tok' | 'key' | 'inv' | 'ple' | 'mev' | 'whd' | 'wha';
 
-/**
- * A ULID-style id: 48 bits of milliseconds then 80 random bits, base32, behind a type prefix.
- * Time-ordered, so ids created later sort later (bytewise) within the same millisecond's precision.
- */
-export function newId(prefix: IdPrefix, now: number = Date.now()): string {
-  let time = '';
-  let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = ALPHABET[t % 32] + time;
-    t = Math.floor(t / 32);
+let lastTime = -1;
+let lastRandom = '';
+
+/** The base32 string plus one (it never overflows in practice: 80 random bits). */
+function increment(value: string): string {
+  const chars = value.split('');
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const digit = ALPHABET.indexOf(chars[i]!);
+    if (digit < 31) {
+      chars[i] = ALPHABET[digit + 1]!;
+      return chars.join('');
+    }
+    chars[i] = ALPHABET[0]!;
   }
+  return chars.join('');
+}
+
+function freshRandom(): string {
   const bytes = randomPart();
   let random = '';
   let acc = 0;
@@ -40,5 +47,23 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
     }
     acc &= (1 << bits) - 1;
   }
-  return `${prefix}_${time}${random}`;
+  return random;
+}
+
+/**
+ * A ULID-style id: 48 bits of milliseconds then 80 random bits, base32, behind a type prefix.
+ * Time-ordered, and monotonic within a millisecond in one process (the random part is incremented, as
+ * ULID's monotonic mode does), so of two ids made one after the other the later sorts later: lists
+ * ordered by (time, id) keep the order in which things happened.
+ */
+export function newId(prefix: IdPrefix, now: number = Date.now()): string {
+  let time = '';
+  let t = now;
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  lastRandom = now === lastTime ? increment(lastRandom) : freshRandom();
+  lastTime = now;
+  return `${prefix}_${time}${lastRandom}`;
 }

@@ -6,6 +6,7 @@ import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetBefore, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
+import { deleteMonitorsWhere } from '../monitors/monitors.repo.js';
 import type { Project } from './projects.schemas.js';
 
 export function toProject(row: ProjectRow): Project {
@@ -112,5 +113,6 @@ export async function deleteProject(db: Kysely<Database>, organizationId: string
     if (!project) throw problems.notFound(`Project ${projectId} does not exist.`);
     await trx.deleteFrom('run_tags').where('project_id', '=', projectId).execute();
     await trx.deleteFrom('runs').where('project_id', '=', projectId).execute();
+    await deleteMonitorsWhere(trx, { projectId });
   });
 }

@@ -1,0 +1,134 @@
+import type { Kysely } from 'kysely';
+import type { Database, MonitorEventRow, MonitorRow, WebhookAttemptRow } from '../../db/schema.js';
+import { toIso } from '../../lib/clock.js';
+import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { problems } from '../../lib/problems.js';
+import { parseRunFilters, type RunFilters } from '../runs/runs.filters.js';
+import type { Monitor, MonitorEvent, MonitorFilter, MonitorState, Operator, WebhookAttempt } from './monitors.schemas.js';
+
+export interface Threshold {
+  op: Operator;
+  value: number;
+}
+
+export const thresholdOf = (op: string | null, value: number | null): Threshold | null =>
+  op === null || value === null ? null : { op: op as Operator, value: Number(value) };
+
+export function toMonitor(row: MonitorRow): Monitor {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    description: row.description,
+    filter: JSON.parse(row.filter) as MonitorFilter,
+    metric: row.metric as Monitor['metric'],
+    window: row.window_size as Monitor['window'],
+    threshold: thresholdOf(row.threshold_op, row.threshold_value),
+    enabled: Number(row.enabled) === 1,
+    state: row.state as MonitorState,
+    lastEvaluatedAt: toIso(row.last_evaluated_at === null ? null : Number(row.last_evaluated_at)),
+    webhookUrls: JSON.parse(row.webhook_urls) as string[],
+    createdAt: toIso(Number(row.created_at)),
+    updatedAt: toIso(Number(row.updated_at)),
+  };
+}
+
+/** The stored filter as the runs list's normalised filters (the very code the list uses). */
+export function monitorRunFilters(filter: MonitorFilter): RunFilters {
+  const query: Record<string, unknown> = { ...filter };
+  if (filter.parentRunId === null) query.parentRunId = 'null';
+  return parseRunFilters(query);
+}
+
+/** A filter stored with its keys sorted and its tags deduplicated, so equal filters read back equal. */
+export function normaliseFilter(filter: MonitorFilter | undefined): MonitorFilter {
+  const source = (filter ?? {}) as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source).sort()) {
+    const value = source[key];
+    if (value === undefined) continue;
+    out[key] = key === 'tag' && Array.isArray(value) ? [...new Set(value as string[])].sort() : value;
+  }
+  return out as MonitorFilter;
+}
+
+export const monitorPosition = (row: MonitorRow): Position => [Number(row.created_at), row.id];
+export const eventPosition = (row: MonitorEventRow): Position => [Number(row.created_at), row.id];
+export const attemptPosition = (row: WebhookAttemptRow): Position => [Number(row.created_at), row.id];
+
+export async function requireMonitor(db: Kysely<Database>, projectId: string, monitorId: string): Promise<MonitorRow> {
+  const row = await db.selectFrom('monitors').selectAll().where('id', '=', monitorId).where('project_id', '=', projectId).executeTakeFirst();
+  if (!row) throw problems.notFound(`Monitor ${monitorId} does not exist.`);
+  return row;
+}
+
+export async function listMonitors(
+  db: Kysely<Database>,
+  projectId: string,
+  filters: { state?: MonitorState | undefined; enabled?: 'true' | 'false' | undefined },
+  after: Position | null,
+  take: number,
+): Promise<MonitorRow[]> {
+  let query = db.selectFrom('monitors').selectAll().where('project_id', '=', projectId);
+  if (filters.state !== undefined) query = query.where('state', '=', filters.state);
+  if (filters.enabled !== undefined) query = query.where('enabled', '=', filters.enabled === 'true' ? 1 : 0);
+  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+}
+
+export async function listEvents(db: Kysely<Database>, monitorId: string, after: Position | null, take: number): Promise<MonitorEventRow[]> {
+  let query = db.selectFrom('monitor_events').selectAll().where('monitor_id', '=', monitorId);
+  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+}
+
+export async function listAttempts(db: Kysely<Database>, monitorId: string, after: Position | null, take: number): Promise<WebhookAttemptRow[]> {
+  let query = db.selectFrom('webhook_attempts').selectAll().where('monitor_id', '=', monitorId);
+  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+}
+
+export function toEvent(row: MonitorEventRow): MonitorEvent {
+  return {
+    id: row.id,
+    monitorId: row.monitor_id,
+    from: row.from_state as MonitorState,
+    to: row.to_state as MonitorState,
+    value: row.value === null ? null : Number(row.value),
+    count: Number(row.count),
+    threshold: thresholdOf(row.threshold_op, row.threshold_value),
+    windowStart: toIso(Number(row.window_start)),
+    windowEnd: toIso(Number(row.window_end)),
+    reason: row.reason as MonitorEvent['reason'],
+    createdAt: toIso(Number(row.created_at)),
+  };
+}
+
+export function toAttempt(row: WebhookAttemptRow): WebhookAttempt {
+  return {
+    id: row.id,
+    deliveryId: row.delivery_id,
+    eventId: row.event_id,
+    url: row.url,
+    attempt: Number(row.attempt),
+    outcome: row.outcome as WebhookAttempt['outcome'],
+    responseStatus: row.response_status === null ? null : Number(row.response_status),
+    latencyMs: Number(row.latency_ms),
+    error: row.error,
+    nextAttemptAt: toIso(row.next_attempt_at === null ? null : Number(row.next_attempt_at)),
+    createdAt: toIso(Number(row.created_at)),
+  };
+}
+
+/** Deletes monitors (of a project, or one) with their events, deliveries and attempts. */
+export async function deleteMonitorsWhere(trx: Kysely<Database>, where: { projectId: string; monitorId?: string }): Promise<number> {
+  let ids = trx.selectFrom('monitors').select('id').where('project_id', '=', where.projectId);
+  if (where.monitorId !== undefined) ids = ids.where('id', '=', where.monitorId);
+  const monitorIds = (await ids.execute()).map((r) => r.id);
+  if (monitorIds.length === 0) return 0;
+  await trx.deleteFrom('webhook_attempts').where('monitor_id', 'in', monitorIds).execute();
+  await trx.deleteFrom('webhook_deliveries').where('monitor_id', 'in', monitorIds).execute();
+  await trx.deleteFrom('monitor_events').where('monitor_id', 'in', monitorIds).execute();
+  await trx.deleteFrom('monitors').where('id', 'in', monitorIds).execute();
+  return monitorIds.length;
+}

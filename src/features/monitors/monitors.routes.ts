@@ -1,0 +1,249 @@
+import { Type } from '@sinclair/typebox';
+import { assertCan } from '../../auth/permissions.js';
+import type { App, Deps } from '../../deps.js';
+import { requireTimestamp, toIso } from '../../lib/clock.js';
+import { paginate } from '../../lib/pagination.js';
+import { problemResponses, problems, type FieldError } from '../../lib/problems.js';
+import { requireProject } from '../projects/projects.repo.js';
+import { ProjectParams } from '../projects/projects.schemas.js';
+import { bucketStart, emptyAggregate } from '../runs/runs.aggregate.js';
+import { bucketStarts } from '../runs/runs.metrics.js';
+import { definitionOf, evaluate, measure, metricValue } from './monitors.evaluate.js';
+import {
+  attemptPosition,
+  deleteMonitorsWhere,
+  eventPosition,
+  listAttempts,
+  listEvents,
+  listMonitors,
+  monitorPosition,
+  requireMonitor,
+  toAttempt,
+  toEvent,
+  toMonitor,
+} from './monitors.repo.js';
+import {
+  CreateMonitorBody,
+  ListMonitorsQuery,
+  MONITOR_BUCKETS,
+  MonitorEventPage,
+  MonitorMetricsQuery,
+  MonitorMetricsSchema,
+  MonitorPage,
+  MonitorParams,
+  MonitorWithSecretSchema,
+  PageOnlyQuery,
+  UpdateMonitorBody,
+  WebhookAttemptPage,
+} from './monitors.schemas.js';
+
+const tags = ['Monitors'];
+const MAX_BUCKETS = 10_000;
+const DEFAULT_BUCKETS = 24;
+
+export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitoring }: Deps): void {
+  const load = async (organizationId: string, projectId: string, monitorId: string) => {
+    const project = await requireProject(db, organizationId, projectId);
+    return requireMonitor(db, project.id, monitorId);
+  };
+
+  app.get('/projects/:project_id/monitors', {
+    schema: {
+      tags,
+      summary: 'List monitors',
+      description: 'Newest first (by creation). Filters: `state`, `enabled`.',
+      params: ProjectParams,
+      querystring: ListMonitorsQuery,
+      response: { 200: MonitorPage, ...problemResponses(400, 401, 403, 404, 429) },
+    },
+    handler: async (request) => {
+      assertCan(request.principal, 'monitors:read');
+      const { organizationId } = request.principal;
+      const project = await requireProject(db, organizationId, request.params.project_id);
+      const { limit, cursor, ...filters } = request.query;
+      return paginate(
+        cursors,
+        { limit, cursor },
+        { endpoint: 'monitors', organizationId, parents: [project.id], filters },
+        (after, take) => listMonitors(db, project.id, filters, after, take),
+        monitorPosition,
+        toMonitor,
+      );
+    },
+  });
+
+  app.post('/projects/:project_id/monitors', {
+    schema: {
+      tags,
+      summary: 'Create a monitor',
+      description:
+        'A runs filter (the list’s filter names), a metric over a window, and an optional threshold. The monitor is evaluated at once and then on a schedule. ' +
+        'The answer carries `webhookSecret`, the HMAC-SHA256 key of its webhook signatures, shown only here.',
+      params: ProjectParams,
+      body: CreateMonitorBody,
+      response: { 201: MonitorWithSecretSchema, ...problemResponses(400, 401, 403, 404, 413, 415, 429) },
+    },
+    handler: async (request, reply) => {
+      assertCan(request.principal, 'monitors:write');
+      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const { row, secret } = await monitoring.create(project.id, request.body);
+      return reply.code(201).send({ ...toMonitor(row), webhookSecret: secret });
+    },
+  });
+
+  app.get('/projects/:project_id/monitors/:monitor_id', {
+    schema: {
+      tags,
+      summary: 'Get a monitor',
+      description: 'A monitor due for evaluation is evaluated before it is returned.',
+      params: MonitorParams,
+      response: { 200: Type.Ref('Monitor'), ...problemResponses(400, 401, 403, 404, 429) },
+    },
+    handler: async (request) => {
+      assertCan(request.principal, 'monitors:read');
+      return toMonitor(await monitoring.fresh(await load(request.principal.organizationId, request.params.project_id, request.params.monitor_id)));
+    },
+  });
+
+  app.patch('/projects/:project_id/monitors/:monitor_id', {
+    schema: {
+      tags,
+      summary: 'Update, pause or resume a monitor',
+      description: '`enabled: false` pauses it (state `no_data`); `enabled: true` resumes it. A changed definition is re-evaluated at once.',
+      params: MonitorParams,
+      body: UpdateMonitorBody,
+      response: { 200: Type.Ref('Monitor'), ...problemResponses(400, 401, 403, 404, 413, 415, 429) },
+    },
+    handler: async (request) => {
+      assertCan(request.principal, 'monitors:write');
+      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      return toMonitor(await monitoring.update(project.id, request.params.monitor_id, request.body));
+    },
+  });
+
+  app.delete('/projects/:project_id/monitors/:monitor_id', {
+    schema: {
+      tags,
+      summary: 'Delete a monitor',
+      description: 'With its events and webhook deliveries.',
+      params: MonitorParams,
+      response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(400, 401, 403, 404, 429) },
+    },
+    handler: async (request, reply) => {
+      assertCan(request.principal, 'monitors:delete');
+      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const deleted = await db.transaction().execute((trx) => deleteMonitorsWhere(trx, { projectId: project.id, monitorId: request.params.monitor_id }));
+      if (deleted === 0) throw problems.notFound(`Monitor ${request.params.monitor_id} does not exist.`);
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.post('/projects/:project_id/monitors/:monitor_id/rotate-secret', {
+    schema: {
+      tags,
+      summary: 'Replace the webhook signing secret',
+      description: 'The new secret is shown only in this answer; deliveries from now on are signed with it.',
+      params: MonitorParams,
+      response: { 200: MonitorWithSecretSchema, ...problemResponses(400, 401, 403, 404, 429) },
+    },
+    handler: async (request) => {
+      assertCan(request.principal, 'monitors:write');
+      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const { row, secret } = await monitoring.rotateSecret(project.id, request.params.monitor_id);
+      return { ...toMonitor(row), webhookSecret: secret };
+    },
+  });
+
+  app.get('/projects/:project_id/monitors/:monitor_id/metrics', {
+    schema: {
+      tags,
+      summary: "A monitor's metric over time",
+      description:
+        'The metric over UTC-aligned buckets of [from, to) (default: the last 24 buckets of the monitor’s window, the last one running up to now), ' +
+        'counting exactly the runs the runs list returns for the monitor’s filter; `current` is the metric over the latest window and the state it gives.',
+      params: MonitorParams,
+      querystring: MonitorMetricsQuery,
+      response: { 200: MonitorMetricsSchema, ...problemResponses(400, 401, 403, 404, 429) },
+    },
+    handler: async (request) => {
+      assertCan(request.principal, 'monitors:read');
+      const row = await monitoring.fresh(await load(request.principal.organizationId, request.params.project_id, request.params.monitor_id));
+      const monitor = definitionOf(row);
+      const bucket = request.query.bucket ?? monitor.window;
+      const bucketMs = MONITOR_BUCKETS[bucket];
+      const now = clock.now();
+      const to = request.query.to === undefined ? now : requireTimestamp(request.query.to, { parameter: 'to' });
+      const from = request.query.from === undefined ? bucketStart(to - 1, bucketMs) - (DEFAULT_BUCKETS - 1) * bucketMs : requireTimestamp(request.query.from, { parameter: 'from' });
+      const faults: FieldError[] = [];
+      if (from >= to) faults.push({ parameter: 'from', detail: 'from must be before to.' });
+      else if ((to - bucketStart(from, bucketMs)) / bucketMs > MAX_BUCKETS) {
+        faults.push({ parameter: 'bucket', detail: `The range holds more than ${MAX_BUCKETS} buckets; choose a larger bucket or a shorter range.` });
+      }
+      if (faults.length > 0) throw problems.validation(faults);
+      const [measured, current] = await Promise.all([measure(db, dialect, monitor, from, to, bucketMs), evaluate(db, dialect, monitor, now)]);
+      const cells = new Map(measured.cells.map((cell) => [cell.bucket, cell]));
+      return {
+        monitorId: row.id,
+        metric: monitor.metric,
+        from: toIso(from),
+        to: toIso(to),
+        bucket,
+        series: bucketStarts(from, to, bucketMs).map((start) => {
+          const cell = cells.get(start) ?? emptyAggregate();
+          return { start: toIso(start), value: metricValue(monitor.metric, cell), count: cell.count };
+        }),
+        current: { value: current.value, count: current.count, state: current.state, windowStart: toIso(current.windowStart), windowEnd: toIso(current.windowEnd) },
+      };
+    },
+  });
+
+  app.get('/projects/:project_id/monitors/:monitor_id/events', {
+    schema: {
+      tags,
+      summary: "A monitor's state changes",
+      description: 'Newest first. Every change of `state` is recorded, with the value and count that caused it.',
+      params: MonitorParams,
+      querystring: PageOnlyQuery,
+      response: { 200: MonitorEventPage, ...problemResponses(400, 401, 403, 404, 429) },
+    },
+    handler: async (request) => {
+      assertCan(request.principal, 'monitors:read');
+      const { organizationId } = request.principal;
+      const monitor = await load(organizationId, request.params.project_id, request.params.monitor_id);
+      const { limit, cursor } = request.query;
+      return paginate(
+        cursors,
+        { limit, cursor },
+        { endpoint: 'monitor-events', organizationId, parents: [monitor.project_id, monitor.id] },
+        (after, take) => listEvents(db, monitor.id, after, take),
+        eventPosition,
+        toEvent,
+      );
+    },
+  });
+
+  app.get('/projects/:project_id/monitors/:monitor_id/deliveries', {
+    schema: {
+      tags,
+      summary: "A monitor's webhook delivery attempts",
+      description: 'Newest first: every attempt to deliver an event to a webhook URL, with the response status and latency, and whether it will be retried.',
+      params: MonitorParams,
+      querystring: PageOnlyQuery,
+      response: { 200: WebhookAttemptPage, ...problemResponses(400, 401, 403, 404, 429) },
+    },
+    handler: async (request) => {
+      assertCan(request.principal, 'monitors:read');
+      const { organizationId } = request.principal;
+      const monitor = await load(organizationId, request.params.project_id, request.params.monitor_id);
+      const { limit, cursor } = request.query;
+      return paginate(
+        cursors,
+        { limit, cursor },
+        { endpoint: 'monitor-deliveries', organizationId, parents: [monitor.project_id, monitor.id] },
+        (after, take) => listAttempts(db, monitor.id, after, take),
+        attemptPosition,
+        toAttempt,
+      );
+    },
+  });
+}

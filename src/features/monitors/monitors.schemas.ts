@@ -1,0 +1,193 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+import { IdParam, StringEnum, Timestamp } from '../../schemas/common.js';
+import { METADATA_FILTER_PATTERN, runFilterProperties } from '../runs/runs.schemas.js';
+
+export const METRICS = ['count', 'error_count', 'error_rate', 'latency_p50', 'latency_p95', 'latency_p99', 'total_tokens', 'cost'] as const;
+export type Metric = (typeof METRICS)[number];
+export const WINDOWS = { '5m': 300_000, '15m': 900_000, '1h': 3_600_000, '6h': 21_600_000, '1d': 86_400_000, '7d': 604_800_000 } as const;
+export type Window = keyof typeof WINDOWS;
+export const MONITOR_BUCKETS = { '1m': 60_000, ...WINDOWS } as const;
+export type MonitorBucket = keyof typeof MONITOR_BUCKETS;
+export const OPERATORS = ['>', '>=', '<', '<='] as const;
+export type Operator = (typeof OPERATORS)[number];
+export const MONITOR_STATES = ['no_data', 'ok', 'alerting'] as const;
+export type MonitorState = (typeof MONITOR_STATES)[number];
+export const MAX_WEBHOOKS = 5;
+
+/**
+ * A monitor's filter: the runs list's filter names and values (its time range is the monitor's window,
+ * so `startedAfter`/`startedBefore` are not part of it). `parentRunId: null` (or "null") selects roots.
+ */
+const { startedAfter: _a, startedBefore: _b, parentRunId: _p, ...filterProperties } = runFilterProperties;
+export const MonitorFilterSchema = Type.Object(
+  {
+    ...filterProperties,
+    parentRunId: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 128 }), Type.Null()], { description: '`null` selects root runs only' })),
+  },
+  {
+    title: 'MonitorFilter',
+    additionalProperties: false,
+    patternProperties: { [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: 'Exact match on a top-level metadata value' }) },
+    description: 'The runs list filter names (`status`, `kind`, `name`, `tag` (array, all must match), `model`, `traceId`, `parentRunId`, `metadata.<key>`).',
+  },
+);
+export type MonitorFilter = Static<typeof MonitorFilterSchema>;
+
+export const ThresholdSchema = Type.Object(
+  { op: StringEnum(OPERATORS), value: Type.Number({ minimum: -1e15, maximum: 1e15 }) },
+  { additionalProperties: false, description: 'The monitor alerts while `metric op value` holds (`<` works on a silent project: its count is 0).' },
+);
+
+const WebhookUrls = Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
+  maxItems: MAX_WEBHOOKS,
+  uniqueItems: true,
+  description: 'http(s) URLs POSTed a signed JSON event on every state change; private and loopback addresses are refused unless the instance allows them.',
+});
+
+export const MonitorSchema = Type.Object(
+  {
+    id: Type.String(),
+    projectId: Type.String(),
+    name: Type.String(),
+    description: Type.String(),
+    filter: MonitorFilterSchema,
+    metric: StringEnum(METRICS),
+    window: StringEnum(Object.keys(WINDOWS) as Window[]),
+    threshold: Type.Union([ThresholdSchema, Type.Null()]),
+    enabled: Type.Boolean(),
+    state: StringEnum(MONITOR_STATES),
+    lastEvaluatedAt: Type.Union([Timestamp, Type.Null()]),
+    webhookUrls: Type.Array(Type.String()),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Monitor', title: 'Monitor', additionalProperties: false },
+);
+export type Monitor = Static<typeof MonitorSchema>;
+
+export const MonitorWithSecretSchema = Type.Object(
+  {
+    ...MonitorSchema.properties,
+    webhookSecret: Type.String({ description: 'The HMAC-SHA256 signing secret of this monitor’s webhooks. Shown only here: store it now.' }),
+  },
+  { title: 'MonitorWithSecret', additionalProperties: false },
+);
+
+export const CreateMonitorBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    filter: Type.Optional(MonitorFilterSchema),
+    metric: StringEnum(METRICS),
+    window: StringEnum(Object.keys(WINDOWS) as Window[]),
+    threshold: Type.Optional(Type.Union([ThresholdSchema, Type.Null()])),
+    enabled: Type.Optional(Type.Boolean()),
+    webhookUrls: Type.Optional(WebhookUrls),
+  },
+  { title: 'MonitorCreate', additionalProperties: false },
+);
+export type CreateMonitorInput = Static<typeof CreateMonitorBody>;
+
+export const UpdateMonitorBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    description: Type.Optional(Type.String({ maxLength: 2000 })),
+    filter: Type.Optional(MonitorFilterSchema),
+    metric: Type.Optional(StringEnum(METRICS)),
+    window: Type.Optional(StringEnum(Object.keys(WINDOWS) as Window[])),
+    threshold: Type.Optional(Type.Union([ThresholdSchema, Type.Null()])),
+    enabled: Type.Optional(Type.Boolean({ description: 'false pauses the monitor (its state becomes no_data); true resumes it' })),
+    webhookUrls: Type.Optional(WebhookUrls),
+  },
+  { title: 'MonitorUpdate', additionalProperties: false, minProperties: 1 },
+);
+export type UpdateMonitorInput = Static<typeof UpdateMonitorBody>;
+
+export const ListMonitorsQuery = Type.Object(
+  {
+    ...pageQueryProperties,
+    state: Type.Optional(StringEnum(MONITOR_STATES)),
+    enabled: Type.Optional(StringEnum(['true', 'false'] as const)),
+  },
+  { additionalProperties: false },
+);
+export const PageOnlyQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+
+export const MonitorParams = Type.Object(
+  { project_id: IdParam('prj', 'Project id'), monitor_id: IdParam('mon', 'Monitor id') },
+  { additionalProperties: false },
+);
+
+export const MonitorEventSchema = Type.Object(
+  {
+    id: Type.String(),
+    monitorId: Type.String(),
+    from: StringEnum(MONITOR_STATES),
+    to: StringEnum(MONITOR_STATES),
+    value: Type.Union([Type.Number(), Type.Null()]),
+    count: Type.Integer(),
+    threshold: Type.Union([ThresholdSchema, Type.Null()]),
+    windowStart: Timestamp,
+    windowEnd: Timestamp,
+    reason: StringEnum(['evaluated', 'paused', 'resumed', 'changed'] as const, { description: 'What caused the change: an evaluation, a pause, a resume, or an edit of the monitor' }),
+    createdAt: Timestamp,
+  },
+  { title: 'MonitorEvent', additionalProperties: false },
+);
+export type MonitorEvent = Static<typeof MonitorEventSchema>;
+
+export const WebhookAttemptSchema = Type.Object(
+  {
+    id: Type.String(),
+    deliveryId: Type.String({ description: 'One delivery per event and URL; its attempts share it' }),
+    eventId: Type.String(),
+    url: Type.String(),
+    attempt: Type.Integer({ description: '1 for the first try' }),
+    outcome: StringEnum(['succeeded', 'retrying', 'failed'] as const, { description: '`retrying`: another attempt is scheduled at `nextAttemptAt`; `failed`: given up' }),
+    responseStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'The receiver’s HTTP status, or null when no response came' }),
+    latencyMs: Type.Integer(),
+    error: Type.Union([Type.String(), Type.Null()]),
+    nextAttemptAt: Type.Union([Timestamp, Type.Null()]),
+    createdAt: Timestamp,
+  },
+  { title: 'WebhookAttempt', additionalProperties: false },
+);
+export type WebhookAttempt = Static<typeof WebhookAttemptSchema>;
+
+export const MonitorMetricsQuery = Type.Object(
+  {
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive start; default: 24 buckets before `to`' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive end; default now' })),
+    bucket: Type.Optional(StringEnum(Object.keys(MONITOR_BUCKETS) as MonitorBucket[], { description: "Default: the monitor's window" })),
+  },
+  { additionalProperties: false },
+);
+
+export const MonitorMetricsSchema = Type.Object(
+  {
+    monitorId: Type.String(),
+    metric: StringEnum(METRICS),
+    from: Timestamp,
+    to: Timestamp,
+    bucket: Type.String(),
+    series: Type.Array(
+      Type.Object({ start: Timestamp, value: Type.Union([Type.Number(), Type.Null()]), count: Type.Integer() }, { additionalProperties: false }),
+    ),
+    current: Type.Object(
+      {
+        value: Type.Union([Type.Number(), Type.Null()]),
+        count: Type.Integer(),
+        state: StringEnum(MONITOR_STATES),
+        windowStart: Timestamp,
+        windowEnd: Timestamp,
+      },
+      { additionalProperties: false, description: 'The metric over the latest window (ending now) and the state it gives' },
+    ),
+  },
+  { title: 'MonitorMetrics', additionalProperties: false },
+);
+
+export const MonitorPage = pageSchema(Type.Ref('Monitor'), 'MonitorPage');
+export const MonitorEventPage = pageSchema(MonitorEventSchema, 'MonitorEventPage');
+export const WebhookAttemptPage = pageSchema(WebhookAttemptSchema, 'WebhookAttemptPage');
