@@ -7,7 +7,8 @@
 //
 // Knobs (env):
 //   BENCH_RUNS               runs seeded on SQLite (default 1000000)
-//   BENCH_PG_RUNS            runs ingested on PostgreSQL (default 100000)
+//   BENCH_PG_RUNS            runs ingested on PostgreSQL (default 1000000)
+//   BENCH_METRICS_SAMPLES    sequential requests per metrics measurement (default 21), after 3 unrecorded
 //   BENCH_SKIP_PG=1          skip the PostgreSQL ingestion
 //   BENCH_BACKFILL_RUNS      runs ingested afterwards in random start-time order into a second SQLite project
 //                            (default 100000; 0 = skip). Seeding itself replays 30 days in arrival order.
@@ -52,7 +53,8 @@ function envInt(name, fallback, min = 0) {
 
 const cfg = {
   runs: envInt('BENCH_RUNS', 1_000_000, 1),
-  pgRuns: envInt('BENCH_PG_RUNS', 100_000, 1),
+  pgRuns: envInt('BENCH_PG_RUNS', 1_000_000, 1),
+  metricsSamples: envInt('BENCH_METRICS_SAMPLES', 21, 1),
   skipPg: process.env.BENCH_SKIP_PG === '1',
   backfillRuns: envInt('BENCH_BACKFILL_RUNS', 100_000, 0),
   seconds: envInt('BENCH_SECONDS', 5, 1),
@@ -75,6 +77,7 @@ const TARGETS = {
   sqliteRunsPerSec: 30_000,
   pgRunsPerSec: 15_000,
   peakRssMb: 200,
+  metricsMedianMs: 100, // runs metrics (last 24 h, hourly) and monitor metrics (last 24 windows), each
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -439,6 +442,53 @@ async function cannon(url, connections, seconds, headers) {
 // ---------------------------------------------------------------------------------------------
 // Phases
 
+// ---------------------------------------------------------------------------------------------
+// Metrics at a million runs: GET …/runs/metrics for the last 24 hours in hourly buckets, and a monitor's
+// GET …/metrics over its last 24 windows (1 h), as sequential requests (one client, like a dashboard),
+// with GET /v1/me measured the same way as the baseline (authentication and HTTP, no aggregation).
+
+async function timeRequests(server, token, path) {
+  for (let i = 0; i < 3; i++) await api(server, token, 'GET', path);
+  const samples = [];
+  for (let i = 0; i < cfg.metricsSamples; i++) {
+    const t0 = performance.now();
+    await api(server, token, 'GET', path);
+    samples.push(performance.now() - t0);
+  }
+  return { median: median(samples), p95: percentile(samples, 95), samples: samples.length };
+}
+
+/** The aggregation queries as the server sends them (see src/features/runs/runs.aggregate.ts). */
+const PLAN_SQL = {
+  sqlite: 'select runs.start_time as t, runs.status as s, runs.latency_ms as l, runs.total_tokens as k, runs.cost as c, null as g from runs where runs.project_id = ? and runs.start_time >= ? and runs.start_time < ?',
+  postgres:
+    "select (runs.start_time - ((runs.start_time % 3600000) + 3600000) % 3600000) as b, null as g, count(*) as count, count(*) filter (where runs.status = 'failed') as error_count, " +
+    'coalesce(sum(runs.total_tokens), 0) as total_tokens, coalesce(sum(runs.cost), 0) as cost, percentile_disc(0.5) within group (order by runs.latency_ms) as p50, ' +
+    'percentile_disc(0.95) within group (order by runs.latency_ms) as p95, percentile_disc(0.99) within group (order by runs.latency_ms) as p99 ' +
+    'from runs where runs.project_id = $1 and runs.start_time >= $2 and runs.start_time < $3 group by 1, 2',
+};
+
+async function metricsPhase(label, server, token, projectId, plan) {
+  const monitor = (await api(server, token, 'POST', `/v1/projects/${projectId}/monitors`, { name: 'p95 latency', metric: 'latency_p95', window: '1h', threshold: { op: '>', value: 5000 } })).json;
+  const to = Date.now();
+  const from = to - 86_400_000;
+  const runsPath = `/v1/projects/${projectId}/runs/metrics?from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}&bucket=1h`;
+  const runsCheck = (await api(server, token, 'GET', runsPath)).json;
+  const monitorPath = `/v1/projects/${projectId}/monitors/${monitor.id}/metrics`;
+  const monitorCheck = (await api(server, token, 'GET', monitorPath)).json;
+  const result = {
+    runsInRange: runsCheck.total.count,
+    monitorSeries: monitorCheck.series.length,
+    monitorRuns: monitorCheck.series.reduce((n, b) => n + b.count, 0),
+    baseline: await timeRequests(server, token, '/v1/me'),
+    runsMetrics: await timeRequests(server, token, runsPath),
+    monitorMetrics: await timeRequests(server, token, monitorPath),
+    plan: await plan(projectId, from, to),
+  };
+  log(`${label} metrics: runs/metrics median ${fmtMs(result.runsMetrics.median)} ms over ${fmtInt(result.runsInRange)} runs; monitor metrics median ${fmtMs(result.monitorMetrics.median)} ms over ${fmtInt(result.monitorRuns)} runs; /v1/me ${fmtMs(result.baseline.median)} ms`);
+  return result;
+}
+
 async function sqlitePhase(results) {
   const port = await freePort();
   const dbPath = join(state.tmp, 'bench.db');
@@ -472,6 +522,16 @@ async function sqlitePhase(results) {
         db.close();
       }
     }
+
+    results.metricsSqlite = await metricsPhase('sqlite', server, token, project.id, async (projectId, from, to) => {
+      const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+      try {
+        return db.prepare(`explain query plan ${PLAN_SQL.sqlite}`).all(projectId, from, to).map((r) => r.detail).join('\n');
+      } finally {
+        db.close();
+      }
+    });
+    server.rss.mark('metrics');
 
     // 2. Capture page 1 and walk to depth 10,000.
     const listPath = `/v1/projects/${project.id}/runs`;
@@ -584,6 +644,11 @@ async function pgPhase(results) {
       results.ingestPg.storedRuns = n;
       results.ingestPg.dbBytes = Number((await client.query('select pg_database_size(current_database()) as n')).rows[0].n);
       if (n !== cfg.pgRuns) throw new Error(`PostgreSQL holds ${n} runs, expected ${cfg.pgRuns}`);
+      results.metricsPg = await metricsPhase('postgres', server, token, project.id, async (projectId, from, to) => {
+        const rows = (await client.query(`explain (analyze, buffers) ${PLAN_SQL.postgres}`, [projectId, from, to])).rows;
+        return rows.map((r) => r['QUERY PLAN']).join('\n');
+      });
+      server.rss.mark('metrics');
     } finally {
       await client.end();
     }
@@ -668,6 +733,20 @@ function buildTable(results, { summary, ratios }) {
   const rssRow = (label, r) => (r ? [label, '—', `peak RSS ${fmtMb(r.peakKb)}`, '—', '—', `≤ ${TARGETS.peakRssMb} MB`, met(r.peakKb / 1024 <= TARGETS.peakRssMb)] : null);
   rows.push(rssRow('Server peak RSS, SQLite (ingest + reads)', results.rssSqlite));
   if (!cfg.skipPg) rows.push(rssRow('Server peak RSS, PostgreSQL (ingest)', results.rssPg));
+  for (const [engine, m, runs] of [['SQLite', results.metricsSqlite, cfg.runs], ['PostgreSQL', results.metricsPg, cfg.pgRuns]]) {
+    if (!m) continue;
+    const row = (label, t) => [
+      `${label}, ${engine}, ${fmtInt(runs)} runs`,
+      '1 (sequential)',
+      `median ${fmtMs(t.median)} ms (p95 ${fmtMs(t.p95)})`,
+      '—',
+      `${fmtRatio(t.median / m.baseline.median)}× GET /v1/me (${fmtMs(m.baseline.median)} ms)`,
+      `≤ ${TARGETS.metricsMedianMs} ms median`,
+      met(t.median <= TARGETS.metricsMedianMs),
+    ];
+    rows.push(row(`GET …/runs/metrics, last 24 h hourly (${fmtInt(m.runsInRange)} runs)`, m.runsMetrics));
+    rows.push(row(`GET …/monitors/{id}/metrics, last 24 windows of 1 h (${fmtInt(m.monitorRuns)} runs)`, m.monitorMetrics));
+  }
 
   const header = ['Scenario', 'Conns', 'Throughput (median)', 'p99 ms (median)', 'Ratio vs baseline (median of per-round)', 'Target', 'Met'];
   const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
@@ -707,6 +786,10 @@ function rawSection(results, { ratios }) {
     if (r.timeline.length > 0) {
       lines.push(`  - ${label} timeline (runs stored → runs/s over the preceding ~5 s, server RSS): ` + r.timeline.map((t) => `${fmtInt(t.runs)} → ${fmtInt(t.intervalRunsPerSec)} (${fmtMb(t.rssKb)})`).join(' · '));
     }
+  }
+  for (const [label, m] of [['SQLite', results.metricsSqlite], ['PostgreSQL', results.metricsPg]]) {
+    if (!m) continue;
+    lines.push('', `## Metrics query plan, ${label} (the last 24 hours)`, '', '```', m.plan, '```');
   }
   lines.push('', '## Server memory by phase (highest VmRSS sampled every 200 ms)', '');
   for (const [label, rss] of [['SQLite server', results.rssSqlite], ['PostgreSQL server', results.rssPg]]) {

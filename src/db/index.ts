@@ -49,6 +49,17 @@ function withStatementCache(database: BetterSqlite3.Database) {
   };
 }
 
+const sqliteHandles = new WeakMap<Kysely<Database>, BetterSqlite3.Database>();
+
+/**
+ * The SQLite connection behind a Kysely instance (null on PostgreSQL), for the one place that reads
+ * many rows at once: a query Kysely compiled, iterated synchronously as raw arrays (the aggregation of
+ * runs), without an async step per row.
+ */
+export function sqliteHandle(db: Kysely<Database>): BetterSqlite3.Database | null {
+  return sqliteHandles.get(db) ?? null;
+}
+
 /** Opens the configured engine. The PostgreSQL driver is loaded only when it is the one configured. */
 export async function openStorage(config: DatabaseConfig): Promise<Storage> {
   if (config.kind === 'sqlite') {
@@ -63,6 +74,7 @@ export async function openStorage(config: DatabaseConfig): Promise<Storage> {
     // Checkpoint in larger steps: index pages written by many commits are copied back once.
     database.pragma('wal_autocheckpoint = 10000');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+    sqliteHandles.set(db, database);
     return { db, dialect: 'sqlite', close: () => db.destroy() };
   }
   const { default: pgModule } = await import('pg');

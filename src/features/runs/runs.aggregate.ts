@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from '../../db/index.js';
+import { sqliteHandle, type Dialect } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { runFilterWhere, type RunFilters } from './runs.filters.js';
 import type { GroupBy } from './runs.schemas.js';
@@ -78,9 +78,9 @@ class Accumulator {
   add(status: string, latency: number | null, tokens: number | null, cost: number | null): void {
     this.count++;
     if (status === 'failed') this.errorCount++;
-    if (tokens !== null) this.totalTokens += Number(tokens);
-    if (cost !== null) this.cost += Number(cost);
-    if (latency !== null) this.latencies.push(Number(latency));
+    if (tokens !== null) this.totalTokens += tokens;
+    if (cost !== null) this.cost += cost;
+    if (latency !== null) this.latencies.push(latency);
   }
 
   result(): Aggregate {
@@ -97,31 +97,47 @@ class Accumulator {
   }
 }
 
-/** SQLite: one pass over the matching rows (from the covering stream index unless grouping by name). */
+/**
+ * SQLite: one synchronous pass over the matching rows as raw arrays (from the covering stream index
+ * unless grouping by name). The SQL is Kysely's, built with the list's filter code; only the execution
+ * avoids an async step per row, which cost more than the aggregation itself.
+ */
 async function aggregateSqlite(db: Kysely<Database>, input: AggregateInput): Promise<AggregateResult> {
   const groupColumn = input.groupBy === null ? null : GROUP_COLUMN[input.groupBy];
-  const query = matching(db, 'sqlite', input).select([
-    'runs.start_time as t',
-    'runs.status as s',
-    'runs.latency_ms as l',
-    'runs.total_tokens as k',
-    'runs.cost as c',
-    groupColumn === null ? sql<string | null>`null`.as('g') : sql<string | null>`${sql.ref(`runs.${groupColumn}`)}`.as('g'),
-  ]);
-  const cells = new Map<string, { bucket: number; group: string | null; acc: Accumulator }>();
+  const compiled = matching(db, 'sqlite', input)
+    .select([
+      'runs.start_time as t',
+      'runs.status as s',
+      'runs.latency_ms as l',
+      'runs.total_tokens as k',
+      'runs.cost as c',
+      groupColumn === null ? sql<string | null>`null`.as('g') : sql<string | null>`${sql.ref(`runs.${groupColumn}`)}`.as('g'),
+    ])
+    .compile();
+  const handle = sqliteHandle(db);
+  if (!handle) throw new Error('aggregateSqlite needs a SQLite database');
+  const rows = handle.prepare(compiled.sql).raw(true).iterate(...(compiled.parameters as unknown[])) as IterableIterator<[number, string, number | null, number | null, number | null, string | null]>;
+  const { bucketMs, from } = input;
+  const buckets = new Map<number, Map<string | null, Accumulator>>();
   const total = new Accumulator();
-  for await (const row of query.stream()) {
-    const bucket = input.bucketMs === null ? input.from : bucketStart(row.t, input.bucketMs);
-    const key = `${bucket}\u0000${row.g ?? '\u0001'}`;
-    let cell = cells.get(key);
-    if (!cell) {
-      cell = { bucket, group: row.g, acc: new Accumulator() };
-      cells.set(key, cell);
+  for (const [t, s, l, k, c, g] of rows) {
+    const bucket = bucketMs === null ? from : t - ((t % bucketMs) + bucketMs) % bucketMs;
+    let groups = buckets.get(bucket);
+    if (!groups) {
+      groups = new Map();
+      buckets.set(bucket, groups);
     }
-    cell.acc.add(row.s, row.l, row.k, row.c);
-    total.add(row.s, row.l, row.k, row.c);
+    let acc = groups.get(g);
+    if (!acc) {
+      acc = new Accumulator();
+      groups.set(g, acc);
+    }
+    acc.add(s, l, k, c);
+    total.add(s, l, k, c);
   }
-  return { cells: [...cells.values()].map(({ bucket, group, acc }) => ({ bucket, group, ...acc.result() })), total: total.result() };
+  const cells: AggregateCell[] = [];
+  for (const [bucket, groups] of buckets) for (const [group, acc] of groups) cells.push({ bucket, group, ...acc.result() });
+  return { cells, total: total.result() };
 }
 
 /** PostgreSQL: the aggregates (percentile_disc is nearest-rank) computed by the server, per cell and in total. */
