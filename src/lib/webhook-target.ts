@@ -31,7 +31,7 @@ for (const [net, prefix] of [
   blocked.addSubnet(net, prefix, 'ipv4');
 }
 for (const [net, prefix] of [
-  ['::', 128],
+  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible form (::127.0.0.1)
   ['::1', 128],
   ['64:ff9b::', 96], // NAT64 (embeds an IPv4 address)
   ['100::', 64],
@@ -72,7 +72,8 @@ export function webhookUrlFault(raw: string, allowPrivate: boolean): string | nu
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'Must be an absolute http or https URL.';
   if (url.username !== '' || url.password !== '') return 'Must not contain credentials.';
-  const host = hostOf(url).toLowerCase();
+  // A fully qualified name may end with a dot ("localhost." is localhost): judged without it.
+  const host = hostOf(url).toLowerCase().replace(/\.$/, '');
   if (host === '') return 'Must name a host.';
   if (allowPrivate) return null;
   if (isIP(host) !== 0 ? isPrivateAddress(host) : host === 'localhost' || host.endsWith('.localhost') || !host.includes('.')) {
