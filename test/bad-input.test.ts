@@ -11,6 +11,8 @@ interface Fixture {
   runId: string;
   tokenId: string;
   promptId: string;
+  /** A monitor of the fixture's project. */
+  monitorId: string;
 }
 
 interface Route {
@@ -30,6 +32,61 @@ interface Route {
 const validRun = (): Record<string, unknown> => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z' });
 const uniqueName = () => `p-${newId('prj').slice(-12)}`;
 const uniquePromptName = () => `prompt-${newId('prm').slice(-12)}`;
+const validMonitor = (): Record<string, unknown> => ({ name: 'errors', metric: 'error_count', window: '1h', threshold: { op: '>', value: 0 } });
+const monitorPath = (f: Fixture, suffix = '') => `/v1/projects/${f.projectId}/monitors/${f.monitorId}${suffix}`;
+
+const MONITOR_FIELDS: Record<string, unknown[]> = {
+  name: [1, null, [], '', 'x'.repeat(201)],
+  description: [1, null, {}, 'x'.repeat(2001)],
+  filter: [
+    'x',
+    [],
+    1,
+    null,
+    { bogus: 1 },
+    { startedAfter: '2026-11-01T00:00:00.000Z' },
+    { status: 'bogus' },
+    { kind: 1 },
+    { tag: 'x' },
+    { tag: [''] },
+    { tag: Array.from({ length: 11 }, (_, i) => `t${i}`) },
+    { parentRunId: '' },
+    { parentRunId: 1 },
+    { 'metadata.bad key': '1' },
+    { 'metadata.k': 1 },
+    { 'metadata.k': { $ne: null } },
+  ],
+  metric: [1, null, '', 'p99', 'COUNT', 'latency_p90'],
+  window: [1, null, '', '2h', '1H', '30d'],
+  threshold: ['x', 1, [], {}, { op: '!=', value: 1 }, { op: '>' }, { value: 1 }, { op: '>', value: '1' }, { op: '>', value: 1e16 }, { op: '>', value: 1, extra: 1 }],
+  enabled: ['true', 1, null, {}],
+  webhookUrls: ['x', {}, [1], [''], ['ftp://example.com/'], ['not a url'], ['http://127.0.0.1/hook'], ['https://u:p@example.com/'], ['https://a.example.com/', 'https://a.example.com/'], Array.from({ length: 6 }, (_, i) => `https://h${i}.example.com/`)],
+  state: ['ok'],
+  id: ['mon_x'],
+  webhookSecret: ['whsec_x'],
+};
+
+/** Query strings the monitors list refuses. */
+const MONITOR_LIST_JUNK: [string, string][] = [
+  ['state=bogus', 'state'],
+  ['state=OK', 'state'],
+  ['state=', 'state'],
+  ['state=ok&state=alerting', 'state'],
+  ['enabled=yes', 'enabled'],
+  ['enabled=1', 'enabled'],
+  ['enabled=', 'enabled'],
+  ['enabled=true&enabled=false', 'enabled'],
+  ['status=running', 'status'],
+  ['metric=count', 'metric'],
+];
+
+/** Query strings a monitor's metrics refuse (besides the runs metrics' ones). */
+const MONITOR_METRICS_JUNK: [string, string][] = [
+  ['bucket=5m&from=2000-01-01T00:00:00Z', 'bucket'],
+  ['status=failed', 'status'],
+  ['to=2026-11-02', 'to'],
+  ['cursor=x', 'cursor'],
+];
 
 const RUN_FIELDS: Record<string, unknown[]> = {
   id: [1, '', 'null', 'batch', 'metrics', 'has space', 'x'.repeat(129), {}],
@@ -169,6 +226,33 @@ const ROUTES: Route[] = [
     ok: 200,
     fields: { variables: ['x', null, [], { name: null }, { name: {} }, { name: 'x', other: 1 }], version: [0, 'x'], label: ['123', 'Upper', 1], bogus: [1] },
   },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors', path: (f) => `/v1/projects/${f.projectId}/monitors`, query: true, ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/monitors', path: (f) => `/v1/projects/${f.projectId}/monitors`, body: validMonitor, ok: 201, fields: MONITOR_FIELDS },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (f) => monitorPath(f), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/monitors/{monitor_id}',
+    path: (f) => monitorPath(f),
+    body: () => ({ description: 'changed' }),
+    ok: 200,
+    fields: {
+      name: [1, null, ''],
+      metric: ['p99', null],
+      window: ['2h', null],
+      threshold: ['x', {}, { op: '!=', value: 1 }],
+      enabled: ['no', 0, null],
+      filter: ['x', null, { bogus: 1 }, { 'metadata.k': 1 }],
+      webhookUrls: ['x', null, ['javascript:alert(1)'], ['http://169.254.169.254/latest/meta-data/']],
+      state: ['ok'],
+      projectId: ['prj_x'],
+      lastEvaluatedAt: ['2026-11-02T10:00:00.000Z'],
+    },
+  },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (f) => monitorPath(f), ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/metrics', path: (f) => monitorPath(f, '/metrics'), query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/events', path: (f) => monitorPath(f, '/events'), query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/deliveries', path: (f) => monitorPath(f, '/deliveries'), query: true, ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/monitors/{monitor_id}/rotate-secret', path: (f) => monitorPath(f, '/rotate-secret'), ok: 200 },
 ];
 
 const BODY_ROUTES = ROUTES.filter((r) => r.body);
@@ -293,11 +377,13 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     const spare = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'spare' } });
     const prompt = await ctx.request('POST', '/v1/prompts', { token: owner.token, body: { name: uniquePromptName(), template: 'Hi {{name}}' } });
     expect(prompt.statusCode, prompt.body).toBe(201);
-    f = { projectId: project.id, runId: runId!, tokenId: spare.json().id, promptId: prompt.json().id };
+    const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, { token: owner.token, body: validMonitor() });
+    expect(monitor.statusCode, monitor.body).toBe(201);
+    f = { projectId: project.id, runId: runId!, tokenId: spare.json().id, promptId: prompt.json().id, monitorId: monitor.json().id };
   });
 
   /** Ids that name nothing: for requests that must be refused before any lookup. */
-  const nowhere = (): Fixture => ({ projectId: newId('prj'), runId: newId('run'), tokenId: newId('tok'), promptId: newId('prm') });
+  const nowhere = (): Fixture => ({ projectId: newId('prj'), runId: newId('run'), tokenId: newId('tok'), promptId: newId('prm'), monitorId: newId('mon') });
 
   const send = (route: Route, options: { path?: string; payload?: string; contentType?: string; body?: unknown; ids?: Fixture } = {}) => {
     const headers: Record<string, string> = { authorization: `Bearer ${owner.token}` };
@@ -318,7 +404,9 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
           const prompt = await ctx.request('POST', '/v1/prompts', { token: owner.token, body: { name: uniquePromptName(), template: 'x' } });
           const promptId = prompt.json().id as string;
           expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/staging`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
-          ids = { ...f, projectId: project.id, tokenId: token.json().id, promptId };
+          const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, { token: owner.token, body: validMonitor() });
+          expect(monitor.statusCode, monitor.body).toBe(201);
+          ids = { ...f, projectId: project.id, tokenId: token.json().id, promptId, monitorId: monitor.json().id };
         }
         const res = await send(r, { ids, ...(r.body ? { body: r.body() } : {}) });
         expect(res.statusCode, res.body).toBe(r.ok);
@@ -414,6 +502,13 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         [ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/runs'))!, { kind: 'llm' }, ['/name', '/startTime']],
         [ROUTES.find((r) => r.method === 'PATCH' && r.route.endsWith('{run_id}'))!, { status: 'x', cost: -1, tags: 'a' }, ['/status', '/cost', '/tags']],
         [ROUTES.find((r) => r.method === 'PATCH' && r.route === '/v1/projects/{project_id}')!, { name: '', description: 5 }, ['/name', '/description']],
+        [ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/monitors'))!, { name: 1, metric: 'p99', window: '2h', enabled: 'yes', bogus: 1 }, ['/name', '/metric', '/window', '/enabled', '/bogus']],
+        [ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/monitors'))!, { metric: 'count' }, ['/name', '/window']],
+        [
+          ROUTES.find((r) => r.method === 'PATCH' && r.route.endsWith('{monitor_id}'))!,
+          { webhookUrls: ['ftp://x', 'https://ok.example.com/', 'http://10.0.0.1/', 'https://u:p@example.com/'] },
+          ['/webhookUrls/0', '/webhookUrls/2', '/webhookUrls/3'],
+        ],
       ];
       for (const [route, body, pointers] of cases) {
         const errors = expectValidation(await send(route, { body }), { pointers });
@@ -491,6 +586,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             { ...f, runId: junk },
             { ...f, tokenId: junk },
             { ...f, promptId: junk },
+            { ...f, monitorId: junk },
           ]) {
             const url = r.path(ids);
             if (url === r.path(f)) continue;
@@ -537,6 +633,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         ...(r.route === '/v1/prompts' ? PROMPT_LIST_JUNK : []),
         ...(r.route.includes('/runs') ? FILTER_JUNK : []),
         ...(r.route.endsWith('/metrics') ? METRICS_JUNK : []),
+        ...(r.route === '/v1/projects/{project_id}/monitors' ? MONITOR_LIST_JUNK : []),
+        ...(r.route === '/v1/projects/{project_id}/monitors/{monitor_id}/metrics' ? MONITOR_METRICS_JUNK : []),
       ];
       it(`${r.method} ${r.route}: ${junk.length} junk queries → 400 naming the parameter`, async () => {
         for (const [query, parameter] of junk) {
@@ -605,14 +703,23 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         else if (res.statusCode >= 400) expectCleanProblem(res, ['\u0000']);
       };
       for (const r of ID_ROUTES) {
-        for (const key of ['projectId', 'runId', 'tokenId'] as const) {
-          const url = r.path({ ...g, [key]: `${key === 'projectId' ? 'prj' : key === 'runId' ? 'run' : 'tok'}_%00` });
+        for (const key of ['projectId', 'runId', 'tokenId', 'monitorId'] as const) {
+          const url = r.path({ ...g, [key]: `${{ projectId: 'prj', runId: 'run', tokenId: 'tok', monitorId: 'mon' }[key]}_%00` });
           if (url === r.path(g)) continue;
           check(`${r.method} ${url}`, await send(r, { path: url, ...(r.body ? { body: r.body() } : {}) }));
         }
       }
       for (const r of QUERY_ROUTES) {
-        const params = r.route === '/v1/projects' ? ['name'] : r.route.includes('/runs') ? ['name', 'model', 'tag', 'traceId', 'parentRunId', 'metadata.k', 'status'] : ['cursor'];
+        const params =
+          r.route === '/v1/projects'
+            ? ['name']
+            : r.route.includes('/runs')
+              ? ['name', 'model', 'tag', 'traceId', 'parentRunId', 'metadata.k', 'status']
+              : r.route === '/v1/projects/{project_id}/monitors'
+                ? ['state', 'enabled', 'cursor']
+                : r.route.endsWith('/metrics')
+                  ? ['from', 'to', 'bucket']
+                  : ['cursor'];
         for (const param of params) {
           const url = `${r.path(g)}?${param}=a%00b`;
           check(`${r.method} ${url}`, await send(r, { path: url }));
@@ -639,6 +746,20 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       }
       for (const patch of [{ outputs: { a: 'a\u0000b' } }, { tags: ['a\u0000b'] }, { status: 'failed', error: 'a\u0000b' }]) {
         bodies.push([route('PATCH', '{run_id}'), patch]);
+      }
+      bodies.push([route('PATCH', '{monitor_id}'), { description: 'a\u0000b' }]);
+      for (const patch of [
+        { name: 'a\u0000b' },
+        { description: 'a\u0000b' },
+        { filter: { model: 'a\u0000b' } },
+        { filter: { tag: ['a\u0000b'] } },
+        { filter: { 'metadata.k': 'a\u0000b' } },
+        { filter: { parentRunId: 'a\u0000b' } },
+        { webhookUrls: ['https://a\u0000b.example.com/'] },
+        { webhookUrls: ['https://example.com/a\u0000b'] },
+      ]) {
+        bodies.push([route('POST', '/monitors'), { ...validMonitor(), ...patch }]);
+        bodies.push([route('PATCH', '{monitor_id}'), patch]);
       }
       for (const [r, body] of bodies) check(`${r.method} ${r.route} ${JSON.stringify(body)}`, await send(r, { body, ids: g }));
       expect(failures).toEqual([]);
@@ -692,6 +813,33 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
           if (res.statusCode >= 400) expectCleanProblem(res);
         }),
         { numRuns: 150 },
+      );
+    });
+
+    it('a valid monitor with random values in random fields (and in its filter): 201 or 400, never 5xx', async () => {
+      const monitors = ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/monitors'))!;
+      const anyValue = fc.oneof(fc.jsonValue(), fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('\u0000', '\ud800', 'count', '1h', null, [], {}));
+      const filterKey = fc.constantFrom('status', 'kind', 'name', 'tag', 'model', 'traceId', 'parentRunId', 'metadata.k', 'metadata.__proto__', '__proto__', 'startedAfter', 'bogus');
+      const overrides = fc.record({
+        fields: fc.dictionary(fc.constantFrom(...Object.keys(MONITOR_FIELDS)), anyValue, { maxKeys: 3 }),
+        filter: fc.option(fc.dictionary(filterKey, anyValue, { maxKeys: 3 }), { nil: undefined }),
+      });
+      const g: Fixture = { ...f, projectId: (await ctx.make.project(owner.organizationId)).id };
+      await fc.assert(
+        fc.asyncProperty(overrides, async ({ fields, filter }) => {
+          const body = { ...validMonitor(), ...(filter === undefined ? {} : { filter }), ...fields };
+          const res = await send(monitors, { body, ids: g });
+          expect([201, 400], `${res.statusCode} for ${JSON.stringify(body).slice(0, 300)}: ${res.body.slice(0, 300)}`).toContain(res.statusCode);
+          if (res.statusCode >= 400) expectCleanProblem(res);
+          else {
+            // Accepted: it reads back, and its metrics answer.
+            const id = res.json().id as string;
+            expect((await send(ROUTES.find((r) => r.method === 'GET' && r.route.endsWith('{monitor_id}'))!, { ids: { ...g, monitorId: id } })).statusCode).toBe(200);
+            const metrics = await send(ROUTES.find((r) => r.route.endsWith('{monitor_id}/metrics'))!, { ids: { ...g, monitorId: id } });
+            expect(metrics.statusCode, metrics.body.slice(0, 300)).toBe(200);
+          }
+        }),
+        { numRuns: 100 },
       );
     });
 

@@ -18,6 +18,7 @@ const PAT_TYP = 'sl-pat+jwt';
 let seq = 0;
 const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
 const validRun = () => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z', inputs: { question: 'hi' } });
+const validMonitor = () => ({ name: unique('monitor'), metric: 'count', window: '1h', threshold: { op: '<', value: 1 } });
 
 /** An organization as an attacker would find it: an owner with a spare token, a member, a project with a run, an invitation. */
 interface World {
@@ -29,6 +30,9 @@ interface World {
   invitationId: string;
   /** A prompt with versions 1 and 2 and the label `production` on version 1. */
   promptId: string;
+  /** A monitor of the project (its webhook secret was shown once, at creation). */
+  monitorId: string;
+  webhookSecret: string;
 }
 
 async function buildWorld(ctx: TestContext): Promise<World> {
@@ -45,8 +49,22 @@ async function buildWorld(ctx: TestContext): Promise<World> {
   const promptId = prompt.json().id as string;
   expect((await ctx.request('POST', `/v1/prompts/${promptId}/versions`, { token: owner.token, body: { template: 'Hello {{name}}' } })).statusCode).toBe(201);
   expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/production`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
-  return { owner, member, projectId: project.id, runId: runId!, spareTokenId: spare.json().id, invitationId: invitation.json().id, promptId };
+  const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, { token: owner.token, body: validMonitor() });
+  expect(monitor.statusCode, monitor.body).toBe(201);
+  return {
+    owner,
+    member,
+    projectId: project.id,
+    runId: runId!,
+    spareTokenId: spare.json().id,
+    invitationId: invitation.json().id,
+    promptId,
+    monitorId: monitor.json().id,
+    webhookSecret: monitor.json().webhookSecret,
+  };
 }
+
+const monitorPath = (w: World, suffix = '') => `/v1/projects/${w.projectId}/monitors/${w.monitorId}${suffix}`;
 
 interface RouteCase {
   method: Method;
@@ -84,12 +102,22 @@ const ID_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/prompts/{prompt_id}/labels/{label}', path: (w) => `/v1/prompts/${w.promptId}/labels/production`, ok: 204 },
   { method: 'GET', route: '/v1/prompts/{prompt_id}/label-history', path: (w) => `/v1/prompts/${w.promptId}/label-history`, ok: 200 },
   { method: 'POST', route: '/v1/prompts/{prompt_id}/render', path: (w) => `/v1/prompts/${w.promptId}/render`, body: () => ({ variables: { name: 'x' } }), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors', path: (w) => `/v1/projects/${w.projectId}/monitors`, ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/monitors', path: (w) => `/v1/projects/${w.projectId}/monitors`, body: validMonitor, ok: 201 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (w) => monitorPath(w), ok: 200 },
+  { method: 'PATCH', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (w) => monitorPath(w), body: () => ({ enabled: false, webhookUrls: ['https://attacker.example/hook'] }), ok: 200 },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (w) => monitorPath(w), ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/metrics', path: (w) => monitorPath(w, '/metrics'), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/events', path: (w) => monitorPath(w, '/events'), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/deliveries', path: (w) => monitorPath(w, '/deliveries'), ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/monitors/{monitor_id}/rotate-secret', path: (w) => monitorPath(w, '/rotate-secret'), ok: 200 },
 ];
 
 /** API5: every admin-only route, with what an admin gets. */
 const ADMIN_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/projects/{project_id}', path: (w) => `/v1/projects/${w.projectId}`, ok: 204 },
   { method: 'DELETE', route: '/v1/prompts/{prompt_id}', path: (w) => `/v1/prompts/${w.promptId}`, ok: 204 },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (w) => monitorPath(w), ok: 204 },
   { method: 'PATCH', route: '/v1/organization (name)', path: () => '/v1/organization', body: () => ({ name: unique('renamed') }), ok: 200 },
   { method: 'PATCH', route: '/v1/organization (allowedOrigins)', path: () => '/v1/organization', body: () => ({ allowedOrigins: ['https://attacker.example'] }), ok: 200 },
   { method: 'PATCH', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, body: () => ({ role: 'viewer' }), ok: 200 },
@@ -119,6 +147,11 @@ async function snapshot(ctx: TestContext, w: World) {
   const prompt = await get(`/v1/prompts/${w.promptId}`);
   const promptVersions = await get(`/v1/prompts/${w.promptId}/versions?limit=100`);
   const promptHistory = await get(`/v1/prompts/${w.promptId}/label-history?limit=100`);
+  const monitors = await get(`/v1/projects/${w.projectId}/monitors?limit=100`);
+  const monitorEvents = await get(`${monitorPath(w, '/events')}?limit=100`);
+  // The monitor as stored (its sealed signing secret included), less what its evaluation moves by itself.
+  const monitorRow = await ctx.database.storage.db.selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
+  const { last_evaluated_at: _at, next_evaluation_at: _next, lease_owner: _owner, lease_until: _until, ...monitor } = monitorRow ?? ({} as Record<string, unknown>);
   const items = (x: { body: Record<string, unknown> | null }) => (x.body?.items ?? []) as Record<string, unknown>[];
   return {
     org,
@@ -131,6 +164,9 @@ async function snapshot(ctx: TestContext, w: World) {
     prompt,
     promptVersions: items(promptVersions).map((v) => v.version),
     promptHistory: items(promptHistory).map((e) => e.id),
+    monitor,
+    monitors: items(monitors).map((m) => m.id),
+    monitorEvents: items(monitorEvents).map((e) => e.id),
   };
 }
 
@@ -168,15 +204,24 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
 
         const res = await send(ctx, outsider, r, w);
         const body = expectProblem(res, 404, 'not-found');
-        expectCleanProblem(res, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId, w.promptId]);
+        expectCleanProblem(res, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId, w.promptId, w.monitorId]);
 
         // Indistinguishable from an id that does not exist at all.
-        const ghost: World = { ...w, projectId: newId('prj'), runId: newId('run'), spareTokenId: newId('tok'), invitationId: newId('inv'), promptId: newId('prm'), member: { ...w.member, userId: newId('usr') } };
+        const ghost: World = {
+          ...w,
+          projectId: newId('prj'),
+          runId: newId('run'),
+          spareTokenId: newId('tok'),
+          invitationId: newId('inv'),
+          promptId: newId('prm'),
+          monitorId: newId('mon'),
+          member: { ...w.member, userId: newId('usr') },
+        };
         const missing = await send(ctx, outsider, r, ghost);
         const body2 = expectProblem(missing, 404, 'not-found');
         const strip = (b: Record<string, unknown>, ids: string[]) => ids.reduce((d, id) => d.split(id).join('<id>'), String(b.detail));
-        expect(strip(body, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId, w.promptId])).toBe(
-          strip(body2, [ghost.projectId, ghost.runId, ghost.spareTokenId, ghost.member.userId, ghost.invitationId, ghost.promptId]),
+        expect(strip(body, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId, w.promptId, w.monitorId])).toBe(
+          strip(body2, [ghost.projectId, ghost.runId, ghost.spareTokenId, ghost.member.userId, ghost.invitationId, ghost.promptId, ghost.monitorId]),
         );
 
         expect(await snapshot(ctx, w)).toEqual(before);
@@ -185,6 +230,19 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
         expect(own.statusCode, own.body).toBe(r.ok);
       });
     }
+
+    it("a monitor id of another organization, sent through the attacker's own project: 404 on every monitor route, nothing changes", async () => {
+      const w = await buildWorld(ctx);
+      const before = await snapshot(ctx, w);
+      const attacker: World = { ...w, projectId: outsiderProjectId };
+      for (const r of ID_ROUTES.filter((x) => x.route.includes('{monitor_id}'))) {
+        const res = await send(ctx, outsider, r, attacker);
+        expectProblem(res, 404, 'not-found');
+        expectCleanProblem(res, [w.monitorId, outsiderProjectId]);
+        expect(res.body.includes(w.webhookSecret), r.route).toBe(false);
+      }
+      expect(await snapshot(ctx, w)).toEqual(before);
+    });
 
     it("a runs cursor replayed by another organization's caller: 404 on the victim's project (the project check comes first and must not reveal it), 400 `Cursor is malformed.` on the caller's own project (the cursor is bound to organization and project)", async () => {
       const w = await buildWorld(ctx);
@@ -317,6 +375,11 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
         `/v1/projects/${w.projectId}/runs`,
         `/v1/projects/${w.projectId}/runs/${runId}`,
         `/v1/projects/${w.projectId}/runs/metrics`,
+        `/v1/projects/${w.projectId}/monitors`,
+        monitorPath(w),
+        monitorPath(w, '/metrics'),
+        monitorPath(w, '/events'),
+        monitorPath(w, '/deliveries'),
         '/.well-known/jwks.json',
       ]) {
         const res = await ctx.request('GET', url, { token: w.owner.token });
@@ -337,12 +400,23 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
           return [k.private_key];
         }
       });
-      const secrets = [...tokenRows.map((r) => r.token_hash), runRow.content_hash, ...privateParts, tokenHash(w.owner.token), tokenHash(mintedToken)].filter((s) => s && s.length >= 16);
-      expect(secrets.length).toBeGreaterThanOrEqual(4);
+      const monitorRow = await db().selectFrom('monitors').select(['webhook_secret']).where('id', '=', w.monitorId).executeTakeFirstOrThrow();
+      const secrets = [
+        ...tokenRows.map((r) => r.token_hash),
+        runRow.content_hash,
+        ...privateParts,
+        tokenHash(w.owner.token),
+        tokenHash(mintedToken),
+        monitorRow.webhook_secret,
+        // The webhook signing secret is shown once, in the answer that creates (or rotates) it; never again.
+        w.webhookSecret,
+        w.webhookSecret.slice('whsec_'.length),
+      ].filter((s) => s && s.length >= 16);
+      expect(secrets.length).toBeGreaterThanOrEqual(7);
 
       for (const [url, res] of walk) {
         const keys = keysOf(res.json());
-        for (const k of SECRET_KEYS) expect(keys.has(k), `${url} exposes "${k}": ${res.body.slice(0, 300)}`).toBe(false);
+        for (const k of [...SECRET_KEYS, 'webhookSecret', 'webhook_secret']) expect(keys.has(k), `${url} exposes "${k}": ${res.body.slice(0, 300)}`).toBe(false);
         for (const k of keys) expect(k, `${url} exposes a storage column`).not.toMatch(/_/);
         for (const s of secrets) expect(res.body.includes(s), `${url} leaks a stored secret`).toBe(false);
         // The token string itself appears only in the one answer that mints it.
@@ -359,6 +433,7 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
     it('mass assignment is refused: role, ids, timestamps, organization and plan in bodies → 400 naming the field, nothing changes', async () => {
       const w = await buildWorld(ctx);
       const orgBefore = (await ctx.request('GET', '/v1/organization', { token: w.owner.token })).json();
+      const monitorsBefore = await snapshot(ctx, w);
       const projectBefore = (await ctx.request('GET', `/v1/projects/${w.projectId}`, { token: w.owner.token })).json();
       const cases: [Method, string, Record<string, unknown>, string][] = [
         ['POST', '/v1/projects', { name: unique('p'), role: 'admin' }, '/role'],
@@ -382,6 +457,15 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
         ['POST', '/v1/tokens', { name: 'x', role: 'owner' }, '/role'],
         ['POST', '/v1/tokens', { name: 'x', userId: outsider.userId }, '/userId'],
         ['POST', '/v1/tokens', { name: 'x', organizationId: outsider.organizationId }, '/organizationId'],
+        ['POST', `/v1/projects/${w.projectId}/monitors`, { ...validMonitor(), state: 'ok' }, '/state'],
+        ['POST', `/v1/projects/${w.projectId}/monitors`, { ...validMonitor(), id: newId('mon') }, '/id'],
+        ['POST', `/v1/projects/${w.projectId}/monitors`, { ...validMonitor(), projectId: outsiderProjectId }, '/projectId'],
+        ['POST', `/v1/projects/${w.projectId}/monitors`, { ...validMonitor(), webhookSecret: 'whsec_chosen-by-the-attacker' }, '/webhookSecret'],
+        ['POST', `/v1/projects/${w.projectId}/monitors`, { ...validMonitor(), lastEvaluatedAt: '2020-01-01T00:00:00.000Z' }, '/lastEvaluatedAt'],
+        ['PATCH', monitorPath(w), { state: 'ok' }, '/state'],
+        ['PATCH', monitorPath(w), { projectId: outsiderProjectId }, '/projectId'],
+        ['PATCH', monitorPath(w), { name: 'x', webhookSecret: 'whsec_chosen-by-the-attacker' }, '/webhookSecret'],
+        ['PATCH', monitorPath(w), { createdAt: '2020-01-01T00:00:00.000Z' }, '/createdAt'],
       ];
       for (const [method, url, body, pointer] of cases) {
         const res = await ctx.request(method, url, { token: w.owner.token, body });
@@ -398,6 +482,8 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
 
       expect((await ctx.request('GET', '/v1/organization', { token: w.owner.token })).json()).toEqual(orgBefore);
       expect((await ctx.request('GET', `/v1/projects/${w.projectId}`, { token: w.owner.token })).json()).toEqual(projectBefore);
+      const after = await snapshot(ctx, w);
+      expect([after.monitor, after.monitors]).toEqual([monitorsBefore.monitor, monitorsBefore.monitors]);
       expect((await ctx.request('GET', '/v1/me', { token: w.member.token })).json().role).toBe('member');
       const outsiderProjects = (await ctx.request('GET', '/v1/projects?limit=100', { token: outsider.token })).json().items as { id: string }[];
       expect(outsiderProjects.map((p) => p.id)).toEqual([outsiderProjectId]);
@@ -463,6 +549,31 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
       });
     }
 
+    it('monitors: a viewer can read but not create, edit, pause or rotate the secret of one (403, nothing changes); a member can', async () => {
+      const w = await buildWorld(ctx);
+      const viewer = await ctx.make.caller({ role: 'viewer', organizationId: w.owner.organizationId });
+      const writes = ID_ROUTES.filter((r) => r.route.includes('/monitors') && r.method !== 'GET' && r.method !== 'DELETE');
+      expect(writes.map((r) => `${r.method} ${r.route}`)).toEqual([
+        'POST /v1/projects/{project_id}/monitors',
+        'PATCH /v1/projects/{project_id}/monitors/{monitor_id}',
+        'POST /v1/projects/{project_id}/monitors/{monitor_id}/rotate-secret',
+      ]);
+      const before = await snapshot(ctx, w);
+      for (const r of writes) {
+        const res = await send(ctx, viewer, r, w);
+        expectProblem(res, 403, 'forbidden');
+        expectCleanProblem(res, [w.projectId, w.monitorId]);
+      }
+      expect(await snapshot(ctx, w)).toEqual(before);
+      for (const r of ID_ROUTES.filter((x) => x.route.includes('/monitors') && x.method === 'GET')) {
+        expect((await send(ctx, viewer, r, w)).statusCode, r.route).toBe(200);
+      }
+      for (const r of writes) {
+        const res = await send(ctx, w.member, r, w);
+        expect(res.statusCode, `${r.route}: ${res.body}`).toBe(r.ok);
+      }
+    });
+
     it('no privilege escalation: a member cannot promote themselves, an admin cannot grant owner, a non-admin cannot revoke a colleague’s token', async () => {
       const w = await buildWorld(ctx);
       const admin = await ctx.make.caller({ role: 'admin', organizationId: w.owner.organizationId });
@@ -491,6 +602,49 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
       expectProblem(await ctx.request('POST', '/v1/projects', { token: admin.token, body: { name: unique('p') } }), 403, 'forbidden');
       expect((await ctx.request('GET', '/v1/me', { token: admin.token })).json().role).toBe('viewer');
       expect((await ctx.request('GET', `/v1/projects/${w.projectId}`, { token: admin.token })).statusCode).toBe(200);
+    });
+  });
+
+  // ───────────────────────────── API7:2023 Server Side Request Forgery ─────────────────────────────
+  describe('API7:2023 Server Side Request Forgery', () => {
+    const REFUSED_TARGETS = [
+      'http://127.0.0.1/hook',
+      'http://127.1/hook',
+      'http://2130706433/hook', // 127.0.0.1 as one number
+      'http://0x7f000001/hook',
+      'http://localhost:8080/hook',
+      'http://api.localhost/hook',
+      'http://[::1]/hook',
+      'http://[::ffff:127.0.0.1]/hook',
+      'http://169.254.169.254/latest/meta-data/', // cloud metadata
+      'http://10.0.0.1/hook',
+      'http://172.16.5.4/hook',
+      'http://192.168.1.1/hook',
+      'http://[fd00::1]/hook',
+      'http://[fe80::1]/hook',
+      'http://0.0.0.0/hook',
+      'http://intranet/hook', // a single-label name resolves on the local network
+      'file:///etc/passwd',
+      'gopher://example.com/',
+      'ftp://example.com/',
+      'https://user:pass@example.com/hook',
+      'not a url',
+    ];
+
+    it('a monitor webhook URL on a private, loopback, link-local or metadata address, or not http(s), is refused (400 naming it) on create and on edit; nothing is stored', async () => {
+      const w = await buildWorld(ctx);
+      const before = await snapshot(ctx, w);
+      for (const url of REFUSED_TARGETS) {
+        const created = await ctx.request('POST', `/v1/projects/${w.projectId}/monitors`, { token: w.owner.token, body: { ...validMonitor(), webhookUrls: ['https://hooks.example.com/ok', url] } });
+        expectValidation(created, { pointers: ['/webhookUrls/1'] }, [url]);
+        const patched = await ctx.request('PATCH', monitorPath(w), { token: w.owner.token, body: { webhookUrls: [url] } });
+        expectValidation(patched, { pointers: ['/webhookUrls/0'] }, [url]);
+      }
+      expect(await snapshot(ctx, w)).toEqual(before);
+      // Control: a public https URL is accepted.
+      const ok = await ctx.request('PATCH', monitorPath(w), { token: w.owner.token, body: { webhookUrls: ['https://hooks.example.com/sightline'] } });
+      expect(ok.statusCode, ok.body).toBe(200);
+      expect(ok.json().webhookUrls).toEqual(['https://hooks.example.com/sightline']);
     });
   });
 

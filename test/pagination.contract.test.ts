@@ -7,9 +7,11 @@
  * every descriptor, on every engine. A new list endpoint gets the whole suite by adding one descriptor.
  */
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { Role } from '../src/auth/permissions.js';
 import { TokenService } from '../src/auth/tokens.js';
 import { createInvitation } from '../src/features/organizations/invitations.repo.js';
@@ -67,6 +69,7 @@ interface Parent {
   path: string;
   projectId?: string;
   promptId?: string;
+  monitorId?: string;
 }
 
 interface FilterPair {
@@ -482,7 +485,257 @@ function listEndpoints(ctx: TestContext) {
     filterEquivalents: [],
   });
 
-  return { lists: [runs, projects, tokens, invitations, organizationTokens, prompts, versions, labelHistory] as ListEndpoint[], runs, principal };
+  // ------------------------------------------------------------------ monitors (api.md 4.5)
+
+  /**
+   * A monitor through the API: `count < 1` over 5 minutes on a project without runs, so it alerts from
+   * its creation on (its state then changes only when it is paused or resumed).
+   */
+  async function newMonitor(who: Principal, projectId: string, body: Record<string, unknown> = {}): Promise<Item> {
+    return created(
+      await ctx.request('POST', `/v1/projects/${projectId}/monitors`, {
+        token: who.token,
+        body: { name: uniq('mon'), metric: 'count', window: '5m', threshold: { op: '<', value: 1 }, ...body },
+      }),
+    );
+  }
+
+  /** Pauses the monitor if it runs, resumes it if paused: each toggle records exactly one event. */
+  async function toggle(parent: Parent): Promise<void> {
+    const row = await db().selectFrom('monitors').select('enabled').where('id', '=', parent.monitorId!).executeTakeFirstOrThrow();
+    const res = await ctx.request('PATCH', `/v1/projects/${parent.projectId}/monitors/${parent.monitorId}`, {
+      token: parent.principal.token,
+      body: { enabled: Number(row.enabled) !== 1 },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+  }
+
+  /** The one row a step added to a monitor's table (by difference, so ties in time cannot confuse it). */
+  async function addedRow(table: 'monitor_events' | 'webhook_attempts', monitorId: string, step: () => Promise<void>): Promise<Row> {
+    const ids = async () => db().selectFrom(table).select(['id', 'created_at']).where('monitor_id', '=', monitorId).execute();
+    const before = new Set((await ids()).map((r) => r.id));
+    await step();
+    const added = (await ids()).filter((r) => !before.has(r.id));
+    expect(added, `${table}: one new row`).toHaveLength(1);
+    return { id: added[0]!.id, key: Number(added[0]!.created_at) };
+  }
+
+  const monitors = defineList({
+    name: 'monitors',
+    perUser: false,
+    async fresh(p) {
+      const who = p ?? (await principal());
+      const project = await ctx.make.project(who.organizationId);
+      return { principal: who, path: `/v1/projects/${project.id}/monitors`, projectId: project.id };
+    },
+    async sibling(parent) {
+      return monitors.fresh(parent.principal);
+    },
+    async insert(parent, keys) {
+      // Enabled, no data yet and not due: seed rows match every `from` filter below.
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const id = newId('mon', key);
+        await db()
+          .insertInto('monitors')
+          .values({
+            id,
+            project_id: parent.projectId!,
+            name: uniq('mon'),
+            description: '',
+            filter: '{}',
+            metric: 'count',
+            window_size: '1h',
+            threshold_op: null,
+            threshold_value: null,
+            enabled: 1,
+            state: 'no_data',
+            last_value: null,
+            last_count: null,
+            last_evaluated_at: null,
+            webhook_urls: '[]',
+            webhook_secret: 'not-a-sealed-secret',
+            next_evaluation_at: Number.MAX_SAFE_INTEGER,
+            lease_owner: null,
+            lease_until: null,
+            created_at: key,
+            updated_at: key,
+          })
+          .execute();
+        rows.push({ id, key });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const monitor = await created(
+        await ctx.request('POST', parent.path, { token: parent.principal.token, body: { name: uniq('mon-api'), metric: 'count', window: '1h' } }),
+      );
+      return { id: monitor.id as string, key: Date.parse(monitor.createdAt as string) };
+    },
+    async remove(parent, id) {
+      const res = await ctx.request('DELETE', `${parent.path}/${id}`, { token: parent.principal.token });
+      expect(res.statusCode, res.body).toBe(204);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [
+      { from: '', to: 'state=no_data' },
+      { from: 'state=no_data', to: 'state=alerting' },
+      { from: 'state=no_data', to: '' },
+      { from: '', to: 'enabled=true' },
+      { from: 'enabled=true', to: 'enabled=false' },
+      { from: 'enabled=true', to: '' },
+      { from: 'state=no_data', to: 'state=no_data&enabled=true' },
+    ],
+    filterEquivalents: [{ from: 'state=no_data&enabled=true', to: 'enabled=true&state=no_data' }],
+  });
+
+  const monitorEvents = defineList({
+    name: 'monitor events',
+    perUser: false,
+    async fresh(p) {
+      const who = p ?? (await principal());
+      const project = await ctx.make.project(who.organizationId);
+      const monitor = await newMonitor(who, project.id);
+      // An empty list: the event of its first evaluation removed.
+      await db().deleteFrom('monitor_events').where('monitor_id', '=', monitor.id as string).execute();
+      return { principal: who, path: `/v1/projects/${project.id}/monitors/${monitor.id}/events`, projectId: project.id, monitorId: monitor.id as string };
+    },
+    async sibling(parent) {
+      // Another monitor of the same project: the cursor is bound to the monitor, not only the project.
+      const monitor = await newMonitor(parent.principal, parent.projectId!);
+      await db().deleteFrom('monitor_events').where('monitor_id', '=', monitor.id as string).execute();
+      return { ...parent, path: `/v1/projects/${parent.projectId}/monitors/${monitor.id}/events`, monitorId: monitor.id as string };
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const id = newId('mev', key);
+        await db()
+          .insertInto('monitor_events')
+          .values({
+            id,
+            monitor_id: parent.monitorId!,
+            project_id: parent.projectId!,
+            from_state: 'no_data',
+            to_state: 'alerting',
+            value: 0,
+            count: 0,
+            threshold_op: '<',
+            threshold_value: 1,
+            window_start: key - 300_000,
+            window_end: key,
+            reason: 'evaluated',
+            created_at: key,
+          })
+          .execute();
+        rows.push({ id, key });
+      }
+      return rows;
+    },
+    async create(parent) {
+      // Pausing (alerting → no_data) or resuming (no_data → alerting): one event, stamped now.
+      return addedRow('monitor_events', parent.monitorId!, () => toggle(parent));
+    },
+    async remove(parent, id) {
+      // Events are a history the API never deletes one of: removing one is a database matter.
+      const result = await db().deleteFrom('monitor_events').where('monitor_id', '=', parent.monitorId!).where('id', '=', id).executeTakeFirst();
+      expect(Number(result.numDeletedRows)).toBe(1);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [],
+    filterEquivalents: [],
+  });
+
+  /** A webhook receiver on loopback that accepts every delivery (the suite allows private targets). */
+  let receiver: Promise<{ server: Server; url: string }> | null = null;
+  function webhookReceiver() {
+    receiver ??= new Promise((resolve, reject) => {
+      const server = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          res.statusCode = 204;
+          res.end();
+        });
+      });
+      server.on('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` }));
+    });
+    return receiver;
+  }
+  afterAll(async () => {
+    if (!receiver) return;
+    const { server } = await receiver;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  async function deliveriesOf(who: Principal, projectId: string): Promise<Parent> {
+    const monitor = await newMonitor(who, projectId);
+    // Webhooks added after the first evaluation: no delivery until the monitor's state next changes.
+    const res = await ctx.request('PATCH', `/v1/projects/${projectId}/monitors/${monitor.id}`, { token: who.token, body: { webhookUrls: [(await webhookReceiver()).url] } });
+    expect(res.statusCode, res.body).toBe(200);
+    return { principal: who, path: `/v1/projects/${projectId}/monitors/${monitor.id}/deliveries`, projectId, monitorId: monitor.id as string };
+  }
+
+  const monitorDeliveries = defineList({
+    name: 'monitor deliveries',
+    perUser: false,
+    async fresh(p) {
+      const who = p ?? (await principal());
+      return deliveriesOf(who, (await ctx.make.project(who.organizationId)).id);
+    },
+    async sibling(parent) {
+      return deliveriesOf(parent.principal, parent.projectId!);
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const id = newId('wha', key);
+        await db()
+          .insertInto('webhook_attempts')
+          .values({
+            id,
+            delivery_id: newId('whd', key),
+            monitor_id: parent.monitorId!,
+            event_id: newId('mev', key),
+            url: 'https://hooks.example.test/sightline',
+            attempt: 1,
+            outcome: 'succeeded',
+            response_status: 204,
+            latency_ms: 12,
+            error: null,
+            next_attempt_at: null,
+            created_at: key,
+          })
+          .execute();
+        rows.push({ id, key });
+      }
+      return rows;
+    },
+    async create(parent) {
+      // A state change queues a delivery; the delivery worker's attempt is the new row, stamped now.
+      return addedRow('webhook_attempts', parent.monitorId!, async () => {
+        await toggle(parent);
+        await ctx.app.monitoring.deliverDue();
+      });
+    },
+    async remove(parent, id) {
+      // Attempts are a log the API never deletes one of: removing one is a database matter.
+      const result = await db().deleteFrom('webhook_attempts').where('monitor_id', '=', parent.monitorId!).where('id', '=', id).executeTakeFirst();
+      expect(Number(result.numDeletedRows)).toBe(1);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [],
+    filterEquivalents: [],
+  });
+
+  return {
+    lists: [runs, projects, tokens, invitations, organizationTokens, prompts, versions, labelHistory, monitors, monitorEvents, monitorDeliveries] as ListEndpoint[],
+    runs,
+    principal,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1060,5 +1313,6 @@ describeEachDialect(
       });
     });
   },
-  { env: { SIGHTLINE_RATE_LIMIT: '10000000' } },
+  // Private webhook targets allowed: the monitor deliveries list gets its new rows from a loopback receiver.
+  { env: { SIGHTLINE_RATE_LIMIT: '10000000', SIGHTLINE_WEBHOOK_ALLOW_PRIVATE: 'true' } },
 );

@@ -15,6 +15,8 @@ interface Ids {
   tokenId: string;
   /** A prompt with versions 1 and 2 and the label `production` on version 1. */
   promptId: string;
+  /** A monitor of the project. */
+  monitorId: string;
 }
 
 interface RouteCase {
@@ -30,6 +32,8 @@ interface RouteCase {
 }
 
 const validRun = () => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z', inputs: { q: 'hi' } });
+const validMonitor = () => ({ name: 'errors', metric: 'error_count', window: '1h', threshold: { op: '>', value: 0 } });
+const monitorPath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/monitors/${i.monitorId}${suffix}`;
 
 /** Every /v1 route that takes an id. Add new id-taking routes here. */
 const ID_ROUTES: RouteCase[] = [
@@ -54,6 +58,15 @@ const ID_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/prompts/{prompt_id}/labels/{label}', path: (i) => `/v1/prompts/${i.promptId}/labels/production`, ok: 204, adminOnly: false },
   { method: 'GET', route: '/v1/prompts/{prompt_id}/label-history', path: (i) => `/v1/prompts/${i.promptId}/label-history`, ok: 200 },
   { method: 'POST', route: '/v1/prompts/{prompt_id}/render', path: (i) => `/v1/prompts/${i.promptId}/render`, body: () => ({ variables: { name: 'x' } }), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors', path: (i) => `/v1/projects/${i.projectId}/monitors`, ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/monitors', path: (i) => `/v1/projects/${i.projectId}/monitors`, body: validMonitor, ok: 201 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (i) => monitorPath(i), ok: 200 },
+  { method: 'PATCH', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (i) => monitorPath(i), body: () => ({ name: 'hijacked', enabled: false }), ok: 200 },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (i) => monitorPath(i), ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/metrics', path: (i) => monitorPath(i, '/metrics'), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/events', path: (i) => monitorPath(i, '/events'), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/deliveries', path: (i) => monitorPath(i, '/deliveries'), ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/monitors/{monitor_id}/rotate-secret', path: (i) => monitorPath(i, '/rotate-secret'), ok: 200 },
 ];
 
 const adminOnly = (r: RouteCase) => r.adminOnly ?? r.method === 'DELETE';
@@ -85,7 +98,9 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const promptId = prompt.json().id as string;
     expect((await ctx.request('POST', `/v1/prompts/${promptId}/versions`, { token: owner.token, body: { template: 'Hello {{name}}' } })).statusCode).toBe(201);
     expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/production`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
-    return { owner, projectId: project.id, runId: runId!, tokenId: owner.tokenId, promptId };
+    const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, { token: owner.token, body: { name: 'latency', metric: 'latency_p95', window: '1h', threshold: { op: '>', value: 1000 } } });
+    expect(monitor.statusCode, monitor.body).toBe(201);
+    return { owner, projectId: project.id, runId: runId!, tokenId: owner.tokenId, promptId, monitorId: monitor.json().id as string };
   }
 
   const send = (caller: Caller, r: RouteCase, ids: Ids) => ctx.request(r.method, r.path(ids), { token: caller.token, ...(r.body ? { body: r.body() } : {}) });
@@ -100,6 +115,11 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const versions = await ctx.request('GET', `/v1/prompts/${w.promptId}/versions?limit=100`, { token: w.owner.token });
     const history = await ctx.request('GET', `/v1/prompts/${w.promptId}/label-history?limit=100`, { token: w.owner.token });
     const prompts = await ctx.request('GET', '/v1/prompts?limit=100', { token: w.owner.token });
+    const monitors = await ctx.request('GET', `/v1/projects/${w.projectId}/monitors?limit=100`, { token: w.owner.token });
+    const events = await ctx.request('GET', `/v1/projects/${w.projectId}/monitors/${w.monitorId}/events?limit=100`, { token: w.owner.token });
+    // The monitor as stored (its signing secret included), less what its evaluation moves by itself.
+    const monitorRow = await db().selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
+    const { last_evaluated_at: _at, next_evaluation_at: _next, lease_owner: _owner, lease_until: _until, ...monitor } = monitorRow ?? ({} as Record<string, unknown>);
     return {
       project: [project.statusCode, project.body],
       run: [run.statusCode, run.body],
@@ -109,6 +129,9 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       promptVersions: [versions.statusCode, versions.json().items?.length],
       promptHistory: [history.statusCode, history.json().items?.length],
       prompts: [prompts.statusCode, prompts.json().items?.length],
+      monitor,
+      monitors: [monitors.statusCode, monitors.json().items?.length],
+      monitorEvents: [events.statusCode, events.json().items?.length],
     };
   }
 
@@ -127,12 +150,14 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
 
       const res = await send(outsider, r, w);
       const body = expectProblem(res, 404, 'not-found');
-      expectCleanProblem(res, [w.projectId, w.runId, w.tokenId, w.promptId]);
+      expectCleanProblem(res, [w.projectId, w.runId, w.tokenId, w.promptId, w.monitorId]);
 
-      const missing: Ids = { projectId: newId('prj'), runId: newId('run'), tokenId: newId('tok'), promptId: newId('prm') };
+      const missing: Ids = { projectId: newId('prj'), runId: newId('run'), tokenId: newId('tok'), promptId: newId('prm'), monitorId: newId('mon') };
       const res2 = await send(outsider, r, missing);
       const body2 = expectProblem(res2, 404, 'not-found');
-      expect(normalized(body, [w.projectId, w.runId, w.tokenId, w.promptId])).toEqual(normalized(body2, [missing.projectId, missing.runId, missing.tokenId, missing.promptId]));
+      expect(normalized(body, [w.projectId, w.runId, w.tokenId, w.promptId, w.monitorId])).toEqual(
+        normalized(body2, [missing.projectId, missing.runId, missing.tokenId, missing.promptId, missing.monitorId]),
+      );
 
       expect(await snapshot(w)).toEqual(before);
 
@@ -159,6 +184,34 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       const res = await send(w.owner, r, { ...w, projectId: second.id });
       expectProblem(res, 404, 'not-found');
     }
+  });
+
+  it("a monitor of another organization's project, addressed through the caller's own project: 404, as a missing one, and nothing changes", async () => {
+    const w = await world();
+    const outsider = await world();
+    const before = await snapshot(w);
+    for (const r of ID_ROUTES.filter((x) => x.route.includes('{monitor_id}'))) {
+      const res = await send(outsider.owner, r, { ...outsider, monitorId: w.monitorId });
+      const body = expectProblem(res, 404, 'not-found');
+      expectCleanProblem(res, [w.monitorId, outsider.projectId]);
+      const missing = newId('mon');
+      const body2 = expectProblem(await send(outsider.owner, r, { ...outsider, monitorId: missing }), 404, 'not-found');
+      expect(normalized(body, [w.monitorId]), r.route).toEqual(normalized(body2, [missing]));
+    }
+    expect(await snapshot(w)).toEqual(before);
+    // The outsider's own monitor is still theirs.
+    expect((await send(outsider.owner, ID_ROUTES.find((x) => x.method === 'GET' && x.route.endsWith('{monitor_id}'))!, outsider)).statusCode).toBe(200);
+  });
+
+  it('a monitor of another project of the same organization, addressed through the wrong project: 404', async () => {
+    const w = await world();
+    const second = await ctx.make.project(w.owner.organizationId);
+    const before = await snapshot(w);
+    for (const r of ID_ROUTES.filter((x) => x.route.includes('{monitor_id}'))) {
+      const res = await send(w.owner, r, { ...w, projectId: second.id });
+      expectProblem(res, 404, 'not-found');
+    }
+    expect(await snapshot(w)).toEqual(before);
   });
 
   it("lists never show another organization's projects or tokens", async () => {
@@ -210,7 +263,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
   });
 
   for (const role of ['admin', 'owner'] as Role[]) {
-    it(`an ${role} deletes a project with its runs`, async () => {
+    it(`an ${role} deletes a project with its runs and monitors`, async () => {
       const w = await world();
       const caller = await ctx.make.caller({ role, organizationId: w.owner.organizationId });
       const res = await ctx.request('DELETE', `/v1/projects/${w.projectId}`, { token: caller.token });
@@ -220,6 +273,9 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       expectProblem(await ctx.request('GET', `/v1/projects/${w.projectId}/runs/${w.runId}`, { token: caller.token }), 404, 'not-found');
       const left = await db().selectFrom('runs').select('id').where('project_id', '=', w.projectId).execute();
       expect(left).toEqual([]);
+      // Its monitors and their events go with it.
+      expect(await db().selectFrom('monitors').select('id').where('project_id', '=', w.projectId).execute()).toEqual([]);
+      expect(await db().selectFrom('monitor_events').select('id').where('monitor_id', '=', w.monitorId).execute()).toEqual([]);
     });
   }
 
