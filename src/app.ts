@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import { Type } from '@sinclair/typebox';
 import swaggerUi from '@fastify/swagger-ui';
@@ -6,10 +6,14 @@ import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { accessHook } from './auth/hook.js';
+import { createDevProvider, DEV_CLIENT_ID, DEV_IDP_PATH, mountedHandler, type RawHandler } from './auth/dev-idp.js';
+import { OidcClient } from './auth/oidc.js';
+import { SessionService, sessionCookieName } from './auth/sessions.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
 import type { Storage } from './db/index.js';
 import type { App, Deps } from './deps.js';
+import { authRoutes } from './features/auth/auth.routes.js';
 import { meRoutes } from './features/me/me.routes.js';
 import { monitorRoutes } from './features/monitors/monitors.routes.js';
 import { MonitorSchema } from './features/monitors/monitors.schemas.js';
@@ -77,6 +81,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     app.log.error({ err: error }, 'rate-limit store failed; allowing requests until it is back'),
   );
   const cors = new CorsPolicy(storage.db, config.publicUrl);
+  const sessions = new SessionService(storage.db, tokens, config, clock);
+  const sessionCookie = sessionCookieName(config.publicUrl);
   const monitoring = new Monitoring(
     storage.db,
     storage.dialect,
@@ -198,6 +204,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   });
 
   systemRoutes(app, deps);
+  authRoutes(app, deps, { oidc: identityProvider(app, config), sessions, sessionCookie, dashboardOrigin: cors.dashboardOrigin });
 
   // CORS preflights, for any path: answered only for the dashboard's origin and origins some
   // organization allows (api.md 5).
@@ -217,7 +224,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       });
       api.addHook(
         'onRequest',
-        accessHook({ tokens, limiter, cors, ratePerMinute: config.rateLimitPerMinute, mintPerMinute: config.tokenMintRateLimit }),
+        accessHook({ tokens, limiter, cors, sessions, sessionCookie, ratePerMinute: config.rateLimitPerMinute, mintPerMinute: config.tokenMintRateLimit }),
       );
       meRoutes(api, deps);
       tokenRoutes(api, deps);
@@ -231,4 +238,30 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   );
 
   return app;
+}
+
+/**
+ * The identity provider of dashboard sign-in: the configured one; else, outside production, the
+ * built-in development provider mounted at /dev-idp (created on first use); else none.
+ */
+function identityProvider(app: App, config: Config): OidcClient | null {
+  const redirectUri = `${config.publicUrl}/auth/callback`;
+  if (config.oidc) return new OidcClient(config.oidc, redirectUri);
+  if (config.production) return null;
+  const issuer = `${config.publicUrl}${DEV_IDP_PATH}`;
+  const clientSecret = randomBytes(32).toString('base64url');
+  let handler: Promise<RawHandler> | null = null;
+  app.route({
+    method: ['GET', 'POST'],
+    url: `${DEV_IDP_PATH}/*`,
+    schema: { hide: true },
+    // Before Fastify reads the body: the provider parses its own forms.
+    onRequest: async (request, reply) => {
+      handler ??= createDevProvider({ issuer, clientId: DEV_CLIENT_ID, clientSecret, redirectUris: [redirectUri] }).then((provider) => mountedHandler(provider, DEV_IDP_PATH));
+      reply.hijack();
+      await (await handler)(request.raw, reply.raw);
+    },
+    handler: async () => undefined,
+  });
+  return new OidcClient({ issuer, clientId: DEV_CLIENT_ID, clientSecret }, redirectUri);
 }

@@ -191,7 +191,7 @@ suite('several instances behave as one (PostgreSQL + Redis, two server processes
       const applied = (await client.query<{ name: string }>('select name from kysely_migration order by name')).rows.map((r) => r.name);
       expect(applied).toEqual(Object.keys(migrations).sort());
       const keys = (await client.query<{ purpose: string; n: string }>('select purpose, count(*) as n from service_keys group by purpose order by purpose')).rows;
-      expect(keys.map((k) => k.purpose)).toEqual(['cursor', 'signing']);
+      expect(keys.map((k) => k.purpose)).toEqual(['cursor', 'secret', 'signing']);
     } finally {
       await client.end();
     }

@@ -21,7 +21,7 @@ import { createPrompt } from '../src/features/prompts/prompts.repo.js';
 import { issuePersonalAccessToken } from '../src/features/tokens/tokens.repo.js';
 import { newId } from '../src/lib/ids.js';
 import { Keyring } from '../src/lib/keys.js';
-import { describeEachDialect, expectProblem, PROBLEM_BASE, type TestContext } from './helpers/harness.js';
+import { describeEachDialect, expectProblem, PROBLEM_BASE, PUBLIC_URL, type TestContext } from './helpers/harness.js';
 
 // ---------------------------------------------------------------------------------------------
 // Contract constants (seed 4.2 / 7 / 8, api.md 3 and 6)
@@ -125,6 +125,21 @@ let sequence = 0;
 const uniq = (prefix: string) => `${prefix}-${process.pid}-${(sequence++).toString(36)}`;
 const iso = (ms: number) => new Date(ms).toISOString();
 
+const COOKIE = 'cookie:';
+
+/**
+ * `ctx.request`, except that a principal's credential is its dashboard session: the cookie, with the
+ * dashboard's own Origin (state-changing cookie requests need it). Sessions, not PATs, so that a new
+ * user's token lists start empty.
+ */
+function requester(ctx: TestContext): TestContext['request'] {
+  return (method, url, opts = {}) => {
+    const { token, ...rest } = opts;
+    if (!token?.startsWith(COOKIE)) return ctx.request(method, url, opts);
+    return ctx.request(method, url, { ...rest, headers: { ...(rest.headers ?? {}), cookie: token.slice(COOKIE.length), origin: PUBLIC_URL } });
+  };
+}
+
 function listEndpoints(ctx: TestContext) {
   const db = () => ctx.database.storage.db;
   let sessionService: TokenService | undefined;
@@ -143,9 +158,11 @@ function listEndpoints(ctx: TestContext) {
     const organizationId = options.organizationId ?? (await ctx.make.org()).id;
     const userId = options.userId ?? (await ensureUser(db(), `${uniq('pager')}@example.test`, 'Pager', now)).id;
     await setMembership(db(), organizationId, userId, options.role ?? 'owner', now);
-    const token = await (await sessions()).sign('session', { sub: userId, org: organizationId, jti: uniq('ses'), iat: now, exp: now + 3_600_000 });
-    return { organizationId, userId, token };
+    const { cookie } = await ctx.make.session({ userId, organizationId });
+    return { organizationId, userId, token: `${COOKIE}${cookie}` };
   }
+
+  const send = requester(ctx);
 
   async function created(res: LightMyRequestResponse): Promise<Item> {
     expect(res.statusCode, res.body).toBe(201);
@@ -169,7 +186,7 @@ function listEndpoints(ctx: TestContext) {
     },
     async create(parent) {
       const run = await created(
-        await ctx.request('POST', parent.path, { token: parent.principal.token, body: { name: 'api-run', kind: 'llm', startTime: new Date().toISOString() } }),
+        await send('POST', parent.path, { token: parent.principal.token, body: { name: 'api-run', kind: 'llm', startTime: new Date().toISOString() } }),
       );
       return { id: run.id as string, key: Date.parse(run.startTime as string) };
     },
@@ -212,11 +229,11 @@ function listEndpoints(ctx: TestContext) {
       return rows;
     },
     async create(parent) {
-      const project = await created(await ctx.request('POST', '/v1/projects', { token: parent.principal.token, body: { name: uniq('proj-api') } }));
+      const project = await created(await send('POST', '/v1/projects', { token: parent.principal.token, body: { name: uniq('proj-api') } }));
       return { id: project.id as string, key: Date.parse(project.createdAt as string) };
     },
     async remove(parent, id) {
-      const res = await ctx.request('DELETE', `/v1/projects/${id}`, { token: parent.principal.token });
+      const res = await send('DELETE', `/v1/projects/${id}`, { token: parent.principal.token });
       expect(res.statusCode, res.body).toBe(204);
     },
     keyOf: (item) => Date.parse(item.createdAt as string),
@@ -253,7 +270,7 @@ function listEndpoints(ctx: TestContext) {
       return rows;
     },
     async create(parent) {
-      const token = await created(await ctx.request('POST', '/v1/tokens', { token: parent.principal.token, body: { name: uniq('tok-api') } }));
+      const token = await created(await send('POST', '/v1/tokens', { token: parent.principal.token, body: { name: uniq('tok-api') } }));
       return { id: token.id as string, key: Date.parse(token.createdAt as string) };
     },
     async remove(parent, id) {
@@ -285,12 +302,12 @@ function listEndpoints(ctx: TestContext) {
     },
     async create(parent) {
       const invitation = await created(
-        await ctx.request('POST', '/v1/organization/invitations', { token: parent.principal.token, body: { email: `${uniq('invitee-api')}@example.test`, role: 'viewer' } }),
+        await send('POST', '/v1/organization/invitations', { token: parent.principal.token, body: { email: `${uniq('invitee-api')}@example.test`, role: 'viewer' } }),
       );
       return { id: invitation.id as string, key: Date.parse(invitation.createdAt as string) };
     },
     async remove(parent, id) {
-      const res = await ctx.request('DELETE', `/v1/organization/invitations/${id}`, { token: parent.principal.token });
+      const res = await send('DELETE', `/v1/organization/invitations/${id}`, { token: parent.principal.token });
       expect(res.statusCode, res.body).toBe(204);
     },
     keyOf: (item) => Date.parse(item.createdAt as string),
@@ -318,7 +335,7 @@ function listEndpoints(ctx: TestContext) {
       return rows;
     },
     async create(parent) {
-      const token = await created(await ctx.request('POST', '/v1/tokens', { token: parent.principal.token, body: { name: uniq('tok-api') } }));
+      const token = await created(await send('POST', '/v1/tokens', { token: parent.principal.token, body: { name: uniq('tok-api') } }));
       return { id: token.id as string, key: Date.parse(token.createdAt as string) };
     },
     async remove(parent, id) {
@@ -356,11 +373,11 @@ function listEndpoints(ctx: TestContext) {
       return rows;
     },
     async create(parent) {
-      const prompt = await created(await ctx.request('POST', '/v1/prompts', { token: parent.principal.token, body: { name: uniq('prompt-api'), template: 'x' } }));
+      const prompt = await created(await send('POST', '/v1/prompts', { token: parent.principal.token, body: { name: uniq('prompt-api'), template: 'x' } }));
       return { id: prompt.id as string, key: Date.parse(prompt.createdAt as string) };
     },
     async remove(parent, id) {
-      const res = await ctx.request('DELETE', `/v1/prompts/${id}`, { token: parent.principal.token });
+      const res = await send('DELETE', `/v1/prompts/${id}`, { token: parent.principal.token });
       expect(res.statusCode, res.body).toBe(204);
     },
     keyOf: (item) => Date.parse(item.createdAt as string),
@@ -428,7 +445,7 @@ function listEndpoints(ctx: TestContext) {
       return rows;
     },
     async create(parent) {
-      const version = await created(await ctx.request('POST', parent.path, { token: parent.principal.token, body: { template: 'api {{x}}' } }));
+      const version = await created(await send('POST', parent.path, { token: parent.principal.token, body: { template: 'api {{x}}' } }));
       issue(parent.promptId!, version.version as number);
       return { id: String(version.version), key: version.version as number };
     },
@@ -469,7 +486,7 @@ function listEndpoints(ctx: TestContext) {
     async create(parent) {
       // A new label each time: every PUT records exactly one event.
       const label = uniq('lbl');
-      const res = await ctx.request('PUT', `/v1/prompts/${parent.promptId}/labels/${label}`, { token: parent.principal.token, body: { version: 1 } });
+      const res = await send('PUT', `/v1/prompts/${parent.promptId}/labels/${label}`, { token: parent.principal.token, body: { version: 1 } });
       expect(res.statusCode, res.body).toBe(200);
       const event = await db().selectFrom('prompt_label_events').select(['id', 'created_at']).where('prompt_id', '=', parent.promptId!).where('label', '=', label).executeTakeFirstOrThrow();
       return { id: event.id, key: Number(event.created_at) };
@@ -493,7 +510,7 @@ function listEndpoints(ctx: TestContext) {
    */
   async function newMonitor(who: Principal, projectId: string, body: Record<string, unknown> = {}): Promise<Item> {
     return created(
-      await ctx.request('POST', `/v1/projects/${projectId}/monitors`, {
+      await send('POST', `/v1/projects/${projectId}/monitors`, {
         token: who.token,
         body: { name: uniq('mon'), metric: 'count', window: '5m', threshold: { op: '<', value: 1 }, ...body },
       }),
@@ -503,7 +520,7 @@ function listEndpoints(ctx: TestContext) {
   /** Pauses the monitor if it runs, resumes it if paused: each toggle records exactly one event. */
   async function toggle(parent: Parent): Promise<void> {
     const row = await db().selectFrom('monitors').select('enabled').where('id', '=', parent.monitorId!).executeTakeFirstOrThrow();
-    const res = await ctx.request('PATCH', `/v1/projects/${parent.projectId}/monitors/${parent.monitorId}`, {
+    const res = await send('PATCH', `/v1/projects/${parent.projectId}/monitors/${parent.monitorId}`, {
       token: parent.principal.token,
       body: { enabled: Number(row.enabled) !== 1 },
     });
@@ -568,12 +585,12 @@ function listEndpoints(ctx: TestContext) {
     },
     async create(parent) {
       const monitor = await created(
-        await ctx.request('POST', parent.path, { token: parent.principal.token, body: { name: uniq('mon-api'), metric: 'count', window: '1h' } }),
+        await send('POST', parent.path, { token: parent.principal.token, body: { name: uniq('mon-api'), metric: 'count', window: '1h' } }),
       );
       return { id: monitor.id as string, key: Date.parse(monitor.createdAt as string) };
     },
     async remove(parent, id) {
-      const res = await ctx.request('DELETE', `${parent.path}/${id}`, { token: parent.principal.token });
+      const res = await send('DELETE', `${parent.path}/${id}`, { token: parent.principal.token });
       expect(res.statusCode, res.body).toBe(204);
     },
     keyOf: (item) => Date.parse(item.createdAt as string),
@@ -673,7 +690,7 @@ function listEndpoints(ctx: TestContext) {
   async function deliveriesOf(who: Principal, projectId: string): Promise<Parent> {
     const monitor = await newMonitor(who, projectId);
     // Webhooks added after the first evaluation: no delivery until the monitor's state next changes.
-    const res = await ctx.request('PATCH', `/v1/projects/${projectId}/monitors/${monitor.id}`, { token: who.token, body: { webhookUrls: [(await webhookReceiver()).url] } });
+    const res = await send('PATCH', `/v1/projects/${projectId}/monitors/${monitor.id}`, { token: who.token, body: { webhookUrls: [(await webhookReceiver()).url] } });
     expect(res.statusCode, res.body).toBe(200);
     return { principal: who, path: `/v1/projects/${projectId}/monitors/${monitor.id}/deliveries`, projectId, monitorId: monitor.id as string };
   }
@@ -797,8 +814,9 @@ function rowsOf(ep: ListEndpoint, items: Item[]): Row[] {
 }
 
 function makeClient(ctx: TestContext) {
+  const send = requester(ctx);
   async function getPage(parent: Parent, query: string, token: string = parent.principal.token): Promise<PageBody> {
-    const res = await ctx.request('GET', `${parent.path}${query}`, { token });
+    const res = await send('GET', `${parent.path}${query}`, { token });
     expect(res.statusCode, `GET ${parent.path}${query.slice(0, 120)} → ${res.body.slice(0, 300)}`).toBe(200);
     expect(String(res.headers['content-type'])).toMatch(/^application\/json/);
     return checkEnvelope(res.json(), `${parent.path}${query.slice(0, 80)}`);
@@ -898,6 +916,7 @@ const BAD_LIMITS: Array<{ label: string; query: string }> = [
 describeEachDialect(
   'pagination contract',
   (ctx) => {
+    const send = requester(ctx);
     const { lists, runs, principal } = listEndpoints(ctx);
     const { getPage, walk } = makeClient(ctx);
 
@@ -939,7 +958,7 @@ describeEachDialect(
           const { parent } = await ep.seed(2);
           for (const { label, query } of BAD_LIMITS) {
             for (const cursor of [null, await firstCursor(parent)]) {
-              const res = await ctx.request('GET', `${parent.path}${qs(query, cursorParam(cursor))}`, { token: parent.principal.token });
+              const res = await send('GET', `${parent.path}${qs(query, cursorParam(cursor))}`, { token: parent.principal.token });
               const body = expectProblem(res, 400, 'validation');
               expect(body.title, label).toBe('Validation failed');
               expect(body.errors, label).toEqual(expect.arrayContaining([expect.objectContaining({ parameter: 'limit' })]));
@@ -959,7 +978,7 @@ describeEachDialect(
           ];
           const answers: Array<[string, number, unknown]> = [];
           for (const [raw] of cases) {
-            const res = await ctx.request('GET', `${parent.path}?limit=${raw}`, { token: parent.principal.token });
+            const res = await send('GET', `${parent.path}?limit=${raw}`, { token: parent.principal.token });
             answers.push([raw, res.statusCode, res.statusCode === 200 ? res.json().limit : res.json().detail]);
           }
           expect(answers).toEqual(cases.map(([raw, used]) => [raw, 200, used]));
@@ -1160,12 +1179,12 @@ describeEachDialect(
 
           for (const [label, cursor] of bad) {
             expect(cursor, label).not.toBe(real);
-            const res = await ctx.request('GET', `${parent.path}?limit=2&cursor=${encodeURIComponent(cursor)}`, { token: parent.principal.token });
+            const res = await send('GET', `${parent.path}?limit=2&cursor=${encodeURIComponent(cursor)}`, { token: parent.principal.token });
             expectMalformed(res, `${ep.name} ${label}`);
           }
           // Raw query spellings that cannot be produced by encoding a string.
           for (const raw of ['cursor=', 'cursor', 'cursor=%FF', 'cursor=%E9t%E9', 'cursor=%C3', 'cursor=+', `cursor=${real.slice(0, 30)}+${real.slice(31)}`]) {
-            const res = await ctx.request('GET', `${parent.path}?limit=2&${raw}`, { token: parent.principal.token });
+            const res = await send('GET', `${parent.path}?limit=2&${raw}`, { token: parent.principal.token });
             expectMalformed(res, `${ep.name} raw ${raw.slice(0, 40)}`);
           }
           // The genuine cursor still works after all that.
@@ -1178,13 +1197,13 @@ describeEachDialect(
           const a = await ep.seed(3);
           const cursor = await firstCursor(a.parent);
           const b = await ep.seed(3);
-          expectMalformed(await ctx.request('GET', `${b.parent.path}${qs('limit=1', cursorParam(cursor))}`, { token: b.parent.principal.token }), `${ep.name} other org`);
+          expectMalformed(await send('GET', `${b.parent.path}${qs('limit=1', cursorParam(cursor))}`, { token: b.parent.principal.token }), `${ep.name} other org`);
           // The same user, signed in to another organization they belong to.
           const sameUser = await principal({ userId: a.parent.principal.userId });
           const elsewhere = await ep.fresh(sameUser);
           await ep.insert(elsewhere, [BASE, BASE + SECOND, BASE + 2 * SECOND]);
           expectMalformed(
-            await ctx.request('GET', `${elsewhere.path}${qs('limit=1', cursorParam(cursor))}`, { token: sameUser.token }),
+            await send('GET', `${elsewhere.path}${qs('limit=1', cursorParam(cursor))}`, { token: sameUser.token }),
             `${ep.name} same user, other org`,
           );
           // Still valid where it came from.
@@ -1197,7 +1216,7 @@ describeEachDialect(
             const cursor = await firstCursor(a.parent);
             const other = await ep.sibling!(a.parent);
             await ep.insert(other, [BASE, BASE + SECOND, BASE + 2 * SECOND]);
-            expectMalformed(await ctx.request('GET', `${other.path}${qs('limit=1', cursorParam(cursor))}`, { token: other.principal.token }), `${ep.name} sibling`);
+            expectMalformed(await send('GET', `${other.path}${qs('limit=1', cursorParam(cursor))}`, { token: other.principal.token }), `${ep.name} sibling`);
           });
         }
 
@@ -1216,7 +1235,7 @@ describeEachDialect(
             const { parent } = await ep.seed(4);
             const cursor = await firstCursor(parent, from);
             expectMalformed(
-              await ctx.request('GET', `${parent.path}${qs(to, 'limit=1', cursorParam(cursor))}`, { token: parent.principal.token }),
+              await send('GET', `${parent.path}${qs(to, 'limit=1', cursorParam(cursor))}`, { token: parent.principal.token }),
               `${ep.name} ${from} → ${to}`,
             );
             expect((await getPage(parent, qs(from, 'limit=1', cursorParam(cursor)))).items).toHaveLength(1);
@@ -1247,7 +1266,7 @@ describeEachDialect(
       for (const from of lists) {
         for (const to of lists) {
           const parent = parents.get(to.name)!;
-          const res = await ctx.request('GET', `${parent.path}${qs('limit=1', cursorParam(cursors.get(from.name)))}`, { token: who.token });
+          const res = await send('GET', `${parent.path}${qs('limit=1', cursorParam(cursors.get(from.name)))}`, { token: who.token });
           if (from === to) expect(res.statusCode, res.body).toBe(200);
           else expectMalformed(res, `${from.name} cursor on ${to.name}`);
         }
@@ -1260,7 +1279,7 @@ describeEachDialect(
         const a = await runs.seed(3);
         const cursor = await firstCursor(a.parent);
         const stranger = await principal();
-        expectProblem(await ctx.request('GET', `${a.parent.path}${qs('limit=1', cursorParam(cursor))}`, { token: stranger.token }), 404, 'not-found');
+        expectProblem(await send('GET', `${a.parent.path}${qs('limit=1', cursorParam(cursor))}`, { token: stranger.token }), 404, 'not-found');
       });
 
       it('round-trips startTimes 1 ms apart exactly: limit 1 and 2 neither skip nor repeat', async () => {

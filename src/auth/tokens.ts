@@ -72,7 +72,7 @@ export class TokenService {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly keys: Keyring,
-    private readonly config: Pick<Config, 'publicUrl' | 'tokenCacheSeconds'>,
+    private readonly config: Pick<Config, 'publicUrl' | 'tokenCacheSeconds' | 'sessionIdleMinutes'>,
     private readonly clock: Clock,
   ) {
     this.audience = `${config.publicUrl}/v1`;
@@ -144,19 +144,31 @@ export class TokenService {
     return verified;
   }
 
-  /** Verifies a bearer token and resolves the caller's current identity and role. */
-  async authenticate(token: string): Promise<Principal> {
+  /**
+   * Verifies a token and resolves the caller's current identity and role. `accept` is the one kind
+   * the caller's channel may carry: PATs in the Authorization header, session JWTs only as minted
+   * from the session cookie by the access hook. Neither is ever taken for the other.
+   */
+  async authenticate(token: string, accept: CredentialKind = 'personal_access_token'): Promise<Principal> {
     const verified = await this.verifySignature(token);
+    if (verified.kind !== accept) throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
     const now = this.clock.now();
     if (verified.kind === 'session') {
-      const membership = await this.db
-        .selectFrom('memberships')
-        .select('role')
-        .where('organization_id', '=', verified.org)
-        .where('user_id', '=', verified.sub)
+      // The session row must still be live: signing out or a timeout ends its JWTs at once.
+      const row = await this.db
+        .selectFrom('sessions as s')
+        .leftJoin('memberships as m', (join) => join.onRef('m.organization_id', '=', 's.organization_id').onRef('m.user_id', '=', 's.user_id'))
+        .select(['s.user_id', 's.organization_id', 's.revoked_at', 's.expires_at', 's.last_seen_at', 'm.role'])
+        .where('s.id', '=', verified.jti)
         .executeTakeFirst();
-      if (!membership || !isRole(membership.role)) throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
-      return { userId: verified.sub, organizationId: verified.org, role: membership.role, credential: { kind: 'session', id: verified.jti, expiresAt: verified.exp } };
+      if (!row || row.user_id !== verified.sub || row.organization_id !== verified.org || !isRole(row.role)) {
+        throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
+      }
+      if (row.revoked_at !== null) throw problems.unauthorized('token_revoked', 'The session has ended. Sign in again.');
+      if (row.expires_at <= now || row.last_seen_at + this.config.sessionIdleMinutes * 60_000 <= now) {
+        throw problems.unauthorized('token_expired', 'The session has expired. Sign in again.');
+      }
+      return { userId: verified.sub, organizationId: verified.org, role: row.role, credential: { kind: 'session', id: verified.jti, expiresAt: verified.exp } };
     }
     const [row] = await tokenWithRole(this.db, verified.jti);
     if (!row || row.user_id !== verified.sub || row.organization_id !== verified.org || row.token_hash !== verified.hash) {

@@ -57,6 +57,27 @@ export interface InvitationsTable {
   created_at: Millis;
 }
 
+export interface SessionsTable {
+  id: string;
+  /** SHA-256 of the cookie's secret; the secret itself is never stored. */
+  secret_hash: string;
+  user_id: string;
+  organization_id: string;
+  created_at: Millis;
+  last_seen_at: Millis;
+  /** The absolute end of the session. */
+  expires_at: Millis;
+  revoked_at: Millis | null;
+}
+
+export interface AuthRequestsTable {
+  state_hash: string;
+  nonce: string;
+  code_verifier: string;
+  created_at: Millis;
+  expires_at: Millis;
+}
+
 export interface ServiceKeysTable {
   kid: string;
   purpose: 'signing' | 'cursor' | 'secret';
@@ -240,11 +261,14 @@ export interface Database {
   monitor_events: MonitorEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  sessions: SessionsTable;
+  auth_requests: AuthRequestsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type TokenRow = Selectable<PersonalAccessTokensTable>;
+export type SessionRow = Selectable<SessionsTable>;
 export type InvitationRow = Selectable<InvitationsTable>;
 export type PromptRow = Selectable<PromptsTable>;
 export type PromptVersionRow = Selectable<PromptVersionsTable>;

@@ -11,6 +11,7 @@ import { createProject } from '../../src/features/projects/projects.repo.js';
 import { ingestRuns } from '../../src/features/runs/runs.ingest.js';
 import { issuePersonalAccessToken } from '../../src/features/tokens/tokens.repo.js';
 import { TokenService } from '../../src/auth/tokens.js';
+import { SessionService, sessionCookieName } from '../../src/auth/sessions.js';
 import { manualClock, systemClock, type Clock } from '../../src/lib/clock.js';
 import { Keyring } from '../../src/lib/keys.js';
 import type { Kysely } from 'kysely';
@@ -69,6 +70,16 @@ export class Factories {
       now,
     );
     return { userId: user.id, organizationId, role, token, tokenId: row.id };
+  }
+
+  /**
+   * A signed-in dashboard session (a real session row, as /auth/callback creates). `cookie` is the
+   * Cookie header value; state-changing requests with it also need `Origin: PUBLIC_URL`.
+   */
+  async session(options: { userId: string; organizationId: string; publicUrl?: string }): Promise<{ id: string; cookie: string }> {
+    const sessions = new SessionService(this.db, this.tokens, { sessionIdleMinutes: 720, sessionAbsoluteHours: 168 }, this.clock);
+    const { secret, row } = await sessions.create(options.userId, options.organizationId);
+    return { id: row.id, cookie: `${sessionCookieName(options.publicUrl ?? PUBLIC_URL)}=${secret}` };
   }
 
   async project(organizationId: string, name = unique('project')) {

@@ -50,10 +50,11 @@ export async function deleteInvitation(db: Kysely<Database>, organizationId: str
 
 /**
  * Turns a user's pending invitations into memberships with the invited roles (at sign-in or bootstrap).
- * An existing membership is left as it is.
+ * An existing membership is left as it is. Returns the inviting organizations' ids, oldest invitation first.
  */
-export async function acceptInvitations(db: Kysely<Database>, userId: string, email: string, now: number): Promise<void> {
-  const invitations = await db.selectFrom('invitations').selectAll().where('email', '=', normalizeEmail(email)).execute();
+export async function acceptInvitations(db: Kysely<Database>, userId: string, email: string, now: number): Promise<string[]> {
+  const invitations = await db.selectFrom('invitations').selectAll().where('email', '=', normalizeEmail(email)).orderBy('created_at').orderBy('id').execute();
+  const joined: string[] = [];
   for (const invitation of invitations) {
     if (!isRole(invitation.role)) continue;
     await db.transaction().execute(async (trx) => {
@@ -64,5 +65,7 @@ export async function acceptInvitations(db: Kysely<Database>, userId: string, em
         .execute();
       await trx.deleteFrom('invitations').where('id', '=', invitation.id).execute();
     });
+    joined.push(invitation.organization_id);
   }
+  return joined;
 }
