@@ -16,7 +16,26 @@ function newest(dir) {
   return latest;
 }
 
+/** Builds the dashboard (web/ → dist/web) with Vite when its sources are newer than the build. */
+function ensureDashboardBuilt() {
+  const marker = join(root, 'dist', 'web', 'index.html');
+  const webDir = join(root, 'web');
+  if (!existsSync(webDir)) return;
+  const sources = Math.max(newest(webDir), statSync(join(root, 'src', 'auth', 'roles.ts')).mtimeMs);
+  if (existsSync(marker) && statSync(marker).mtimeMs >= sources) return;
+  let vite;
+  try {
+    vite = join(dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
+  } catch {
+    process.stderr.write('sightline: the dashboard is not built and Vite is not installed (npm install): the API runs without it\n');
+    return;
+  }
+  process.stderr.write('sightline: building the dashboard…\n');
+  execFileSync(process.execPath, [vite, 'build', '--config', join(webDir, 'vite.config.ts'), '--logLevel', 'warn'], { stdio: 'inherit', cwd: root });
+}
+
 export function ensureBuilt() {
+  ensureDashboardBuilt();
   const marker = join(root, 'dist', 'cli.js');
   const sources = Math.max(newest(join(root, 'src')), statSync(join(root, 'tsconfig.build.json')).mtimeMs);
   if (existsSync(marker) && statSync(marker).mtimeMs >= sources) return;

@@ -14,6 +14,7 @@ import type { Config } from './config.js';
 import type { Storage } from './db/index.js';
 import type { App, Deps } from './deps.js';
 import { authRoutes } from './features/auth/auth.routes.js';
+import { dashboardRoutes } from './features/dashboard/dashboard.routes.js';
 import { meRoutes } from './features/me/me.routes.js';
 import { monitorRoutes } from './features/monitors/monitors.routes.js';
 import { MonitorSchema } from './features/monitors/monitors.schemas.js';
@@ -162,6 +163,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     return sendProblem(reply, request, problem, config.problemBase);
   });
   app.setNotFoundHandler((request, reply) => {
+    if (dashboard.fallback(request, reply)) return reply;
     const path = request.url.split('?')[0] ?? '';
     return sendProblem(reply, request, problems.notFound(`No route for ${request.method} ${path.slice(0, 200)}.`), config.problemBase);
   });
@@ -204,6 +206,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   });
 
   systemRoutes(app, deps);
+  const dashboard = await dashboardRoutes(app);
   authRoutes(app, deps, { oidc: identityProvider(app, config), sessions, sessionCookie, dashboardOrigin: cors.dashboardOrigin });
 
   // CORS preflights, for any path: answered only for the dashboard's origin and origins some

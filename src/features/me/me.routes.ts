@@ -1,25 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { problemResponses, problems } from '../../lib/problems.js';
-import { OrganizationSchema, RoleSchema, Timestamp, UserSchema } from '../../schemas/common.js';
+import { MeSchema } from './me.schemas.js';
 import { getOrganization, getUser, toOrganization, toUser } from '../organizations/organizations.repo.js';
-
-export const MeSchema = Type.Object(
-  {
-    user: UserSchema,
-    organization: OrganizationSchema,
-    role: RoleSchema,
-    token: Type.Object(
-      {
-        kind: Type.Union([Type.Literal('personal_access_token'), Type.Literal('session')]),
-        id: Type.String(),
-        expiresAt: Timestamp,
-      },
-      { additionalProperties: false },
-    ),
-  },
-  { title: 'Me', additionalProperties: false },
-);
 
 export function meRoutes(app: App, { db }: Deps): void {
   app.get('/me', {

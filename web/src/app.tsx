@@ -1,0 +1,64 @@
+import { useEffect, type ReactElement } from 'react';
+import { Layout, SignIn } from './components/layout.js';
+import { Empty, ErrorBox, Loading } from './components/ui.js';
+import { MonitorPage } from './pages/monitor.js';
+import { MonitorsPage } from './pages/monitors.js';
+import { ProjectsPage } from './pages/projects.js';
+import { PromptPage } from './pages/prompt.js';
+import { PromptsPage } from './pages/prompts.js';
+import { RunPage } from './pages/run.js';
+import { RunsPage } from './pages/runs.js';
+import { SettingsPage } from './pages/settings.js';
+import { Link, match, navigate, useLocation } from './router.js';
+import { SessionProvider } from './session.js';
+
+type Params = Record<string, string>;
+const ROUTES: [string, (params: Params) => ReactElement][] = [
+  ['/projects', () => <ProjectsPage />],
+  ['/projects/:projectId/runs', (p) => <RunsPage projectId={p.projectId!} />],
+  ['/projects/:projectId/runs/:runId', (p) => <RunPage projectId={p.projectId!} runId={p.runId!} />],
+  ['/projects/:projectId/monitors', (p) => <MonitorsPage projectId={p.projectId!} />],
+  ['/projects/:projectId/monitors/:monitorId', (p) => <MonitorPage projectId={p.projectId!} monitorId={p.monitorId!} />],
+  ['/prompts', () => <PromptsPage />],
+  ['/prompts/:promptId', (p) => <PromptPage promptId={p.promptId!} />],
+  ['/settings', () => <SettingsPage />],
+];
+
+function Redirect({ to }: { to: string }) {
+  useEffect(() => navigate(to, { replace: true }), [to]);
+  return null;
+}
+
+function Routes() {
+  const { path } = useLocation();
+  if (path === '/' || path === '') return <Redirect to="/projects" />;
+  const project = match('/projects/:projectId', path);
+  if (project) return <Redirect to={`/projects/${project.projectId}/runs`} />;
+  for (const [pattern, render] of ROUTES) {
+    const params = match(pattern, path);
+    if (params) return render(params);
+  }
+  return (
+    <Empty title="Page not found">
+      <Link to="/projects">Go to projects</Link>
+    </Empty>
+  );
+}
+
+export function App() {
+  return (
+    <SessionProvider
+      loading={<Loading label="Signing in…" />}
+      signedOut={(reason) => <SignIn reason={reason} />}
+      failed={(error, retry) => (
+        <div className="signin">
+          <ErrorBox error={error} onRetry={retry} />
+        </div>
+      )}
+    >
+      <Layout>
+        <Routes />
+      </Layout>
+    </SessionProvider>
+  );
+}

@@ -1,0 +1,85 @@
+import { useState, type ReactNode } from 'react';
+import { api } from '../api.js';
+import { Link, useLocation } from '../router.js';
+import { useSession } from '../session.js';
+
+const NAV = [
+  { to: '/projects', label: 'Projects' },
+  { to: '/prompts', label: 'Prompts' },
+  { to: '/settings', label: 'Settings' },
+];
+
+export function Layout({ children }: { children: ReactNode }) {
+  const { me } = useSession();
+  const { path } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <Link to="/projects" className="brand">
+          Sightline
+        </Link>
+        <button type="button" className="menu-toggle" aria-expanded={menuOpen} aria-controls="nav" onClick={() => setMenuOpen(!menuOpen)}>
+          Menu
+        </button>
+        <nav id="nav" className={menuOpen ? 'open' : ''} aria-label="Main">
+          {NAV.map((item) => (
+            <Link key={item.to} to={item.to} aria-current={path.startsWith(item.to) ? 'page' : undefined} onClick={() => setMenuOpen(false)}>
+              {item.label}
+            </Link>
+          ))}
+        </nav>
+        <div className="whoami">
+          <span title={me.user.email}>
+            {me.organization.name} · <span className="muted">{me.role}</span>
+          </span>
+          <button
+            type="button"
+            className="button ghost"
+            onClick={() => {
+              void api.signOut().finally(() => window.location.assign('/'));
+            }}
+          >
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        {children}
+      </main>
+    </div>
+  );
+}
+
+/** Shown when there is no session: sign-in goes through the identity provider. */
+export function SignIn({ reason }: { reason?: string | undefined }) {
+  return (
+    <div className="signin">
+      <div className="signin-card">
+        <h1>Sightline</h1>
+        <p className="muted">Traces, prompts and monitors for your LLM applications.</p>
+        {reason && <p role="alert">{reason}</p>}
+        <a className="button primary" href="/auth/login">
+          Sign in
+        </a>
+      </div>
+    </div>
+  );
+}
+
+/** Tabs of a project: runs and monitors. */
+export function ProjectTabs({ projectId, active }: { projectId: string; active: 'runs' | 'monitors' }) {
+  return (
+    <nav className="tabs" aria-label="Project">
+      <Link to={`/projects/${projectId}/runs`} aria-current={active === 'runs' ? 'page' : undefined}>
+        Runs
+      </Link>
+      <Link to={`/projects/${projectId}/monitors`} aria-current={active === 'monitors' ? 'page' : undefined}>
+        Monitors
+      </Link>
+    </nav>
+  );
+}

@@ -1,0 +1,84 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { api, type Page } from './api.js';
+
+/** Runs an async loader when its key changes; `reload` runs it again. */
+export function useAsync<T>(load: () => Promise<T>, key: string) {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const generation = useRef(0);
+  const run = useCallback(async () => {
+    const mine = ++generation.current;
+    setState((s) => ({ ...s, loading: true, error: undefined }));
+    try {
+      const data = await load();
+      if (mine === generation.current) setState({ data, loading: false });
+    } catch (error) {
+      if (mine === generation.current) setState({ error, loading: false });
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
+  useEffect(() => {
+    void run();
+  }, [run]);
+  return { ...state, reload: run, setData: (data: T) => setState({ data, loading: false }) };
+}
+
+/**
+ * A cursor-paginated list: the first page, then `loadMore()` follows `nextCursor` (never re-requesting
+ * a page) until it is null. Changing the path or the query starts again.
+ */
+export function useList<T>(path: string | null, query: Record<string, string | string[] | undefined> = {}, limit = 25) {
+  const key = `${path}?${JSON.stringify(query)}&${limit}`;
+  const [items, setItems] = useState<T[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [done, setDone] = useState(false);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const generation = useRef(0);
+  const busy = useRef(false);
+
+  const fetchPage = useCallback(
+    async (after: string | null, replace: boolean) => {
+      if (path === null) return;
+      const mine = generation.current;
+      busy.current = true;
+      setLoading(true);
+      setError(null);
+      try {
+        const page = await api.get<Page<T>>(path, { ...query, limit: String(limit), cursor: after ?? undefined });
+        if (mine !== generation.current) return;
+        setItems((previous) => (replace ? page.items : [...previous, ...page.items]));
+        setCursor(page.nextCursor);
+        setDone(page.nextCursor === null);
+      } catch (e) {
+        if (mine === generation.current) setError(e);
+      } finally {
+        if (mine === generation.current) {
+          busy.current = false;
+          setLoading(false);
+        }
+      }
+    },
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [key],
+  );
+
+  const reload = useCallback(() => {
+    generation.current++;
+    busy.current = false;
+    setItems([]);
+    setCursor(null);
+    setDone(false);
+    void fetchPage(null, true);
+  }, [fetchPage]);
+
+  useEffect(() => {
+    reload();
+  }, [reload]);
+
+  const loadMore = useCallback(() => {
+    if (busy.current || done || cursor === null) return;
+    void fetchPage(cursor, false);
+  }, [cursor, done, fetchPage]);
+
+  return { items, setItems, loading, error, hasMore: !done && cursor !== null, loadMore, reload, loaded: done || cursor !== null || items.length > 0 };
+}
