@@ -1,6 +1,285 @@
-import { PageHeader } from '../components/ui.js';
+import { useEffect, useState, type FormEvent } from 'react';
+import { api } from '../api.js';
+import { Button, Empty, ErrorBox, Field, Loading, LoadMore, Modal, PageHeader } from '../components/ui.js';
+import { fmtDate, fmtRelative } from '../format.js';
+import { useList } from '../hooks.js';
+import { Link, useLocation } from '../router.js';
+import { useSession } from '../session.js';
+import type { Project } from '../types.js';
+import { setQuery, useDocumentTitle } from './runs/shared.js';
+import './runs/runs.css';
 
-export function ProjectsPage(props: Record<string, string>) {
-  void props;
-  return <PageHeader title="Projects" />;
+/** The organization's projects: newest first, filtered by a substring of the name (kept in the URL). */
+export function ProjectsPage() {
+  const { can } = useSession();
+  const { search } = useLocation();
+  const filter = search.get('name') ?? '';
+  const [draft, setDraft] = useState(filter);
+  const list = useList<Project>('/projects', { name: filter || undefined });
+  const [creating, setCreating] = useState(false);
+  const [renaming, setRenaming] = useState<Project | null>(null);
+  const [deleting, setDeleting] = useState<Project | null>(null);
+  const [notice, setNotice] = useState('');
+  useDocumentTitle('Projects');
+
+  // Keeps the box in step with the URL (back/forward).
+  useEffect(() => setDraft(filter), [filter]);
+
+  // Typing filters after a short pause; Enter filters at once.
+  useEffect(() => {
+    if (draft.trim() === filter) return;
+    const timer = setTimeout(() => applyFilter(draft), 350);
+    return () => clearTimeout(timer);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [draft]);
+
+  function applyFilter(value: string) {
+    const name = value.trim();
+    if (name === filter) return;
+    setQuery('/projects', new URLSearchParams(name ? { name } : {}), { replace: true });
+  }
+
+  const mayWrite = can('projects:write');
+  const mayDelete = can('projects:delete');
+  const matches = (p: Project) => !filter || p.name.toLowerCase().includes(filter.toLowerCase());
+
+  return (
+    <>
+      <PageHeader
+        title="Projects"
+        subtitle="Each project collects the runs and monitors of one application."
+        actions={
+          mayWrite ? (
+            <Button variant="primary" onClick={() => setCreating(true)}>
+              New project
+            </Button>
+          ) : undefined
+        }
+      />
+
+      <form
+        className="filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          applyFilter(draft);
+        }}
+      >
+        <Field label="Search projects">
+          <input type="search" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="Part of a name" maxLength={100} autoComplete="off" />
+        </Field>
+        <Button type="submit">Search</Button>
+        {filter && (
+          <Button variant="ghost" onClick={() => applyFilter('')}>
+            Clear
+          </Button>
+        )}
+      </form>
+
+      <p className="sl-sr-only" role="status" aria-live="polite">
+        {notice}
+      </p>
+
+      {list.error && list.items.length === 0 ? (
+        <ErrorBox error={list.error} onRetry={list.reload} />
+      ) : list.items.length === 0 && list.loading ? (
+        <Loading label="Loading projects…" />
+      ) : list.items.length === 0 && !list.loading && list.loaded ? (
+        filter ? (
+          <Empty title={`No project matches “${filter}”`}>
+            <Button variant="ghost" onClick={() => applyFilter('')}>
+              Show all projects
+            </Button>
+          </Empty>
+        ) : (
+          <Empty title="No projects yet">
+            <p>A project holds the runs your application sends to Sightline.</p>
+            {/* One "New project" button on the page (the header's), so it is unambiguous. */}
+            <p>{mayWrite ? 'Create the first one with “New project” above.' : 'Ask a member of your organization to create one.'}</p>
+          </Empty>
+        )
+      ) : list.items.length > 0 ? (
+        <div className="table-wrap">
+          <table>
+            <caption className="sl-sr-only">Projects, newest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col" className="hide-narrow">
+                  Created
+                </th>
+                {(mayWrite || mayDelete) && (
+                  <th scope="col" className="sl-actions-col">
+                    <span className="sl-sr-only">Actions</span>
+                  </th>
+                )}
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((project) => (
+                <tr key={project.id}>
+                  <td>
+                    <Link to={`/projects/${project.id}/runs`} className="sl-strong-link">
+                      {project.name}
+                    </Link>
+                    {project.description && <div className="muted sl-clamp">{project.description}</div>}
+                  </td>
+                  <td className="hide-narrow sl-nowrap">
+                    <span title={fmtDate(project.createdAt)}>{fmtRelative(project.createdAt)}</span>
+                  </td>
+                  {(mayWrite || mayDelete) && (
+                    <td className="sl-row-actions">
+                      {mayWrite && (
+                        <Button aria-label={`Rename ${project.name}`} onClick={() => setRenaming(project)}>
+                          Rename
+                        </Button>
+                      )}
+                      {mayDelete && (
+                        <Button variant="danger" aria-label={`Delete ${project.name}`} onClick={() => setDeleting(project)}>
+                          Delete
+                        </Button>
+                      )}
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+
+      {list.error !== null && list.items.length > 0 && <ErrorBox error={list.error} onRetry={list.loadMore} />}
+      <LoadMore hasMore={list.hasMore && list.error === null} loading={list.loading} onLoadMore={list.loadMore} />
+
+      <Modal title="New project" open={creating} onClose={() => setCreating(false)}>
+        <ProjectForm
+          submitLabel="Create project"
+          onCancel={() => setCreating(false)}
+          onSubmit={async (body) => {
+            const project = await api.post<Project>('/projects', body);
+            if (matches(project)) list.setItems((items) => [project, ...items.filter((p) => p.id !== project.id)]);
+            setCreating(false);
+            setNotice(`Project ${project.name} created.`);
+          }}
+        />
+      </Modal>
+
+      <Modal title={renaming ? `Rename ${renaming.name}` : 'Rename project'} open={renaming !== null} onClose={() => setRenaming(null)}>
+        {renaming && (
+          <ProjectForm
+            initial={renaming}
+            submitLabel="Save"
+            onCancel={() => setRenaming(null)}
+            onSubmit={async (body) => {
+              const changes: { name?: string; description?: string } = {};
+              if (body.name !== renaming.name) changes.name = body.name;
+              if (body.description !== renaming.description) changes.description = body.description;
+              if (Object.keys(changes).length > 0) {
+                const updated = await api.patch<Project>(`/projects/${renaming.id}`, changes);
+                list.setItems((items) => items.map((p) => (p.id === updated.id ? updated : p)));
+                setNotice(`Project renamed to ${updated.name}.`);
+              }
+              setRenaming(null);
+            }}
+          />
+        )}
+      </Modal>
+
+      <Modal title="Delete project" open={deleting !== null} onClose={() => setDeleting(null)}>
+        {deleting && (
+          <ConfirmDelete
+            project={deleting}
+            onCancel={() => setDeleting(null)}
+            onDeleted={() => {
+              list.setItems((items) => items.filter((p) => p.id !== deleting.id));
+              setNotice(`Project ${deleting.name} deleted.`);
+              setDeleting(null);
+            }}
+          />
+        )}
+      </Modal>
+    </>
+  );
+}
+
+function ProjectForm({
+  initial,
+  submitLabel,
+  onSubmit,
+  onCancel,
+}: {
+  initial?: Project;
+  submitLabel: string;
+  onSubmit: (body: { name: string; description: string }) => Promise<void>;
+  onCancel: () => void;
+}) {
+  const [name, setName] = useState(initial?.name ?? '');
+  const [description, setDescription] = useState(initial?.description ?? '');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await onSubmit({ name: name.trim(), description: description.trim() });
+    } catch (e) {
+      setError(e);
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={(e) => void submit(e)}>
+      <p className="muted" style={{ marginTop: 0 }}>
+        Names are unique in your organization; the description is optional.
+      </p>
+      <Field label="Name">
+        <input name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} autoFocus autoComplete="off" />
+      </Field>
+      <Field label="Description">
+        <textarea name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={2000} rows={3} className="sl-plain-textarea" />
+      </Field>
+      {error !== null && <ErrorBox error={error} />}
+      <div className="sl-form-actions">
+        <Button onClick={onCancel}>Cancel</Button>
+        <Button type="submit" variant="primary" disabled={busy || name.trim() === ''}>
+          {busy ? 'Saving…' : submitLabel}
+        </Button>
+      </div>
+    </form>
+  );
+}
+
+function ConfirmDelete({ project, onCancel, onDeleted }: { project: Project; onCancel: () => void; onDeleted: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  return (
+    <div>
+      <p>
+        Delete <strong>{project.name}</strong> with all its runs and monitors? This cannot be undone.
+      </p>
+      {error !== null && <ErrorBox error={error} />}
+      <div className="sl-form-actions">
+        <Button onClick={onCancel} autoFocus>
+          Cancel
+        </Button>
+        <Button
+          variant="danger"
+          disabled={busy}
+          onClick={() => {
+            setBusy(true);
+            setError(null);
+            api.del(`/projects/${project.id}`).then(onDeleted, (e: unknown) => {
+              setError(e);
+              setBusy(false);
+            });
+          }}
+        >
+          {busy ? 'Deleting…' : 'Delete project'}
+        </Button>
+      </div>
+    </div>
+  );
 }
