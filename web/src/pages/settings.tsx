@@ -1,6 +1,68 @@
+import type { ReactNode } from 'react';
 import { PageHeader } from '../components/ui.js';
+import { useList } from '../hooks.js';
+import { useSession } from '../session.js';
+import { InvitationsPanel } from './settings/invitations.js';
+import { MembersPanel } from './settings/members.js';
+import { OriginsPanel } from './settings/origins.js';
+import { TokensPanel } from './settings/tokens.js';
+import type { Member } from './settings/types.js';
 
+function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <section className="panel" id={id} aria-labelledby={`${id}-heading`} style={{ scrollMarginTop: 72 }}>
+      <h2 id={`${id}-heading`}>{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+/**
+ * Settings: API tokens, members, invitations and allowed origins, as stacked sections with an in-page
+ * table of contents. Actions a role may not take are hidden using the server's permission table
+ * (`can`); the server still decides, and its refusals are shown as the problems it sends.
+ */
 export function SettingsPage(props: Record<string, string>) {
   void props;
-  return <PageHeader title="Settings" />;
+  const { me, can } = useSession();
+  const members = useList<Member>('/organization/members');
+  const sections = [
+    { id: 'tokens', title: 'API tokens' },
+    { id: 'members', title: 'Members' },
+    ...(can('members:admin') ? [{ id: 'invitations', title: 'Invitations' }] : []),
+    { id: 'origins', title: 'Allowed origins' },
+  ];
+  return (
+    <>
+      <PageHeader
+        title="Settings"
+        subtitle={
+          <>
+            {me.organization.name} · {me.organization.plan} plan · signed in as {me.user.email} ({me.role})
+          </>
+        }
+      />
+      <nav className="tabs" aria-label="Settings sections">
+        {sections.map((s) => (
+          <a key={s.id} href={`#${s.id}`}>
+            {s.title}
+          </a>
+        ))}
+      </nav>
+      <Section id="tokens" title="API tokens">
+        <TokensPanel members={members.items} />
+      </Section>
+      <Section id="members" title="Members">
+        <MembersPanel list={members} />
+      </Section>
+      {can('members:admin') && (
+        <Section id="invitations" title="Invitations">
+          <InvitationsPanel />
+        </Section>
+      )}
+      <Section id="origins" title="Allowed origins">
+        <OriginsPanel />
+      </Section>
+    </>
+  );
 }

@@ -1,0 +1,442 @@
+/**
+ * End to end in a real browser: Debian's chromium, driven by playwright-core, against the real server
+ * (`node bin/sightline.js serve`, a fresh SQLite database, the built-in development identity provider).
+ * It signs in, creates a project, mints a token in Settings and ingests runs with it through the API,
+ * sees them in the runs table with a filter and paging, opens a run, creates a prompt version and a
+ * monitor. Each step saves a screenshot to test-artifacts/screenshots/ (and the runs page, at
+ * 1280×800, to docs/screenshots/runs.png for the README).
+ *
+ * The steps share one browser page and run in order; a step whose UI is missing fails on its own, and
+ * later steps fall back to the API for what they need so they still say something.
+ *
+ * Needs chromium (`/usr/bin/chromium`, or SIGHTLINE_TEST_CHROMIUM): skipped locally without it, a
+ * failure in CI (`CI` set), where `.ci/run` installs it with apt.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../scripts/build-if-needed.js';
+import { apiCall, chromiumAvailable, CHROMIUM, formScope, labelled, launchBrowser, screenshot, startServer, type Server } from './helpers/browser.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'screenshots');
+const README_SCREENSHOT = join(ROOT, 'docs', 'screenshots', 'runs.png');
+const VIEWPORT = { width: 1280, height: 800 };
+/** Playwright's per-action bound: every wait below ends within it. */
+const ACTION_MS = 8_000;
+/** All the steps together (the build, the server's start and the browser's launch come before): a hard bound. */
+const STEPS_BUDGET_MS = 110_000;
+
+const available = chromiumAvailable();
+const suite = available || process.env.CI ? describe : describe.skip;
+
+const LOGIN = 'e2e-user@example.test';
+const PROJECT = 'checkout-assistant';
+const PROMPT = 'e2e-support-reply';
+const MONITOR = 'e2e error rate';
+const RUNS = 30;
+/** Which of the 28 plain runs fail (the parent and child succeed). */
+const FAILED_AT = new Set([3, 7, 11, 15, 19, 23]);
+const FAILED = FAILED_AT.size;
+
+/** 30 runs over the last half hour: 6 failed, four models, a parent (newest) with a child, and a distinctive oldest run (only on the second page). */
+function sampleRuns(now: number) {
+  const models = ['gpt-4o', 'gpt-4o-mini', 'claude-3-5-sonnet', 'llama-3.1-70b'];
+  const names = ['chat-completion', 'summarize-ticket', 'classify-intent'];
+  const runs: Record<string, unknown>[] = [];
+  for (let i = 0; i < RUNS - 2; i++) {
+    const start = now - 30 * 60_000 + i * 60_000;
+    const failed = FAILED_AT.has(i);
+    const latency = 300 + ((i * 137) % 2400);
+    const promptTokens = 200 + i * 11;
+    const completionTokens = failed ? 0 : 40 + i * 3;
+    runs.push({
+      id: `e2e-run-${String(i).padStart(2, '0')}`,
+      name: i === 0 ? 'oldest-call' : names[i % names.length],
+      kind: 'llm',
+      status: failed ? 'failed' : 'succeeded',
+      startTime: new Date(start).toISOString(),
+      endTime: new Date(start + latency).toISOString(),
+      model: models[i % models.length],
+      inputs: { messages: [{ role: 'user', content: `Question number ${i}` }] },
+      outputs: failed ? null : { content: `Answer number ${i}` },
+      error: failed ? 'RateLimitError: 429 from the provider' : null,
+      usage: { promptTokens, completionTokens },
+      cost: Math.round((promptTokens + completionTokens) * 0.000002 * 1e6) / 1e6,
+      tags: ['e2e', i % 2 === 0 ? 'production' : 'staging'],
+      metadata: { env: i % 2 === 0 ? 'production' : 'staging' },
+    });
+  }
+  const parentStart = now - 60_000;
+  runs.push(
+    {
+      id: 'e2e-child',
+      parentRunId: 'e2e-parent', // arrives before its parent in the same batch
+      name: 'retrieve-docs',
+      kind: 'retriever',
+      status: 'succeeded',
+      startTime: new Date(parentStart + 50).toISOString(),
+      endTime: new Date(parentStart + 450).toISOString(),
+      inputs: { query: 'rotate a token' },
+      outputs: { documents: ['README#token-lifecycle'] },
+      tags: ['e2e'],
+    },
+    {
+      id: 'e2e-parent',
+      name: 'support-agent',
+      kind: 'chain',
+      status: 'succeeded',
+      startTime: new Date(parentStart).toISOString(),
+      endTime: new Date(parentStart + 1_900).toISOString(),
+      inputs: { question: 'How do I rotate a token?' },
+      outputs: { answer: 'POST /v1/tokens/{id}/rotate' },
+      model: 'gpt-4o',
+      usage: { promptTokens: 512, completionTokens: 64 },
+      cost: 0.0021,
+      tags: ['e2e', 'production'],
+      metadata: { env: 'production' },
+    },
+  );
+  return runs;
+}
+
+suite('the dashboard in a real browser (chromium + playwright-core)', () => {
+  let server: Server | undefined;
+  let browser: Browser | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page;
+  let shot = 0;
+  let deadline = Number.POSITIVE_INFINITY;
+  let token: string | undefined;
+  let projectId: string | undefined;
+  const cursorRequests: string[] = [];
+
+  const base = () => server!.url;
+  const snap = async (name: string) => {
+    if (!page) return;
+    await screenshot(page, join(ARTIFACTS, `${String(++shot).padStart(2, '0')}-${name}.png`), true).catch(() => {});
+  };
+  /** A step: bounded by the suite's budget; a screenshot after it, and on failure too (with the server's log tail in the error). */
+  const step = (name: string, fn: () => Promise<void>, timeout = 20_000) =>
+    it(name, async () => {
+      try {
+        const left = Math.min(timeout - 1_000, deadline - Date.now());
+        if (left <= 0) throw new Error(`the browser suite's ${STEPS_BUDGET_MS / 1000} s budget is spent`);
+        let timer: NodeJS.Timeout | undefined;
+        const expired = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`step out of time (${Math.round(left / 1000)} s left of the suite's budget)`)), left);
+        });
+        await Promise.race([fn(), expired]).finally(() => clearTimeout(timer));
+        await snap(name.replace(/[^a-z0-9]+/gi, '-').toLowerCase());
+      } catch (error) {
+        await snap(`${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}-FAILED`);
+        const tail = server?.logs().slice(-3_000).trim();
+        if (error instanceof Error && tail) error.message += `\n--- server log (tail) ---\n${tail}`;
+        throw error;
+      }
+    }, timeout);
+
+  /** The token minted in the UI, or (when that step failed) one minted with the session cookie, so later steps can go on. */
+  const ensureToken = async (): Promise<string> => {
+    if (token) return token;
+    const minted = await page.evaluate(async () => {
+      const r = await fetch('/v1/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'e2e-fallback' }) });
+      return (await r.json()) as { token: string };
+    });
+    token = minted.token;
+    return token;
+  };
+  /** The project created in the UI, or (when that step failed) the same one made through the API. */
+  const ensureProject = async (): Promise<string> => {
+    if (projectId) return projectId;
+    const t = await ensureToken();
+    const found = await apiCall<{ items: { id: string; name: string }[] }>(base(), t, 'GET', `/v1/projects?name=${encodeURIComponent(PROJECT)}`);
+    projectId = found.body.items.find((p) => p.name === PROJECT)?.id ?? (await apiCall<{ id: string }>(base(), t, 'POST', '/v1/projects', { name: PROJECT })).body.id;
+    return projectId;
+  };
+  const runRows = () => page.locator('table tbody tr');
+  /** Closes whatever dialog a step left open (a created-once secret, say): Escape closes a native <dialog>. */
+  const closeDialogs = async () => {
+    for (let i = 0; i < 3 && (await page.getByRole('dialog').count()) > 0; i++) {
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').first().waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => {});
+    }
+  };
+
+  beforeAll(async () => {
+    if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
+    rmSync(ARTIFACTS, { recursive: true, force: true }); // this run's screenshots only
+    mkdirSync(ARTIFACTS, { recursive: true });
+    ensureBuilt(); // dist/ and dist/web (a no-op when they are up to date)
+    server = await startServer();
+    browser = await launchBrowser();
+    context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, baseURL: server.url, locale: 'en-US', timezoneId: 'UTC', colorScheme: 'light' });
+    context.setDefaultTimeout(ACTION_MS);
+    context.setDefaultNavigationTimeout(15_000);
+    page = await context.newPage();
+    deadline = Date.now() + STEPS_BUDGET_MS;
+    page.on('request', (request) => {
+      const url = request.url();
+      if (/\/v1\/projects\/[^/]+\/runs\?/.test(url) && /[?&]cursor=/.test(url)) cursorRequests.push(url);
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close().catch(() => {});
+    await browser?.close().catch(() => {});
+    await server?.stop();
+  }, 30_000);
+
+  step('signs in through the development identity provider', async () => {
+    await page.goto('/');
+    await page.getByRole('link', { name: 'Sign in' }).click();
+    await page.locator('input[name=login]').fill(LOGIN);
+    await page.locator('input[name=password]').fill('any password');
+    await page.locator('button[type=submit]').click();
+    // A consent screen is not expected (a first-party client), but pass it if the provider shows one.
+    const consent = page.getByRole('button', { name: 'Continue' });
+    const home = () => new URL(page.url()).pathname.startsWith('/projects');
+    await expect.poll(async () => home() || (await consent.count()) > 0, { timeout: 15_000, interval: 100 }).toBe(true);
+    if (!home()) await consent.click();
+    await page.waitForURL((url) => url.pathname.startsWith('/projects'), { timeout: 15_000 });
+    const banner = page.getByRole('banner');
+    await banner.getByText("e2e-user's organization").waitFor();
+    expect(await banner.textContent()).toContain('owner');
+  });
+
+  step('creates a project through the UI', async () => {
+    await page.getByRole('button', { name: 'New project' }).first().click();
+    const form = await formScope(page);
+    await labelled(form, 'Name').fill(PROJECT);
+    await form.getByRole('button', { name: 'Create project' }).click();
+    // The page may open the new project or list it: either way its id is in a URL.
+    await expect
+      .poll(
+        async () => {
+          const fromUrl = /\/projects\/(prj_[A-Za-z0-9]+)/.exec(page.url())?.[1];
+          if (fromUrl) return fromUrl;
+          const link = page.getByRole('link', { name: PROJECT, exact: true }).first();
+          const href = (await link.count()) > 0 ? await link.getAttribute('href') : null;
+          return href ? (/\/projects\/(prj_[A-Za-z0-9]+)/.exec(href)?.[1] ?? '') : '';
+        },
+        { timeout: ACTION_MS, interval: 200 },
+      )
+      .toMatch(/^prj_/);
+    projectId = /\/projects\/(prj_[A-Za-z0-9]+)/.exec(page.url())?.[1] ?? /\/projects\/(prj_[A-Za-z0-9]+)/.exec((await page.getByRole('link', { name: PROJECT, exact: true }).first().getAttribute('href')) ?? '')?.[1];
+    expect(projectId).toMatch(/^prj_/);
+  });
+
+  step('mints a token in Settings, shown once, and uses it with fetch', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('heading', { name: 'API tokens' }).waitFor();
+    for (const heading of ['Members', 'Invitations', 'Allowed origins']) await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+    await labelled(page, 'Token name').fill('e2e ingest');
+    await labelled(page, 'Lifetime (days)').fill('7');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const shown = page.getByTestId('new-token');
+    await shown.waitFor();
+    expect(await page.locator('.secret').textContent()).toContain('Copy it now: it will not be shown again');
+    const minted = (await shown.textContent())!.trim();
+    expect(minted).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    // The list shows it as active, expiring in 7 days.
+    const row = page.getByRole('row').filter({ hasText: 'e2e ingest' }).first();
+    await row.getByText('active').waitFor();
+    const me = await apiCall<{ token: { kind: string }; user: { email: string } }>(base(), minted, 'GET', '/v1/me');
+    expect(me.status).toBe(200);
+    expect(me.body.token.kind).toBe('personal_access_token');
+    expect(me.body.user.email).toBe(LOGIN);
+    token = minted;
+  });
+
+  step('ingests 30 runs with the token and sees them in the runs table', async () => {
+    const id = await ensureProject();
+    const t = await ensureToken();
+    const batch = await apiCall<{ results: { status: string; problem?: unknown }[] }>(base(), t, 'POST', `/v1/projects/${id}/runs/batch`, { runs: sampleRuns(Date.now()) });
+    expect(batch.status).toBe(200);
+    expect(batch.body.results.filter((r) => r.status === 'created')).toHaveLength(RUNS);
+
+    await page.goto(`/projects/${id}/runs`);
+    await expect.poll(() => runRows().count(), { timeout: ACTION_MS, interval: 200 }).toBeGreaterThanOrEqual(Math.min(25, RUNS - 1));
+    await page.getByRole('link', { name: 'support-agent', exact: true }).first().waitFor();
+    await page.waitForLoadState('networkidle').catch(() => {});
+    await page.evaluate('window.scrollTo(0, 0)');
+    mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
+    await screenshot(page, README_SCREENSHOT);
+  }, 25_000);
+
+  step('filters the runs by status', async () => {
+    await labelled(page, 'Status').selectOption('failed');
+    await expect
+      .poll(
+        async () => {
+          const texts = await runRows().allTextContents();
+          return texts.length > 0 && texts.every((text) => text.includes('failed')) ? texts.length : -texts.length;
+        },
+        { timeout: ACTION_MS, interval: 200 },
+      )
+      .toBe(FAILED);
+  });
+
+  step('pages past the first 25 runs', async () => {
+    await page.goto(`/projects/${await ensureProject()}/runs`);
+    await expect.poll(() => runRows().count(), { timeout: ACTION_MS, interval: 200 }).toBeGreaterThanOrEqual(Math.min(25, RUNS - 1));
+    const firstPage = await runRows().count();
+    const oldest = page.getByRole('link', { name: 'oldest-call', exact: true });
+    // Scroll (infinite scroll) or press "Load more" until the oldest run, which is not on the first page, appears.
+    await expect
+      .poll(
+        async () => {
+          if ((await oldest.count()) > 0) return true;
+          await page.evaluate('window.scrollTo(0, document.body.scrollHeight)');
+          const more = page.getByRole('button', { name: 'Load more' });
+          if ((await more.count()) > 0 && (await more.first().isEnabled())) await more.first().click({ timeout: 1_000 }).catch(() => {});
+          return false;
+        },
+        { timeout: ACTION_MS + 4_000, interval: 300 },
+      )
+      .toBe(true);
+    expect(await runRows().count()).toBeGreaterThan(25);
+    if (firstPage < RUNS - 1) expect(cursorRequests.length).toBeGreaterThan(0);
+  });
+
+  step('opens a run: its inputs and its trace', async () => {
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.getByRole('link', { name: 'support-agent', exact: true }).first().click();
+    await page.waitForURL(/\/runs\/e2e-parent$/);
+    await page.getByRole('heading', { name: 'Inputs' }).first().waitFor();
+    await page.getByText('How do I rotate a token?').first().waitFor();
+    // The trace tree shows the child run.
+    await page.getByText('retrieve-docs').first().waitFor();
+  });
+
+  step('creates a prompt and a new version through the UI', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Prompts' }).click();
+    await page.getByRole('button', { name: 'New prompt' }).first().click();
+    let form = await formScope(page);
+    await labelled(form, 'Name').fill(PROMPT);
+    await labelled(form, 'Template').fill('Hello {{customer}}, thanks for writing about {{topic}}.');
+    await form.getByRole('button', { name: 'Create prompt' }).click();
+    // The page may open the new prompt or list it.
+    await page.waitForURL(/\/prompts\/[^/]+$/, { timeout: 3_000 }).catch(async () => {
+      await page.getByRole('link', { name: PROMPT, exact: true }).first().click();
+      await page.waitForURL(/\/prompts\/[^/]+$/);
+    });
+    await page.getByRole('button', { name: 'New version' }).first().click();
+    form = await formScope(page);
+    await labelled(form, 'Template').fill('Hi {{customer}}! About {{topic}}: here is what we found.');
+    await form.getByRole('button', { name: 'Create version' }).click();
+    const t = await ensureToken();
+    await expect
+      .poll(async () => (await apiCall<{ latestVersion: number }>(base(), t, 'GET', `/v1/prompts/${PROMPT}`)).body?.latestVersion, { timeout: ACTION_MS, interval: 250 })
+      .toBe(2);
+    // The page shows the new version.
+    await page.getByText(/\bv2\b|version 2/i).filter({ visible: true }).first().waitFor();
+  });
+
+  step('creates a monitor through the UI and sees it listed with a state', async () => {
+    const id = await ensureProject();
+    await page.goto(`/projects/${id}/runs`);
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Monitors' }).click();
+    await page.waitForURL(/\/monitors$/);
+    await page.getByRole('button', { name: 'New monitor' }).first().click();
+    const form = await formScope(page);
+    await labelled(form, 'Name').fill(MONITOR);
+    await labelled(form, 'Metric').selectOption('error_rate');
+    await labelled(form, 'Window').selectOption('1h');
+    await form.getByRole('button', { name: 'Create monitor' }).click();
+    const t = await ensureToken();
+    let state = '';
+    await expect
+      .poll(
+        async () => {
+          const monitors = await apiCall<{ items: { name: string; state: string }[] }>(base(), t, 'GET', `/v1/projects/${id}/monitors`);
+          state = monitors.body.items.find((m) => m.name === MONITOR)?.state ?? '';
+          return state;
+        },
+        { timeout: ACTION_MS, interval: 250 },
+      )
+      .toMatch(/^(no_data|ok|alerting)$/);
+    await closeDialogs();
+    if (!page.url().endsWith('/monitors')) await page.goto(`/projects/${id}/monitors`);
+    // A table row or a list item: the monitor's name with the state the API reports ("no_data" shown as "no data").
+    const item = page.getByRole('row').or(page.getByRole('listitem')).filter({ hasText: MONITOR }).first();
+    await item.waitFor();
+    await item.getByText(new RegExp(`^\\s*${state.replace('_', '[ _]')}\\s*$`, 'i')).first().waitFor();
+  });
+  step('rotates and revokes a token, invites and withdraws, edits allowed origins, keeps the last owner', async () => {
+    await closeDialogs();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    const mint = page.getByRole('form', { name: 'Create an API token' });
+    await labelled(mint, 'Token name').fill('e2e rotate-me');
+    await mint.getByRole('button', { name: 'Create token' }).click();
+    const shown = page.getByTestId('new-token');
+    await shown.waitFor();
+    const first = (await shown.textContent())!.trim();
+
+    // Rotate: a new token, shown once the same way.
+    await page.getByRole('button', { name: 'Rotate e2e rotate-me', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Rotate token' }).getByRole('button', { name: 'Rotate token' }).click();
+    await expect.poll(async () => ((await shown.count()) > 0 ? (await shown.textContent())!.trim() : first), { timeout: ACTION_MS, interval: 100 }).not.toBe(first);
+    const rotated = (await shown.textContent())!.trim();
+    // (Not the old token yet: using a rotated-away token counts as theft and revokes the new one too.)
+    expect((await apiCall(base(), rotated, 'GET', '/v1/me')).status).toBe(200);
+
+    // Revoke (after a confirmation): refused from then on, and listed as revoked.
+    await page.getByRole('button', { name: 'Revoke e2e rotate-me', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Revoke token' }).getByRole('button', { name: 'Revoke token' }).click();
+    await page.getByRole('dialog', { name: 'Revoke token' }).waitFor({ state: 'hidden' });
+    expect((await apiCall(base(), rotated, 'GET', '/v1/me')).status).toBe(401);
+    expect((await apiCall(base(), first, 'GET', '/v1/me')).status).toBe(401);
+    await shown.waitFor({ state: 'detached' }); // a revoked token's string is no longer shown
+    await expect.poll(() => page.getByRole('button', { name: 'Revoke e2e rotate-me', exact: true }).count(), { timeout: ACTION_MS, interval: 100 }).toBe(0);
+
+    // Invitations: invite, listed, withdraw.
+    const invite = page.getByRole('form', { name: 'Invite someone' });
+    await labelled(invite, 'Email').fill('colleague@example.test');
+    await labelled(invite, 'Role').selectOption('viewer');
+    await invite.getByRole('button', { name: 'Invite' }).click();
+    const invited = page.getByRole('row').filter({ hasText: 'colleague@example.test' });
+    await invited.first().waitFor();
+    expect(await invited.first().textContent()).toContain('viewer');
+    await page.getByRole('button', { name: 'Withdraw the invitation of colleague@example.test' }).click();
+    await invited.first().waitFor({ state: 'detached' });
+
+    // Allowed origins: add one, a refused one shows the server's problem, remove.
+    const origins = page.getByRole('form', { name: 'Add an allowed origin' });
+    await labelled(origins, 'Origin').fill('https://app.example.com');
+    await origins.getByRole('button', { name: 'Add origin' }).click();
+    await page.getByRole('list', { name: 'Allowed origins' }).getByText('https://app.example.com').waitFor();
+    await labelled(origins, 'Origin').fill('http://example.com');
+    await origins.getByRole('button', { name: 'Add origin' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Validation failed' }).filter({ hasText: 'https' }).waitFor();
+    await page.getByRole('button', { name: 'Remove https://app.example.com' }).click();
+    await page.getByText('No custom origins').waitFor();
+    expect((await apiCall<{ allowedOrigins: string[] }>(base(), await ensureToken(), 'GET', '/v1/organization')).body.allowedOrigins).toEqual([]);
+
+    // The last owner cannot be demoted: the server's 409 is shown as it is, and nothing changes.
+    await page.getByLabel(`Role of ${LOGIN}`).selectOption('admin');
+    await page.getByRole('alert').filter({ hasText: 'The organization must keep at least one owner.' }).waitFor();
+    expect((await apiCall<{ role: string }>(base(), await ensureToken(), 'GET', '/v1/me')).body.role).toBe('owner');
+  });
+  step('works at phone width: no page scrolls sideways', async () => {
+    await closeDialogs();
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      for (const path of ['/projects', `/projects/${await ensureProject()}/runs`, '/settings']) {
+        await page.goto(path);
+        await page.getByRole('heading', { level: 1 }).first().waitFor();
+        await page.waitForLoadState('networkidle').catch(() => {});
+        await snap(`phone${path.replace(/[^a-z0-9]+/gi, '-')}`);
+        // Wide tables scroll inside their own box; the page itself stays within the screen.
+        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        expect(overflow, `${path} is ${overflow}px wider than the screen`).toBeLessThanOrEqual(1);
+      }
+      // The main navigation sits behind the menu button.
+      await page.getByRole('button', { name: 'Menu' }).click();
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Prompts' }).waitFor();
+    } finally {
+      await page.setViewportSize(VIEWPORT);
+    }
+  });
+});

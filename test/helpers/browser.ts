@@ -1,0 +1,117 @@
+/**
+ * The browser suite's machinery: the real server as a child process (`node bin/sightline.js serve`) on
+ * a temporary SQLite database with the built-in development identity provider, and Debian's chromium
+ * driven by playwright-core (never a browser download: `.ci/run` installs chromium through apt).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { freePort } from './services.js';
+
+const BIN = new URL('../../bin/sightline.js', import.meta.url).pathname;
+export const CHROMIUM = process.env.SIGHTLINE_TEST_CHROMIUM ?? '/usr/bin/chromium';
+
+export function chromiumAvailable(): boolean {
+  return existsSync(CHROMIUM);
+}
+
+export interface Server {
+  url: string;
+  port: number;
+  child: ChildProcess;
+  logs(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts `sightline serve` on a free loopback port with a fresh SQLite database; resolves once /readyz is 200. */
+export async function startServer(timeoutMs = 45_000): Promise<Server> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'sightline-e2e-'));
+  const url = `http://127.0.0.1:${port}`;
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  // The built-in development provider: no issuer, not production. One process: in-memory rate limits.
+  for (const key of ['SIGHTLINE_OIDC_ISSUER', 'SIGHTLINE_OIDC_CLIENT_ID', 'SIGHTLINE_OIDC_CLIENT_SECRET', 'REDIS_URL', 'SIGHTLINE_PROBLEM_BASE']) delete env[key];
+  if (env.NODE_ENV === 'production') env.NODE_ENV = 'test';
+  Object.assign(env, { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(dir, 'e2e.db')}`, SIGHTLINE_PUBLIC_URL: url, LOG_LEVEL: 'warn' });
+
+  const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let logs = '';
+  child.stdout!.on('data', (d) => (logs += d));
+  child.stderr!.on('data', (d) => (logs += d));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      await stop();
+      throw new Error(`the server exited with ${child.exitCode}:\n${logs}`);
+    }
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return { url, port, child, logs: () => logs, stop };
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await stop();
+  throw new Error(`the server did not become ready in ${timeoutMs} ms:\n${logs}`);
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    timeout: 30_000,
+  });
+}
+
+/** Saves a screenshot (viewport, or the full page) under `dir`, creating it. */
+export async function screenshot(page: Page, path: string, fullPage = false): Promise<void> {
+  mkdirSync(dirname(path), { recursive: true });
+  await page.screenshot({ path, fullPage, animations: 'disabled' });
+}
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The form control labelled `text`: the exact label, or one whose label starts with it (a wrapping
+ * label's text runs on into a hint, or into a select's option texts: "StatusAnyfailed"). Inside `scope`
+ * (an open dialog, say).
+ */
+export function labelled(scope: Page | Locator, text: string): Locator {
+  return scope.getByLabel(text, { exact: true }).or(scope.getByLabel(new RegExp(`^\\s*${escape(text)}`, 'i'))).first();
+}
+
+/** The open dialog when there is one (forms often live in a modal), else the page. */
+export async function formScope(page: Page): Promise<Page | Locator> {
+  const dialog = page.getByRole('dialog');
+  try {
+    await dialog.first().waitFor({ state: 'visible', timeout: 1_500 });
+    return dialog.first();
+  } catch {
+    return page;
+  }
+}
+
+/** A JSON API call with a bearer token, as any script would make it. */
+export async function apiCall<T = any>(base: string, token: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
+}

@@ -1,0 +1,298 @@
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api.js';
+import { Badge, Button, CopyButton, Empty, ErrorBox, Field, LoadMore, Loading } from '../../components/ui.js';
+import { useList } from '../../hooks.js';
+import { useSession } from '../../session.js';
+import { ConfirmDialog, When, type ConfirmRequest } from './confirm.js';
+import { tokenStatus, type Member, type NewToken, type OrganizationToken, type TokenRecord, type TokenStatus } from './types.js';
+
+const STATUS_TONE: Record<TokenStatus, 'ok' | 'bad' | 'neutral'> = { active: 'ok', revoked: 'bad', expired: 'neutral' };
+
+function TokenStatusBadge({ token }: { token: { revokedAt: string | null; expiresAt: string } }) {
+  const status = tokenStatus(token);
+  return <Badge tone={STATUS_TONE[status]}>{status}</Badge>;
+}
+
+interface Secret {
+  id: string;
+  token: string;
+  name: string;
+  expiresAt: string;
+  rotated: boolean;
+}
+
+/** A token string, shown once (at creation or rotation): the server never shows it again. */
+export function SecretReveal({ secret, onDone }: { secret: Secret; onDone: () => void }) {
+  return (
+    <div className="secret" role="status" aria-live="polite" style={{ margin: '12px 0' }}>
+      <p style={{ margin: '0 0 6px' }}>
+        <strong>{secret.rotated ? `Token “${secret.name}” rotated` : `Token “${secret.name}” created`}</strong>{' '}
+        <span className="muted">
+          (expires <When iso={secret.expiresAt} />)
+        </span>
+      </p>
+      <p style={{ margin: '0 0 8px' }}>
+        <strong>Copy it now: it will not be shown again.</strong> Store it in a secret store on your server.
+        {secret.rotated && ' The previous token stops working now (or after the server’s rotation grace period, when one is set).'}
+      </p>
+      <code className="mono" data-testid="new-token" style={{ display: 'block', marginBottom: 8, userSelect: 'all' }}>
+        {secret.token}
+      </code>
+      <div className="actions">
+        <CopyButton text={secret.token} label="Copy token" />
+        <Button variant="ghost" onClick={onDone}>
+          Done
+        </Button>
+      </div>
+    </div>
+  );
+}
+
+/** Mint, list, rotate and revoke the caller's own personal access tokens (GET/POST /v1/tokens). */
+export function TokensPanel({ members }: { members: Member[] }) {
+  const { can, me } = useSession();
+  const list = useList<TokenRecord>('/tokens');
+  const [name, setName] = useState('');
+  const [days, setDays] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [formError, setFormError] = useState<unknown>(null);
+  /** Bumped when the caller's tokens change, so the organization's list (admins) is fetched again. */
+  const [orgVersion, setOrgVersion] = useState(0);
+  const changed = () => {
+    list.reload();
+    setOrgVersion((v) => v + 1);
+  };
+  const [secret, setSecret] = useState<Secret | null>(null);
+  const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
+
+  const create = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setFormError(null);
+    try {
+      const lifetime = days.trim() === '' ? undefined : Number(days);
+      const created = await api.post<NewToken>('/tokens', { name: name.trim(), ...(lifetime === undefined ? {} : { expiresInDays: lifetime }) });
+      setSecret({ id: created.id, token: created.token, name: created.name, expiresAt: created.expiresAt, rotated: false });
+      setName('');
+      setDays('');
+      changed();
+    } catch (error) {
+      setFormError(error);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const rotate = (token: TokenRecord) =>
+    setConfirm({
+      title: 'Rotate token',
+      message: (
+        <p>
+          A new token named <strong>{token.name}</strong> with the same lifetime is created and shown once; <strong>the current one stops working at once</strong> (or after the server&apos;s rotation grace
+          period, when one is set). Update every client that uses it.
+        </p>
+      ),
+      confirmLabel: 'Rotate token',
+      danger: false,
+      run: async () => {
+        const rotated = await api.post<NewToken>(`/tokens/${encodeURIComponent(token.id)}/rotate`);
+        setSecret({ id: rotated.id, token: rotated.token, name: rotated.name, expiresAt: rotated.expiresAt, rotated: true });
+        changed();
+      },
+    });
+
+  const revoke = (token: { id: string; name: string }, after: () => void) =>
+    setConfirm({
+      title: 'Revoke token',
+      message: (
+        <p>
+          Revoke <strong>{token.name}</strong>? Every request made with it fails with 401 from now on, on every server. This cannot be undone.
+        </p>
+      ),
+      confirmLabel: 'Revoke token',
+      run: async () => {
+        await api.del(`/tokens/${encodeURIComponent(token.id)}`);
+        // A revoked token's string is worthless: stop showing it.
+        setSecret((shown) => (shown?.id === token.id ? null : shown));
+        after();
+      },
+    });
+
+  return (
+    <>
+      <p className="muted" style={{ marginTop: 0 }}>
+        Personal access tokens call the API as you, with your current role in {me.organization.name}. Send one as <code>Authorization: Bearer &lt;token&gt;</code>.
+      </p>
+      <form className="inline-form" onSubmit={(e) => void create(e)} aria-label="Create an API token">
+        <Field label="Token name">
+          <input value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} placeholder="ci-ingest" autoComplete="off" />
+        </Field>
+        <Field label="Lifetime (days)">
+          <input
+            type="number"
+            inputMode="numeric"
+            min={1}
+            step={1}
+            value={days}
+            onChange={(e) => setDays(e.target.value)}
+            placeholder="server default"
+            title="Leave empty for the server's default lifetime; the server refuses more than its maximum."
+            style={{ width: '11em' }}
+          />
+        </Field>
+        <Button type="submit" variant="primary" disabled={busy || name.trim() === ''}>
+          {busy ? 'Creating…' : 'Create token'}
+        </Button>
+      </form>
+      <p className="field-hint" style={{ marginTop: 6 }}>
+        Leave the lifetime empty for the server&apos;s default; it must be at least 1 day and at most the server&apos;s maximum (the server says which). Tokens that never expire are not offered.
+      </p>
+      {formError !== null && <ErrorBox error={formError} />}
+      {secret && <SecretReveal secret={secret} onDone={() => setSecret(null)} />}
+
+      <h3 style={{ fontSize: '1rem', margin: '16px 0 8px' }}>Your tokens</h3>
+      {list.error !== null && <ErrorBox error={list.error} onRetry={list.reload} />}
+      {list.error === null && !list.loaded && list.loading && <Loading label="Loading tokens…" />}
+      {list.error === null && list.loaded && list.items.length === 0 && <Empty title="No tokens yet">Create one above to call the API from a script or a server.</Empty>}
+      {list.items.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col" className="hide-narrow">
+                  Created
+                </th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="muted">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((token) => (
+                <tr key={token.id}>
+                  <td>{token.name}</td>
+                  <td className="hide-narrow">
+                    <When iso={token.createdAt} />
+                  </td>
+                  <td>
+                    <When iso={token.expiresAt} />
+                  </td>
+                  <td>
+                    <When iso={token.lastUsedAt} />
+                  </td>
+                  <td>
+                    <TokenStatusBadge token={token} />
+                  </td>
+                  <td>
+                    {tokenStatus(token) === 'active' && (
+                      <div className="actions">
+                        <Button onClick={() => rotate(token)} aria-label={`Rotate ${token.name}`}>
+                          Rotate
+                        </Button>
+                        <Button variant="danger" onClick={() => revoke(token, changed)} aria-label={`Revoke ${token.name}`}>
+                          Revoke
+                        </Button>
+                      </div>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <LoadMore hasMore={list.hasMore} loading={list.loading} onLoadMore={list.loadMore} />
+
+      {can('tokens:admin') && <OrganizationTokens key={orgVersion} members={members} onRevoke={revoke} ownTokensChanged={list.reload} />}
+      <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
+    </>
+  );
+}
+
+/** Admins: every member's tokens (GET /v1/organization/tokens), revocable (DELETE /v1/tokens/{id}). */
+function OrganizationTokens({
+  members,
+  onRevoke,
+  ownTokensChanged,
+}: {
+  members: Member[];
+  onRevoke: (token: { id: string; name: string }, after: () => void) => void;
+  ownTokensChanged: () => void;
+}) {
+  const { me } = useSession();
+  const list = useList<OrganizationToken>('/organization/tokens');
+  const emails = new Map(members.map((m) => [m.user.id, m.user.email]));
+  return (
+    <>
+      <h3 style={{ fontSize: '1rem', margin: '20px 0 8px' }}>All tokens in the organization</h3>
+      <p className="muted" style={{ marginTop: 0 }}>
+        As an admin you can revoke anyone&apos;s token, for example one that leaked or belongs to someone who left.
+      </p>
+      {list.error !== null && <ErrorBox error={list.error} onRetry={list.reload} />}
+      {list.error === null && !list.loaded && list.loading && <Loading label="Loading the organization's tokens…" />}
+      {list.error === null && list.loaded && list.items.length === 0 && <Empty title="No tokens in the organization" />}
+      {list.items.length > 0 && (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Owner</th>
+                <th scope="col" className="hide-narrow">
+                  Created
+                </th>
+                <th scope="col">Expires</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Status</th>
+                <th scope="col">
+                  <span className="muted">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((token) => (
+                <tr key={token.id}>
+                  <td>{token.name}</td>
+                  <td>{token.userId === me.user.id ? 'you' : (emails.get(token.userId) ?? <code>{token.userId}</code>)}</td>
+                  <td className="hide-narrow">
+                    <When iso={token.createdAt} />
+                  </td>
+                  <td>
+                    <When iso={token.expiresAt} />
+                  </td>
+                  <td>
+                    <When iso={token.lastUsedAt} />
+                  </td>
+                  <td>
+                    <TokenStatusBadge token={token} />
+                  </td>
+                  <td>
+                    {tokenStatus(token) === 'active' && (
+                      <Button
+                        variant="danger"
+                        aria-label={`Revoke ${token.name} of ${emails.get(token.userId) ?? token.userId}`}
+                        onClick={() =>
+                          onRevoke(token, () => {
+                            list.reload();
+                            if (token.userId === me.user.id) ownTokensChanged();
+                          })
+                        }
+                      >
+                        Revoke
+                      </Button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <LoadMore hasMore={list.hasMore} loading={list.loading} onLoadMore={list.loadMore} />
+    </>
+  );
+}
