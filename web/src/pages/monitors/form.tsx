@@ -1,0 +1,237 @@
+import { useMemo, useState, type FormEvent } from 'react';
+import { Button, ErrorBox } from '../../components/ui.js';
+import type { Monitor } from '../../types.js';
+import { Checkbox, FormField, InvalidBox } from '../prompts/controls.js';
+import { describeFilter, METRIC_LABELS, METRIC_UNITS, METRICS, OPERATORS, RUN_KINDS, RUN_STATUSES, WINDOW_LABELS, WINDOWS, type Metric, type MonitorFilter, type Operator, type Threshold, type Window } from './model.js';
+import { MetricPreview } from './preview.js';
+
+/** The form as typed. Filter keys the form has no field for (traceId, metadata.*, a parent id) are kept as they are. */
+interface Draft {
+  name: string;
+  description: string;
+  metric: Metric;
+  window: Window;
+  op: Operator | '';
+  threshold: string;
+  status: string;
+  kind: string;
+  model: string;
+  runName: string;
+  tags: string;
+  rootsOnly: boolean;
+  otherFilters: Record<string, unknown>;
+  webhookUrls: string;
+}
+
+export interface MonitorBody {
+  name: string;
+  description: string;
+  filter: MonitorFilter;
+  metric: Metric;
+  window: Window;
+  threshold: Threshold | null;
+  webhookUrls: string[];
+}
+
+function draftOf(monitor?: Monitor): Draft {
+  if (!monitor) {
+    return { name: '', description: '', metric: 'count', window: '1h', op: '', threshold: '', status: '', kind: '', model: '', runName: '', tags: '', rootsOnly: false, otherFilters: {}, webhookUrls: '' };
+  }
+  const { status, kind, model, name, tag, parentRunId, ...rest } = monitor.filter as MonitorFilter;
+  const otherFilters: Record<string, unknown> = { ...rest };
+  if (typeof parentRunId === 'string') otherFilters.parentRunId = parentRunId;
+  return {
+    name: monitor.name,
+    description: monitor.description,
+    metric: monitor.metric,
+    window: monitor.window,
+    op: monitor.threshold?.op ?? '',
+    threshold: monitor.threshold ? String(monitor.threshold.value) : '',
+    status: status ?? '',
+    kind: kind ?? '',
+    model: model ?? '',
+    runName: name ?? '',
+    tags: (tag ?? []).join(', '),
+    rootsOnly: parentRunId === null,
+    otherFilters,
+    webhookUrls: monitor.webhookUrls.join('\n'),
+  };
+}
+
+function filterOf(draft: Draft): MonitorFilter {
+  const filter: Record<string, unknown> = { ...draft.otherFilters };
+  if (draft.status) filter.status = draft.status;
+  if (draft.kind) filter.kind = draft.kind;
+  if (draft.model.trim()) filter.model = draft.model.trim();
+  if (draft.runName.trim()) filter.name = draft.runName.trim();
+  const tags = [...new Set(draft.tags.split(',').map((t) => t.trim()).filter(Boolean))];
+  if (tags.length > 0) filter.tag = tags;
+  if (draft.rootsOnly) filter.parentRunId = null;
+  return filter as MonitorFilter;
+}
+
+/** The threshold, null when there is none, or undefined while the typed value is not a number. */
+function thresholdOf(draft: Draft): Threshold | null | undefined {
+  if (draft.op === '') return null;
+  const value = Number(draft.threshold);
+  if (draft.threshold.trim() === '' || !Number.isFinite(value)) return undefined;
+  return { op: draft.op, value };
+}
+
+function check(draft: Draft): { ok: true; body: MonitorBody } | { ok: false; title: string; detail: string } {
+  if (draft.name.trim() === '') return { ok: false, title: 'The monitor needs a name', detail: 'Type a name, such as "prod error rate".' };
+  const threshold = thresholdOf(draft);
+  if (threshold === undefined) return { ok: false, title: 'The threshold is not a number', detail: `With operator ${draft.op}, type the value to compare with (${METRIC_UNITS[draft.metric]}), or choose the operator "none".` };
+  const webhookUrls = [...new Set(draft.webhookUrls.split('\n').map((u) => u.trim()).filter(Boolean))];
+  if (webhookUrls.length > 5) return { ok: false, title: 'Too many webhook URLs', detail: `A monitor may call at most 5 URLs; ${webhookUrls.length} are listed.` };
+  return { ok: true, body: { name: draft.name.trim(), description: draft.description.trim(), filter: filterOf(draft), metric: draft.metric, window: draft.window, threshold, webhookUrls } };
+}
+
+/** Create or edit a monitor, with a live preview of its metric as the definition changes. */
+export function MonitorForm({
+  projectId,
+  monitor,
+  submitLabel,
+  onSubmit,
+  onCancel,
+}: {
+  projectId: string;
+  monitor?: Monitor;
+  submitLabel: string;
+  onSubmit: (body: MonitorBody) => Promise<void>;
+  onCancel: () => void;
+}) {
+  const [draft, setDraft] = useState<Draft>(() => draftOf(monitor));
+  const [invalid, setInvalid] = useState<{ title: string; detail: string } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
+    setDraft((d) => ({ ...d, [key]: value }));
+    setInvalid(null);
+  };
+
+  const filter = useMemo(() => filterOf(draft), [draft]);
+  const threshold = thresholdOf(draft) ?? null;
+  const others = describeFilter(draft.otherFilters as MonitorFilter);
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const checked = check(draft);
+    if (!checked.ok) {
+      setInvalid(checked);
+      return;
+    }
+    setInvalid(null);
+    setError(null);
+    setBusy(true);
+    onSubmit(checked.body)
+      .catch((e: unknown) => setError(e))
+      .finally(() => setBusy(false));
+  };
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <div className="form-grid">
+        <FormField label="Name">{(control) => <input {...control} required autoFocus maxLength={200} autoComplete="off" value={draft.name} onChange={(e) => set('name', e.target.value)} />}</FormField>
+        <FormField label="Description">{(control) => <input {...control} maxLength={2000} value={draft.description} onChange={(e) => set('description', e.target.value)} />}</FormField>
+        <FormField label="Metric">
+          {(control) => (
+            <select {...control} value={draft.metric} onChange={(e) => set('metric', e.target.value as Metric)}>
+              {METRICS.map((m) => (
+                <option key={m} value={m}>
+                  {METRIC_LABELS[m]}
+                </option>
+              ))}
+            </select>
+          )}
+        </FormField>
+        <FormField label="Window" hint="The metric is computed over this rolling window.">
+          {(control) => (
+            <select {...control} value={draft.window} onChange={(e) => set('window', e.target.value as Window)}>
+              {WINDOWS.map((w) => (
+                <option key={w} value={w}>
+                  {WINDOW_LABELS[w]}
+                </option>
+              ))}
+            </select>
+          )}
+        </FormField>
+        <FormField label="Operator" hint="The monitor alerts while “metric operator threshold” holds.">
+          {(control) => (
+            <select {...control} value={draft.op} onChange={(e) => set('op', e.target.value as Operator | '')}>
+              <option value="">none (no alert)</option>
+              {OPERATORS.map((op) => (
+                <option key={op} value={op}>
+                  {op}
+                </option>
+              ))}
+            </select>
+          )}
+        </FormField>
+        <FormField label="Threshold" hint={`Unit: ${METRIC_UNITS[draft.metric]}.`}>
+          {(control) => <input {...control} type="number" step="any" inputMode="decimal" disabled={draft.op === ''} value={draft.threshold} onChange={(e) => set('threshold', e.target.value)} />}
+        </FormField>
+      </div>
+
+      <fieldset className="form-section">
+        <legend>Runs filter</legend>
+        <div className="form-grid">
+          <FormField label="Status">
+            {(control) => (
+              <select {...control} value={draft.status} onChange={(e) => set('status', e.target.value)}>
+                <option value="">any</option>
+                {RUN_STATUSES.map((s) => (
+                  <option key={s} value={s}>
+                    {s}
+                  </option>
+                ))}
+              </select>
+            )}
+          </FormField>
+          <FormField label="Kind">
+            {(control) => (
+              <select {...control} value={draft.kind} onChange={(e) => set('kind', e.target.value)}>
+                <option value="">any</option>
+                {RUN_KINDS.map((k) => (
+                  <option key={k} value={k}>
+                    {k}
+                  </option>
+                ))}
+              </select>
+            )}
+          </FormField>
+          <FormField label="Model">{(control) => <input {...control} maxLength={256} placeholder="any" autoComplete="off" value={draft.model} onChange={(e) => set('model', e.target.value)} />}</FormField>
+          <FormField label="Run name" hint="Exact name.">
+            {(control) => <input {...control} maxLength={256} placeholder="any" autoComplete="off" value={draft.runName} onChange={(e) => set('runName', e.target.value)} />}
+          </FormField>
+          <FormField label="Tag" hint="Comma-separated; every tag must be present.">
+            {(control) => <input {...control} placeholder="prod, checkout" autoComplete="off" value={draft.tags} onChange={(e) => set('tags', e.target.value)} />}
+          </FormField>
+          <Checkbox label="Roots only" checked={draft.rootsOnly} onChange={(v) => set('rootsOnly', v)} hint="Only runs without a parent (whole traces)." />
+        </div>
+        {others.length > 0 && (
+          <p className="field-hint" style={{ marginTop: 0 }}>
+            Also filtered by {others.join(', ')} (kept as set through the API).
+          </p>
+        )}
+      </fieldset>
+
+      <MetricPreview projectId={projectId} definition={{ filter, metric: draft.metric, window: draft.window, threshold }} enabled={monitor?.enabled ?? true} />
+
+      <FormField label="Webhook URLs" hint="One per line, at most 5. Each state change is POSTed there, signed with the monitor's secret.">
+        {(control) => (
+          <textarea {...control} rows={2} style={{ minHeight: 60 }} spellCheck={false} placeholder="https://hooks.example.com/sightline" value={draft.webhookUrls} onChange={(e) => set('webhookUrls', e.target.value)} />
+        )}
+      </FormField>
+
+      {invalid && <InvalidBox {...invalid} />}
+      {error !== null && <ErrorBox error={error} />}
+      <div className="form-actions">
+        <Button onClick={onCancel}>Cancel</Button>
+        <Button type="submit" variant="primary" disabled={busy}>
+          {busy ? 'Saving…' : submitLabel}
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,173 @@
+/**
+ * What the monitors pages know about monitors: the metrics, windows and operators of the API, how a
+ * metric reads, and the rules that turn a value into a state. The rules mirror the server's
+ * (src/features/monitors/monitors.evaluate.ts), which stays the authority; they are repeated here only
+ * for the live preview, which cannot import server code that touches the database.
+ */
+import { fmtCost, fmtMs, fmtNumber } from '../../format.js';
+import type { Monitor, RunMetrics } from '../../types.js';
+
+export type Metric = Monitor['metric'];
+export type Window = Monitor['window'];
+export type MonitorState = Monitor['state'];
+export type Threshold = NonNullable<Monitor['threshold']>;
+export type Operator = Threshold['op'];
+export type MonitorFilter = Monitor['filter'] & Record<`metadata.${string}`, string>;
+
+export const METRIC_LABELS: Record<Metric, string> = {
+  count: 'Run count',
+  error_count: 'Error count',
+  error_rate: 'Error rate',
+  latency_p50: 'Latency p50',
+  latency_p95: 'Latency p95',
+  latency_p99: 'Latency p99',
+  total_tokens: 'Total tokens',
+  cost: 'Cost',
+};
+export const METRICS = Object.keys(METRIC_LABELS) as Metric[];
+
+export const WINDOW_MS: Record<Window, number> = { '5m': 300_000, '15m': 900_000, '1h': 3_600_000, '6h': 21_600_000, '1d': 86_400_000, '7d': 604_800_000 };
+export const WINDOWS = Object.keys(WINDOW_MS) as Window[];
+export const WINDOW_LABELS: Record<Window, string> = { '5m': '5 minutes', '15m': '15 minutes', '1h': '1 hour', '6h': '6 hours', '1d': '1 day', '7d': '7 days' };
+
+export const OPERATORS: Operator[] = ['>', '>=', '<', '<='];
+export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
+export const RUN_KINDS = ['llm', 'chain', 'tool', 'retriever', 'embedding', 'agent', 'custom'] as const;
+
+/** Additive metrics are 0 over no runs (so "fewer than" can alert on a silent project). */
+export const ADDITIVE: ReadonlySet<Metric> = new Set<Metric>(['count', 'error_count', 'total_tokens', 'cost']);
+
+/** The unit a threshold is typed in, said next to the field. */
+export const METRIC_UNITS: Record<Metric, string> = {
+  count: 'runs',
+  error_count: 'failed runs',
+  error_rate: 'a fraction: 0.05 is 5 %',
+  latency_p50: 'milliseconds',
+  latency_p95: 'milliseconds',
+  latency_p99: 'milliseconds',
+  total_tokens: 'tokens',
+  cost: 'dollars',
+};
+
+export function formatMetric(metric: Metric, value: number | null | undefined): string {
+  if (value === null || value === undefined) return '—';
+  switch (metric) {
+    case 'error_rate':
+      return `${(value * 100).toLocaleString(undefined, { maximumFractionDigits: 2 })} %`;
+    case 'latency_p50':
+    case 'latency_p95':
+    case 'latency_p99':
+      return fmtMs(value);
+    case 'cost':
+      return fmtCost(value);
+    default:
+      return fmtNumber(value);
+  }
+}
+
+export function formatThreshold(metric: Metric, threshold: Threshold | null): string {
+  if (!threshold) return 'none';
+  return `${threshold.op} ${formatMetric(metric, threshold.value)}`;
+}
+
+/** `kind = llm`, `tag prod`, `roots only`… ; an empty list means every run of the project. */
+export function describeFilter(filter: Monitor['filter']): string[] {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(filter as Record<string, unknown>)) {
+    if (value === undefined) continue;
+    if (key === 'parentRunId') parts.push(value === null ? 'roots only' : `parent = ${String(value)}`);
+    else if (key === 'tag' && Array.isArray(value)) parts.push(...value.map((t) => `tag ${String(t)}`));
+    else parts.push(`${key} = ${String(value)}`);
+  }
+  return parts;
+}
+
+type Aggregate = RunMetrics['total'];
+
+/** A metric over an aggregate of runs, or null when it has no value (p99: see `previewable`). */
+export function metricValue(metric: Metric, a: Aggregate): number | null {
+  switch (metric) {
+    case 'count':
+      return a.count;
+    case 'error_count':
+      return a.errorCount;
+    case 'error_rate':
+      return a.count === 0 ? null : a.errorCount / a.count;
+    case 'latency_p50':
+      return a.latencyP50;
+    case 'latency_p95':
+      return a.latencyP95;
+    case 'latency_p99':
+      return null;
+    case 'total_tokens':
+      return a.totalTokens;
+    case 'cost':
+      return a.cost;
+  }
+}
+
+/** The runs metrics endpoint has no p99: the preview says so rather than guess. */
+export function previewable(metric: Metric): boolean {
+  return metric !== 'latency_p99';
+}
+
+export function breaches(value: number, threshold: Threshold): boolean {
+  switch (threshold.op) {
+    case '>':
+      return value > threshold.value;
+    case '>=':
+      return value >= threshold.value;
+    case '<':
+      return value < threshold.value;
+    case '<=':
+      return value <= threshold.value;
+  }
+}
+
+/** The server's rule: no_data when paused or no run matched, unless the value of no runs breaches. */
+export function stateFor(input: { enabled: boolean; value: number | null; count: number; threshold: Threshold | null }): MonitorState {
+  if (!input.enabled || input.value === null) return 'no_data';
+  if (input.threshold === null) return input.count === 0 ? 'no_data' : 'ok';
+  const breached = breaches(input.value, input.threshold);
+  if (input.count === 0) return breached ? 'alerting' : 'no_data';
+  return breached ? 'alerting' : 'ok';
+}
+
+/** Why a state is what it is, in a sentence. */
+export function explainState(state: MonitorState, input: { enabled: boolean; count: number; threshold: Threshold | null; metric: Metric }): string {
+  if (!input.enabled) return 'Paused monitors are always no data.';
+  if (state === 'no_data') {
+    if (input.count === 0) return input.threshold && ADDITIVE.has(input.metric) ? 'No run matched, and 0 does not breach the threshold.' : 'No run matched in the window.';
+    return 'No value to compare.';
+  }
+  if (!input.threshold) return 'No threshold: the monitor only records the metric.';
+  if (state === 'alerting') return input.count === 0 ? 'No run matched, and 0 breaches the threshold.' : 'The threshold is breached.';
+  return 'Within the threshold.';
+}
+
+/** The buckets the preview splits a window into (the runs metrics endpoint offers 1m, 5m, 1h, 1d). */
+export const PREVIEW_BUCKET: Record<Window, '1m' | '5m' | '1h' | '1d'> = { '5m': '1m', '15m': '1m', '1h': '5m', '6h': '5m', '1d': '1h', '7d': '1d' };
+
+/** Short x-axis labels for a bucket size. */
+export function bucketLabel(iso: string, bucketMs: number): string {
+  const date = new Date(iso);
+  if (bucketMs >= 86_400_000) return date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+  return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+}
+
+export const BUCKET_MS: Record<string, number> = { '1m': 60_000, ...WINDOW_MS };
+
+/**
+ * The chart's unit for a metric: the chart's scale starts at 0..1, so fractions and small dollar
+ * amounts are charted as percent and cents to be readable.
+ */
+export function chartUnit(metric: Metric): { factor: number; unit: string } {
+  if (metric === 'error_rate') return { factor: 100, unit: '%' };
+  if (metric === 'cost') return { factor: 100, unit: '¢' };
+  if (metric.startsWith('latency')) return { factor: 1, unit: 'ms' };
+  return { factor: 1, unit: '' };
+}
+
+export function scaled(value: number | null | undefined, factor: number): number | null {
+  return value === null || value === undefined ? null : Math.round(value * factor * 1e6) / 1e6;
+}

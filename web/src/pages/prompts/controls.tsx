@@ -1,0 +1,153 @@
+/**
+ * Small pieces the prompts and monitors pages share. Candidates for components/ui.tsx: they are kept
+ * here only because that file belongs to the whole dashboard.
+ */
+import { useEffect, useId, useState, type ReactNode } from 'react';
+import { api, type Page } from '../../api.js';
+import { Button, ErrorBox, Modal } from '../../components/ui.js';
+import { useSession } from '../../session.js';
+import './controls.css';
+
+/**
+ * A labelled control whose accessible name is exactly its label: the hint is linked with
+ * aria-describedby instead of sitting inside the <label> (where it would join the name).
+ */
+export function FormField({ label, hint, children }: { label: string; hint?: ReactNode; children: (control: { id: string; 'aria-describedby'?: string }) => ReactNode }) {
+  const id = useId();
+  const hintId = `${id}-hint`;
+  return (
+    <div className="field">
+      <label className="field-label" htmlFor={id}>
+        {label}
+      </label>
+      {children(hint ? { id, 'aria-describedby': hintId } : { id })}
+      {hint && (
+        <span id={hintId} className="field-hint">
+          {hint}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** A checkbox with its label beside it. */
+export function Checkbox({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange: (checked: boolean) => void; hint?: ReactNode }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <div className="checkbox">
+        <input id={id} type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} aria-describedby={hint ? `${id}-hint` : undefined} />
+        <label htmlFor={id}>{label}</label>
+      </div>
+      {hint && (
+        <span id={`${id}-hint`} className="field-hint">
+          {hint}
+        </span>
+      )}
+    </div>
+  );
+}
+
+/** A client-side validation message, shown like a problem document. */
+export function InvalidBox({ title, detail }: { title: string; detail: string }) {
+  return (
+    <div className="error-box" role="alert">
+      <strong>{title}</strong>
+      <p>{detail}</p>
+    </div>
+  );
+}
+
+/** "Are you sure?" for destructive actions; the server's answer (e.g. a 403) is shown in place. */
+export function ConfirmModal({
+  open,
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  onClose,
+}: {
+  open: boolean;
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => Promise<void>;
+  onClose: () => void;
+}) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    if (open) setError(null);
+  }, [open]);
+  return (
+    <Modal title={title} open={open} onClose={onClose}>
+      <div>{children}</div>
+      {error !== null && <ErrorBox error={error} />}
+      <div className="form-actions">
+        <Button onClick={onClose}>Cancel</Button>
+        <Button
+          variant="danger"
+          disabled={busy}
+          onClick={() => {
+            setBusy(true);
+            setError(null);
+            onConfirm()
+              .catch((e: unknown) => setError(e))
+              .finally(() => setBusy(false));
+          }}
+        >
+          {busy ? 'Working…' : confirmLabel}
+        </Button>
+      </div>
+    </Modal>
+  );
+}
+
+/** `value` once it has stopped changing for `ms`. */
+export function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
+interface Member {
+  user: { id: string; email: string; name: string | null };
+}
+
+const memberCache: { promise?: Promise<Map<string, string>> } = {};
+
+/**
+ * User ids (authors, label movers) as people: the organization's members, read once per page load.
+ * Anyone no longer a member is shown by id.
+ */
+export function useUserNames(): (userId: string) => string {
+  const { me } = useSession();
+  const [names, setNames] = useState<Map<string, string>>(() => new Map([[me.user.id, me.user.name || me.user.email]]));
+  useEffect(() => {
+    memberCache.promise ??= (async () => {
+      const map = new Map<string, string>();
+      let cursor: string | undefined;
+      for (let page = 0; page < 10; page++) {
+        const result = await api.get<Page<Member>>('/organization/members', { limit: 100, cursor });
+        for (const m of result.items) map.set(m.user.id, m.user.name || m.user.email);
+        if (!result.nextCursor) break;
+        cursor = result.nextCursor;
+      }
+      return map;
+    })().catch(() => {
+      memberCache.promise = undefined;
+      return new Map<string, string>();
+    });
+    let live = true;
+    void memberCache.promise.then((map) => {
+      if (live && map.size > 0) setNames((previous) => new Map([...previous, ...map]));
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+  return (userId) => names.get(userId) ?? userId;
+}

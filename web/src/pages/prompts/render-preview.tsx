@@ -1,0 +1,115 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { api } from '../../api.js';
+import { Button, ErrorBox, Loading } from '../../components/ui.js';
+import { useAsync } from '../../hooks.js';
+import type { Prompt, PromptVersion } from '../../types.js';
+import { FormField } from './controls.js';
+import type { Template } from './template.js';
+import { TemplateView } from './template-view.js';
+
+/** `v:3` or `label:production`. */
+type Ref = string;
+
+/**
+ * Fills a version's (or a label's) variables and renders it on the server: the result is exactly what
+ * an application would get, and a missing or unknown variable is the server's 400, shown as it is.
+ */
+export function RenderPreview({ prompt }: { prompt: Prompt }) {
+  const [ref, setRef] = useState<Ref>(`v:${prompt.latestVersion}`);
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [result, setResult] = useState<{ template: Template; rendered: Template } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const labels = Object.entries(prompt.labels).sort(([a], [b]) => a.localeCompare(b));
+
+  // A label may have been removed, or a new version created: fall back to the latest.
+  useEffect(() => {
+    if (ref.startsWith('label:') && prompt.labels[ref.slice(6)] === undefined) setRef(`v:${prompt.latestVersion}`);
+  }, [prompt, ref]);
+
+  const versionRef = ref.startsWith('label:') ? ref.slice(6) : ref.slice(2);
+  const version = useAsync(() => api.get<PromptVersion>(`/prompts/${encodeURIComponent(prompt.id)}/versions/${encodeURIComponent(versionRef)}`), `${prompt.id}/${versionRef}/${ref.startsWith('label:') ? String(prompt.labels[versionRef]) : ''}`);
+
+  useEffect(() => {
+    setResult(null);
+    setError(null);
+  }, [ref]);
+
+  const render = (event: FormEvent) => {
+    event.preventDefault();
+    if (!version.data) return;
+    setBusy(true);
+    setError(null);
+    setResult(null);
+    // An empty field is not sent: the server names every variable that is missing.
+    const variables: Record<string, string> = {};
+    for (const name of version.data.variables) if (values[name]) variables[name] = values[name];
+    const target = ref.startsWith('label:') ? { label: ref.slice(6) } : { version: Number(ref.slice(2)) };
+    api
+      .post<{ template: Template; rendered: Template }>(`/prompts/${encodeURIComponent(prompt.id)}/render`, { ...target, variables })
+      .then(setResult)
+      .catch((e: unknown) => setError(e))
+      .finally(() => setBusy(false));
+  };
+
+  return (
+    <section className="panel" aria-labelledby="render-heading">
+      <h2 id="render-heading">Render preview</h2>
+      <form onSubmit={render}>
+        <FormField label="Version or label" hint="Each variable of that version gets a field below; an empty field counts as not given.">
+          {(control) => (
+            <select {...control} value={ref} onChange={(e) => setRef(e.target.value)} style={{ maxWidth: 360 }}>
+              {labels.length > 0 && (
+                <optgroup label="Labels">
+                  {labels.map(([label, v]) => (
+                    <option key={label} value={`label:${label}`}>
+                      {label} (v{v})
+                    </option>
+                  ))}
+                </optgroup>
+              )}
+              <optgroup label="Versions">
+                {Array.from({ length: prompt.latestVersion }, (_, i) => prompt.latestVersion - i).map((v) => (
+                  <option key={v} value={`v:${v}`}>
+                    v{v}
+                    {v === prompt.latestVersion ? ' (latest)' : ''}
+                  </option>
+                ))}
+              </optgroup>
+            </select>
+          )}
+        </FormField>
+        {version.error !== undefined && <ErrorBox error={version.error} onRetry={version.reload} />}
+        {version.loading && !version.data && <Loading label="Loading the version…" />}
+        {version.data && (
+          <>
+            {version.data.variables.length === 0 ? (
+              <p className="muted">v{version.data.version} has no variables: it renders as written.</p>
+            ) : (
+              <fieldset className="form-section">
+                <legend>Variables of v{version.data.version}</legend>
+                <div className="variables-grid">
+                  {version.data.variables.map((name) => (
+                    <FormField key={name} label={name}>
+                      {(control) => <textarea {...control} rows={1} style={{ minHeight: 38 }} value={values[name] ?? ''} onChange={(e) => setValues({ ...values, [name]: e.target.value })} />}
+                    </FormField>
+                  ))}
+                </div>
+              </fieldset>
+            )}
+            <Button type="submit" variant="primary" disabled={busy}>
+              {busy ? 'Rendering…' : 'Render'}
+            </Button>
+          </>
+        )}
+      </form>
+      {error !== null && <ErrorBox error={error} />}
+      {result && (
+        <div style={{ marginTop: 12 }} aria-live="polite">
+          <h3 style={{ fontSize: '0.95rem', margin: '0 0 6px' }}>Rendered</h3>
+          <TemplateView template={result.rendered} label="Rendered result" />
+        </div>
+      )}
+    </section>
+  );
+}
