@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -23,7 +23,13 @@ export interface Dashboard {
 export async function dashboardRoutes(app: App): Promise<Dashboard> {
   const indexFile = `${DASHBOARD_DIR}index.html`;
   if (!existsSync(indexFile)) return { fallback: () => false };
-  const index = readFileSync(indexFile);
+  // Re-read when the build changes (a rebuild while the server runs names new assets).
+  let cached = { mtimeMs: -1, body: Buffer.alloc(0) };
+  const index = () => {
+    const { mtimeMs } = statSync(indexFile);
+    if (mtimeMs !== cached.mtimeMs) cached = { mtimeMs, body: readFileSync(indexFile) };
+    return cached.body;
+  };
   await app.register(fastifyStatic, {
     root: `${DASHBOARD_DIR}assets`,
     prefix: '/assets/',
@@ -32,7 +38,7 @@ export async function dashboardRoutes(app: App): Promise<Dashboard> {
     immutable: true,
     maxAge: '365d',
   });
-  const sendIndex = (reply: FastifyReply) => reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(index);
+  const sendIndex = (reply: FastifyReply) => reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(index());
   app.get('/', { schema: { hide: true } }, async (_request, reply) => sendIndex(reply));
   return {
     fallback(request, reply) {
