@@ -414,6 +414,10 @@ describe('the built-in development identity provider', () => {
     database = await createTestDatabase('sqlite');
     app = await buildApp({ config: testConfig({ SIGHTLINE_PUBLIC_URL: publicUrl }), storage: database.storage });
     await app.listen({ port, host: '127.0.0.1' });
+    // What the dashboard's sign-in page reads.
+    const status = await fetch(`${publicUrl}/auth/status`);
+    expect(status.status).toBe(200);
+    expect(await status.json()).toEqual({ available: true, development: true, message: expect.stringContaining('any email') });
     const jar = new Jar();
     const login = await fetch(`${publicUrl}/auth/login`, { redirect: 'manual' });
     jar.take(login);
@@ -456,6 +460,10 @@ describe('the built-in development identity provider', () => {
       const body = login.json() as { type: string; detail: string };
       expect(body.type).toBe('http://sightline.test/problems/service-unavailable');
       for (const name of ['SIGHTLINE_OIDC_ISSUER', 'SIGHTLINE_OIDC_CLIENT_ID', 'SIGHTLINE_OIDC_CLIENT_SECRET']) expect(body.detail).toContain(name);
+      // The dashboard's sign-in page shows the same message instead of a sign-in button.
+      const status = await prod.inject({ method: 'GET', url: '/auth/status' });
+      expect(status.statusCode).toBe(200);
+      expect(status.json()).toEqual({ available: false, development: false, message: body.detail });
       const idp = await prod.inject({ method: 'GET', url: '/dev-idp/.well-known/openid-configuration' });
       expect(idp.statusCode).toBe(404);
     } finally {

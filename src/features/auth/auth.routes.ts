@@ -45,6 +45,18 @@ export function authRoutes(app: App, { db, config, clock }: Deps, options: SignI
   };
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
 
+  // What the dashboard's sign-in page says: whether sign-in works here, and through what.
+  app.get('/auth/status', { schema: { hide: true } }, async (_request, reply) => {
+    noStore(reply);
+    if (!oidc) return { available: false, development: false, message: NOT_CONFIGURED };
+    const development = config.oidc === null;
+    return {
+      available: true,
+      development,
+      message: development ? 'Development sign-in: any email and any password work (set SIGHTLINE_OIDC_ISSUER for a real identity provider).' : null,
+    };
+  });
+
   app.get('/auth/login', { schema: { hide: true } }, async (_request, reply) => {
     const provider = requireProvider();
     noStore(reply);

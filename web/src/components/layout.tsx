@@ -1,4 +1,4 @@
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { api } from '../api.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
@@ -54,17 +54,40 @@ export function Layout({ children }: { children: ReactNode }) {
   );
 }
 
-/** Shown when there is no session: sign-in goes through the identity provider. */
+interface SignInStatus {
+  available: boolean;
+  development: boolean;
+  message: string | null;
+}
+
+/** Shown when there is no session: sign-in goes through the identity provider (or says what to configure). */
 export function SignIn({ reason }: { reason?: string | undefined }) {
+  const [status, setStatus] = useState<SignInStatus | null>(null);
+  useEffect(() => {
+    fetch('/auth/status', { headers: { accept: 'application/json' } })
+      .then((r) => (r.ok ? (r.json() as Promise<SignInStatus>) : null))
+      .then(setStatus)
+      .catch(() => setStatus(null));
+  }, []);
   return (
     <div className="signin">
       <div className="signin-card">
         <h1>Sightline</h1>
         <p className="muted">Traces, prompts and monitors for your LLM applications.</p>
         {reason && <p role="alert">{reason}</p>}
-        <a className="button primary" href="/auth/login">
-          Sign in
-        </a>
+        {status && !status.available ? (
+          <div className="error-box" role="alert">
+            <strong>Sign-in is not configured</strong>
+            <p>{status.message}</p>
+          </div>
+        ) : (
+          <>
+            <a className="button primary" href="/auth/login">
+              Sign in
+            </a>
+            {status?.development && <p className="muted">{status.message}</p>}
+          </>
+        )}
       </div>
     </div>
   );
