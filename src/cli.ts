@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { isRole, ROLES } from './auth/permissions.js';
 import { TokenService } from './auth/tokens.js';
@@ -12,6 +14,10 @@ import { Keyring } from './lib/keys.js';
 import { openApiDocument } from './openapi.js';
 import { serve } from './server.js';
 
+const REMOTE_NOTE = `The service's address comes from --url or SIGHTLINE_URL (default http://localhost:8080), the
+personal access token from SIGHTLINE_TOKEN. Exit status: 0 done, 1 the API or the network failed,
+2 bad usage, 130 interrupted.`;
+
 const HELP: Record<string, string> = {
   main: `Usage: sightline <command> [options]
 
@@ -21,6 +27,12 @@ Commands:
   token create   Create the organization/user if missing, set the role, mint a personal access token
   org allow-origin  Allow-list a CORS origin for an organization, beyond its plan's quota
   openapi        Print the OpenAPI 3.1 document
+
+Remote commands (talk to a running service: --url or SIGHTLINE_URL, token in SIGHTLINE_TOKEN):
+  projects list  List the projects
+  runs list      List a project's runs (table or --json), following every page
+  runs export    Stream every run of a project as NDJSON, resumable from a cursor
+  prompts get    Print a prompt's version (latest, --label or --version)
 
 Configuration comes from the environment (PORT, HOST, DATABASE_URL, SIGHTLINE_PUBLIC_URL, ...).
 Run 'sightline <command> --help' for a command's options.`,
@@ -44,9 +56,98 @@ in addition to (and not counted against) the custom origins its plan allows.`,
   openapi: `Usage: sightline openapi
 
 Prints the OpenAPI 3.1 document of this build to stdout.`,
+  projects: `Usage: sightline projects list [--name <substring>] [--json] [--url <url>]
+
+Lists the projects of the token's organization, newest first: a table, or a JSON array with --json.
+${REMOTE_NOTE}`,
+  runs: `Usage: sightline runs list --project <id> [filters] [--json] [--progress | --quiet] [--url <url>]
+       sightline runs export --project <id> --format ndjson [filters] [--cursor <cursor>] [--progress] [--url <url>]
+
+runs list    prints the runs (newest first) as a table, or a JSON array with --json, following every
+             page; on a terminal a progress line shows on stderr during long walks (--quiet: none;
+             --progress: a line per page even when stderr is not a terminal).
+runs export  streams every run to stdout, one JSON object per line. When interrupted (Ctrl-C) or
+             stopped by an error it prints the cursor to resume from on stderr ("resume-cursor: …"):
+             run it again with the same filters and --cursor to continue without gaps or repeats.
+
+Filters (the runs list's, combined with AND): --status running|succeeded|failed, --kind <kind>,
+--name <exact name>, --tag <tag> (repeatable: all must match), --model <model>, --trace-id <id>,
+--parent-run-id <id|null> (null: root runs only), --started-after <RFC 3339>, --started-before <RFC 3339>,
+--metadata <key>=<value> (repeatable). --limit <1..100> sets the page size (default 100).
+${REMOTE_NOTE}`,
+  prompts: `Usage: sightline prompts get NAME [--label <label> | --version <n>] [--json] [--url <url>]
+
+Prints a prompt's template: the latest version, the version a label (such as production) points at,
+or a numbered version. A line about the version (number, variables, config) goes to stderr; --json
+prints the whole version record instead.
+${REMOTE_NOTE}`,
 };
 
 class UsageError extends Error {}
+
+interface RemoteCli {
+  runCli(
+    argv: string[],
+    io: { stdout(text: string): void | Promise<void>; stderr(text: string): void; env: Record<string, string | undefined>; stderrIsTTY?: boolean; signal?: AbortSignal },
+  ): Promise<number>;
+}
+
+/**
+ * The remote commands run on the client SDK (packages/client). The SDK is its own package compiled
+ * apart from the service (it must not depend on the server's build), so it is loaded from its
+ * dist/, which is built from its sources here when missing or stale.
+ */
+async function loadRemoteCli(): Promise<RemoteCli> {
+  const root = new URL('../', import.meta.url); // the checkout, from src/ and from dist/ alike
+  const build = new URL('packages/client/build.mjs', root);
+  if (!existsSync(fileURLToPath(build))) throw new UsageError('the remote commands need the client SDK (packages/client), which this installation does not have');
+  const { ensureBuilt } = (await import(build.href)) as { ensureBuilt(): void };
+  ensureBuilt();
+  return (await import(new URL('packages/client/dist/cli.js', root).href)) as RemoteCli;
+}
+
+async function remote(argv: string[]): Promise<number> {
+  const { runCli } = await loadRemoteCli();
+  const controller = new AbortController();
+  const interrupt = () => controller.abort(new Error('interrupted'));
+  // A reader that went away (`| head`): stop walking; nothing more can be written.
+  let stdoutClosed = false;
+  const brokenPipe = (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') return;
+    stdoutClosed = true;
+    interrupt();
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  process.stdout.on('error', brokenPipe);
+  try {
+    return await runCli(argv, {
+      stdout: (text) => {
+        // Still written after Ctrl-C: `runs export` counts a page as done once it is written.
+        if (stdoutClosed) return;
+        if (process.stdout.write(text)) return;
+        // Backpressure: wait for the pipe to drain (or for the walk to be stopped).
+        return new Promise<void>((resolve) => {
+          const done = () => {
+            process.stdout.off('drain', done);
+            controller.signal.removeEventListener('abort', done);
+            resolve();
+          };
+          process.stdout.once('drain', done);
+          controller.signal.addEventListener('abort', done, { once: true });
+        });
+      },
+      stderr: (text) => void process.stderr.write(text),
+      env: process.env,
+      stderrIsTTY: process.stderr.isTTY === true,
+      signal: controller.signal,
+    });
+  } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+    process.stdout.off('error', brokenPipe);
+  }
+}
 
 async function tokenCreate(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -174,6 +275,14 @@ export async function main(argv: string[]): Promise<number> {
       case 'openapi':
         process.stdout.write(`${JSON.stringify(await openApiDocument(), null, 2)}\n`);
         return 0;
+      case 'projects':
+      case 'runs':
+      case 'prompts':
+        if (rest.length === 0) {
+          console.log(HELP[command]);
+          return 1;
+        }
+        return await remote([command, ...rest]);
       default:
         throw new UsageError(`unknown command '${command}'. Run 'sightline --help'.`);
     }

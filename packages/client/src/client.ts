@@ -1,0 +1,394 @@
+import { Transport, type ClientOptions, type Query, type RequestSpec } from './http.js';
+import { newRunId } from './ids.js';
+import { Paginated, type ListOptions } from './pagination.js';
+import { Tracer, type TracerOptions } from './tracer.js';
+import type {
+  CreateInvitationInput,
+  CreateMonitorInput,
+  CreateProjectInput,
+  CreatePromptInput,
+  CreateTokenInput,
+  CreateVersionInput,
+  Invitation,
+  LabelEvent,
+  Me,
+  Member,
+  Monitor,
+  MonitorEvent,
+  MonitorFilters,
+  MonitorMetrics,
+  MonitorMetricsQuery,
+  MonitorWithSecret,
+  NewToken,
+  Organization,
+  OrganizationToken,
+  Page,
+  Project,
+  ProjectFilters,
+  Prompt,
+  PromptFilters,
+  PromptVersion,
+  RenderInput,
+  RenderResult,
+  Run,
+  RunBatchResult,
+  RunCreate,
+  RunFilters,
+  RunMetrics,
+  RunMetricsQuery,
+  RunPatch,
+  TokenRecord,
+  UpdateMemberInput,
+  UpdateMonitorInput,
+  UpdateOrganizationInput,
+  UpdateProjectInput,
+  UpdatePromptInput,
+  WebhookAttempt,
+} from './types.js';
+
+/** Per-call options of every method. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export type { ClientOptions } from './http.js';
+
+const seg = (value: string | number): string => encodeURIComponent(String(value));
+/** The most runs one batch request carries (the server's bound). */
+export const MAX_BATCH = 1000;
+
+/** Gives every run without an id a client-generated one, so that sending it twice creates it once. */
+export function withRunIds<T extends { id?: string }>(runs: readonly T[]): (T & { id: string })[] {
+  return runs.map((run) => (run.id === undefined ? { ...run, id: newRunId() } : (run as T & { id: string })));
+}
+
+class Resource {
+  constructor(protected readonly http: Transport) {}
+
+  protected async call<T>(spec: RequestSpec): Promise<T> {
+    return (await this.http.request<T>(spec)).data;
+  }
+
+  protected paginate<T>(path: string, filters: Query | object = {}, options: ListOptions = {}): Paginated<T> {
+    const { limit, cursor, signal } = options;
+    return new Paginated<T>(
+      async (at, sig) => this.call<Page<T>>({ method: 'GET', path, query: { ...(filters as Query), limit, cursor: at }, signal: sig }),
+      { cursor, signal },
+    );
+  }
+}
+
+/** `GET /v1/me`. */
+class MeResource extends Resource {
+  /** The user, organization, role and the credential (`kind`, `id`, `expiresAt`). */
+  get(options: CallOptions = {}): Promise<Me> {
+    return this.call({ method: 'GET', path: '/me', signal: options.signal });
+  }
+}
+
+/** `/v1/tokens`: your personal access tokens. */
+class TokensResource extends Resource {
+  list(options: ListOptions = {}): Paginated<TokenRecord> {
+    return this.paginate<TokenRecord>('/tokens', {}, options);
+  }
+  /** Mints a token; `token` is shown only in this answer. */
+  create(body: CreateTokenInput, options: CallOptions = {}): Promise<NewToken> {
+    return this.call({ method: 'POST', path: '/tokens', body, signal: options.signal });
+  }
+  /**
+   * A new token with the same name and lifetime; the old one stops working. Never retried: rotating
+   * a rotated-away token again revokes the whole family. See also `rotateBeforeExpiry`.
+   */
+  rotate(tokenId: string, options: CallOptions = {}): Promise<NewToken> {
+    return this.call({ method: 'POST', path: `/tokens/${seg(tokenId)}/rotate`, idempotent: false, signal: options.signal });
+  }
+  async revoke(tokenId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/tokens/${seg(tokenId)}`, signal: options.signal });
+  }
+}
+
+class MembersResource extends Resource {
+  list(options: ListOptions = {}): Paginated<Member> {
+    return this.paginate<Member>('/organization/members', {}, options);
+  }
+  /** Changes a member's role (only an owner grants or takes `owner`). */
+  update(userId: string, body: UpdateMemberInput, options: CallOptions = {}): Promise<Member> {
+    return this.call({ method: 'PATCH', path: `/organization/members/${seg(userId)}`, body, signal: options.signal });
+  }
+  async remove(userId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/organization/members/${seg(userId)}`, signal: options.signal });
+  }
+}
+
+class InvitationsResource extends Resource {
+  list(options: ListOptions = {}): Paginated<Invitation> {
+    return this.paginate<Invitation>('/organization/invitations', {}, options);
+  }
+  create(body: CreateInvitationInput, options: CallOptions = {}): Promise<Invitation> {
+    return this.call({ method: 'POST', path: '/organization/invitations', body, signal: options.signal });
+  }
+  /** Withdraws an invitation. */
+  async delete(invitationId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/organization/invitations/${seg(invitationId)}`, signal: options.signal });
+  }
+}
+
+class OrganizationTokensResource extends Resource {
+  /** Every member's tokens (admins only; never the secrets). Revoke with `client.tokens.revoke`. */
+  list(options: ListOptions = {}): Paginated<OrganizationToken> {
+    return this.paginate<OrganizationToken>('/organization/tokens', {}, options);
+  }
+}
+
+/** `/v1/organization`. */
+class OrganizationResource extends Resource {
+  readonly members: MembersResource;
+  readonly invitations: InvitationsResource;
+  readonly tokens: OrganizationTokensResource;
+  constructor(http: Transport) {
+    super(http);
+    this.members = new MembersResource(http);
+    this.invitations = new InvitationsResource(http);
+    this.tokens = new OrganizationTokensResource(http);
+  }
+  get(options: CallOptions = {}): Promise<Organization> {
+    return this.call({ method: 'GET', path: '/organization', signal: options.signal });
+  }
+  /** Renames the organization or replaces its `allowedOrigins` (admins). */
+  update(body: UpdateOrganizationInput, options: CallOptions = {}): Promise<Organization> {
+    return this.call({ method: 'PATCH', path: '/organization', body, signal: options.signal });
+  }
+}
+
+/** `/v1/projects`. */
+class ProjectsResource extends Resource {
+  list(filters: ProjectFilters = {}, options: ListOptions = {}): Paginated<Project> {
+    return this.paginate<Project>('/projects', filters, options);
+  }
+  create(body: CreateProjectInput, options: CallOptions = {}): Promise<Project> {
+    return this.call({ method: 'POST', path: '/projects', body, signal: options.signal });
+  }
+  get(projectId: string, options: CallOptions = {}): Promise<Project> {
+    return this.call({ method: 'GET', path: `/projects/${seg(projectId)}`, signal: options.signal });
+  }
+  update(projectId: string, body: UpdateProjectInput, options: CallOptions = {}): Promise<Project> {
+    return this.call({ method: 'PATCH', path: `/projects/${seg(projectId)}`, body, signal: options.signal });
+  }
+  /** Deletes the project with its runs and monitors (admins). */
+  async delete(projectId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/projects/${seg(projectId)}`, signal: options.signal });
+  }
+}
+
+/** `/v1/projects/{id}/runs`. */
+class RunsResource extends Resource {
+  /** Newest first; filters combine with AND (`tag` all must match, `parentRunId: null` = roots). */
+  list(projectId: string, filters: RunFilters = {}, options: ListOptions = {}): Paginated<Run> {
+    return this.paginate<Run>(`/projects/${seg(projectId)}/runs`, filters, options);
+  }
+  /**
+   * Creates one run. A run without an `id` gets a client-generated one, which makes the create
+   * idempotent (a retry answers with the stored run), so it is retried like a GET.
+   */
+  create(projectId: string, run: RunCreate, options: CallOptions = {}): Promise<Run> {
+    const [body] = withRunIds([run]);
+    return this.call({ method: 'POST', path: `/projects/${seg(projectId)}/runs`, body, idempotent: true, signal: options.signal });
+  }
+  /**
+   * Creates many runs: one result per run, in order (`created`, `existing` or `rejected` with its own
+   * problem). Runs get client ids when they lack one, so a retried batch never creates a run twice;
+   * more than 1,000 runs go as several requests, in order (parents before children).
+   */
+  async batch(projectId: string, runs: readonly RunCreate[], options: CallOptions = {}): Promise<RunBatchResult> {
+    const withIds = withRunIds(runs);
+    const results: RunBatchResult['results'] = [];
+    for (let offset = 0; offset < withIds.length || offset === 0; offset += MAX_BATCH) {
+      const chunk = withIds.slice(offset, offset + MAX_BATCH);
+      const answer = await this.call<RunBatchResult>({
+        method: 'POST',
+        path: `/projects/${seg(projectId)}/runs/batch`,
+        body: { runs: chunk },
+        idempotent: true,
+        signal: options.signal,
+      });
+      for (const result of answer.results) results.push({ ...result, index: result.index + offset });
+      if (withIds.length === 0) break;
+    }
+    return { results };
+  }
+  get(projectId: string, runId: string, options: CallOptions = {}): Promise<Run> {
+    return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/runs/${seg(runId)}`, signal: options.signal });
+  }
+  /** Ends or amends a running run (finished runs are final: 409). */
+  patch(projectId: string, runId: string, body: RunPatch, options: CallOptions = {}): Promise<Run> {
+    return this.call({ method: 'PATCH', path: `/projects/${seg(projectId)}/runs/${seg(runId)}`, body, signal: options.signal });
+  }
+  /** Counts and aggregates over the runs matching the list's filters, within [from, to). */
+  metrics(projectId: string, query: RunMetricsQuery = {}, options: CallOptions = {}): Promise<RunMetrics> {
+    return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/runs/metrics`, query: query as Query, signal: options.signal });
+  }
+}
+
+class PromptVersionsResource extends Resource {
+  /** Newest version first. */
+  list(prompt: string, options: ListOptions = {}): Paginated<PromptVersion> {
+    return this.paginate<PromptVersion>(`/prompts/${seg(prompt)}/versions`, {}, options);
+  }
+  /** The next version (versions are immutable). */
+  create(prompt: string, body: CreateVersionInput, options: CallOptions = {}): Promise<PromptVersion> {
+    return this.call({ method: 'POST', path: `/prompts/${seg(prompt)}/versions`, body, signal: options.signal });
+  }
+  /** One version, by number or by label (`production`). */
+  get(prompt: string, version: number | string, options: CallOptions = {}): Promise<PromptVersion> {
+    return this.call({ method: 'GET', path: `/prompts/${seg(prompt)}/versions/${seg(version)}`, signal: options.signal });
+  }
+  /**
+   * A conditional read for polling a label cheaply: pass the `etag` of the previous answer; while
+   * the version is unchanged the server answers 304 and this returns `{ changed: false }`.
+   */
+  async poll(
+    prompt: string,
+    version: number | string,
+    etag?: string,
+    options: CallOptions = {},
+  ): Promise<{ changed: true; version: PromptVersion; etag: string | undefined } | { changed: false; etag: string }> {
+    const response = await this.http.request<PromptVersion>({
+      method: 'GET',
+      path: `/prompts/${seg(prompt)}/versions/${seg(version)}`,
+      headers: etag ? { 'if-none-match': etag } : {},
+      allowNotModified: true,
+      signal: options.signal,
+    });
+    if (response.status === 304 && etag) return { changed: false, etag };
+    return { changed: true, version: response.data, etag: response.headers.get('etag') ?? undefined };
+  }
+}
+
+class PromptLabelsResource extends Resource {
+  /** Points a label (e.g. `production`) at a version; every move is recorded. */
+  set(prompt: string, label: string, version: number, options: CallOptions = {}): Promise<Prompt> {
+    return this.call({ method: 'PUT', path: `/prompts/${seg(prompt)}/labels/${seg(label)}`, body: { version }, signal: options.signal });
+  }
+  async remove(prompt: string, label: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/prompts/${seg(prompt)}/labels/${seg(label)}`, signal: options.signal });
+  }
+}
+
+/** `/v1/prompts`: `prompt` arguments take the prompt's id or its name. */
+class PromptsResource extends Resource {
+  readonly versions: PromptVersionsResource;
+  readonly labels: PromptLabelsResource;
+  constructor(http: Transport) {
+    super(http);
+    this.versions = new PromptVersionsResource(http);
+    this.labels = new PromptLabelsResource(http);
+  }
+  list(filters: PromptFilters = {}, options: ListOptions = {}): Paginated<Prompt> {
+    return this.paginate<Prompt>('/prompts', filters, options);
+  }
+  /** Creates the prompt with its version 1. */
+  create(body: CreatePromptInput, options: CallOptions = {}): Promise<Prompt> {
+    return this.call({ method: 'POST', path: '/prompts', body, signal: options.signal });
+  }
+  get(prompt: string, options: CallOptions = {}): Promise<Prompt> {
+    return this.call({ method: 'GET', path: `/prompts/${seg(prompt)}`, signal: options.signal });
+  }
+  update(prompt: string, body: UpdatePromptInput, options: CallOptions = {}): Promise<Prompt> {
+    return this.call({ method: 'PATCH', path: `/prompts/${seg(prompt)}`, body, signal: options.signal });
+  }
+  /** Deletes the prompt with its versions and labels (admins). */
+  async delete(prompt: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/prompts/${seg(prompt)}`, signal: options.signal });
+  }
+  /** Every label move, newest first. */
+  labelHistory(prompt: string, options: ListOptions = {}): Paginated<LabelEvent> {
+    return this.paginate<LabelEvent>(`/prompts/${seg(prompt)}/label-history`, {}, options);
+  }
+  /** Renders the latest version, or `version` or `label`, with `variables` (a missing one is a 400 naming it). */
+  render(prompt: string, body: RenderInput, options: CallOptions = {}): Promise<RenderResult> {
+    return this.call({ method: 'POST', path: `/prompts/${seg(prompt)}/render`, body, idempotent: true, signal: options.signal });
+  }
+}
+
+/** `/v1/projects/{id}/monitors`. */
+class MonitorsResource extends Resource {
+  list(projectId: string, filters: MonitorFilters = {}, options: ListOptions = {}): Paginated<Monitor> {
+    return this.paginate<Monitor>(`/projects/${seg(projectId)}/monitors`, filters, options);
+  }
+  /** Creates a monitor; the answer's `webhookSecret` is shown only here. */
+  create(projectId: string, body: CreateMonitorInput, options: CallOptions = {}): Promise<MonitorWithSecret> {
+    return this.call({ method: 'POST', path: `/projects/${seg(projectId)}/monitors`, body, signal: options.signal });
+  }
+  get(projectId: string, monitorId: string, options: CallOptions = {}): Promise<Monitor> {
+    return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/monitors/${seg(monitorId)}`, signal: options.signal });
+  }
+  /** Edits, pauses (`enabled: false`) or resumes a monitor. */
+  update(projectId: string, monitorId: string, body: UpdateMonitorInput, options: CallOptions = {}): Promise<Monitor> {
+    return this.call({ method: 'PATCH', path: `/projects/${seg(projectId)}/monitors/${seg(monitorId)}`, body, signal: options.signal });
+  }
+  async delete(projectId: string, monitorId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/projects/${seg(projectId)}/monitors/${seg(monitorId)}`, signal: options.signal });
+  }
+  /** The metric over time (default: the last 24 windows) and its current value and state. */
+  metrics(projectId: string, monitorId: string, query: MonitorMetricsQuery = {}, options: CallOptions = {}): Promise<MonitorMetrics> {
+    return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/monitors/${seg(monitorId)}/metrics`, query, signal: options.signal });
+  }
+  /** State changes, newest first. */
+  events(projectId: string, monitorId: string, options: ListOptions = {}): Paginated<MonitorEvent> {
+    return this.paginate<MonitorEvent>(`/projects/${seg(projectId)}/monitors/${seg(monitorId)}/events`, {}, options);
+  }
+  /** Webhook delivery attempts, newest first. */
+  deliveries(projectId: string, monitorId: string, options: ListOptions = {}): Paginated<WebhookAttempt> {
+    return this.paginate<WebhookAttempt>(`/projects/${seg(projectId)}/monitors/${seg(monitorId)}/deliveries`, {}, options);
+  }
+  /** A new webhook signing secret, shown only in this answer. */
+  rotateSecret(projectId: string, monitorId: string, options: CallOptions = {}): Promise<MonitorWithSecret> {
+    return this.call({ method: 'POST', path: `/projects/${seg(projectId)}/monitors/${seg(monitorId)}/rotate-secret`, signal: options.signal });
+  }
+}
+
+/**
+ * The Sightline API client.
+ *
+ * ```ts
+ * const client = new Sightline({ baseUrl: 'https://sightline.example.com', token: process.env.SIGHTLINE_TOKEN! });
+ * for await (const run of client.runs.list(projectId, { status: 'failed' })) console.log(run.id);
+ * ```
+ */
+export class Sightline {
+  readonly me: MeResource;
+  readonly tokens: TokensResource;
+  readonly organization: OrganizationResource;
+  readonly projects: ProjectsResource;
+  readonly runs: RunsResource;
+  readonly prompts: PromptsResource;
+  readonly monitors: MonitorsResource;
+  /** The transport every call goes through (low-level: `client.http.request({...})`). */
+  readonly http: Transport;
+
+  constructor(options: ClientOptions) {
+    this.http = new Transport(options);
+    this.me = new MeResource(this.http);
+    this.tokens = new TokensResource(this.http);
+    this.organization = new OrganizationResource(this.http);
+    this.projects = new ProjectsResource(this.http);
+    this.runs = new RunsResource(this.http);
+    this.prompts = new PromptsResource(this.http);
+    this.monitors = new MonitorsResource(this.http);
+  }
+
+  /** Replaces a fixed token (a client built with `tokenProvider` reads its token from the provider). */
+  setToken(token: string): void {
+    this.http.setToken(token);
+  }
+
+  /** The expiry the server reported for the token in use (`Sightline-Token-Expires-At`), once a request has shown it. */
+  tokenExpiresAt(): Promise<string | undefined> {
+    return this.http.tokenExpiresAt();
+  }
+
+  /** A background run recorder for one project: see `Tracer`. */
+  tracer(projectId: string, options: TracerOptions = {}): Tracer {
+    return new Tracer(this, projectId, options);
+  }
+}

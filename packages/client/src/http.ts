@@ -1,0 +1,361 @@
+import { SightlineNetworkError, SightlineProblem } from './errors.js';
+
+/** Where the client gets its bearer token when it is not a fixed string (seed 5.6). */
+export interface TokenProvider {
+  /** The token to send now (read from your secret store; may be cached by you). */
+  getToken(): string | Promise<string>;
+  /**
+   * Called once when a request's token was answered 401 (for example `problem.reason` is
+   * `token_expired` or `token_revoked`): mint a new token, store it where `getToken` finds it, and
+   * return it (or return nothing and `getToken` is asked again). The request is retried once with it;
+   * a second 401 surfaces as a SightlineProblem. Throw to give up at once. Concurrent requests that
+   * fail together share one call.
+   */
+  onUnauthorized(problem: SightlineProblem): string | void | Promise<string | void>;
+}
+
+export interface RetryInfo {
+  /** 1 for the first retry. */
+  attempt: number;
+  delayMs: number;
+  /** `429`, `502`, `503`, `504`, `network` or `timeout`. */
+  reason: string;
+  request: string;
+}
+
+export interface ClientOptions {
+  /** The service's address, e.g. `https://sightline.example.com` (a trailing `/v1` is accepted). */
+  baseUrl: string;
+  /** A personal access token. Give this or `tokenProvider`. */
+  token?: string;
+  tokenProvider?: TokenProvider;
+  /** The fetch to use (default: the platform's `globalThis.fetch`). */
+  fetch?: typeof globalThis.fetch;
+  /** Retries of an idempotent request after 429, 502, 503, 504, a dropped connection or a timeout (default 3). */
+  retries?: number;
+  /** Time limit of one attempt, headers and body included (default 30 s). */
+  timeoutMs?: number;
+  /** First backoff delay; it doubles per retry, with jitter (default 250 ms). */
+  backoffMs?: number;
+  /** Longest backoff delay (default 10 s). */
+  maxBackoffMs?: number;
+  /** A `Retry-After` longer than this is not waited for: the 429 surfaces instead (default 60 s). */
+  maxRetryAfterMs?: number;
+  /** Told before every retry (for logs and metrics). */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export type QueryValue = string | number | boolean | null | Date | undefined | readonly (string | number | boolean)[];
+export type Query = { [key: string]: QueryValue };
+
+export interface RequestSpec {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Path below `/v1`, e.g. `/projects/prj_1/runs`. */
+  path: string;
+  query?: Query | undefined;
+  body?: unknown;
+  /**
+   * Whether the request may be sent again after a failure it may have survived. GET, PUT and DELETE
+   * are; POST and PATCH only when the caller says so (run creation with client ids).
+   */
+  idempotent?: boolean;
+  headers?: Record<string, string>;
+  signal?: AbortSignal | undefined;
+  /** Accept 304 Not Modified (conditional GETs) instead of treating it as an error. */
+  allowNotModified?: boolean;
+  /** Internal: requests of a credential rotation pass the rotation's hold on other requests. */
+  exclusive?: boolean;
+}
+
+export interface ApiResponse<T> {
+  status: number;
+  data: T;
+  headers: Headers;
+}
+
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+
+function queryString(query: Query | undefined): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  const scalar = (value: string | number | boolean | null | Date): string =>
+    value === null ? 'null' : value instanceof Date ? value.toISOString() : String(value);
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value as readonly (string | number | boolean)[]) params.append(key, scalar(item));
+    else params.append(key, scalar(value as string | number | boolean | null | Date));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** Seconds, or an HTTP date, to milliseconds from now. */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const at = Date.parse(trimmed);
+  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The token, from a fixed string or a provider; a 401 asks the provider once for a new one. */
+class Credentials {
+  private refreshing: Promise<string | null> | null = null;
+
+  constructor(
+    private token: string | undefined,
+    private readonly provider: TokenProvider | undefined,
+  ) {}
+
+  get fromProvider(): boolean {
+    return this.provider !== undefined;
+  }
+
+  get refreshable(): boolean {
+    return this.provider !== undefined;
+  }
+
+  async current(): Promise<string> {
+    if (this.token !== undefined) return this.token;
+    const token = await this.provider!.getToken();
+    if (typeof token !== 'string' || token.length === 0) throw new TypeError('tokenProvider.getToken() returned no token');
+    return token;
+  }
+
+  set(token: string): void {
+    if (this.provider) throw new TypeError('This client gets its token from a tokenProvider: store the new token where getToken() finds it.');
+    this.token = token;
+  }
+
+  /** A token to retry with after `failed` got a 401, or null. One provider call for concurrent failures. */
+  async refresh(failed: string, problem: SightlineProblem): Promise<string | null> {
+    if (!this.provider) return null;
+    if (this.refreshing) return this.refreshing;
+    const now = await this.current();
+    if (now !== failed) return now; // another request already renewed it
+    if (this.refreshing) return this.refreshing;
+    const provider = this.provider;
+    this.refreshing = (async () => {
+      const fresh = await provider.onUnauthorized(problem);
+      return typeof fresh === 'string' && fresh.length > 0 ? fresh : await this.current();
+    })().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+}
+
+/**
+ * The one place requests are made: base URL, bearer token, JSON, problems as errors, retries with
+ * jittered exponential backoff (idempotent requests only), per-attempt time limits, token renewal.
+ */
+export class Transport {
+  readonly baseUrl: string;
+  private readonly credentials: Credentials;
+  private readonly fetchImpl: typeof globalThis.fetch | undefined;
+  readonly retries: number;
+  private readonly timeoutMs: number;
+  private readonly backoffMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly maxRetryAfterMs: number;
+  private readonly onRetry: ((info: RetryInfo) => void) | undefined;
+  /** The expiry the server reported for a token (`Sightline-Token-Expires-At`). */
+  private expiry: { token: string; expiresAt: string } | null = null;
+  private inflight = 0;
+  private idleWaiters: (() => void)[] = [];
+  private hold: Promise<void> | null = null;
+
+  constructor(options: ClientOptions) {
+    if (typeof options.baseUrl !== 'string' || !/^https?:\/\//i.test(options.baseUrl)) throw new TypeError('baseUrl must be an http(s) URL');
+    if ((options.token === undefined) === (options.tokenProvider === undefined)) throw new TypeError('Give exactly one of token and tokenProvider');
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+    this.credentials = new Credentials(options.token, options.tokenProvider);
+    this.fetchImpl = options.fetch;
+    this.retries = Math.max(0, Math.floor(options.retries ?? 3));
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.backoffMs = options.backoffMs ?? 250;
+    this.maxBackoffMs = options.maxBackoffMs ?? 10_000;
+    this.maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
+    this.onRetry = options.onRetry;
+  }
+
+  /** Whether the token comes from a `tokenProvider` (else it is a fixed string). */
+  get usesTokenProvider(): boolean {
+    return this.credentials.fromProvider;
+  }
+
+  /** Replaces a fixed token (after a rotation). */
+  setToken(token: string): void {
+    this.credentials.set(token);
+  }
+
+  currentToken(): Promise<string> {
+    return this.credentials.current();
+  }
+
+  /** The expiry the server last reported for the token in use now, if any request has shown it. */
+  async tokenExpiresAt(): Promise<string | undefined> {
+    const token = await this.credentials.current();
+    return this.expiry?.token === token ? this.expiry.expiresAt : undefined;
+  }
+
+  /**
+   * Runs `fn` alone: waits for requests in flight to finish and holds new ones until it is done (a
+   * rotation must not race a request still carrying the old token: the server treats that as theft).
+   */
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.hold) await this.hold;
+    let release!: () => void;
+    this.hold = new Promise((resolve) => (release = resolve));
+    try {
+      while (this.inflight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+      return await fn();
+    } finally {
+      this.hold = null;
+      release();
+    }
+  }
+
+  private backoff(retry: number): number {
+    const ceiling = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** (retry - 1));
+    return ceiling / 2 + Math.random() * (ceiling / 2); // "equal jitter": never less than half
+  }
+
+  async request<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
+    if (!spec.exclusive) while (this.hold) await this.hold;
+    this.inflight += 1;
+    try {
+      return await this.send<T>(spec);
+    } finally {
+      this.inflight -= 1;
+      if (this.inflight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
+  }
+
+  private async send<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
+    const label = `${spec.method} /v1${spec.path}`;
+    const url = `${this.baseUrl}/v1${spec.path}${queryString(spec.query)}`;
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    const idempotent = spec.idempotent ?? (spec.method === 'GET' || spec.method === 'PUT' || spec.method === 'DELETE');
+    let retriesUsed = 0;
+    let renewed = false;
+    let attempts = 0;
+    let tokenOverride: string | null = null;
+    for (;;) {
+      const token = tokenOverride ?? (await this.credentials.current());
+      tokenOverride = null;
+      attempts += 1;
+      const outcome = await this.attempt(url, spec, token, body);
+      if ('error' in outcome) {
+        if (spec.signal?.aborted) throw spec.signal.reason;
+        const kind = outcome.timedOut ? 'timeout' : 'connection';
+        if (idempotent && retriesUsed < this.retries) {
+          retriesUsed += 1;
+          const delayMs = this.backoff(retriesUsed);
+          this.onRetry?.({ attempt: retriesUsed, delayMs, reason: outcome.timedOut ? 'timeout' : 'network', request: label });
+          await sleep(delayMs, spec.signal);
+          continue;
+        }
+        throw new SightlineNetworkError({ kind, request: label, attempts, cause: outcome.error });
+      }
+      const { response, text } = outcome;
+      const expires = response.headers.get('sightline-token-expires-at');
+      if (expires) this.expiry = { token, expiresAt: expires };
+      if (response.ok || (response.status === 304 && spec.allowNotModified)) {
+        const data = (text.length === 0 ? null : safeJson(text)) as T;
+        return { status: response.status, data, headers: response.headers };
+      }
+      const problem = this.problemOf(response, text, label);
+      if (response.status === 401 && !renewed && this.credentials.refreshable) {
+        // A 401 means the request was not carried out, so any request may be sent again (once).
+        renewed = true;
+        const fresh = await this.credentials.refresh(token, problem);
+        if (fresh !== null) {
+          tokenOverride = fresh;
+          continue;
+        }
+      }
+      if (RETRY_STATUSES.has(response.status) && idempotent && retriesUsed < this.retries) {
+        const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+        if (retryAfterMs === undefined || retryAfterMs <= this.maxRetryAfterMs) {
+          retriesUsed += 1;
+          const delayMs = retryAfterMs === undefined ? this.backoff(retriesUsed) : retryAfterMs + Math.random() * Math.min(250, retryAfterMs * 0.1);
+          this.onRetry?.({ attempt: retriesUsed, delayMs, reason: String(response.status), request: label });
+          await sleep(delayMs, spec.signal);
+          continue;
+        }
+      }
+      throw problem;
+    }
+  }
+
+  /** One attempt: the answer with its whole body, or what went wrong on the way. */
+  private async attempt(
+    url: string,
+    spec: RequestSpec,
+    token: string,
+    body: string | undefined,
+  ): Promise<{ response: Response; text: string } | { error: unknown; timedOut: boolean }> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const onAbort = () => controller.abort(spec.signal!.reason);
+    if (spec.signal?.aborted) return { error: spec.signal.reason, timedOut: false };
+    spec.signal?.addEventListener('abort', onAbort, { once: true });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error(`timed out after ${this.timeoutMs} ms`));
+    }, this.timeoutMs);
+    const headers: Record<string, string> = { accept: 'application/json, application/problem+json', authorization: `Bearer ${token}`, ...spec.headers };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    try {
+      const doFetch = this.fetchImpl ?? globalThis.fetch;
+      const response = await doFetch(url, { method: spec.method, headers, body, signal: controller.signal });
+      const text = await response.text();
+      return { response, text };
+    } catch (error) {
+      return { error, timedOut };
+    } finally {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private problemOf(response: Response, text: string, label: string): SightlineProblem {
+    const parsed = safeJson(text);
+    const body: Record<string, unknown> =
+      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : { title: response.statusText || `HTTP ${response.status}`, status: response.status, detail: text.slice(0, 500) };
+    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+    return new SightlineProblem({
+      status: response.status,
+      body,
+      requestId: response.headers.get('x-request-id') ?? undefined,
+      retryAfter: retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000),
+      request: label,
+    });
+  }
+}

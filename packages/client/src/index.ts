@@ -1,0 +1,13 @@
+/**
+ * @sightline/client: the TypeScript client of the Sightline API. Depends on nothing but the platform's
+ * `fetch` (Node >= 20.19, Deno, Bun, browsers' workers and edge runtimes).
+ */
+export { Sightline, withRunIds, MAX_BATCH, type CallOptions } from './client.js';
+export type { ClientOptions, TokenProvider, RetryInfo, RequestSpec, ApiResponse, Query, QueryValue } from './http.js';
+export { SightlineProblem, SightlineNetworkError } from './errors.js';
+export { Paginated, type PageResult, type ListOptions } from './pagination.js';
+export { Tracer, snapshot, type TracerOptions, type TraceOptions, type RunHandle, type ActiveRun, type DropReason, type Usage } from './tracer.js';
+export { wrapOpenAI, traceChatCompletion, type ChatCompletionParams, type ChatTraceOptions } from './openai.js';
+export { rotateBeforeExpiry, type RotateBeforeExpiryOptions, type RotateResult } from './rotation.js';
+export { newRunId } from './ids.js';
+export type * from './types.js';

@@ -1,0 +1,144 @@
+/**
+ * Every wire type of the API, derived from the TypeBox schemas the server validates and serializes
+ * with (`src/features/*\/*.schemas.ts`): nothing here is a hand-copied shape, so a change to a server
+ * schema changes these types (and breaks code that no longer fits). These are type-only imports: none
+ * of the server's code ends up in the SDK's JavaScript. A published build carries the declarations
+ * generated from the same schemas (see the package README).
+ */
+import type { Static as SchemaStatic, TSchema } from '@sinclair/typebox';
+import type { RoleSchema } from '../../../src/schemas/common.js';
+import type { Page as ServerPage } from '../../../src/lib/pagination.js';
+import type { FieldErrorSchema, ProblemSchema } from '../../../src/lib/problems.js';
+import type { MeSchema } from '../../../src/features/me/me.schemas.js';
+import type { CreateTokenBody, NewTokenSchema, TokenRecordSchema } from '../../../src/features/tokens/tokens.schemas.js';
+import type {
+  CreateInvitationBody,
+  InvitationSchema,
+  MemberSchema,
+  OrganizationDetailSchema,
+  OrganizationTokenSchema,
+  UpdateMemberBody,
+  UpdateOrganizationBody,
+} from '../../../src/features/organizations/organizations.schemas.js';
+import type { CreateProjectBody, ListProjectsQuery, ProjectSchema, UpdateProjectBody } from '../../../src/features/projects/projects.schemas.js';
+import type {
+  BatchResultSchema,
+  ListRunsQuery,
+  RunInputSchema,
+  RunMetricsQuery as RunMetricsQuerySchema,
+  RunMetricsSchema,
+  RunPatchSchema,
+  RunSchema,
+} from '../../../src/features/runs/runs.schemas.js';
+import type {
+  CreatePromptBody,
+  CreateVersionBody,
+  LabelEventSchema,
+  ListPromptsQuery,
+  PromptSchema,
+  PromptVersionSchema,
+  RenderBody,
+  RenderResultSchema,
+  UpdatePromptBody,
+} from '../../../src/features/prompts/prompts.schemas.js';
+import type {
+  CreateMonitorBody,
+  ListMonitorsQuery,
+  MonitorEventSchema,
+  MonitorMetricsQuery as MonitorMetricsQuerySchema,
+  MonitorMetricsSchema,
+  MonitorSchema,
+  MonitorWithSecretSchema,
+  UpdateMonitorBody,
+  WebhookAttemptSchema,
+} from '../../../src/features/monitors/monitors.schemas.js';
+
+type PageParams = 'limit' | 'cursor';
+
+/** Any JSON object (`inputs`, `outputs`, `metadata`, `config`: free-form objects in the schemas). */
+export type JsonObject = { [key: string]: unknown };
+/** A schema's static type, with free-form objects (`{}` in TypeBox) as `JsonObject`. */
+type Refine<T> = T extends string | number | boolean | bigint | null | undefined
+  ? T
+  : T extends readonly (infer U)[]
+    ? Refine<U>[]
+    : T extends object
+      ? keyof T extends never
+        ? JsonObject
+        : { [K in keyof T]: Refine<T[K]> }
+      : T;
+type Static<S extends TSchema> = Refine<SchemaStatic<S>>;
+
+// Problems and pages
+export type ProblemDocument = Static<typeof ProblemSchema>;
+export type FieldError = Static<typeof FieldErrorSchema>;
+/** The page envelope of every list (seed 2.1): `nextCursor` absent or null on the last page. */
+export type Page<T> = Omit<ServerPage<T>, 'nextCursor'> & { nextCursor?: string | null };
+
+// Identity and tokens
+export type Role = Static<typeof RoleSchema>;
+export type Me = Static<typeof MeSchema>;
+export type TokenRecord = Static<typeof TokenRecordSchema>;
+export type NewToken = Static<typeof NewTokenSchema>;
+export type CreateTokenInput = Static<typeof CreateTokenBody>;
+
+// Organization
+export type Organization = Static<typeof OrganizationDetailSchema>;
+export type UpdateOrganizationInput = Static<typeof UpdateOrganizationBody>;
+export type Member = Static<typeof MemberSchema>;
+export type UpdateMemberInput = Static<typeof UpdateMemberBody>;
+export type Invitation = Static<typeof InvitationSchema>;
+export type CreateInvitationInput = Static<typeof CreateInvitationBody>;
+export type OrganizationToken = Static<typeof OrganizationTokenSchema>;
+
+// Projects
+export type Project = Static<typeof ProjectSchema>;
+export type CreateProjectInput = Static<typeof CreateProjectBody>;
+export type UpdateProjectInput = Static<typeof UpdateProjectBody>;
+export type ProjectFilters = Omit<Static<typeof ListProjectsQuery>, PageParams>;
+
+// Runs
+export type Run = Static<typeof RunSchema>;
+export type RunKind = Run['kind'];
+export type RunStatus = Run['status'];
+/** A run to create (`POST …/runs`, one item of `…/runs/batch`). */
+export type RunCreate = Static<typeof RunInputSchema>;
+export type RunPatch = Static<typeof RunPatchSchema>;
+type BatchItem = Static<typeof BatchResultSchema>['results'][number];
+/** One result per run of a batch, in order; a rejected run carries its own problem. */
+export type RunBatchResult = { results: (Omit<BatchItem, 'problem'> & { problem?: ProblemDocument })[] };
+export type RunMetrics = Static<typeof RunMetricsSchema>;
+/** `metadata.<key>` filters: exact match on a top-level metadata value. */
+export type MetadataFilters = { [key: `metadata.${string}`]: string | number | boolean };
+type RunFilterFields = Omit<Static<typeof ListRunsQuery>, PageParams | 'parentRunId'> & {
+  /** A run id, or `null` for root runs only. */
+  parentRunId?: string | null;
+};
+/** The runs list's filters (also those of the runs metrics). */
+export type RunFilters = RunFilterFields & MetadataFilters;
+export type RunMetricsQuery = Omit<Static<typeof RunMetricsQuerySchema>, 'parentRunId'> & Pick<RunFilterFields, 'parentRunId'> & MetadataFilters;
+
+// Prompts
+export type Prompt = Static<typeof PromptSchema>;
+export type PromptVersion = Static<typeof PromptVersionSchema>;
+export type PromptTemplate = PromptVersion['template'];
+export type LabelEvent = Static<typeof LabelEventSchema>;
+export type CreatePromptInput = Static<typeof CreatePromptBody>;
+export type CreateVersionInput = Static<typeof CreateVersionBody>;
+export type UpdatePromptInput = Static<typeof UpdatePromptBody>;
+export type RenderInput = Static<typeof RenderBody>;
+export type RenderResult = Static<typeof RenderResultSchema>;
+export type PromptFilters = Omit<Static<typeof ListPromptsQuery>, PageParams>;
+
+// Monitors
+export type Monitor = Static<typeof MonitorSchema>;
+export type MonitorWithSecret = Static<typeof MonitorWithSecretSchema>;
+export type CreateMonitorInput = Static<typeof CreateMonitorBody>;
+export type UpdateMonitorInput = Static<typeof UpdateMonitorBody>;
+export type MonitorFilters = Omit<Static<typeof ListMonitorsQuery>, PageParams | 'enabled'> & {
+  enabled?: boolean | Static<typeof ListMonitorsQuery>['enabled'];
+};
+export type MonitorMetricsQuery = Static<typeof MonitorMetricsQuerySchema>;
+export type MonitorMetrics = Static<typeof MonitorMetricsSchema>;
+export type MonitorEvent = Static<typeof MonitorEventSchema>;
+export type WebhookAttempt = Static<typeof WebhookAttemptSchema>;
