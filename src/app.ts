@@ -75,7 +75,7 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
 export async function buildApp(options: BuildOptions): Promise<App> {
   const { config, storage } = options;
   const clock = options.clock ?? systemClock;
-  const keys = new Keyring(storage.db, clock);
+  const keys = new Keyring(storage.db, clock, config.keys);
   await keys.init();
   const tokens = new TokenService(storage.db, keys, config, clock);
   const limiter = new RateLimiter(config.redisUrl ? await RedisStore.connect(config.redisUrl, config.redisPrefix) : new MemoryStore(), clock, (error) =>

@@ -180,7 +180,7 @@ async function tokenCreate(argv: string[]): Promise<void> {
   try {
     await migrateToLatest(storage.db);
     const clock = systemClock;
-    const keys = new Keyring(storage.db, clock);
+    const keys = new Keyring(storage.db, clock, config.keys);
     await keys.init();
     const tokens = new TokenService(storage.db, keys, config, clock);
     const now = clock.now();

@@ -44,6 +44,8 @@ export interface Config {
   webhookBackoffSeconds: number;
   /** How long a failed webhook delivery keeps being retried. */
   webhookRetrySeconds: number;
+  /** Keys given by configuration (otherwise generated into the database on first start). */
+  keys: { signingKeyPem: string | null; cursorKey: Buffer | null; secretsKey: Buffer | null };
   /** The OpenID Connect identity provider for dashboard sign-in; null: the built-in development one (outside production) or none. */
   oidc: { issuer: string; clientId: string; clientSecret: string } | null;
   /** A dashboard session ends after this long without a request. */
@@ -139,6 +141,15 @@ function oidc(env: Env): Config['oidc'] {
   return { issuer, clientId, clientSecret: env.SIGHTLINE_OIDC_CLIENT_SECRET ?? '' };
 }
 
+/** A 32-byte key, base64 (or base64url) encoded. */
+function key32(env: Env, name: string): Buffer | null {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return null;
+  const bytes = Buffer.from(raw.trim(), /[-_]/.test(raw) ? 'base64url' : 'base64');
+  if (bytes.length !== 32) throw new ConfigError(`Invalid configuration: ${name} must be 32 bytes, base64-encoded (for example: openssl rand -base64 32)`);
+  return bytes;
+}
+
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 export function loadConfig(env: Env = process.env): Config {
@@ -187,6 +198,12 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutSeconds: integer(env, 'SIGHTLINE_WEBHOOK_TIMEOUT_SECONDS', 10, 1, 300),
     webhookBackoffSeconds: integer(env, 'SIGHTLINE_WEBHOOK_BACKOFF_SECONDS', 10, 1, 3600),
     webhookRetrySeconds: integer(env, 'SIGHTLINE_WEBHOOK_RETRY_SECONDS', 86_400, 0, 604_800),
+    keys: {
+      // A PEM in an environment variable often arrives with its newlines escaped.
+      signingKeyPem: env.SIGHTLINE_SIGNING_KEY ? env.SIGHTLINE_SIGNING_KEY.replace(/\\n/g, '\n') : null,
+      cursorKey: key32(env, 'SIGHTLINE_CURSOR_KEY'),
+      secretsKey: key32(env, 'SIGHTLINE_SECRETS_KEY'),
+    },
     oidc: oidc(env),
     sessionIdleMinutes: integer(env, 'SIGHTLINE_SESSION_IDLE_MINUTES', 720, 5, 525_600),
     sessionAbsoluteHours: integer(env, 'SIGHTLINE_SESSION_ABSOLUTE_HOURS', 168, 1, 8_760),

@@ -1,11 +1,36 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createPrivateKey, createPublicKey, randomBytes } from 'node:crypto';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import type { Kysely } from 'kysely';
+import { ConfigError } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from './clock.js';
 import { newId } from './ids.js';
 
 export const SIGNING_ALGORITHM = 'ES256';
+
+/**
+ * Keys given by configuration instead of generated into the database (api.md 7): then they are never
+ * written anywhere, every instance must be given the same ones, and they take precedence over the
+ * database's keys (which keep verifying and decrypting what was made with them).
+ */
+export interface ConfiguredKeys {
+  /** PKCS#8 PEM of an EC P-256 private key (JWT signing). */
+  signingKeyPem?: string | null;
+  /** 32 bytes: cursor encryption (AES-256-GCM). */
+  cursorKey?: Buffer | null;
+  /** 32 bytes: encryption of stored secrets such as webhook signing secrets (AES-256-GCM). */
+  secretsKey?: Buffer | null;
+}
+
+const KID_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+/** A stable kid for configured key material (`key_` + 26 base32 characters of its SHA-256). */
+function configuredKid(material: Buffer | string): string {
+  const digest = createHash('sha256').update(material).digest();
+  let kid = '';
+  for (let i = 0; i < 26; i++) kid += KID_ALPHABET[digest[i]! % 32];
+  return `key_${kid}`;
+}
 
 interface SigningKey {
   kid: string;
@@ -28,8 +53,8 @@ function cursorTag(kid: string): Buffer {
 }
 
 /**
- * The service's signing keys (JWTs) and cursor keys (AES-256-GCM), kept in the database so that every
- * instance on one database shares them. Keys are generated on first start; when two instances start at
+ * The service's signing keys (JWTs), cursor keys and secret-sealing keys (AES-256-GCM), kept in the
+ * database so that every instance on one database shares them, or given by configuration. Keys are generated on first start; when two instances start at
  * once each may insert one, and both keep verifying with either (an unknown kid triggers a reload).
  */
 export class Keyring {
@@ -41,12 +66,53 @@ export class Keyring {
   private activeSecret: { kid: string; key: Buffer } | null = null;
   private lastReload = 0;
 
+  private configuredSigning: SigningKey | null = null;
+  private configuredCursor: CursorKey | null = null;
+  private configuredSecret: { kid: string; key: Buffer } | null = null;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly clock: Clock,
+    private readonly configured: ConfiguredKeys = {},
   ) {}
 
+  /** Imports the configured keys; throws an Error whose message names the setting when one is unusable. */
+  private async loadConfigured(): Promise<void> {
+    const { signingKeyPem, cursorKey, secretsKey } = this.configured;
+    if (signingKeyPem) {
+      let jwk: JWK;
+      try {
+        const key = createPrivateKey(signingKeyPem);
+        if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new Error('not P-256');
+        jwk = key.export({ format: 'jwk' }) as JWK;
+      } catch {
+        throw new ConfigError('Invalid configuration: SIGHTLINE_SIGNING_KEY must be the PKCS#8 PEM of an EC P-256 private key');
+      }
+      const publicJwk = createPublicKey(signingKeyPem).export({ format: 'jwk' }) as JWK;
+      const kid = configuredKid(`${publicJwk.x}.${publicJwk.y}`);
+      const signing: SigningKey = {
+        kid,
+        privateKey: (await importJWK(jwk, SIGNING_ALGORITHM)) as CryptoKey,
+        publicKey: (await importJWK(publicJwk, SIGNING_ALGORITHM)) as CryptoKey,
+        publicJwk: { ...publicJwk, kid, alg: SIGNING_ALGORITHM, use: 'sig' },
+        createdAt: 0,
+      };
+      this.configuredSigning = signing;
+      this.signing.set(kid, signing);
+    }
+    if (cursorKey) {
+      const kid = configuredKid(cursorKey);
+      this.configuredCursor = { kid, tag: cursorTag(kid), secret: cursorKey, createdAt: 0 };
+      this.cursors.set(kid, this.configuredCursor);
+    }
+    if (secretsKey) {
+      this.configuredSecret = { kid: configuredKid(secretsKey), key: secretsKey };
+      this.secrets.set(this.configuredSecret.kid, secretsKey);
+    }
+  }
+
   async init(): Promise<void> {
+    await this.loadConfigured();
     await this.reload();
     if (!this.activeSigning) {
       const { privateKey, publicKey } = await generateKeyPair(SIGNING_ALGORITHM, { extractable: true });
@@ -113,10 +179,11 @@ export class Keyring {
       if (row.purpose === 'secret' && !this.secrets.has(row.kid)) this.secrets.set(row.kid, Buffer.from(row.private_key, 'base64'));
     }
     // Deterministic choice (oldest first) so instances that raced at first start converge.
-    this.activeSigning = [...this.signing.values()][0] ?? null;
-    this.activeCursor = [...this.cursors.values()][0] ?? null;
+    // Configured keys, when given, take precedence.
+    this.activeSigning = this.configuredSigning ?? [...this.signing.values()][0] ?? null;
+    this.activeCursor = this.configuredCursor ?? [...this.cursors.values()][0] ?? null;
     const [secretKid, secretKey] = [...this.secrets.entries()][0] ?? [];
-    this.activeSecret = secretKid && secretKey ? { kid: secretKid, key: secretKey } : null;
+    this.activeSecret = this.configuredSecret ?? (secretKid && secretKey ? { kid: secretKid, key: secretKey } : null);
   }
 
   private async reloadIfStale(): Promise<void> {
