@@ -251,6 +251,14 @@ function identityProvider(app: App, config: Config): OidcClient | null {
   const redirectUri = `${config.publicUrl}/auth/callback`;
   if (config.oidc) return new OidcClient(config.oidc, redirectUri);
   if (config.production) return null;
+  const host = new URL(config.publicUrl).hostname;
+  if (!['localhost', '127.0.0.1', '[::1]'].includes(host)) {
+    app.log.warn(
+      { publicUrl: config.publicUrl },
+      'development sign-in is enabled: anyone who reaches this server can sign in with any email (and accept that email\'s invitations). ' +
+        'Set SIGHTLINE_OIDC_ISSUER (with the client id and secret), or NODE_ENV=production',
+    );
+  }
   const issuer = `${config.publicUrl}${DEV_IDP_PATH}`;
   const clientSecret = randomBytes(32).toString('base64url');
   let handler: Promise<RawHandler> | null = null;
