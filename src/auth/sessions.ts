@@ -10,6 +10,7 @@ import { hashToken, type TokenService } from './tokens.js';
 /** The session JWT minted for one request lives at most this long (issue 5: at most 5 minutes). */
 export const SESSION_JWT_TTL_MS = 5 * 60_000;
 const TOUCH_EVERY_MS = 60_000;
+const SWEEP_GRACE_MS = 86_400_000;
 /** 256 random bits, base64url. */
 const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -80,9 +81,17 @@ export class SessionService {
     return this.tokens.sign('session', { sub: row.user_id, org: row.organization_id, jti: row.id, iat: now, exp: Math.min(now + SESSION_JWT_TTL_MS, row.expires_at) });
   }
 
-  /** Deletes sign-in requests and sessions that can no longer be used. */
+  /**
+   * Deletes sign-in requests that expired, and sessions ended (expired, idle too long or revoked) more
+   * than a day ago: until then an ended session's cookie still gets its precise 401 reason.
+   */
   async sweep(): Promise<void> {
     const now = this.clock.now();
+    const ended = now - SWEEP_GRACE_MS;
     await this.db.deleteFrom('auth_requests').where('expires_at', '<=', now).execute();
+    await this.db
+      .deleteFrom('sessions')
+      .where((eb) => eb.or([eb('expires_at', '<=', ended), eb('revoked_at', '<=', ended), eb('last_seen_at', '<=', ended - this.idleMs)]))
+      .execute();
   }
 }

@@ -62,7 +62,7 @@ export function authRoutes(app: App, { db, config, clock }: Deps, options: SignI
     noStore(reply);
     const { pending, url } = await provider.begin().catch(unreachable);
     const now = clock.now();
-    await db.deleteFrom('auth_requests').where('expires_at', '<=', now).execute();
+    await sessions.sweep();
     await db
       .insertInto('auth_requests')
       .values({ state_hash: hashToken(pending.state), nonce: pending.nonce, code_verifier: pending.codeVerifier, created_at: now, expires_at: now + SIGN_IN_WINDOW_MS })
