@@ -6,10 +6,9 @@ import { problems } from '../../lib/problems.js';
 import { parseRunFilters, type RunFilters } from '../runs/runs.filters.js';
 import type { Monitor, MonitorEvent, MonitorFilter, MonitorState, Operator, WebhookAttempt } from './monitors.schemas.js';
 
-export interface Threshold {
-  op: Operator;
-  value: number;
-}
+import type { Threshold } from './monitors.rules.js';
+
+export type { Threshold };
 
 export const thresholdOf = (op: string | null, value: number | null): Threshold | null =>
   op === null || value === null ? null : { op: op as Operator, value: Number(value) };

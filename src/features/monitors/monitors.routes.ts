@@ -8,7 +8,8 @@ import { requireProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
 import { bucketStart, emptyAggregate } from '../runs/runs.aggregate.js';
 import { bucketStarts } from '../runs/runs.metrics.js';
-import { definitionOf, evaluate, measure, metricValue } from './monitors.evaluate.js';
+import { definitionOf, evaluate, measure } from './monitors.evaluate.js';
+import { metricValue } from './monitors.rules.js';
 import {
   attemptPosition,
   deleteMonitorsWhere,

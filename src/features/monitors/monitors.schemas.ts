@@ -2,17 +2,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { IdParam, StringEnum, Timestamp } from '../../schemas/common.js';
 import { METADATA_FILTER_PATTERN, runFilterProperties } from '../runs/runs.schemas.js';
+import { METRICS, MONITOR_STATES, OPERATORS, WINDOW_MS, type Metric, type MonitorState, type Operator, type Window } from './monitors.rules.js';
 
-export const METRICS = ['count', 'error_count', 'error_rate', 'latency_p50', 'latency_p95', 'latency_p99', 'total_tokens', 'cost'] as const;
-export type Metric = (typeof METRICS)[number];
-export const WINDOWS = { '5m': 300_000, '15m': 900_000, '1h': 3_600_000, '6h': 21_600_000, '1d': 86_400_000, '7d': 604_800_000 } as const;
-export type Window = keyof typeof WINDOWS;
+export { METRICS, MONITOR_STATES, OPERATORS, type Metric, type MonitorState, type Operator, type Window };
+export const WINDOWS = WINDOW_MS;
 export const MONITOR_BUCKETS = { '1m': 60_000, ...WINDOWS } as const;
 export type MonitorBucket = keyof typeof MONITOR_BUCKETS;
-export const OPERATORS = ['>', '>=', '<', '<='] as const;
-export type Operator = (typeof OPERATORS)[number];
-export const MONITOR_STATES = ['no_data', 'ok', 'alerting'] as const;
-export type MonitorState = (typeof MONITOR_STATES)[number];
 export const MAX_WEBHOOKS = 5;
 
 /**

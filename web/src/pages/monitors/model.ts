@@ -5,7 +5,11 @@
  * for the live preview, which cannot import server code that touches the database.
  */
 import { fmtCost, fmtMs, fmtNumber } from '../../format.js';
-import type { Monitor, RunMetrics } from '../../types.js';
+import type { Monitor } from '../../types.js';
+import { ADDITIVE_METRICS as ADDITIVE, breaches, metricValue, OPERATORS as SERVER_OPERATORS, stateFor, WINDOW_MS } from '../../../../src/features/monitors/monitors.rules.js';
+
+/** The server's own rules (the evaluator uses the very same functions), re-exported for the pages. */
+export { ADDITIVE, breaches, metricValue, stateFor, WINDOW_MS };
 
 export type Metric = Monitor['metric'];
 export type Window = Monitor['window'];
@@ -26,16 +30,12 @@ export const METRIC_LABELS: Record<Metric, string> = {
 };
 export const METRICS = Object.keys(METRIC_LABELS) as Metric[];
 
-export const WINDOW_MS: Record<Window, number> = { '5m': 300_000, '15m': 900_000, '1h': 3_600_000, '6h': 21_600_000, '1d': 86_400_000, '7d': 604_800_000 };
 export const WINDOWS = Object.keys(WINDOW_MS) as Window[];
 export const WINDOW_LABELS: Record<Window, string> = { '5m': '5 minutes', '15m': '15 minutes', '1h': '1 hour', '6h': '6 hours', '1d': '1 day', '7d': '7 days' };
 
-export const OPERATORS: Operator[] = ['>', '>=', '<', '<='];
+export const OPERATORS: Operator[] = [...SERVER_OPERATORS];
 export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
 export const RUN_KINDS = ['llm', 'chain', 'tool', 'retriever', 'embedding', 'agent', 'custom'] as const;
-
-/** Additive metrics are 0 over no runs (so "fewer than" can alert on a silent project). */
-export const ADDITIVE: ReadonlySet<Metric> = new Set<Metric>(['count', 'error_count', 'total_tokens', 'cost']);
 
 /** The unit a threshold is typed in, said next to the field. */
 export const METRIC_UNITS: Record<Metric, string> = {
@@ -82,55 +82,9 @@ export function describeFilter(filter: Monitor['filter']): string[] {
   return parts;
 }
 
-type Aggregate = RunMetrics['total'];
-
-/** A metric over an aggregate of runs, or null when it has no value (p99: see `previewable`). */
-export function metricValue(metric: Metric, a: Aggregate): number | null {
-  switch (metric) {
-    case 'count':
-      return a.count;
-    case 'error_count':
-      return a.errorCount;
-    case 'error_rate':
-      return a.count === 0 ? null : a.errorCount / a.count;
-    case 'latency_p50':
-      return a.latencyP50;
-    case 'latency_p95':
-      return a.latencyP95;
-    case 'latency_p99':
-      return null;
-    case 'total_tokens':
-      return a.totalTokens;
-    case 'cost':
-      return a.cost;
-  }
-}
-
 /** The runs metrics endpoint has no p99: the preview says so rather than guess. */
 export function previewable(metric: Metric): boolean {
   return metric !== 'latency_p99';
-}
-
-export function breaches(value: number, threshold: Threshold): boolean {
-  switch (threshold.op) {
-    case '>':
-      return value > threshold.value;
-    case '>=':
-      return value >= threshold.value;
-    case '<':
-      return value < threshold.value;
-    case '<=':
-      return value <= threshold.value;
-  }
-}
-
-/** The server's rule: no_data when paused or no run matched, unless the value of no runs breaches. */
-export function stateFor(input: { enabled: boolean; value: number | null; count: number; threshold: Threshold | null }): MonitorState {
-  if (!input.enabled || input.value === null) return 'no_data';
-  if (input.threshold === null) return input.count === 0 ? 'no_data' : 'ok';
-  const breached = breaches(input.value, input.threshold);
-  if (input.count === 0) return breached ? 'alerting' : 'no_data';
-  return breached ? 'alerting' : 'ok';
 }
 
 /** Why a state is what it is, in a sentence. */
