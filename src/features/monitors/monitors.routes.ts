@@ -1,8 +1,8 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { assertCan } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
 import { requireTimestamp, toIso } from '../../lib/clock.js';
-import { paginate } from '../../lib/pagination.js';
+import { paginate, type Position } from '../../lib/pagination.js';
 import { problemResponses, problems, type FieldError } from '../../lib/problems.js';
 import { requireProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
@@ -198,53 +198,56 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
     },
   });
 
-  app.get('/projects/:project_id/monitors/:monitor_id/events', {
-    schema: {
-      tags,
-      summary: "A monitor's state changes",
-      description: 'Newest first. Every change of `state` is recorded, with the value and count that caused it.',
-      params: MonitorParams,
-      querystring: PageOnlyQuery,
-      response: { 200: MonitorEventPage, ...problemResponses(400, 401, 403, 404, 429) },
-    },
-    handler: async (request) => {
-      assertCan(request.principal, 'monitors:read');
-      const { organizationId } = request.principal;
-      const monitor = await load(organizationId, request.params.project_id, request.params.monitor_id);
-      const { limit, cursor } = request.query;
-      return paginate(
-        cursors,
-        { limit, cursor },
-        { endpoint: 'monitor-events', organizationId, parents: [monitor.project_id, monitor.id] },
-        (after, take) => listEvents(db, monitor.id, after, take),
-        eventPosition,
-        toEvent,
-      );
-    },
-  });
+  /** A monitor's child list (events, delivery attempts): newest first, cursor-paginated, bound to the monitor. */
+  function monitorList<Row, Item>(
+    name: 'events' | 'deliveries',
+    docs: { summary: string; description: string; page: TSchema },
+    list: (db: Deps['db'], monitorId: string, after: Position | null, take: number) => Promise<Row[]>,
+    position: (row: Row) => Position,
+    toItem: (row: Row) => Item,
+  ): void {
+    app.get(`/projects/:project_id/monitors/:monitor_id/${name}`, {
+      schema: {
+        tags,
+        summary: docs.summary,
+        description: docs.description,
+        params: MonitorParams,
+        querystring: PageOnlyQuery,
+        response: { 200: docs.page, ...problemResponses(400, 401, 403, 404, 429) },
+      },
+      handler: async (request) => {
+        assertCan(request.principal, 'monitors:read');
+        const { organizationId } = request.principal;
+        const monitor = await load(organizationId, request.params.project_id, request.params.monitor_id);
+        const { limit, cursor } = request.query;
+        return paginate(
+          cursors,
+          { limit, cursor },
+          { endpoint: `monitor-${name}`, organizationId, parents: [monitor.project_id, monitor.id] },
+          (after, take) => list(db, monitor.id, after, take),
+          position,
+          toItem,
+        );
+      },
+    });
+  }
 
-  app.get('/projects/:project_id/monitors/:monitor_id/deliveries', {
-    schema: {
-      tags,
+  monitorList(
+    'events',
+    { summary: "A monitor's state changes", description: 'Newest first. Every change of `state` is recorded, with the value and count that caused it.', page: MonitorEventPage },
+    listEvents,
+    eventPosition,
+    toEvent,
+  );
+  monitorList(
+    'deliveries',
+    {
       summary: "A monitor's webhook delivery attempts",
       description: 'Newest first: every attempt to deliver an event to a webhook URL, with the response status and latency, and whether it will be retried.',
-      params: MonitorParams,
-      querystring: PageOnlyQuery,
-      response: { 200: WebhookAttemptPage, ...problemResponses(400, 401, 403, 404, 429) },
+      page: WebhookAttemptPage,
     },
-    handler: async (request) => {
-      assertCan(request.principal, 'monitors:read');
-      const { organizationId } = request.principal;
-      const monitor = await load(organizationId, request.params.project_id, request.params.monitor_id);
-      const { limit, cursor } = request.query;
-      return paginate(
-        cursors,
-        { limit, cursor },
-        { endpoint: 'monitor-deliveries', organizationId, parents: [monitor.project_id, monitor.id] },
-        (after, take) => listAttempts(db, monitor.id, after, take),
-        attemptPosition,
-        toAttempt,
-      );
-    },
-  });
+    listAttempts,
+    attemptPosition,
+    toAttempt,
+  );
 }
