@@ -25,6 +25,20 @@ export interface Config {
   tokenCacheSeconds: number;
   /** Batch ingestion requests whose bodies are read and processed at once (per instance). */
   ingestConcurrency: number;
+  /** How long a request body may take to arrive, from its first byte to its last (408 after). */
+  bodyTimeoutSeconds: number;
+  /** Request-body bytes this instance holds in memory at once, across all requests (503 past it). */
+  bodyBudgetBytes: number;
+  /** How long a read body may wait for an ingestion slot before the request is shed with a 503. */
+  ingestQueueSeconds: number;
+  /** Requests in progress at once on this instance; past it new ones are shed with a 503. */
+  maxInFlight: number;
+  /** Event-loop delay past which new requests are shed with a 503 (0: never). */
+  maxEventLoopDelayMs: number;
+  /** After a Redis failure, how long the rate limiter counts in process before asking Redis again. */
+  redisBreakerSeconds: number;
+  /** SQLite's `synchronous` pragma: NORMAL (WAL; a power loss may lose the last commits) or FULL. */
+  sqliteSynchronous: 'NORMAL' | 'FULL';
   /** Token creations and rotations per user per minute (stricter than the general limit). */
   tokenMintRateLimit: number;
   /** Prefix of every Redis key this deployment writes. */
@@ -150,6 +164,13 @@ function key32(env: Env, name: string): Buffer | null {
   return bytes;
 }
 
+function sqliteSynchronous(raw: string | undefined): 'NORMAL' | 'FULL' {
+  if (raw === undefined || raw === '') return 'NORMAL';
+  const value = raw.trim().toUpperCase();
+  if (value === 'NORMAL' || value === 'FULL') return value;
+  throw new ConfigError(`Invalid configuration: SIGHTLINE_SQLITE_SYNCHRONOUS must be NORMAL or FULL (got ${JSON.stringify(raw)})`);
+}
+
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 export function loadConfig(env: Env = process.env): Config {
@@ -188,6 +209,13 @@ export function loadConfig(env: Env = process.env): Config {
     // SQLite works inside this process, so one batch at a time loses nothing; with PostgreSQL a second
     // batch is parsed while the first is being written.
     ingestConcurrency: integer(env, 'SIGHTLINE_INGEST_CONCURRENCY', database.kind === 'sqlite' ? 1 : 2, 1, 64),
+    bodyTimeoutSeconds: integer(env, 'SIGHTLINE_BODY_TIMEOUT_SECONDS', 30, 1, 3600),
+    bodyBudgetBytes: integer(env, 'SIGHTLINE_BODY_BUDGET_MB', 48, 10, 65_536) * 1024 * 1024,
+    ingestQueueSeconds: integer(env, 'SIGHTLINE_INGEST_QUEUE_SECONDS', 10, 1, 600),
+    maxInFlight: integer(env, 'SIGHTLINE_MAX_IN_FLIGHT', 256, 1, 1_000_000),
+    maxEventLoopDelayMs: integer(env, 'SIGHTLINE_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
+    redisBreakerSeconds: integer(env, 'SIGHTLINE_REDIS_BREAKER_SECONDS', 5, 1, 300),
+    sqliteSynchronous: sqliteSynchronous(env.SIGHTLINE_SQLITE_SYNCHRONOUS),
     tokenMintRateLimit: integer(env, 'SIGHTLINE_TOKEN_MINT_RATE_LIMIT', 10, 1, 10_000_000),
     redisPrefix: env.SIGHTLINE_REDIS_PREFIX || 'sightline',
     patRotationGraceSeconds: integer(env, 'SIGHTLINE_PAT_ROTATION_GRACE_SECONDS', 0, 0, 86_400),
