@@ -33,15 +33,19 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { redactUrl, requestIdFrom, sendProblem, toProblem } from './lib/http.js';
 import { CorsPolicy } from './lib/cors.js';
 import { Keyring } from './lib/keys.js';
+import { BODY_LIMIT, registerBodyAdmission, type ByteBudget } from './lib/body.js';
+import { Gate } from './lib/gate.js';
 import { enforce, MemoryStore, RateLimiter, RedisStore } from './lib/rate-limit.js';
 import { CursorCodec } from './lib/pagination.js';
 import { CURSOR_MALFORMED, Problem, problemBody, ProblemSchema, problems } from './lib/problems.js';
-import { coerceQuery, nulFaults, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
+import { coerceQuery, textFaults, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
 const UNLIMITED = new Set(['/healthz', '/readyz']);
 
-export const BODY_LIMIT = 10 * 1024 * 1024;
+/** Bodies larger than this (batches, large runs) are decoded and handled a few at a time: the ingestion gate. */
+export const LARGE_BODY = 64 * 1024;
+export { BODY_LIMIT };
 export const API_VERSION = '1.0.0';
 
 export interface BuildOptions {
@@ -58,6 +62,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The monitor evaluator and webhook deliverer of this instance. */
     monitoring: Monitoring;
+    /** Request bodies held in memory, and the ingestion gate: both back to zero when no request is in flight. */
+    admission: { budget: ByteBudget; gate: Gate };
   }
 }
 
@@ -125,7 +131,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     const location = (httpPart ?? 'body') as Location;
     return (data: unknown) => {
       const input = (location === 'querystring' || location === 'params') && data && typeof data === 'object' ? coerceQuery(schema as never, data as Record<string, unknown>) : data;
-      const faults = validate(input) ? nulFaults(schema as never, input, location) : toFieldErrors(validate.errors ?? [], location);
+      const faults = validate(input) ? textFaults(schema as never, input, location) : toFieldErrors(validate.errors ?? [], location);
       if (faults.length === 0) return { value: input };
       // However a cursor is wrong, the seed's one answer for it is "Cursor is malformed."
       for (const fault of faults) if (location === 'querystring' && fault.parameter === 'cursor') fault.detail = CURSOR_MALFORMED;
@@ -133,8 +139,19 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     };
   });
 
-  // Bodies are JSON or nothing: anything else is a 415 problem.
+  // Bodies are JSON or nothing: anything else is a 415 problem. Every body is read and decoded by the
+  // one admission path (time, size and memory bounds; exact UTF-8 and JSON), whatever the route.
   app.removeContentTypeParser('text/plain');
+  const ingestGate = new Gate(config.ingestConcurrency);
+  const bodyBudget = registerBodyAdmission(app, {
+    maxBytes: BODY_LIMIT,
+    timeoutMs: config.bodyTimeoutSeconds * 1000,
+    budgetBytes: config.bodyBudgetBytes,
+    largeBytes: LARGE_BODY,
+    gate: ingestGate,
+    queueTimeoutMs: config.ingestQueueSeconds * 1000,
+  });
+  app.decorate('admission', { budget: bodyBudget, gate: ingestGate });
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -159,7 +176,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
 
   app.setErrorHandler((error, request, reply) => {
     const problem = toProblem(error);
-    if (problem.status >= 500) request.log.error({ err: error, requestId: request.id }, 'request failed');
+    // A 500 is a fault of ours, logged with its stack; a 503 is the service shedding load, as designed.
+    if (problem.slug === 'internal') request.log.error({ err: error, requestId: request.id }, 'request failed');
+    else if (problem.status >= 500) request.log.warn({ requestId: request.id, detail: problem.detail }, 'request refused');
     return sendProblem(reply, request, problem, config.problemBase);
   });
   app.setNotFoundHandler((request, reply) => {

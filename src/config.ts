@@ -210,7 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
     // batch is parsed while the first is being written.
     ingestConcurrency: integer(env, 'SIGHTLINE_INGEST_CONCURRENCY', database.kind === 'sqlite' ? 1 : 2, 1, 64),
     bodyTimeoutSeconds: integer(env, 'SIGHTLINE_BODY_TIMEOUT_SECONDS', 30, 1, 3600),
-    bodyBudgetBytes: integer(env, 'SIGHTLINE_BODY_BUDGET_MB', 48, 10, 65_536) * 1024 * 1024,
+    bodyBudgetBytes: integer(env, 'SIGHTLINE_BODY_BUDGET_MB', 16, 10, 65_536) * 1024 * 1024,
     ingestQueueSeconds: integer(env, 'SIGHTLINE_INGEST_QUEUE_SECONDS', 10, 1, 600),
     maxInFlight: integer(env, 'SIGHTLINE_MAX_IN_FLIGHT', 256, 1, 1_000_000),
     maxEventLoopDelayMs: integer(env, 'SIGHTLINE_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),

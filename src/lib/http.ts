@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { BODY_LIMIT, payloadTooLarge as tooLarge } from './body.js';
 import { Problem, problemBody, problems } from './problems.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -31,7 +32,7 @@ interface FastifyLikeError {
   message?: string;
 }
 
-const payloadTooLarge = () => new Problem('payload-too-large', { detail: 'The request body exceeds the 10 MB limit.' });
+const payloadTooLarge = () => tooLarge(BODY_LIMIT);
 const unsupportedMediaType = () => new Problem('unsupported-media-type', { detail: 'Request bodies must be JSON (Content-Type: application/json).' });
 
 /** Maps anything thrown into the closed set of problems. Unknown errors become a bare 500. */

@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { textFault } from './json.js';
 import type { FieldError } from './problems.js';
 
 // ajv-formats ships CommonJS with a default export.
@@ -127,13 +128,6 @@ export function toFieldErrors(errors: ErrorObject[], location: Location, prefix 
   return out;
 }
 
-const NUL = '\u0000';
-
-/**
- * PostgreSQL cannot store U+0000 in text, so no text field accepts it, on either engine (free-form JSON
- * objects such as run inputs are stored as escaped JSON text and may hold it). Checks the strings the
- * schema declares at the top level: fields, arrays of strings, parameters.
- */
 const propertyTypes = new WeakMap<Schema, Map<string, string[]>>();
 
 function declaredTypes(schema: Schema, key: string): string[] {
@@ -145,15 +139,21 @@ function declaredTypes(schema: Schema, key: string): string[] {
   return byKey.get(key) ?? [];
 }
 
-export function nulFaults(schema: Schema, data: unknown, location: Location, prefix = ''): FieldError[] {
+/**
+ * Text the engines cannot store as sent (see `textFault`): no text field accepts it, on either engine
+ * (free-form JSON objects such as run inputs are stored as escaped JSON text and may hold it). Checks the
+ * strings the schema declares at the top level: fields, arrays of strings, parameters.
+ */
+export function textFaults(schema: Schema, data: unknown, location: Location, prefix = ''): FieldError[] {
   if (!data || typeof data !== 'object' || Array.isArray(data)) return [];
   const faults: FieldError[] = [];
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     const prop = schema.properties?.[key];
     const types = declaredTypes(schema, key);
     const strings = typeof value === 'string' ? [value] : Array.isArray(value) && (types.includes('array') || !prop) ? value.filter((v) => typeof v === 'string') : [];
-    if ((prop && !types.includes('string') && !types.includes('array')) || !strings.some((v) => (v as string).includes(NUL))) continue;
-    const detail = 'Must not contain the NUL character (U+0000).';
+    if (prop && !types.includes('string') && !types.includes('array')) continue;
+    const detail = strings.map((v) => textFault(v as string)).find((fault) => fault !== null);
+    if (!detail) continue;
     faults.push(location === 'body' ? { pointer: `${prefix}/${escapePointer(key)}`, detail } : { parameter: key, detail });
   }
   return faults;

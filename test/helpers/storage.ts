@@ -58,14 +58,8 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   }
   // A database of its own, not a schema: Kysely's migrator looks at the tables of every schema in the
   // database, and another suite dropping its schema at that moment made the lookup fail.
-  const name = `sl_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  const config: DatabaseConfig = { kind: 'postgres', url: url.toString() };
+  const database = await createPostgresDatabase('sl_test');
+  const config: DatabaseConfig = { kind: 'postgres', url: database.url };
   const storage = await openStorage(config);
   await migrateToLatest(storage.db);
   return {
@@ -73,6 +67,23 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
     storage,
     destroy: async () => {
       await storage.close();
+      await database.drop();
+    },
+  };
+}
+
+/** An empty PostgreSQL database with a unique name (for a suite, or a server process), and how to drop it. */
+export async function createPostgresDatabase(prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
       const client = new pg.Client({ connectionString: PG_URL });
       await client.connect();
       await client.query(`drop database if exists ${name} with (force)`);

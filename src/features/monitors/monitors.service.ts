@@ -10,7 +10,7 @@ import { newId } from '../../lib/ids.js';
 import type { Keyring } from '../../lib/keys.js';
 import { problems, type FieldError } from '../../lib/problems.js';
 import { postJson, TargetRefused, webhookUrlFault } from '../../lib/webhook-target.js';
-import { jsonValueFault } from '../runs/runs.schemas.js';
+import { jsonValueFault } from '../../lib/json.js';
 import { definitionOf, evaluate, type Evaluation } from './monitors.evaluate.js';
 import { normaliseFilter, requireMonitor, thresholdOf, toMonitor } from './monitors.repo.js';
 import type { CreateMonitorInput, MonitorEvent, MonitorState, UpdateMonitorInput } from './monitors.schemas.js';

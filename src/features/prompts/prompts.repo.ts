@@ -5,6 +5,7 @@ import type { Database, PromptLabelEventRow, PromptRow, PromptVersionRow } from 
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { jsonValueFault } from '../../lib/json.js';
 import { problems, type FieldError } from '../../lib/problems.js';
 import type { Prompt, PromptVersion, Template } from './prompts.schemas.js';
 
@@ -111,6 +112,8 @@ interface VersionInput {
 }
 
 function versionRow(promptId: string, version: number, input: VersionInput, userId: string, now: number): PromptVersionRow {
+  const fault = jsonValueFault(input.config ?? {}, false);
+  if (fault) throw problems.validation([{ pointer: '/config', detail: fault }]);
   return {
     prompt_id: promptId,
     version,

@@ -1,9 +1,14 @@
-import fastJson from 'fast-json-stringify';
 import type { RunRow } from '../../db/schema.js';
-import { RunSchema, type Run } from './runs.schemas.js';
+import type { Run } from './runs.schemas.js';
 
-/** The run's wire record, serialized by the response schema itself (stored in `runs.doc`). */
-export const serializeRun = fastJson(RunSchema as never) as (run: Run) => string;
+/**
+ * The run's wire record as stored in `runs.doc` and sent as it is. `runRecord` builds exactly the
+ * response schema's fields in its order, so this is the text the schema's serializer would produce
+ * (test/runs.document.test.ts checks it). Native JSON.stringify rather than fast-json-stringify: as fast
+ * on real runs, and it does not build a string piece by piece for free-form inputs, which took a
+ * 700,000-key `inputs` object past the heap limit.
+ */
+export const serializeRun = (run: Run): string => JSON.stringify(run);
 
 /** What a run's record holds beyond its columns. */
 export interface RunBody {

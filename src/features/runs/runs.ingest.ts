@@ -5,11 +5,11 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import { parseTimestamp, TIMESTAMP_FAULT } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { canonicalJson } from '../../lib/json.js';
+import { canonicalJson, jsonValueFault } from '../../lib/json.js';
 import { Problem, problems, type FieldError } from '../../lib/problems.js';
-import { nulFaults, toFieldErrors, validatorFor } from '../../lib/validation.js';
+import { textFaults, toFieldErrors, validatorFor } from '../../lib/validation.js';
 import { runRecord, serializeRun, type RunBody } from './runs.document.js';
-import { jsonValueFault, RunInputSchema, TERMINAL_STATUSES, type RunInput } from './runs.schemas.js';
+import { RunInputSchema, TERMINAL_STATUSES, type RunInput } from './runs.schemas.js';
 
 export type IngestResult =
   | { index: number; id: string; status: 'created' | 'existing'; row: RunRow }
@@ -34,7 +34,7 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
   const validate = validatorFor(RunInputSchema);
   if (!validate(raw)) return problems.validation(toFieldErrors(validate.errors ?? [], 'body', pointerPrefix));
   const input = raw as RunInput;
-  const faults: FieldError[] = nulFaults(RunInputSchema as never, input, 'body', pointerPrefix);
+  const faults: FieldError[] = textFaults(RunInputSchema as never, input, 'body', pointerPrefix);
   const startTime = parseTimestamp(input.startTime);
   const endTime = input.endTime == null ? null : parseTimestamp(input.endTime);
   if (startTime === null) faults.push({ pointer: `${pointerPrefix}/startTime`, detail: TIMESTAMP_FAULT });

@@ -7,7 +7,8 @@ import { prepared } from '../../db/prepared.js';
 import { requireTimestamp } from '../../lib/clock.js';
 import { runRecord, serializeRun, toRun } from './runs.document.js';
 import { runFilterWhere, type RunFilters } from './runs.filters.js';
-import { jsonValueFault, TERMINAL_STATUSES, type Run, type RunPatch } from './runs.schemas.js';
+import { jsonValueFault } from '../../lib/json.js';
+import { TERMINAL_STATUSES, type Run, type RunPatch } from './runs.schemas.js';
 
 export { toRun };
 

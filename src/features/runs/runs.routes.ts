@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { assertCan } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
-import { Gate } from '../../lib/gate.js';
 import { DAY_MS, requireTimestamp } from '../../lib/clock.js';
 import { sendJsonText } from '../../lib/http.js';
 import { paginate, pageJson } from '../../lib/pagination.js';
@@ -11,7 +10,7 @@ import { ProjectParams } from '../projects/projects.schemas.js';
 import { parseRunFilters } from './runs.filters.js';
 import { ingestRuns } from './runs.ingest.js';
 import { runMetrics } from './runs.metrics.js';
-import { getRun, listRuns, patchRun, runPosition, toRun } from './runs.repo.js';
+import { getRun, listRuns, patchRun, runPosition } from './runs.repo.js';
 import {
   BatchBodySchema,
   BatchResultSchema,
@@ -29,12 +28,6 @@ const tags = ['Runs'];
 const MAX_BUCKETS = 10_000;
 
 export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Deps): void {
-  const ingestGate = new Gate(config.ingestConcurrency);
-  const releases = new WeakMap<object, () => void>();
-  const release = (request: object) => {
-    releases.get(request)?.();
-    releases.delete(request);
-  };
   app.get('/projects/:project_id/runs', {
     schema: {
       tags,
@@ -102,7 +95,8 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       const [result] = await ingestRuns(db, project.id, [request.body], clock.now(), () => '');
       if (!result) throw new Error('ingest returned no result');
       if (result.status === 'rejected') throw result.problem;
-      return reply.code(result.status === 'created' ? 201 : 200).send(toRun(result.row));
+      // The stored record is already the serialized answer: sent as it is, not parsed and serialized again.
+      return sendJsonText(reply.code(result.status === 'created' ? 201 : 200) as never, result.row.doc);
     },
   });
 
@@ -117,13 +111,6 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       body: BatchBodySchema,
       response: { 200: BatchResultSchema, ...problemResponses(400, 401, 403, 404, 413, 415, 429) },
     },
-    // Bounded memory: a slot is taken before the body is read and given back once the answer is sent
-    // (or the client went away).
-    preParsing: async (request) => {
-      releases.set(request, await ingestGate.acquire());
-    },
-    onResponse: async (request) => release(request),
-    onRequestAbort: async (request) => release(request),
     handler: async (request) => {
       assertCan(request.principal, 'runs:write');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
@@ -156,10 +143,10 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       body: RunPatchSchema,
       response: { 200: Type.Ref('Run'), ...problemResponses(400, 401, 403, 404, 409, 413, 415, 429) },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       assertCan(request.principal, 'runs:write');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
-      return toRun(await patchRun(db, project.id, request.params.run_id, request.body, clock.now()));
+      return sendJsonText(reply as never, (await patchRun(db, project.id, request.params.run_id, request.body, clock.now())).doc);
     },
   });
 }

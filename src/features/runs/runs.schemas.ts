@@ -22,36 +22,6 @@ const MAX_TOKENS = 1_000_000_000_000;
 const MAX_COST = 1_000_000_000_000;
 const Tokens = (options: { description?: string } = {}) => Type.Integer({ minimum: 0, maximum: MAX_TOKENS, ...options });
 const Cost = Type.Number({ minimum: 0, maximum: MAX_COST });
-/** How deeply inputs, outputs and metadata may nest: far beyond real use, well within the recursion of
- * JSON.stringify and of SQLite's JSON functions. */
-export const MAX_JSON_DEPTH = 100;
-const UNPARSABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/**
- * What is wrong with a JSON value beyond its schema, or null: nesting deeper than MAX_JSON_DEPTH (which
- * was a 500), and, for a value the engines parse (metadata, read by the filters), a U+0000 or an unpaired
- * surrogate in a key or string, which PostgreSQL's JSON parser refuses. Iterative: the value may be
- * arbitrarily deep.
- */
-export function jsonValueFault(value: unknown, parsedByEngines: boolean): string | null {
-  const textFault = 'Must not contain U+0000 or an unpaired surrogate.';
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (typeof item === 'string') {
-      if (parsedByEngines && UNPARSABLE_TEXT.test(item)) return textFault;
-      continue;
-    }
-    if (item === null || typeof item !== 'object') continue;
-    if (depth >= MAX_JSON_DEPTH) return `Must not nest more than ${MAX_JSON_DEPTH} levels deep.`;
-    for (const [key, child] of Object.entries(item)) {
-      if (parsedByEngines && UNPARSABLE_TEXT.test(key)) return textFault;
-      stack.push([child, depth + 1]);
-    }
-  }
-  return null;
-}
-
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 50, uniqueItems: true });
 
 export const UsageSchema = Type.Object(

@@ -1,0 +1,235 @@
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Gate, GateClosed, type Release } from './gate.js';
+import { decodeJsonBody } from './json-body.js';
+import { Problem } from './problems.js';
+
+export interface BodyAdmissionOptions {
+  /** Largest body accepted (413 past it). */
+  maxBytes: number;
+  /** Time from the first hook to the last byte of the body (408 past it). */
+  timeoutMs: number;
+  /** Body bytes held in memory at once by all requests together (503 past it). */
+  budgetBytes: number;
+  /** Bodies larger than this are decoded and handled while holding a slot of `gate`. */
+  largeBytes: number;
+  /** Large bodies processed at once (the ingestion gate). */
+  gate: Gate;
+  /** How long a read body may wait for a slot of `gate` (503 past it). */
+  queueTimeoutMs: number;
+}
+
+/** The largest request body (api.md: 413 past it). */
+export const BODY_LIMIT = 10 * 1024 * 1024;
+
+/** A request refused before its body was read keeps being read (and dropped) up to this many bytes, so the client sees the answer. */
+const DISCARD_BYTES = 20 * 1024 * 1024;
+const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
+
+export const payloadTooLarge = (maxBytes: number) =>
+  new Problem('payload-too-large', { detail: `The request body exceeds the ${Math.round(maxBytes / 1024 / 1024)} MB limit.` });
+
+/** Request-body bytes in memory across all requests of this process. */
+export class ByteBudget {
+  private used = 0;
+
+  constructor(readonly limit: number) {}
+
+  get inUse(): number {
+    return this.used;
+  }
+
+  tryReserve(bytes: number): boolean {
+    if (this.used + bytes > this.limit) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  release(bytes: number): void {
+    this.used -= bytes;
+  }
+}
+
+/** What one request holds: body bytes from the budget, then perhaps a gate slot; all given back at once. */
+class Admission {
+  private reserved = 0;
+  private slot: Release | null = null;
+  private finished = false;
+  readonly closed = new AbortController();
+  bytes: Buffer | null = null;
+
+  constructor(private readonly budget: ByteBudget) {}
+
+  reserve(bytes: number): boolean {
+    if (!this.budget.tryReserve(bytes)) return false;
+    this.reserved += bytes;
+    return true;
+  }
+
+  /** Gives the body's bytes back to the budget (once decoded, or on any way out). */
+  releaseBytes(): void {
+    this.bytes = null;
+    this.budget.release(this.reserved);
+    this.reserved = 0;
+  }
+
+  async holdSlot(gate: Gate, timeoutMs: number): Promise<void> {
+    let release: Release;
+    try {
+      release = await gate.acquire({ signal: this.closed.signal, timeoutMs });
+    } catch (error) {
+      if (error instanceof GateClosed && error.reason === 'timeout') {
+        throw new Problem('service-unavailable', {
+          detail: 'The server is busy processing other large requests; retry shortly.',
+          headers: { 'retry-after': String(Math.max(1, Math.ceil(timeoutMs / 1000))) },
+        });
+      }
+      throw clientGone();
+    }
+    if (this.finished) {
+      release();
+      throw clientGone();
+    }
+    this.slot = release;
+  }
+
+  /** The response is over (sent, or the connection closed): every path ends here. */
+  finish(): void {
+    this.finished = true;
+    this.closed.abort();
+    this.slot?.();
+    this.slot = null;
+    this.releaseBytes();
+  }
+}
+
+const clientGone = () => new Problem('validation', { detail: 'The client closed the connection before the request was processed.', errors: [{ pointer: '', detail: 'The connection closed.' }] });
+
+function declaredLength(request: FastifyRequest): number | null {
+  const raw = request.headers['content-length'];
+  if (raw === undefined || request.headers['transfer-encoding'] !== undefined) return null;
+  const length = Number(raw);
+  return Number.isSafeInteger(length) && length >= 0 ? length : null;
+}
+
+/**
+ * Admission of request bodies, for every route: a body is read completely into memory before anything
+ * waits on it, within a time limit (408), a size limit (413) and a budget of bytes shared by all
+ * requests (503 with Retry-After, at once, instead of buffering past it); a request refused early keeps
+ * being read and dropped, up to a bound, so that its client, still sending, gets the answer rather than
+ * a reset connection. Only then is a large body decoded, and handled, while holding a slot of the
+ * ingestion gate, waited for for a bounded time. Bytes and slot are given back when the response closes,
+ * whichever way it closes.
+ */
+export function registerBodyAdmission(app: FastifyInstance, options: BodyAdmissionOptions): ByteBudget {
+  const budget = new ByteBudget(options.budgetBytes);
+  const admissions = new WeakMap<FastifyRequest, Admission>();
+
+  app.addHook('preParsing', async (request, reply, payload) => {
+    if (BODYLESS.has(request.method)) return payload;
+    const declared = declaredLength(request);
+    if (declared === 0 || (declared === null && request.headers['transfer-encoding'] === undefined)) return payload;
+    const admission = new Admission(budget);
+    admissions.set(request, admission);
+    reply.raw.once('close', () => admission.finish());
+    admission.bytes = await receive(request, reply, payload, declared, admission, options);
+    // For a parser that reads the payload stream (the JSON parser takes the bytes directly). It must not
+    // hold the buffer itself, or the bytes would outlive their release until the request is collected.
+    return Readable.from(
+      (function* () {
+        if (admission.bytes) yield admission.bytes;
+      })(),
+    );
+  });
+
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', async (request: FastifyRequest) => {
+    const admission = admissions.get(request);
+    const bytes = admission?.bytes ?? Buffer.alloc(0);
+    try {
+      if (admission && bytes.length > options.largeBytes) await admission.holdSlot(options.gate, options.queueTimeoutMs);
+      return decodeJsonBody(bytes);
+    } finally {
+      admission?.releaseBytes();
+    }
+  });
+  return budget;
+}
+
+/** Reads the whole body, or rejects with the problem to answer (and keeps dropping what still comes). */
+function receive(request: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream, declared: number | null, admission: Admission, options: BodyAdmissionOptions): Promise<Buffer> {
+  return new Promise<Buffer>((resolve, reject) => {
+    // With a declared length the body is copied once into its final buffer; chunked bodies are joined at the end.
+    const whole = declared === null ? null : Buffer.allocUnsafe(declared);
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let refused = false;
+    let discarded = 0;
+
+    const stop = () => {
+      clearTimeout(deadline);
+      payload.removeListener('data', onData);
+      payload.removeListener('end', onEnd);
+      payload.removeListener('error', onAbort);
+      payload.removeListener('close', onAbort);
+    };
+    const closeConnection = () => {
+      stop();
+      destroySocket(request);
+    };
+    const refuse = (problem: Problem) => {
+      refused = true;
+      chunks.length = 0;
+      admission.releaseBytes();
+      reject(problem);
+    };
+    function onData(chunk: Buffer) {
+      if (refused) {
+        discarded += chunk.length;
+        if (discarded > DISCARD_BYTES) closeConnection();
+        return;
+      }
+      if (received + chunk.length > options.maxBytes) return refuse(payloadTooLarge(options.maxBytes));
+      if (whole) chunk.copy(whole, received);
+      else if (admission.reserve(chunk.length)) chunks.push(chunk);
+      else return refuse(overloaded());
+      received += chunk.length;
+    }
+    function onEnd() {
+      stop();
+      if (refused) return;
+      resolve(whole ? whole.subarray(0, received) : Buffer.concat(chunks, received));
+    }
+    function onAbort() {
+      stop();
+      if (refused) return;
+      refused = true;
+      admission.releaseBytes();
+      reject(clientGone());
+    }
+    const deadline = setTimeout(() => {
+      if (refused) return closeConnection(); // still dropping the body of a refused request: enough
+      stop();
+      refused = true;
+      admission.releaseBytes();
+      // The client is stalled: answer, then close, since the rest of its body would never be read.
+      reply.raw.once('finish', () => destroySocket(request));
+      reject(new Problem('request-timeout', { detail: `The request body did not arrive within ${Math.round(options.timeoutMs / 1000)} s.`, headers: { connection: 'close' } }));
+    }, options.timeoutMs);
+
+    payload.on('data', onData);
+    payload.on('end', onEnd);
+    payload.on('error', onAbort);
+    payload.on('close', onAbort);
+    if (declared !== null && declared > options.maxBytes) refuse(payloadTooLarge(options.maxBytes));
+    else if (declared !== null && !admission.reserve(declared)) refuse(overloaded());
+  });
+}
+
+function destroySocket(request: FastifyRequest): void {
+  const socket = request.raw.socket as { destroy?: () => void } | null;
+  socket?.destroy?.();
+}
+
+const overloaded = () =>
+  new Problem('service-unavailable', { detail: 'The server holds as many request bodies as it can right now; retry shortly.', headers: { 'retry-after': '1' } });

@@ -1,0 +1,130 @@
+import sjson from 'secure-json-parse';
+import { Problem, problems } from './problems.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * What one body may hold, whatever its size: objects and arrays, and values (elements and members).
+ * A 10 MB body of empty arrays is three million objects on the heap (over 100 MB), and one object of
+ * 700,000 keys over 60 MB: that, not the size, is what exhausted the heap. A 1,000-run batch of
+ * 50-message conversations holds about 55,000 objects and arrays and 160,000 values.
+ */
+export const MAX_JSON_CONTAINERS = 100_000;
+export const MAX_JSON_VALUES = 250_000;
+// Bodies smaller than this cannot exceed either count (every value takes at least two bytes).
+const SCAN_FROM_BYTES = 512 * 1024;
+
+/**
+ * A JSON request body, decoded exactly or refused with a validation problem naming the place: the
+ * bytes must be UTF-8 (nothing is replaced by U+FFFD), the text JSON without prototype-poisoning keys,
+ * and every number finite (`1e309` would otherwise be stored as null). Rules on what a field may hold
+ * (nesting, text the engines can store) belong to the fields: see `jsonValueFault` in lib/json.
+ */
+export function decodeJsonBody(bytes: Uint8Array): unknown {
+  if (bytes.length === 0) throw problems.validation([{ pointer: '', detail: 'The body is empty but Content-Type says JSON.' }]);
+  if (bytes.length >= SCAN_FROM_BYTES) {
+    const counts = countJson(bytes);
+    if (counts && counts.containers > MAX_JSON_CONTAINERS) throw tooMany(`${MAX_JSON_CONTAINERS.toLocaleString('en-US')} objects and arrays`);
+    if (counts && counts.values > MAX_JSON_VALUES) throw tooMany(`${MAX_JSON_VALUES.toLocaleString('en-US')} values`);
+  }
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw problems.validation([{ pointer: '', detail: `The body is not valid UTF-8 (at byte ${invalidUtf8At(bytes)}).` }]);
+  }
+  let value: unknown;
+  try {
+    value = sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
+  } catch {
+    throw problems.validation([{ pointer: '', detail: 'The body is not valid JSON.' }]);
+  }
+  const pointer = nonFiniteNumberAt(value);
+  if (pointer !== null) throw problems.validation([{ pointer, detail: 'The number is out of range (it does not fit a 64-bit floating-point number).' }]);
+  return value;
+}
+
+const tooMany = (what: string) =>
+  new Problem('payload-too-large', { detail: `The body holds more than ${what}; send less at once (for example fewer runs per batch).` });
+
+/**
+ * Objects and arrays, and values (about: elements and members, from the commas), of JSON text, counted
+ * on its bytes without parsing it (strings are skipped with indexOf); null if a string never ends.
+ */
+function countJson(bytes: Uint8Array): { containers: number; values: number } | null {
+  let containers = 0;
+  let commas = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (c === 0x22) {
+      // To the closing quote: one that is not escaped (preceded by an even run of backslashes).
+      let end = i;
+      for (;;) {
+        end = bytes.indexOf(0x22, end + 1);
+        if (end === -1) return null;
+        let backslashes = 0;
+        while (bytes[end - 1 - backslashes] === 0x5c) backslashes++;
+        if (backslashes % 2 === 0) break;
+      }
+      i = end;
+    } else if (c === 0x2c) commas++;
+    else if (c === 0x7b || c === 0x5b) containers++;
+  }
+  return { containers, values: containers + commas + 1 };
+}
+
+interface Frame {
+  value: object;
+  key: string;
+  parent: Frame | null;
+}
+
+function pointerOf(frame: Frame, last: string): string {
+  const keys = [last];
+  for (let f: Frame | null = frame; f.parent; f = f.parent) keys.push(f.key);
+  return keys.reverse().map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+/** The pointer of the first number JSON.parse could not represent (±Infinity), or null. Iterative: any depth is safe. */
+function nonFiniteNumberAt(root: unknown): string | null {
+  if (typeof root === 'number') return Number.isFinite(root) ? null : '';
+  if (root === null || typeof root !== 'object') return null;
+  const stack: Frame[] = [{ value: root, key: '', parent: null }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    const container = frame.value as Record<string, unknown>;
+    const keys = Array.isArray(container) ? null : Object.keys(container);
+    const length = keys ? keys.length : (container as unknown as unknown[]).length;
+    for (let i = 0; i < length; i++) {
+      const key = keys ? keys[i]! : String(i);
+      const child = container[key];
+      if (typeof child === 'number') {
+        if (!Number.isFinite(child)) return pointerOf(frame, key);
+      } else if (child !== null && typeof child === 'object') stack.push({ value: child, key, parent: frame });
+    }
+  }
+  return null;
+}
+
+/** The offset of the first byte that is not part of a well-formed UTF-8 sequence (only called on failure). */
+function invalidUtf8At(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const lead = bytes[i]!;
+    if (lead < 0x80) {
+      i++;
+      continue;
+    }
+    const [extra, min, bits] = lead >= 0xc2 && lead <= 0xdf ? [1, 0x80, lead & 0x1f] : lead >= 0xe0 && lead <= 0xef ? [2, 0x800, lead & 0x0f] : lead >= 0xf0 && lead <= 0xf4 ? [3, 0x10000, lead & 0x07] : [0, 0, 0];
+    if (extra === 0 || i + extra >= bytes.length) return i;
+    let codePoint = bits;
+    for (let k = 1; k <= extra; k++) {
+      const next = bytes[i + k]!;
+      if ((next & 0xc0) !== 0x80) return i;
+      codePoint = (codePoint << 6) | (next & 0x3f);
+    }
+    if (codePoint < min || codePoint > 0x10ffff || (codePoint >= 0xd800 && codePoint <= 0xdfff)) return i;
+    i += extra + 1;
+  }
+  return bytes.length;
+}
