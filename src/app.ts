@@ -35,7 +35,7 @@ import { CorsPolicy } from './lib/cors.js';
 import { Keyring } from './lib/keys.js';
 import { BODY_LIMIT, registerBodyAdmission, type ByteBudget } from './lib/body.js';
 import { Gate } from './lib/gate.js';
-import { enforce, MemoryStore, RateLimiter, RedisStore } from './lib/rate-limit.js';
+import { enforce, RateLimiter } from './lib/rate-limit.js';
 import { CursorCodec } from './lib/pagination.js';
 import { CURSOR_MALFORMED, Problem, problemBody, ProblemSchema, problems } from './lib/problems.js';
 import { coerceQuery, textFaults, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
@@ -84,9 +84,14 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   const keys = new Keyring(storage.db, clock, config.keys);
   await keys.init();
   const tokens = new TokenService(storage.db, keys, config, clock);
-  const limiter = new RateLimiter(config.redisUrl ? await RedisStore.connect(config.redisUrl, config.redisPrefix) : new MemoryStore(), clock, (error) =>
-    app.log.error({ err: error }, 'rate-limit store failed; allowing requests until it is back'),
-  );
+  const limiter = await RateLimiter.create({
+    clock,
+    redis: config.redisUrl ? { url: config.redisUrl, prefix: config.redisPrefix, breakerSeconds: config.redisBreakerSeconds } : null,
+    onRedisChange: (change) =>
+      change.state === 'down'
+        ? app.log.error({ err: change.error }, `rate limits: Redis failed; counting in this process, asking Redis again every ${config.redisBreakerSeconds} s`)
+        : app.log.info('rate limits: Redis answers again; counting in Redis'),
+  });
   const cors = new CorsPolicy(storage.db, config.publicUrl);
   const sessions = new SessionService(storage.db, tokens, config, clock);
   const sessionCookie = sessionCookieName(config.publicUrl);

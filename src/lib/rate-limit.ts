@@ -1,110 +1,191 @@
-import type { Redis } from 'ioredis';
+import { performance } from 'node:perf_hooks';
 import type { FastifyReply } from 'fastify';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Clock } from './clock.js';
 import { Problem } from './problems.js';
 
-/** One counter hit: the count in the current window and when that window ends. */
-export interface WindowCount {
-  count: number;
-  resetAt: number;
-}
+const WINDOW_MS = 60_000;
 
-/** Where counters live: in process, or in Redis so that every instance shares them. */
-export interface RateLimitStore {
-  hit(key: string, windowStart: number, windowMs: number): Promise<WindowCount>;
-  close(): Promise<void>;
-}
+/** How long Redis may take to answer before it counts as failed (it answers in well under a millisecond). */
+export const REDIS_TIMEOUT_MS = 200;
 
-export class MemoryStore implements RateLimitStore {
-  private readonly counters = new Map<string, WindowCount>();
+/** rate-limiter-flexible's atomic, expiring counters: in process, or in Redis for every instance. */
+type Counters = Pick<RateLimiterAbstract, 'penalty' | 'reward' | 'get'>;
 
-  async hit(key: string, windowStart: number, windowMs: number): Promise<WindowCount> {
-    const resetAt = windowStart + windowMs;
-    const current = this.counters.get(key);
-    if (current && current.resetAt === resetAt) {
-      current.count += 1;
-      return { ...current };
-    }
-    if (this.counters.size >= 100_000) {
-      for (const [k, v] of this.counters) if (v.resetAt <= windowStart) this.counters.delete(k);
-      if (this.counters.size >= 100_000) this.counters.clear();
-    }
-    const fresh = { count: 1, resetAt };
-    this.counters.set(key, fresh);
-    return { ...fresh };
-  }
-
-  async close(): Promise<void> {
-    this.counters.clear();
-  }
-}
-
-// INCR and set the expiry on the first hit, atomically.
-const HIT_SCRIPT = `local c = redis.call('INCR', KEYS[1]) if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end return c`;
-
-export class RedisStore implements RateLimitStore {
-  private constructor(
-    private readonly redis: Redis,
-    private readonly prefix: string,
-  ) {}
-
-  /** Connects to Redis; the client library is loaded only when a Redis URL is configured. */
-  static async connect(url: string, prefix: string): Promise<RedisStore> {
-    const { Redis: RedisClient } = await import('ioredis');
-    const redis = new RedisClient(url, { enableOfflineQueue: true, maxRetriesPerRequest: 1, commandTimeout: 500 });
-    redis.on('error', () => {}); // reported through failed hits; never crash the process
-    return new RedisStore(redis, prefix);
-  }
-
-  async hit(key: string, windowStart: number, windowMs: number): Promise<WindowCount> {
-    const count = (await this.redis.eval(HIT_SCRIPT, 1, `${this.prefix}:rl:${key}:${windowStart}`, String(windowMs + 1000))) as number;
-    return { count, resetAt: windowStart + windowMs };
-  }
-
-  async close(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
-  }
-}
+// The library's limiters are fixed windows (opened by a key's first hit), so a client can spend the
+// limit at the end of one window and again at the start of the next. It has no sliding window or token
+// bucket, and its stores only count; so this composes a sliding-window counter from its counters
+// instead of writing a store: one counter per key and minute, and a request is allowed while the
+// previous minute's count, weighted by the share of it the last 60 s still cover, plus this minute's
+// count stays within the limit. Each counter lives two minutes, so the previous one is there to weigh.
+// `points` plays no part: penalty, reward and get only count; the verdict is computed here.
+const COUNTER = { points: 1, duration: (2 * WINDOW_MS) / 1000 };
 
 export interface RateDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Seconds until the window resets. */
+  /** Seconds until more of the limit is available again (on a refusal: until a request is allowed). */
   resetSeconds: number;
 }
 
+export type RedisChange = { state: 'down'; error: unknown } | { state: 'up' };
+
+export interface RateLimiterOptions {
+  /** Places requests in windows; tests pass a clock they move. */
+  clock: Clock;
+  /** Counters shared by every instance; without it each process counts for itself. */
+  redis?: { url: string; prefix: string; breakerSeconds: number } | null;
+  /** Told once when Redis fails (counting moves into the process) and once when it answers again. */
+  onRedisChange?: (change: RedisChange) => void;
+}
+
+type Route = 'redis' | 'trial' | 'memory';
+
 /**
- * Fixed one-minute windows per key. When the shared store fails the request is allowed (and the
- * failure logged): an outage of Redis must not take the API down with it.
+ * After a Redis failure (an error, or no answer within REDIS_TIMEOUT_MS), Redis is not asked for
+ * `ms`, so that no request waits for a Redis that is down; then one request tries it again while the
+ * others keep counting in process. Timed with the real clock, as the Redis client's own timeouts and
+ * reconnections are.
  */
-export class RateLimiter {
-  private lastFailureLog = 0;
+class Breaker {
+  private down = false;
+  private trying = false;
+  private retryAt = 0;
 
   constructor(
-    private readonly store: RateLimitStore,
-    private readonly clock: Clock,
-    private readonly onStoreError: (error: unknown) => void = () => {},
+    private readonly ms: number,
+    private readonly onChange: (change: RedisChange) => void,
   ) {}
 
-  async check(key: string, limit: number, windowMs = 60_000): Promise<RateDecision> {
-    const now = this.clock.now();
-    const windowStart = Math.floor(now / windowMs) * windowMs;
-    try {
-      const { count, resetAt } = await this.store.hit(key, windowStart, windowMs);
-      return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds: Math.max(1, Math.ceil((resetAt - now) / 1000)) };
-    } catch (error) {
-      if (now - this.lastFailureLog > 60_000) {
-        this.lastFailureLog = now;
-        this.onStoreError(error);
-      }
-      return { allowed: true, limit, remaining: limit, resetSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) };
-    }
+  route(): Route {
+    if (!this.down) return 'redis';
+    if (this.trying || performance.now() < this.retryAt) return 'memory';
+    this.trying = true;
+    return 'trial';
   }
 
-  close(): Promise<void> {
-    return this.store.close();
+  succeeded(route: Route): void {
+    if (route !== 'trial') return;
+    this.down = false;
+    this.trying = false;
+    this.onChange({ state: 'up' });
   }
+
+  failed(route: Route, error: unknown): void {
+    // A request that was already waiting on Redis when the breaker opened changes nothing.
+    if (route === 'redis' && this.down) return;
+    this.retryAt = performance.now() + this.ms;
+    this.trying = false;
+    if (this.down) return;
+    this.down = true;
+    this.onChange({ state: 'down', error });
+  }
+}
+
+interface Shared {
+  counters: Counters;
+  breaker: Breaker;
+  close(): Promise<void>;
+}
+
+/**
+ * Sliding one-minute windows per key, counted in Redis when configured (and then shared by every
+ * instance), in process otherwise. When Redis fails the request is counted in process instead, and
+ * so are the requests of the next `breakerSeconds`: an outage of Redis neither takes the API down nor
+ * slows it, and limits still hold per instance.
+ */
+export class RateLimiter {
+  private readonly memory: Counters = new RateLimiterMemory(COUNTER);
+
+  private constructor(
+    private readonly clock: Clock,
+    private readonly shared: Shared | null,
+  ) {}
+
+  /** Builds the limiter; the Redis client is loaded and connected only when a Redis URL is given. */
+  static async create(options: RateLimiterOptions): Promise<RateLimiter> {
+    const { redis } = options;
+    if (!redis) return new RateLimiter(options.clock, null);
+    const { Redis } = await import('ioredis');
+    const client = new Redis(redis.url, {
+      // Fail at once while disconnected, and soon when connected but silent; socketTimeout drops such
+      // a connection, so that the next one starts clean.
+      enableOfflineQueue: false,
+      commandTimeout: REDIS_TIMEOUT_MS,
+      socketTimeout: REDIS_TIMEOUT_MS,
+      connectTimeout: 1_000,
+      maxRetriesPerRequest: 0,
+      // A timed-out increment was counted in process instead: never replay it on the next connection.
+      autoResendUnfulfilledCommands: false,
+      retryStrategy: (attempt) => Math.min(attempt * 100, 1_000),
+      lazyConnect: true,
+    });
+    client.on('error', () => {}); // failures surface through the commands; never crash the process
+    // Start connected, or knowing that Redis is down (the client keeps reconnecting either way): else the
+    // first requests would find the connection still opening and be counted in process for nothing.
+    await client.connect().catch(() => {});
+    const counters = new RateLimiterRedis({ ...COUNTER, storeClient: client, keyPrefix: `${redis.prefix}:rl`, rejectIfRedisNotReady: true });
+    const breaker = new Breaker(redis.breakerSeconds * 1000, options.onRedisChange ?? (() => {}));
+    const close = async () => {
+      await client.quit().catch(() => client.disconnect());
+    };
+    return new RateLimiter(options.clock, { counters, breaker, close });
+  }
+
+  /** Counts one request of `key` against `limit` per minute; a refused request is not counted. */
+  async check(key: string, limit: number): Promise<RateDecision> {
+    const now = this.clock.now();
+    const window = Math.floor(now / WINDOW_MS);
+    const elapsed = now - window * WINDOW_MS;
+    const current = `${key}:${window}`;
+    const { counters, count, previous } = await this.count(current, `${key}:${window - 1}`);
+    const fading = (previous * (WINDOW_MS - elapsed)) / WINDOW_MS;
+    const allowed = fading + count <= limit;
+    // A client that keeps knocking while refused gets its limit back as soon as one that waits.
+    const counted = allowed ? count : count - 1;
+    if (!allowed) await counters.reward(current).catch(() => {});
+    const remaining = Math.max(0, Math.floor(limit - fading - counted));
+    const resetMs = msUntilCountFallsTo(limit - remaining - 1, previous, counted, elapsed);
+    return { allowed, limit, remaining, resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
+  }
+
+  async close(): Promise<void> {
+    await this.shared?.close();
+  }
+
+  /** Counts the hit and reads the previous window: in Redis unless the breaker says otherwise. */
+  private async count(currentKey: string, previousKey: string): Promise<{ counters: Counters; count: number; previous: number }> {
+    const read = async (counters: Counters) => {
+      const [hit, before] = await Promise.all([counters.penalty(currentKey), counters.get(previousKey)]);
+      return { counters, count: hit.consumedPoints, previous: before?.consumedPoints ?? 0 };
+    };
+    if (!this.shared) return read(this.memory);
+    // The library's `insuranceLimiter` would fall back to memory per call, but it swallows the error
+    // and asks Redis again on the next call (a timeout per request while Redis hangs): the breaker
+    // needs to see each failure, so the fallback is written out here.
+    const { counters, breaker } = this.shared;
+    const route = breaker.route();
+    if (route === 'memory') return read(this.memory);
+    try {
+      const result = await read(counters);
+      breaker.succeeded(route);
+      return result;
+    } catch (error) {
+      breaker.failed(route, error);
+      return read(this.memory);
+    }
+  }
+}
+
+/**
+ * Milliseconds until the weighted count falls to `target` without new requests: first the previous
+ * window's share fades through this one; if this window's own count is above the target, it fades
+ * through the next.
+ */
+function msUntilCountFallsTo(target: number, previous: number, current: number, elapsed: number): number {
+  if (current <= target) return previous === 0 ? 0 : Math.max(0, WINDOW_MS - (WINDOW_MS * (target - current)) / previous - elapsed);
+  return WINDOW_MS - elapsed + WINDOW_MS - (WINDOW_MS * Math.max(0, target)) / current;
 }
 
 /** Sets the RateLimit-* headers (every response) and throws the 429 problem when the limit is spent. */
