@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import { Type } from '@sinclair/typebox';
 import swaggerUi from '@fastify/swagger-ui';
@@ -204,6 +205,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     },
     crossOriginResourcePolicy: { policy: 'same-site' },
   });
+
+  // Parses the Cookie header into request.cookies (the session and sign-in cookies) for the routes below.
+  await app.register(cookie);
 
   systemRoutes(app, deps);
   const dashboard = await dashboardRoutes(app);

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { readCookie } from '../lib/cookies.js';
 import type { CorsPolicy } from '../lib/cors.js';
 import { Problem, problems } from '../lib/problems.js';
 import { enforce, type RateLimiter } from '../lib/rate-limit.js';
@@ -57,7 +56,7 @@ export function accessHook(options: AccessOptions) {
     cors.early(origin, reply);
     try {
       const header = request.headers.authorization;
-      const session = header === undefined || header === '' ? readCookie(request.headers.cookie, sessionCookie) : undefined;
+      const session = header === undefined || header === '' ? request.cookies[sessionCookie] : undefined;
       if (session !== undefined) {
         if (STATE_CHANGING.has(request.method)) assertSameOrigin(request, cors.dashboardOrigin);
         request.principal = await tokens.authenticate(await sessions.exchange(session), 'session');
