@@ -31,12 +31,13 @@ import { systemRoutes } from './features/system/system.routes.js';
 import { tokenRoutes } from './features/tokens/tokens.routes.js';
 import { TokenRecordSchema } from './features/tokens/tokens.schemas.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { answerClientError } from './lib/client-error.js';
 import { redactUrl, requestIdFrom, sendProblem, toProblem } from './lib/http.js';
 import { CorsPolicy } from './lib/cors.js';
 import { Keyring } from './lib/keys.js';
 import { enforce, MemoryStore, RateLimiter, RedisStore } from './lib/rate-limit.js';
 import { CursorCodec } from './lib/pagination.js';
-import { CURSOR_MALFORMED, Problem, problemBody, ProblemSchema, problems } from './lib/problems.js';
+import { CURSOR_MALFORMED, ProblemSchema, problems } from './lib/problems.js';
 import { coerceQuery, nulFaults, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
@@ -113,12 +114,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     frameworkErrors: (error, request, reply) => {
       sendProblem(reply, request, toProblem(error), config.problemBase);
     },
-    clientErrorHandler: (_error, socket) => {
-      if (!socket.writable) return;
-      // A raw socket (no reply object), but the same problem document as everywhere else.
-      const body = JSON.stringify(problemBody(new Problem('validation', { detail: 'The HTTP request is malformed.' }), config.problemBase, undefined));
-      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-    },
+    // What Node's HTTP parser refuses (headers over its limit, a request that does not arrive in time,
+    // malformed HTTP) is answered on the raw socket, with the same problem documents.
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, config.problemBase, app.log),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(({ schema, httpPart }) => {
