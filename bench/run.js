@@ -12,6 +12,11 @@
 //   BENCH_SKIP_PG=1          skip the PostgreSQL ingestion
 //   BENCH_BACKFILL_RUNS      runs ingested afterwards in random start-time order into a second SQLite project
 //                            (default 100000; 0 = skip). Seeding itself replays 30 days in arrival order.
+//   BENCH_SYNC_RUNS          runs ingested into a fresh SQLite database with SIGHTLINE_SQLITE_SYNCHRONOUS=NORMAL and
+//                            again with FULL, BENCH_ROUNDS times in alternating order (default 100000; 0 = skip):
+//                            what fsyncing every commit costs (reported as the FULL/NORMAL throughput ratio)
+//   BENCH_ONLY               comma-separated phases to run: sqlite (seeding, reads, metrics, backfill), sync, pg
+//                            (default all of them); e.g. BENCH_ONLY=sync BENCH_SYNC_RUNS=100000 for the durability cost alone
 //   BENCH_SECONDS            seconds per autocannon measurement (default 5)
 //   BENCH_ROUNDS             interleaved rounds (default 3)
 //   BENCH_WARMUP_SECONDS     one unrecorded warm-up per scenario before round 1 (default 2; 0 = none)
@@ -51,12 +56,24 @@ function envInt(name, fallback, min = 0) {
   return value;
 }
 
+const PHASES = ['sqlite', 'sync', 'pg'];
+
+function phases(raw) {
+  if (raw === undefined || raw.trim() === '') return PHASES;
+  const list = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const unknown = list.filter((p) => !PHASES.includes(p));
+  if (unknown.length > 0 || list.length === 0) throw new Error(`BENCH_ONLY must list phases among ${PHASES.join(', ')} (got ${JSON.stringify(raw)})`);
+  return list;
+}
+
 const cfg = {
   runs: envInt('BENCH_RUNS', 1_000_000, 1),
   pgRuns: envInt('BENCH_PG_RUNS', 1_000_000, 1),
   metricsSamples: envInt('BENCH_METRICS_SAMPLES', 21, 1),
   skipPg: process.env.BENCH_SKIP_PG === '1',
   backfillRuns: envInt('BENCH_BACKFILL_RUNS', 100_000, 0),
+  syncRuns: envInt('BENCH_SYNC_RUNS', 100_000, 0),
+  only: phases(process.env.BENCH_ONLY),
   seconds: envInt('BENCH_SECONDS', 5, 1),
   rounds: envInt('BENCH_ROUNDS', 3, 1),
   warmupSeconds: envInt('BENCH_WARMUP_SECONDS', 2, 0),
@@ -261,9 +278,10 @@ function tail(file, lines = 40) {
 // ---------------------------------------------------------------------------------------------
 // Servers
 
-function serverEnv(port, databaseUrl) {
+function serverEnv(port, databaseUrl, extra = {}) {
   return {
     ...process.env,
+    ...extra,
     PORT: String(port),
     HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl,
@@ -320,11 +338,11 @@ async function startPinned(name, nodeArgs, env, port) {
   return { name, child, base, logFile, pid: child.pid, rss };
 }
 
-function startSightline(name, port, databaseUrl) {
+function startSightline(name, port, databaseUrl, extraEnv = {}) {
   const profile = cfg.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cfg.cpuProfDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
   // The same Node flags as `npm start` (package.json), so the bench measures the service as it ships.
   const heap = `--max-old-space-size=${process.env.SIGHTLINE_HEAP_MB || 160}`;
-  return startPinned(name, [heap, ...profile, join(root, 'bin/sightline.js'), 'serve'], serverEnv(port, databaseUrl), port);
+  return startPinned(name, [heap, ...profile, join(root, 'bin/sightline.js'), 'serve'], serverEnv(port, databaseUrl, extraEnv), port);
 }
 
 async function stopServer(server) {
@@ -612,6 +630,57 @@ async function sqlitePhase(results) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Durability: the same runs ingested into a fresh SQLite database with synchronous=NORMAL and with FULL
+// (SIGHTLINE_SQLITE_SYNCHRONOUS; the CLI that mints the token opens storage the same way), in
+// alternating order over BENCH_ROUNDS rounds; the ratio is the median of the per-round FULL/NORMAL ratios.
+
+function filesystemOf(dir) {
+  try {
+    return execFileSync('findmnt', ['-n', '-o', 'FSTYPE,SOURCE', '-T', dir], { encoding: 'utf8' }).trim().replace(/\s+/, ' on ');
+  } catch {
+    return 'unknown filesystem';
+  }
+}
+
+async function syncIngest(mode, round, now) {
+  const dir = mkdtempSync(join(state.tmp, `sync-${mode.toLowerCase()}-`));
+  const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
+  const port = await freePort();
+  const extra = { SIGHTLINE_SQLITE_SYNCHRONOUS: mode };
+  const token = await mintToken(serverEnv(port, databaseUrl, extra));
+  const server = await startSightline(`sightline-sync-${mode.toLowerCase()}-${round}`, port, databaseUrl, extra);
+  try {
+    const project = (await api(server, token, 'POST', '/v1/projects', { name: `bench-sync-${mode.toLowerCase()}` })).json;
+    return await ingest(`sync ${mode} round ${round}`, server, token, project.id, cfg.syncRuns, now);
+  } finally {
+    await stopServer(server);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function syncPhase(results) {
+  results.sync = { runs: cfg.syncRuns, filesystem: filesystemOf(state.tmp), rounds: [] };
+  log(`sync: ${fmtInt(cfg.syncRuns)} runs per database, NORMAL and FULL, ${cfg.rounds} round(s), databases on ${results.sync.filesystem}`);
+  for (let round = 1; round <= cfg.rounds; round++) {
+    const order = round % 2 === 1 ? ['NORMAL', 'FULL'] : ['FULL', 'NORMAL'];
+    const measured = {};
+    const now = Date.now(); // the same runs (seed and start times) for both settings
+    for (const mode of order) {
+      measured[mode] = await syncIngest(mode, round, now);
+      log(`sync round ${round}/${cfg.rounds} ${mode}: ${fmtInt(measured[mode].runsPerSec)} runs/s, batch p99 ${fmtMs(measured[mode].batchMs.p99)} ms`);
+    }
+    results.sync.rounds.push({ round, normal: measured.NORMAL, full: measured.FULL, ratio: measured.FULL.runsPerSec / measured.NORMAL.runsPerSec });
+  }
+  const rounds = results.sync.rounds;
+  results.sync.normalRunsPerSec = median(rounds.map((r) => r.normal.runsPerSec));
+  results.sync.fullRunsPerSec = median(rounds.map((r) => r.full.runsPerSec));
+  results.sync.normalBatchP99 = median(rounds.map((r) => r.normal.batchMs.p99));
+  results.sync.fullBatchP99 = median(rounds.map((r) => r.full.batchMs.p99));
+  results.sync.ratio = median(rounds.map((r) => r.ratio));
+  log(`sync: FULL/NORMAL = ${fmtRatio(results.sync.ratio)} (per round ${rounds.map((r) => fmtRatio(r.ratio)).join(', ')})`);
+}
+
 async function pgPhase(results) {
   const name = `sightline_bench_${process.pid}`;
   const admin = new pg.Client({ connectionString: cfg.pgUrl });
@@ -663,9 +732,10 @@ async function pgPhase(results) {
 // Report
 
 function summarize(results) {
-  const byKey = (scenario, connections) => results.reads.filter((r) => r.scenario === scenario && r.connections === connections);
+  const reads = results.reads ?? [];
+  const byKey = (scenario, connections) => reads.filter((r) => r.scenario === scenario && r.connections === connections);
   const summary = {};
-  for (const s of results.scenarios) {
+  for (const s of results.scenarios ?? []) {
     for (const c of cfg.connections) {
       const rows = byKey(s.key, c);
       summary[`${s.key}@${c}`] = {
@@ -678,8 +748,8 @@ function summarize(results) {
   const ratio = (num, den, c) => {
     const per = [];
     for (let round = 1; round <= cfg.rounds; round++) {
-      const n = results.reads.find((r) => r.round === round && r.scenario === num && r.connections === c);
-      const d = results.reads.find((r) => r.round === round && r.scenario === den && r.connections === c);
+      const n = reads.find((r) => r.round === round && r.scenario === num && r.connections === c);
+      const d = reads.find((r) => r.round === round && r.scenario === den && r.connections === c);
       if (n && d && d.rps > 0) per.push(n.rps / d.rps);
     }
     return { median: median(per), perRound: per };
@@ -728,11 +798,17 @@ function buildTable(results, { summary, ratios }) {
     const r = results.backfillSqlite;
     rows.push([`Ingest SQLite, backfill: ${fmtInt(cfg.backfillRuns)} runs in random start-time order (informational)`, `${r.concurrency} batches in flight`, `${fmtInt(r.runsPerSec)} runs/s`, `${fmtMs(r.batchMs.p99)} (per batch)`, '—', '—', '—']);
   }
-  if (cfg.skipPg) rows.push([`Ingest PostgreSQL`, '—', 'skipped (BENCH_SKIP_PG=1)', '—', '—', `≥ ${fmtInt(TARGETS.pgRunsPerSec)} runs/s`, '—']);
+  if (results.sync) {
+    const y = results.sync;
+    const label = (mode) => `Ingest SQLite, synchronous=${mode}: ${fmtInt(y.runs)} runs into a fresh database, ${y.rounds.length} round(s)`;
+    rows.push([label('NORMAL'), `${cfg.ingestConcurrency} batches in flight`, `${fmtInt(y.normalRunsPerSec)} runs/s`, `${fmtMs(y.normalBatchP99)} (per batch)`, '— (baseline)', '—', '—']);
+    rows.push([label('FULL'), `${cfg.ingestConcurrency} batches in flight`, `${fmtInt(y.fullRunsPerSec)} runs/s`, `${fmtMs(y.fullBatchP99)} (per batch)`, `FULL/NORMAL = ${fmtRatio(y.ratio)}`, '—', '—']);
+  }
+  if (cfg.skipPg || !cfg.only.includes('pg')) rows.push([`Ingest PostgreSQL`, '—', `skipped (${cfg.skipPg ? 'BENCH_SKIP_PG=1' : 'BENCH_ONLY'})`, '—', '—', `≥ ${fmtInt(TARGETS.pgRunsPerSec)} runs/s`, '—']);
   else rows.push(ingestRow(`Ingest PostgreSQL: ${fmtInt(cfg.pgRuns)} runs, POST …/runs/batch × ${cfg.batchSize}`, results.ingestPg, TARGETS.pgRunsPerSec));
   const rssRow = (label, r) => (r ? [label, '—', `peak RSS ${fmtMb(r.peakKb)}`, '—', '—', `≤ ${TARGETS.peakRssMb} MB`, met(r.peakKb / 1024 <= TARGETS.peakRssMb)] : null);
   rows.push(rssRow('Server peak RSS, SQLite (ingest + reads)', results.rssSqlite));
-  if (!cfg.skipPg) rows.push(rssRow('Server peak RSS, PostgreSQL (ingest)', results.rssPg));
+  rows.push(rssRow('Server peak RSS, PostgreSQL (ingest)', results.rssPg));
   for (const [engine, m, runs] of [['SQLite', results.metricsSqlite, cfg.runs], ['PostgreSQL', results.metricsPg, cfg.pgRuns]]) {
     if (!m) continue;
     const row = (label, t) => [
@@ -787,6 +863,15 @@ function rawSection(results, { ratios }) {
       lines.push(`  - ${label} timeline (runs stored → runs/s over the preceding ~5 s, server RSS): ` + r.timeline.map((t) => `${fmtInt(t.runs)} → ${fmtInt(t.intervalRunsPerSec)} (${fmtMb(t.rssKb)})`).join(' · '));
     }
   }
+  if (results.sync) {
+    const y = results.sync;
+    lines.push('', `## Durability: synchronous=NORMAL vs FULL (${fmtInt(y.runs)} runs per fresh database, databases on ${y.filesystem})`, '');
+    lines.push('| Round | NORMAL runs/s | NORMAL batch p99 ms | FULL runs/s | FULL batch p99 ms | FULL/NORMAL |', '|---|---|---|---|---|---|');
+    for (const r of y.rounds) {
+      lines.push(`| ${r.round} | ${fmtInt(r.normal.runsPerSec)} | ${fmtMs(r.normal.batchMs.p99)} | ${fmtInt(r.full.runsPerSec)} | ${fmtMs(r.full.batchMs.p99)} | ${fmtRatio(r.ratio)} |`);
+    }
+    lines.push('', `Median of the per-round ratios: **FULL/NORMAL = ${fmtRatio(y.ratio)}**.`);
+  }
   for (const [label, m] of [['SQLite', results.metricsSqlite], ['PostgreSQL', results.metricsPg]]) {
     if (!m) continue;
     lines.push('', `## Metrics query plan, ${label} (the last 24 hours)`, '', '```', m.plan, '```');
@@ -812,8 +897,9 @@ async function main() {
   const results = { startedAt: new Date().toISOString() };
   const started = performance.now();
 
-  await sqlitePhase(results);
-  if (!cfg.skipPg) await pgPhase(results);
+  if (cfg.only.includes('sqlite')) await sqlitePhase(results);
+  if (cfg.only.includes('sync') && cfg.syncRuns > 0) await syncPhase(results);
+  if (cfg.only.includes('pg') && !cfg.skipPg) await pgPhase(results);
   results.totalSeconds = (performance.now() - started) / 1000;
 
   const stats = summarize(results);
@@ -827,7 +913,7 @@ async function main() {
     `Server pinned to core ${SERVER_CPU} (real and bare server both, loaded one at a time); autocannon and the seeding client on core ${CLIENT_CPU}. ` +
       `Reads: ${cfg.rounds} interleaved round(s) × ${cfg.seconds} s per scenario and connection count${cfg.warmupSeconds ? `, after a ${cfg.warmupSeconds} s warm-up per scenario` : ''}. ` +
       `(a) is bench/bare-server.js: Fastify 5 without auth, database or schemas, answering the page captured from (b) (serialized with JSON.stringify per request). ` +
-      `Settings: BENCH_RUNS=${cfg.runs} BENCH_PG_RUNS=${cfg.skipPg ? 'skipped' : cfg.pgRuns} BENCH_SECONDS=${cfg.seconds} BENCH_ROUNDS=${cfg.rounds} BENCH_INGEST_CONCURRENCY=${cfg.ingestConcurrency}.`,
+      `Settings: BENCH_ONLY=${cfg.only.join(',')} BENCH_RUNS=${cfg.runs} BENCH_PG_RUNS=${cfg.skipPg ? 'skipped' : cfg.pgRuns} BENCH_SYNC_RUNS=${cfg.syncRuns} BENCH_SECONDS=${cfg.seconds} BENCH_ROUNDS=${cfg.rounds} BENCH_INGEST_CONCURRENCY=${cfg.ingestConcurrency}.`,
     '',
   ].join('\n');
   const markdown = `${header}\n${table}\n\n${rawSection(results, stats)}`;

@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
 import { Type } from '@sinclair/typebox';
 import swaggerUi from '@fastify/swagger-ui';
@@ -30,6 +31,7 @@ import { systemRoutes } from './features/system/system.routes.js';
 import { tokenRoutes } from './features/tokens/tokens.routes.js';
 import { TokenRecordSchema } from './features/tokens/tokens.schemas.js';
 import { systemClock, type Clock } from './lib/clock.js';
+import { answerClientError } from './lib/client-error.js';
 import { redactUrl, requestIdFrom, sendProblem, toProblem } from './lib/http.js';
 import { CorsPolicy } from './lib/cors.js';
 import { Keyring } from './lib/keys.js';
@@ -37,7 +39,7 @@ import { BODY_LIMIT, registerBodyAdmission, type ByteBudget } from './lib/body.j
 import { Gate } from './lib/gate.js';
 import { enforce, RateLimiter } from './lib/rate-limit.js';
 import { CursorCodec } from './lib/pagination.js';
-import { CURSOR_MALFORMED, Problem, problemBody, ProblemSchema, problems } from './lib/problems.js';
+import { CURSOR_MALFORMED, ProblemSchema, problems } from './lib/problems.js';
 import { coerceQuery, textFaults, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
@@ -123,12 +125,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     frameworkErrors: (error, request, reply) => {
       sendProblem(reply, request, toProblem(error), config.problemBase);
     },
-    clientErrorHandler: (_error, socket) => {
-      if (!socket.writable) return;
-      // A raw socket (no reply object), but the same problem document as everywhere else.
-      const body = JSON.stringify(problemBody(new Problem('validation', { detail: 'The HTTP request is malformed.' }), config.problemBase, undefined));
-      socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-    },
+    // What Node's HTTP parser refuses (headers over its limit, a request that does not arrive in time,
+    // malformed HTTP) is answered on the raw socket, with the same problem documents.
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, config.problemBase, app.log),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(({ schema, httpPart }) => {
@@ -228,6 +227,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     },
     crossOriginResourcePolicy: { policy: 'same-site' },
   });
+
+  // Parses the Cookie header into request.cookies (the session and sign-in cookies) for the routes below.
+  await app.register(cookie);
 
   systemRoutes(app, deps);
   const dashboard = await dashboardRoutes(app);

@@ -176,7 +176,7 @@ async function tokenCreate(argv: string[]): Promise<void> {
   if (!Number.isInteger(days) || days < config.patMinDays || days > config.patMaxDays) {
     throw new UsageError(`--expires-in-days must be an integer between ${config.patMinDays} and ${config.patMaxDays}`);
   }
-  const storage = await openStorage(config.database);
+  const storage = await openStorage(config);
   try {
     await migrateToLatest(storage.db);
     const clock = systemClock;
@@ -214,7 +214,7 @@ async function orgAllowOrigin(argv: string[]): Promise<void> {
   const fault = originFault(origin);
   if (fault) throw new UsageError(`${origin}: ${fault}`);
   const config = loadConfig();
-  const storage = await openStorage(config.database);
+  const storage = await openStorage(config);
   try {
     await migrateToLatest(storage.db);
     const org = await storage.db.selectFrom('organizations').select(['id', 'name']).where((eb) => eb.or([eb('name', '=', name.trim()), eb('id', '=', name.trim())])).executeTakeFirst();
@@ -242,7 +242,7 @@ export async function main(argv: string[]): Promise<number> {
         await serve(loadConfig());
         return -1; // keep running
       case 'migrate': {
-        const storage = await openStorage(loadConfig().database);
+        const storage = await openStorage(loadConfig());
         try {
           const result = await migrateToLatest(storage.db);
           const applied = result.results?.filter((r) => r.status === 'Success').map((r) => r.migrationName) ?? [];

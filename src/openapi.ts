@@ -8,7 +8,7 @@ import { migrateToLatest, openStorage } from './db/index.js';
  */
 export async function openApiDocument(): Promise<unknown> {
   const config = loadConfig({ DATABASE_URL: 'sqlite::memory:', SIGHTLINE_PUBLIC_URL: 'http://localhost:8080', LOG_LEVEL: 'silent' });
-  const storage = await openStorage(config.database);
+  const storage = await openStorage(config);
   try {
     await migrateToLatest(storage.db);
     const app = await buildApp({ config, storage });

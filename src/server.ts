@@ -4,7 +4,7 @@ import { migrateToLatest, openStorage } from './db/index.js';
 
 /** Starts the service: migrations, then listen; SIGTERM/SIGINT finish in-flight requests and close the database. */
 export async function serve(config: Config): Promise<void> {
-  const storage = await openStorage(config.database);
+  const storage = await openStorage(config);
   await migrateToLatest(storage.db);
   const app = await buildApp({ config, storage, logger: loggerOptions(config), background: true });
   let closing = false;

@@ -198,7 +198,7 @@ function evaluatorInstances(dialect: Dialect): void {
       let dbB = dbA;
       if (dialect === 'postgres') {
         // A second, independent storage on the same database URL: its own pool, its own connections.
-        second = await openStorage(database.config);
+        second = await openStorage({ database: database.config, sqliteSynchronous: 'NORMAL' });
         dbB = second.db;
       }
       const keysA = new Keyring(dbA, clock);

@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, loggerOptions } from '../src/app.js';
 import { ConfigError, loadConfig } from '../src/config.js';
+import { openStorage, sqliteHandle } from '../src/db/index.js';
 import type { App } from '../src/deps.js';
 import { describeEachDialect, expectProblem, PROBLEM_BASE, testConfig, Factories } from './helpers/harness.js';
 import { createTestDatabase, type TestDatabase } from './helpers/storage.js';
@@ -162,6 +166,7 @@ describe('configuration', () => {
     ['SIGHTLINE_RATE_LIMIT', '-1'],
     ['LOG_LEVEL', 'loud'],
     ['SIGHTLINE_TRUST_PROXY', 'the load balancer'],
+    ['SIGHTLINE_SQLITE_SYNCHRONOUS', 'OFF'],
   ])('refuses %s=%s with one line naming the setting', (name, value) => {
     let error: unknown;
     try {
@@ -185,6 +190,27 @@ describe('configuration', () => {
   it('refuses a default token lifetime above the maximum, and shrinks an unset default to fit', () => {
     expect(() => loadConfig({ SIGHTLINE_PAT_DEFAULT_DAYS: '400' })).toThrow(/SIGHTLINE_PAT_DEFAULT_DAYS/);
     expect(loadConfig({ SIGHTLINE_PAT_MAX_DAYS: '30' })).toMatchObject({ patDefaultDays: 30, patMaxDays: 30 });
+  });
+
+  it('opens SQLite in WAL mode with the configured synchronous setting (NORMAL unless SIGHTLINE_SQLITE_SYNCHRONOUS says FULL)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sightline-sync-'));
+    try {
+      // PRAGMA synchronous: 1 is NORMAL, 2 is FULL.
+      for (const [value, expected] of [[undefined, 1], ['normal', 1], ['FULL', 2], ['full', 2]] as const) {
+        const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, `${value ?? 'unset'}.db`)}`, ...(value ? { SIGHTLINE_SQLITE_SYNCHRONOUS: value } : {}) });
+        // The one way every process (serve, the CLI's migrate and token create, openapi) opens storage.
+        const storage = await openStorage(config);
+        try {
+          const handle = sqliteHandle(storage.db)!;
+          expect(handle.pragma('synchronous', { simple: true }), String(value)).toBe(expected);
+          expect(handle.pragma('journal_mode', { simple: true })).toBe('wal');
+        } finally {
+          await storage.close();
+        }
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

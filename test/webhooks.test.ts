@@ -15,7 +15,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isPrivateAddress, postJson, resolveTarget, TargetRefused } from '../src/lib/webhook-target.js';
+import fc from 'fast-check';
+import { isPrivateAddress, postJson, resolveTarget, TargetRefused, webhookUrlFault } from '../src/lib/webhook-target.js';
 import { describeEachDialect, expectProblem, manualClock, type Caller, type TestContext } from './helpers/harness.js';
 import { freePort } from './helpers/services.js';
 
@@ -46,6 +47,7 @@ const PAYLOAD_KEYS = ['count', 'createdAt', 'from', 'id', 'monitor', 'reason', '
 const PRIVATE_FAULT = 'Must not target a private, loopback or link-local address.';
 const URL_FAULT = 'Must be an absolute http or https URL.';
 const CREDENTIALS_FAULT = 'Must not contain credentials.';
+const HOST_FAULT = 'Must name a valid host: no empty labels, at most one trailing dot.';
 
 function ok(res: LightMyRequestResponse, status = 200): Json {
   expect(res.statusCode, res.body.slice(0, 500)).toBe(status);
@@ -492,6 +494,34 @@ const REFUSED: [string, string][] = [
   ['http://0.0.0.0/', PRIVATE_FAULT],
   ['http://0x7f000001/', PRIVATE_FAULT], // 127.0.0.1 in another spelling
   ['http://intranet/', PRIVATE_FAULT], // a single label resolves through the search domains
+  // Other spellings of loopback that the URL parser turns into the address, or that end in one dot.
+  ['http://LOCALHOST./x', PRIVATE_FAULT],
+  ['http://127.0.0.1./x', PRIVATE_FAULT],
+  ['http://127.1/', PRIVATE_FAULT],
+  ['http://0x7f.1/', PRIVATE_FAULT],
+  ['http://0x7f.1./', PRIVATE_FAULT],
+  ['http://2130706433/', PRIVATE_FAULT],
+  ['http://0177.0.0.1/', PRIVATE_FAULT],
+  ['http://0/', PRIVATE_FAULT],
+  ['http://[0:0:0:0:0:0:0:1]/', PRIVATE_FAULT],
+  ['http://[::ffff:7f00:1]/', PRIVATE_FAULT],
+  ['http://[::127.0.0.1]/', PRIVATE_FAULT],
+  ['http://[::ffff:169.254.169.254]/', PRIVATE_FAULT],
+  ['http://[64:ff9b::127.0.0.1]/', PRIVATE_FAULT],
+  // Empty labels: more than the one trailing dot of a fully qualified name (the URL parser keeps them).
+  ['http://localhost..:8080/x', HOST_FAULT],
+  ['http://localhost...:8080/x', HOST_FAULT],
+  ['http://LOCALHOST..:8080/x', HOST_FAULT],
+  ['http://localhost%2e%2e/x', HOST_FAULT], // percent-encoded dots
+  ['http://localhost\u3002\u3002/x', HOST_FAULT], // ideographic full stops, which the parser maps to dots
+  ['http://foo.localhost../x', HOST_FAULT],
+  ['http://.localhost/x', HOST_FAULT],
+  ['http://127.0.0.1..:9/x', HOST_FAULT],
+  ['http://0x7f.1../', HOST_FAULT],
+  ['http://169.254.169.254../latest/meta-data', HOST_FAULT],
+  ['http://hooks..example.com/', HOST_FAULT], // a public name, but not a name
+  ['http://hooks.example.com../', HOST_FAULT],
+  ['http://..:8080/', HOST_FAULT],
   ['ftp://example.com/', URL_FAULT],
   ['file:///etc/passwd', URL_FAULT],
   ['not a url', URL_FAULT],
@@ -581,6 +611,50 @@ describeEachDialect(
 
 // ---- webhook-target units ----------------------------------------------------------------------
 
+/** Non-public IPv4 networks (a sample of the guard's list), as [first address, prefix length]. */
+const PRIVATE_V4: [number, number][] = [
+  [0x7f000000, 8], // loopback
+  [0x0a000000, 8],
+  [0xac100000, 12],
+  [0xc0a80000, 16],
+  [0xa9fe0000, 16], // link-local, cloud metadata
+  [0x64400000, 10], // carrier-grade NAT
+  [0x00000000, 8],
+];
+const dotted = (v: number) => [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255].join('.');
+
+/** A non-public IPv4 address: [dotted form, 32-bit value]. */
+const privateIpv4 = fc
+  .tuple(fc.constantFrom(...PRIVATE_V4), fc.nat())
+  .map(([[base, prefix], n]) => {
+    const value = (base + (prefix === 32 ? 0 : n % 2 ** (32 - prefix))) >>> 0;
+    return [dotted(value), value] as const;
+  });
+
+/** The spellings of an IPv4 address the WHATWG URL parser accepts: decimal, octal, hex, per part, and shortened to 3, 2 or 1 parts. */
+const ipv4Spelling = fc
+  .tuple(fc.constantFrom(1, 2, 3, 4), fc.array(fc.constantFrom('dec', 'oct', 'hex'), { minLength: 4, maxLength: 4 }))
+  .map(([parts, radixes]) => (value: number) => {
+    const bytes = [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255];
+    // The last part carries all the remaining bytes.
+    const numbers = [...bytes.slice(0, parts - 1), bytes.slice(parts - 1).reduce((n, b) => n * 256 + b, 0)];
+    const spell = (n: number, radix: string) => (radix === 'hex' ? `0x${n.toString(16)}` : radix === 'oct' ? `0${n.toString(8)}` : String(n));
+    return numbers.map((n, i) => spell(n, radixes[i]!)).join('.');
+  });
+
+/** IPv6 literals that carry a non-public IPv4 address (mapped, compatible, NAT64) or are loopback itself. */
+const ipv6Embedding = fc.constantFrom(
+  (v: number) => `::ffff:${dotted(v)}`,
+  (v: number) => `::ffff:${(v >>> 16).toString(16)}:${(v & 0xffff).toString(16)}`,
+  (v: number) => `0:0:0:0:0:ffff:${dotted(v)}`,
+  (v: number) => `::${dotted(v)}`,
+  (v: number) => `64:ff9b::${dotted(v)}`,
+  () => '::1',
+  () => '0:0:0:0:0:0:0:1',
+  () => '0000:0000:0000:0000:0000:0000:0000:0001',
+  () => '::0:1',
+);
+
 describe('webhook-target', () => {
   describe('isPrivateAddress', () => {
     const cases: [string, boolean][] = [
@@ -635,6 +709,70 @@ describe('webhook-target', () => {
         expect(isPrivateAddress(address)).toBe(expected);
       });
     }
+  });
+
+  describe('webhookUrlFault', () => {
+    it('takes a public name with one trailing dot (a fully qualified name) and refuses it with two', () => {
+      expect(webhookUrlFault('https://hooks.example.com./x', false)).toBeNull();
+      expect(webhookUrlFault('https://hooks.example.com../x', false)).toBe(HOST_FAULT);
+      // Empty labels are refused even where private targets are allowed: they name no host at all.
+      expect(webhookUrlFault('http://localhost..:8080/', true)).toBe(HOST_FAULT);
+      expect(webhookUrlFault('http://localhost.:8080/', true)).toBeNull();
+    });
+
+    it('property: a private IPv4 address in any spelling the URL parser accepts is refused; with two or more trailing dots, as no host', () => {
+      fc.assert(
+        fc.property(privateIpv4, ipv4Spelling, fc.nat({ max: 4 }), fc.boolean(), ([address, value], spell, dots, upper) => {
+          let host = spell(value) + '.'.repeat(dots);
+          if (upper) host = host.toUpperCase();
+          const fault = webhookUrlFault(`http://${host}:8080/hook`, false);
+          expect(fault, `${host} (${address})`).toBe(dots <= 1 ? PRIVATE_FAULT : HOST_FAULT);
+        }),
+        { numRuns: 1000 },
+      );
+    });
+
+    it('property: localhost and its subdomains, in any case, with any number of trailing dots, are refused', () => {
+      const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/);
+      const name = fc.tuple(fc.array(label, { maxLength: 3 }), fc.nat({ max: 5 }), fc.boolean(), fc.constantFrom('.', '%2e', '\u3002'));
+      fc.assert(
+        fc.property(name, ([subdomains, dots, upper, dot]) => {
+          let host = [...subdomains, 'localhost'].join('.') + dot.repeat(dots);
+          if (upper) host = host.toUpperCase();
+          const fault = webhookUrlFault(`http://${host}/`, false);
+          expect(fault, host).toBe(dots <= 1 ? PRIVATE_FAULT : HOST_FAULT);
+        }),
+        { numRuns: 500 },
+      );
+    });
+
+    it('property: loopback, mapped and NAT64 IPv6 literals in any spelling are refused', () => {
+      fc.assert(
+        fc.property(privateIpv4, ipv6Embedding, fc.boolean(), ([, value], embed, upper) => {
+          let host = embed(value);
+          if (upper) host = host.toUpperCase();
+          expect(webhookUrlFault(`http://[${host}]:8080/`, false), host).toBe(PRIVATE_FAULT);
+        }),
+        { numRuns: 500 },
+      );
+    });
+
+    it('property: a public name is taken with at most one trailing dot, and refused with an empty label anywhere', () => {
+      const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,10}[a-z0-9])?$/);
+      const name = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom('example.com', 'hooks.example.org'));
+      fc.assert(
+        fc.property(name, fc.nat({ max: 3 }), fc.nat({ max: 4 }), ([labels, domain], dots, at) => {
+          const good = [...labels, domain].join('.');
+          expect(webhookUrlFault(`https://${good}${'.'.repeat(Math.min(dots, 1))}/x`, false), good).toBeNull();
+          const parts = good.split('.');
+          parts.splice(Math.min(at, parts.length - 1), 0, ''); // before a label: a leading or a doubled dot
+          const bad = parts.join('.');
+          expect(webhookUrlFault(`https://${bad}/x`, false), bad).toBe(HOST_FAULT);
+          expect(webhookUrlFault(`https://${good}${'.'.repeat(dots + 2)}/x`, false), good).toBe(HOST_FAULT);
+        }),
+        { numRuns: 500 },
+      );
+    });
   });
 
   describe('resolveTarget', () => {

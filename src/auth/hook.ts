@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { readCookie } from '../lib/cookies.js';
 import type { CorsPolicy } from '../lib/cors.js';
 import { Problem, problems } from '../lib/problems.js';
 import { enforce, type RateLimiter } from '../lib/rate-limit.js';
@@ -7,6 +6,23 @@ import type { SessionService } from './sessions.js';
 import type { Principal, TokenService } from './tokens.js';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Longer than any credential this service mints (a personal access token is well under 1 KB): such an
+ * Authorization header is refused as it is, before it is parsed or verified.
+ */
+const MAX_AUTHORIZATION_LENGTH = 4096;
+
+/**
+ * How many Authorization fields the request carries. Node keeps only the first in `headers`; a second
+ * one (a proxy adding its own, a client merging two configurations) must not be silently dropped.
+ */
+function authorizationFields(request: FastifyRequest): number {
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') count++;
+  return count;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,7 +62,8 @@ export function assertSameOrigin(request: FastifyRequest, dashboardOrigin: strin
  * The one hook in front of every /v1 route: authentication (only the Authorization header is read; a
  * token in the query string is ignored; without the header, the dashboard's session cookie is
  * exchanged for a short-lived session JWT that takes the very same path; cookie-authenticated
- * requests that change state must come from the dashboard's origin), then the credential's rate
+ * requests that change state must come from the dashboard's origin; two Authorization headers are a
+ * 400 and an overlong one a 401, both before any parsing), then the credential's rate
  * limit, then CORS for the caller's organization.
  * Failed authentications count against the client address, so guessing tokens is rate-limited too.
  */
@@ -56,19 +73,27 @@ export function accessHook(options: AccessOptions) {
     const origin = request.headers.origin;
     cors.early(origin, reply);
     try {
+      const fields = authorizationFields(request);
+      if (fields > 1) {
+        throw problems.validation([{ parameter: 'Authorization', detail: `The request carries ${fields} Authorization headers; send exactly one.` }]);
+      }
       const header = request.headers.authorization;
-      const session = header === undefined || header === '' ? readCookie(request.headers.cookie, sessionCookie) : undefined;
+      const session = header === undefined || header === '' ? request.cookies[sessionCookie] : undefined;
       if (session !== undefined) {
         if (STATE_CHANGING.has(request.method)) assertSameOrigin(request, cors.dashboardOrigin);
         request.principal = await tokens.authenticate(await sessions.exchange(session), 'session');
       } else {
         if (header === undefined || header === '') throw problems.unauthorized('missing_token', 'A bearer token is required.');
+        if (header.length > MAX_AUTHORIZATION_LENGTH) {
+          throw problems.unauthorized('invalid_token', `The Authorization header is longer than any credential this service issues (over ${MAX_AUTHORIZATION_LENGTH} characters).`);
+        }
         const match = /^Bearer +([^\s]+) *$/i.exec(header);
         if (!match) throw problems.unauthorized('invalid_token', 'The Authorization header must be "Bearer <token>".');
         request.principal = await tokens.authenticate(match[1]!);
       }
     } catch (error) {
-      if (error instanceof Problem && error.status === 401) enforce(await limiter.check(`ip:${request.ip}`, ratePerMinute), reply, 'this client address');
+      // Refused credentials, ambiguous ones (400) included, count against the client address.
+      if (error instanceof Problem && (error.status === 401 || error.status === 400)) enforce(await limiter.check(`ip:${request.ip}`, ratePerMinute), reply, 'this client address');
       throw error;
     }
     await afterAuthentication(request, reply);

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type MigrationResultSet } from 'kysely';
 import type pg from 'pg';
-import type { DatabaseConfig } from '../config.js';
+import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { isPostgres } from './migrations/dialect.js';
@@ -60,15 +60,23 @@ export function sqliteHandle(db: Kysely<Database>): BetterSqlite3.Database | nul
   return sqliteHandles.get(db) ?? null;
 }
 
-/** Opens the configured engine. The PostgreSQL driver is loaded only when it is the one configured. */
-export async function openStorage(config: DatabaseConfig): Promise<Storage> {
+/** What opening storage needs from the configuration: the engine, and SQLite's durability. */
+export type StorageConfig = Pick<Config, 'database' | 'sqliteSynchronous'>;
+
+/**
+ * Opens the configured engine: the one way the server, the CLI and the tests open storage, so every
+ * process gets the same pragmas. The PostgreSQL driver is loaded only when it is the one configured.
+ */
+export async function openStorage({ database: config, sqliteSynchronous }: StorageConfig): Promise<Storage> {
   if (config.kind === 'sqlite') {
     if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
     const database = new BetterSqlite3(config.path);
     // 8 KiB pages suit run records (about 1–2 KiB each); it only takes effect on a new database.
     database.pragma('page_size = 8192');
     database.pragma('journal_mode = WAL');
-    database.pragma('synchronous = NORMAL');
+    // In WAL mode, NORMAL loses no committed transaction when the process dies, only (possibly the
+    // last ones) when the machine does; FULL also syncs the WAL at every commit.
+    database.pragma(`synchronous = ${sqliteSynchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
     database.pragma('busy_timeout = 5000');
     database.pragma('foreign_keys = ON');
     // Checkpoint in larger steps: index pages written by many commits are copied back once.

@@ -62,6 +62,8 @@ function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');
 }
 
+export const HOST_FAULT = 'Must name a valid host: no empty labels, at most one trailing dot.';
+
 /** What is wrong with a webhook URL (without resolving it), or null. */
 export function webhookUrlFault(raw: string, allowPrivate: boolean): string | null {
   let url: URL;
@@ -72,9 +74,12 @@ export function webhookUrlFault(raw: string, allowPrivate: boolean): string | nu
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'Must be an absolute http or https URL.';
   if (url.username !== '' || url.password !== '') return 'Must not contain credentials.';
-  // A fully qualified name may end with a dot ("localhost." is localhost): judged without it.
+  // A fully qualified name may end with one dot, the root ("localhost." is localhost): judged without it.
+  // Any other empty label ("localhost..", "a..b", ".a") makes no DNS name: what a resolver would make of
+  // it (strip the dots? localhost?) is not ours to guess, so such a host is refused, not judged.
   const host = hostOf(url).toLowerCase().replace(/\.$/, '');
   if (host === '') return 'Must name a host.';
+  if (isIP(host) === 0 && host.split('.').includes('')) return HOST_FAULT;
   if (allowPrivate) return null;
   if (isIP(host) !== 0 ? isPrivateAddress(host) : host === 'localhost' || host.endsWith('.localhost') || !host.includes('.')) {
     return 'Must not target a private, loopback or link-local address.';

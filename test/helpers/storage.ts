@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { migrateToLatest, openStorage, type Dialect, type Storage } from '../../src/db/index.js';
-import type { DatabaseConfig } from '../../src/config.js';
+import type { Config, DatabaseConfig } from '../../src/config.js';
 
 export const PG_URL = process.env.SIGHTLINE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -40,12 +40,15 @@ export interface TestDatabase {
   destroy(): Promise<void>;
 }
 
-/** A fresh, migrated database of its own: a temp SQLite file, or a uniquely named PostgreSQL database. */
-export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase> {
+/**
+ * A fresh, migrated database of its own: a temp SQLite file, or a uniquely named PostgreSQL database.
+ * `sqliteSynchronous` is SQLite's durability setting (SIGHTLINE_SQLITE_SYNCHRONOUS); default NORMAL.
+ */
+export async function createTestDatabase(dialect: Dialect, options: Partial<Pick<Config, 'sqliteSynchronous'>> = {}): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'sightline-test-'));
     const config: DatabaseConfig = { kind: 'sqlite', path: join(dir, 'test.db') };
-    const storage = await openStorage(config);
+    const storage = await openStorage({ database: config, sqliteSynchronous: options.sqliteSynchronous ?? 'NORMAL' });
     await migrateToLatest(storage.db);
     return {
       config,
@@ -60,7 +63,7 @@ export async function createTestDatabase(dialect: Dialect): Promise<TestDatabase
   // database, and another suite dropping its schema at that moment made the lookup fail.
   const database = await createPostgresDatabase('sl_test');
   const config: DatabaseConfig = { kind: 'postgres', url: database.url };
-  const storage = await openStorage(config);
+  const storage = await openStorage({ database: config, sqliteSynchronous: 'NORMAL' });
   await migrateToLatest(storage.db);
   return {
     config,

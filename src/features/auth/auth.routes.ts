@@ -1,10 +1,10 @@
+import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply } from 'fastify';
 import { assertSameOrigin } from '../../auth/hook.js';
 import { IdentityProviderUnavailable, SignInError, type OidcClient } from '../../auth/oidc.js';
 import type { SessionService } from '../../auth/sessions.js';
 import { hashToken } from '../../auth/tokens.js';
 import type { App, Deps } from '../../deps.js';
-import { cookie, readCookie } from '../../lib/cookies.js';
 import { Problem, problems } from '../../lib/problems.js';
 import { resolveSignIn } from './signin.js';
 
@@ -30,7 +30,8 @@ export function authRoutes(app: App, { db, config, clock }: Deps, options: SignI
   const { oidc, sessions, sessionCookie, dashboardOrigin } = options;
   const secure = config.publicUrl.startsWith('https:');
   const stateCookie = secure ? '__Host-sightline_signin' : 'sightline_signin';
-  const clearState = cookie(stateCookie, '', { secure, maxAge: 0 });
+  // Every cookie we set: HttpOnly, SameSite=Lax, Path=/ (as the __Host- prefix requires), Secure over https.
+  const cookieOptions: CookieSerializeOptions = { path: '/', httpOnly: true, sameSite: 'lax', secure };
 
   const requireProvider = (): OidcClient => {
     if (!oidc) throw new Problem('service-unavailable', { detail: NOT_CONFIGURED });
@@ -68,18 +69,18 @@ export function authRoutes(app: App, { db, config, clock }: Deps, options: SignI
       .values({ state_hash: hashToken(pending.state), nonce: pending.nonce, code_verifier: pending.codeVerifier, created_at: now, expires_at: now + SIGN_IN_WINDOW_MS })
       .execute();
     // Binds the sign-in to this browser: a callback without it is refused (login CSRF).
-    reply.header('set-cookie', cookie(stateCookie, pending.state, { secure, maxAge: SIGN_IN_WINDOW_MS / 1000 }));
+    reply.setCookie(stateCookie, pending.state, { ...cookieOptions, maxAge: SIGN_IN_WINDOW_MS / 1000 });
     return reply.redirect(url, 302);
   });
 
   app.get('/auth/callback', { schema: { hide: true } }, async (request, reply) => {
     const provider = requireProvider();
     noStore(reply);
-    reply.header('set-cookie', clearState);
+    reply.clearCookie(stateCookie, cookieOptions);
     const query = request.query as Record<string, unknown>;
     const state = typeof query.state === 'string' ? query.state : undefined;
     if (!state) throw problems.validation([{ parameter: 'state', detail: 'The callback carries no state.' }]);
-    const expected = readCookie(request.headers.cookie, stateCookie);
+    const expected = request.cookies[stateCookie];
     if (expected === undefined || expected !== state) throw signInFailed('this sign-in was not started in this browser (state mismatch)');
     // Single use: whatever happens next, this state cannot be played again.
     const pending = await db.deleteFrom('auth_requests').where('state_hash', '=', hashToken(state)).returningAll().executeTakeFirst();
@@ -105,17 +106,17 @@ export function authRoutes(app: App, { db, config, clock }: Deps, options: SignI
     const now = clock.now();
     const { userId, organizationId } = await resolveSignIn(db, identity, config.defaultPlan, now);
     // A new session and a new secret at every sign-in; whatever this browser held before ends (no fixation).
-    await sessions.revoke(readCookie(request.headers.cookie, sessionCookie));
+    await sessions.revoke(request.cookies[sessionCookie]);
     const { secret } = await sessions.create(userId, organizationId);
-    reply.header('set-cookie', cookie(sessionCookie, secret, { secure, maxAge: Math.floor(sessions.absoluteMs / 1000) }));
+    reply.setCookie(sessionCookie, secret, { ...cookieOptions, maxAge: Math.floor(sessions.absoluteMs / 1000) });
     return reply.redirect('/', 302);
   });
 
   app.post('/auth/logout', { schema: { hide: true } }, async (request, reply) => {
     assertSameOrigin(request, dashboardOrigin);
-    await sessions.revoke(readCookie(request.headers.cookie, sessionCookie));
+    await sessions.revoke(request.cookies[sessionCookie]);
     noStore(reply);
-    reply.header('set-cookie', cookie(sessionCookie, '', { secure, maxAge: 0 }));
+    reply.clearCookie(sessionCookie, cookieOptions);
     return reply.code(204).send();
   });
 }
