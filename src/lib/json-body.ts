@@ -11,8 +11,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  */
 export const MAX_JSON_CONTAINERS = 100_000;
 export const MAX_JSON_VALUES = 250_000;
-// Bodies smaller than this cannot exceed either count (every value takes at least two bytes).
-const SCAN_FROM_BYTES = 512 * 1024;
+// Bodies smaller than this cannot exceed either count: an object or array takes at least two bytes
+// (`[]`, nested without commas), a value at least two (`1,`).
+const SCAN_FROM_BYTES = Math.min(2 * MAX_JSON_CONTAINERS, 2 * MAX_JSON_VALUES);
 
 /**
  * A JSON request body, decoded exactly or refused with a validation problem naming the place: the
