@@ -36,6 +36,7 @@ import { Keyring } from './lib/keys.js';
 import { enforce, MemoryStore, RateLimiter, RedisStore } from './lib/rate-limit.js';
 import { CursorCodec } from './lib/pagination.js';
 import { CURSOR_MALFORMED, Problem, problemBody, ProblemSchema, problems } from './lib/problems.js';
+import { heapShedBytes, LoadShedder } from './lib/shedding.js';
 import { coerceQuery, nulFaults, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
@@ -98,7 +99,13 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     },
     null,
   );
-  const deps: Deps = { config, db: storage.db, dialect: storage.dialect, clock, keys, tokens, cursors: new CursorCodec(keys), monitoring };
+  const shedding = new LoadShedder({
+    maxInFlight: config.maxInFlight,
+    maxEventLoopDelayMs: config.maxEventLoopDelayMs,
+    maxHeapUsedBytes: heapShedBytes(),
+    problemBase: config.problemBase,
+  });
+  const deps: Deps = { config, db: storage.db, dialect: storage.dialect, clock, keys, tokens, cursors: new CursorCodec(keys), monitoring, shedding };
 
   const app = Fastify({
     logger: options.logger ?? false,
@@ -136,8 +143,13 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // Bodies are JSON or nothing: anything else is a 415 problem.
   app.removeContentTypeParser('text/plain');
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
+  });
+  // Overload is refused first: before rate limits, authentication and reading any body.
+  await shedding.register(app);
+  app.addHook('onRequest', async (request, reply) => {
     // /v1 routes are limited per credential by the access hook; everything else (docs, 404s, preflights)
     // per client address. Health checks are never limited, so load balancers always get an answer.
     if (request.routeOptions.config.authenticated || UNLIMITED.has(request.routeOptions.url ?? '')) return;
