@@ -114,7 +114,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     // X-Forwarded-For only when the operator says which proxies to believe.
     trustProxy: config.trustProxy as boolean | string[], // a hop count is accepted too (Fastify's types omit it)
     genReqId: (req) => requestIdFrom(req.headers, randomUUID),
-    return503OnClosing: true,
+    // Requests that arrive while the server drains get the shedding hook's 503 problem (with
+    // `Connection: close`) instead of Fastify's own non-problem JSON.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: false },
     frameworkErrors: (error, request, reply) => {
       sendProblem(reply, request, toProblem(error), config.problemBase);

@@ -1,7 +1,8 @@
 /**
- * Load shedding against a real listening server: past `maxInFlight` and while the event loop lags,
- * new requests get a 503 `service-unavailable` problem with `Retry-After` at once (no timeouts, no
- * resets), places in flight come back on every path, and health checks keep answering.
+ * Load shedding against a real listening server: past `maxInFlight`, while the event loop lags and
+ * while the server closes, new requests get a 503 `service-unavailable` problem with `Retry-After`
+ * at once (no timeouts, no resets), places in flight come back on every path, and health checks
+ * keep answering.
  */
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -167,7 +168,7 @@ describeEachDialect('load shedding', (ctx) => {
    * `/test/fail` throws; `/test/busy` keeps the event loop busy for 100 ms, as a heavy synchronous
    * SQLite query does.
    */
-  async function listening(env: Record<string, string>): Promise<{ app: App; port: number; release: () => void; logs: Record<string, unknown>[] }> {
+  async function listening(env: Record<string, string>): Promise<{ app: App; port: number; release: () => void; closing: Promise<void>; logs: Record<string, unknown>[] }> {
     const config = testConfig({ ...env, LOG_LEVEL: 'warn' });
     const logs: Record<string, unknown>[] = [];
     const stream = new Writable({
@@ -189,11 +190,17 @@ describeEachDialect('load shedding', (ctx) => {
       busyFor(100);
       return { busy: true };
     });
+    let closingStarted!: () => void;
+    const closing = new Promise<void>((resolve) => (closingStarted = resolve));
+    app.addHook('preClose', (done) => {
+      closingStarted();
+      done();
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     apps.push(app);
     const address = app.server.address();
     if (!address || typeof address === 'string') throw new Error('not listening on a port');
-    return { app, port: address.port, release: () => held.splice(0).forEach((resolve) => resolve()), logs };
+    return { app, port: address.port, release: () => held.splice(0).forEach((resolve) => resolve()), closing, logs };
   }
 
   const me = (port: number) => send(agent, port, 'GET', '/v1/me', { token: caller.token });
@@ -349,6 +356,36 @@ describeEachDialect('load shedding', (ctx) => {
       await eventually(() => me(port), (o) => isAnswer(o) && o.status === 200, `round ${round}: a request admitted after the connection closed`);
       await expectFreePlaces(port, 4, release);
     }
+  });
+
+  it('answers requests that arrive while the server closes with a 503 problem and Connection: close; /healthz still 200, /readyz 503', async () => {
+    const { app, port, release, closing } = await listening({ SIGHTLINE_MAX_EVENT_LOOP_DELAY_MS: '0' });
+    const hold = `GET /test/hold HTTP/1.1\r\nHost: x\r\n\r\n`;
+    // Connections busy with a request, so that closing neither ends them nor completes before they are done.
+    const connections = [rawConnection(port, hold), rawConnection(port, hold), rawConnection(port, hold)];
+    await eventually(async () => connections.every((c) => c.socket.readyState === 'open'), Boolean, 'the connections to open');
+    await sleep(100);
+    const closed = app.close();
+    apps.splice(apps.indexOf(app), 1);
+    await closing;
+    const probes = [`GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${caller.token}\r\n\r\n`, `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`, `GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n`];
+    connections.forEach((c, i) => c.socket.write(probes[i]!));
+    await sleep(100);
+    release();
+    await Promise.all(connections.map((c) => c.closed));
+    await closed;
+
+    const [meAnswers, healthAnswers, readyAnswers] = connections.map((c) => parseResponses(c.received()));
+    for (const answers of [meAnswers, healthAnswers, readyAnswers]) {
+      expect(answers).toHaveLength(2);
+      // The request admitted before closing is finished normally.
+      expect(answers![0]).toMatchObject({ status: 200, body: '{"held":true}' });
+      expect(answers![1]!.headers.connection).toBe('close');
+    }
+    for (const answer of [meAnswers![1]!, readyAnswers![1]!]) {
+      expectShed(answer, /^This instance is shutting down\. Retry on a new connection\.$/);
+    }
+    expect(healthAnswers![1]).toMatchObject({ status: 200, body: '{"status":"ok"}' });
   });
 });
 

@@ -82,8 +82,8 @@ export const problems = {
     return new Problem('conflict', { detail });
   },
   /** A 503 that tells the client when to come back (`Retry-After`, in seconds). */
-  unavailable(detail: string, retryAfterSeconds: number): Problem {
-    return new Problem('service-unavailable', { detail, headers: { 'retry-after': String(retryAfterSeconds) } });
+  unavailable(detail: string, retryAfterSeconds: number, headers: Record<string, string> = {}): Problem {
+    return new Problem('service-unavailable', { detail, headers: { 'retry-after': String(retryAfterSeconds), ...headers } });
   },
 };
 

@@ -13,8 +13,8 @@ declare module 'fastify' {
   }
 }
 
-/** Why new requests are refused: one of the instance's bounds is passed. */
-export type Refusal = 'in-flight' | 'event-loop' | 'heap';
+/** Why new requests are refused: the instance is draining, or one of its bounds is passed. */
+export type Refusal = 'closing' | 'in-flight' | 'event-loop' | 'heap';
 
 export interface SheddingOptions {
   /** Requests in progress at once; the next one is refused. */
@@ -38,13 +38,15 @@ export function heapShedBytes(): number {
 }
 
 const OVERLOADED_RETRY_SECONDS = 2;
+// A draining instance is going away: the retry belongs on a new connection (to another instance).
+const CLOSING_RETRY_SECONDS = 1;
 const LOG_EVERY_MS = 5_000;
 
 /**
  * Load shedding: one onRequest hook, before authentication and before any body is read, refuses a
- * new request with a 503 `service-unavailable` problem (and `Retry-After`) while the instance has
- * `maxInFlight` requests in progress, lags, or runs short of heap. Health checks are never shed;
- * `/readyz` reports `refusal()` itself.
+ * new request with a 503 `service-unavailable` problem (and `Retry-After`) while the instance is
+ * closing, has `maxInFlight` requests in progress, lags, or runs short of heap. Health checks are
+ * never shed; `/readyz` reports `refusal()` itself.
  *
  * The event loop lags in two ways, and both count. Sustained: `@fastify/under-pressure`'s mean delay
  * over its last sample interval (it also samples the heap). In one turn: requests read in a turn of
@@ -55,6 +57,7 @@ const LOG_EVERY_MS = 5_000;
  */
 export class LoadShedder {
   private inFlight = 0;
+  private closing = false;
   private watchingLoop = false;
   private lastTick = performance.now();
   private sample: () => { eventLoopDelay: number; heapUsed: number } = () => ({ eventLoopDelay: 0, heapUsed: 0 });
@@ -67,6 +70,7 @@ export class LoadShedder {
     // Built once: shedding must stay cheap however many requests it refuses.
     const overloaded = (why: string) => problems.unavailable(`The service is overloaded (${why}). Retry after ${OVERLOADED_RETRY_SECONDS} seconds.`, OVERLOADED_RETRY_SECONDS);
     this.problems = {
+      closing: problems.unavailable('This instance is shutting down. Retry on a new connection.', CLOSING_RETRY_SECONDS, { connection: 'close' }),
       'in-flight': overloaded('too many requests in progress'),
       'event-loop': overloaded('it is falling behind'),
       heap: overloaded('it is running short of memory'),
@@ -97,6 +101,10 @@ export class LoadShedder {
       setTimeout(() => (this.watchingLoop = true), 2 * (bound || 1000)).unref();
       done();
     });
+    app.addHook('preClose', (done) => {
+      this.closing = true;
+      done();
+    });
     app.addHook('onRequest', (request, reply, done) => {
       if (request.routeOptions.config.healthCheck) return done();
       const refusal = this.refusal(request);
@@ -111,6 +119,7 @@ export class LoadShedder {
 
   /** Why `request` would be refused right now, or null. */
   refusal(request: FastifyRequest): Refusal | null {
+    if (this.closing) return 'closing';
     if (this.inFlight >= this.options.maxInFlight) return 'in-flight';
     const { eventLoopDelay, heapUsed } = this.sample();
     if (this.lagging(eventLoopDelay) && request.raw.socket instanceof Socket) return 'event-loop';
@@ -129,18 +138,22 @@ export class LoadShedder {
   }
 
   private shed(request: FastifyRequest, reply: FastifyReply, refusal: Refusal): void {
+    // Draining is announced once already ("shutting down"); overload is worth a line now and then.
+    if (refusal !== 'closing') this.noteOverload(request, refusal);
+    sendProblem(reply, request, this.problems[refusal], this.options.problemBase);
+  }
+
+  private noteOverload(request: FastifyRequest, refusal: Refusal): void {
     this.shedSinceLog++;
     const now = Date.now();
-    if (now - this.lastLogAt >= LOG_EVERY_MS) {
-      const { eventLoopDelay, heapUsed } = this.sample();
-      request.log.warn(
-        { refusal, shed: this.shedSinceLog, inFlight: this.inFlight, eventLoopDelayMs: Math.round(eventLoopDelay), heapUsedMb: Math.round(heapUsed / 2 ** 20) },
-        'shedding load: refusing new requests with 503',
-      );
-      this.lastLogAt = now;
-      this.shedSinceLog = 0;
-    }
-    sendProblem(reply, request, this.problems[refusal], this.options.problemBase);
+    if (now - this.lastLogAt < LOG_EVERY_MS) return;
+    const { eventLoopDelay, heapUsed } = this.sample();
+    request.log.warn(
+      { refusal, shed: this.shedSinceLog, inFlight: this.inFlight, eventLoopDelayMs: Math.round(eventLoopDelay), heapUsedMb: Math.round(heapUsed / 2 ** 20) },
+      'shedding load: refusing new requests with 503',
+    );
+    this.lastLogAt = now;
+    this.shedSinceLog = 0;
   }
 
   /**
