@@ -40,6 +40,7 @@ import { Gate } from './lib/gate.js';
 import { enforce, RateLimiter } from './lib/rate-limit.js';
 import { CursorCodec } from './lib/pagination.js';
 import { CURSOR_MALFORMED, ProblemSchema, problems } from './lib/problems.js';
+import { heapShedBytes, LoadShedder } from './lib/shedding.js';
 import { coerceQuery, textFaults, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
@@ -111,7 +112,13 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     },
     null,
   );
-  const deps: Deps = { config, db: storage.db, dialect: storage.dialect, clock, keys, tokens, cursors: new CursorCodec(keys), monitoring };
+  const shedding = new LoadShedder({
+    maxInFlight: config.maxInFlight,
+    maxEventLoopDelayMs: config.maxEventLoopDelayMs,
+    maxHeapUsedBytes: heapShedBytes(),
+    problemBase: config.problemBase,
+  });
+  const deps: Deps = { config, db: storage.db, dialect: storage.dialect, clock, keys, tokens, cursors: new CursorCodec(keys), monitoring, shedding };
 
   const app = Fastify({
     logger: options.logger ?? false,
@@ -120,7 +127,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     // X-Forwarded-For only when the operator says which proxies to believe.
     trustProxy: config.trustProxy as boolean | string[], // a hop count is accepted too (Fastify's types omit it)
     genReqId: (req) => requestIdFrom(req.headers, randomUUID),
-    return503OnClosing: true,
+    // Requests that arrive while the server drains get the shedding hook's 503 problem (with
+    // `Connection: close`) instead of Fastify's own non-problem JSON.
+    return503OnClosing: false,
     routerOptions: { maxParamLength: 500, ignoreTrailingSlash: false },
     frameworkErrors: (error, request, reply) => {
       sendProblem(reply, request, toProblem(error), config.problemBase);
@@ -157,8 +166,13 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   });
   app.decorate('admission', { budget: bodyBudget, gate: ingestGate });
 
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
+  });
+  // Overload is refused first: before rate limits, authentication and reading any body.
+  await shedding.register(app);
+  app.addHook('onRequest', async (request, reply) => {
     // /v1 routes are limited per credential by the access hook; everything else (docs, 404s, preflights)
     // per client address. Health checks are never limited, so load balancers always get an answer.
     if (request.routeOptions.config.authenticated || UNLIMITED.has(request.routeOptions.url ?? '')) return;

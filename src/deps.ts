@@ -8,6 +8,7 @@ import type { Database } from './db/schema.js';
 import type { Clock } from './lib/clock.js';
 import type { Keyring } from './lib/keys.js';
 import type { CursorCodec } from './lib/pagination.js';
+import type { LoadShedder } from './lib/shedding.js';
 import type { Monitoring } from './features/monitors/monitors.service.js';
 
 /** What route modules receive: explicit dependencies, no globals. */
@@ -20,6 +21,7 @@ export interface Deps {
   tokens: TokenService;
   cursors: CursorCodec;
   monitoring: Monitoring;
+  shedding: LoadShedder;
 }
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;

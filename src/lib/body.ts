@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Gate, GateClosed, type Release } from './gate.js';
 import { decodeJsonBody } from './json-body.js';
-import { Problem } from './problems.js';
+import { Problem, problems } from './problems.js';
 
 export interface BodyAdmissionOptions {
   /** Largest body accepted (413 past it). */
@@ -79,10 +79,7 @@ class Admission {
       release = await gate.acquire({ signal: this.closed.signal, timeoutMs });
     } catch (error) {
       if (error instanceof GateClosed && error.reason === 'timeout') {
-        throw new Problem('service-unavailable', {
-          detail: 'The server is busy processing other large requests; retry shortly.',
-          headers: { 'retry-after': String(Math.max(1, Math.ceil(timeoutMs / 1000))) },
-        });
+        throw problems.unavailable('The server is busy processing other large requests; retry shortly.', Math.max(1, Math.ceil(timeoutMs / 1000)));
       }
       throw clientGone();
     }
@@ -231,5 +228,4 @@ function destroySocket(request: FastifyRequest): void {
   socket?.destroy?.();
 }
 
-const overloaded = () =>
-  new Problem('service-unavailable', { detail: 'The server holds as many request bodies as it can right now; retry shortly.', headers: { 'retry-after': '1' } });
+const overloaded = () => problems.unavailable('The server holds as many request bodies as it can right now; retry shortly.', 1);

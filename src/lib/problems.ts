@@ -81,6 +81,10 @@ export const problems = {
   conflict(detail: string): Problem {
     return new Problem('conflict', { detail });
   },
+  /** A 503 that tells the client when to come back (`Retry-After`, in seconds). */
+  unavailable(detail: string, retryAfterSeconds: number, headers: Record<string, string> = {}): Problem {
+    return new Problem('service-unavailable', { detail, headers: { 'retry-after': String(retryAfterSeconds), ...headers } });
+  },
 };
 
 export const FieldErrorSchema = Type.Object(

@@ -1,20 +1,30 @@
 import { Type } from '@sinclair/typebox';
 import { ping } from '../../db/index.js';
 import type { App, Deps } from '../../deps.js';
-import { PROBLEM_TYPES, Problem, type ProblemSlug } from '../../lib/problems.js';
+import { PROBLEM_TYPES, Problem, problemResponses, type ProblemSlug } from '../../lib/problems.js';
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Unauthenticated operational routes: health, readiness, JWKS, OpenAPI, problem type pages. */
-export function systemRoutes(app: App, { db, keys }: Deps): void {
+export function systemRoutes(app: App, { db, keys, shedding }: Deps): void {
+  // Neither is ever shed: liveness answers even while the instance is overloaded or draining, and
+  // readiness says 503 then, so that a load balancer routes around the instance until it recovers.
   app.get('/healthz', {
+    config: { healthCheck: true },
     schema: { tags: ['Operations'], summary: 'Liveness: the process is up', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
     handler: async () => ({ status: 'ok' as const }),
   });
 
   app.get('/readyz', {
-    schema: { tags: ['Operations'], summary: 'Readiness: the database is reachable', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
-    handler: async () => {
+    config: { healthCheck: true },
+    schema: {
+      tags: ['Operations'],
+      summary: 'Readiness: the database is reachable and the instance is not shedding load',
+      response: { 200: Type.Object({ status: Type.Literal('ok') }), ...problemResponses(503) },
+    },
+    handler: async (request) => {
+      const refusal = shedding.refusal(request);
+      if (refusal) throw shedding.problem(refusal);
       try {
         await ping(db);
       } catch {
