@@ -39,7 +39,7 @@ import { BODY_LIMIT, registerBodyAdmission, type ByteBudget } from './lib/body.j
 import { Gate } from './lib/gate.js';
 import { enforce, RateLimiter } from './lib/rate-limit.js';
 import { CursorCodec } from './lib/pagination.js';
-import { CURSOR_MALFORMED, ProblemSchema, problems } from './lib/problems.js';
+import { CURSOR_MALFORMED, ProblemSchema, problemResponses, problems } from './lib/problems.js';
 import { heapShedBytes, LoadShedder } from './lib/shedding.js';
 import { coerceQuery, textFaults, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
 
@@ -262,7 +262,11 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       const api = v1 as unknown as App;
       api.addHook('onRoute', (route) => {
         // Every /v1 route is bearer-authenticated, and refuses query parameters it does not declare.
-        route.schema = { querystring: NO_QUERY, ...(route.schema ?? {}), security: [{ bearer: [] }] } as typeof route.schema;
+        // Any of them may be shed (503); one that takes a body may time out receiving it (408) or find it
+        // too large (413): answers of the shared admission path, documented on every route they apply to.
+        const schema = (route.schema ?? {}) as { body?: unknown; response?: Record<number, unknown> };
+        const shared = problemResponses(...(schema.body ? [408, 413, 503] : [503]));
+        route.schema = { querystring: NO_QUERY, ...schema, response: { ...shared, ...(schema.response ?? {}) }, security: [{ bearer: [] }] } as typeof route.schema;
         route.config = { ...(route.config ?? {}), authenticated: true } as typeof route.config;
       });
       api.addHook(
