@@ -127,6 +127,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     // X-Forwarded-For only when the operator says which proxies to believe.
     trustProxy: config.trustProxy as boolean | string[], // a hop count is accepted too (Fastify's types omit it)
     genReqId: (req) => requestIdFrom(req.headers, randomUUID),
+    // Node's own bound on receiving a whole request (headers and body), a backstop behind the body
+    // admission's timeout: it also ends a body that nobody reads any more, such as one still trickling
+    // in after its request was answered with a 401.
+    requestTimeout: (config.bodyTimeoutSeconds + 5) * 1000,
     // Requests that arrive while the server drains get the shedding hook's 503 problem (with
     // `Connection: close`) instead of Fastify's own non-problem JSON.
     return503OnClosing: false,
