@@ -156,8 +156,9 @@ export function registerBodyAdmission(app: FastifyInstance, options: BodyAdmissi
 /** Reads the whole body, or rejects with the problem to answer (and keeps dropping what still comes). */
 function receive(request: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream, declared: number | null, admission: Admission, options: BodyAdmissionOptions): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
-    // With a declared length the body is copied once into its final buffer; chunked bodies are joined at the end.
-    const whole = declared === null ? null : Buffer.allocUnsafe(declared);
+    // With a declared length the body is copied once into its final buffer (allocated once admitted);
+    // chunked bodies are joined at the end.
+    let whole: Buffer | null = null;
     const chunks: Buffer[] = [];
     let received = 0;
     let refused = false;
@@ -220,6 +221,7 @@ function receive(request: FastifyRequest, reply: FastifyReply, payload: NodeJS.R
     payload.on('close', onAbort);
     if (declared !== null && declared > options.maxBytes) refuse(payloadTooLarge(options.maxBytes));
     else if (declared !== null && !admission.reserve(declared)) refuse(overloaded());
+    else if (declared !== null) whole = Buffer.allocUnsafe(declared);
   });
 }
 
