@@ -45,32 +45,27 @@ export interface TestDatabase {
  * `sqliteSynchronous` is SQLite's durability setting (SIGHTLINE_SQLITE_SYNCHRONOUS); default NORMAL.
  */
 export async function createTestDatabase(dialect: Dialect, options: Partial<Pick<Config, 'sqliteSynchronous'>> = {}): Promise<TestDatabase> {
+  let config: DatabaseConfig;
+  let drop: () => Promise<void>;
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'sightline-test-'));
-    const config: DatabaseConfig = { kind: 'sqlite', path: join(dir, 'test.db') };
-    const storage = await openStorage({ database: config, sqliteSynchronous: options.sqliteSynchronous ?? 'NORMAL' });
-    await migrateToLatest(storage.db);
-    return {
-      config,
-      storage,
-      destroy: async () => {
-        await storage.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
+    config = { kind: 'sqlite', path: join(dir, 'test.db') };
+    drop = async () => rmSync(dir, { recursive: true, force: true });
+  } else {
+    // A database of its own, not a schema: Kysely's migrator looks at the tables of every schema in the
+    // database, and another suite dropping its schema at that moment made the lookup fail.
+    const database = await createPostgresDatabase('sl_test');
+    config = { kind: 'postgres', url: database.url };
+    drop = database.drop;
   }
-  // A database of its own, not a schema: Kysely's migrator looks at the tables of every schema in the
-  // database, and another suite dropping its schema at that moment made the lookup fail.
-  const database = await createPostgresDatabase('sl_test');
-  const config: DatabaseConfig = { kind: 'postgres', url: database.url };
-  const storage = await openStorage({ database: config, sqliteSynchronous: 'NORMAL' });
+  const storage = await openStorage({ database: config, sqliteSynchronous: options.sqliteSynchronous ?? 'NORMAL' });
   await migrateToLatest(storage.db);
   return {
     config,
     storage,
     destroy: async () => {
       await storage.close();
-      await database.drop();
+      await drop();
     },
   };
 }
