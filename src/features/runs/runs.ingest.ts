@@ -9,7 +9,8 @@ import { canonicalJson, jsonValueFault } from '../../lib/json.js';
 import { Problem, problems, type FieldError } from '../../lib/problems.js';
 import { textFaults, toFieldErrors, validatorFor } from '../../lib/validation.js';
 import { runRecord, serializeRun, type RunBody } from './runs.document.js';
-import { RunInputSchema, TERMINAL_STATUSES, type RunInput } from './runs.schemas.js';
+import { runStateFaults, usageWithTotal } from './runs.rules.js';
+import { RunInputSchema, type RunInput } from './runs.schemas.js';
 
 export type IngestResult =
   | { index: number; id: string; status: 'created' | 'existing'; row: RunRow }
@@ -40,10 +41,7 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
   if (startTime === null) faults.push({ pointer: `${pointerPrefix}/startTime`, detail: TIMESTAMP_FAULT });
   if (input.endTime != null && endTime === null) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: TIMESTAMP_FAULT });
   const status = input.status ?? 'running';
-  if (TERMINAL_STATUSES.has(status) && endTime === null) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: `endTime is required when status is ${status}.` });
-  if (!TERMINAL_STATUSES.has(status) && endTime !== null) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: 'A running run has no endTime; set status to succeeded or failed.' });
-  if (endTime !== null && startTime !== null && endTime < startTime) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: 'endTime must not be before startTime.' });
-  if (input.error != null && status !== 'failed') faults.push({ pointer: `${pointerPrefix}/error`, detail: 'error can only be set when status is failed.' });
+  for (const fault of runStateFaults({ status, startTime, endTime, error: input.error })) faults.push({ pointer: `${pointerPrefix}${fault.field}`, detail: fault.detail });
   for (const field of ['inputs', 'outputs', 'metadata'] as const) {
     const fault = jsonValueFault(input[field], field === 'metadata');
     if (fault) faults.push({ pointer: `${pointerPrefix}/${field}`, detail: fault });
@@ -53,7 +51,7 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
 
   const id = input.id ?? newId('run', now);
   const usage = input.usage ?? null;
-  const totalTokens = usage ? (usage.totalTokens ?? usage.promptTokens + usage.completionTokens) : null;
+  const stored = usage ? usageWithTotal(usage) : null;
   return {
     index,
     input,
@@ -62,7 +60,7 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
       inputs: input.inputs ?? {},
       outputs: input.outputs ?? null,
       error: input.error ?? null,
-      usage: usage ? { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, totalTokens: totalTokens! } : null,
+      usage: stored,
       tags: input.tags ?? [],
       metadata: input.metadata ?? {},
     },
@@ -78,7 +76,7 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
       end_time: endTime,
       latency_ms: endTime === null ? null : endTime - startTime,
       model: input.model ?? null,
-      total_tokens: totalTokens,
+      total_tokens: stored?.totalTokens ?? null,
       cost: input.cost ?? null,
       metadata: JSON.stringify(input.metadata ?? {}),
       // Only a client-chosen id can be retried into; generated ids never collide.

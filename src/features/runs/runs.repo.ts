@@ -2,13 +2,14 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Dialect } from '../../db/index.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import { keysetBefore, type Position } from '../../lib/pagination.js';
-import { problems } from '../../lib/problems.js';
+import { problems, type FieldError } from '../../lib/problems.js';
 import { prepared } from '../../db/prepared.js';
 import { requireTimestamp } from '../../lib/clock.js';
 import { runRecord, serializeRun, toRun } from './runs.document.js';
 import { runFilterWhere, type RunFilters } from './runs.filters.js';
 import { jsonValueFault } from '../../lib/json.js';
-import { TERMINAL_STATUSES, type Run, type RunPatch } from './runs.schemas.js';
+import { runStateFaults, TERMINAL_STATUSES, usageWithTotal } from './runs.rules.js';
+import type { Run, RunPatch } from './runs.schemas.js';
 
 export { toRun };
 
@@ -59,17 +60,12 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
     const run = await getRun(trx, projectId, runId);
     if (TERMINAL_STATUSES.has(run.status)) throw problems.conflict(`Run ${runId} has already ${run.status}; finished runs cannot change.`);
     const status = patch.status ?? 'running';
-    const faults = [];
-    if (patch.endTime !== undefined && !TERMINAL_STATUSES.has(status)) faults.push({ pointer: '/endTime', detail: 'endTime can only be set together with status succeeded or failed.' });
-    if (patch.error != null && status !== 'failed') faults.push({ pointer: '/error', detail: 'error can only be set together with status failed.' });
+    // Ending without endTime ends now (never before the start).
+    const endTime = patch.endTime !== undefined ? requireTimestamp(patch.endTime, { pointer: '/endTime' }) : TERMINAL_STATUSES.has(status) ? Math.max(now, run.start_time) : null;
+    const faults: FieldError[] = runStateFaults({ status, startTime: run.start_time, endTime, error: patch.error }).map((f) => ({ pointer: f.field, detail: f.detail }));
     for (const field of ['outputs', 'metadata'] as const) {
       const fault = jsonValueFault(patch[field], field === 'metadata');
       if (fault) faults.push({ pointer: `/${field}`, detail: fault });
-    }
-    let endTime: number | null = null;
-    if (TERMINAL_STATUSES.has(status)) {
-      endTime = patch.endTime !== undefined ? requireTimestamp(patch.endTime, { pointer: '/endTime' }) : Math.max(now, run.start_time);
-      if (endTime < run.start_time) faults.push({ pointer: '/endTime', detail: 'endTime must not be before startTime.' });
     }
     if (faults.length > 0) throw problems.validation(faults);
 
@@ -79,7 +75,7 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
     if (patch.outputs !== undefined) record.outputs = patch.outputs;
     if (patch.error !== undefined) record.error = patch.error;
     if (patch.usage !== undefined) {
-      record.usage = patch.usage ? { promptTokens: patch.usage.promptTokens, completionTokens: patch.usage.completionTokens, totalTokens: patch.usage.totalTokens ?? patch.usage.promptTokens + patch.usage.completionTokens } : null;
+      record.usage = patch.usage ? usageWithTotal(patch.usage) : null;
       changes.total_tokens = record.usage?.totalTokens ?? null;
     }
     if (patch.cost !== undefined) changes.cost = patch.cost;

@@ -5,8 +5,7 @@ import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 export const RUN_KINDS = ['llm', 'chain', 'tool', 'retriever', 'embedding', 'agent', 'custom'] as const;
 export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
-/** Finished states: a run in one of them never changes again. */
-export const TERMINAL_STATUSES: ReadonlySet<string> = new Set<RunStatus>(['succeeded', 'failed']);
+export { TERMINAL_STATUSES } from './runs.rules.js';
 
 export const RunKind = StringEnum(RUN_KINDS);
 export const RunStatusSchema = StringEnum(RUN_STATUSES);

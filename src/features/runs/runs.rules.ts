@@ -1,0 +1,38 @@
+/**
+ * The invariants of a run, in one dependency-free place: create, batch and PATCH apply the same
+ * rules with the same words (the dashboard may import them too).
+ */
+
+/** Finished states: a run in one of them never changes again. */
+export const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['succeeded', 'failed']);
+
+export interface RunFault {
+  /** The field, relative to the run (`/endTime`). */
+  field: '/endTime' | '/error';
+  detail: string;
+}
+
+/**
+ * What is wrong with a run's status, end and error together, or nothing. `endTime` is the end the run
+ * would have (null: none or unreadable); times in epoch milliseconds (a null start is unreadable).
+ */
+export function runStateFaults(run: { status: string; startTime: number | null; endTime: number | null; error: unknown }): RunFault[] {
+  const faults: RunFault[] = [];
+  const finished = TERMINAL_STATUSES.has(run.status);
+  if (finished && run.endTime === null) faults.push({ field: '/endTime', detail: `endTime is required when status is ${run.status}.` });
+  if (!finished && run.endTime !== null) faults.push({ field: '/endTime', detail: 'A running run has no endTime; set status to succeeded or failed.' });
+  if (run.endTime !== null && run.startTime !== null && run.endTime < run.startTime) faults.push({ field: '/endTime', detail: 'endTime must not be before startTime.' });
+  if (run.error != null && run.status !== 'failed') faults.push({ field: '/error', detail: 'error can only be set when status is failed.' });
+  return faults;
+}
+
+export interface UsageInput {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens?: number | undefined;
+}
+
+/** Token usage as stored: the total defaults to prompt + completion tokens. */
+export function usageWithTotal(usage: UsageInput): { promptTokens: number; completionTokens: number; totalTokens: number } {
+  return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, totalTokens: usage.totalTokens ?? usage.promptTokens + usage.completionTokens };
+}
