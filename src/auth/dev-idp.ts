@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exportJWK, generateKeyPair } from 'jose';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+import { normalizeEmail } from '../lib/email.js';
 
 /** Where the built-in development identity provider is mounted. */
 export const DEV_IDP_PATH = '/dev-idp';
@@ -17,7 +18,7 @@ export interface DevProviderOptions {
 
 /** `alice` or `alice@example.com` typed at the development sign-in page → an email address. */
 export function devEmail(login: string): string {
-  const trimmed = login.trim().toLowerCase();
+  const trimmed = normalizeEmail(login);
   return trimmed.includes('@') ? trimmed : `${trimmed || 'developer'}@example.test`;
 }
 

@@ -1,4 +1,5 @@
 import * as client from 'openid-client';
+import { normalizeEmail } from '../lib/email.js';
 
 export interface IdentityProviderSettings {
   issuer: string;
@@ -102,7 +103,7 @@ export class OidcClient {
       throw new SignInError(describe(error));
     }
     if (!claims) throw new SignInError('the identity provider returned no ID token');
-    const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : '';
+    const email = typeof claims.email === 'string' ? normalizeEmail(claims.email) : '';
     if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new SignInError('the identity provider returned no email address (grant the "email" scope)');
     if (claims.email_verified === false) throw new SignInError('the identity provider says the email address is not verified');
     const name = typeof claims.name === 'string' && claims.name.trim() !== '' ? claims.name.trim().slice(0, 200) : email.split('@')[0]!;

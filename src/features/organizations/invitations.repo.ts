@@ -7,8 +7,8 @@ import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetBefore, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
+import { normalizeEmail } from '../../lib/email.js';
 
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export function toInvitation(row: InvitationRow) {
   return { id: row.id, email: row.email, role: row.role as Role, invitedBy: row.invited_by, createdAt: toIso(row.created_at) };

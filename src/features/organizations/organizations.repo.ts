@@ -3,6 +3,7 @@ import type { Role } from '../../auth/permissions.js';
 import type { Database, OrganizationRow, UserRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { normalizeEmail } from '../../lib/email.js';
 
 export function toOrganization(row: OrganizationRow) {
   return { id: row.id, name: row.name, plan: row.plan, createdAt: toIso(row.created_at) };
@@ -31,7 +32,7 @@ export async function ensureOrganization(db: Kysely<Database>, name: string, pla
 }
 
 export async function ensureUser(db: Kysely<Database>, email: string, name: string, now: number): Promise<UserRow> {
-  const normalized = email.trim().toLowerCase();
+  const normalized = normalizeEmail(email);
   await db
     .insertInto('users')
     .values({ id: newId('usr', now), email: normalized, name, created_at: now })
