@@ -27,3 +27,12 @@ export function isRole(value: unknown): value is Role {
 export function can(role: Role, scope: Scope): boolean {
   return ROLE_SCOPES[role].has(scope);
 }
+
+/**
+ * Whether `actor` may give someone the role `to` (an invitation, a role change) or change a member who
+ * has the role `from`: admins manage roles below owner; only an owner grants or takes `owner`. The
+ * last-owner rule needs the database and lives with the members repository.
+ */
+export function mayAssignRole(actor: Role, change: { to?: string | null; from?: string | null }): boolean {
+  return (change.to !== 'owner' && change.from !== 'owner') || can(actor, 'owners:admin');
+}

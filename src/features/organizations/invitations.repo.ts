@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { can, isRole, type Role } from '../../auth/permissions.js';
+import { can, isRole, mayAssignRole, type Role } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/tokens.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, InvitationRow } from '../../db/schema.js';
@@ -23,7 +23,7 @@ export async function listInvitations(db: Kysely<Database>, organizationId: stri
 }
 
 export async function createInvitation(db: Kysely<Database>, principal: Principal, input: { email: string; role: Role }, now: number): Promise<InvitationRow> {
-  if (input.role === 'owner' && !can(principal.role, 'owners:admin')) throw problems.forbidden('Only an owner may invite an owner.');
+  if (!mayAssignRole(principal.role, { to: input.role })) throw problems.forbidden('Only an owner may invite an owner.');
   const email = normalizeEmail(input.email);
   const member = await db
     .selectFrom('memberships as m')

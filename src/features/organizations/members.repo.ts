@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { can, isRole, type Role } from '../../auth/permissions.js';
+import { can, isRole, mayAssignRole, type Role } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/tokens.js';
 import type { Dialect } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
@@ -65,7 +65,7 @@ async function lockOrganization(trx: Transaction<Database>, dialect: Dialect, pr
 }
 
 function assertMayTouch(actorRole: Role, currentRole: string, newRole: string | null): void {
-  if ((currentRole === 'owner' || newRole === 'owner') && !can(actorRole, 'owners:admin')) {
+  if (!mayAssignRole(actorRole, { from: currentRole, to: newRole })) {
     throw problems.forbidden('Only an owner may grant or take the owner role.');
   }
 }

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ROLES, type Role } from '../../../../src/auth/roles.js';
+import { mayAssignRole, ROLES, type Role } from '../../../../src/auth/roles.js';
 import { api } from '../../api.js';
 import { Badge, Button, Empty, ErrorBox, LoadMore, Loading } from '../../components/ui.js';
 import type { useList } from '../../hooks.js';
@@ -18,8 +18,8 @@ export const ROLE_HELP: Record<Role, string> = {
 
 /** The roles the signed-in user may grant: only an owner grants (or takes) `owner`. */
 export function useGrantableRoles(): Role[] {
-  const { can } = useSession();
-  return ROLES.filter((role) => role !== 'owner' || can('owners:admin'));
+  const { me } = useSession();
+  return ROLES.filter((role) => mayAssignRole(me.role, { to: role }));
 }
 
 /** Members and their roles (GET /v1/organization/members); admins change roles and remove members. */
@@ -31,7 +31,7 @@ export function MembersPanel({ list }: { list: MemberList }) {
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
 
   /** Whether the signed-in user may change this member: admins below owner, owners anyone. */
-  const manageable = (member: Member) => can('members:admin') && (member.role !== 'owner' || can('owners:admin'));
+  const manageable = (member: Member) => can('members:admin') && mayAssignRole(me.role, { from: member.role });
 
   const changeRole = async (member: Member, role: Role) => {
     setError(null);

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { runStateFaults, usageWithTotal } from '../src/features/runs/runs.rules.js';
 
-/** The run invariants shared by create, batch and PATCH (the route suites exercise them over HTTP). */
+/** Dependency-free domain rules, shared by the routes and the dashboard (the route suites exercise them over HTTP). */
+
+/** The run invariants shared by create, batch and PATCH. */
 describe('run rules', () => {
   const start = Date.parse('2026-11-01T00:00:00.000Z');
 
@@ -24,5 +26,18 @@ describe('run rules', () => {
   it('usage totals default to prompt + completion tokens, and keep a given total', () => {
     expect(usageWithTotal({ promptTokens: 812, completionTokens: 95 })).toEqual({ promptTokens: 812, completionTokens: 95, totalTokens: 907 });
     expect(usageWithTotal({ promptTokens: 1, completionTokens: 2, totalTokens: 10 })).toEqual({ promptTokens: 1, completionTokens: 2, totalTokens: 10 });
+  });
+});
+
+describe('role rules', () => {
+  it('admins manage roles below owner; only an owner grants or takes owner', async () => {
+    const { mayAssignRole } = await import('../src/auth/roles.js');
+    expect(mayAssignRole('admin', { to: 'member' })).toBe(true);
+    expect(mayAssignRole('admin', { from: 'viewer', to: 'admin' })).toBe(true);
+    expect(mayAssignRole('admin', { to: 'owner' })).toBe(false);
+    expect(mayAssignRole('admin', { from: 'owner', to: 'member' })).toBe(false);
+    expect(mayAssignRole('admin', { from: 'owner' })).toBe(false);
+    expect(mayAssignRole('owner', { to: 'owner' })).toBe(true);
+    expect(mayAssignRole('owner', { from: 'owner', to: 'viewer' })).toBe(true);
   });
 });
