@@ -34,7 +34,7 @@ async function call(instance: Instance, method: string, path: string, token: str
   if (body !== undefined) headers['content-type'] = 'application/json';
   const res = await fetch(instance.url(path), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
-  let parsed: unknown = null;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : null;
   } catch {

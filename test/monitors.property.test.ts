@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { beforeEach, expect, it } from 'vitest';
 import { describeEachDialect, manualClock, type Caller, type TestContext } from './helpers/harness.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const NOW = Date.parse('2026-11-20T12:00:00.000Z');
 const HOUR = 3_600_000;

@@ -7,7 +7,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect, expectProblem, manualClock, type Caller, type TestContext } from './helpers/harness.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const NOW = Date.parse('2026-11-20T12:00:00.000Z');
 const MINUTE = 60_000;

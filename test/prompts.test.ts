@@ -15,7 +15,7 @@ const VERSION_KEYS = ['config', 'createdAt', 'createdBy', 'message', 'promptId',
 const EVENT_KEYS = ['actor', 'createdAt', 'fromVersion', 'id', 'label', 'toVersion'];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 function ok(res: LightMyRequestResponse, status = 200): Json {
   expect(res.statusCode, res.body.slice(0, 500)).toBe(status);

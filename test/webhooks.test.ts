@@ -20,7 +20,7 @@ import { isPrivateAddress, postJson, resolveTarget, TargetRefused, webhookUrlFau
 import { describeEachDialect, expectProblem, manualClock, type Caller, type TestContext } from './helpers/harness.js';
 import { freePort } from './helpers/services.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const NOW = Date.parse('2026-11-20T12:00:00.000Z');
 const SECOND = 1000;

@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 /** All timestamps are integer milliseconds since the Unix epoch (UTC): exact on both engines. */
 type Millis = number;
@@ -275,7 +275,6 @@ export type PromptVersionRow = Selectable<PromptVersionsTable>;
 export type PromptLabelEventRow = Selectable<PromptLabelEventsTable>;
 export type ProjectRow = Selectable<ProjectsTable>;
 export type RunRow = Selectable<RunsTable>;
-export type NewRun = Insertable<RunsTable>;
 export type { Generated };
 export type MonitorRow = Selectable<MonitorsTable>;
 export type MonitorEventRow = Selectable<MonitorEventsTable>;

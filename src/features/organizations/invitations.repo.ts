@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { can, isRole, mayAssignRole, type Role } from '../../auth/permissions.js';
+import { isRole, mayAssignRole, type Role } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/tokens.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, InvitationRow } from '../../db/schema.js';

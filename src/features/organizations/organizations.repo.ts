@@ -49,7 +49,3 @@ export async function setMembership(db: Kysely<Database>, organizationId: string
     .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet({ role }))
     .execute();
 }
-
-export async function removeMembership(db: Kysely<Database>, organizationId: string, userId: string): Promise<void> {
-  await db.deleteFrom('memberships').where('organization_id', '=', organizationId).where('user_id', '=', userId).execute();
-}

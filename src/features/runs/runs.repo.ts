@@ -9,7 +9,7 @@ import { runRecord, serializeRun, toRun } from './runs.document.js';
 import { runFilterWhere, type RunFilters } from './runs.filters.js';
 import { jsonValueFault } from '../../lib/json.js';
 import { runStateFaults, TERMINAL_STATUSES, usageWithTotal } from './runs.rules.js';
-import type { Run, RunPatch } from './runs.schemas.js';
+import type { RunPatch } from './runs.schemas.js';
 
 export { toRun };
 
