@@ -5,8 +5,9 @@ import { Type } from '@sinclair/typebox';
 import swaggerUi from '@fastify/swagger-ui';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { accessHook } from './auth/hook.js';
+import { isScope } from './auth/permissions.js';
 import { createDevProvider, DEV_CLIENT_ID, DEV_IDP_PATH, mountedHandler, type RawHandler } from './auth/dev-idp.js';
 import { OidcClient } from './auth/oidc.js';
 import { SessionService, sessionCookieName } from './auth/sessions.js';
@@ -78,6 +79,29 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
       req: (req: { method: string; url: string; id: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
     },
   };
+}
+
+/**
+ * The /v1 plugin's onRoute hook: every /v1 route declares its scope (`config.scope`) or does not
+ * register; it is bearer-authenticated and refuses query parameters it does not declare. The problems
+ * the shared machinery answers are documented from the declaration: 400 (a refused query parameter, two
+ * Authorization headers), 401, 429 and 503 (shed) on every route; 403 on a route that needs a scope; 404
+ * on one whose path has a parameter; 408, 413 and 415 on one that takes a body (the body admission path).
+ * A route lists only the problems it answers for its own reasons.
+ */
+export function declareV1Route(route: RouteOptions): void {
+  const scope: unknown = route.config?.scope;
+  if (scope !== 'self' && !isScope(scope)) {
+    const declared = scope === undefined ? 'no scope' : `an unknown scope (${JSON.stringify(scope)})`;
+    throw new Error(`${[route.method].flat().join(',')} ${route.url} declares ${declared}: every /v1 route needs config.scope, a scope of the permission table or 'self'.`);
+  }
+  const schema = (route.schema ?? {}) as { body?: unknown; response?: Record<number, unknown> };
+  const statuses = [400, 401, 429, 503];
+  if (scope !== 'self') statuses.push(403);
+  if (route.url.includes(':')) statuses.push(404);
+  if (schema.body) statuses.push(408, 413, 415);
+  route.schema = { querystring: NO_QUERY, ...schema, response: { ...problemResponses(...statuses), ...(schema.response ?? {}) }, security: [{ bearer: [] }] } as typeof route.schema;
+  route.config = { ...route.config, authenticated: true } as typeof route.config;
 }
 
 /** Builds the whole service without listening: tests drive it with `app.inject`, `serve` listens. */
@@ -264,15 +288,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   await app.register(
     async (v1) => {
       const api = v1 as unknown as App;
-      api.addHook('onRoute', (route) => {
-        // Every /v1 route is bearer-authenticated, and refuses query parameters it does not declare.
-        // Any of them may be shed (503); one that takes a body may time out receiving it (408) or find it
-        // too large (413): answers of the shared admission path, documented on every route they apply to.
-        const schema = (route.schema ?? {}) as { body?: unknown; response?: Record<number, unknown> };
-        const shared = problemResponses(...(schema.body ? [408, 413, 503] : [503]));
-        route.schema = { querystring: NO_QUERY, ...schema, response: { ...shared, ...(schema.response ?? {}) }, security: [{ bearer: [] }] } as typeof route.schema;
-        route.config = { ...(route.config ?? {}), authenticated: true } as typeof route.config;
-      });
+      api.addHook('onRoute', declareV1Route);
       api.addHook(
         'onRequest',
         accessHook({ tokens, limiter, cors, sessions, sessionCookie, ratePerMinute: config.rateLimitPerMinute, mintPerMinute: config.tokenMintRateLimit }),

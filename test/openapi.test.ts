@@ -1,6 +1,26 @@
 import { readFileSync } from 'node:fs';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
+import { declareV1Route } from '../src/app.js';
 import { openApiDocument } from '../src/openapi.js';
+
+/** The /v1 plugin's onRoute hook on a bare Fastify: `routes` registers inside it; what it made of each route is returned. */
+async function v1With(routes: (v1: FastifyInstance) => void): Promise<Map<string, RouteOptions>> {
+  const declared = new Map<string, RouteOptions>();
+  const app = Fastify({ exposeHeadRoutes: false });
+  await app.register(
+    async (v1) => {
+      v1.addHook('onRoute', declareV1Route);
+      v1.addHook('onRoute', (route) => void declared.set(`${route.method} ${route.url}`, route));
+      routes(v1);
+    },
+    { prefix: '/v1' },
+  );
+  await app.close();
+  return declared;
+}
+
+const documented = (route: RouteOptions | undefined) => Object.keys((route?.schema as { response?: object } | undefined)?.response ?? {});
 
 describe('OpenAPI document', () => {
   it('matches the committed openapi.json (regenerate with `npm run openapi`)', async () => {
@@ -23,6 +43,41 @@ describe('OpenAPI document', () => {
         expect(op.responses['401']?.content?.['application/problem+json'], `${method} ${path} 401`).toBeDefined();
         const success = Object.keys(op.responses).filter((s) => s.startsWith('2'));
         expect(success.length, `${method} ${path}`).toBeGreaterThan(0);
+      }
+    }
+  });
+});
+
+describe('/v1 route declarations', () => {
+  it('a /v1 route that declares no scope does not register: the error names its method and URL', async () => {
+    await expect(v1With((v1) => v1.get('/undeclared/:thing_id', async () => ({})))).rejects.toThrow(/^GET \/v1\/undeclared\/:thing_id declares no scope/);
+    await expect(v1With((v1) => v1.route({ method: ['POST', 'PUT'], url: '/both', config: {}, handler: async () => ({}) }))).rejects.toThrow(/^POST,PUT \/v1\/both declares no scope/);
+  });
+
+  it('a scope is typed: a misspelt one is a compile error (npm run typecheck), and an unknown one does not register', async () => {
+    // @ts-expect-error 'runs:wirte' is no scope of the permission table
+    const typo = (v1: FastifyInstance) => v1.get('/typo', { config: { scope: 'runs:wirte' } }, async () => ({}));
+    await expect(v1With(typo)).rejects.toThrow('GET /v1/typo declares an unknown scope ("runs:wirte")');
+  });
+
+  it('documents the shared problems from the declaration, and keeps what the route lists for its own reasons', async () => {
+    const routes = await v1With((v1) => {
+      v1.get('/me-like', { config: { scope: 'self' } }, async () => ({}));
+      v1.post('/things/:thing_id', { config: { scope: 'runs:write' }, schema: { body: { type: 'object' }, response: { 409: { type: 'object' } } } }, async () => ({}));
+    });
+    expect(documented(routes.get('GET /v1/me-like'))).toEqual(['400', '401', '429', '503']);
+    const post = routes.get('POST /v1/things/:thing_id');
+    expect(documented(post)).toEqual(['400', '401', '403', '404', '408', '409', '413', '415', '429', '503']);
+    expect((post?.schema?.response as Record<number, unknown>)[409]).toEqual({ type: 'object' });
+    expect(post?.config).toMatchObject({ scope: 'runs:write', authenticated: true });
+  });
+
+  it('every /v1 route of the service declares a scope: 403 is documented exactly where it is not `self`', async () => {
+    const doc = (await openApiDocument()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const selfRoutes = new Set(['get /v1/me', 'get /v1/tokens', 'post /v1/tokens', 'post /v1/tokens/{token_id}/rotate', 'delete /v1/tokens/{token_id}']);
+    for (const [path, methods] of Object.entries(doc.paths).filter(([p]) => p.startsWith('/v1/'))) {
+      for (const [method, op] of Object.entries(methods)) {
+        expect('403' in op.responses, `${method} ${path}`).toBe(!selfRoutes.has(`${method} ${path}`));
       }
     }
   });

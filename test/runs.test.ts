@@ -349,7 +349,8 @@ describeEachDialect(
         expectProblem(await ctx.request('POST', '/v1/projects/prj_nope/runs', { token: p.caller.token, body: minimal() }), 404, 'not-found');
         expectProblem(await p.get('no-such-run'), 404, 'not-found');
         const viewer = await ctx.make.caller({ role: 'viewer', organizationId: p.caller.organizationId });
-        expectProblem(await ctx.request('POST', p.base, { token: viewer.token, body: minimal() }), 403, 'forbidden');
+        const denied = expectProblem(await ctx.request('POST', p.base, { token: viewer.token, body: minimal() }), 403, 'forbidden', 'Your role (viewer) does not allow runs:write.');
+        expect(denied.title).toBe('Forbidden');
         expect(await p.ids()).toEqual([]);
       });
     });

@@ -238,6 +238,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
 
       const res = await send(viewer, r, w);
       expectProblem(res, 403, 'forbidden');
+      expect(res.json().detail).toMatch(/^Your role \(viewer\) does not allow (projects|runs|prompts|monitors):(write|delete)\.$/);
       expectCleanProblem(res);
       expect(await snapshot(w)).toEqual(before);
       expect((await ctx.request('GET', '/v1/projects?limit=100', { token: w.owner.token })).json().items.length).toBe(projectsBefore);
@@ -245,6 +246,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       const asMember = await send(member, r, w);
       if (adminOnly(r)) {
         expectProblem(asMember, 403, 'forbidden');
+        expect(asMember.json().detail).toMatch(/^Your role \(member\) does not allow (projects|runs|prompts|monitors):delete\.$/);
         expect(await snapshot(w)).toEqual(before);
       } else {
         expect(asMember.statusCode, asMember.body).toBe(r.ok);

@@ -2,8 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CorsPolicy } from '../lib/cors.js';
 import { Problem, problems } from '../lib/problems.js';
 import { enforce, type RateLimiter } from '../lib/rate-limit.js';
+import { assertCan, type Scope } from './permissions.js';
 import type { SessionService } from './sessions.js';
 import type { Principal, TokenService } from './tokens.js';
+
+/** A route's declared need: a scope of the permission table, or `self` (only authentication). */
+export type RouteScope = Scope | 'self';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -33,6 +37,12 @@ declare module 'fastify' {
     mintsTokens?: boolean;
     /** Set on every /v1 route: authenticated and limited per credential by the access hook. */
     authenticated?: boolean;
+    /**
+     * What a /v1 route needs, checked by the access hook after authentication: a scope of the caller's
+     * role, or `self` for routes any authenticated principal may call on their own things. A /v1 route
+     * without it does not register.
+     */
+    scope?: RouteScope;
   }
 }
 
@@ -64,7 +74,8 @@ export function assertSameOrigin(request: FastifyRequest, dashboardOrigin: strin
  * exchanged for a short-lived session JWT that takes the very same path; cookie-authenticated
  * requests that change state must come from the dashboard's origin; two Authorization headers are a
  * 400 and an overlong one a 401, both before any parsing), then the credential's rate
- * limit, then CORS for the caller's organization.
+ * limit, then CORS for the caller's organization, then the scope the route declares (a 403 before the
+ * handler, its lookups or the body).
  * Failed authentications count against the client address, so guessing tokens is rate-limited too.
  */
 export function accessHook(options: AccessOptions) {
@@ -114,5 +125,9 @@ export function accessHook(options: AccessOptions) {
       // Lets automated clients rotate before expiry (seed 5.7).
       reply.header('sightline-token-expires-at', new Date(principal.credential.expiresAt).toISOString());
     }
+    const { scope } = request.routeOptions.config;
+    // Closed when undeclared, though the /v1 plugin registers no such route.
+    if (scope === undefined) throw new Error(`${request.method} ${request.routeOptions.url} declares no scope.`);
+    if (scope !== 'self') assertCan(principal, scope);
   }
 }

@@ -13,6 +13,8 @@ const OWNER = ['owners:admin'] as const;
 
 export type Scope = (typeof READ)[number] | (typeof WRITE)[number] | (typeof ADMIN)[number] | (typeof OWNER)[number];
 
+export const SCOPES: readonly Scope[] = [...READ, ...WRITE, ...ADMIN, ...OWNER];
+
 export const ROLE_SCOPES: Record<Role, ReadonlySet<Scope>> = {
   viewer: new Set<Scope>([...READ]),
   member: new Set<Scope>([...READ, ...WRITE]),
@@ -22,6 +24,10 @@ export const ROLE_SCOPES: Record<Role, ReadonlySet<Scope>> = {
 
 export function isRole(value: unknown): value is Role {
   return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+export function isScope(value: unknown): value is Scope {
+  return typeof value === 'string' && (SCOPES as readonly string[]).includes(value);
 }
 
 export function can(role: Role, scope: Scope): boolean {

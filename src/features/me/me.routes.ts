@@ -1,11 +1,12 @@
 import type { App, Deps } from '../../deps.js';
-import { problemResponses, problems } from '../../lib/problems.js';
+import { problems } from '../../lib/problems.js';
 import { MeSchema } from './me.schemas.js';
 import { getOrganization, getUser, toOrganization, toUser } from '../organizations/organizations.repo.js';
 
 export function meRoutes(app: App, { db }: Deps): void {
   app.get('/me', {
-    schema: { tags: ['Identity'], summary: 'The authenticated user, their organization and role', response: { 200: MeSchema, ...problemResponses(401, 429) } },
+    config: { scope: 'self' },
+    schema: { tags: ['Identity'], summary: 'The authenticated user, their organization and role', response: { 200: MeSchema } },
     handler: async (request) => {
       const { userId, organizationId, role, credential } = request.principal;
       const [user, organization] = await Promise.all([getUser(db, userId), getOrganization(db, organizationId)]);

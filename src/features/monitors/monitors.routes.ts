@@ -1,9 +1,8 @@
 import { Type, type TSchema } from '@sinclair/typebox';
-import { assertCan } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
 import { requireTimestamp, toIso } from '../../lib/clock.js';
 import { paginate, type Position } from '../../lib/pagination.js';
-import { problemResponses, problems, type FieldError } from '../../lib/problems.js';
+import { problems, type FieldError } from '../../lib/problems.js';
 import { requireProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
 import { bucketStart, emptyAggregate } from '../runs/runs.aggregate.js';
@@ -49,16 +48,16 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   };
 
   app.get('/projects/:project_id/monitors', {
+    config: { scope: 'monitors:read' },
     schema: {
       tags,
       summary: 'List monitors',
       description: 'Newest first (by creation). Filters: `state`, `enabled`.',
       params: ProjectParams,
       querystring: ListMonitorsQuery,
-      response: { 200: MonitorPage, ...problemResponses(400, 401, 403, 404, 429) },
+      response: { 200: MonitorPage },
     },
     handler: async (request) => {
-      assertCan(request.principal, 'monitors:read');
       const { organizationId } = request.principal;
       const project = await requireProject(db, organizationId, request.params.project_id);
       const { limit, cursor, ...filters } = request.query;
@@ -74,6 +73,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   });
 
   app.post('/projects/:project_id/monitors', {
+    config: { scope: 'monitors:write' },
     schema: {
       tags,
       summary: 'Create a monitor',
@@ -82,10 +82,9 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
         'The answer carries `webhookSecret`, the HMAC-SHA256 key of its webhook signatures, shown only here.',
       params: ProjectParams,
       body: CreateMonitorBody,
-      response: { 201: MonitorWithSecretSchema, ...problemResponses(400, 401, 403, 404, 413, 415, 429) },
+      response: { 201: MonitorWithSecretSchema },
     },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'monitors:write');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
       const { row, secret } = await monitoring.create(project.id, request.body);
       return reply.code(201).send({ ...toMonitor(row), webhookSecret: secret });
@@ -93,45 +92,45 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   });
 
   app.get('/projects/:project_id/monitors/:monitor_id', {
+    config: { scope: 'monitors:read' },
     schema: {
       tags,
       summary: 'Get a monitor',
       description: 'A monitor due for evaluation is evaluated before it is returned.',
       params: MonitorParams,
-      response: { 200: Type.Ref('Monitor'), ...problemResponses(400, 401, 403, 404, 429) },
+      response: { 200: Type.Ref('Monitor') },
     },
     handler: async (request) => {
-      assertCan(request.principal, 'monitors:read');
       return toMonitor(await monitoring.fresh(await load(request.principal.organizationId, request.params.project_id, request.params.monitor_id)));
     },
   });
 
   app.patch('/projects/:project_id/monitors/:monitor_id', {
+    config: { scope: 'monitors:write' },
     schema: {
       tags,
       summary: 'Update, pause or resume a monitor',
       description: '`enabled: false` pauses it (state `no_data`); `enabled: true` resumes it. A changed definition is re-evaluated at once.',
       params: MonitorParams,
       body: UpdateMonitorBody,
-      response: { 200: Type.Ref('Monitor'), ...problemResponses(400, 401, 403, 404, 413, 415, 429) },
+      response: { 200: Type.Ref('Monitor') },
     },
     handler: async (request) => {
-      assertCan(request.principal, 'monitors:write');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
       return toMonitor(await monitoring.update(project.id, request.params.monitor_id, request.body));
     },
   });
 
   app.delete('/projects/:project_id/monitors/:monitor_id', {
+    config: { scope: 'monitors:delete' },
     schema: {
       tags,
       summary: 'Delete a monitor',
       description: 'With its events and webhook deliveries.',
       params: MonitorParams,
-      response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(400, 401, 403, 404, 429) },
+      response: { 204: Type.Null({ description: 'Deleted' }) },
     },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'monitors:delete');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
       const deleted = await db.transaction().execute((trx) => deleteMonitorsWhere(trx, { projectId: project.id, monitorId: request.params.monitor_id }));
       if (deleted === 0) throw problems.notFound(`Monitor ${request.params.monitor_id} does not exist.`);
@@ -140,15 +139,15 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   });
 
   app.post('/projects/:project_id/monitors/:monitor_id/rotate-secret', {
+    config: { scope: 'monitors:write' },
     schema: {
       tags,
       summary: 'Replace the webhook signing secret',
       description: 'The new secret is shown only in this answer; deliveries from now on are signed with it.',
       params: MonitorParams,
-      response: { 200: MonitorWithSecretSchema, ...problemResponses(400, 401, 403, 404, 429) },
+      response: { 200: MonitorWithSecretSchema },
     },
     handler: async (request) => {
-      assertCan(request.principal, 'monitors:write');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
       const { row, secret } = await monitoring.rotateSecret(project.id, request.params.monitor_id);
       return { ...toMonitor(row), webhookSecret: secret };
@@ -156,6 +155,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   });
 
   app.get('/projects/:project_id/monitors/:monitor_id/metrics', {
+    config: { scope: 'monitors:read' },
     schema: {
       tags,
       summary: "A monitor's metric over time",
@@ -164,10 +164,9 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
         'counting exactly the runs the runs list returns for the monitor’s filter; `current` is the metric over the latest window and the state it gives.',
       params: MonitorParams,
       querystring: MonitorMetricsQuery,
-      response: { 200: MonitorMetricsSchema, ...problemResponses(400, 401, 403, 404, 429) },
+      response: { 200: MonitorMetricsSchema },
     },
     handler: async (request) => {
-      assertCan(request.principal, 'monitors:read');
       const row = await monitoring.fresh(await load(request.principal.organizationId, request.params.project_id, request.params.monitor_id));
       const monitor = definitionOf(row);
       const bucket = request.query.bucket ?? monitor.window;
@@ -207,16 +206,16 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
     toItem: (row: Row) => Item,
   ): void {
     app.get(`/projects/:project_id/monitors/:monitor_id/${name}`, {
+      config: { scope: 'monitors:read' },
       schema: {
         tags,
         summary: docs.summary,
         description: docs.description,
         params: MonitorParams,
         querystring: PageOnlyQuery,
-        response: { 200: docs.page, ...problemResponses(400, 401, 403, 404, 429) },
+        response: { 200: docs.page },
       },
       handler: async (request) => {
-        assertCan(request.principal, 'monitors:read');
         const { organizationId } = request.principal;
         const monitor = await load(organizationId, request.params.project_id, request.params.monitor_id);
         const { limit, cursor } = request.query;

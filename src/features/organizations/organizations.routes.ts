@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { assertCan } from '../../auth/permissions.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { App, Deps } from '../../deps.js';
 import { paginate } from '../../lib/pagination.js';
@@ -34,23 +33,23 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
   };
 
   app.get('/organization', {
-    schema: { tags, summary: "The caller's organization", response: { 200: OrganizationDetailSchema, ...problemResponses(401, 403, 429) } },
+    config: { scope: 'organization:read' },
+    schema: { tags, summary: "The caller's organization", response: { 200: OrganizationDetailSchema } },
     handler: async (request) => {
-      assertCan(request.principal, 'organization:read');
       return detail(request.principal.organizationId);
     },
   });
 
   app.patch('/organization', {
+    config: { scope: 'organization:admin' },
     schema: {
       tags,
       summary: 'Rename the organization or set its allowed origins',
       description: 'Custom CORS origins, at most as many as the plan allows (free 1, team 10, enterprise 100).',
       body: UpdateOrganizationBody,
-      response: { 200: OrganizationDetailSchema, ...problemResponses(400, 401, 403, 409, 413, 415, 429) },
+      response: { 200: OrganizationDetailSchema, ...problemResponses(409) },
     },
     handler: async (request) => {
-      assertCan(request.principal, 'organization:admin');
       const { organizationId } = request.principal;
       const org = await getOrganization(db, organizationId);
       if (!org) throw problems.notFound('Organization not found.');
@@ -73,74 +72,74 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
   });
 
   app.get('/organization/members', {
-    schema: { tags, summary: 'List members', description: 'Most recently joined first.', querystring: PageOnlyQuery, response: { 200: MemberPage, ...problemResponses(400, 401, 403, 429) } },
+    config: { scope: 'organization:read' },
+    schema: { tags, summary: 'List members', description: 'Most recently joined first.', querystring: PageOnlyQuery, response: { 200: MemberPage } },
     handler: async (request) => {
-      assertCan(request.principal, 'organization:read');
       const { organizationId } = request.principal;
       return paginate(cursors, request.query, { endpoint: 'members', organizationId }, (after, take) => listMembers(db, organizationId, after, take), memberPosition, toMember);
     },
   });
 
   app.patch('/organization/members/:user_id', {
+    config: { scope: 'members:admin' },
     schema: {
       tags,
       summary: "Change a member's role",
       description: 'Admins manage roles below owner; only an owner grants or takes `owner`; demoting the last owner is a 409. Applies to the member’s existing tokens on their next request.',
       params: MemberParams,
       body: UpdateMemberBody,
-      response: { 200: MemberSchema, ...problemResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      response: { 200: MemberSchema, ...problemResponses(409) },
     },
     handler: async (request) => {
-      assertCan(request.principal, 'members:admin');
       return toMember(await changeRole(db, dialect, request.principal, request.params.user_id, request.body.role));
     },
   });
 
   app.delete('/organization/members/:user_id', {
-    schema: { tags, summary: 'Remove a member', description: 'Their tokens stop working at once.', params: MemberParams, response: { 204: Type.Null({ description: 'Removed' }), ...problemResponses(400, 401, 403, 404, 409, 429) } },
+    config: { scope: 'members:admin' },
+    schema: { tags, summary: 'Remove a member', description: 'Their tokens stop working at once.', params: MemberParams, response: { 204: Type.Null({ description: 'Removed' }), ...problemResponses(409) } },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'members:admin');
       await removeMember(db, dialect, request.principal, request.params.user_id, clock.now());
       return reply.code(204).send(null);
     },
   });
 
   app.get('/organization/invitations', {
-    schema: { tags, summary: 'List pending invitations', querystring: PageOnlyQuery, response: { 200: InvitationPage, ...problemResponses(400, 401, 403, 429) } },
+    config: { scope: 'members:admin' },
+    schema: { tags, summary: 'List pending invitations', querystring: PageOnlyQuery, response: { 200: InvitationPage } },
     handler: async (request) => {
-      assertCan(request.principal, 'members:admin');
       const { organizationId } = request.principal;
       return paginate(cursors, request.query, { endpoint: 'invitations', organizationId }, (after, take) => listInvitations(db, organizationId, after, take), invitationPosition, toInvitation);
     },
   });
 
   app.post('/organization/invitations', {
+    config: { scope: 'members:admin' },
     schema: {
       tags,
       summary: 'Invite someone by email',
       description: 'When the invited email signs in (or is bootstrapped with the CLI) they join with the invited role.',
       body: CreateInvitationBody,
-      response: { 201: InvitationSchema, ...problemResponses(400, 401, 403, 409, 413, 415, 429) },
+      response: { 201: InvitationSchema, ...problemResponses(409) },
     },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'members:admin');
       return reply.code(201).send(toInvitation(await createInvitation(db, request.principal, request.body, clock.now())));
     },
   });
 
   app.delete('/organization/invitations/:invitation_id', {
-    schema: { tags, summary: 'Withdraw an invitation', params: InvitationParams, response: { 204: Type.Null({ description: 'Withdrawn' }), ...problemResponses(400, 401, 403, 404, 429) } },
+    config: { scope: 'members:admin' },
+    schema: { tags, summary: 'Withdraw an invitation', params: InvitationParams, response: { 204: Type.Null({ description: 'Withdrawn' }) } },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'members:admin');
       await deleteInvitation(db, request.principal.organizationId, request.params.invitation_id);
       return reply.code(204).send(null);
     },
   });
 
   app.get('/organization/tokens', {
-    schema: { tags, summary: "List every member's personal access tokens", description: 'Admins only; never the token strings. Revoke with DELETE /v1/tokens/{token_id}.', querystring: PageOnlyQuery, response: { 200: OrganizationTokenPage, ...problemResponses(400, 401, 403, 429) } },
+    config: { scope: 'tokens:admin' },
+    schema: { tags, summary: "List every member's personal access tokens", description: 'Admins only; never the token strings. Revoke with DELETE /v1/tokens/{token_id}.', querystring: PageOnlyQuery, response: { 200: OrganizationTokenPage } },
     handler: async (request) => {
-      assertCan(request.principal, 'tokens:admin');
       const { organizationId } = request.principal;
       return paginate(
         cursors,

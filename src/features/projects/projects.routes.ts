@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { assertCan } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
 import { paginate } from '../../lib/pagination.js';
 import { problemResponses } from '../../lib/problems.js';
@@ -10,9 +9,9 @@ const tags = ['Projects'];
 
 export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
   app.get('/projects', {
-    schema: { tags, summary: 'List projects', description: 'Newest first.', querystring: ListProjectsQuery, response: { 200: ProjectPage, ...problemResponses(400, 401, 403, 429) } },
+    config: { scope: 'projects:read' },
+    schema: { tags, summary: 'List projects', description: 'Newest first.', querystring: ListProjectsQuery, response: { 200: ProjectPage } },
     handler: async (request) => {
-      assertCan(request.principal, 'projects:read');
       const { limit, cursor, ...filters } = request.query;
       const identity = { endpoint: 'projects', organizationId: request.principal.organizationId, filters };
       return paginate(cursors, { limit, cursor }, identity, (after, take) => listProjects(db, request.principal.organizationId, filters, after, take), projectPosition, toProject);
@@ -20,34 +19,34 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
   });
 
   app.post('/projects', {
-    schema: { tags, summary: 'Create a project', body: CreateProjectBody, response: { 201: Type.Ref('Project'), ...problemResponses(400, 401, 403, 409, 413, 415, 429) } },
+    config: { scope: 'projects:write' },
+    schema: { tags, summary: 'Create a project', body: CreateProjectBody, response: { 201: Type.Ref('Project'), ...problemResponses(409) } },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'projects:write');
       const row = await createProject(db, request.principal.organizationId, request.body, clock.now());
       return reply.code(201).send(toProject(row));
     },
   });
 
   app.get('/projects/:project_id', {
-    schema: { tags, summary: 'Get a project', params: ProjectParams, response: { 200: Type.Ref('Project'), ...problemResponses(400, 401, 403, 404, 429) } },
+    config: { scope: 'projects:read' },
+    schema: { tags, summary: 'Get a project', params: ProjectParams, response: { 200: Type.Ref('Project') } },
     handler: async (request) => {
-      assertCan(request.principal, 'projects:read');
       return toProject(await requireProject(db, request.principal.organizationId, request.params.project_id));
     },
   });
 
   app.patch('/projects/:project_id', {
-    schema: { tags, summary: 'Update a project', params: ProjectParams, body: UpdateProjectBody, response: { 200: Type.Ref('Project'), ...problemResponses(400, 401, 403, 404, 409, 413, 415, 429) } },
+    config: { scope: 'projects:write' },
+    schema: { tags, summary: 'Update a project', params: ProjectParams, body: UpdateProjectBody, response: { 200: Type.Ref('Project'), ...problemResponses(409) } },
     handler: async (request) => {
-      assertCan(request.principal, 'projects:write');
       return toProject(await updateProject(db, request.principal.organizationId, request.params.project_id, request.body, clock.now()));
     },
   });
 
   app.delete('/projects/:project_id', {
-    schema: { tags, summary: 'Delete a project with its runs', params: ProjectParams, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(400, 401, 403, 404, 429) } },
+    config: { scope: 'projects:delete' },
+    schema: { tags, summary: 'Delete a project with its runs', params: ProjectParams, response: { 204: Type.Null({ description: 'Deleted' }) } },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'projects:delete');
       await deleteProject(db, request.principal.organizationId, request.params.project_id);
       return reply.code(204).send(null);
     },

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { assertCan } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
 import { sendWithEtag } from '../../lib/http.js';
 import { paginate } from '../../lib/pagination.js';
@@ -48,9 +47,9 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   const withLabels = async (row: Parameters<typeof toPrompt>[0]) => toPrompt(row, (await labelsOf(db, [row.id])).get(row.id) ?? {});
 
   app.get('/prompts', {
-    schema: { tags, summary: 'List prompts', description: 'Newest first (by creation). Filters: `name` (substring), `label`.', querystring: ListPromptsQuery, response: { 200: PromptPage, ...problemResponses(400, 401, 403, 429) } },
+    config: { scope: 'prompts:read' },
+    schema: { tags, summary: 'List prompts', description: 'Newest first (by creation). Filters: `name` (substring), `label`.', querystring: ListPromptsQuery, response: { 200: PromptPage } },
     handler: async (request) => {
-      assertCan(request.principal, 'prompts:read');
       const { organizationId } = request.principal;
       const { limit, cursor, ...filters } = request.query;
       const page = await paginate(cursors, { limit, cursor }, { endpoint: 'prompts', organizationId, filters }, (after, take) => listPrompts(db, organizationId, filters, after, take), promptPosition, (row) => row);
@@ -60,25 +59,25 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   });
 
   app.post('/prompts', {
-    schema: { tags, summary: 'Create a prompt with its version 1', body: CreatePromptBody, response: { 201: Type.Ref('Prompt'), ...problemResponses(400, 401, 403, 409, 413, 415, 429) } },
+    config: { scope: 'prompts:write' },
+    schema: { tags, summary: 'Create a prompt with its version 1', body: CreatePromptBody, response: { 201: Type.Ref('Prompt'), ...problemResponses(409) } },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'prompts:write');
       return reply.code(201).send(toPrompt(await createPrompt(db, request.principal, request.body, clock.now()), {}));
     },
   });
 
   app.get('/prompts/:prompt_id', {
-    schema: { tags, summary: 'Get a prompt (by id or name)', params: PromptParams, response: { 200: Type.Ref('Prompt'), ...notModified, ...problemResponses(400, 401, 403, 404, 429) } },
+    config: { scope: 'prompts:read' },
+    schema: { tags, summary: 'Get a prompt (by id or name)', params: PromptParams, response: { 200: Type.Ref('Prompt'), ...notModified } },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'prompts:read');
       return sendWithEtag(request, reply, await withLabels(await requirePrompt(db, request.principal.organizationId, request.params.prompt_id)));
     },
   });
 
   app.patch('/prompts/:prompt_id', {
-    schema: { tags, summary: "Update a prompt's description", params: PromptParams, body: UpdatePromptBody, response: { 200: Type.Ref('Prompt'), ...problemResponses(400, 401, 403, 404, 413, 415, 429) } },
+    config: { scope: 'prompts:write' },
+    schema: { tags, summary: "Update a prompt's description", params: PromptParams, body: UpdatePromptBody, response: { 200: Type.Ref('Prompt') } },
     handler: async (request) => {
-      assertCan(request.principal, 'prompts:write');
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       const now = clock.now();
       await db.updateTable('prompts').set({ description: request.body.description, updated_at: now }).where('id', '=', prompt.id).execute();
@@ -87,18 +86,18 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   });
 
   app.delete('/prompts/:prompt_id', {
-    schema: { tags, summary: 'Delete a prompt with its versions and labels', params: PromptParams, response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(400, 401, 403, 404, 429) } },
+    config: { scope: 'prompts:delete' },
+    schema: { tags, summary: 'Delete a prompt with its versions and labels', params: PromptParams, response: { 204: Type.Null({ description: 'Deleted' }) } },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'prompts:delete');
       await deletePrompt(db, (await requirePrompt(db, request.principal.organizationId, request.params.prompt_id)).id);
       return reply.code(204).send(null);
     },
   });
 
   app.get('/prompts/:prompt_id/versions', {
-    schema: { tags, summary: 'List versions', description: 'Newest version first.', params: PromptParams, querystring: PageOnlyQuery, response: { 200: PromptVersionPage, ...problemResponses(400, 401, 403, 404, 429) } },
+    config: { scope: 'prompts:read' },
+    schema: { tags, summary: 'List versions', description: 'Newest version first.', params: PromptParams, querystring: PageOnlyQuery, response: { 200: PromptVersionPage } },
     handler: async (request) => {
-      assertCan(request.principal, 'prompts:read');
       const { organizationId } = request.principal;
       const prompt = await requirePrompt(db, organizationId, request.params.prompt_id);
       return paginate(cursors, request.query, { endpoint: 'prompt-versions', organizationId, parents: [prompt.id] }, (after, take) => listVersions(db, prompt.id, after, take), versionPosition, toVersion);
@@ -106,27 +105,27 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   });
 
   app.post('/prompts/:prompt_id/versions', {
-    schema: { tags, summary: 'Create the next version', description: 'Versions are immutable and numbered 1, 2, 3…', params: PromptParams, body: CreateVersionBody, response: { 201: Type.Ref('PromptVersion'), ...problemResponses(400, 401, 403, 404, 413, 415, 429) } },
+    config: { scope: 'prompts:write' },
+    schema: { tags, summary: 'Create the next version', description: 'Versions are immutable and numbered 1, 2, 3…', params: PromptParams, body: CreateVersionBody, response: { 201: Type.Ref('PromptVersion') } },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'prompts:write');
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       return reply.code(201).send(toVersion(await createVersion(db, prompt.id, request.body, request.principal.userId, clock.now())));
     },
   });
 
   app.get('/prompts/:prompt_id/versions/:version', {
-    schema: { tags, summary: 'Get a version by number or label', params: VersionParams, response: { 200: Type.Ref('PromptVersion'), ...notModified, ...problemResponses(400, 401, 403, 404, 429) } },
+    config: { scope: 'prompts:read' },
+    schema: { tags, summary: 'Get a version by number or label', params: VersionParams, response: { 200: Type.Ref('PromptVersion'), ...notModified } },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'prompts:read');
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       return sendWithEtag(request, reply, toVersion(await getVersion(db, prompt.id, request.params.version)));
     },
   });
 
   app.put('/prompts/:prompt_id/labels/:label', {
-    schema: { tags, summary: 'Point a label at a version', description: 'Creates the label or moves it; every move is recorded.', params: LabelParams, body: SetLabelBody, response: { 200: Type.Ref('Prompt'), ...problemResponses(400, 401, 403, 404, 413, 415, 429) } },
+    config: { scope: 'prompts:write' },
+    schema: { tags, summary: 'Point a label at a version', description: 'Creates the label or moves it; every move is recorded.', params: LabelParams, body: SetLabelBody, response: { 200: Type.Ref('Prompt') } },
     handler: async (request) => {
-      assertCan(request.principal, 'prompts:write');
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       await setLabel(db, dialect, prompt, request.params.label, request.body.version, request.principal.userId, clock.now());
       return withLabels(prompt);
@@ -134,9 +133,9 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   });
 
   app.delete('/prompts/:prompt_id/labels/:label', {
-    schema: { tags, summary: 'Remove a label', params: LabelParams, response: { 204: Type.Null({ description: 'Removed' }), ...problemResponses(400, 401, 403, 404, 429) } },
+    config: { scope: 'prompts:write' },
+    schema: { tags, summary: 'Remove a label', params: LabelParams, response: { 204: Type.Null({ description: 'Removed' }) } },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'prompts:write');
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       await removeLabel(db, dialect, prompt, request.params.label, request.principal.userId, clock.now());
       return reply.code(204).send(null);
@@ -144,9 +143,9 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   });
 
   app.get('/prompts/:prompt_id/label-history', {
-    schema: { tags, summary: 'Every label move', description: 'Newest first: who moved which label, when, from which version to which (null: created or removed).', params: PromptParams, querystring: PageOnlyQuery, response: { 200: LabelEventPage, ...problemResponses(400, 401, 403, 404, 429) } },
+    config: { scope: 'prompts:read' },
+    schema: { tags, summary: 'Every label move', description: 'Newest first: who moved which label, when, from which version to which (null: created or removed).', params: PromptParams, querystring: PageOnlyQuery, response: { 200: LabelEventPage } },
     handler: async (request) => {
-      assertCan(request.principal, 'prompts:read');
       const { organizationId } = request.principal;
       const prompt = await requirePrompt(db, organizationId, request.params.prompt_id);
       return paginate(cursors, request.query, { endpoint: 'prompt-label-history', organizationId, parents: [prompt.id] }, (after, take) => listLabelEvents(db, prompt.id, after, take), labelEventPosition, toLabelEvent);
@@ -154,9 +153,9 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   });
 
   app.post('/prompts/:prompt_id/render', {
-    schema: { tags, summary: 'Render a version with variables', description: 'Latest version unless `version` or `label` is given (not both). Missing and unknown variables are refused, each named.', params: PromptParams, body: RenderBody, response: { 200: RenderResultSchema, ...problemResponses(400, 401, 403, 404, 413, 415, 429) } },
+    config: { scope: 'prompts:read' },
+    schema: { tags, summary: 'Render a version with variables', description: 'Latest version unless `version` or `label` is given (not both). Missing and unknown variables are refused, each named.', params: PromptParams, body: RenderBody, response: { 200: RenderResultSchema } },
     handler: async (request) => {
-      assertCan(request.principal, 'prompts:read');
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       const { version, label, variables } = request.body;
       if (version !== undefined && label !== undefined) throw problems.validation([{ pointer: '/label', detail: 'Give version or label, not both.' }]);

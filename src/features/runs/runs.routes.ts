@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { assertCan } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
 import { DAY_MS, requireTimestamp } from '../../lib/clock.js';
 import { sendJsonText } from '../../lib/http.js';
@@ -29,6 +28,7 @@ const MAX_BUCKETS = 10_000;
 
 export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Deps): void {
   app.get('/projects/:project_id/runs', {
+    config: { scope: 'runs:read' },
     schema: {
       tags,
       summary: 'List runs',
@@ -37,10 +37,9 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
         '`startedAfter` is inclusive and `startedBefore` exclusive; `metadata.<key>=<value>` matches a top-level metadata value exactly.',
       params: ProjectParams,
       querystring: ListRunsQuery,
-      response: { 200: Type.Object({ items: Type.Array(Type.Ref('Run')), nextCursor: Type.Union([Type.String(), Type.Null()]), limit: Type.Integer() }, { title: 'RunPage' }), ...problemResponses(400, 401, 403, 404, 429) },
+      response: { 200: Type.Object({ items: Type.Array(Type.Ref('Run')), nextCursor: Type.Union([Type.String(), Type.Null()]), limit: Type.Integer() }, { title: 'RunPage' }) },
     },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'runs:read');
       const { organizationId } = request.principal;
       const project = await requireProject(db, organizationId, request.params.project_id);
       const { limit, cursor, ...rest } = request.query as Record<string, unknown> & { limit?: number; cursor?: string };
@@ -52,6 +51,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   });
 
   app.get('/projects/:project_id/runs/metrics', {
+    config: { scope: 'runs:read' },
     schema: {
       tags,
       summary: 'Count and aggregate runs',
@@ -60,10 +60,9 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
         'Latency percentiles are nearest-rank over runs that have ended.',
       params: ProjectParams,
       querystring: RunMetricsQuery,
-      response: { 200: RunMetricsSchema, ...problemResponses(400, 401, 403, 404, 429) },
+      response: { 200: RunMetricsSchema },
     },
     handler: async (request) => {
-      assertCan(request.principal, 'runs:read');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
       const { from: fromRaw, to: toRaw, bucket, groupBy, ...rest } = request.query as Record<string, unknown> & { from?: string; to?: string; bucket?: Bucket; groupBy?: 'status' | 'kind' | 'model' | 'name' };
       const to = toRaw === undefined ? clock.now() : requireTimestamp(toRaw, { parameter: 'to' });
@@ -81,16 +80,16 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   });
 
   app.post('/projects/:project_id/runs', {
+    config: { scope: 'runs:write' },
     schema: {
       tags,
       summary: 'Create a run',
       description: 'With a client `id` the create is idempotent: the same content again answers 200 with the stored run; different content is a 409.',
       params: ProjectParams,
       body: RunInputSchema,
-      response: { 200: Type.Ref('Run'), 201: Type.Ref('Run'), ...problemResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      response: { 200: Type.Ref('Run'), 201: Type.Ref('Run'), ...problemResponses(409) },
     },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'runs:write');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
       const [result] = await ingestRuns(db, project.id, [request.body], clock.now(), () => '');
       if (!result) throw new Error('ingest returned no result');
@@ -101,6 +100,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   });
 
   app.post('/projects/:project_id/runs/batch', {
+    config: { scope: 'runs:write' },
     schema: {
       tags,
       summary: 'Create up to 1,000 runs',
@@ -109,10 +109,9 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
         'Parents may come later in the same batch.',
       params: ProjectParams,
       body: BatchBodySchema,
-      response: { 200: BatchResultSchema, ...problemResponses(400, 401, 403, 404, 413, 415, 429) },
+      response: { 200: BatchResultSchema },
     },
     handler: async (request) => {
-      assertCan(request.principal, 'runs:write');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
       const results = await ingestRuns(db, project.id, request.body.runs, clock.now(), (i) => `/runs/${i}`);
       return {
@@ -126,25 +125,25 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   });
 
   app.get('/projects/:project_id/runs/:run_id', {
-    schema: { tags, summary: 'Get a run', params: ProjectRunParams, response: { 200: Type.Ref('Run'), ...problemResponses(400, 401, 403, 404, 429) } },
+    config: { scope: 'runs:read' },
+    schema: { tags, summary: 'Get a run', params: ProjectRunParams, response: { 200: Type.Ref('Run') } },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'runs:read');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
       return sendJsonText(reply as never, (await getRun(db, project.id, request.params.run_id)).doc);
     },
   });
 
   app.patch('/projects/:project_id/runs/:run_id', {
+    config: { scope: 'runs:write' },
     schema: {
       tags,
       summary: 'End or amend a running run',
       description: 'Finished runs (succeeded, failed) are final: any change is a 409. Ending without `endTime` uses the current time. `tags` and `metadata` replace the stored values.',
       params: ProjectRunParams,
       body: RunPatchSchema,
-      response: { 200: Type.Ref('Run'), ...problemResponses(400, 401, 403, 404, 409, 413, 415, 429) },
+      response: { 200: Type.Ref('Run'), ...problemResponses(409) },
     },
     handler: async (request, reply) => {
-      assertCan(request.principal, 'runs:write');
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
       return sendJsonText(reply as never, (await patchRun(db, project.id, request.params.run_id, request.body, clock.now())).doc);
     },

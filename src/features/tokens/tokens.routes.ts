@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { can } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
 import { paginate } from '../../lib/pagination.js';
-import { problemResponses, problems } from '../../lib/problems.js';
+import { problems } from '../../lib/problems.js';
 import { issuePersonalAccessToken, listOwnTokens, revokeToken, rotateToken, tokenPosition, toTokenRecord } from './tokens.repo.js';
 import { CreateTokenBody, ListTokensQuery, NewTokenSchema, TokenPage, TokenParams } from './tokens.schemas.js';
 
@@ -10,7 +10,8 @@ const tags = ['Tokens'];
 
 export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: Deps): void {
   app.get('/tokens', {
-    schema: { tags, summary: "List the caller's personal access tokens", description: 'Newest first. Never includes the token strings.', querystring: ListTokensQuery, response: { 200: TokenPage, ...problemResponses(400, 401, 429) } },
+    config: { scope: 'self' },
+    schema: { tags, summary: "List the caller's personal access tokens", description: 'Newest first. Never includes the token strings.', querystring: ListTokensQuery, response: { 200: TokenPage } },
     handler: async (request) => {
       const { organizationId, userId } = request.principal;
       const identity = { endpoint: 'tokens', organizationId, parents: [userId] };
@@ -19,8 +20,8 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
   });
 
   app.post('/tokens', {
-    config: { mintsTokens: true },
-    schema: { tags, summary: 'Mint a personal access token', description: 'The token inherits your organization role, resolved on every request. The string is shown once.', body: CreateTokenBody, response: { 201: NewTokenSchema, ...problemResponses(400, 401, 413, 415, 429) } },
+    config: { scope: 'self', mintsTokens: true },
+    schema: { tags, summary: 'Mint a personal access token', description: 'The token inherits your organization role, resolved on every request. The string is shown once.', body: CreateTokenBody, response: { 201: NewTokenSchema } },
     handler: async (request, reply) => {
       const days = request.body.expiresInDays ?? config.patDefaultDays;
       if (days > config.patMaxDays) {
@@ -33,7 +34,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
   });
 
   app.post('/tokens/:token_id/rotate', {
-    config: { mintsTokens: true },
+    config: { scope: 'self', mintsTokens: true },
     schema: {
       tags,
       summary: 'Rotate a token',
@@ -41,7 +42,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
         'A new token with the same name and lifetime, shown once; the old one stops working at once (or after SIGHTLINE_PAT_ROTATION_GRACE_SECONDS). ' +
         'Rotating a token that was already rotated or revoked is treated as theft: 401, and every token rotated from the same original is revoked.',
       params: TokenParams,
-      response: { 201: NewTokenSchema, ...problemResponses(400, 401, 404, 429) },
+      response: { 201: NewTokenSchema },
     },
     handler: async (request, reply) => {
       const { row, token } = await rotateToken(db, tokens, request.principal, request.params.token_id, clock.now(), config.patRotationGraceSeconds * 1000);
@@ -50,7 +51,8 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
   });
 
   app.delete('/tokens/:token_id', {
-    schema: { tags, summary: 'Revoke a token', description: 'Your own token, or any token of the organization for admins. It fails with 401 from then on, on every instance.', params: TokenParams, response: { 204: Type.Null({ description: 'Revoked' }), ...problemResponses(400, 401, 404, 429) } },
+    config: { scope: 'self' },
+    schema: { tags, summary: 'Revoke a token', description: 'Your own token, or any token of the organization for admins. It fails with 401 from then on, on every instance.', params: TokenParams, response: { 204: Type.Null({ description: 'Revoked' }) } },
     handler: async (request, reply) => {
       const { organizationId, userId } = request.principal;
       await revokeToken(db, organizationId, request.params.token_id, can(request.principal.role, 'tokens:admin') ? null : userId, clock.now());
