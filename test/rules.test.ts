@@ -41,3 +41,18 @@ describe('role rules', () => {
     expect(mayAssignRole('owner', { from: 'owner', to: 'viewer' })).toBe(true);
   });
 });
+
+describe('metrics range rules', () => {
+  it('from before to, and at most 10,000 UTC-aligned buckets', async () => {
+    const { metricsRangeFaults, bucketStart, MAX_BUCKETS } = await import('../src/features/runs/metrics.rules.js');
+    const hour = 3_600_000;
+    const t = Date.parse('2026-11-23T10:30:00.000Z');
+    expect(metricsRangeFaults(t, t + hour, hour)).toEqual([]);
+    expect(metricsRangeFaults(t, t, null)).toEqual([{ parameter: 'from', detail: 'from must be before to.' }]);
+    expect(metricsRangeFaults(t, t + MAX_BUCKETS * hour, hour)).toEqual([
+      { parameter: 'bucket', detail: 'The range holds more than 10000 buckets; choose a larger bucket or a shorter range.' },
+    ]);
+    expect(metricsRangeFaults(bucketStart(t, hour), bucketStart(t, hour) + MAX_BUCKETS * hour, hour)).toEqual([]);
+    expect(bucketStart(-1, hour)).toBe(-hour);
+  });
+});

@@ -2,9 +2,10 @@ import { Type, type TSchema } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { requireTimestamp, toIso } from '../../lib/clock.js';
 import { paginate, type Position } from '../../lib/pagination.js';
-import { problems, type FieldError } from '../../lib/problems.js';
+import { problems } from '../../lib/problems.js';
 import { requireProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
+import { metricsRangeFaults } from '../runs/metrics.rules.js';
 import { bucketStart, emptyAggregate } from '../runs/runs.aggregate.js';
 import { bucketStarts } from '../runs/runs.metrics.js';
 import { definitionOf, evaluate, measure } from './monitors.evaluate.js';
@@ -38,7 +39,6 @@ import {
 } from './monitors.schemas.js';
 
 const tags = ['Monitors'];
-const MAX_BUCKETS = 10_000;
 const DEFAULT_BUCKETS = 24;
 
 export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitoring }: Deps): void {
@@ -174,11 +174,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
       const now = clock.now();
       const to = request.query.to === undefined ? now : requireTimestamp(request.query.to, { parameter: 'to' });
       const from = request.query.from === undefined ? bucketStart(to - 1, bucketMs) - (DEFAULT_BUCKETS - 1) * bucketMs : requireTimestamp(request.query.from, { parameter: 'from' });
-      const faults: FieldError[] = [];
-      if (from >= to) faults.push({ parameter: 'from', detail: 'from must be before to.' });
-      else if ((to - bucketStart(from, bucketMs)) / bucketMs > MAX_BUCKETS) {
-        faults.push({ parameter: 'bucket', detail: `The range holds more than ${MAX_BUCKETS} buckets; choose a larger bucket or a shorter range.` });
-      }
+      const faults = metricsRangeFaults(from, to, bucketMs);
       if (faults.length > 0) throw problems.validation(faults);
       const [measured, current] = await Promise.all([measure(db, dialect, monitor, from, to, bucketMs), evaluate(db, dialect, monitor, now)]);
       const cells = new Map(measured.cells.map((cell) => [cell.bucket, cell]));

@@ -48,7 +48,7 @@ export interface AggregateResult {
 export const emptyAggregate = (): Aggregate => ({ count: 0, errorCount: 0, totalTokens: 0, cost: 0, latencyP50: null, latencyP95: null, latencyP99: null });
 
 /** Floor to the bucket (also for times before 1970, where `%` would truncate toward zero). */
-export const bucketStart = (time: number, bucketMs: number): number => time - ((time % bucketMs) + bucketMs) % bucketMs;
+export { bucketStart } from './metrics.rules.js';
 
 /** The nearest-rank percentile of ascending values: the value at rank ceil(p/100 · n). */
 export function nearestRank(sorted: ArrayLike<number>, p: number): number | null {

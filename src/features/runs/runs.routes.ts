@@ -6,6 +6,7 @@ import { paginate, pageJson } from '../../lib/pagination.js';
 import { problemBody, problemResponses, problems } from '../../lib/problems.js';
 import { requireProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
+import { metricsRangeFaults } from './metrics.rules.js';
 import { parseRunFilters } from './runs.filters.js';
 import { ingestRuns } from './runs.ingest.js';
 import { runMetrics } from './runs.metrics.js';
@@ -24,7 +25,6 @@ import {
 } from './runs.schemas.js';
 
 const tags = ['Runs'];
-const MAX_BUCKETS = 10_000;
 
 export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Deps): void {
   app.get('/projects/:project_id/runs', {
@@ -67,12 +67,8 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       const { from: fromRaw, to: toRaw, bucket, groupBy, ...rest } = request.query as Record<string, unknown> & { from?: string; to?: string; bucket?: Bucket; groupBy?: 'status' | 'kind' | 'model' | 'name' };
       const to = toRaw === undefined ? clock.now() : requireTimestamp(toRaw, { parameter: 'to' });
       const from = fromRaw === undefined ? to - DAY_MS : requireTimestamp(fromRaw, { parameter: 'from' });
-      const faults = [];
-      if (faults.length === 0 && from >= to) faults.push({ parameter: 'from', detail: 'from must be before to.' });
       const bucketMs = bucket === undefined ? null : BUCKETS[bucket];
-      if (faults.length === 0 && bucketMs !== null && (to - Math.floor(from / bucketMs) * bucketMs) / bucketMs > MAX_BUCKETS) {
-        faults.push({ parameter: 'bucket', detail: `The range holds more than ${MAX_BUCKETS} buckets; choose a larger bucket or a shorter range.` });
-      }
+      const faults = metricsRangeFaults(from, to, bucketMs);
       if (faults.length > 0) throw problems.validation(faults);
       const result = await runMetrics(db, dialect, { projectId: project.id, filters: parseRunFilters(rest), from, to, bucketMs, groupBy: groupBy ?? null });
       return { ...result, bucket: bucket ?? null, groupBy: groupBy ?? null };
