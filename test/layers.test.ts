@@ -55,3 +55,40 @@ describe('layers only point down', () => {
     expect(upward).toEqual([]);
   });
 });
+
+/** The import cycles of a graph (module → the modules it imports), each as `a -> b -> a`. */
+function cyclesIn(edges: Map<string, string[]>): string[] {
+  const found: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const visit = (node: string, path: string[]): void => {
+    state.set(node, 'open');
+    for (const next of edges.get(node) ?? []) {
+      if (state.get(next) === 'open') found.push([...path.slice(path.indexOf(next)), node, next].join(' -> '));
+      else if (!state.has(next)) visit(next, [...path, node]);
+    }
+    state.set(node, 'done');
+  };
+  for (const node of edges.keys()) if (!state.has(node)) visit(node, []);
+  return found;
+}
+
+describe('the client package has no import cycles', () => {
+  const dir = join(root, 'packages', 'client', 'src');
+
+  it('the cycle finder finds cycles, short and long, and nothing in a tree', () => {
+    expect(cyclesIn(new Map([['a', ['b']], ['b', ['a']]]))).toEqual(['a -> b -> a']);
+    expect(cyclesIn(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual(['a -> b -> c -> a']);
+    expect(cyclesIn(new Map([['a', ['b', 'c']], ['b', ['c']], ['c', []]]))).toEqual([]);
+  });
+
+  it('packages/client/src imports form no cycle (type-only imports included)', () => {
+    const files = sourceFiles(dir);
+    expect(files.length).toBeGreaterThan(5);
+    const module = (file: string) => relative(dir, file);
+    const edges = new Map(
+      files.map((file) => [module(file), [...new Set(importSpecifiers(file).filter((s) => s.startsWith('.')).map((s) => module(resolve(dirname(file), s)).replace(/\.js$/, '.ts')))]]),
+    );
+    expect(edges.get('client.ts')).toContain('batch.ts');
+    expect(cyclesIn(edges)).toEqual([]);
+  });
+});
