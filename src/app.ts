@@ -22,6 +22,7 @@ import { monitorRoutes } from './features/monitors/monitors.routes.js';
 import { MonitorSchema } from './features/monitors/monitors.schemas.js';
 import { Monitoring } from './features/monitors/monitors.service.js';
 import { organizationRoutes } from './features/organizations/organizations.routes.js';
+import { originAllowList } from './features/organizations/origins.js';
 import { projectRoutes } from './features/projects/projects.routes.js';
 import { promptRoutes } from './features/prompts/prompts.routes.js';
 import { PromptSchema, PromptVersionSchema } from './features/prompts/prompts.schemas.js';
@@ -119,7 +120,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
         ? app.log.error({ err: change.error }, `rate limits: Redis failed; counting in this process, asking Redis again every ${config.redisBreakerSeconds} s`)
         : app.log.info('rate limits: Redis answers again; counting in Redis'),
   });
-  const cors = new CorsPolicy(storage.db, config.publicUrl);
+  const cors = new CorsPolicy(originAllowList(storage.db), config.publicUrl);
   const sessions = new SessionService(storage.db, tokens, config, clock);
   const sessionCookie = sessionCookieName(config.publicUrl);
   const monitoring = new Monitoring(

@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import type { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
-import type { Dialect } from './db/index.js';
+import type { Dialect } from './db/dialect.js';
 import type { Database } from './db/schema.js';
 import type { Clock } from './lib/clock.js';
 import type { Keyring } from './lib/keys.js';

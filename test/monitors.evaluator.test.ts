@@ -9,7 +9,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openStorage, type Dialect, type Storage } from '../src/db/index.js';
+import type { Dialect } from '../src/db/dialect.js';
+import { openStorage, type Storage } from '../src/db/index.js';
 import type { Database } from '../src/db/schema.js';
 import { ensureOrganization } from '../src/features/organizations/organizations.repo.js';
 import { createProject } from '../src/features/projects/projects.repo.js';

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
-import { isPostgres } from './migrations/dialect.js';
+import { dialectOf } from './dialect.js';
 import type { Database } from './schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -20,7 +20,7 @@ export async function insertIgnoringConflicts<T extends keyof Database & string,
   rows: readonly Database[T][],
 ): Promise<Record<R, unknown>[]> {
   if (rows.length === 0) return [];
-  const key = `${isPostgres(db as Kysely<any>) ? 'postgres' : 'sqlite'}|${table}|${columns.join(',')}|${conflictColumns.join(',')}|${returning}|${rows.length}`;
+  const key = `${dialectOf(db as Kysely<any>)}|${table}|${columns.join(',')}|${conflictColumns.join(',')}|${returning}|${rows.length}`;
   let sqlText = statements.get(key);
   if (sqlText === undefined) {
     const dummy = Object.fromEntries(columns.map((c) => [c, null]));

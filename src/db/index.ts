@@ -6,9 +6,7 @@ import type pg from 'pg';
 import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
-import { isPostgres } from './migrations/dialect.js';
-
-export type Dialect = 'sqlite' | 'postgres';
+import { dialectOf, type Dialect } from './dialect.js';
 
 export interface Storage {
   db: Kysely<Database>;
@@ -97,7 +95,7 @@ export async function openStorage({ database: config, sqliteSynchronous }: Stora
 export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationResultSet> {
   // On PostgreSQL, name the schema of the bookkeeping tables: otherwise Kysely may find them in
   // another schema of the same database and skip creating them in ours.
-  const schema = isPostgres(db) ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const schema = dialectOf(db) === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },

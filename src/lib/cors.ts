@@ -1,12 +1,20 @@
 import type { FastifyReply } from 'fastify';
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.js';
-import { isOriginAllowedAnywhere, isOriginAllowedFor } from '../features/organizations/origins.js';
 import { problems } from './problems.js';
 
 const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 const ALLOW_HEADERS = 'authorization, content-type, if-none-match, x-request-id';
 const EXPOSE_HEADERS = 'x-request-id, retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, sightline-token-expires-at, etag';
+
+/**
+ * Which origins organizations allow: CORS asks, the organizations feature answers (it owns the
+ * lists), and `buildApp` wires one to the other.
+ */
+export interface OriginAllowList {
+  /** True when some organization allows the origin (preflight requests are not authenticated). */
+  isAllowedAnywhere(origin: string): Promise<boolean>;
+  /** True when the organization allows the origin. */
+  isAllowedFor(organizationId: string, origin: string): Promise<boolean>;
+}
 
 /**
  * CORS by organization (api.md 5). The dashboard's own origin is always allowed (and the only one that
@@ -17,7 +25,7 @@ export class CorsPolicy {
   readonly dashboardOrigin: string;
 
   constructor(
-    private readonly db: Kysely<Database>,
+    private readonly origins: OriginAllowList,
     publicUrl: string,
   ) {
     this.dashboardOrigin = new URL(publicUrl).origin;
@@ -32,7 +40,7 @@ export class CorsPolicy {
   /** Preflight: answered for the dashboard's origin and origins some organization allows, for no other. */
   async preflight(origin: string | undefined, reply: FastifyReply): Promise<void> {
     reply.header('vary', 'Origin');
-    if (!origin || (origin !== this.dashboardOrigin && !(await isOriginAllowedAnywhere(this.db, origin)))) {
+    if (!origin || (origin !== this.dashboardOrigin && !(await this.origins.isAllowedAnywhere(origin)))) {
       throw problems.forbidden(`Origin ${String(origin).slice(0, 200)} is not allowed.`);
     }
     this.allow(reply, origin);
@@ -51,7 +59,7 @@ export class CorsPolicy {
   /** After authentication: any other origin must be allowed for the caller's organization, else 403. */
   async check(origin: string | undefined, organizationId: string, reply: FastifyReply): Promise<void> {
     if (origin === undefined || origin === this.dashboardOrigin) return;
-    if (!(await isOriginAllowedFor(this.db, organizationId, origin))) {
+    if (!(await this.origins.isAllowedFor(organizationId, origin))) {
       throw problems.forbidden(`Origin ${origin.slice(0, 200)} is not allowed for this organization.`);
     }
     this.allow(reply, origin);

@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { Role } from '../../src/auth/permissions.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import type { Dialect } from '../../src/db/index.js';
+import type { Dialect } from '../../src/db/dialect.js';
 import type { Database } from '../../src/db/schema.js';
 import type { App } from '../../src/deps.js';
 import { ensureOrganization, ensureUser, setMembership } from '../../src/features/organizations/organizations.repo.js';

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { migrateToLatest, openStorage, type Dialect, type Storage } from '../../src/db/index.js';
+import type { Dialect } from '../../src/db/dialect.js';
+import { migrateToLatest, openStorage, type Storage } from '../../src/db/index.js';
 import type { Config, DatabaseConfig } from '../../src/config.js';
 
 export const PG_URL = process.env.SIGHTLINE_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

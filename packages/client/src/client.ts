@@ -1,5 +1,5 @@
 import { Transport, type ClientOptions, type Query, type RequestSpec } from './http.js';
-import { newRunId } from './ids.js';
+import { MAX_BATCH, withRunIds } from './batch.js';
 import { Paginated, type ListOptions } from './pagination.js';
 import { Tracer, type TracerOptions } from './tracer.js';
 import type {
@@ -54,14 +54,6 @@ export interface CallOptions {
 export type { ClientOptions } from './http.js';
 
 const seg = (value: string | number): string => encodeURIComponent(String(value));
-/** The most runs one batch request carries (the server's bound). */
-export const MAX_BATCH = 1000;
-
-/** Gives every run without an id a client-generated one, so that sending it twice creates it once. */
-export function withRunIds<T extends { id?: string }>(runs: readonly T[]): (T & { id: string })[] {
-  return runs.map((run) => (run.id === undefined ? { ...run, id: newRunId() } : (run as T & { id: string })));
-}
-
 class Resource {
   constructor(protected readonly http: Transport) {}
 

@@ -2,7 +2,8 @@
  * @sightline/client: the TypeScript client of the Sightline API. Depends on nothing but the platform's
  * `fetch` (Node >= 20.19, Deno, Bun, browsers' workers and edge runtimes).
  */
-export { Sightline, withRunIds, MAX_BATCH, type CallOptions } from './client.js';
+export { Sightline, type CallOptions } from './client.js';
+export { withRunIds, MAX_BATCH } from './batch.js';
 export type { ClientOptions, TokenProvider, RetryInfo, RequestSpec, ApiResponse, Query, QueryValue } from './http.js';
 export { SightlineProblem, SightlineNetworkError } from './errors.js';
 export { Paginated, type PageResult, type ListOptions } from './pagination.js';

@@ -1,5 +1,4 @@
-import type { Sightline } from './client.js';
-import { MAX_BATCH } from './client.js';
+import { MAX_BATCH, type RunBatchSender } from './batch.js';
 import { SightlineProblem } from './errors.js';
 import { newRunId } from './ids.js';
 import type { RunCreate, RunKind } from './types.js';
@@ -178,7 +177,7 @@ function errorText(error: unknown): string {
  */
 export class Tracer {
   readonly projectId: string;
-  private readonly client: Sightline;
+  private readonly client: RunBatchSender;
   private readonly batchSize: number;
   private readonly maxQueue: number;
   private readonly onDrop: ((run: RunCreate, reason: DropReason) => void) | undefined;
@@ -199,7 +198,7 @@ export class Tracer {
    */
   readonly stats = { sent: 0, rejected: 0, dropped: 0, failedSends: 0 };
 
-  constructor(client: Sightline, projectId: string, options: TracerOptions = {}) {
+  constructor(client: RunBatchSender, projectId: string, options: TracerOptions = {}) {
     this.client = client;
     this.projectId = projectId;
     this.batchSize = Math.min(MAX_BATCH, Math.max(1, Math.floor(options.batchSize ?? 100)));

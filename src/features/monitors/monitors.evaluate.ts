@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../../db/index.js';
+import type { Dialect } from '../../db/dialect.js';
 import type { Database, MonitorRow } from '../../db/schema.js';
 import { aggregateRuns, type AggregateResult } from '../runs/runs.aggregate.js';
 import { metricValue, stateFor } from './monitors.rules.js';

@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Kysely, Transaction } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Dialect } from '../../db/index.js';
+import { lockRows, type Dialect } from '../../db/dialect.js';
 import type { Database, MonitorRow, WebhookDeliveryRow } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { toIso } from '../../lib/clock.js';
@@ -119,9 +119,8 @@ export class Monitoring {
     const now = this.clock.now();
     let reason: Reason | null = null;
     await this.db.transaction().execute(async (trx) => {
-      let current = trx.selectFrom('monitors').selectAll().where('id', '=', monitorId).where('project_id', '=', projectId);
-      if (this.dialect === 'postgres') current = current.forUpdate();
-      const row = await current.executeTakeFirst();
+      const current = trx.selectFrom('monitors').selectAll().where('id', '=', monitorId).where('project_id', '=', projectId);
+      const row = await lockRows(current, this.dialect).executeTakeFirst();
       if (!row) throw problems.notFound(`Monitor ${monitorId} does not exist.`);
       const before = definitionOf(row);
       const filter = input.filter === undefined ? row.filter : JSON.stringify(normaliseFilter(input.filter));
@@ -197,11 +196,10 @@ export class Monitoring {
     } else {
       candidates = candidates.where('next_evaluation_at', '<=', now).orderBy('next_evaluation_at').limit(CLAIM_BATCH);
     }
-    if (this.dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
     return this.db
       .updateTable('monitors')
       .set({ lease_owner: token, lease_until: now + LEASE_MS })
-      .where('id', 'in', candidates)
+      .where('id', 'in', lockRows(candidates, this.dialect, 'update skip locked'))
       .returningAll()
       .execute();
   }
@@ -327,7 +325,7 @@ export class Monitoring {
   // ---- webhook deliveries ----------------------------------------------------------------------
 
   private async claimDeliveries(now: number, token: string): Promise<WebhookDeliveryRow[]> {
-    let candidates = this.db
+    const candidates = this.db
       .selectFrom('webhook_deliveries')
       .select('id')
       .where('status', '=', 'pending')
@@ -335,11 +333,10 @@ export class Monitoring {
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .orderBy('next_attempt_at')
       .limit(CLAIM_BATCH);
-    if (this.dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
     return this.db
       .updateTable('webhook_deliveries')
       .set({ lease_owner: token, lease_until: now + LEASE_MS + this.settings.webhookTimeoutMs })
-      .where('id', 'in', candidates)
+      .where('id', 'in', lockRows(candidates, this.dialect, 'update skip locked'))
       .returningAll()
       .execute();
   }

@@ -1,7 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import { can, isRole, mayAssignRole, type Role } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/tokens.js';
-import type { Dialect } from '../../db/index.js';
+import { lockRows, takeRowLock, type Dialect } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { keysetBefore, type Position } from '../../lib/pagination.js';
@@ -37,18 +37,16 @@ export async function listMembers(db: Kysely<Database>, organizationId: string, 
 }
 
 async function memberForUpdate(trx: Transaction<Database>, dialect: Dialect, organizationId: string, userId: string) {
-  let query = trx.selectFrom('memberships').select(['role']).where('organization_id', '=', organizationId).where('user_id', '=', userId);
-  if (dialect === 'postgres') query = query.forUpdate();
-  const row = await query.executeTakeFirst();
+  const query = trx.selectFrom('memberships').select(['role']).where('organization_id', '=', organizationId).where('user_id', '=', userId);
+  const row = await lockRows(query, dialect).executeTakeFirst();
   if (!row) throw problems.notFound(`User ${userId} is not a member of this organization.`);
   return row;
 }
 
 /** Locks the organization's owner rows (PostgreSQL) so two owners cannot demote each other at once. */
 async function otherOwners(trx: Transaction<Database>, dialect: Dialect, organizationId: string, userId: string): Promise<number> {
-  let query = trx.selectFrom('memberships').select('user_id').where('organization_id', '=', organizationId).where('role', '=', 'owner').where('user_id', '!=', userId);
-  if (dialect === 'postgres') query = query.forUpdate();
-  return (await query.execute()).length;
+  const query = trx.selectFrom('memberships').select('user_id').where('organization_id', '=', organizationId).where('role', '=', 'owner').where('user_id', '!=', userId);
+  return (await lockRows(query, dialect).execute()).length;
 }
 
 /**
@@ -58,7 +56,7 @@ async function otherOwners(trx: Transaction<Database>, dialect: Dialect, organiz
  * since the request was authenticated.
  */
 async function lockOrganization(trx: Transaction<Database>, dialect: Dialect, principal: Principal): Promise<Role> {
-  if (dialect === 'postgres') await trx.selectFrom('organizations').select('id').where('id', '=', principal.organizationId).forNoKeyUpdate().execute();
+  await takeRowLock(trx.selectFrom('organizations').select('id').where('id', '=', principal.organizationId), dialect, 'no key update');
   const actor = await trx.selectFrom('memberships').select('role').where('organization_id', '=', principal.organizationId).where('user_id', '=', principal.userId).executeTakeFirst();
   if (!actor || !isRole(actor.role) || !can(actor.role, 'members:admin')) throw problems.forbidden('Your role does not allow managing members.');
   return actor.role;

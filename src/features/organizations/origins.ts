@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import type { OriginAllowList } from '../../lib/cors.js';
 import { problems, type FieldError } from '../../lib/problems.js';
 import { PLAN_ORIGIN_QUOTA } from './organizations.schemas.js';
 
@@ -92,4 +93,12 @@ export async function isOriginAllowedFor(db: Kysely<Database>, organizationId: s
     .where('organization_id', '=', organizationId)
     .where('origin', '=', origin)
     .executeTakeFirst());
+}
+
+/** The organizations' origin lists, as CORS asks about them. */
+export function originAllowList(db: Kysely<Database>): OriginAllowList {
+  return {
+    isAllowedAnywhere: (origin) => isOriginAllowedAnywhere(db, origin),
+    isAllowedFor: (organizationId, origin) => isOriginAllowedFor(db, organizationId, origin),
+  };
 }

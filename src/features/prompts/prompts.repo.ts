@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../../db/index.js';
+import { lockRows, takeRowLock, type Dialect } from '../../db/dialect.js';
 import { containsText, isUniqueViolation } from '../../db/errors.js';
 import type { Database, PromptLabelEventRow, PromptRow, PromptVersionRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
@@ -226,8 +226,7 @@ async function nextEvent(trx: Kysely<Database>, promptId: string, now: number): 
 /** Points a label at a version (creating it), recording the move. */
 export async function setLabel(db: Kysely<Database>, dialect: Dialect, prompt: PromptRow, label: string, version: number, userId: string, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    let current = trx.selectFrom('prompts').select('latest_version').where('id', '=', prompt.id);
-    if (dialect === 'postgres') current = current.forUpdate();
+    const current = lockRows(trx.selectFrom('prompts').select('latest_version').where('id', '=', prompt.id), dialect);
     const latest = (await current.executeTakeFirst())?.latest_version ?? 0;
     if (version > latest) throw problems.validation([{ pointer: '/version', detail: `Version ${version} does not exist (the latest is ${latest}).` }]);
     const existing = await trx.selectFrom('prompt_labels').select('version').where('prompt_id', '=', prompt.id).where('label', '=', label).executeTakeFirst();
@@ -248,7 +247,7 @@ export async function setLabel(db: Kysely<Database>, dialect: Dialect, prompt: P
 export async function removeLabel(db: Kysely<Database>, dialect: Dialect, prompt: PromptRow, label: string, userId: string, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     // The same lock as setLabel: moves of one prompt's labels are serialized, so their events are ordered.
-    if (dialect === 'postgres') await trx.selectFrom('prompts').select('id').where('id', '=', prompt.id).forUpdate().executeTakeFirst();
+    await takeRowLock(trx.selectFrom('prompts').select('id').where('id', '=', prompt.id), dialect);
     const removed = await trx.deleteFrom('prompt_labels').where('prompt_id', '=', prompt.id).where('label', '=', label).returning('version').executeTakeFirst();
     if (!removed) throw problems.notFound(`Label ${label} does not exist on this prompt.`);
     const event = await nextEvent(trx, prompt.id, now);

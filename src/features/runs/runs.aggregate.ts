@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { sqliteHandle, type Dialect } from '../../db/index.js';
+import type { Dialect } from '../../db/dialect.js';
+import { sqliteHandle } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import { runFilterWhere, type RunFilters } from './runs.filters.js';
 import type { GroupBy } from './runs.schemas.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../../db/index.js';
+import type { Dialect } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { aggregateRuns, bucketStart, emptyAggregate, type Aggregate, type AggregateInput } from './runs.aggregate.js';

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Dialect } from '../../db/index.js';
+import type { Dialect } from '../../db/dialect.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import { keysetBefore, type Position } from '../../lib/pagination.js';
 import { problems, type FieldError } from '../../lib/problems.js';

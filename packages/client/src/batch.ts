@@ -1,0 +1,17 @@
+import { newRunId } from './ids.js';
+import type { RunBatchResult, RunCreate } from './types.js';
+
+/** The most runs one batch request carries (the server's bound). */
+export const MAX_BATCH = 1000;
+
+/** Gives every run without an id a client-generated one, so that sending it twice creates it once. */
+export function withRunIds<T extends { id?: string }>(runs: readonly T[]): (T & { id: string })[] {
+  return runs.map((run) => (run.id === undefined ? { ...run, id: newRunId() } : (run as T & { id: string })));
+}
+
+/** What a `Tracer` sends its runs through: a `Sightline` client (its `runs.batch`). */
+export interface RunBatchSender {
+  readonly runs: {
+    batch(projectId: string, runs: readonly RunCreate[]): Promise<RunBatchResult>;
+  };
+}
