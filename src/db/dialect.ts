@@ -8,7 +8,7 @@ export type Dialect = 'sqlite' | 'postgres';
  * handed to features as `Deps.dialect`); this is for code that holds only the `db`. (The migrations
  * keep their own frozen `isPostgres` in `migrations/dialect.ts`.)
  */
-export function dialectOf(db: Kysely<any>): Dialect {
+export function dialectOf<DB>(db: Kysely<DB>): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
 
