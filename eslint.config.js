@@ -23,7 +23,10 @@ export default tseslint.config(
   {
     files: ['src/lib/**/*.ts', 'src/db/**/*.ts', 'src/auth/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/features/**'], message: 'lib/, db/ and auth/ never import from features/: inject what they need (see ARCHITECTURE.md).' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/features/**'], message: 'lib/, db/ and auth/ never import from features/: inject what they need (see ARCHITECTURE.md).' }] },
+      ],
     },
   },
   {
@@ -33,6 +36,20 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', fetch: 'readonly', AbortSignal: 'readonly', performance: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        fetch: 'readonly',
+        AbortSignal: 'readonly',
+        performance: 'readonly',
+      },
+    },
   },
 );

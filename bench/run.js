@@ -60,7 +60,10 @@ const PHASES = ['sqlite', 'sync', 'pg'];
 
 function phases(raw) {
   if (raw === undefined || raw.trim() === '') return PHASES;
-  const list = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const unknown = list.filter((p) => !PHASES.includes(p));
   if (unknown.length > 0 || list.length === 0) throw new Error(`BENCH_ONLY must list phases among ${PHASES.join(', ')} (got ${JSON.stringify(raw)})`);
   return list;
@@ -112,7 +115,7 @@ function spawnTracked(command, args, { env = process.env, logFile = null, stdout
   const child = spawn(command, args, {
     cwd: root,
     env,
-    stdio: ['ignore', stdout ?? (fd ?? 'ignore'), fd ?? 'pipe'],
+    stdio: ['ignore', stdout ?? fd ?? 'ignore', fd ?? 'pipe'],
   });
   if (fd !== null) closeSync(fd);
   children.add(child);
@@ -349,7 +352,8 @@ async function stopServer(server) {
   const rss = server.rss.stop();
   await stopChild(server.child);
   const result = await server.child.exited;
-  if (result.code !== 0 && result.signal !== 'SIGTERM') log(`${server.name} exited with code ${result.code} signal ${result.signal}:\n${tail(server.logFile, 15)}`);
+  if (result.code !== 0 && result.signal !== 'SIGTERM')
+    log(`${server.name} exited with code ${result.code} signal ${result.signal}:\n${tail(server.logFile, 15)}`);
   return rss;
 }
 
@@ -412,7 +416,9 @@ async function ingest(label, server, token, projectId, total, now, order = 'chro
         timeline.push(point);
         lastReport = now;
         lastCreated = created;
-        log(`${label}: ${fmtInt(created)}/${fmtInt(total)} runs, ${fmtInt(point.intervalRunsPerSec)} runs/s over the last interval, ${fmtInt(created / point.elapsedS)} runs/s overall, server RSS ${fmtMb(point.rssKb)}`);
+        log(
+          `${label}: ${fmtInt(created)}/${fmtInt(total)} runs, ${fmtInt(point.intervalRunsPerSec)} runs/s over the last interval, ${fmtInt(created / point.elapsedS)} runs/s overall, server RSS ${fmtMb(point.rssKb)}`,
+        );
       }
     }
   };
@@ -445,9 +451,13 @@ function readRssNow(pid) {
 // Load generation: autocannon in a child pinned to the client core.
 
 async function cannon(url, connections, seconds, headers) {
-  const child = spawnTracked('taskset', ['-c', CLIENT_CPU, process.execPath, join(root, 'bench/cannon.js'), JSON.stringify({ url, connections, seconds, headers })], {
-    stdout: 'pipe',
-  });
+  const child = spawnTracked(
+    'taskset',
+    ['-c', CLIENT_CPU, process.execPath, join(root, 'bench/cannon.js'), JSON.stringify({ url, connections, seconds, headers })],
+    {
+      stdout: 'pipe',
+    },
+  );
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
@@ -478,7 +488,8 @@ async function timeRequests(server, token, path) {
 
 /** The aggregation queries as the server sends them (see src/features/runs/runs.aggregate.ts). */
 const PLAN_SQL = {
-  sqlite: 'select runs.start_time as t, runs.status as s, runs.latency_ms as l, runs.total_tokens as k, runs.cost as c, null as g from runs where runs.project_id = ? and runs.start_time >= ? and runs.start_time < ?',
+  sqlite:
+    'select runs.start_time as t, runs.status as s, runs.latency_ms as l, runs.total_tokens as k, runs.cost as c, null as g from runs where runs.project_id = ? and runs.start_time >= ? and runs.start_time < ?',
   postgres:
     "select (runs.start_time - ((runs.start_time % 3600000) + 3600000) % 3600000) as b, null as g, count(*) as count, count(*) filter (where runs.status = 'failed') as error_count, " +
     'coalesce(sum(runs.total_tokens), 0) as total_tokens, coalesce(sum(runs.cost), 0) as cost, percentile_disc(0.5) within group (order by runs.latency_ms) as p50, ' +
@@ -487,7 +498,14 @@ const PLAN_SQL = {
 };
 
 async function metricsPhase(label, server, token, projectId, plan) {
-  const monitor = (await api(server, token, 'POST', `/v1/projects/${projectId}/monitors`, { name: 'p95 latency', metric: 'latency_p95', window: '1h', threshold: { op: '>', value: 5000 } })).json;
+  const monitor = (
+    await api(server, token, 'POST', `/v1/projects/${projectId}/monitors`, {
+      name: 'p95 latency',
+      metric: 'latency_p95',
+      window: '1h',
+      threshold: { op: '>', value: 5000 },
+    })
+  ).json;
   const to = Date.now();
   const from = to - 86_400_000;
   const runsPath = `/v1/projects/${projectId}/runs/metrics?from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}&bucket=1h`;
@@ -503,7 +521,9 @@ async function metricsPhase(label, server, token, projectId, plan) {
     monitorMetrics: await timeRequests(server, token, monitorPath),
     plan: await plan(projectId, from, to),
   };
-  log(`${label} metrics: runs/metrics median ${fmtMs(result.runsMetrics.median)} ms over ${fmtInt(result.runsInRange)} runs; monitor metrics median ${fmtMs(result.monitorMetrics.median)} ms over ${fmtInt(result.monitorRuns)} runs; /v1/me ${fmtMs(result.baseline.median)} ms`);
+  log(
+    `${label} metrics: runs/metrics median ${fmtMs(result.runsMetrics.median)} ms over ${fmtInt(result.runsInRange)} runs; monitor metrics median ${fmtMs(result.monitorMetrics.median)} ms over ${fmtInt(result.monitorRuns)} runs; /v1/me ${fmtMs(result.baseline.median)} ms`,
+  );
   return result;
 }
 
@@ -544,7 +564,11 @@ async function sqlitePhase(results) {
     results.metricsSqlite = await metricsPhase('sqlite', server, token, project.id, async (projectId, from, to) => {
       const db = new Database(dbPath, { readonly: true, fileMustExist: true });
       try {
-        return db.prepare(`explain query plan ${PLAN_SQL.sqlite}`).all(projectId, from, to).map((r) => r.detail).join('\n');
+        return db
+          .prepare(`explain query plan ${PLAN_SQL.sqlite}`)
+          .all(projectId, from, to)
+          .map((r) => r.detail)
+          .join('\n');
       } finally {
         db.close();
       }
@@ -582,10 +606,17 @@ async function sqlitePhase(results) {
 
     // 3. The bare baseline, pinned to the same core.
     const barePort = await freePort();
-    bare = await startPinned('bare-fastify', [join(root, 'bench/bare-server.js')], { ...process.env, PORT: String(barePort), HOST: '127.0.0.1', BARE_PAGE_FILE: pageFile }, barePort);
+    bare = await startPinned(
+      'bare-fastify',
+      [join(root, 'bench/bare-server.js')],
+      { ...process.env, PORT: String(barePort), HOST: '127.0.0.1', BARE_PAGE_FILE: pageFile },
+      barePort,
+    );
     const bareCheck = await api(bare, token, 'GET', listPath);
     results.pages.bareBytes = Buffer.byteLength(bareCheck.text);
-    log(`bare Fastify pid ${bare.pid} on core ${SERVER_CPU}; page bytes: bare ${results.pages.bareBytes}, real ${results.pages.page1Bytes}, deep ${results.pages.deepBytes}`);
+    log(
+      `bare Fastify pid ${bare.pid} on core ${SERVER_CPU}; page bytes: bare ${results.pages.bareBytes}, real ${results.pages.page1Bytes}, deep ${results.pages.deepBytes}`,
+    );
 
     server.rss.mark('page capture + cursor walk');
     const headers = { authorization: `Bearer ${token}` };
@@ -610,7 +641,9 @@ async function sqlitePhase(results) {
           const r = await cannon(s.url, connections, cfg.seconds, headers);
           results.reads.push({ round, scenario: s.key, ...r });
           if (s.key !== 'a') server.rss.mark(`reads ${s.key} c=${connections} r${round}`);
-          log(`round ${round}/${cfg.rounds} ${s.key} c=${connections}: ${fmtInt(r.rps)} req/s, p99 ${fmtMs(r.latencyMs.p99)} ms${r.non2xx || r.errors ? `, non2xx ${r.non2xx}, errors ${r.errors}` : ''}`);
+          log(
+            `round ${round}/${cfg.rounds} ${s.key} c=${connections}: ${fmtInt(r.rps)} req/s, p99 ${fmtMs(r.latencyMs.p99)} ms${r.non2xx || r.errors ? `, non2xx ${r.non2xx}, errors ${r.errors}` : ''}`,
+          );
         }
       }
     }
@@ -791,25 +824,70 @@ function buildTable(results, { summary, ratios }) {
   }
   const ingestRow = (label, r, target) =>
     r
-      ? [label, `${r.concurrency} batches in flight`, `${fmtInt(r.runsPerSec)} runs/s`, `${fmtMs(r.batchMs.p99)} (per batch)`, '—', `≥ ${fmtInt(target)} runs/s`, met(r.runsPerSec >= target)]
+      ? [
+          label,
+          `${r.concurrency} batches in flight`,
+          `${fmtInt(r.runsPerSec)} runs/s`,
+          `${fmtMs(r.batchMs.p99)} (per batch)`,
+          '—',
+          `≥ ${fmtInt(target)} runs/s`,
+          met(r.runsPerSec >= target),
+        ]
       : null;
   rows.push(ingestRow(`Ingest SQLite: ${fmtInt(cfg.runs)} runs, POST …/runs/batch × ${cfg.batchSize}`, results.ingestSqlite, TARGETS.sqliteRunsPerSec));
   if (results.backfillSqlite) {
     const r = results.backfillSqlite;
-    rows.push([`Ingest SQLite, backfill: ${fmtInt(cfg.backfillRuns)} runs in random start-time order (informational)`, `${r.concurrency} batches in flight`, `${fmtInt(r.runsPerSec)} runs/s`, `${fmtMs(r.batchMs.p99)} (per batch)`, '—', '—', '—']);
+    rows.push([
+      `Ingest SQLite, backfill: ${fmtInt(cfg.backfillRuns)} runs in random start-time order (informational)`,
+      `${r.concurrency} batches in flight`,
+      `${fmtInt(r.runsPerSec)} runs/s`,
+      `${fmtMs(r.batchMs.p99)} (per batch)`,
+      '—',
+      '—',
+      '—',
+    ]);
   }
   if (results.sync) {
     const y = results.sync;
     const label = (mode) => `Ingest SQLite, synchronous=${mode}: ${fmtInt(y.runs)} runs into a fresh database, ${y.rounds.length} round(s)`;
-    rows.push([label('NORMAL'), `${cfg.ingestConcurrency} batches in flight`, `${fmtInt(y.normalRunsPerSec)} runs/s`, `${fmtMs(y.normalBatchP99)} (per batch)`, '— (baseline)', '—', '—']);
-    rows.push([label('FULL'), `${cfg.ingestConcurrency} batches in flight`, `${fmtInt(y.fullRunsPerSec)} runs/s`, `${fmtMs(y.fullBatchP99)} (per batch)`, `FULL/NORMAL = ${fmtRatio(y.ratio)}`, '—', '—']);
+    rows.push([
+      label('NORMAL'),
+      `${cfg.ingestConcurrency} batches in flight`,
+      `${fmtInt(y.normalRunsPerSec)} runs/s`,
+      `${fmtMs(y.normalBatchP99)} (per batch)`,
+      '— (baseline)',
+      '—',
+      '—',
+    ]);
+    rows.push([
+      label('FULL'),
+      `${cfg.ingestConcurrency} batches in flight`,
+      `${fmtInt(y.fullRunsPerSec)} runs/s`,
+      `${fmtMs(y.fullBatchP99)} (per batch)`,
+      `FULL/NORMAL = ${fmtRatio(y.ratio)}`,
+      '—',
+      '—',
+    ]);
   }
-  if (cfg.skipPg || !cfg.only.includes('pg')) rows.push([`Ingest PostgreSQL`, '—', `skipped (${cfg.skipPg ? 'BENCH_SKIP_PG=1' : 'BENCH_ONLY'})`, '—', '—', `≥ ${fmtInt(TARGETS.pgRunsPerSec)} runs/s`, '—']);
+  if (cfg.skipPg || !cfg.only.includes('pg'))
+    rows.push([
+      `Ingest PostgreSQL`,
+      '—',
+      `skipped (${cfg.skipPg ? 'BENCH_SKIP_PG=1' : 'BENCH_ONLY'})`,
+      '—',
+      '—',
+      `≥ ${fmtInt(TARGETS.pgRunsPerSec)} runs/s`,
+      '—',
+    ]);
   else rows.push(ingestRow(`Ingest PostgreSQL: ${fmtInt(cfg.pgRuns)} runs, POST …/runs/batch × ${cfg.batchSize}`, results.ingestPg, TARGETS.pgRunsPerSec));
-  const rssRow = (label, r) => (r ? [label, '—', `peak RSS ${fmtMb(r.peakKb)}`, '—', '—', `≤ ${TARGETS.peakRssMb} MB`, met(r.peakKb / 1024 <= TARGETS.peakRssMb)] : null);
+  const rssRow = (label, r) =>
+    r ? [label, '—', `peak RSS ${fmtMb(r.peakKb)}`, '—', '—', `≤ ${TARGETS.peakRssMb} MB`, met(r.peakKb / 1024 <= TARGETS.peakRssMb)] : null;
   rows.push(rssRow('Server peak RSS, SQLite (ingest + reads)', results.rssSqlite));
   rows.push(rssRow('Server peak RSS, PostgreSQL (ingest)', results.rssPg));
-  for (const [engine, m, runs] of [['SQLite', results.metricsSqlite, cfg.runs], ['PostgreSQL', results.metricsPg, cfg.pgRuns]]) {
+  for (const [engine, m, runs] of [
+    ['SQLite', results.metricsSqlite, cfg.runs],
+    ['PostgreSQL', results.metricsPg, cfg.pgRuns],
+  ]) {
     if (!m) continue;
     const row = (label, t) => [
       `${label}, ${engine}, ${fmtInt(runs)} runs`,
@@ -836,11 +914,23 @@ function rawSection(results, { ratios }) {
   lines.push('| Round | Conns | Scenario | req/s | mean ms (conns ÷ req/s) | p50 ms | p99 ms | max ms | bytes/response | non-2xx | errors | timeouts |');
   lines.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results.reads ?? []) {
-    lines.push(`| ${r.round} | ${r.connections} | ${r.scenario} | ${fmtInt(r.rps)} | ${fmtMs((1000 * r.connections) / r.rps)} | ${fmtMs(r.latencyMs.p50)} | ${fmtMs(r.latencyMs.p99)} | ${fmtMs(r.latencyMs.max)} | ${r.bytesPerResponse} | ${r.non2xx} | ${r.errors} | ${r.timeouts} |`);
+    lines.push(
+      `| ${r.round} | ${r.connections} | ${r.scenario} | ${fmtInt(r.rps)} | ${fmtMs((1000 * r.connections) / r.rps)} | ${fmtMs(r.latencyMs.p50)} | ${fmtMs(r.latencyMs.p99)} | ${fmtMs(r.latencyMs.max)} | ${r.bytesPerResponse} | ${r.non2xx} | ${r.errors} | ${r.timeouts} |`,
+    );
   }
-  lines.push('', 'Latency percentiles come from autocannon\'s HDR histogram, which keeps whole milliseconds (values are truncated, so p50 "0" means under 1 ms). ' +
-      'The mean is derived from the closed loop instead (each connection has one request in flight: mean latency ≈ connections ÷ req/s). bytes/response includes headers.');
-  lines.push('', 'Per-round ratios: ' + Object.entries(ratios).map(([k, v]) => `${k} [${v.perRound.map(fmtRatio).join(', ')}]`).join('; '), '');
+  lines.push(
+    '',
+    'Latency percentiles come from autocannon\'s HDR histogram, which keeps whole milliseconds (values are truncated, so p50 "0" means under 1 ms). ' +
+      'The mean is derived from the closed loop instead (each connection has one request in flight: mean latency ≈ connections ÷ req/s). bytes/response includes headers.',
+  );
+  lines.push(
+    '',
+    'Per-round ratios: ' +
+      Object.entries(ratios)
+        .map(([k, v]) => `${k} [${v.perRound.map(fmtRatio).join(', ')}]`)
+        .join('; '),
+    '',
+  );
   if (results.pages) {
     const p = results.pages;
     lines.push(
@@ -850,7 +940,10 @@ function rawSection(results, { ratios }) {
     );
   }
   lines.push('## Ingestion', '');
-  for (const [label, r, rss] of [['SQLite', results.ingestSqlite, results.rssSqlite], ['PostgreSQL', results.ingestPg, results.rssPg]]) {
+  for (const [label, r, rss] of [
+    ['SQLite', results.ingestSqlite, results.rssSqlite],
+    ['PostgreSQL', results.ingestPg, results.rssPg],
+  ]) {
     if (!r) continue;
     lines.push(
       `- ${label}: ${fmtInt(r.runs)} runs in ${r.elapsedS.toFixed(2)} s = **${fmtInt(r.runsPerSec)} runs/s**; ${r.batches} batches of ≤${r.batchSize}, ${r.concurrency} in flight; ` +
@@ -860,7 +953,10 @@ function rawSection(results, { ratios }) {
         (rss ? `; server peak RSS ${fmtMb(rss.peakKb)} (VmHWM ${fmtMb(rss.hwmKb)}, max sampled VmRSS ${fmtMb(rss.peakSampledKb)})` : ''),
     );
     if (r.timeline.length > 0) {
-      lines.push(`  - ${label} timeline (runs stored → runs/s over the preceding ~5 s, server RSS): ` + r.timeline.map((t) => `${fmtInt(t.runs)} → ${fmtInt(t.intervalRunsPerSec)} (${fmtMb(t.rssKb)})`).join(' · '));
+      lines.push(
+        `  - ${label} timeline (runs stored → runs/s over the preceding ~5 s, server RSS): ` +
+          r.timeline.map((t) => `${fmtInt(t.runs)} → ${fmtInt(t.intervalRunsPerSec)} (${fmtMb(t.rssKb)})`).join(' · '),
+      );
     }
   }
   if (results.sync) {
@@ -868,18 +964,30 @@ function rawSection(results, { ratios }) {
     lines.push('', `## Durability: synchronous=NORMAL vs FULL (${fmtInt(y.runs)} runs per fresh database, databases on ${y.filesystem})`, '');
     lines.push('| Round | NORMAL runs/s | NORMAL batch p99 ms | FULL runs/s | FULL batch p99 ms | FULL/NORMAL |', '|---|---|---|---|---|---|');
     for (const r of y.rounds) {
-      lines.push(`| ${r.round} | ${fmtInt(r.normal.runsPerSec)} | ${fmtMs(r.normal.batchMs.p99)} | ${fmtInt(r.full.runsPerSec)} | ${fmtMs(r.full.batchMs.p99)} | ${fmtRatio(r.ratio)} |`);
+      lines.push(
+        `| ${r.round} | ${fmtInt(r.normal.runsPerSec)} | ${fmtMs(r.normal.batchMs.p99)} | ${fmtInt(r.full.runsPerSec)} | ${fmtMs(r.full.batchMs.p99)} | ${fmtRatio(r.ratio)} |`,
+      );
     }
     lines.push('', `Median of the per-round ratios: **FULL/NORMAL = ${fmtRatio(y.ratio)}**.`);
   }
-  for (const [label, m] of [['SQLite', results.metricsSqlite], ['PostgreSQL', results.metricsPg]]) {
+  for (const [label, m] of [
+    ['SQLite', results.metricsSqlite],
+    ['PostgreSQL', results.metricsPg],
+  ]) {
     if (!m) continue;
     lines.push('', `## Metrics query plan, ${label} (the last 24 hours)`, '', '```', m.plan, '```');
   }
   lines.push('', '## Server memory by phase (highest VmRSS sampled every 200 ms)', '');
-  for (const [label, rss] of [['SQLite server', results.rssSqlite], ['PostgreSQL server', results.rssPg]]) {
+  for (const [label, rss] of [
+    ['SQLite server', results.rssSqlite],
+    ['PostgreSQL server', results.rssPg],
+  ]) {
     if (!rss) continue;
-    lines.push(`- ${label}: ${Object.entries(rss.phases).map(([phase, kb]) => `${phase} ${fmtMb(kb)}`).join(' · ')}; peak ${fmtMb(rss.peakKb)} (VmHWM ${fmtMb(rss.hwmKb)})`);
+    lines.push(
+      `- ${label}: ${Object.entries(rss.phases)
+        .map(([phase, kb]) => `${phase} ${fmtMb(kb)}`)
+        .join(' · ')}; peak ${fmtMb(rss.peakKb)} (VmHWM ${fmtMb(rss.hwmKb)})`,
+    );
   }
   lines.push('', '## Raw JSON', '', '```json', JSON.stringify({ config: cfg, targets: TARGETS, results }, null, 2), '```', '');
   return lines.join('\n');

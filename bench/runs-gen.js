@@ -53,9 +53,20 @@ const SHAPES = [
 const SHAPE_TOTAL = SHAPES.reduce((s, x) => s + x[0], 0);
 
 const MODELS = {
-  llm: [['gpt-4o-mini', 0.15, 0.6], ['gpt-4o', 2.5, 10], ['claude-3-5-sonnet', 3, 15], ['llama-3.1-70b', 0.6, 0.8]],
-  chain: [['gpt-4o-mini', 0.15, 0.6], ['gpt-4o', 2.5, 10]],
-  agent: [['gpt-4o', 2.5, 10], ['claude-3-5-sonnet', 3, 15]],
+  llm: [
+    ['gpt-4o-mini', 0.15, 0.6],
+    ['gpt-4o', 2.5, 10],
+    ['claude-3-5-sonnet', 3, 15],
+    ['llama-3.1-70b', 0.6, 0.8],
+  ],
+  chain: [
+    ['gpt-4o-mini', 0.15, 0.6],
+    ['gpt-4o', 2.5, 10],
+  ],
+  agent: [
+    ['gpt-4o', 2.5, 10],
+    ['claude-3-5-sonnet', 3, 15],
+  ],
   embedding: [['text-embedding-3-small', 0.02, 0]],
 };
 
@@ -149,7 +160,7 @@ export class RunGenerator {
     run.tags = tags;
     run.metadata = {
       userId: `user_${Math.floor(r() * 50_000)}`,
-      sessionId: `sess_${(n * 2654435761 >>> 0).toString(16)}`,
+      sessionId: `sess_${((n * 2654435761) >>> 0).toString(16)}`,
       environment: this.pick(ENVS),
     };
     return run;

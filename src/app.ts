@@ -94,14 +94,21 @@ export function declareV1Route(route: RouteOptions): void {
   const scope: unknown = route.config?.scope;
   if (scope !== 'self' && !isScope(scope)) {
     const declared = scope === undefined ? 'no scope' : `an unknown scope (${JSON.stringify(scope)})`;
-    throw new Error(`${[route.method].flat().join(',')} ${route.url} declares ${declared}: every /v1 route needs config.scope, a scope of the permission table or 'self'.`);
+    throw new Error(
+      `${[route.method].flat().join(',')} ${route.url} declares ${declared}: every /v1 route needs config.scope, a scope of the permission table or 'self'.`,
+    );
   }
   const schema = (route.schema ?? {}) as { body?: unknown; response?: Record<number, unknown> };
   const statuses = [400, 401, 429, 503];
   if (scope !== 'self') statuses.push(403);
   if (route.url.includes(':')) statuses.push(404);
   if (schema.body) statuses.push(408, 413, 415);
-  route.schema = { querystring: NO_QUERY, ...schema, response: { ...problemResponses(...statuses), ...(schema.response ?? {}) }, security: [{ bearer: [] }] } as typeof route.schema;
+  route.schema = {
+    querystring: NO_QUERY,
+    ...schema,
+    response: { ...problemResponses(...statuses), ...(schema.response ?? {}) },
+    security: [{ bearer: [] }],
+  } as typeof route.schema;
   route.config = { ...route.config, authenticated: true } as typeof route.config;
 }
 
@@ -172,7 +179,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     const validate = validatorFor(schema);
     const location = (httpPart ?? 'body') as Location;
     return (data: unknown) => {
-      const input = (location === 'querystring' || location === 'params') && data && typeof data === 'object' ? coerceQuery(schema as never, data as Record<string, unknown>) : data;
+      const input =
+        (location === 'querystring' || location === 'params') && data && typeof data === 'object'
+          ? coerceQuery(schema as never, data as Record<string, unknown>)
+          : data;
       const faults = validate(input) ? textFaults(schema as never, input, location) : toFieldErrors(validate.errors ?? [], location);
       if (faults.length === 0) return { value: input };
       // However a cursor is wrong, the seed's one answer for it is "Cursor is malformed."
@@ -281,7 +291,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // CORS preflights, for any path: answered only for the dashboard's origin and origins some
   // organization allows (api.md 5).
   app.options('/*', { schema: { hide: true } }, async (request, reply) => {
-    if (request.headers['access-control-request-method'] === undefined) throw problems.notFound(`No route for OPTIONS ${request.url.split('?')[0]?.slice(0, 200)}.`);
+    if (request.headers['access-control-request-method'] === undefined)
+      throw problems.notFound(`No route for OPTIONS ${request.url.split('?')[0]?.slice(0, 200)}.`);
     await cors.preflight(request.headers.origin, reply);
     return reply.code(204).send();
   });
@@ -320,7 +331,7 @@ function identityProvider(app: App, config: Config): OidcClient | null {
   if (!['localhost', '127.0.0.1', '[::1]'].includes(host)) {
     app.log.warn(
       { publicUrl: config.publicUrl },
-      'development sign-in is enabled: anyone who reaches this server can sign in with any email (and accept that email\'s invitations). ' +
+      "development sign-in is enabled: anyone who reaches this server can sign in with any email (and accept that email's invitations). " +
         'Set SIGHTLINE_OIDC_ISSUER (with the client id and secret), or NODE_ENV=production',
     );
   }
@@ -333,9 +344,13 @@ function identityProvider(app: App, config: Config): OidcClient | null {
     schema: { hide: true },
     // Before Fastify reads the body: the provider parses its own forms.
     onRequest: async (request, reply) => {
-      handler ??= createDevProvider({ issuer, clientId: DEV_CLIENT_ID, clientSecret, redirectUris: [redirectUri] }).then((provider) => mountedHandler(provider, DEV_IDP_PATH));
+      handler ??= createDevProvider({ issuer, clientId: DEV_CLIENT_ID, clientSecret, redirectUris: [redirectUri] }).then((provider) =>
+        mountedHandler(provider, DEV_IDP_PATH),
+      );
       reply.hijack();
-      await (await handler)(request.raw, reply.raw);
+      await (
+        await handler
+      )(request.raw, reply.raw);
     },
     handler: async () => undefined,
   });

@@ -88,7 +88,13 @@ class UsageError extends Error {}
 interface RemoteCli {
   runCli(
     argv: string[],
-    io: { stdout(text: string): void | Promise<void>; stderr(text: string): void; env: Record<string, string | undefined>; stderrIsTTY?: boolean; signal?: AbortSignal },
+    io: {
+      stdout(text: string): void | Promise<void>;
+      stderr(text: string): void;
+      env: Record<string, string | undefined>;
+      stderrIsTTY?: boolean;
+      signal?: AbortSignal;
+    },
   ): Promise<number>;
 }
 
@@ -100,7 +106,8 @@ interface RemoteCli {
 async function loadRemoteCli(): Promise<RemoteCli> {
   const root = new URL('../', import.meta.url); // the checkout, from src/ and from dist/ alike
   const build = new URL('packages/client/build.mjs', root);
-  if (!existsSync(fileURLToPath(build))) throw new UsageError('the remote commands need the client SDK (packages/client), which this installation does not have');
+  if (!existsSync(fileURLToPath(build)))
+    throw new UsageError('the remote commands need the client SDK (packages/client), which this installation does not have');
   const { ensureBuilt } = (await import(build.href)) as { ensureBuilt(): void };
   ensureBuilt();
   return (await import(new URL('packages/client/dist/cli.js', root).href)) as RemoteCli;
@@ -217,7 +224,11 @@ async function orgAllowOrigin(argv: string[]): Promise<void> {
   const storage = await openStorage(config);
   try {
     await migrateToLatest(storage.db);
-    const org = await storage.db.selectFrom('organizations').select(['id', 'name']).where((eb) => eb.or([eb('name', '=', name.trim()), eb('id', '=', name.trim())])).executeTakeFirst();
+    const org = await storage.db
+      .selectFrom('organizations')
+      .select(['id', 'name'])
+      .where((eb) => eb.or([eb('name', '=', name.trim()), eb('id', '=', name.trim())]))
+      .executeTakeFirst();
     if (!org) throw new UsageError(`no organization named (or with id) ${JSON.stringify(name.trim())}`);
     await addOperatorOrigin(storage.db, org.id, origin, systemClock.now());
     console.log(`organization ${org.id} (${org.name}) allows ${origin}`);

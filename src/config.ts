@@ -4,9 +4,7 @@
  */
 export class ConfigError extends Error {}
 
-export type DatabaseConfig =
-  | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string };
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
 export interface Config {
   port: number;
@@ -125,7 +123,10 @@ function trustProxy(raw: string | undefined): boolean | number | string[] {
   if (raw === undefined || raw === '' || raw === 'false') return false;
   if (raw === 'true') return true;
   if (/^\d{1,2}$/.test(raw)) return Number(raw);
-  const list = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (list.length === 0 || list.some((entry) => !/^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) {
     throw new ConfigError('Invalid configuration: SIGHTLINE_TRUST_PROXY must be true, a hop count, or a comma-separated list of proxy addresses or CIDRs');
   }
@@ -149,7 +150,8 @@ function oidc(env: Env): Config['oidc'] {
     return null;
   }
   const clientId = env.SIGHTLINE_OIDC_CLIENT_ID;
-  if (!clientId) throw new ConfigError('Invalid configuration: SIGHTLINE_OIDC_ISSUER needs SIGHTLINE_OIDC_CLIENT_ID (and usually SIGHTLINE_OIDC_CLIENT_SECRET)');
+  if (!clientId)
+    throw new ConfigError('Invalid configuration: SIGHTLINE_OIDC_ISSUER needs SIGHTLINE_OIDC_CLIENT_ID (and usually SIGHTLINE_OIDC_CLIENT_SECRET)');
   url('SIGHTLINE_OIDC_ISSUER', issuer);
   // Kept exactly as given: discovery compares it with the provider's `issuer`, and some (Auth0) end in a slash.
   return { issuer, clientId, clientSecret: env.SIGHTLINE_OIDC_CLIENT_SECRET ?? '' };

@@ -30,5 +30,8 @@ export async function serve(config: Config): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
   await app.listen({ port: config.port, host: config.host });
-  app.log.info({ database: config.database.kind, publicUrl: config.publicUrl }, `Sightline listening on ${config.host}:${config.port}: dashboard at ${config.publicUrl}/, API reference at ${config.publicUrl}/docs`);
+  app.log.info(
+    { database: config.database.kind, publicUrl: config.publicUrl },
+    `Sightline listening on ${config.host}:${config.port}: dashboard at ${config.publicUrl}/, API reference at ${config.publicUrl}/docs`,
+  );
 }

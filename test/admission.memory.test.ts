@@ -26,7 +26,14 @@ function largeRun(i: number): string {
     messages.push({ role: k % 2 ? 'assistant' : 'user', content, tokens: k });
     size += content.length + 48;
   }
-  return JSON.stringify({ name: `large-${i}`, kind: 'llm', status: 'succeeded', startTime: '2026-11-01T00:00:00.000Z', endTime: '2026-11-01T00:00:01.000Z', inputs: { messages } });
+  return JSON.stringify({
+    name: `large-${i}`,
+    kind: 'llm',
+    status: 'succeeded',
+    startTime: '2026-11-01T00:00:00.000Z',
+    endTime: '2026-11-01T00:00:01.000Z',
+    inputs: { messages },
+  });
 }
 
 for (const dialect of dialects) {
@@ -73,7 +80,12 @@ for (const dialect of dialects) {
       expect(Buffer.byteLength(bodies[0]!)).toBeLessThan(10 * 1024 * 1024);
       const answers = await Promise.all(
         bodies.map(async (body) => {
-          const res = await fetch(runsUrl, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body, signal: AbortSignal.timeout(60_000) });
+          const res = await fetch(runsUrl, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body,
+            signal: AbortSignal.timeout(60_000),
+          });
           return { status: res.status, type: res.headers.get('content-type'), retryAfter: res.headers.get('retry-after'), text: await res.text() };
         }),
       );
@@ -94,7 +106,12 @@ for (const dialect of dialects) {
       // Alive, and serving: health, a small run, and one of the large ones again.
       expect(instance!.child.exitCode).toBeNull();
       expect((await fetch(instance!.url('/readyz'))).status).toBe(200);
-      const again = await fetch(runsUrl, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: bodies[0]!, signal: AbortSignal.timeout(60_000) });
+      const again = await fetch(runsUrl, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: bodies[0]!,
+        signal: AbortSignal.timeout(60_000),
+      });
       expect(again.status).toBe(201);
       expect(peakRssMb(instance!.child.pid!)).toBeLessThan(RSS_BOUND_MB);
     }, 180_000);

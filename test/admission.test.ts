@@ -39,7 +39,8 @@ describeEachDialect(
     });
     afterEach(() => expectAdmissionIdle(ctx));
 
-    const postBatch = (body: string, timeoutMs: number) => fetch(`${runs}/batch`, { method: 'POST', headers: auth, body, signal: AbortSignal.timeout(timeoutMs) });
+    const postBatch = (body: string, timeoutMs: number) =>
+      fetch(`${runs}/batch`, { method: 'POST', headers: auth, body, signal: AbortSignal.timeout(timeoutMs) });
 
     it('an upload in progress holds no ingestion slot: impatient clients beside it are served, and so is it', async () => {
       const slow = slowRequest(`${runs}/batch`, {
@@ -163,11 +164,15 @@ describeEachDialect(
 
     it('a client that disconnects in the middle of its upload gives its bytes back', async () => {
       const bytes = Buffer.from(batchBody(3_000, 1_000, 'cut'));
-      const cut = slowRequest(`${runs}/batch`, { headers: { ...auth, 'content-length': bytes.length }, parts: [{ data: bytes.subarray(0, 500_000) }], end: false, timeoutMs: 300 });
+      const cut = slowRequest(`${runs}/batch`, {
+        headers: { ...auth, 'content-length': bytes.length },
+        parts: [{ data: bytes.subarray(0, 500_000) }],
+        end: false,
+        timeoutMs: 300,
+      });
       await expect(cut).rejects.toThrow(/no answer/);
       await expectAdmissionIdle(ctx);
     });
   },
   { env: { SIGHTLINE_BODY_TIMEOUT_SECONDS: String(BODY_TIMEOUT_S), SIGHTLINE_BODY_BUDGET_MB: '12', SIGHTLINE_INGEST_QUEUE_SECONDS: '5' } },
 );
-

@@ -78,7 +78,12 @@ for (const dialect of dialects) {
       idp = createServer(provider.callback());
       await new Promise<void>((resolve) => idp.listen(idpPort, '127.0.0.1', resolve));
       database = await createTestDatabase(dialect);
-      config = testConfig({ SIGHTLINE_PUBLIC_URL: publicUrl, SIGHTLINE_OIDC_ISSUER: issuer, SIGHTLINE_OIDC_CLIENT_ID: CLIENT_ID, SIGHTLINE_OIDC_CLIENT_SECRET: CLIENT_SECRET });
+      config = testConfig({
+        SIGHTLINE_PUBLIC_URL: publicUrl,
+        SIGHTLINE_OIDC_ISSUER: issuer,
+        SIGHTLINE_OIDC_CLIENT_ID: CLIENT_ID,
+        SIGHTLINE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+      });
       app = await buildApp({ config, storage: database.storage, clock });
       await app.listen({ port: appPort, host: '127.0.0.1' });
       const keys = new Keyring(db(), clock);
@@ -166,7 +171,15 @@ for (const dialect of dialects) {
 
     const me = (jar: Jar) => get('/v1/me', jar);
     const pendingRow = (state: string) => db().selectFrom('auth_requests').selectAll().where('state_hash', '=', sha256(state)).executeTakeFirstOrThrow();
-    const sessionCount = async () => Number((await db().selectFrom('sessions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const sessionCount = async () =>
+      Number(
+        (
+          await db()
+            .selectFrom('sessions')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
 
     /** A failed callback: the problem, no session cookie, no new session row. */
     async function expectRefused(url: URL, jar: Jar, status: number, slug: string): Promise<Record<string, unknown>> {
@@ -193,7 +206,12 @@ for (const dialect of dialects) {
       expect(response.headers.getSetCookie().some((c) => c.startsWith(`${STATE}=;`) && /Max-Age=0/.test(c))).toBe(true);
 
       const res = await me(jar);
-      const body = (await res.json()) as { user: { email: string }; organization: { id: string; name: string }; role: string; token: { kind: string; id: string; expiresAt: string } };
+      const body = (await res.json()) as {
+        user: { email: string };
+        organization: { id: string; name: string };
+        role: string;
+        token: { kind: string; id: string; expiresAt: string };
+      };
       expect(res.status).toBe(200);
       expect(body.user.email).toBe('alice@example.test');
       expect(body.role).toBe('owner');
@@ -250,7 +268,11 @@ for (const dialect of dialects) {
       expect((await callback(first.callback, first.jar)).status).toBe(302);
       // A second, valid pending sign-in carrying the first one's nonce and verifier: only the code is stale.
       const second = await toCallback('reuse@example.test');
-      await db().updateTable('auth_requests').set({ nonce: firstRow.nonce, code_verifier: firstRow.code_verifier }).where('state_hash', '=', sha256(second.state)).execute();
+      await db()
+        .updateTable('auth_requests')
+        .set({ nonce: firstRow.nonce, code_verifier: firstRow.code_verifier })
+        .where('state_hash', '=', sha256(second.state))
+        .execute();
       const replay = new URL(first.callback);
       replay.searchParams.set('state', second.state);
       const body = await expectRefused(replay, second.jar, 401, 'unauthorized');
@@ -259,14 +281,22 @@ for (const dialect of dialects) {
 
     it('refuses a wrong PKCE verifier', async () => {
       const { jar, callback: url, state } = await toCallback('pkce@example.test');
-      await db().updateTable('auth_requests').set({ code_verifier: randomBytes(32).toString('base64url') }).where('state_hash', '=', sha256(state)).execute();
+      await db()
+        .updateTable('auth_requests')
+        .set({ code_verifier: randomBytes(32).toString('base64url') })
+        .where('state_hash', '=', sha256(state))
+        .execute();
       const body = await expectRefused(url, jar, 401, 'unauthorized');
       expect(body.detail).toMatch(/refused the code \(invalid_grant\)/);
     });
 
     it('refuses an ID token whose nonce does not match', async () => {
       const { jar, callback: url, state } = await toCallback('nonce@example.test');
-      await db().updateTable('auth_requests').set({ nonce: randomBytes(32).toString('base64url') }).where('state_hash', '=', sha256(state)).execute();
+      await db()
+        .updateTable('auth_requests')
+        .set({ nonce: randomBytes(32).toString('base64url') })
+        .where('state_hash', '=', sha256(state))
+        .execute();
       const body = await expectRefused(url, jar, 401, 'unauthorized');
       expect(body.detail).toMatch(/did not verify/);
     });
@@ -296,7 +326,11 @@ for (const dialect of dialects) {
         clock.skew = 0;
       }
       expect((await me(jar)).status).toBe(200);
-      await db().updateTable('sessions').set({ expires_at: Date.now() - 1 }).where('secret_hash', '=', sha256(secret)).execute();
+      await db()
+        .updateTable('sessions')
+        .set({ expires_at: Date.now() - 1 })
+        .where('secret_hash', '=', sha256(secret))
+        .execute();
       expect((await expectProblem(await me(jar), 401, 'unauthorized', problemBase)).reason).toBe('token_expired');
     });
 
@@ -361,16 +395,32 @@ for (const dialect of dialects) {
       expect((await get('/v1/me', undefined, { authorization: `Bearer ${caller.token}` })).status).toBe(200);
       // The very JWT the server mints from this session, sent as a bearer token.
       const now = Date.now();
-      const sessionJwt = await tokens.sign('session', { sub: principal.user.id, org: principal.organization.id, jti: principal.token.id, iat: now, exp: now + 60_000 });
-      expect((await expectProblem(await get('/v1/me', undefined, { authorization: `Bearer ${sessionJwt}` }), 401, 'unauthorized', problemBase)).reason).toBe('invalid_token');
+      const sessionJwt = await tokens.sign('session', {
+        sub: principal.user.id,
+        org: principal.organization.id,
+        jti: principal.token.id,
+        iat: now,
+        exp: now + 60_000,
+      });
+      expect((await expectProblem(await get('/v1/me', undefined, { authorization: `Bearer ${sessionJwt}` }), 401, 'unauthorized', problemBase)).reason).toBe(
+        'invalid_token',
+      );
 
       // The identity provider's own ID and access tokens (the test redeems a code itself, as a client would).
       const { callback: url, state } = await toCallback('kinds@example.test');
       const pending = await pendingRow(state);
       const grant = await fetch(`${issuer}/token`, {
         method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}` },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code: url.searchParams.get('code')!, redirect_uri: `${publicUrl}/auth/callback`, code_verifier: pending.code_verifier }),
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${CLIENT_ID}:${CLIENT_SECRET}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: url.searchParams.get('code')!,
+          redirect_uri: `${publicUrl}/auth/callback`,
+          code_verifier: pending.code_verifier,
+        }),
       });
       const idpTokens = (await grant.json()) as { id_token: string; access_token: string };
       expect(grant.status).toBe(200);
@@ -394,7 +444,11 @@ for (const dialect of dialects) {
       expect(body.role).toBe('viewer');
       expect(await db().selectFrom('invitations').select('id').where('email', '=', 'invitee@example.test').execute()).toEqual([]);
       // A viewer's session may not create projects: the server's permission table applies to sessions too.
-      const denied = await fetch(`${publicUrl}/v1/projects`, { method: 'POST', headers: { cookie: jar.header(), origin: publicUrl, 'content-type': 'application/json' }, body: '{"name":"nope"}' });
+      const denied = await fetch(`${publicUrl}/v1/projects`, {
+        method: 'POST',
+        headers: { cookie: jar.header(), origin: publicUrl, 'content-type': 'application/json' },
+        body: '{"name":"nope"}',
+      });
       await expectProblem(denied, 403, 'forbidden', problemBase);
     });
   });
@@ -426,7 +480,11 @@ describe('the built-in development identity provider', () => {
     const idpJar = new Jar();
     let init: RequestInit = {};
     for (let hop = 0; hop < 10 && !next.pathname.startsWith('/auth/callback'); hop++) {
-      const response = await fetch(next, { redirect: 'manual', ...init, headers: { cookie: idpJar.header(), ...(init.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) } });
+      const response = await fetch(next, {
+        redirect: 'manual',
+        ...init,
+        headers: { cookie: idpJar.header(), ...(init.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      });
       idpJar.take(response);
       init = {};
       if (response.status >= 300 && response.status < 400) {
@@ -506,7 +564,12 @@ for (const dialect of dialects) {
         idp = createServer(provider.callback());
         await new Promise<void>((resolve) => idp.listen(idpPort, '127.0.0.1', resolve));
         database = await createTestDatabase(dialect);
-        const config = testConfig({ SIGHTLINE_PUBLIC_URL: publicUrl, SIGHTLINE_OIDC_ISSUER: issuer, SIGHTLINE_OIDC_CLIENT_ID: 'cookies', SIGHTLINE_OIDC_CLIENT_SECRET: clientSecret });
+        const config = testConfig({
+          SIGHTLINE_PUBLIC_URL: publicUrl,
+          SIGHTLINE_OIDC_ISSUER: issuer,
+          SIGHTLINE_OIDC_CLIENT_ID: 'cookies',
+          SIGHTLINE_OIDC_CLIENT_SECRET: clientSecret,
+        });
         app = await buildApp({ config, storage: database.storage });
         await app.ready();
       }, 60_000);
@@ -521,7 +584,14 @@ for (const dialect of dialects) {
         return (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]).map((line) => parseSetCookie(String(line)));
       };
       const kept = (maxAge: number) => ({ path: '/', httponly: true, samesite: 'Lax', 'max-age': String(maxAge), ...(secure ? { secure: true } : {}) });
-      const deleted = { path: '/', httponly: true, samesite: 'Lax', 'max-age': '0', expires: 'Thu, 01 Jan 1970 00:00:00 GMT', ...(secure ? { secure: true } : {}) };
+      const deleted = {
+        path: '/',
+        httponly: true,
+        samesite: 'Lax',
+        'max-age': '0',
+        expires: 'Thu, 01 Jan 1970 00:00:00 GMT',
+        ...(secure ? { secure: true } : {}),
+      };
 
       /** The provider's steps (any login) up to the callback URL it sends the browser back to. */
       async function providerCallback(authorize: string): Promise<string> {
@@ -530,7 +600,11 @@ for (const dialect of dialects) {
         let init: RequestInit = {};
         for (let hop = 0; hop < 10; hop++) {
           if (next.href.startsWith(`${publicUrl}/auth/callback`)) return `${next.pathname}${next.search}`;
-          const response = await fetch(next, { redirect: 'manual', ...init, headers: { cookie: jar.header(), ...(init.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) } });
+          const response = await fetch(next, {
+            redirect: 'manual',
+            ...init,
+            headers: { cookie: jar.header(), ...(init.body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+          });
           jar.take(response);
           init = {};
           if (response.status >= 300 && response.status < 400) {
@@ -582,7 +656,11 @@ for (const dialect of dialects) {
       });
 
       it('reads the first of two session cookies of the same name, among others', async () => {
-        const make = new Factories(database.storage.db, new TokenService(database.storage.db, await keyring(database), testConfig({ SIGHTLINE_PUBLIC_URL: publicUrl }), systemClock), systemClock);
+        const make = new Factories(
+          database.storage.db,
+          new TokenService(database.storage.db, await keyring(database), testConfig({ SIGHTLINE_PUBLIC_URL: publicUrl }), systemClock),
+          systemClock,
+        );
         const caller = await make.caller();
         const { cookie } = await make.session({ userId: caller.userId, organizationId: caller.organizationId, publicUrl });
         expect(cookie.startsWith(`${session}=`)).toBe(true);

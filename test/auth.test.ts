@@ -3,7 +3,18 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/lib/ids.js';
 import { Keyring } from '../src/lib/keys.js';
 import { describeEachDialect, manualClock, PUBLIC_URL, type Caller } from './helpers/harness.js';
-import { b64url, craftToken, decodePayload, expectUnauthorized, registerRow, tokenHash, type SigningMaterial, AUDIENCE, nowSeconds, patClaims } from './helpers-auth.js';
+import {
+  b64url,
+  craftToken,
+  decodePayload,
+  expectUnauthorized,
+  registerRow,
+  tokenHash,
+  type SigningMaterial,
+  AUDIENCE,
+  nowSeconds,
+  patClaims,
+} from './helpers-auth.js';
 
 const PAT_TYP = 'sl-pat+jwt';
 
@@ -33,8 +44,7 @@ describeEachDialect('authentication: token attack matrix on GET /v1/me', (ctx) =
   let victim: Caller;
   let colleague: Caller;
 
-  const me = (authorization?: string, url = '/v1/me') =>
-    ctx.request('GET', url, { headers: authorization === undefined ? {} : { authorization } });
+  const me = (authorization?: string, url = '/v1/me') => ctx.request('GET', url, { headers: authorization === undefined ? {} : { authorization } });
 
   /** The claims the service itself puts in a PAT (src/auth/tokens.ts TokenService.sign), with a fresh jti. */
   const claims = (overrides: Record<string, unknown> = {}) => patClaims(victim, overrides);
@@ -172,18 +182,33 @@ describeEachDialect('authentication: token attack matrix on GET /v1/me', (ctx) =
       { name: 'alg "none" signed with the real key', make: async () => craftToken(header({ alg: 'none' }), claims(), real()) },
       { name: 'alg "None"', make: () => craftToken(header({ alg: 'None' }), claims(), { alg: 'none', signature: 'AAAA' }) },
       { name: 'alg missing', make: () => craftToken(without(header(), 'alg'), claims(), real()) },
-      { name: 'HS256 keyed with the published JWK (JSON text)', make: () => craftToken(header({ alg: 'HS256' }), claims(), { alg: 'HS256', secret: JSON.stringify(publishedJwk) }) },
+      {
+        name: 'HS256 keyed with the published JWK (JSON text)',
+        make: () => craftToken(header({ alg: 'HS256' }), claims(), { alg: 'HS256', secret: JSON.stringify(publishedJwk) }),
+      },
       { name: 'HS256 keyed with the JWKS document text', make: () => craftToken(header({ alg: 'HS256' }), claims(), { alg: 'HS256', secret: jwksText }) },
-      { name: 'HS256 keyed with the public key as PEM/SPKI', make: () => craftToken(header({ alg: 'HS256' }), claims(), { alg: 'HS256', secret: publishedPem }) },
-      { name: 'HS256 keyed with the PEM without its final newline', make: () => craftToken(header({ alg: 'HS256' }), claims(), { alg: 'HS256', secret: publishedPem.trim() }) },
-      { name: 'HS256 keyed with the public point x', make: () => craftToken(header({ alg: 'HS256' }), claims(), { alg: 'HS256', secret: Buffer.from(publishedJwk.x!, 'base64url') }) },
+      {
+        name: 'HS256 keyed with the public key as PEM/SPKI',
+        make: () => craftToken(header({ alg: 'HS256' }), claims(), { alg: 'HS256', secret: publishedPem }),
+      },
+      {
+        name: 'HS256 keyed with the PEM without its final newline',
+        make: () => craftToken(header({ alg: 'HS256' }), claims(), { alg: 'HS256', secret: publishedPem.trim() }),
+      },
+      {
+        name: 'HS256 keyed with the public point x',
+        make: () => craftToken(header({ alg: 'HS256' }), claims(), { alg: 'HS256', secret: Buffer.from(publishedJwk.x!, 'base64url') }),
+      },
       { name: 'RS256 with an attacker RSA key and the service kid', make: () => craftToken(header({ alg: 'RS256' }), claims(), { alg: 'RS256', key: rsaKey }) },
       // wrong key
       { name: "ES256 with an attacker's key and the service kid", make: () => craftToken(header(), claims(), attacker()) },
       { name: 'embedded jwk header (attacker key, no kid)', make: () => craftToken(without(header({ jwk: attackerJwk }), 'kid'), claims(), attacker()) },
       { name: 'embedded jwk header (attacker key) with the service kid', make: () => craftToken(header({ jwk: attackerJwk }), claims(), attacker()) },
       { name: 'jku header pointing at an attacker JWKS', make: () => craftToken(header({ jku: 'https://attacker.example/jwks.json' }), claims(), attacker()) },
-      { name: 'x5u header pointing at an attacker certificate', make: () => craftToken(header({ x5u: 'https://attacker.example/cert.pem' }), claims(), attacker()) },
+      {
+        name: 'x5u header pointing at an attacker certificate',
+        make: () => craftToken(header({ x5u: 'https://attacker.example/cert.pem' }), claims(), attacker()),
+      },
       // kid injection
       { name: 'kid "../../etc/passwd"', make: () => craftToken(header({ kid: '../../etc/passwd' }), claims(), real()) },
       { name: 'kid with an SQL quote', make: () => craftToken(header({ kid: "key_' OR '1'='1" }), claims(), real()) },
@@ -194,7 +219,11 @@ describeEachDialect('authentication: token attack matrix on GET /v1/me', (ctx) =
       { name: 'kid as a number', make: () => craftToken(header({ kid: 1 }), claims(), real()) },
       { name: 'kid as an object', make: () => craftToken(header({ kid: { $ne: null } }), claims(), real()) },
       // time
-      { name: 'expired (exp in the past)', reason: 'token_expired', make: () => craftToken(header(), claims({ iat: nowSeconds() - 7200, nbf: nowSeconds() - 7200, exp: nowSeconds() - 60 }), real()) },
+      {
+        name: 'expired (exp in the past)',
+        reason: 'token_expired',
+        make: () => craftToken(header(), claims({ iat: nowSeconds() - 7200, nbf: nowSeconds() - 7200, exp: nowSeconds() - 60 }), real()),
+      },
       { name: 'nbf in the future', make: () => craftToken(header(), claims({ nbf: nowSeconds() + 3600 }), real()) },
       // issuer and audience
       { name: 'wrong iss', make: () => craftToken(header(), claims({ iss: 'https://attacker.example' }), real()) },
@@ -281,7 +310,11 @@ describeEachDialect('authentication: token attack matrix on GET /v1/me', (ctx) =
     it("a removed member's token: 401", async () => {
       const caller = await ctx.make.caller({ role: 'admin' });
       expect((await me(`Bearer ${caller.token}`)).statusCode).toBe(200);
-      await ctx.database.storage.db.deleteFrom('memberships').where('organization_id', '=', caller.organizationId).where('user_id', '=', caller.userId).execute();
+      await ctx.database.storage.db
+        .deleteFrom('memberships')
+        .where('organization_id', '=', caller.organizationId)
+        .where('user_id', '=', caller.userId)
+        .execute();
       expectUnauthorized(await me(`Bearer ${caller.token}`), 'invalid_token', caller.token);
     });
 
@@ -294,7 +327,11 @@ describeEachDialect('authentication: token attack matrix on GET /v1/me', (ctx) =
 
     it('a row whose expiry has passed although the JWT has not: 401 token_expired', async () => {
       const caller = await ctx.make.caller();
-      await ctx.database.storage.db.updateTable('personal_access_tokens').set({ expires_at: Date.now() - 1000 }).where('id', '=', caller.tokenId).execute();
+      await ctx.database.storage.db
+        .updateTable('personal_access_tokens')
+        .set({ expires_at: Date.now() - 1000 })
+        .where('id', '=', caller.tokenId)
+        .execute();
       expectUnauthorized(await me(`Bearer ${caller.token}`), 'token_expired', caller.token);
     });
 
@@ -304,7 +341,11 @@ describeEachDialect('authentication: token attack matrix on GET /v1/me', (ctx) =
       const forged = await craftToken(header(), claims({ sub: a.userId, org: a.organizationId, jti: b.tokenId }), real());
       expectUnauthorized(await me(`Bearer ${forged}`), 'invalid_token', forged);
       // Make the row recognise the forged string: only the sub/user check stands in the way now.
-      await ctx.database.storage.db.updateTable('personal_access_tokens').set({ token_hash: tokenHash(forged) }).where('id', '=', b.tokenId).execute();
+      await ctx.database.storage.db
+        .updateTable('personal_access_tokens')
+        .set({ token_hash: tokenHash(forged) })
+        .where('id', '=', b.tokenId)
+        .execute();
       expectUnauthorized(await me(`Bearer ${forged}`), 'invalid_token', forged);
     });
 
@@ -312,7 +353,11 @@ describeEachDialect('authentication: token attack matrix on GET /v1/me', (ctx) =
       const a = await ctx.make.caller({ role: 'member' });
       const other = await ctx.make.org();
       const forged = await craftToken(header(), claims({ sub: a.userId, org: other.id, jti: a.tokenId }), real());
-      await ctx.database.storage.db.updateTable('personal_access_tokens').set({ token_hash: tokenHash(forged) }).where('id', '=', a.tokenId).execute();
+      await ctx.database.storage.db
+        .updateTable('personal_access_tokens')
+        .set({ token_hash: tokenHash(forged) })
+        .where('id', '=', a.tokenId)
+        .execute();
       expectUnauthorized(await me(`Bearer ${forged}`), 'invalid_token', forged);
     });
 

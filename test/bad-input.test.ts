@@ -62,9 +62,31 @@ const MONITOR_FIELDS: Record<string, unknown[]> = {
   ],
   metric: [1, null, '', 'p99', 'COUNT', 'latency_p90'],
   window: [1, null, '', '2h', '1H', '30d'],
-  threshold: ['x', 1, [], {}, { op: '!=', value: 1 }, { op: '>' }, { value: 1 }, { op: '>', value: '1' }, { op: '>', value: 1e16 }, { op: '>', value: 1, extra: 1 }],
+  threshold: [
+    'x',
+    1,
+    [],
+    {},
+    { op: '!=', value: 1 },
+    { op: '>' },
+    { value: 1 },
+    { op: '>', value: '1' },
+    { op: '>', value: 1e16 },
+    { op: '>', value: 1, extra: 1 },
+  ],
   enabled: ['true', 1, null, {}],
-  webhookUrls: ['x', {}, [1], [''], ['ftp://example.com/'], ['not a url'], ['http://127.0.0.1/hook'], ['https://u:p@example.com/'], ['https://a.example.com/', 'https://a.example.com/'], Array.from({ length: 6 }, (_, i) => `https://h${i}.example.com/`)],
+  webhookUrls: [
+    'x',
+    {},
+    [1],
+    [''],
+    ['ftp://example.com/'],
+    ['not a url'],
+    ['http://127.0.0.1/hook'],
+    ['https://u:p@example.com/'],
+    ['https://a.example.com/', 'https://a.example.com/'],
+    Array.from({ length: 6 }, (_, i) => `https://h${i}.example.com/`),
+  ],
   state: ['ok'],
   id: ['mon_x'],
   webhookSecret: ['whsec_x'],
@@ -105,7 +127,15 @@ const RUN_FIELDS: Record<string, unknown[]> = {
   outputs: ['x', [], 1],
   error: [1, {}, 'x'.repeat(100_001)],
   model: [1, '', {}],
-  usage: ['x', [], { promptTokens: -1, completionTokens: 0 }, { promptTokens: '1', completionTokens: 1 }, { promptTokens: 1.5, completionTokens: 1 }, { promptTokens: 1 }, { promptTokens: 1, completionTokens: 1, extra: 1 }],
+  usage: [
+    'x',
+    [],
+    { promptTokens: -1, completionTokens: 0 },
+    { promptTokens: '1', completionTokens: 1 },
+    { promptTokens: 1.5, completionTokens: 1 },
+    { promptTokens: 1 },
+    { promptTokens: 1, completionTokens: 1, extra: 1 },
+  ],
   cost: [-1, 'free', {}],
   tags: ['x', [1], ['a', 'a'], [''], Array.from({ length: 51 }, (_, i) => `t${i}`)],
   metadata: ['x', [], 1, null],
@@ -143,7 +173,11 @@ const ROUTES: Route[] = [
     path: () => '/v1/projects',
     body: () => ({ name: uniqueName() }),
     ok: 201,
-    fields: { name: [1, null, [], {}, '', ' lead', 'trail ', 'tab\there', 'x'.repeat(101)], description: [1, null, {}, 'x'.repeat(2001)], organizationId: ['org_x'] },
+    fields: {
+      name: [1, null, [], {}, '', ' lead', 'trail ', 'tab\there', 'x'.repeat(101)],
+      description: [1, null, {}, 'x'.repeat(2001)],
+      organizationId: ['org_x'],
+    },
   },
   { method: 'GET', route: '/v1/projects/{project_id}', path: (f) => `/v1/projects/${f.projectId}`, ok: 200 },
   {
@@ -231,7 +265,14 @@ const ROUTES: Route[] = [
     fields: { variables: ['x', null, [], { name: null }, { name: {} }, { name: 'x', other: 1 }], version: [0, 'x'], label: ['123', 'Upper', 1], bogus: [1] },
   },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors', path: (f) => `/v1/projects/${f.projectId}/monitors`, query: true, ok: 200 },
-  { method: 'POST', route: '/v1/projects/{project_id}/monitors', path: (f) => `/v1/projects/${f.projectId}/monitors`, body: validMonitor, ok: 201, fields: MONITOR_FIELDS },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/monitors',
+    path: (f) => `/v1/projects/${f.projectId}/monitors`,
+    body: validMonitor,
+    ok: 201,
+    fields: MONITOR_FIELDS,
+  },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (f) => monitorPath(f), ok: 200 },
   {
     method: 'PATCH',
@@ -264,7 +305,21 @@ const ID_ROUTES = ROUTES.filter((r) => r.route.includes('{'));
 const QUERY_ROUTES = ROUTES.filter((r) => r.query);
 const PLAIN_ROUTES = ROUTES.filter((r) => !r.query);
 
-const MALFORMED_JSON = ['{', '{"name":', "{'name':'x'}", '{"name":"x",}', 'nul', '{"a":1}}', '{"a":1} {"b":2}', '\u0000', '{"name":"x"\u0000}', 'undefined', 'NaN', '{"a":01}', ' '];
+const MALFORMED_JSON = [
+  '{',
+  '{"name":',
+  "{'name':'x'}",
+  '{"name":"x",}',
+  'nul',
+  '{"a":1}}',
+  '{"a":1} {"b":2}',
+  '\u0000',
+  '{"name":"x"\u0000}',
+  'undefined',
+  'NaN',
+  '{"a":01}',
+  ' ',
+];
 const NOT_OBJECTS = ['[]', '[{}]', '"string"', '42', '-1.5e300', 'null', 'true', 'false'];
 const PROTO_POLLUTION = ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}'];
 
@@ -483,7 +538,12 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       });
 
       it(`${r.method} ${r.route}: a body without a Content-Type → 415 unsupported-media-type`, async () => {
-        const res = await ctx.app.inject({ method: r.method, url: r.path(f), headers: { authorization: `Bearer ${owner.token}` }, payload: JSON.stringify(r.body!()) });
+        const res = await ctx.app.inject({
+          method: r.method,
+          url: r.path(f),
+          headers: { authorization: `Bearer ${owner.token}` },
+          payload: JSON.stringify(r.body!()),
+        });
         expectProblem(res, 415, 'unsupported-media-type');
         expectCleanProblem(res);
       });
@@ -506,7 +566,11 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         [ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/runs'))!, { kind: 'llm' }, ['/name', '/startTime']],
         [ROUTES.find((r) => r.method === 'PATCH' && r.route.endsWith('{run_id}'))!, { status: 'x', cost: -1, tags: 'a' }, ['/status', '/cost', '/tags']],
         [ROUTES.find((r) => r.method === 'PATCH' && r.route === '/v1/projects/{project_id}')!, { name: '', description: 5 }, ['/name', '/description']],
-        [ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/monitors'))!, { name: 1, metric: 'p99', window: '2h', enabled: 'yes', bogus: 1 }, ['/name', '/metric', '/window', '/enabled', '/bogus']],
+        [
+          ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/monitors'))!,
+          { name: 1, metric: 'p99', window: '2h', enabled: 'yes', bogus: 1 },
+          ['/name', '/metric', '/window', '/enabled', '/bogus'],
+        ],
         [ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/monitors'))!, { metric: 'count' }, ['/name', '/window']],
         [
           ROUTES.find((r) => r.method === 'PATCH' && r.route.endsWith('{monitor_id}'))!,
@@ -544,7 +608,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       const route = ROUTES.find((r) => r.route.endsWith('/batch'))!;
       const res = await send(route, { body: { runs: [{ ...validRun(), kind: 'bogus' }, validRun(), { name: 1 }, {}, { ...validRun(), status: 'failed' }] } });
       expect(res.statusCode, res.body).toBe(200);
-      const results = (res.json() as { results: { index: number; status: string; problem?: { type: string; status: number; errors?: FieldFault[] } }[] }).results;
+      const results = (res.json() as { results: { index: number; status: string; problem?: { type: string; status: number; errors?: FieldFault[] } }[] })
+        .results;
       expect(results.map((r) => r.status)).toEqual(['rejected', 'created', 'rejected', 'rejected', 'rejected']);
       for (const r of results.filter((x) => x.status === 'rejected')) {
         expect(r.problem!.type).toMatch(/\/problems\/validation$/);
@@ -667,7 +732,9 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
 
     it('several faulty parameters are all listed', async () => {
       const runs = ROUTES.find((r) => r.route === '/v1/projects/{project_id}/runs')!;
-      expectValidation(await send(runs, { path: `${runs.path(f)}?limit=abc&status=bogus&kind=bogus&bogus=1` }), { parameters: ['limit', 'status', 'kind', 'bogus'] });
+      expectValidation(await send(runs, { path: `${runs.path(f)}?limit=abc&status=bogus&kind=bogus&bogus=1` }), {
+        parameters: ['limit', 'status', 'kind', 'bogus'],
+      });
       const metrics = ROUTES.find((r) => r.route.endsWith('/metrics'))!;
       expectValidation(await send(metrics, { path: `${metrics.path(f)}?bucket=2m&groupBy=user&status=x` }), { parameters: ['bucket', 'groupBy', 'status'] });
     });
@@ -774,10 +841,13 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       const list = ROUTES.find((r) => r.route === '/v1/projects/{project_id}/runs')!;
       const metrics = ROUTES.find((r) => r.route.endsWith('/metrics'))!;
       const g: Fixture = { ...f, projectId: project.id };
-      const created = await send(ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/runs'))!, {
-        ids: g,
-        body: { ...validRun(), metadata: { user: 'a\u0000b', attempt: 2 } },
-      });
+      const created = await send(
+        ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/runs'))!,
+        {
+          ids: g,
+          body: { ...validRun(), metadata: { user: 'a\u0000b', attempt: 2 } },
+        },
+      );
       expect([201, 400], created.body).toContain(created.statusCode);
       await ctx.make.runs(project.id, 1, () => ({ metadata: { attempt: 2 } }));
       const expected = created.statusCode === 201 ? 2 : 1;
@@ -807,7 +877,11 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     });
 
     it('a valid run with random values in random fields: 200, 201, 400 or 409, never 5xx', async () => {
-      const anyValue = fc.oneof(fc.jsonValue(), fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('\u0000', 'a\u0000b', '\ud800', 'llm', 'failed', '2026-11-02T10:00:00.000Z'));
+      const anyValue = fc.oneof(
+        fc.jsonValue(),
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.constantFrom('\u0000', 'a\u0000b', '\ud800', 'llm', 'failed', '2026-11-02T10:00:00.000Z'),
+      );
       const overrides = fc.dictionary(fc.constantFrom(...Object.keys(RUN_FIELDS), 'bogus'), anyValue, { maxKeys: 4 });
       const g: Fixture = { ...f, projectId: (await ctx.make.project(owner.organizationId)).id };
       await fc.assert(
@@ -823,7 +897,20 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     it('a valid monitor with random values in random fields (and in its filter): 201 or 400, never 5xx', async () => {
       const monitors = ROUTES.find((r) => r.method === 'POST' && r.route.endsWith('/monitors'))!;
       const anyValue = fc.oneof(fc.jsonValue(), fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('\u0000', '\ud800', 'count', '1h', null, [], {}));
-      const filterKey = fc.constantFrom('status', 'kind', 'name', 'tag', 'model', 'traceId', 'parentRunId', 'metadata.k', 'metadata.__proto__', '__proto__', 'startedAfter', 'bogus');
+      const filterKey = fc.constantFrom(
+        'status',
+        'kind',
+        'name',
+        'tag',
+        'model',
+        'traceId',
+        'parentRunId',
+        'metadata.k',
+        'metadata.__proto__',
+        '__proto__',
+        'startedAfter',
+        'bogus',
+      );
       const overrides = fc.record({
         fields: fc.dictionary(fc.constantFrom(...Object.keys(MONITOR_FIELDS)), anyValue, { maxKeys: 3 }),
         filter: fc.option(fc.dictionary(filterKey, anyValue, { maxKeys: 3 }), { nil: undefined }),
@@ -838,8 +925,18 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
           else {
             // Accepted: it reads back, and its metrics answer.
             const id = res.json().id as string;
-            expect((await send(ROUTES.find((r) => r.method === 'GET' && r.route.endsWith('{monitor_id}'))!, { ids: { ...g, monitorId: id } })).statusCode).toBe(200);
-            const metrics = await send(ROUTES.find((r) => r.route.endsWith('{monitor_id}/metrics'))!, { ids: { ...g, monitorId: id } });
+            expect(
+              (
+                await send(
+                  ROUTES.find((r) => r.method === 'GET' && r.route.endsWith('{monitor_id}'))!,
+                  { ids: { ...g, monitorId: id } },
+                )
+              ).statusCode,
+            ).toBe(200);
+            const metrics = await send(
+              ROUTES.find((r) => r.route.endsWith('{monitor_id}/metrics'))!,
+              { ids: { ...g, monitorId: id } },
+            );
             expect(metrics.statusCode, metrics.body.slice(0, 300)).toBe(200);
           }
         }),
@@ -892,7 +989,9 @@ function rawExchange(port: number, request: string, timeoutMs = 10_000): Promise
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', (error) => {
       clearTimeout(timer);
-      reject(new Error(`${(error as NodeJS.ErrnoException).code ?? error.message} after ${JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 300))}`));
+      reject(
+        new Error(`${(error as NodeJS.ErrnoException).code ?? error.message} after ${JSON.stringify(Buffer.concat(chunks).toString('latin1').slice(0, 300))}`),
+      );
     });
     socket.on('end', () => {
       clearTimeout(timer);
@@ -906,7 +1005,13 @@ function rawExchange(port: number, request: string, timeoutMs = 10_000): Promise
       }
       const body = split === -1 ? '' : text.slice(split + 4);
       socket.destroy();
-      resolve({ statusCode: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine ?? '')?.[1] ?? 0), headers, body, closedByServer: true, json: () => JSON.parse(body) as unknown });
+      resolve({
+        statusCode: Number(/^HTTP\/1\.1 (\d{3}) /.exec(statusLine ?? '')?.[1] ?? 0),
+        headers,
+        body,
+        closedByServer: true,
+        json: () => JSON.parse(body) as unknown,
+      });
     });
     socket.write(request);
   });
@@ -994,7 +1099,12 @@ describeEachDialect('bad input: credentials and headers refused before any parsi
 
   describe('Authorization headers longer than any token we mint', () => {
     it('over 4096 characters: 401 invalid_token before any parsing, whatever the scheme', async () => {
-      for (const header of [`Bearer ${'a'.repeat(4090)}`, `Bearer ${owner.token}${'A'.repeat(4096)}`, `Basic ${'a'.repeat(5000)}`, `Bearer ${'eyJh'.repeat(2000)}.e.e`]) {
+      for (const header of [
+        `Bearer ${'a'.repeat(4090)}`,
+        `Bearer ${owner.token}${'A'.repeat(4096)}`,
+        `Basic ${'a'.repeat(5000)}`,
+        `Bearer ${'eyJh'.repeat(2000)}.e.e`,
+      ]) {
         const res = await ctx.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: header } });
         const body = expectUnauthorized(res, 'invalid_token', header.slice(7));
         expect(body.detail).toBe(TOO_LONG);
@@ -1041,7 +1151,11 @@ describeEachDialect('bad input: credentials and headers refused before any parsi
     });
 
     it('malformed HTTP: 400 validation "The HTTP request is malformed."', async () => {
-      for (const request of ['NOT HTTP AT ALL\r\n\r\n', 'GET /v1/me HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n', 'GET /v1/me HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n']) {
+      for (const request of [
+        'NOT HTTP AT ALL\r\n\r\n',
+        'GET /v1/me HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n',
+        'GET /v1/me HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n',
+      ]) {
         expectRawProblem(await rawExchange(port, request), 400, 'validation', 'The HTTP request is malformed.');
       }
     });
@@ -1062,13 +1176,20 @@ describeEachDialect('bad input: credentials and headers refused before any parsi
     const value = fc.stringMatching(/^[!-~]([ -~]{0,40}[!-~])?$/);
 
     it('any number of Authorization headers with any values: one is judged (200 or 401), more than one is a 400 naming Authorization', async () => {
-      const header = fc.oneof(fc.constant('valid'), value.map((v) => `Bearer ${v}`), value, fc.constant(''));
+      const header = fc.oneof(
+        fc.constant('valid'),
+        value.map((v) => `Bearer ${v}`),
+        value,
+        fc.constant(''),
+      );
       await fc.assert(
         fc.asyncProperty(fc.array(header, { minLength: 1, maxLength: 4 }), async (values) => {
           const lines = values.map((v) => `Authorization: ${v === 'valid' ? `Bearer ${owner.token}` : v}`.trimEnd());
           const res = await rawExchange(port, rawRequest(lines));
           if (values.length > 1) {
-            expect(expectValidation(asInjected(res), { parameters: ['Authorization'] })).toEqual([{ parameter: 'Authorization', detail: DUPLICATE(values.length) }]);
+            expect(expectValidation(asInjected(res), { parameters: ['Authorization'] })).toEqual([
+              { parameter: 'Authorization', detail: DUPLICATE(values.length) },
+            ]);
           } else if (values[0] === 'valid') {
             expect(res.statusCode, res.body).toBe(200);
           } else {
@@ -1081,13 +1202,18 @@ describeEachDialect('bad input: credentials and headers refused before any parsi
 
     it('an Authorization header of any length up to the header limit is a 401 invalid_token; over 4096 characters with the length detail', async () => {
       await fc.assert(
-        fc.asyncProperty(fc.integer({ min: 1, max: 15_000 }), fc.constantFrom('Bearer ', 'bearer ', 'Basic ', ''), fc.constantFrom('a', '.', 'eyJh', '-_'), async (length, scheme, unit) => {
-          const header = `${scheme}${unit.repeat(Math.ceil(length / unit.length))}`;
-          const res = await ctx.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: header } });
-          const body = expectUnauthorized(res, 'invalid_token');
-          if (header.length > 4096) expect(body.detail).toBe(TOO_LONG);
-          else expect(body.detail).not.toBe(TOO_LONG);
-        }),
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: 15_000 }),
+          fc.constantFrom('Bearer ', 'bearer ', 'Basic ', ''),
+          fc.constantFrom('a', '.', 'eyJh', '-_'),
+          async (length, scheme, unit) => {
+            const header = `${scheme}${unit.repeat(Math.ceil(length / unit.length))}`;
+            const res = await ctx.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: header } });
+            const body = expectUnauthorized(res, 'invalid_token');
+            if (header.length > 4096) expect(body.detail).toBe(TOO_LONG);
+            else expect(body.detail).not.toBe(TOO_LONG);
+          },
+        ),
         { numRuns: 100 },
       );
     });
@@ -1191,7 +1317,9 @@ describeEachDialect('bad input: bodies are stored exactly as sent, or refused na
   it('a body that is not UTF-8 is a 400 naming the byte, never stored with U+FFFD', async () => {
     for (const bad of [Buffer.from([0xff]), Buffer.from([0xc3, 0x28]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xf0, 0x9f, 0x98])]) {
       const payload = Buffer.concat([Buffer.from('{"name":"x'), bad, Buffer.from('y","kind":"llm","startTime":"2026-11-01T00:00:00Z"}')]);
-      expect(expectValidation(await post(runsUrl(), payload), { pointers: [''] })).toEqual([{ pointer: '', detail: 'The body is not valid UTF-8 (at byte 10).' }]);
+      expect(expectValidation(await post(runsUrl(), payload), { pointers: [''] })).toEqual([
+        { pointer: '', detail: 'The body is not valid UTF-8 (at byte 10).' },
+      ]);
     }
     const promptBody = Buffer.concat([Buffer.from('{"name":"utf","template":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
     expect(expectValidation(await post('/v1/prompts', promptBody))).toEqual([{ pointer: '', detail: 'The body is not valid UTF-8 (at byte 29).' }]);
@@ -1209,7 +1337,9 @@ describeEachDialect('bad input: bodies are stored exactly as sent, or refused na
       ]);
     }
     const batch = await post(`${runsUrl()}/batch`, `{"runs":[${run('')},${run(',"metadata":{"x":1e999}')}]}`);
-    expect(expectValidation(batch)).toEqual([{ pointer: '/runs/1/metadata/x', detail: 'The number is out of range (it does not fit a 64-bit floating-point number).' }]);
+    expect(expectValidation(batch)).toEqual([
+      { pointer: '/runs/1/metadata/x', detail: 'The number is out of range (it does not fit a 64-bit floating-point number).' },
+    ]);
     const monitor = await post(`/v1/projects/${projectId}/monitors`, '{"name":"m","metric":"count","window":"1h","threshold":{"op":">","value":1e309}}');
     expect(expectValidation(monitor, { pointers: ['/threshold/value'] })).toHaveLength(1);
     // The largest finite double and the smallest denormal are numbers like any other.
@@ -1222,7 +1352,9 @@ describeEachDialect('bad input: bodies are stored exactly as sent, or refused na
   it('an unpaired surrogate in a text field is a 400 naming it; in free-form JSON it is kept exactly', async () => {
     const lone = 'Must not contain an unpaired UTF-16 surrogate (a lone \\ud800-\\udfff escape).';
     const before = await storedNames();
-    expect(expectValidation(await post(runsUrl(), '{"name":"a\\ud800b","kind":"llm","startTime":"2026-11-01T00:00:00Z"}'))).toEqual([{ pointer: '/name', detail: lone }]);
+    expect(expectValidation(await post(runsUrl(), '{"name":"a\\ud800b","kind":"llm","startTime":"2026-11-01T00:00:00Z"}'))).toEqual([
+      { pointer: '/name', detail: lone },
+    ]);
     expect(expectValidation(await post(runsUrl(), run(',"tags":["ok","\\udc00"]')))).toEqual([{ pointer: '/tags', detail: lone }]);
     expect(expectValidation(await post(runsUrl(), run(',"model":"gpt\\udbff"')))).toEqual([{ pointer: '/model', detail: lone }]);
     const batch = await post(`${runsUrl()}/batch`, `{"runs":[${run(',"id":"pair-ok"')},{"name":"\\ud83d","kind":"llm","startTime":"2026-11-01T00:00:00Z"}]}`);

@@ -119,23 +119,27 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
   };
   /** A step: bounded by the suite's budget; a screenshot after it, and on failure too (with the server's log tail in the error). */
   const step = (name: string, fn: () => Promise<void>, timeout = 20_000) =>
-    it(name, async () => {
-      try {
-        const left = Math.min(timeout - 1_000, deadline - Date.now());
-        if (left <= 0) throw new Error(`the browser suite's ${STEPS_BUDGET_MS / 1000} s budget is spent`);
-        let timer: NodeJS.Timeout | undefined;
-        const expired = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`step out of time (${Math.round(left / 1000)} s left of the suite's budget)`)), left);
-        });
-        await Promise.race([fn(), expired]).finally(() => clearTimeout(timer));
-        await snap(name.replace(/[^a-z0-9]+/gi, '-').toLowerCase());
-      } catch (error) {
-        await snap(`${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}-FAILED`);
-        const tail = server?.logs().slice(-3_000).trim();
-        if (error instanceof Error && tail) error.message += `\n--- server log (tail) ---\n${tail}`;
-        throw error;
-      }
-    }, timeout);
+    it(
+      name,
+      async () => {
+        try {
+          const left = Math.min(timeout - 1_000, deadline - Date.now());
+          if (left <= 0) throw new Error(`the browser suite's ${STEPS_BUDGET_MS / 1000} s budget is spent`);
+          let timer: NodeJS.Timeout | undefined;
+          const expired = new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`step out of time (${Math.round(left / 1000)} s left of the suite's budget)`)), left);
+          });
+          await Promise.race([fn(), expired]).finally(() => clearTimeout(timer));
+          await snap(name.replace(/[^a-z0-9]+/gi, '-').toLowerCase());
+        } catch (error) {
+          await snap(`${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}-FAILED`);
+          const tail = server?.logs().slice(-3_000).trim();
+          if (error instanceof Error && tail) error.message += `\n--- server log (tail) ---\n${tail}`;
+          throw error;
+        }
+      },
+      timeout,
+    );
 
   /** The token minted in the UI, or (when that step failed) one minted with the session cookie, so later steps can go on. */
   const ensureToken = async (): Promise<string> => {
@@ -152,7 +156,8 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     if (projectId) return projectId;
     const t = await ensureToken();
     const found = await apiCall<{ items: { id: string; name: string }[] }>(base(), t, 'GET', `/v1/projects?name=${encodeURIComponent(PROJECT)}`);
-    projectId = found.body.items.find((p) => p.name === PROJECT)?.id ?? (await apiCall<{ id: string }>(base(), t, 'POST', '/v1/projects', { name: PROJECT })).body.id;
+    projectId =
+      found.body.items.find((p) => p.name === PROJECT)?.id ?? (await apiCall<{ id: string }>(base(), t, 'POST', '/v1/projects', { name: PROJECT })).body.id;
     return projectId;
   };
   const runRows = () => page.locator('table tbody tr');
@@ -160,7 +165,11 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
   const closeDialogs = async () => {
     for (let i = 0; i < 3 && (await page.getByRole('dialog').count()) > 0; i++) {
       await page.keyboard.press('Escape');
-      await page.getByRole('dialog').first().waitFor({ state: 'hidden', timeout: 2_000 }).catch(() => {});
+      await page
+        .getByRole('dialog')
+        .first()
+        .waitFor({ state: 'hidden', timeout: 2_000 })
+        .catch(() => {});
     }
   };
 
@@ -171,7 +180,14 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     ensureBuilt(); // dist/ and dist/web (a no-op when they are up to date)
     server = await startServer();
     browser = await launchBrowser();
-    context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, baseURL: server.url, locale: 'en-US', timezoneId: 'UTC', colorScheme: 'light' });
+    context = await browser.newContext({
+      viewport: VIEWPORT,
+      deviceScaleFactor: 1,
+      baseURL: server.url,
+      locale: 'en-US',
+      timezoneId: 'UTC',
+      colorScheme: 'light',
+    });
     context.setDefaultTimeout(ACTION_MS);
     context.setDefaultNavigationTimeout(15_000);
     page = await context.newPage();
@@ -223,7 +239,9 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
         { timeout: ACTION_MS, interval: 200 },
       )
       .toMatch(/^prj_/);
-    projectId = /\/projects\/(prj_[A-Za-z0-9]+)/.exec(page.url())?.[1] ?? /\/projects\/(prj_[A-Za-z0-9]+)/.exec((await page.getByRole('link', { name: PROJECT, exact: true }).first().getAttribute('href')) ?? '')?.[1];
+    projectId =
+      /\/projects\/(prj_[A-Za-z0-9]+)/.exec(page.url())?.[1] ??
+      /\/projects\/(prj_[A-Za-z0-9]+)/.exec((await page.getByRole('link', { name: PROJECT, exact: true }).first().getAttribute('href')) ?? '')?.[1];
     expect(projectId).toMatch(/^prj_/);
   });
 
@@ -249,21 +267,27 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     token = minted;
   });
 
-  step('ingests 30 runs with the token and sees them in the runs table', async () => {
-    const id = await ensureProject();
-    const t = await ensureToken();
-    const batch = await apiCall<{ results: { status: string; problem?: unknown }[] }>(base(), t, 'POST', `/v1/projects/${id}/runs/batch`, { runs: sampleRuns(Date.now()) });
-    expect(batch.status).toBe(200);
-    expect(batch.body.results.filter((r) => r.status === 'created')).toHaveLength(RUNS);
+  step(
+    'ingests 30 runs with the token and sees them in the runs table',
+    async () => {
+      const id = await ensureProject();
+      const t = await ensureToken();
+      const batch = await apiCall<{ results: { status: string; problem?: unknown }[] }>(base(), t, 'POST', `/v1/projects/${id}/runs/batch`, {
+        runs: sampleRuns(Date.now()),
+      });
+      expect(batch.status).toBe(200);
+      expect(batch.body.results.filter((r) => r.status === 'created')).toHaveLength(RUNS);
 
-    await page.goto(`/projects/${id}/runs`);
-    await expect.poll(() => runRows().count(), { timeout: ACTION_MS, interval: 200 }).toBeGreaterThanOrEqual(Math.min(25, RUNS - 1));
-    await page.getByRole('link', { name: 'support-agent', exact: true }).first().waitFor();
-    await page.waitForLoadState('networkidle').catch(() => {});
-    await page.evaluate('window.scrollTo(0, 0)');
-    mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
-    if (process.env.SIGHTLINE_UPDATE_SCREENSHOTS === '1') await screenshot(page, README_SCREENSHOT);
-  }, 25_000);
+      await page.goto(`/projects/${id}/runs`);
+      await expect.poll(() => runRows().count(), { timeout: ACTION_MS, interval: 200 }).toBeGreaterThanOrEqual(Math.min(25, RUNS - 1));
+      await page.getByRole('link', { name: 'support-agent', exact: true }).first().waitFor();
+      await page.waitForLoadState('networkidle').catch(() => {});
+      await page.evaluate('window.scrollTo(0, 0)');
+      mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
+      if (process.env.SIGHTLINE_UPDATE_SCREENSHOTS === '1') await screenshot(page, README_SCREENSHOT);
+    },
+    25_000,
+  );
 
   step('filters the runs by status', async () => {
     await labelled(page, 'Status').selectOption('failed');
@@ -290,7 +314,11 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
           if ((await oldest.count()) > 0) return true;
           await page.evaluate('window.scrollTo(0, document.body.scrollHeight)');
           const more = page.getByRole('button', { name: 'Load more' });
-          if ((await more.count()) > 0 && (await more.first().isEnabled())) await more.first().click({ timeout: 1_000 }).catch(() => {});
+          if ((await more.count()) > 0 && (await more.first().isEnabled()))
+            await more
+              .first()
+              .click({ timeout: 1_000 })
+              .catch(() => {});
           return false;
         },
         { timeout: ACTION_MS + 4_000, interval: 300 },
@@ -328,10 +356,17 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     await form.getByRole('button', { name: 'Create version' }).click();
     const t = await ensureToken();
     await expect
-      .poll(async () => (await apiCall<{ latestVersion: number }>(base(), t, 'GET', `/v1/prompts/${PROMPT}`)).body?.latestVersion, { timeout: ACTION_MS, interval: 250 })
+      .poll(async () => (await apiCall<{ latestVersion: number }>(base(), t, 'GET', `/v1/prompts/${PROMPT}`)).body?.latestVersion, {
+        timeout: ACTION_MS,
+        interval: 250,
+      })
       .toBe(2);
     // The page shows the new version.
-    await page.getByText(/\bv2\b|version 2/i).filter({ visible: true }).first().waitFor();
+    await page
+      .getByText(/\bv2\b|version 2/i)
+      .filter({ visible: true })
+      .first()
+      .waitFor();
   });
 
   step('creates a monitor through the UI and sees it listed with a state', async () => {
@@ -362,7 +397,10 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     // A table row or a list item: the monitor's name with the state the API reports ("no_data" shown as "no data").
     const item = page.getByRole('row').or(page.getByRole('listitem')).filter({ hasText: MONITOR }).first();
     await item.waitFor();
-    await item.getByText(new RegExp(`^\\s*${state.replace('_', '[ _]')}\\s*$`, 'i')).first().waitFor();
+    await item
+      .getByText(new RegExp(`^\\s*${state.replace('_', '[ _]')}\\s*$`, 'i'))
+      .first()
+      .waitFor();
   });
   step('rotates and revokes a token, invites and withdraws, edits allowed origins, keeps the last owner', async () => {
     await closeDialogs();
@@ -377,7 +415,9 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     // Rotate: a new token, shown once the same way.
     await page.getByRole('button', { name: 'Rotate e2e rotate-me', exact: true }).click();
     await page.getByRole('dialog', { name: 'Rotate token' }).getByRole('button', { name: 'Rotate token' }).click();
-    await expect.poll(async () => ((await shown.count()) > 0 ? (await shown.textContent())!.trim() : first), { timeout: ACTION_MS, interval: 100 }).not.toBe(first);
+    await expect
+      .poll(async () => ((await shown.count()) > 0 ? (await shown.textContent())!.trim() : first), { timeout: ACTION_MS, interval: 100 })
+      .not.toBe(first);
     const rotated = (await shown.textContent())!.trim();
     // (Not the old token yet: using a rotated-away token counts as theft and revokes the new one too.)
     expect((await apiCall(base(), rotated, 'GET', '/v1/me')).status).toBe(200);

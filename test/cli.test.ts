@@ -46,7 +46,11 @@ describe('the sightline command', () => {
     const main = cli(['--help'], env);
     expect(main.status).toBe(0);
     for (const command of ['serve', 'migrate', 'token create']) expect(main.stdout).toContain(command);
-    for (const args of [['serve', '--help'], ['migrate', '--help'], ['token', 'create', '--help']]) {
+    for (const args of [
+      ['serve', '--help'],
+      ['migrate', '--help'],
+      ['token', 'create', '--help'],
+    ]) {
       const res = cli(args, env);
       expect(res.status, args.join(' ')).toBe(0);
       expect(res.stdout).toMatch(/^Usage: sightline/);
@@ -106,7 +110,13 @@ describe('the sightline command', () => {
     const body = JSON.stringify({ name: 'graceful' });
     const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = request(
-        { host: '127.0.0.1', port, method: 'POST', path: '/v1/projects', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/v1/projects',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
         (res) => {
           let text = '';
           res.on('data', (d) => (text += d));

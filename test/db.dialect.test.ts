@@ -32,7 +32,8 @@ describe('db/dialect', () => {
 
   it('takes a lock-only row lock on PostgreSQL and runs nothing on SQLite', async () => {
     const executed: string[] = [];
-    const spy = (db: Kysely<Database>) => db.withPlugin({ transformQuery: (args) => (executed.push(args.queryId.queryId), args.node), transformResult: async (args) => args.result });
+    const spy = (db: Kysely<Database>) =>
+      db.withPlugin({ transformQuery: (args) => (executed.push(args.queryId.queryId), args.node), transformResult: async (args) => args.result });
     await takeRowLock(monitor(spy(sqlite)), 'sqlite');
     expect(executed).toEqual([]);
     // The stand-in pool cannot connect, so the query fails once it was built and sent on its way.

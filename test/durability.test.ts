@@ -27,8 +27,19 @@ describe('SQLite durability: acknowledged writes survive kill -9 of the server',
     it(`synchronous=${synchronous}: every run acknowledged before SIGKILL is in the database afterwards`, async () => {
       const port = await freePort();
       const path = join(dir, `${synchronous}.db`);
-      const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${path}`, SIGHTLINE_PUBLIC_URL: `http://127.0.0.1:${port}`, SIGHTLINE_SQLITE_SYNCHRONOUS: synchronous, LOG_LEVEL: 'warn' };
-      const minted = await promisify(execFile)(process.execPath, [BIN, 'token', 'create', '--email', 'd@example.test', '--org', 'durable', '--role', 'owner'], { env, timeout: 60_000 });
+      const env = {
+        ...process.env,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        DATABASE_URL: `sqlite:${path}`,
+        SIGHTLINE_PUBLIC_URL: `http://127.0.0.1:${port}`,
+        SIGHTLINE_SQLITE_SYNCHRONOUS: synchronous,
+        LOG_LEVEL: 'warn',
+      };
+      const minted = await promisify(execFile)(process.execPath, [BIN, 'token', 'create', '--email', 'd@example.test', '--org', 'durable', '--role', 'owner'], {
+        env,
+        timeout: 60_000,
+      });
       const token = minted.stdout.trim().split('\n').at(-1)!;
       const server = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
@@ -36,14 +47,29 @@ describe('SQLite durability: acknowledged writes survive kill -9 of the server',
       const exited = new Promise((resolve) => server.once('exit', resolve));
       try {
         const base = `http://127.0.0.1:${port}`;
-        for (let tries = 0; !(await fetch(`${base}/readyz`).then((r) => r.ok, () => false)); tries++) {
+        for (
+          let tries = 0;
+          !(await fetch(`${base}/readyz`).then(
+            (r) => r.ok,
+            () => false,
+          ));
+          tries++
+        ) {
           if (tries > 300 || server.exitCode !== null) throw new Error(`the server did not start:\n${stderr}`);
           await new Promise((r) => setTimeout(r, 100));
         }
         const post = (url: string, body: unknown) =>
-          fetch(`${base}${url}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+          fetch(`${base}${url}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          });
         const project = (await (await post('/v1/projects', { name: 'durable' })).json()) as { id: string };
-        const runs = Array.from({ length: 500 }, (_, i) => ({ name: `run-${i}`, kind: 'llm', startTime: new Date(Date.UTC(2026, 10, 2, 10, 0, i % 60)).toISOString() }));
+        const runs = Array.from({ length: 500 }, (_, i) => ({
+          name: `run-${i}`,
+          kind: 'llm',
+          startTime: new Date(Date.UTC(2026, 10, 2, 10, 0, i % 60)).toISOString(),
+        }));
         const batch = await post(`/v1/projects/${project.id}/runs/batch`, { runs });
         expect(batch.status).toBe(200);
         expect(((await batch.json()) as { results: { status: string }[] }).results.every((r) => r.status === 'created')).toBe(true);

@@ -24,10 +24,7 @@ function encodeSegment(segment: Segment): string {
 }
 
 export type SigningMaterial =
-  | { alg: 'ES256'; key: CryptoKey }
-  | { alg: 'RS256'; key: CryptoKey }
-  | { alg: 'HS256'; secret: string | Uint8Array }
-  | { alg: 'none'; signature?: string };
+  { alg: 'ES256'; key: CryptoKey } | { alg: 'RS256'; key: CryptoKey } | { alg: 'HS256'; secret: string | Uint8Array } | { alg: 'none'; signature?: string };
 
 /** Signs `b64(header).b64(payload)` with the given material; the header's `alg` is whatever the caller put in it. */
 export async function craftToken(header: Segment, payload: Segment, signing: SigningMaterial): Promise<string> {
@@ -82,7 +79,12 @@ export async function registerRow(
   if (existing) return false;
   const organizationId = typeof claims?.org === 'string' ? claims.org : fallback.organizationId;
   const userId = typeof claims?.sub === 'string' ? claims.sub : fallback.userId;
-  const membership = await db.selectFrom('memberships').select('role').where('organization_id', '=', organizationId).where('user_id', '=', userId).executeTakeFirst();
+  const membership = await db
+    .selectFrom('memberships')
+    .select('role')
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   if (!membership) return false;
   await db
     .insertInto('personal_access_tokens')

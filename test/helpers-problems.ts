@@ -58,10 +58,16 @@ export function expectValidation(
     expect(hasPointer !== hasParameter, `each fault names a pointer or a parameter: ${summary}`).toBe(true);
   }
   for (const p of expected.pointers ?? []) {
-    expect(errors!.map((e) => e.pointer), summary).toContain(p);
+    expect(
+      errors!.map((e) => e.pointer),
+      summary,
+    ).toContain(p);
   }
   for (const p of expected.parameters ?? []) {
-    expect(errors!.map((e) => e.parameter), summary).toContain(p);
+    expect(
+      errors!.map((e) => e.parameter),
+      summary,
+    ).toContain(p);
   }
   return errors!;
 }

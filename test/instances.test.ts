@@ -125,7 +125,8 @@ suite('several instances behave as one (PostgreSQL + Redis, two server processes
     try {
       const applied = (await client.query<{ name: string }>('select name from kysely_migration order by name')).rows.map((r) => r.name);
       expect(applied).toEqual(Object.keys(migrations).sort());
-      const keys = (await client.query<{ purpose: string; n: string }>('select purpose, count(*) as n from service_keys group by purpose order by purpose')).rows;
+      const keys = (await client.query<{ purpose: string; n: string }>('select purpose, count(*) as n from service_keys group by purpose order by purpose'))
+        .rows;
       expect(keys.map((k) => k.purpose)).toEqual(['cursor', 'secret', 'signing']);
     } finally {
       await client.end();
@@ -205,7 +206,8 @@ suite('several instances behave as one (PostgreSQL + Redis, two server processes
   it("a role change through A applies on B to the user's existing token", async () => {
     const project = await call(A(), 'POST', '/v1/projects', owner.token, { name: `roles-${suffix}` });
     expect(project.status, project.text).toBe(201);
-    const write = () => call(B(), 'POST', `/v1/projects/${project.body.id}/runs`, member.token, { name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z' });
+    const write = () =>
+      call(B(), 'POST', `/v1/projects/${project.body.id}/runs`, member.token, { name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z' });
     const before = await write();
     expect(before.status, before.text).toBe(201);
 

@@ -101,7 +101,12 @@ describe('keys given by configuration', () => {
     apps.push(plain);
     const plainKeys = new Keyring(database.storage.db, systemClock);
     await plainKeys.init();
-    const old = await caller({ app: plain, database, config: testConfig(), tokens: new TokenService(database.storage.db, plainKeys, testConfig(), systemClock) });
+    const old = await caller({
+      app: plain,
+      database,
+      config: testConfig(),
+      tokens: new TokenService(database.storage.db, plainKeys, testConfig(), systemClock),
+    });
     const configured = await buildApp({ config: testConfig(env), storage: database.storage });
     apps.push(configured);
     const me = await configured.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${old}` } });
@@ -116,15 +121,27 @@ describe('keys given by configuration', () => {
     const db = a.database.storage.db;
     const org = await ensureOrganization(db, 'acme', 'enterprise', Date.now());
     const user = await ensureUser(db, 'ada@example.test', 'Ada', Date.now());
-    const foreign = await issuePersonalAccessToken(db, other.tokens, { organizationId: org.id, userId: user.id, name: 'foreign', expiresInDays: 1 }, Date.now());
-    expectProblem(await a.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${foreign.token}` } }), 401, 'unauthorized', 'The bearer token is invalid.');
+    const foreign = await issuePersonalAccessToken(
+      db,
+      other.tokens,
+      { organizationId: org.id, userId: user.id, name: 'foreign', expiresInDays: 1 },
+      Date.now(),
+    );
+    expectProblem(
+      await a.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${foreign.token}` } }),
+      401,
+      'unauthorized',
+      'The bearer token is invalid.',
+    );
     // The same row signed with A's key is accepted: only the key differs.
     const own = await issuePersonalAccessToken(db, a.tokens, { organizationId: org.id, userId: user.id, name: 'own', expiresInDays: 1 }, Date.now());
     expect((await a.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${own.token}` } })).statusCode).toBe(200);
   });
 
   it('refuses unusable key settings with one line naming the setting', async () => {
-    expect(() => testConfig({ SIGHTLINE_CURSOR_KEY: 'c2hvcnQ=' })).toThrow(new ConfigError('Invalid configuration: SIGHTLINE_CURSOR_KEY must be 32 bytes, base64-encoded (for example: openssl rand -base64 32)'));
+    expect(() => testConfig({ SIGHTLINE_CURSOR_KEY: 'c2hvcnQ=' })).toThrow(
+      new ConfigError('Invalid configuration: SIGHTLINE_CURSOR_KEY must be 32 bytes, base64-encoded (for example: openssl rand -base64 32)'),
+    );
     expect(() => testConfig({ SIGHTLINE_SECRETS_KEY: randomBytes(16).toString('base64') })).toThrow(ConfigError);
     const database = await createTestDatabase('sqlite');
     databases.push(database);

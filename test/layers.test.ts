@@ -35,7 +35,11 @@ describe('layers only point down', () => {
 
   it('reads the import specifiers of every file in src/lib, src/db and src/auth', () => {
     expect(files.length).toBeGreaterThan(20);
-    for (const layer of LOWER_LAYERS) expect(files.some((f) => isUnder(f, join(src, layer))), layer).toBe(true);
+    for (const layer of LOWER_LAYERS)
+      expect(
+        files.some((f) => isUnder(f, join(src, layer))),
+        layer,
+      ).toBe(true);
     // The reader sees each kind of import, so an empty answer means "no imports", never "not read".
     expect(importSpecifiers(join(src, 'lib', 'cors.ts'))).toContain('./problems.js');
     expect(importSpecifiers(join(src, 'db', 'index.ts'))).toContain('pg');
@@ -76,9 +80,33 @@ describe('the client package has no import cycles', () => {
   const dir = join(root, 'packages', 'client', 'src');
 
   it('the cycle finder finds cycles, short and long, and nothing in a tree', () => {
-    expect(cyclesIn(new Map([['a', ['b']], ['b', ['a']]]))).toEqual(['a -> b -> a']);
-    expect(cyclesIn(new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']]]))).toEqual(['a -> b -> c -> a']);
-    expect(cyclesIn(new Map([['a', ['b', 'c']], ['b', ['c']], ['c', []]]))).toEqual([]);
+    expect(
+      cyclesIn(
+        new Map([
+          ['a', ['b']],
+          ['b', ['a']],
+        ]),
+      ),
+    ).toEqual(['a -> b -> a']);
+    expect(
+      cyclesIn(
+        new Map([
+          ['a', ['b']],
+          ['b', ['c']],
+          ['c', ['a']],
+          ['d', ['a']],
+        ]),
+      ),
+    ).toEqual(['a -> b -> c -> a']);
+    expect(
+      cyclesIn(
+        new Map([
+          ['a', ['b', 'c']],
+          ['b', ['c']],
+          ['c', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('packages/client/src imports form no cycle (type-only imports included)', () => {
@@ -86,7 +114,16 @@ describe('the client package has no import cycles', () => {
     expect(files.length).toBeGreaterThan(5);
     const module = (file: string) => relative(dir, file);
     const edges = new Map(
-      files.map((file) => [module(file), [...new Set(importSpecifiers(file).filter((s) => s.startsWith('.')).map((s) => module(resolve(dirname(file), s)).replace(/\.js$/, '.ts')))]]),
+      files.map((file) => [
+        module(file),
+        [
+          ...new Set(
+            importSpecifiers(file)
+              .filter((s) => s.startsWith('.'))
+              .map((s) => module(resolve(dirname(file), s)).replace(/\.js$/, '.ts')),
+          ),
+        ],
+      ]),
     );
     expect(edges.get('client.ts')).toContain('batch.ts');
     expect(cyclesIn(edges)).toEqual([]);

@@ -68,7 +68,13 @@ interface Instance {
 async function seedProject(db: Kysely<Database>): Promise<string> {
   const org = await ensureOrganization(db, `evaluators-${process.pid}-${Math.random().toString(36).slice(2)}`, 'enterprise', NOW);
   const project = await createProject(db, org.id, { name: 'evaluated' }, NOW);
-  const raws = Array.from({ length: 5 }, (_, i) => ({ name: 'ChatOpenAI', kind: 'llm', status: 'succeeded', startTime: iso(NOW - MINUTE + i * 1000), endTime: iso(NOW - MINUTE + i * 1000 + 250) }));
+  const raws = Array.from({ length: 5 }, (_, i) => ({
+    name: 'ChatOpenAI',
+    kind: 'llm',
+    status: 'succeeded',
+    startTime: iso(NOW - MINUTE + i * 1000),
+    endTime: iso(NOW - MINUTE + i * 1000 + 250),
+  }));
   const results = await ingestRuns(db, project.id, raws, NOW, (k) => `/runs/${k}`);
   expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
   return project.id;
@@ -99,10 +105,16 @@ function expectDisjointCover(a: string[], b: string[], enabled: string[], paused
   expect(new Set(a).size, `${label}: instance A returned an id twice`).toBe(a.length);
   expect(new Set(b).size, `${label}: instance B returned an id twice`).toBe(b.length);
   const inB = new Set(b);
-  expect(a.filter((id) => inB.has(id)), `${label}: evaluated by both instances`).toEqual([]);
+  expect(
+    a.filter((id) => inB.has(id)),
+    `${label}: evaluated by both instances`,
+  ).toEqual([]);
   expect(sorted([...a, ...b]), `${label}: the two instances evaluated exactly the enabled monitors`).toEqual(sorted(enabled));
   const pausedSet = new Set(paused);
-  expect([...a, ...b].filter((id) => pausedSet.has(id)), `${label}: a paused monitor was evaluated`).toEqual([]);
+  expect(
+    [...a, ...b].filter((id) => pausedSet.has(id)),
+    `${label}: a paused monitor was evaluated`,
+  ).toEqual([]);
 }
 
 /**
@@ -123,7 +135,9 @@ async function runCycles(options: {
   const { a, b, clock, enabled, paused, failures } = options;
   const db = a.db;
   const ids = [...enabled, ...paused];
-  const before = new Map((await db.selectFrom('monitors').select(['id', 'last_evaluated_at']).where('id', 'in', ids).execute()).map((r) => [r.id, r.last_evaluated_at]));
+  const before = new Map(
+    (await db.selectFrom('monitors').select(['id', 'last_evaluated_at']).where('id', 'in', ids).execute()).map((r) => [r.id, r.last_evaluated_at]),
+  );
   const history = new Map<string, string[]>(
     (await db.selectFrom('monitors').select(['id', 'state']).where('id', 'in', ids).execute()).map((r) => [r.id, [r.state]]),
   );
@@ -162,7 +176,13 @@ async function runCycles(options: {
   }
 
   // One event per state change, never a duplicate from a monitor evaluated twice.
-  const events = await db.selectFrom('monitor_events').select(['monitor_id', 'from_state', 'to_state', 'created_at', 'reason']).where('monitor_id', 'in', ids).orderBy('created_at').orderBy('id').execute();
+  const events = await db
+    .selectFrom('monitor_events')
+    .select(['monitor_id', 'from_state', 'to_state', 'created_at', 'reason'])
+    .where('monitor_id', 'in', ids)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   const perMonitor = new Map<string, typeof events>();
   for (const e of events) perMonitor.set(e.monitor_id, [...(perMonitor.get(e.monitor_id) ?? []), e]);
   let changes = 0;
@@ -218,7 +238,8 @@ function evaluatorInstances(dialect: Dialect): void {
     // Each scenario starts from no monitors, so only its own are ever due.
     beforeEach(async () => {
       failures.length = 0;
-      for (const table of ['webhook_attempts', 'webhook_deliveries', 'monitor_events', 'monitors'] as const) await database.storage.db.deleteFrom(table).execute();
+      for (const table of ['webhook_attempts', 'webhook_deliveries', 'monitor_events', 'monitors'] as const)
+        await database.storage.db.deleteFrom(table).execute();
     });
 
     if (dialect === 'postgres') {
@@ -258,7 +279,7 @@ function evaluatorInstances(dialect: Dialect): void {
       for (const row of pausedRows) expect(row).toEqual({ last_evaluated_at: null, state: 'no_data' });
     }, 120_000);
 
-    it("a lease held by a crashed instance blocks both others until it expires; then exactly one of them takes the monitor", async () => {
+    it('a lease held by a crashed instance blocks both others until it expires; then exactly one of them takes the monitor', async () => {
       clock.set(NOW);
       const projectId = await seedProject(a.db);
       const { enabled, paused } = await createMonitors(a.monitoring, projectId, 30);
@@ -333,7 +354,11 @@ function evaluatorInstances(dialect: Dialect): void {
       const projectId = await seedProject(a.db);
       const { enabled, paused } = await createMonitors(a.monitoring, projectId, 10);
       // Expired leases everywhere (an instance crashed long ago).
-      await a.db.updateTable('monitors').set({ lease_owner: 'crashed:ffffffffffff', lease_until: NOW - 1 }).where('id', 'in', [...enabled, ...paused]).execute();
+      await a.db
+        .updateTable('monitors')
+        .set({ lease_owner: 'crashed:ffffffffffff', lease_until: NOW - 1 })
+        .where('id', 'in', [...enabled, ...paused])
+        .execute();
       clock.set(NOW + INTERVAL - 1);
       expect(await Promise.all([a.monitoring.evaluateDue(), b.monitoring.evaluateDue()])).toEqual([[], []]);
       clock.set(NOW + INTERVAL);

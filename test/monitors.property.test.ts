@@ -17,7 +17,8 @@ const WEEK = 7 * 24 * HOUR;
 const clock = manualClock(NOW);
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const absentOr = <T>(arb: fc.Arbitrary<T>, absentWeight = 2) => fc.oneof({ arbitrary: fc.constant(undefined), weight: absentWeight }, { arbitrary: arb, weight: 1 });
+const absentOr = <T>(arb: fc.Arbitrary<T>, absentWeight = 2) =>
+  fc.oneof({ arbitrary: fc.constant(undefined), weight: absentWeight }, { arbitrary: arb, weight: 1 });
 
 /** Start offsets from NOW: the window's edges (−7 d is inside, a millisecond earlier is not), and anywhere around. */
 const offsetArb = fc.oneof(
@@ -171,7 +172,10 @@ describeEachDialect(
           expect(walked.map((r) => r.id).sort()).toEqual(expected.map((r) => r.id).sort());
 
           for (const metric of ['count', 'error_count'] as const) {
-            const created = await ctx.request('POST', `/v1/projects/${projectId}/monitors`, { token: caller.token, body: { name: `${metric} ${JSON.stringify(filter)}`.slice(0, 200), metric, window: '7d', filter } });
+            const created = await ctx.request('POST', `/v1/projects/${projectId}/monitors`, {
+              token: caller.token,
+              body: { name: `${metric} ${JSON.stringify(filter)}`.slice(0, 200), metric, window: '7d', filter },
+            });
             expect(created.statusCode, created.body.slice(0, 300)).toBe(201);
             const monitor = created.json() as Json;
             const metrics = await ctx.request('GET', `/v1/projects/${projectId}/monitors/${monitor.id}/metrics`, { token: caller.token });
@@ -180,7 +184,9 @@ describeEachDialect(
             expect(current.windowStart).toBe(iso(NOW - WEEK));
             expect(current.windowEnd).toBe(iso(NOW));
             expect(current.count, `${metric} ${JSON.stringify(filter)}`).toBe(walked.length);
-            expect(current.value, `${metric} ${JSON.stringify(filter)}`).toBe(metric === 'count' ? walked.length : walked.filter((r) => r.status === 'failed').length);
+            expect(current.value, `${metric} ${JSON.stringify(filter)}`).toBe(
+              metric === 'count' ? walked.length : walked.filter((r) => r.status === 'failed').length,
+            );
             expect(current.state).toBe(walked.length === 0 ? 'no_data' : 'ok');
           }
         }),

@@ -13,7 +13,22 @@ const NOW = Date.parse('2026-11-20T12:00:00.000Z');
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const clock = manualClock(NOW);
-const MONITOR_KEYS = ['createdAt', 'description', 'enabled', 'filter', 'id', 'lastEvaluatedAt', 'metric', 'name', 'projectId', 'state', 'threshold', 'updatedAt', 'webhookUrls', 'window'];
+const MONITOR_KEYS = [
+  'createdAt',
+  'description',
+  'enabled',
+  'filter',
+  'id',
+  'lastEvaluatedAt',
+  'metric',
+  'name',
+  'projectId',
+  'state',
+  'threshold',
+  'updatedAt',
+  'webhookUrls',
+  'window',
+];
 
 function ok(res: LightMyRequestResponse, status = 200): Json {
   expect(res.statusCode, res.body.slice(0, 500)).toBe(status);
@@ -28,7 +43,15 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * running chain (no latency). Tokens and cost on the llm runs.
  */
 const SEED = [
-  ...Array.from({ length: 10 }, (_, i) => ({ kind: 'llm', status: 'succeeded', latency: (i + 1) * 100, model: 'm1', tokens: 10 * (i + 1), cost: 0.25, tags: ['prod'] })),
+  ...Array.from({ length: 10 }, (_, i) => ({
+    kind: 'llm',
+    status: 'succeeded',
+    latency: (i + 1) * 100,
+    model: 'm1',
+    tokens: 10 * (i + 1),
+    cost: 0.25,
+    tags: ['prod'],
+  })),
   { kind: 'llm', status: 'failed', latency: 2000, model: 'm2', tokens: 5, cost: 0.5, tags: ['prod'] },
   { kind: 'llm', status: 'failed', latency: 3000, model: 'm2', tokens: 7, cost: 0.5, tags: [] },
   { kind: 'chain', status: 'running', latency: null, model: null, tokens: null, cost: null, tags: ['prod'] },
@@ -80,10 +103,27 @@ describeEachDialect(
     describe('create, get, list, patch, delete', () => {
       it('creates a monitor (201): the documented record plus the webhook secret shown once, evaluated at once', async () => {
         clock.set(NOW);
-        const body = await h.monitor(owner, projectId, { name: 'Errors', description: 'd', metric: 'error_count', threshold: { op: '>', value: 1 }, filter: { kind: 'llm' } });
+        const body = await h.monitor(owner, projectId, {
+          name: 'Errors',
+          description: 'd',
+          metric: 'error_count',
+          threshold: { op: '>', value: 1 },
+          filter: { kind: 'llm' },
+        });
         expect(Object.keys(body).sort()).toEqual([...MONITOR_KEYS, 'webhookSecret'].sort());
         expect(body.webhookSecret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
-        expect(body).toMatchObject({ projectId, name: 'Errors', description: 'd', metric: 'error_count', window: '1h', threshold: { op: '>', value: 1 }, enabled: true, state: 'alerting', filter: { kind: 'llm' }, webhookUrls: [] });
+        expect(body).toMatchObject({
+          projectId,
+          name: 'Errors',
+          description: 'd',
+          metric: 'error_count',
+          window: '1h',
+          threshold: { op: '>', value: 1 },
+          enabled: true,
+          state: 'alerting',
+          filter: { kind: 'llm' },
+          webhookUrls: [],
+        });
         expect(body.lastEvaluatedAt).toBe(iso(NOW));
         const got = ok(await h.get(owner, `${h.base(projectId)}/${body.id}`));
         expect(Object.keys(got).sort()).toEqual(MONITOR_KEYS);
@@ -108,7 +148,11 @@ describeEachDialect(
 
       it('lists newest first, filtered by state and enabled', async () => {
         const project = (await ctx.make.project(owner.organizationId)).id;
-        await ctx.make.runs(project, 3, (i) => ({ startTime: iso(NOW - 10 * MINUTE + i * 1000), status: 'succeeded', endTime: iso(NOW - 10 * MINUTE + i * 1000 + 5) }));
+        await ctx.make.runs(project, 3, (i) => ({
+          startTime: iso(NOW - 10 * MINUTE + i * 1000),
+          status: 'succeeded',
+          endTime: iso(NOW - 10 * MINUTE + i * 1000 + 5),
+        }));
         const a = await h.monitor(owner, project, { name: 'a', metric: 'count', threshold: { op: '>', value: 1 } }); // alerting
         clock.advance(1);
         const b = await h.monitor(owner, project, { name: 'b', metric: 'count', threshold: { op: '>', value: 10 } }); // ok
@@ -147,10 +191,21 @@ describeEachDialect(
       });
 
       it('refuses bad bodies with every fault named', async () => {
-        const res = await h.create(owner, projectId, { name: '', metric: 'p99', window: '2h', threshold: { op: '!=', value: 'x' }, filter: { startedAfter: iso(NOW), bogus: 1 }, webhookUrls: ['ftp://x'] });
+        const res = await h.create(owner, projectId, {
+          name: '',
+          metric: 'p99',
+          window: '2h',
+          threshold: { op: '!=', value: 'x' },
+          filter: { startedAfter: iso(NOW), bogus: 1 },
+          webhookUrls: ['ftp://x'],
+        });
         const body = expectProblem(res, 400, 'validation');
         const pointers = (body.errors as { pointer: string }[]).map((e) => e.pointer);
-        for (const p of ['/name', '/metric', '/window', '/threshold/op', '/threshold/value', '/filter']) expect(pointers.some((x) => x.startsWith(p)), `${p} in ${pointers}`).toBe(true);
+        for (const p of ['/name', '/metric', '/window', '/threshold/op', '/threshold/value', '/filter'])
+          expect(
+            pointers.some((x) => x.startsWith(p)),
+            `${p} in ${pointers}`,
+          ).toBe(true);
         expectProblem(await h.create(owner, projectId, { name: 'x', metric: 'count', window: '1h', extra: true }), 400, 'validation');
         expectProblem(await h.patch(owner, projectId, 'mon_nope', {}), 400, 'validation');
       });
@@ -178,7 +233,16 @@ describeEachDialect(
       // Over the seeded hour: 13 runs; 2 failed; latencies (ended runs) 100..1000, 2000, 3000 (12 values);
       // tokens 10+20+…+100 + 5 + 7 = 562; cost 10*0.25 + 0.5 + 0.5 = 3.5.
       // Nearest rank over 12 sorted latencies: p50 rank 6 → 600; p95 rank ceil(11.4)=12 → 3000; p99 rank 12 → 3000.
-      const expected: Record<string, number> = { count: 13, error_count: 2, error_rate: 2 / 13, latency_p50: 600, latency_p95: 3000, latency_p99: 3000, total_tokens: 562, cost: 3.5 };
+      const expected: Record<string, number> = {
+        count: 13,
+        error_count: 2,
+        error_rate: 2 / 13,
+        latency_p50: 600,
+        latency_p95: 3000,
+        latency_p99: 3000,
+        total_tokens: 562,
+        cost: 3.5,
+      };
       for (const [metric, value] of Object.entries(expected)) {
         it(`${metric} = ${value}`, async () => {
           clock.set(NOW);

@@ -51,7 +51,9 @@ describe('OpenAPI document', () => {
 describe('/v1 route declarations', () => {
   it('a /v1 route that declares no scope does not register: the error names its method and URL', async () => {
     await expect(v1With((v1) => v1.get('/undeclared/:thing_id', async () => ({})))).rejects.toThrow(/^GET \/v1\/undeclared\/:thing_id declares no scope/);
-    await expect(v1With((v1) => v1.route({ method: ['POST', 'PUT'], url: '/both', config: {}, handler: async () => ({}) }))).rejects.toThrow(/^POST,PUT \/v1\/both declares no scope/);
+    await expect(v1With((v1) => v1.route({ method: ['POST', 'PUT'], url: '/both', config: {}, handler: async () => ({}) }))).rejects.toThrow(
+      /^POST,PUT \/v1\/both declares no scope/,
+    );
   });
 
   it('a scope is typed: a misspelt one is a compile error (npm run typecheck), and an unknown one does not register', async () => {
@@ -63,7 +65,11 @@ describe('/v1 route declarations', () => {
   it('documents the shared problems from the declaration, and keeps what the route lists for its own reasons', async () => {
     const routes = await v1With((v1) => {
       v1.get('/me-like', { config: { scope: 'self' } }, async () => ({}));
-      v1.post('/things/:thing_id', { config: { scope: 'runs:write' }, schema: { body: { type: 'object' }, response: { 409: { type: 'object' } } } }, async () => ({}));
+      v1.post(
+        '/things/:thing_id',
+        { config: { scope: 'runs:write' }, schema: { body: { type: 'object' }, response: { 409: { type: 'object' } } } },
+        async () => ({}),
+      );
     });
     expect(documented(routes.get('GET /v1/me-like'))).toEqual(['400', '401', '429', '503']);
     const post = routes.get('POST /v1/things/:thing_id');

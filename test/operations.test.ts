@@ -196,7 +196,12 @@ describe('configuration', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sightline-sync-'));
     try {
       // PRAGMA synchronous: 1 is NORMAL, 2 is FULL.
-      for (const [value, expected] of [[undefined, 1], ['normal', 1], ['FULL', 2], ['full', 2]] as const) {
+      for (const [value, expected] of [
+        [undefined, 1],
+        ['normal', 1],
+        ['FULL', 2],
+        ['full', 2],
+      ] as const) {
         const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, `${value ?? 'unset'}.db`)}`, ...(value ? { SIGHTLINE_SQLITE_SYNCHRONOUS: value } : {}) });
         // The one way every process (serve, the CLI's migrate and token create, openapi) opens storage.
         const storage = await openStorage(config);

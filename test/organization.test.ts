@@ -30,9 +30,7 @@ describeEachDialect('organization, members, invitations', (ctx: TestContext) => 
   async function team(): Promise<Record<Role, Caller>> {
     const owner = await ctx.make.caller({ role: 'owner' });
     const organizationId = owner.organizationId;
-    const [admin, member, viewer] = await Promise.all(
-      (['admin', 'member', 'viewer'] as const).map((role) => ctx.make.caller({ role, organizationId })),
-    );
+    const [admin, member, viewer] = await Promise.all((['admin', 'member', 'viewer'] as const).map((role) => ctx.make.caller({ role, organizationId })));
     return { owner, admin: admin!, member: member!, viewer: viewer! };
   }
 
@@ -87,7 +85,13 @@ describeEachDialect('organization, members, invitations', (ctx: TestContext) => 
     for (const role of ROLES) {
       const org = await getOrg(t[role]);
       expect(Object.keys(org).sort(), role).toEqual(['allowedOrigins', 'createdAt', 'id', 'name', 'plan']);
-      expect(org).toEqual({ id: expected.id, name: expected.name, plan: 'enterprise', allowedOrigins: [], createdAt: new Date(Number(expected.created_at)).toISOString() });
+      expect(org).toEqual({
+        id: expected.id,
+        name: expected.name,
+        plan: 'enterprise',
+        allowedOrigins: [],
+        createdAt: new Date(Number(expected.created_at)).toISOString(),
+      });
       expect(org.createdAt).toMatch(ISO_MS);
     }
     expect((await getOrg(other)).id).not.toBe(t.owner.organizationId);
@@ -213,7 +217,11 @@ describeEachDialect('organization, members, invitations', (ctx: TestContext) => 
     expect((await getOrg(t.owner)).allowedOrigins).toEqual([]);
   });
 
-  for (const [plan, quota] of [['free', 1], ['team', 10], ['enterprise', 100]] as const) {
+  for (const [plan, quota] of [
+    ['free', 1],
+    ['team', 10],
+    ['enterprise', 100],
+  ] as const) {
     it(`the ${plan} plan allows ${quota} custom origin(s); one more is a 400 naming /allowedOrigins`, async () => {
       const t = await team();
       await setPlan(t.owner.organizationId, plan);
@@ -402,7 +410,12 @@ describeEachDialect('organization, members, invitations', (ctx: TestContext) => 
       // 403: by the time its turn came, the caller was an admin; 409 would do too (the last owner).
       expect([403, 409], `${ra.body} / ${rb.body}`).toContain(lost.statusCode);
       expectCleanProblem(lost);
-      const owners = await db().selectFrom('memberships').select('user_id').where('organization_id', '=', a.organizationId).where('role', '=', 'owner').execute();
+      const owners = await db()
+        .selectFrom('memberships')
+        .select('user_id')
+        .where('organization_id', '=', a.organizationId)
+        .where('role', '=', 'owner')
+        .execute();
       expect(owners).toHaveLength(1);
     }
   });
@@ -431,7 +444,12 @@ describeEachDialect('organization, members, invitations', (ctx: TestContext) => 
   it('PATCH members: viewers and members get 403 (even for themselves); nothing changes', async () => {
     const t = await team();
     for (const role of ['member', 'viewer'] as const) {
-      for (const [target, newRole] of [[t.member.userId, 'viewer'], [t.viewer.userId, 'admin'], [t[role].userId, 'owner'], [t[role].userId, 'admin']] as const) {
+      for (const [target, newRole] of [
+        [t.member.userId, 'viewer'],
+        [t.viewer.userId, 'admin'],
+        [t[role].userId, 'owner'],
+        [t[role].userId, 'admin'],
+      ] as const) {
         const res = await setRole(t[role], target, { role: newRole });
         expectProblem(res, 403, 'forbidden');
       }
@@ -463,7 +481,11 @@ describeEachDialect('organization, members, invitations', (ctx: TestContext) => 
   it('DELETE members: an admin removes a member: 204, their tokens then get 401 and show revokedAt', async () => {
     const t = await team();
     const gone = await ctx.make.caller({ role: 'member', organizationId: t.owner.organizationId });
-    const secondToken = await ctx.make.caller({ role: 'member', organizationId: t.owner.organizationId, email: (await db().selectFrom('users').select('email').where('id', '=', gone.userId).executeTakeFirstOrThrow()).email });
+    const secondToken = await ctx.make.caller({
+      role: 'member',
+      organizationId: t.owner.organizationId,
+      email: (await db().selectFrom('users').select('email').where('id', '=', gone.userId).executeTakeFirstOrThrow()).email,
+    });
     expect(secondToken.userId).toBe(gone.userId);
     expect((await ctx.request('GET', '/v1/me', { token: gone.token })).statusCode).toBe(200);
 

@@ -42,7 +42,10 @@ async function buildWorld(ctx: TestContext): Promise<World> {
   const [runId] = await ctx.make.runs(project.id, 1);
   const spare = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'spare' } });
   expect(spare.statusCode, spare.body).toBe(201);
-  const invitation = await ctx.request('POST', '/v1/organization/invitations', { token: owner.token, body: { email: `${unique('inv')}@example.test`, role: 'viewer' } });
+  const invitation = await ctx.request('POST', '/v1/organization/invitations', {
+    token: owner.token,
+    body: { email: `${unique('inv')}@example.test`, role: 'viewer' },
+  });
   expect(invitation.statusCode, invitation.body).toBe(201);
   const prompt = await ctx.request('POST', '/v1/prompts', { token: owner.token, body: { name: unique('prompt'), template: 'Hi {{name}}' } });
   expect(prompt.statusCode, prompt.body).toBe(201);
@@ -82,30 +85,72 @@ const ID_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/projects/{project_id}', path: (w) => `/v1/projects/${w.projectId}`, ok: 204 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs', path: (w) => `/v1/projects/${w.projectId}/runs`, ok: 200 },
   { method: 'POST', route: '/v1/projects/{project_id}/runs', path: (w) => `/v1/projects/${w.projectId}/runs`, body: validRun, ok: 201 },
-  { method: 'POST', route: '/v1/projects/{project_id}/runs/batch', path: (w) => `/v1/projects/${w.projectId}/runs/batch`, body: () => ({ runs: [validRun()] }), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/runs/batch',
+    path: (w) => `/v1/projects/${w.projectId}/runs/batch`,
+    body: () => ({ runs: [validRun()] }),
+    ok: 200,
+  },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (w) => `/v1/projects/${w.projectId}/runs/metrics`, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (w) => `/v1/projects/${w.projectId}/runs/${w.runId}`, ok: 200 },
-  { method: 'PATCH', route: '/v1/projects/{project_id}/runs/{run_id}', path: (w) => `/v1/projects/${w.projectId}/runs/${w.runId}`, body: () => ({ status: 'succeeded', endTime: '2026-11-02T10:00:05.000Z' }), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/runs/{run_id}',
+    path: (w) => `/v1/projects/${w.projectId}/runs/${w.runId}`,
+    body: () => ({ status: 'succeeded', endTime: '2026-11-02T10:00:05.000Z' }),
+    ok: 200,
+  },
   { method: 'DELETE', route: '/v1/tokens/{token_id}', path: (w) => `/v1/tokens/${w.spareTokenId}`, ok: 204 },
   { method: 'POST', route: '/v1/tokens/{token_id}/rotate', path: (w) => `/v1/tokens/${w.spareTokenId}/rotate`, ok: 201 },
-  { method: 'PATCH', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, body: () => ({ role: 'viewer' }), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/organization/members/{user_id}',
+    path: (w) => `/v1/organization/members/${w.member.userId}`,
+    body: () => ({ role: 'viewer' }),
+    ok: 200,
+  },
   { method: 'DELETE', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, ok: 204 },
   { method: 'DELETE', route: '/v1/organization/invitations/{invitation_id}', path: (w) => `/v1/organization/invitations/${w.invitationId}`, ok: 204 },
   { method: 'GET', route: '/v1/prompts/{prompt_id}', path: (w) => `/v1/prompts/${w.promptId}`, ok: 200 },
   { method: 'PATCH', route: '/v1/prompts/{prompt_id}', path: (w) => `/v1/prompts/${w.promptId}`, body: () => ({ description: 'pwned' }), ok: 200 },
   { method: 'DELETE', route: '/v1/prompts/{prompt_id}', path: (w) => `/v1/prompts/${w.promptId}`, ok: 204 },
   { method: 'GET', route: '/v1/prompts/{prompt_id}/versions', path: (w) => `/v1/prompts/${w.promptId}/versions`, ok: 200 },
-  { method: 'POST', route: '/v1/prompts/{prompt_id}/versions', path: (w) => `/v1/prompts/${w.promptId}/versions`, body: () => ({ template: 'pwned {{x}}' }), ok: 201 },
+  {
+    method: 'POST',
+    route: '/v1/prompts/{prompt_id}/versions',
+    path: (w) => `/v1/prompts/${w.promptId}/versions`,
+    body: () => ({ template: 'pwned {{x}}' }),
+    ok: 201,
+  },
   { method: 'GET', route: '/v1/prompts/{prompt_id}/versions/{version}', path: (w) => `/v1/prompts/${w.promptId}/versions/1`, ok: 200 },
   { method: 'GET', route: '/v1/prompts/{prompt_id}/versions/{label}', path: (w) => `/v1/prompts/${w.promptId}/versions/production`, ok: 200 },
-  { method: 'PUT', route: '/v1/prompts/{prompt_id}/labels/{label}', path: (w) => `/v1/prompts/${w.promptId}/labels/production`, body: () => ({ version: 2 }), ok: 200 },
+  {
+    method: 'PUT',
+    route: '/v1/prompts/{prompt_id}/labels/{label}',
+    path: (w) => `/v1/prompts/${w.promptId}/labels/production`,
+    body: () => ({ version: 2 }),
+    ok: 200,
+  },
   { method: 'DELETE', route: '/v1/prompts/{prompt_id}/labels/{label}', path: (w) => `/v1/prompts/${w.promptId}/labels/production`, ok: 204 },
   { method: 'GET', route: '/v1/prompts/{prompt_id}/label-history', path: (w) => `/v1/prompts/${w.promptId}/label-history`, ok: 200 },
-  { method: 'POST', route: '/v1/prompts/{prompt_id}/render', path: (w) => `/v1/prompts/${w.promptId}/render`, body: () => ({ variables: { name: 'x' } }), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/prompts/{prompt_id}/render',
+    path: (w) => `/v1/prompts/${w.promptId}/render`,
+    body: () => ({ variables: { name: 'x' } }),
+    ok: 200,
+  },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors', path: (w) => `/v1/projects/${w.projectId}/monitors`, ok: 200 },
   { method: 'POST', route: '/v1/projects/{project_id}/monitors', path: (w) => `/v1/projects/${w.projectId}/monitors`, body: validMonitor, ok: 201 },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (w) => monitorPath(w), ok: 200 },
-  { method: 'PATCH', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (w) => monitorPath(w), body: () => ({ enabled: false, webhookUrls: ['https://attacker.example/hook'] }), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/monitors/{monitor_id}',
+    path: (w) => monitorPath(w),
+    body: () => ({ enabled: false, webhookUrls: ['https://attacker.example/hook'] }),
+    ok: 200,
+  },
   { method: 'DELETE', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (w) => monitorPath(w), ok: 204 },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/metrics', path: (w) => monitorPath(w, '/metrics'), ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/events', path: (w) => monitorPath(w, '/events'), ok: 200 },
@@ -119,11 +164,29 @@ const ADMIN_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/prompts/{prompt_id}', path: (w) => `/v1/prompts/${w.promptId}`, ok: 204 },
   { method: 'DELETE', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (w) => monitorPath(w), ok: 204 },
   { method: 'PATCH', route: '/v1/organization (name)', path: () => '/v1/organization', body: () => ({ name: unique('renamed') }), ok: 200 },
-  { method: 'PATCH', route: '/v1/organization (allowedOrigins)', path: () => '/v1/organization', body: () => ({ allowedOrigins: ['https://attacker.example'] }), ok: 200 },
-  { method: 'PATCH', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, body: () => ({ role: 'viewer' }), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/organization (allowedOrigins)',
+    path: () => '/v1/organization',
+    body: () => ({ allowedOrigins: ['https://attacker.example'] }),
+    ok: 200,
+  },
+  {
+    method: 'PATCH',
+    route: '/v1/organization/members/{user_id}',
+    path: (w) => `/v1/organization/members/${w.member.userId}`,
+    body: () => ({ role: 'viewer' }),
+    ok: 200,
+  },
   { method: 'DELETE', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, ok: 204 },
   { method: 'GET', route: '/v1/organization/invitations', path: () => '/v1/organization/invitations', ok: 200 },
-  { method: 'POST', route: '/v1/organization/invitations', path: () => '/v1/organization/invitations', body: () => ({ email: `${unique('inv')}@example.test`, role: 'admin' }), ok: 201 },
+  {
+    method: 'POST',
+    route: '/v1/organization/invitations',
+    path: () => '/v1/organization/invitations',
+    body: () => ({ email: `${unique('inv')}@example.test`, role: 'admin' }),
+    ok: 201,
+  },
   { method: 'DELETE', route: '/v1/organization/invitations/{invitation_id}', path: (w) => `/v1/organization/invitations/${w.invitationId}`, ok: 204 },
   { method: 'GET', route: '/v1/organization/tokens', path: () => '/v1/organization/tokens', ok: 200 },
 ];
@@ -151,7 +214,13 @@ async function snapshot(ctx: TestContext, w: World) {
   const monitorEvents = await get(`${monitorPath(w, '/events')}?limit=100`);
   // The monitor as stored (its sealed signing secret included), less what its evaluation moves by itself.
   const monitorRow = await ctx.database.storage.db.selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
-  const { last_evaluated_at: _at, next_evaluation_at: _next, lease_owner: _owner, lease_until: _until, ...monitor } = monitorRow ?? ({} as Record<string, unknown>);
+  const {
+    last_evaluated_at: _at,
+    next_evaluation_at: _next,
+    lease_owner: _owner,
+    lease_until: _until,
+    ...monitor
+  } = monitorRow ?? ({} as Record<string, unknown>);
   const items = (x: { body: Record<string, unknown> | null }) => (x.body?.items ?? []) as Record<string, unknown>[];
   return {
     org,
@@ -182,7 +251,29 @@ function keysOf(value: unknown, into: Set<string> = new Set()): Set<string> {
   return into;
 }
 
-const SECRET_KEYS = ['token_hash', 'tokenHash', 'private', 'privateKey', 'private_key', 'd', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'content_hash', 'contentHash', 'doc', 'organization_id', 'organizationId', 'family_id', 'revoked_reason', 'secret', 'password'];
+const SECRET_KEYS = [
+  'token_hash',
+  'tokenHash',
+  'private',
+  'privateKey',
+  'private_key',
+  'd',
+  'p',
+  'q',
+  'dp',
+  'dq',
+  'qi',
+  'k',
+  'content_hash',
+  'contentHash',
+  'doc',
+  'organization_id',
+  'organizationId',
+  'family_id',
+  'revoked_reason',
+  'secret',
+  'password',
+];
 
 describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
   const db = () => ctx.database.storage.db;
@@ -270,7 +361,12 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
       const projects = await ctx.request('GET', '/v1/projects?limit=1', { token: w.owner.token });
       const projectsCursor = projects.json().nextCursor as string;
       expect(typeof projectsCursor).toBe('string');
-      expectProblem(await ctx.request('GET', `/v1/projects?limit=1&cursor=${projectsCursor}`, { token: outsider.token }), 400, 'validation', 'Cursor is malformed.');
+      expectProblem(
+        await ctx.request('GET', `/v1/projects?limit=1&cursor=${projectsCursor}`, { token: outsider.token }),
+        400,
+        'validation',
+        'Cursor is malformed.',
+      );
     });
   });
 
@@ -346,7 +442,9 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
         expectUnauthorized(res, 'missing_token', victim.token);
       }
       // Nor in a cookie or another header that some frameworks read.
-      const res = await ctx.request('GET', '/v1/me', { headers: { cookie: `token=${victim.token}; access_token=${victim.token}`, 'x-access-token': victim.token } });
+      const res = await ctx.request('GET', '/v1/me', {
+        headers: { cookie: `token=${victim.token}; access_token=${victim.token}`, 'x-access-token': victim.token },
+      });
       expectUnauthorized(res, 'missing_token', victim.token);
     });
   });
@@ -355,7 +453,10 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
   describe('API3:2023 Broken Object Property Level Authorization', () => {
     it('no response exposes a secret or internal field (token hashes, private key parts, content hashes, stored docs, snake_case columns)', async () => {
       const w = await buildWorld(ctx);
-      const created = await ctx.request('POST', `/v1/projects/${w.projectId}/runs`, { token: w.owner.token, body: { ...validRun(), metadata: { env: 'prod' }, tags: ['t1'] } });
+      const created = await ctx.request('POST', `/v1/projects/${w.projectId}/runs`, {
+        token: w.owner.token,
+        body: { ...validRun(), metadata: { env: 'prod' }, tags: ['t1'] },
+      });
       expect(created.statusCode, created.body).toBe(201);
       const runId = created.json().id as string;
       const minted = await ctx.request('POST', '/v1/tokens', { token: w.owner.token, body: { name: 'walk' } });
@@ -416,7 +517,8 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
 
       for (const [url, res] of walk) {
         const keys = keysOf(res.json());
-        for (const k of [...SECRET_KEYS, 'webhookSecret', 'webhook_secret']) expect(keys.has(k), `${url} exposes "${k}": ${res.body.slice(0, 300)}`).toBe(false);
+        for (const k of [...SECRET_KEYS, 'webhookSecret', 'webhook_secret'])
+          expect(keys.has(k), `${url} exposes "${k}": ${res.body.slice(0, 300)}`).toBe(false);
         for (const k of keys) expect(k, `${url} exposes a storage column`).not.toMatch(/_/);
         for (const s of secrets) expect(res.body.includes(s), `${url} leaks a stored secret`).toBe(false);
         // The token string itself appears only in the one answer that mints it.
@@ -473,7 +575,10 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
         expectValidation(res, { pointers: [pointer] }, [String(body[pointer.slice(1)])]);
       }
       // In a batch, the run carrying a foreign field is rejected on its own.
-      const batch = await ctx.request('POST', `/v1/projects/${w.projectId}/runs/batch`, { token: w.owner.token, body: { runs: [{ ...validRun(), organizationId: outsider.organizationId }, validRun()] } });
+      const batch = await ctx.request('POST', `/v1/projects/${w.projectId}/runs/batch`, {
+        token: w.owner.token,
+        body: { runs: [{ ...validRun(), organizationId: outsider.organizationId }, validRun()] },
+      });
       expect(batch.statusCode, batch.body).toBe(200);
       const results = batch.json().results as { status: string; problem?: { type: string; errors: { pointer: string }[] } }[];
       expect(results[0]!.status).toBe('rejected');
@@ -505,10 +610,16 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
 
     it('a batch of more than 1000 runs → 400; exactly 1000 is accepted', async () => {
       const w = await buildWorld(ctx);
-      const tooMany = await ctx.request('POST', `/v1/projects/${w.projectId}/runs/batch`, { token: w.owner.token, body: { runs: Array.from({ length: 1001 }, validRun) } });
+      const tooMany = await ctx.request('POST', `/v1/projects/${w.projectId}/runs/batch`, {
+        token: w.owner.token,
+        body: { runs: Array.from({ length: 1001 }, validRun) },
+      });
       expectValidation(tooMany, { pointers: ['/runs'] });
       expect((await ctx.request('GET', `/v1/projects/${w.projectId}/runs?limit=100`, { token: w.owner.token })).json().items).toHaveLength(1);
-      const max = await ctx.request('POST', `/v1/projects/${w.projectId}/runs/batch`, { token: w.owner.token, body: { runs: Array.from({ length: 1000 }, validRun) } });
+      const max = await ctx.request('POST', `/v1/projects/${w.projectId}/runs/batch`, {
+        token: w.owner.token,
+        body: { runs: Array.from({ length: 1000 }, validRun) },
+      });
       expect(max.statusCode, max.body.slice(0, 300)).toBe(200);
       expect(max.json().results).toHaveLength(1000);
     });
@@ -577,10 +688,22 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
     it('no privilege escalation: a member cannot promote themselves, an admin cannot grant owner, a non-admin cannot revoke a colleague’s token', async () => {
       const w = await buildWorld(ctx);
       const admin = await ctx.make.caller({ role: 'admin', organizationId: w.owner.organizationId });
-      expectProblem(await ctx.request('PATCH', `/v1/organization/members/${w.member.userId}`, { token: w.member.token, body: { role: 'admin' } }), 403, 'forbidden');
+      expectProblem(
+        await ctx.request('PATCH', `/v1/organization/members/${w.member.userId}`, { token: w.member.token, body: { role: 'admin' } }),
+        403,
+        'forbidden',
+      );
       expectProblem(await ctx.request('PATCH', `/v1/organization/members/${admin.userId}`, { token: admin.token, body: { role: 'owner' } }), 403, 'forbidden');
-      expectProblem(await ctx.request('PATCH', `/v1/organization/members/${w.owner.userId}`, { token: admin.token, body: { role: 'viewer' } }), 403, 'forbidden');
-      expectProblem(await ctx.request('POST', '/v1/organization/invitations', { token: admin.token, body: { email: `${unique('inv')}@example.test`, role: 'owner' } }), 403, 'forbidden');
+      expectProblem(
+        await ctx.request('PATCH', `/v1/organization/members/${w.owner.userId}`, { token: admin.token, body: { role: 'viewer' } }),
+        403,
+        'forbidden',
+      );
+      expectProblem(
+        await ctx.request('POST', '/v1/organization/invitations', { token: admin.token, body: { email: `${unique('inv')}@example.test`, role: 'owner' } }),
+        403,
+        'forbidden',
+      );
       // Not admin: only their own tokens exist for them.
       expectProblem(await ctx.request('DELETE', `/v1/tokens/${w.owner.tokenId}`, { token: w.member.token }), 404, 'not-found');
       expectProblem(await ctx.request('POST', `/v1/tokens/${w.owner.tokenId}/rotate`, { token: admin.token }), 404, 'not-found');
@@ -635,7 +758,10 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
       const w = await buildWorld(ctx);
       const before = await snapshot(ctx, w);
       for (const url of REFUSED_TARGETS) {
-        const created = await ctx.request('POST', `/v1/projects/${w.projectId}/monitors`, { token: w.owner.token, body: { ...validMonitor(), webhookUrls: ['https://hooks.example.com/ok', url] } });
+        const created = await ctx.request('POST', `/v1/projects/${w.projectId}/monitors`, {
+          token: w.owner.token,
+          body: { ...validMonitor(), webhookUrls: ['https://hooks.example.com/ok', url] },
+        });
         expectValidation(created, { pointers: ['/webhookUrls/1'] }, [url]);
         const patched = await ctx.request('PATCH', monitorPath(w), { token: w.owner.token, body: { webhookUrls: [url] } });
         expectValidation(patched, { pointers: ['/webhookUrls/0'] }, [url]);
@@ -750,7 +876,11 @@ describeEachDialect(
     };
     const preflight = (origin: string, method = 'GET', path = '/v1/me') =>
       req('OPTIONS', path, { headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization, content-type' } });
-    const varyOrigin = (res: LightMyRequestResponse) => String(res.headers.vary ?? '').toLowerCase().split(/\s*,\s*/).includes('origin');
+    const varyOrigin = (res: LightMyRequestResponse) =>
+      String(res.headers.vary ?? '')
+        .toLowerCase()
+        .split(/\s*,\s*/)
+        .includes('origin');
 
     beforeAll(async () => {
       expect(ctx.config.publicUrl).toBe(PUBLIC_URL);
@@ -816,7 +946,7 @@ describeEachDialect(
       expect(write.headers['access-control-allow-origin']).toBe(ALLOWED);
     });
 
-    it("the same allowed origin with a caller of another organization → 403 problem, not echoed, and the write does not happen", async () => {
+    it('the same allowed origin with a caller of another organization → 403 problem, not echoed, and the write does not happen', async () => {
       const res = await req('GET', '/v1/me', { token: stranger.token, headers: { origin: ALLOWED } });
       expectProblem(res, 403, 'forbidden');
       expect(res.headers['access-control-allow-origin']).toBeUndefined();
@@ -863,7 +993,10 @@ describeEachDialect(
         ['GET /v1/projects/{missing} 404', await req('GET', `/v1/projects/${newId('prj')}`, { token: acme.token })],
         ['GET /v1/nope 404', await req('GET', '/v1/nope', { token: acme.token })],
         ['POST /v1/projects 400', await req('POST', '/v1/projects', { token: acme.token, body: { bogus: 1 } })],
-        ['POST /v1/projects 415', await req('POST', '/v1/projects', { token: acme.token, payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })],
+        [
+          'POST /v1/projects 415',
+          await req('POST', '/v1/projects', { token: acme.token, payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+        ],
         ['PUT /v1/me 404', await req('PUT', '/v1/me', { token: acme.token, body: {} })],
       ];
       const docs = await req('GET', '/docs/');

@@ -115,7 +115,10 @@ function defineList(spec: ListEndpointSpec): ListEndpoint {
     ...spec,
     async seed(n, keyAt = permutedKey) {
       const parent = await spec.fresh();
-      const rows = await spec.insert(parent, Array.from({ length: n }, (_, i) => keyAt(i, n)));
+      const rows = await spec.insert(
+        parent,
+        Array.from({ length: n }, (_, i) => keyAt(i, n)),
+      );
       return { parent, rows };
     },
   };
@@ -302,7 +305,10 @@ function listEndpoints(ctx: TestContext) {
     },
     async create(parent) {
       const invitation = await created(
-        await send('POST', '/v1/organization/invitations', { token: parent.principal.token, body: { email: `${uniq('invitee-api')}@example.test`, role: 'viewer' } }),
+        await send('POST', '/v1/organization/invitations', {
+          token: parent.principal.token,
+          body: { email: `${uniq('invitee-api')}@example.test`, role: 'viewer' },
+        }),
       );
       return { id: invitation.id as string, key: Date.parse(invitation.createdAt as string) };
     },
@@ -329,7 +335,12 @@ function listEndpoints(ctx: TestContext) {
       const member = await principal({ organizationId: parent.principal.organizationId, role: 'member' });
       const rows: Row[] = [];
       for (const key of keys) {
-        const { row } = await issuePersonalAccessToken(db(), service, { organizationId: member.organizationId, userId: member.userId, name: uniq('tok'), expiresInDays: 90 }, key);
+        const { row } = await issuePersonalAccessToken(
+          db(),
+          service,
+          { organizationId: member.organizationId, userId: member.userId, name: uniq('tok'), expiresInDays: 90 },
+          key,
+        );
         rows.push({ id: row.id, key: row.created_at });
       }
       return rows;
@@ -339,7 +350,11 @@ function listEndpoints(ctx: TestContext) {
       return { id: token.id as string, key: Date.parse(token.createdAt as string) };
     },
     async remove(parent, id) {
-      const result = await db().deleteFrom('personal_access_tokens').where('id', '=', id).where('organization_id', '=', parent.principal.organizationId).executeTakeFirst();
+      const result = await db()
+        .deleteFrom('personal_access_tokens')
+        .where('id', '=', id)
+        .where('organization_id', '=', parent.principal.organizationId)
+        .executeTakeFirst();
       expect(Number(result.numDeletedRows)).toBe(1);
     },
     keyOf: (item) => Date.parse(item.createdAt as string),
@@ -436,7 +451,16 @@ function listEndpoints(ctx: TestContext) {
         issue(parent.promptId!, version);
         await db()
           .insertInto('prompt_versions')
-          .values({ prompt_id: parent.promptId!, version, template: JSON.stringify(`v${version}`), variables: '[]', config: '{}', message: '', created_by: parent.principal.userId, created_at: key })
+          .values({
+            prompt_id: parent.promptId!,
+            version,
+            template: JSON.stringify(`v${version}`),
+            variables: '[]',
+            config: '{}',
+            message: '',
+            created_by: parent.principal.userId,
+            created_at: key,
+          })
           .execute();
         const prompt = await db().selectFrom('prompts').select('latest_version').where('id', '=', parent.promptId!).executeTakeFirstOrThrow();
         if (version > prompt.latest_version) await db().updateTable('prompts').set({ latest_version: version }).where('id', '=', parent.promptId!).execute();
@@ -488,7 +512,12 @@ function listEndpoints(ctx: TestContext) {
       const label = uniq('lbl');
       const res = await send('PUT', `/v1/prompts/${parent.promptId}/labels/${label}`, { token: parent.principal.token, body: { version: 1 } });
       expect(res.statusCode, res.body).toBe(200);
-      const event = await db().selectFrom('prompt_label_events').select(['id', 'created_at']).where('prompt_id', '=', parent.promptId!).where('label', '=', label).executeTakeFirstOrThrow();
+      const event = await db()
+        .selectFrom('prompt_label_events')
+        .select(['id', 'created_at'])
+        .where('prompt_id', '=', parent.promptId!)
+        .where('label', '=', label)
+        .executeTakeFirstOrThrow();
       return { id: event.id, key: Number(event.created_at) };
     },
     async remove(parent, id) {
@@ -615,13 +644,19 @@ function listEndpoints(ctx: TestContext) {
       const project = await ctx.make.project(who.organizationId);
       const monitor = await newMonitor(who, project.id);
       // An empty list: the event of its first evaluation removed.
-      await db().deleteFrom('monitor_events').where('monitor_id', '=', monitor.id as string).execute();
+      await db()
+        .deleteFrom('monitor_events')
+        .where('monitor_id', '=', monitor.id as string)
+        .execute();
       return { principal: who, path: `/v1/projects/${project.id}/monitors/${monitor.id}/events`, projectId: project.id, monitorId: monitor.id as string };
     },
     async sibling(parent) {
       // Another monitor of the same project: the cursor is bound to the monitor, not only the project.
       const monitor = await newMonitor(parent.principal, parent.projectId!);
-      await db().deleteFrom('monitor_events').where('monitor_id', '=', monitor.id as string).execute();
+      await db()
+        .deleteFrom('monitor_events')
+        .where('monitor_id', '=', monitor.id as string)
+        .execute();
       return { ...parent, path: `/v1/projects/${parent.projectId}/monitors/${monitor.id}/events`, monitorId: monitor.id as string };
     },
     async insert(parent, keys) {
@@ -690,7 +725,10 @@ function listEndpoints(ctx: TestContext) {
   async function deliveriesOf(who: Principal, projectId: string): Promise<Parent> {
     const monitor = await newMonitor(who, projectId);
     // Webhooks added after the first evaluation: no delivery until the monitor's state next changes.
-    const res = await send('PATCH', `/v1/projects/${projectId}/monitors/${monitor.id}`, { token: who.token, body: { webhookUrls: [(await webhookReceiver()).url] } });
+    const res = await send('PATCH', `/v1/projects/${projectId}/monitors/${monitor.id}`, {
+      token: who.token,
+      body: { webhookUrls: [(await webhookReceiver()).url] },
+    });
     expect(res.statusCode, res.body).toBe(200);
     return { principal: who, path: `/v1/projects/${projectId}/monitors/${monitor.id}/deliveries`, projectId, monitorId: monitor.id as string };
   }
@@ -749,7 +787,19 @@ function listEndpoints(ctx: TestContext) {
   });
 
   return {
-    lists: [runs, projects, tokens, invitations, organizationTokens, prompts, versions, labelHistory, monitors, monitorEvents, monitorDeliveries] as ListEndpoint[],
+    lists: [
+      runs,
+      projects,
+      tokens,
+      invitations,
+      organizationTokens,
+      prompts,
+      versions,
+      labelHistory,
+      monitors,
+      monitorEvents,
+      monitorDeliveries,
+    ] as ListEndpoint[],
     runs,
     principal,
   };
@@ -1138,7 +1188,26 @@ describeEachDialect(
               bad.set(`flip ${i} by ${shift}`, flipped);
             }
           }
-          for (const length of [1, 2, 3, 4, 8, 16, 22, 23, 24, 32, 44, Math.floor(real.length / 2), real.length - 22, real.length - 5, real.length - 4, real.length - 3, real.length - 2, real.length - 1]) {
+          for (const length of [
+            1,
+            2,
+            3,
+            4,
+            8,
+            16,
+            22,
+            23,
+            24,
+            32,
+            44,
+            Math.floor(real.length / 2),
+            real.length - 22,
+            real.length - 5,
+            real.length - 4,
+            real.length - 3,
+            real.length - 2,
+            real.length - 1,
+          ]) {
             if (length > 0 && length < real.length) bad.set(`truncated to ${length}`, real.slice(0, length));
           }
           bad.set('first char dropped', real.slice(1));
@@ -1156,7 +1225,8 @@ describeEachDialect(
           if (bytes.toString('base64') !== real) bad.set('standard base64 with padding', bytes.toString('base64'));
           bad.set('base64 alphabet +', `${real.slice(0, 10)}+${real.slice(11)}`);
           bad.set('base64 alphabet /', `${real.slice(0, 10)}/${real.slice(11)}`);
-          for (const ch of ['.', ' ', '~', '*', '!', '\u00e9', '\u0000', '\n', '%', '\u{1F600}']) bad.set(`contains ${JSON.stringify(ch)}`, `${real.slice(0, 20)}${ch}${real.slice(20)}`);
+          for (const ch of ['.', ' ', '~', '*', '!', '\u00e9', '\u0000', '\n', '%', '\u{1F600}'])
+            bad.set(`contains ${JSON.stringify(ch)}`, `${real.slice(0, 20)}${ch}${real.slice(20)}`);
           bad.set('trailing newline', `${real}\n`);
           bad.set('leading space', ` ${real}`);
           bad.set('10 KB of A', 'A'.repeat(10 * 1024));
@@ -1197,7 +1267,10 @@ describeEachDialect(
           const a = await ep.seed(3);
           const cursor = await firstCursor(a.parent);
           const b = await ep.seed(3);
-          expectMalformed(await send('GET', `${b.parent.path}${qs('limit=1', cursorParam(cursor))}`, { token: b.parent.principal.token }), `${ep.name} other org`);
+          expectMalformed(
+            await send('GET', `${b.parent.path}${qs('limit=1', cursorParam(cursor))}`, { token: b.parent.principal.token }),
+            `${ep.name} other org`,
+          );
           // The same user, signed in to another organization they belong to.
           const sameUser = await principal({ userId: a.parent.principal.userId });
           const elsewhere = await ep.fresh(sameUser);
@@ -1226,7 +1299,11 @@ describeEachDialect(
             const cursor = await firstCursor(parent, '', 2);
             const viewer = await principal({ organizationId: parent.principal.organizationId, role: ep.adminOnly ? 'admin' : 'viewer' });
             const page = await getPage(parent, qs('limit=10', cursorParam(cursor)), viewer.token);
-            expect(page.items.map(ep.idOf)).toEqual(sortDesc(rows).slice(2).map((r) => r.id));
+            expect(page.items.map(ep.idOf)).toEqual(
+              sortDesc(rows)
+                .slice(2)
+                .map((r) => r.id),
+            );
           });
         }
 
@@ -1247,7 +1324,11 @@ describeEachDialect(
             const { parent, rows } = await ep.seed(4);
             const cursor = await firstCursor(parent, from);
             const page = await getPage(parent, qs(to, 'limit=10', cursorParam(cursor)));
-            expect(page.items.map(ep.idOf)).toEqual(sortDesc(rows).slice(1).map((r) => r.id));
+            expect(page.items.map(ep.idOf)).toEqual(
+              sortDesc(rows)
+                .slice(1)
+                .map((r) => r.id),
+            );
           });
         }
       });
@@ -1320,7 +1401,32 @@ describeEachDialect(
       });
 
       it('breaks ties on client-chosen ids bytewise on both engines', async () => {
-        const clientIds = ['a', 'B', 'b', 'A', 'Z', 'z', '0', '9', 'a-', 'a_', 'a.', 'a:', 'A-1', 'aa', 'a0', 'aZ', 'a-z', 'run_x', 'Run_x', 'RUN_X', '1:2', '1.2', '1-2', '1_2'];
+        const clientIds = [
+          'a',
+          'B',
+          'b',
+          'A',
+          'Z',
+          'z',
+          '0',
+          '9',
+          'a-',
+          'a_',
+          'a.',
+          'a:',
+          'A-1',
+          'aa',
+          'a0',
+          'aZ',
+          'a-z',
+          'run_x',
+          'Run_x',
+          'RUN_X',
+          '1:2',
+          '1.2',
+          '1-2',
+          '1_2',
+        ];
         const parent = await runs.fresh();
         const ids = await ctx.make.runs(parent.projectId!, clientIds.length, (i) => ({ id: clientIds[i], startTime: iso(BASE) }));
         expect(ids).toEqual(clientIds);

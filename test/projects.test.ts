@@ -41,7 +41,10 @@ describeEachDialect('projects', (ctx) => {
       expect((await ctx.request('POST', '/v1/projects', { token: a.token, body: { name } })).statusCode).toBe(201);
     }
     const names = async (q: string) =>
-      (await ctx.request('GET', `/v1/projects?name=${encodeURIComponent(q)}`, { token: a.token })).json().items.map((p: { name: string }) => p.name).sort();
+      (await ctx.request('GET', `/v1/projects?name=${encodeURIComponent(q)}`, { token: a.token }))
+        .json()
+        .items.map((p: { name: string }) => p.name)
+        .sort();
     expect(await names('ALPHA')).toEqual(['Alpha_1', 'alphabet']);
     expect(await names('a_')).toEqual(['Alpha_1']);
     expect(await names('%')).toEqual(['100% sure']);

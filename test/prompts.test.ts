@@ -27,9 +27,11 @@ function helpers(ctx: TestContext) {
   async function prompt(caller: Caller, body: Json = {}): Promise<Json> {
     return ok(await create(caller, { name: uname(), template: 'Hello {{name}}', ...body }), 201);
   }
-  const get = (caller: Caller, url: string, headers?: Record<string, string>) => ctx.request('GET', url, { token: caller.token, ...(headers ? { headers } : {}) });
+  const get = (caller: Caller, url: string, headers?: Record<string, string>) =>
+    ctx.request('GET', url, { token: caller.token, ...(headers ? { headers } : {}) });
   const addVersion = (caller: Caller, ref: string, body: Json) => ctx.request('POST', `/v1/prompts/${ref}/versions`, { token: caller.token, body });
-  const putLabel = (caller: Caller, ref: string, label: string, version: number) => ctx.request('PUT', `/v1/prompts/${ref}/labels/${label}`, { token: caller.token, body: { version } });
+  const putLabel = (caller: Caller, ref: string, label: string, version: number) =>
+    ctx.request('PUT', `/v1/prompts/${ref}/labels/${label}`, { token: caller.token, body: { version } });
   const delLabel = (caller: Caller, ref: string, label: string) => ctx.request('DELETE', `/v1/prompts/${ref}/labels/${label}`, { token: caller.token });
   const render = (caller: Caller, ref: string, body: Json) => ctx.request('POST', `/v1/prompts/${ref}/render`, { token: caller.token, body });
   async function all(caller: Caller, url: string, limit = 100): Promise<Json[]> {
@@ -70,7 +72,15 @@ describeEachDialect('prompts', (ctx) => {
 
       const v1 = ok(await h.get(owner, `/v1/prompts/${body.id}/versions/1`));
       expect(Object.keys(v1).sort()).toEqual(VERSION_KEYS);
-      expect(v1).toMatchObject({ promptId: body.id, version: 1, template: 'Hi {{customer}}', variables: ['customer'], config: { model: 'gpt-4o' }, message: 'first', createdBy: owner.userId });
+      expect(v1).toMatchObject({
+        promptId: body.id,
+        version: 1,
+        template: 'Hi {{customer}}',
+        variables: ['customer'],
+        config: { model: 'gpt-4o' },
+        message: 'first',
+        createdBy: owner.userId,
+      });
       expect(v1.createdAt).toMatch(ISO);
     });
 
@@ -90,7 +100,23 @@ describeEachDialect('prompts', (ctx) => {
     });
 
     it('refuses bad names with a 400 naming /name', async () => {
-      for (const name of ['Upper', 'UPPER-case', 'has space', ' lead', 'trail ', 'prm_x', 'prm_01jabc', '', 'x'.repeat(101), '-dash-first', '.dot', 'a/b', 'é', 1, null]) {
+      for (const name of [
+        'Upper',
+        'UPPER-case',
+        'has space',
+        ' lead',
+        'trail ',
+        'prm_x',
+        'prm_01jabc',
+        '',
+        'x'.repeat(101),
+        '-dash-first',
+        '.dot',
+        'a/b',
+        'é',
+        1,
+        null,
+      ]) {
         const res = await h.create(owner, { name, template: 'x' });
         expectValidation(res, { pointers: ['/name'] });
       }
@@ -145,7 +171,11 @@ describeEachDialect('prompts', (ctx) => {
       const name = uname('race');
       const results = await Promise.all([h.create(owner, { name, template: 'a' }), h.create(owner, { name, template: 'b' })]);
       expect(results.map((r) => r.statusCode).sort()).toEqual([201, 409]);
-      expectProblem(results.find((r) => r.statusCode === 409)!, 409, 'conflict');
+      expectProblem(
+        results.find((r) => r.statusCode === 409)!,
+        409,
+        'conflict',
+      );
     });
   });
 
@@ -190,7 +220,10 @@ describeEachDialect('prompts', (ctx) => {
       for (const [body, pointer] of cases) {
         const res = await ctx.request('PATCH', `/v1/prompts/${p.id}`, { token: owner.token, body });
         const errors = expectValidation(res);
-        expect(errors.some((e) => e.pointer === pointer), `${JSON.stringify(body).slice(0, 60)} → ${res.body.slice(0, 300)}`).toBe(true);
+        expect(
+          errors.some((e) => e.pointer === pointer),
+          `${JSON.stringify(body).slice(0, 60)} → ${res.body.slice(0, 300)}`,
+        ).toBe(true);
       }
       expectValidation(await ctx.request('PATCH', `/v1/prompts/${p.id}`, { token: owner.token, body: {} }));
       expect(ok(await h.get(owner, `/v1/prompts/${p.id}`))).toEqual(p);
@@ -216,7 +249,14 @@ describeEachDialect('prompts', (ctx) => {
       expect(res.statusCode, res.body).toBe(204);
       expect(res.body).toBe('');
 
-      for (const url of [`/v1/prompts/${p.id}`, `/v1/prompts/${p.name}`, `/v1/prompts/${p.id}/versions`, `/v1/prompts/${p.id}/versions/1`, `/v1/prompts/${p.id}/versions/production`, `/v1/prompts/${p.id}/label-history`]) {
+      for (const url of [
+        `/v1/prompts/${p.id}`,
+        `/v1/prompts/${p.name}`,
+        `/v1/prompts/${p.id}/versions`,
+        `/v1/prompts/${p.id}/versions/1`,
+        `/v1/prompts/${p.id}/versions/production`,
+        `/v1/prompts/${p.id}/label-history`,
+      ]) {
         expectProblem(await h.get(owner, url), 404, 'not-found');
       }
       expectProblem(await h.render(owner, p.id, { variables: { name: 'x' } }), 404, 'not-found');
@@ -252,9 +292,20 @@ describeEachDialect('prompts', (ctx) => {
         { role: 'user', content: '{{question}} (from {{customer}})' },
         { role: 'assistant', content: 'Sure.' },
       ];
-      const v = ok(await h.addVersion(owner, p.name, { template, config: { model: 'gpt-4o', temperature: 0.2, nested: { stop: ['\n'], n: 1 } }, message: 'chat form' }), 201);
+      const v = ok(
+        await h.addVersion(owner, p.name, { template, config: { model: 'gpt-4o', temperature: 0.2, nested: { stop: ['\n'], n: 1 } }, message: 'chat form' }),
+        201,
+      );
       expect(Object.keys(v).sort()).toEqual(VERSION_KEYS);
-      expect(v).toMatchObject({ promptId: p.id, version: 2, template, variables: ['customer', 'product', 'question'], config: { model: 'gpt-4o', temperature: 0.2, nested: { stop: ['\n'], n: 1 } }, message: 'chat form', createdBy: owner.userId });
+      expect(v).toMatchObject({
+        promptId: p.id,
+        version: 2,
+        template,
+        variables: ['customer', 'product', 'question'],
+        config: { model: 'gpt-4o', temperature: 0.2, nested: { stop: ['\n'], n: 1 } },
+        message: 'chat form',
+        createdBy: owner.userId,
+      });
       expect(ok(await h.get(owner, `/v1/prompts/${p.id}/versions/2`))).toEqual(v);
     });
 
@@ -282,7 +333,9 @@ describeEachDialect('prompts', (ctx) => {
 
     it('20 concurrent creations get versions 2..21, each exactly once', async () => {
       const p = await h.prompt(owner);
-      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => h.addVersion(owner, p.id, { template: `variant ${i} {{x${i}}}`, message: `m${i}` })));
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => h.addVersion(owner, p.id, { template: `variant ${i} {{x${i}}}`, message: `m${i}` })),
+      );
       for (const r of results) expect(r.statusCode, r.body).toBe(201);
       const bodies = results.map((r) => r.json() as Json);
       expect(bodies.map((b) => b.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
@@ -313,7 +366,12 @@ describeEachDialect('prompts', (ctx) => {
       // A cursor of one prompt's versions is refused on another prompt.
       const other = await h.prompt(owner);
       ok(await h.addVersion(owner, other.id, { template: 'x' }), 201);
-      expectProblem(await h.get(owner, `/v1/prompts/${other.id}/versions?limit=1&cursor=${encodeURIComponent(first.nextCursor)}`), 400, 'validation', 'Cursor is malformed.');
+      expectProblem(
+        await h.get(owner, `/v1/prompts/${other.id}/versions?limit=1&cursor=${encodeURIComponent(first.nextCursor)}`),
+        400,
+        'validation',
+        'Cursor is malformed.',
+      );
     });
 
     it('gets a version by number and by label; unknown numbers and labels are 404', async () => {
@@ -497,11 +555,22 @@ describeEachDialect('prompts', (ctx) => {
     });
 
     it('refuses missing and unknown variables with a 400 naming each at /variables/<name>', async () => {
-      const p = await h.prompt(owner, { template: [{ role: 'system', content: '{{a}} {{b}}' }, { role: 'user', content: '{{c}}' }] });
-      const pointers = (res: LightMyRequestResponse) => expectValidation(res).map((e) => e.pointer).sort();
+      const p = await h.prompt(owner, {
+        template: [
+          { role: 'system', content: '{{a}} {{b}}' },
+          { role: 'user', content: '{{c}}' },
+        ],
+      });
+      const pointers = (res: LightMyRequestResponse) =>
+        expectValidation(res)
+          .map((e) => e.pointer)
+          .sort();
       expect(pointers(await h.render(owner, p.id, { variables: {} }))).toEqual(['/variables/a', '/variables/b', '/variables/c']);
       expect(pointers(await h.render(owner, p.id, { variables: { a: 1, c: 'x' } }))).toEqual(['/variables/b']);
-      expect(pointers(await h.render(owner, p.id, { variables: { a: 1, b: 2, c: 3, extra: 'x', more: true } }))).toEqual(['/variables/extra', '/variables/more']);
+      expect(pointers(await h.render(owner, p.id, { variables: { a: 1, b: 2, c: 3, extra: 'x', more: true } }))).toEqual([
+        '/variables/extra',
+        '/variables/more',
+      ]);
       expect(pointers(await h.render(owner, p.id, { variables: { b: 2, nope: 1 } }))).toEqual(['/variables/a', '/variables/c', '/variables/nope']);
       const res = await h.render(owner, p.id, { variables: { a: 1, b: 2 } });
       const errors = expectValidation(res);
@@ -511,7 +580,15 @@ describeEachDialect('prompts', (ctx) => {
 
     it('refuses malformed render bodies (400)', async () => {
       const p = await h.prompt(owner);
-      for (const body of [{}, { variables: 'x' }, { variables: { name: null } }, { variables: { name: { deep: 1 } } }, { variables: { name: 'x' }, version: 0 }, { variables: { name: 'x' }, label: '123' }, { variables: { name: 'x' }, extra: 1 }]) {
+      for (const body of [
+        {},
+        { variables: 'x' },
+        { variables: { name: null } },
+        { variables: { name: { deep: 1 } } },
+        { variables: { name: 'x' }, version: 0 },
+        { variables: { name: 'x' }, label: '123' },
+        { variables: { name: 'x' }, extra: 1 },
+      ]) {
         expectValidation(await h.render(owner, p.id, body));
       }
     });

@@ -81,21 +81,25 @@ describeEachDialect(
       }
     });
 
-    it('a client that spends the whole limit at the end of a minute cannot spend it again right after the boundary, on any instance', { skip: !redisUp }, async () => {
-      const { a, b } = await twoInstances();
-      try {
-        const caller = await ctx.make.caller();
-        h.freshWindow(59_000);
-        for (const [i, app] of [a, b, a, b, a].entries()) expectAllowed(await h.me(caller.token, app), 5, 4 - i);
-        h.clock().advance(2_000); // one second into the next minute
-        for (const app of [a, b, a, b, a]) expectLimited(await h.me(caller.token, app), 5, 11);
-        h.clock().advance(11_000);
-        expectAllowed(await h.me(caller.token, b), 5, 0);
-        expectLimited(await h.me(caller.token, a), 5, 12);
-      } finally {
-        await Promise.all([a.close(), b.close()]);
-      }
-    });
+    it(
+      'a client that spends the whole limit at the end of a minute cannot spend it again right after the boundary, on any instance',
+      { skip: !redisUp },
+      async () => {
+        const { a, b } = await twoInstances();
+        try {
+          const caller = await ctx.make.caller();
+          h.freshWindow(59_000);
+          for (const [i, app] of [a, b, a, b, a].entries()) expectAllowed(await h.me(caller.token, app), 5, 4 - i);
+          h.clock().advance(2_000); // one second into the next minute
+          for (const app of [a, b, a, b, a]) expectLimited(await h.me(caller.token, app), 5, 11);
+          h.clock().advance(11_000);
+          expectAllowed(await h.me(caller.token, b), 5, 0);
+          expectLimited(await h.me(caller.token, a), 5, 12);
+        } finally {
+          await Promise.all([a.close(), b.close()]);
+        }
+      },
+    );
 
     it('Redis unreachable from the start: requests are answered at once and counted in process, the failure logged once', async () => {
       const logs = captureLogs();
@@ -154,7 +158,12 @@ describeEachDialect(
       it(`Redis ${how}: requests stay as fast as before and are counted in process; after the breaker, in Redis again`, { skip: !redisUp }, async () => {
         const proxy = await tcpProxy(REDIS_URL);
         const logs = captureLogs();
-        const env = { REDIS_URL: proxy.url, SIGHTLINE_REDIS_PREFIX: newPrefix(), SIGHTLINE_RATE_LIMIT: String(LIMIT), SIGHTLINE_REDIS_BREAKER_SECONDS: String(BREAKER_SECONDS) };
+        const env = {
+          REDIS_URL: proxy.url,
+          SIGHTLINE_REDIS_PREFIX: newPrefix(),
+          SIGHTLINE_RATE_LIMIT: String(LIMIT),
+          SIGHTLINE_REDIS_BREAKER_SECONDS: String(BREAKER_SECONDS),
+        };
         const app = await h.extraApp(env, logs.logger);
         const other = await h.extraApp({ ...env, REDIS_URL }); // another instance, straight on Redis
         const failures = () => logs.matching(/^rate limits: Redis failed/);

@@ -12,46 +12,50 @@ import { expectAllowed, expectLimited, expectNoRateHeaders, expectRateHeaders, g
  * next; so 5 requests at 0:59 leave room for the next one at 1:12 (5 × 48/60 + 1 = 5), then one every 12 s.
  */
 
-describeEachDialect('rate limits: headers on every response', (ctx) => {
-  const LIMIT = 10_000_000; // testConfig's
+describeEachDialect(
+  'rate limits: headers on every response',
+  (ctx) => {
+    const LIMIT = 10_000_000; // testConfig's
 
-  it('a /v1 200, a /v1 404 problem, a 401 problem, an unknown route and /openapi.json carry RateLimit-* headers', async () => {
-    const caller = await ctx.make.caller();
-    const ok = await ctx.request('GET', '/v1/me', { token: caller.token });
-    expect(ok.statusCode, ok.body).toBe(200);
-    expectRateHeaders(ok, LIMIT, LIMIT - 1);
-    const second = await ctx.request('GET', '/v1/me', { token: caller.token });
-    expectRateHeaders(second, LIMIT, LIMIT - 2);
+    it('a /v1 200, a /v1 404 problem, a 401 problem, an unknown route and /openapi.json carry RateLimit-* headers', async () => {
+      const caller = await ctx.make.caller();
+      const ok = await ctx.request('GET', '/v1/me', { token: caller.token });
+      expect(ok.statusCode, ok.body).toBe(200);
+      expectRateHeaders(ok, LIMIT, LIMIT - 1);
+      const second = await ctx.request('GET', '/v1/me', { token: caller.token });
+      expectRateHeaders(second, LIMIT, LIMIT - 2);
 
-    const missing = await ctx.request('GET', '/v1/projects/prj_01jd0000000000000000000000', { token: caller.token });
-    expectProblem(missing, 404, 'not-found');
-    expectRateHeaders(missing, LIMIT, LIMIT - 3);
+      const missing = await ctx.request('GET', '/v1/projects/prj_01jd0000000000000000000000', { token: caller.token });
+      expectProblem(missing, 404, 'not-found');
+      expectRateHeaders(missing, LIMIT, LIMIT - 3);
 
-    const noRoute = await ctx.request('GET', '/v1/no-such-thing', { token: caller.token });
-    expectProblem(noRoute, 404, 'not-found');
-    expectRateHeaders(noRoute, LIMIT);
+      const noRoute = await ctx.request('GET', '/v1/no-such-thing', { token: caller.token });
+      expectProblem(noRoute, 404, 'not-found');
+      expectRateHeaders(noRoute, LIMIT);
 
-    const outside = await ctx.request('GET', '/nothing-here');
-    expectProblem(outside, 404, 'not-found');
-    expectRateHeaders(outside, LIMIT);
+      const outside = await ctx.request('GET', '/nothing-here');
+      expectProblem(outside, 404, 'not-found');
+      expectRateHeaders(outside, LIMIT);
 
-    const unauthorized = await ctx.request('GET', '/v1/me', { token: 'not.a.token' });
-    expectProblem(unauthorized, 401, 'unauthorized');
-    expectRateHeaders(unauthorized, LIMIT);
+      const unauthorized = await ctx.request('GET', '/v1/me', { token: 'not.a.token' });
+      expectProblem(unauthorized, 401, 'unauthorized');
+      expectRateHeaders(unauthorized, LIMIT);
 
-    const openapi = await ctx.request('GET', '/openapi.json');
-    expect(openapi.statusCode).toBe(200);
-    expectRateHeaders(openapi, LIMIT);
-  });
+      const openapi = await ctx.request('GET', '/openapi.json');
+      expect(openapi.statusCode).toBe(200);
+      expectRateHeaders(openapi, LIMIT);
+    });
 
-  it('/healthz and /readyz carry no RateLimit-* headers', async () => {
-    for (const url of ['/healthz', '/readyz']) {
-      const res = await ctx.request('GET', url);
-      expect(res.statusCode, res.body).toBe(200);
-      expectNoRateHeaders(res);
-    }
-  });
-}, { clock: manualClock(Date.now()) });
+    it('/healthz and /readyz carry no RateLimit-* headers', async () => {
+      for (const url of ['/healthz', '/readyz']) {
+        const res = await ctx.request('GET', url);
+        expect(res.statusCode, res.body).toBe(200);
+        expectNoRateHeaders(res);
+      }
+    });
+  },
+  { clock: manualClock(Date.now()) },
+);
 
 describeEachDialect(
   'rate limits: SIGHTLINE_RATE_LIMIT=5, SIGHTLINE_TOKEN_MINT_RATE_LIMIT=3',

@@ -11,7 +11,9 @@ describe('run rules', () => {
     expect(runStateFaults({ status: 'succeeded', startTime: start, endTime: start + 5, error: null })).toEqual([]);
     expect(runStateFaults({ status: 'running', startTime: start, endTime: null, error: null })).toEqual([]);
     expect(runStateFaults({ status: 'failed', startTime: start, endTime: start, error: 'boom' })).toEqual([]);
-    expect(runStateFaults({ status: 'failed', startTime: start, endTime: null, error: null })).toEqual([{ field: '/endTime', detail: 'endTime is required when status is failed.' }]);
+    expect(runStateFaults({ status: 'failed', startTime: start, endTime: null, error: null })).toEqual([
+      { field: '/endTime', detail: 'endTime is required when status is failed.' },
+    ]);
     expect(runStateFaults({ status: 'running', startTime: start, endTime: start + 1, error: null })).toEqual([
       { field: '/endTime', detail: 'A running run has no endTime; set status to succeeded or failed.' },
     ]);

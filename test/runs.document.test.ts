@@ -32,12 +32,27 @@ describe('run documents', () => {
         (r) => {
           const record = runRecord(
             {
-              project_id: 'prj_1', id: r.id, trace_id: r.id, parent_run_id: r.parent, name: r.name, kind: r.kind, status: r.status,
-              start_time: r.start, end_time: r.latency === null ? null : r.start + r.latency, latency_ms: r.latency, model: r.model,
-              total_tokens: r.tokens, cost: r.cost, created_at: r.start,
+              project_id: 'prj_1',
+              id: r.id,
+              trace_id: r.id,
+              parent_run_id: r.parent,
+              name: r.name,
+              kind: r.kind,
+              status: r.status,
+              start_time: r.start,
+              end_time: r.latency === null ? null : r.start + r.latency,
+              latency_ms: r.latency,
+              model: r.model,
+              total_tokens: r.tokens,
+              cost: r.cost,
+              created_at: r.start,
             },
             {
-              inputs: r.inputs, outputs: r.outputs, error: r.error, tags: r.tags, metadata: r.metadata,
+              inputs: r.inputs,
+              outputs: r.outputs,
+              error: r.error,
+              tags: r.tags,
+              metadata: r.metadata,
               usage: r.tokens === null ? null : { promptTokens: r.tokens, completionTokens: 0, totalTokens: r.tokens },
             },
           );

@@ -9,8 +9,25 @@ const NOW = Date.parse('2026-11-21T12:00:00.000Z');
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const GENERATED_RUN_ID = /^run_[0-9a-z]{26}$/;
 const RUN_FIELDS = [
-  'id', 'projectId', 'traceId', 'parentRunId', 'name', 'kind', 'status', 'startTime', 'endTime', 'latencyMs',
-  'inputs', 'outputs', 'error', 'model', 'usage', 'cost', 'tags', 'metadata', 'createdAt',
+  'id',
+  'projectId',
+  'traceId',
+  'parentRunId',
+  'name',
+  'kind',
+  'status',
+  'startTime',
+  'endTime',
+  'latencyMs',
+  'inputs',
+  'outputs',
+  'error',
+  'model',
+  'usage',
+  'cost',
+  'tags',
+  'metadata',
+  'createdAt',
 ].sort();
 
 /** Shared by both dialect suites; every test starts at NOW and only ever moves it forward (tokens carry nbf). */
@@ -70,14 +87,22 @@ async function projectFor(ctx: TestContext) {
       const res = await api.batch({ runs });
       expect(res.statusCode, res.body).toBe(200);
       const results = res.json().results as { status: string; problem?: unknown }[];
-      expect(results.filter((r) => r.status !== 'created'), res.body).toEqual([]);
+      expect(
+        results.filter((r) => r.status !== 'created'),
+        res.body,
+      ).toEqual([]);
       return results;
     },
   };
   return api;
 }
 
-const minimal = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-21T10:00:00.000Z', ...overrides });
+const minimal = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
+  name: 'ChatOpenAI',
+  kind: 'llm',
+  startTime: '2026-11-21T10:00:00.000Z',
+  ...overrides,
+});
 
 describeEachDialect(
   'runs',
@@ -164,10 +189,20 @@ describeEachDialect(
       it('keeps an explicit totalTokens and stores a failed run with its error', async () => {
         const p = await projectFor(ctx);
         const res = await p.create(
-          minimal({ status: 'failed', endTime: '2026-11-21T10:00:00.000Z', error: 'RateLimitError: slow down', usage: { promptTokens: 1, completionTokens: 2, totalTokens: 100 } }),
+          minimal({
+            status: 'failed',
+            endTime: '2026-11-21T10:00:00.000Z',
+            error: 'RateLimitError: slow down',
+            usage: { promptTokens: 1, completionTokens: 2, totalTokens: 100 },
+          }),
         );
         expect(res.statusCode, res.body).toBe(201);
-        expect(res.json()).toMatchObject({ status: 'failed', latencyMs: 0, error: 'RateLimitError: slow down', usage: { promptTokens: 1, completionTokens: 2, totalTokens: 100 } });
+        expect(res.json()).toMatchObject({
+          status: 'failed',
+          latencyMs: 0,
+          error: 'RateLimitError: slow down',
+          usage: { promptTokens: 1, completionTokens: 2, totalTokens: 100 },
+        });
       });
 
       it('normalises timestamps with an offset (and sub-millisecond digits) to UTC with milliseconds', async () => {
@@ -279,7 +314,11 @@ describeEachDialect(
         expect((await p.create(minimal({ id: 'metrics-1' }))).statusCode).toBe(201);
         expect((await p.get('metrics-1')).json()).toMatchObject({ id: 'metrics-1' });
 
-        const many = expectProblem(await p.create({ kind: 'robot', startTime: 'yesterday', usage: { promptTokens: -1, completionTokens: 1 }, extra: 1 }), 400, 'validation');
+        const many = expectProblem(
+          await p.create({ kind: 'robot', startTime: 'yesterday', usage: { promptTokens: -1, completionTokens: 1 }, extra: 1 }),
+          400,
+          'validation',
+        );
         expect(pointersOf(many)).toEqual(expect.arrayContaining(['/extra', '/kind', '/name', '/startTime', '/usage/promptTokens']));
         for (const pointer of pointersOf(many)) expect(['/extra', '/kind', '/name', '/startTime', '/usage/promptTokens', '/usage']).toContain(pointer);
       });
@@ -294,7 +333,9 @@ describeEachDialect(
         const batch = (await p.batch({ runs: [minimal({ cost: 1e300 }), minimal({ cost: 1e300 })] })).json();
         expect(batch.results.map((r: { status: string }) => r.status)).toEqual(['rejected', 'rejected']);
         expect((await p.create(minimal({ id: 'bounded', usage: { promptTokens: 1_000_000, completionTokens: 1 }, cost: 12.5 }))).statusCode).toBe(201);
-        expect(pointersOf(expectProblem(await p.patch('bounded', { usage: { promptTokens: 2 ** 60, completionTokens: 0 } }), 400, 'validation'))).toContain('/usage/promptTokens');
+        expect(pointersOf(expectProblem(await p.patch('bounded', { usage: { promptTokens: 2 ** 60, completionTokens: 0 } }), 400, 'validation'))).toContain(
+          '/usage/promptTokens',
+        );
         expect(pointersOf(expectProblem(await p.patch('bounded', { cost: 1e300 }), 400, 'validation'))).toContain('/cost');
         const metrics = await p.metrics({ from: '2026-11-21T00:00:00.000Z', to: '2026-11-22T00:00:00.000Z' });
         expect(metrics.statusCode, metrics.body).toBe(200);
@@ -349,7 +390,12 @@ describeEachDialect(
         expectProblem(await ctx.request('POST', '/v1/projects/prj_nope/runs', { token: p.caller.token, body: minimal() }), 404, 'not-found');
         expectProblem(await p.get('no-such-run'), 404, 'not-found');
         const viewer = await ctx.make.caller({ role: 'viewer', organizationId: p.caller.organizationId });
-        const denied = expectProblem(await ctx.request('POST', p.base, { token: viewer.token, body: minimal() }), 403, 'forbidden', 'Your role (viewer) does not allow runs:write.');
+        const denied = expectProblem(
+          await ctx.request('POST', p.base, { token: viewer.token, body: minimal() }),
+          403,
+          'forbidden',
+          'Your role (viewer) does not allow runs:write.',
+        );
         expect(denied.title).toBe('Forbidden');
         expect(await p.ids()).toEqual([]);
       });
@@ -396,7 +442,9 @@ describeEachDialect(
 
       it('creates nothing twice when a batch is retried', async () => {
         const p = await projectFor(ctx);
-        const runs = Array.from({ length: 30 }, (_, i) => minimal({ id: `retry-${i}`, startTime: iso(NOW - HOUR + i * 1000), tags: ['t', `n${i % 3}`], ...(i > 0 ? { parentRunId: `retry-${i - 1}` } : {}) }));
+        const runs = Array.from({ length: 30 }, (_, i) =>
+          minimal({ id: `retry-${i}`, startTime: iso(NOW - HOUR + i * 1000), tags: ['t', `n${i % 3}`], ...(i > 0 ? { parentRunId: `retry-${i - 1}` } : {}) }),
+        );
         const first = await p.batch({ runs });
         expect(first.json().results.every((r: { status: string }) => r.status === 'created')).toBe(true);
         const second = await p.batch({ runs });
@@ -448,7 +496,16 @@ describeEachDialect(
         });
         expect(res.statusCode).toBe(200);
         const results = res.json().results;
-        expect(results.map((r: { status: string }) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'created']);
+        expect(results.map((r: { status: string }) => r.status)).toEqual([
+          'rejected',
+          'rejected',
+          'rejected',
+          'rejected',
+          'rejected',
+          'rejected',
+          'rejected',
+          'created',
+        ]);
         expect(pointersOf(results[0].problem)).toEqual(['/runs/0/parentRunId']);
         expect(pointersOf(results[1].problem)).toEqual(['/runs/1/endTime']);
         expect(pointersOf(results[2].problem)).toEqual(['/runs/2/parentRunId']);
@@ -510,7 +567,10 @@ describeEachDialect(
           for (const res of responses) expect(res.statusCode, res.body).toBe(200);
           for (let i = 0; i < runs.length; i++) {
             const statuses = responses.map((res) => res.json().results[i].status);
-            expect(statuses.every((s: string) => s === 'created' || s === 'existing'), statuses.join()).toBe(true);
+            expect(
+              statuses.every((s: string) => s === 'created' || s === 'existing'),
+              statuses.join(),
+            ).toBe(true);
             expect(statuses.filter((s: string) => s === 'created')).toHaveLength(round === 0 ? 1 : 0);
           }
         }
@@ -523,7 +583,11 @@ describeEachDialect(
       it('stores every run once when overlapping batches race in opposite orders', async () => {
         const p = await projectFor(ctx);
         const runs = Array.from({ length: 80 }, (_, i) => minimal({ id: `cross-${String(i).padStart(3, '0')}`, startTime: iso(NOW - i * 1000), tags: ['x'] }));
-        const responses: LightMyRequestResponse[] = await Promise.all([p.batch({ runs }), p.batch({ runs: [...runs].reverse() }), p.batch({ runs: runs.slice(20, 60) })]);
+        const responses: LightMyRequestResponse[] = await Promise.all([
+          p.batch({ runs }),
+          p.batch({ runs: [...runs].reverse() }),
+          p.batch({ runs: runs.slice(20, 60) }),
+        ]);
         for (const res of responses) expect(res.statusCode, res.body).toBe(200);
         const created = new Map<string, number>();
         for (const res of responses) {
@@ -558,7 +622,13 @@ describeEachDialect(
       it('amends outputs, usage, cost, tags and metadata of a running run, replacing them', async () => {
         const p = await projectFor(ctx);
         const created = (await p.create(minimal({ id: 'amend', tags: ['a'], metadata: { keep: 'no', n: 1 } }))).json();
-        const res = await p.patch('amend', { outputs: { partial: 'Hel' }, usage: { promptTokens: 3, completionTokens: 4 }, cost: 0.5, tags: ['b', 'c'], metadata: { step: 2 } });
+        const res = await p.patch('amend', {
+          outputs: { partial: 'Hel' },
+          usage: { promptTokens: 3, completionTokens: 4 },
+          cost: 0.5,
+          tags: ['b', 'c'],
+          metadata: { step: 2 },
+        });
         expect(res.statusCode, res.body).toBe(200);
         expect(res.json()).toEqual({
           ...created,
@@ -580,7 +650,7 @@ describeEachDialect(
       it('replaces tags so that the tag filter follows them', async () => {
         const p = await projectFor(ctx);
         await p.seed([minimal({ id: 'tagged', tags: ['a', 'b'] }), minimal({ id: 'other', tags: ['a'] })]);
-        expect((await p.ids({ tag: 'b' }))).toEqual(['tagged']);
+        expect(await p.ids({ tag: 'b' })).toEqual(['tagged']);
         const res = await p.patch('tagged', { tags: ['b', 'c'] });
         expect(res.json().tags).toEqual(['b', 'c']);
         expect(await p.ids({ tag: 'a' })).toEqual(['other']);
@@ -640,19 +710,71 @@ describeEachDialect(
         expectProblem(await p.patch('victim', {}), 400, 'validation');
         expect((await p.get('victim')).json()).toEqual(before);
         expectProblem(await p.patch('no-such-run', { status: 'succeeded' }), 404, 'not-found');
-        expectProblem(await ctx.request('PATCH', `/v1/projects/prj_nope/runs/victim`, { token: p.caller.token, body: { status: 'succeeded' } }), 404, 'not-found');
+        expectProblem(
+          await ctx.request('PATCH', `/v1/projects/prj_nope/runs/victim`, { token: p.caller.token, body: { status: 'succeeded' } }),
+          404,
+          'not-found',
+        );
       });
     });
 
     describe('list filters', () => {
       const T0 = Date.parse('2026-11-10T00:00:00.000Z');
       const seedRuns = [
-        { id: 'f1', name: 'ChatOpenAI', kind: 'llm', status: 'succeeded', startTime: iso(T0 + 1000), endTime: iso(T0 + 1500), model: 'gpt-4o', tags: ['prod', 'eu'], metadata: { env: 'prod', attempt: 2, flag: true } },
-        { id: 'f2', name: 'ChatOpenAI', kind: 'llm', status: 'failed', startTime: iso(T0 + 2000), endTime: iso(T0 + 2100), error: 'boom', model: 'gpt-4o-mini', tags: ['prod'], metadata: { env: 'dev', attempt: '2' } },
+        {
+          id: 'f1',
+          name: 'ChatOpenAI',
+          kind: 'llm',
+          status: 'succeeded',
+          startTime: iso(T0 + 1000),
+          endTime: iso(T0 + 1500),
+          model: 'gpt-4o',
+          tags: ['prod', 'eu'],
+          metadata: { env: 'prod', attempt: 2, flag: true },
+        },
+        {
+          id: 'f2',
+          name: 'ChatOpenAI',
+          kind: 'llm',
+          status: 'failed',
+          startTime: iso(T0 + 2000),
+          endTime: iso(T0 + 2100),
+          error: 'boom',
+          model: 'gpt-4o-mini',
+          tags: ['prod'],
+          metadata: { env: 'dev', attempt: '2' },
+        },
         { id: 'f3', name: 'Agent', kind: 'chain', startTime: iso(T0 + 3000), tags: ['eu'], metadata: { attempt: 3, flag: false, tiny: 1e-7, big: 1e21 } },
-        { id: 'f4', name: 'search', kind: 'tool', status: 'succeeded', startTime: iso(T0 + 4000), endTime: iso(T0 + 4200), parentRunId: 'f3', metadata: { flag: 'true', none: null } },
-        { id: 'f5', name: 'retrieve', kind: 'retriever', status: 'succeeded', startTime: iso(T0 + 4000), endTime: iso(T0 + 4300), parentRunId: 'f3', tags: ['prod', 'eu', 'extra'], metadata: { env: 'prod ' } },
-        { id: 'f6', name: 'ChatOpenAI', kind: 'llm', startTime: iso(T0 + 5000), parentRunId: 'f4', model: 'gpt-4o', metadata: { attempt: 2.5, nested: { env: 'prod' } } },
+        {
+          id: 'f4',
+          name: 'search',
+          kind: 'tool',
+          status: 'succeeded',
+          startTime: iso(T0 + 4000),
+          endTime: iso(T0 + 4200),
+          parentRunId: 'f3',
+          metadata: { flag: 'true', none: null },
+        },
+        {
+          id: 'f5',
+          name: 'retrieve',
+          kind: 'retriever',
+          status: 'succeeded',
+          startTime: iso(T0 + 4000),
+          endTime: iso(T0 + 4300),
+          parentRunId: 'f3',
+          tags: ['prod', 'eu', 'extra'],
+          metadata: { env: 'prod ' },
+        },
+        {
+          id: 'f6',
+          name: 'ChatOpenAI',
+          kind: 'llm',
+          startTime: iso(T0 + 5000),
+          parentRunId: 'f4',
+          model: 'gpt-4o',
+          metadata: { attempt: 2.5, nested: { env: 'prod' } },
+        },
       ];
       let p: Awaited<ReturnType<typeof projectFor>>;
       beforeEach(async () => {
@@ -757,12 +879,26 @@ describeEachDialect(
         ...extra,
       });
       const seedRuns = [
-        ended('m1', 'llm', 'ChatOpenAI', 'succeeded', M0 + 5 * MIN, 120, { model: 'gpt-4o', usage: { promptTokens: 10, completionTokens: 5 }, cost: 0.25, tags: ['t'] }),
+        ended('m1', 'llm', 'ChatOpenAI', 'succeeded', M0 + 5 * MIN, 120, {
+          model: 'gpt-4o',
+          usage: { promptTokens: 10, completionTokens: 5 },
+          cost: 0.25,
+          tags: ['t'],
+        }),
         ended('m2', 'llm', 'ChatOpenAI', 'failed', M0 + 10 * MIN, 40, { model: 'gpt-4o', usage: { promptTokens: 20, completionTokens: 0 }, cost: 0.5 }),
         ended('m3', 'chain', 'Agent', 'succeeded', M0 + 20 * MIN, 300),
-        ended('m4', 'llm', 'ChatOpenAI', 'succeeded', M0 + 2 * HOUR, 80, { model: 'gpt-4o-mini', usage: { promptTokens: 1, completionTokens: 2, totalTokens: 100 }, cost: 1.25, tags: ['t'] }),
+        ended('m4', 'llm', 'ChatOpenAI', 'succeeded', M0 + 2 * HOUR, 80, {
+          model: 'gpt-4o-mini',
+          usage: { promptTokens: 1, completionTokens: 2, totalTokens: 100 },
+          cost: 1.25,
+          tags: ['t'],
+        }),
         ended('m5', 'tool', 'search', 'failed', M0 + 2 * HOUR + 30 * MIN, 1000),
-        ended('m6', 'llm', 'ChatOpenAI', 'succeeded', M0 + 2 * HOUR + 40 * MIN, 60, { model: 'gpt-4o', usage: { promptTokens: 5, completionTokens: 5 }, cost: 0 }),
+        ended('m6', 'llm', 'ChatOpenAI', 'succeeded', M0 + 2 * HOUR + 40 * MIN, 60, {
+          model: 'gpt-4o',
+          usage: { promptTokens: 5, completionTokens: 5 },
+          cost: 0,
+        }),
         ended('m7', 'tool', 'search', 'succeeded', M0 + 3 * HOUR - 1, 500),
         { id: 'm8', kind: 'chain', name: 'Agent', startTime: iso(M0 + 2 * HOUR + 50 * MIN) },
         // Just outside [10:00, 13:00).
@@ -783,7 +919,14 @@ describeEachDialect(
       it('counts and aggregates over [from, to) against hand-computed values', async () => {
         const res = await p.metrics(range);
         expect(res.statusCode, res.body).toBe(200);
-        expect(res.json()).toEqual({ from: range.from, to: range.to, bucket: null, groupBy: null, groups: [{ key: null, series: [{ start: range.from, ...total }] }], total });
+        expect(res.json()).toEqual({
+          from: range.from,
+          to: range.to,
+          bucket: null,
+          groupBy: null,
+          groups: [{ key: null, series: [{ start: range.from, ...total }] }],
+          total,
+        });
       });
 
       it('splits the range into UTC-aligned hourly buckets, empty ones filled with zeros', async () => {
@@ -875,9 +1018,30 @@ describeEachDialect(
       });
 
       it('applies the list filters', async () => {
-        expect((await p.metrics({ ...range, status: 'failed' })).json().total).toEqual({ count: 2, errorCount: 2, latencyP50: 40, latencyP95: 1000, totalTokens: 20, cost: 0.5 });
-        expect((await p.metrics({ ...range, tag: 't' })).json().total).toEqual({ count: 2, errorCount: 0, latencyP50: 80, latencyP95: 120, totalTokens: 115, cost: 1.5 });
-        expect((await p.metrics({ ...range, model: 'nope' })).json()).toEqual({ from: range.from, to: range.to, bucket: null, groupBy: null, groups: [{ key: null, series: [{ start: range.from, ...zero }] }], total: zero });
+        expect((await p.metrics({ ...range, status: 'failed' })).json().total).toEqual({
+          count: 2,
+          errorCount: 2,
+          latencyP50: 40,
+          latencyP95: 1000,
+          totalTokens: 20,
+          cost: 0.5,
+        });
+        expect((await p.metrics({ ...range, tag: 't' })).json().total).toEqual({
+          count: 2,
+          errorCount: 0,
+          latencyP50: 80,
+          latencyP95: 120,
+          totalTokens: 115,
+          cost: 1.5,
+        });
+        expect((await p.metrics({ ...range, model: 'nope' })).json()).toEqual({
+          from: range.from,
+          to: range.to,
+          bucket: null,
+          groupBy: null,
+          groups: [{ key: null, series: [{ start: range.from, ...zero }] }],
+          total: zero,
+        });
         expect((await p.metrics({ from: iso(M0 - HOUR), to: iso(M0 + 4 * HOUR), kind: 'tool', startedAfter: iso(M0 + 3 * HOUR) })).json().total.count).toBe(1);
         expect((await p.metrics({ ...range, 'metadata.__proto__': 'x' })).json().total.count).toBe(0);
       });
@@ -918,7 +1082,9 @@ describeEachDialect(
       it('refuses empty or inverted ranges, too many buckets and unknown parameters', async () => {
         expect(parametersOf(expectProblem(await p.metrics({ from: range.from, to: range.from }), 400, 'validation'))).toEqual(['from']);
         expect(parametersOf(expectProblem(await p.metrics({ from: range.to, to: range.from }), 400, 'validation'))).toEqual(['from']);
-        expect(parametersOf(expectProblem(await p.metrics({ from: '2025-11-20T00:00:00.000Z', to: '2026-11-20T00:00:00.000Z', bucket: '1m' }), 400, 'validation'))).toEqual(['bucket']);
+        expect(
+          parametersOf(expectProblem(await p.metrics({ from: '2025-11-20T00:00:00.000Z', to: '2026-11-20T00:00:00.000Z', bucket: '1m' }), 400, 'validation')),
+        ).toEqual(['bucket']);
         const cases: [Query, string][] = [
           [{ bucket: '2h' }, 'bucket'],
           [{ groupBy: 'tag' }, 'groupBy'],
@@ -1043,7 +1209,9 @@ describeEachDialect(
             expect(body.total.totalTokens).toBe(0);
 
             const bucketed = (await p.metrics({ ...query, from: iso(P0), to: iso(P0 + 10 * HOUR), bucket: '1h', groupBy: 'status' })).json();
-            const bucketSum = bucketed.groups.flatMap((g: { series: { count: number }[] }) => g.series).reduce((n: number, s: { count: number }) => n + s.count, 0);
+            const bucketSum = bucketed.groups
+              .flatMap((g: { series: { count: number }[] }) => g.series)
+              .reduce((n: number, s: { count: number }) => n + s.count, 0);
             expect(bucketSum).toBe(walked.length);
             expect(bucketed.total.count).toBe(walked.length);
           }),

@@ -286,7 +286,10 @@ describe('the client SDK against a real server', () => {
     const again = await client.prompts.versions.poll('support-reply', 'production', first.etag);
     expect(again).toEqual({ changed: false, etag: first.etag });
 
-    expect(await client.prompts.render('support-reply', { label: 'production', variables: { customer: 'Ada' } })).toEqual({ template: 'Hi {{customer}}', rendered: 'Hi Ada' });
+    expect(await client.prompts.render('support-reply', { label: 'production', variables: { customer: 'Ada' } })).toEqual({
+      template: 'Hi {{customer}}',
+      rendered: 'Hi Ada',
+    });
     const missing = await expectProblem(client.prompts.render('support-reply', { version: 1, variables: { customer: 'Ada' } }), 400, 'validation');
     expect(missing.errors.map((e) => e.detail).join(' ')).toContain('question');
 
@@ -302,10 +305,21 @@ describe('the client SDK against a real server', () => {
 
   it('round-trips monitors: create, get, update, list, metrics, events, deliveries, rotate the secret, delete', async () => {
     const project = await client.projects.create({ name: 'sdk-monitors' });
-    const monitor = await client.monitors.create(project.id, { name: 'traffic', filter: { kind: 'llm', parentRunId: null }, metric: 'count', window: '1h', threshold: { op: '<', value: 10 } });
+    const monitor = await client.monitors.create(project.id, {
+      name: 'traffic',
+      filter: { kind: 'llm', parentRunId: null },
+      metric: 'count',
+      window: '1h',
+      threshold: { op: '<', value: 10 },
+    });
     expect(monitor.webhookSecret).toMatch(/^whsec_/);
     const { webhookSecret: _secret, ...stored } = monitor;
-    expect(await client.monitors.get(project.id, monitor.id)).toMatchObject({ ...stored, state: expect.any(String), updatedAt: expect.any(String), lastEvaluatedAt: expect.anything() });
+    expect(await client.monitors.get(project.id, monitor.id)).toMatchObject({
+      ...stored,
+      state: expect.any(String),
+      updatedAt: expect.any(String),
+      lastEvaluatedAt: expect.anything(),
+    });
     const paused = await client.monitors.update(project.id, monitor.id, { enabled: false });
     expect(paused).toMatchObject({ enabled: false, state: 'no_data' });
     expect((await client.monitors.list(project.id, { enabled: false }).toArray()).map((m) => m.id)).toEqual([monitor.id]);
@@ -424,7 +438,11 @@ describe('the client SDK against a real server', () => {
       expect(await absent.projects.list().toArray()).toEqual([1, 2]);
       expect(calls).toBe(1);
       let n = 0;
-      const looping = new Sightline({ baseUrl: 'http://api.test', token: 't', fetch: async () => answer({ items: [n++], limit: 1, nextCursor: n % 2 ? 'a' : 'b' }) });
+      const looping = new Sightline({
+        baseUrl: 'http://api.test',
+        token: 't',
+        fetch: async () => answer({ items: [n++], limit: 1, nextCursor: n % 2 ? 'a' : 'b' }),
+      });
       await expect(looping.projects.list().toArray()).rejects.toThrow(/already followed/);
       expect(n).toBe(3);
     });
@@ -552,7 +570,9 @@ describe('the client SDK against a real server', () => {
 
     it('backs off on 502/503/504 and dropped connections for idempotent requests, bounded; never a plain POST', async () => {
       const statuses = [503, 502, 504];
-      const proxy = await startProxy(server.url, ({ n }) => (n <= 3 ? { status: statuses[n - 1]!, headers: { 'content-type': 'application/problem+json' }, body: '{"title":"busy","status":503}' } : 'forward'));
+      const proxy = await startProxy(server.url, ({ n }) =>
+        n <= 3 ? { status: statuses[n - 1]!, headers: { 'content-type': 'application/problem+json' }, body: '{"title":"busy","status":503}' } : 'forward',
+      );
       try {
         const retries: string[] = [];
         const c = new Sightline(options({ baseUrl: proxy.url, backoffMs: 20, onRetry: (r) => retries.push(`${r.attempt}:${r.reason}`) }));
@@ -608,10 +628,16 @@ describe('the client SDK against a real server', () => {
 
     it('retries a batch whose connection dropped after the server stored it, without duplicating a run', async () => {
       const project = await client.projects.create({ name: 'dropped-batch' });
-      const proxy = await startProxy(server.url, ({ method, path }) => (method === 'POST' && path.endsWith('/runs/batch') && proxy.requests.filter((r) => r.method === 'POST').length === 1 ? 'forward-then-drop' : 'forward'));
+      const proxy = await startProxy(server.url, ({ method, path }) =>
+        method === 'POST' && path.endsWith('/runs/batch') && proxy.requests.filter((r) => r.method === 'POST').length === 1 ? 'forward-then-drop' : 'forward',
+      );
       try {
         const c = new Sightline(options({ baseUrl: proxy.url }));
-        const runs: RunCreate[] = Array.from({ length: 50 }, (_, i) => ({ name: `run-${i}`, kind: 'tool', startTime: new Date(Date.UTC(2026, 10, 21, 10, 0, i)).toISOString() }));
+        const runs: RunCreate[] = Array.from({ length: 50 }, (_, i) => ({
+          name: `run-${i}`,
+          kind: 'tool',
+          startTime: new Date(Date.UTC(2026, 10, 21, 10, 0, i)).toISOString(),
+        }));
         const result = await c.runs.batch(project.id, runs);
         expect(proxy.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
         expect(result.results.map((r) => r.status)).toEqual(Array(50).fill('existing')); // the first attempt created them
@@ -641,7 +667,12 @@ describe('the client SDK against a real server', () => {
           completions: {
             create: async (params: { model: string; messages: unknown[]; stream?: boolean }) => {
               await jitter();
-              return { id: 'cmpl', model: `${params.model}-2024-08-06`, choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }], usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 } };
+              return {
+                id: 'cmpl',
+                model: `${params.model}-2024-08-06`,
+                choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+                usage: { prompt_tokens: 12, completion_tokens: 3, total_tokens: 15 },
+              };
             },
           },
         },
@@ -661,7 +692,9 @@ describe('the client SDK against a real server', () => {
                   `step-${r}-${i}`,
                   async () => {
                     await jitter();
-                    const leaves = await Promise.all([0, 1].map((j) => tracer.trace(`leaf-${r}-${i}-${j}`, async () => (await jitter(), { r, i, j }), { kind: 'tool' })));
+                    const leaves = await Promise.all(
+                      [0, 1].map((j) => tracer.trace(`leaf-${r}-${i}-${j}`, async () => (await jitter(), { r, i, j }), { kind: 'tool' })),
+                    );
                     if (i === 2) await traced.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: `q${r}` }] });
                     return leaves.length;
                   },
@@ -685,7 +718,16 @@ describe('the client SDK against a real server', () => {
       const byName = new Map(runs.map((run) => [run.name, run]));
       for (let r = 0; r < 4; r++) {
         const root = byName.get(`request-${r}`)!;
-        expect(root).toMatchObject({ kind: 'agent', parentRunId: null, traceId: root.id, status: 'succeeded', tags: ['sdk-test'], inputs: { r }, outputs: { children: [2, 2, 2] }, metadata: { request: r } });
+        expect(root).toMatchObject({
+          kind: 'agent',
+          parentRunId: null,
+          traceId: root.id,
+          status: 'succeeded',
+          tags: ['sdk-test'],
+          inputs: { r },
+          outputs: { children: [2, 2, 2] },
+          metadata: { request: r },
+        });
         for (let i = 0; i < 3; i++) {
           const step = byName.get(`step-${r}-${i}`)!;
           expect(step).toMatchObject({ parentRunId: root.id, traceId: root.id, inputs: { i }, outputs: { output: 2 }, kind: 'chain' });
@@ -702,7 +744,12 @@ describe('the client SDK against a real server', () => {
       for (const call of llm) {
         const parent = byId.get(call.parentRunId!)!;
         expect(parent.name).toMatch(/^step-\d-2$/);
-        expect(call).toMatchObject({ name: 'openai.chat.completions.create', model: 'gpt-4o-2024-08-06', usage: { promptTokens: 12, completionTokens: 3, totalTokens: 15 }, traceId: parent.traceId });
+        expect(call).toMatchObject({
+          name: 'openai.chat.completions.create',
+          model: 'gpt-4o-2024-08-06',
+          usage: { promptTokens: 12, completionTokens: 3, totalTokens: 15 },
+          traceId: parent.traceId,
+        });
         expect(call.outputs).toEqual({ choices: [{ message: { role: 'assistant', content: 'hi' }, finishReason: 'stop' }] });
         expect(call.inputs).toMatchObject({ model: 'gpt-4o', messages: [{ role: 'user' }] });
       }
@@ -746,7 +793,12 @@ describe('the client SDK against a real server', () => {
       try {
         const c = new Sightline(options({ baseUrl: slow.url }));
         const dropped: string[] = [];
-        const tracer = c.tracer(project.id, { maxQueue: 100, batchSize: 50, flushIntervalMs: 5, onDrop: (run, reason) => dropped.push(`${run.name}:${reason}`) });
+        const tracer = c.tracer(project.id, {
+          maxQueue: 100,
+          batchSize: 50,
+          flushIntervalMs: 5,
+          onDrop: (run, reason) => dropped.push(`${run.name}:${reason}`),
+        });
         let peak = 0;
         for (let burst = 0; burst < 20; burst++) {
           for (let i = 0; i < 50; i++) {
@@ -756,7 +808,11 @@ describe('the client SDK against a real server', () => {
           await sleep(10);
         }
         // Traced runs too, with children held for their parent: they count against the same bound.
-        await Promise.all(Array.from({ length: 30 }, (_, k) => tracer.trace(`t${k}`, () => Promise.all([1, 2, 3].map((j) => tracer.trace(`t${k}-${j}`, () => (peak = Math.max(peak, tracer.size))))))));
+        await Promise.all(
+          Array.from({ length: 30 }, (_, k) =>
+            tracer.trace(`t${k}`, () => Promise.all([1, 2, 3].map((j) => tracer.trace(`t${k}-${j}`, () => (peak = Math.max(peak, tracer.size)))))),
+          ),
+        );
         peak = Math.max(peak, tracer.size);
         await tracer.shutdown();
         expect(peak).toBeLessThanOrEqual(100);
@@ -806,7 +862,11 @@ describe('the client SDK against a real server', () => {
 
         // A run the server refuses is reported (onError, onDrop 'rejected'), and does not sink its batch.
         const refused: string[] = [];
-        const strict = c.tracer(project.id, { flushIntervalMs: 0, onError: (e) => errors.push(e), onDrop: (run, reason) => refused.push(`${run.name}:${reason}`) });
+        const strict = c.tracer(project.id, {
+          flushIntervalMs: 0,
+          onError: (e) => errors.push(e),
+          onDrop: (run, reason) => refused.push(`${run.name}:${reason}`),
+        });
         strict.enqueue({ name: 'backwards', kind: 'custom', status: 'succeeded', startTime: '2026-11-21T10:00:01.000Z', endTime: '2026-11-21T10:00:00.000Z' });
         strict.enqueue({ name: 'fine', kind: 'custom', startTime: '2026-11-21T10:00:00.000Z' });
         errors.length = 0;
@@ -826,7 +886,11 @@ describe('the client SDK against a real server', () => {
     beforeAll(async () => {
       const project = await client.projects.create({ name: 'cli' });
       projectId = project.id;
-      await server.make.runs(projectId, 26, (i) => ({ status: i % 5 === 0 ? 'failed' : 'succeeded', endTime: new Date(Date.parse('2026-11-01T00:00:00.000Z') + i * 1000 + 250).toISOString(), ...(i % 5 === 0 ? { error: 'x' } : {}) }));
+      await server.make.runs(projectId, 26, (i) => ({
+        status: i % 5 === 0 ? 'failed' : 'succeeded',
+        endTime: new Date(Date.parse('2026-11-01T00:00:00.000Z') + i * 1000 + 250).toISOString(),
+        ...(i % 5 === 0 ? { error: 'x' } : {}),
+      }));
       await client.prompts.create({ name: 'cli-prompt', template: [{ role: 'system', content: 'Be {{tone}}.' }] });
       await client.prompts.versions.create('cli-prompt', { template: 'Say {{word}}', config: { model: 'gpt-4o' } });
       await client.prompts.labels.set('cli-prompt', 'production', 1);
@@ -877,7 +941,10 @@ describe('the client SDK against a real server', () => {
     it('exports every run as NDJSON, and resumes from the cursor it prints when interrupted', async () => {
       const whole = io();
       expect(await runCli(['runs', 'export', '--project', projectId, '--format', 'ndjson'], whole)).toBe(0);
-      const all = whole.out.trim().split('\n').map((line) => (JSON.parse(line) as Run).id);
+      const all = whole.out
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as Run).id);
       expect(all).toHaveLength(26);
 
       // Ctrl-C while the second page is on its way.
@@ -892,7 +959,10 @@ describe('the client SDK against a real server', () => {
         },
       });
       expect(await runCli(['runs', 'export', '--project', projectId, '--format', 'ndjson', '--limit', '10'], interrupted)).toBe(130);
-      const firstPart = interrupted.out.trim().split('\n').map((line) => (JSON.parse(line) as Run).id);
+      const firstPart = interrupted.out
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as Run).id);
       expect(firstPart).toEqual(all.slice(0, 10));
       const cursor = /^resume-cursor: (\S+)$/m.exec(interrupted.err)?.[1];
       expect(cursor, interrupted.err).toBeDefined();
@@ -900,7 +970,10 @@ describe('the client SDK against a real server', () => {
 
       const resumed = io();
       expect(await runCli(['runs', 'export', '--project', projectId, '--format', 'ndjson', '--limit', '10', '--cursor', cursor!], resumed)).toBe(0);
-      const rest = resumed.out.trim().split('\n').map((line) => (JSON.parse(line) as Run).id);
+      const rest = resumed.out
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as Run).id);
       expect([...firstPart, ...rest]).toEqual(all);
 
       // Stopped by an error midway (the server gone for good, retries spent): the same resume line, exit 1.
@@ -934,7 +1007,13 @@ describe('the client SDK against a real server', () => {
       const noToken = io({ env: { SIGHTLINE_URL: server.url } });
       expect(await runCli(['projects', 'list'], noToken)).toBe(2);
       expect(noToken.err).toContain('SIGHTLINE_TOKEN');
-      for (const args of [['runs', 'list'], ['runs', 'export', '--project', 'p', '--format', 'csv'], ['prompts', 'get'], ['projects', 'list', '--bogus'], ['runs', 'frob']]) {
+      for (const args of [
+        ['runs', 'list'],
+        ['runs', 'export', '--project', 'p', '--format', 'csv'],
+        ['prompts', 'get'],
+        ['projects', 'list', '--bogus'],
+        ['runs', 'frob'],
+      ]) {
         const bad = io();
         expect(await runCli(args, bad), args.join(' ')).toBe(2);
         expect(bad.err).toMatch(/^sightline: .+\n$/);
@@ -960,7 +1039,10 @@ describe('the client SDK against a real server', () => {
         expect(await main(['runs', 'export', '--project', projectId, '--format', 'ndjson'])).toBe(0);
         expect(out.join('').trim().split('\n')).toHaveLength(26);
       } finally {
-        for (const [name, value] of [['SIGHTLINE_URL', saved.url], ['SIGHTLINE_TOKEN', saved.token]] as const) {
+        for (const [name, value] of [
+          ['SIGHTLINE_URL', saved.url],
+          ['SIGHTLINE_TOKEN', saved.token],
+        ] as const) {
           if (value === undefined) delete process.env[name];
           else process.env[name] = value;
         }

@@ -11,7 +11,17 @@ import type { ProjectSchema } from '../src/features/projects/projects.schemas.js
 import type { PromptSchema, PromptVersionSchema } from '../src/features/prompts/prompts.schemas.js';
 import type { RunInputSchema, RunSchema } from '../src/features/runs/runs.schemas.js';
 import type { MeSchema } from '../src/features/me/me.schemas.js';
-import { Sightline, type Me, type Monitor, type Project, type Prompt, type PromptVersion, type Run, type RunCreate, type RunFilters } from '../packages/client/src/index.js';
+import {
+  Sightline,
+  type Me,
+  type Monitor,
+  type Project,
+  type Prompt,
+  type PromptVersion,
+  type Run,
+  type RunCreate,
+  type RunFilters,
+} from '../packages/client/src/index.js';
 
 /**
  * The SDK's types are the server's schemas (issue 6, item 1): the same fields, and `tsc` refuses a
@@ -25,7 +35,16 @@ const FIXTURES = fileURLToPath(new URL('../packages/client/type-tests/', import.
 
 function compileFixtures(): Map<string, ts.Diagnostic[]> {
   const configPath = `${FIXTURES}tsconfig.json`;
-  const parsed = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
   if (!parsed) throw new Error('no tsconfig');
   const program = ts.createProgram(parsed.fileNames, parsed.options);
   const byFile = new Map<string, ts.Diagnostic[]>();
@@ -44,7 +63,11 @@ const text = (diagnostics: ts.Diagnostic[]) => diagnostics.map((d) => `TS${d.cod
 describe('the SDK types', () => {
   it('compile the right uses and refuse every wrong field (tsc on fixtures)', () => {
     const results = compileFixtures();
-    expect([...results.keys()].sort()).toEqual(readdirSync(FIXTURES).filter((f) => f.endsWith('.ts')).sort());
+    expect([...results.keys()].sort()).toEqual(
+      readdirSync(FIXTURES)
+        .filter((f) => f.endsWith('.ts'))
+        .sort(),
+    );
     expect(text(results.get('ok.ts')!)).toBe('');
     const expected: Record<string, RegExp> = {
       'bad-create-field.ts': /TS2353: Object literal may only specify known properties, and 'nmae' does not exist/,
@@ -71,15 +94,34 @@ describe('the SDK types', () => {
       expect(generated).toContain("export type Run = { status: 'running' | 'succeeded' | 'failed'; id: string;");
       // A consumer outside this repository: no server sources, no TypeBox, no Node types, only the DOM's fetch.
       writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
-      const consumer = (body: string) => `import { Sightline, type Run } from './sdk/index.js';\nconst client = new Sightline({ baseUrl: 'https://x.test', token: 't' });\nexport async function f(p: string): Promise<unknown> {\n${body}\n}\n`;
-      writeFileSync(join(dir, 'good.ts'), consumer("const run: Run = await client.runs.create(p, { name: 'x', kind: 'llm', startTime: '2026-01-01T00:00:00Z' });\nfor await (const r of client.runs.list(p, { status: 'failed' })) void r.latencyMs;\nreturn run.status;"));
+      const consumer = (body: string) =>
+        `import { Sightline, type Run } from './sdk/index.js';\nconst client = new Sightline({ baseUrl: 'https://x.test', token: 't' });\nexport async function f(p: string): Promise<unknown> {\n${body}\n}\n`;
+      writeFileSync(
+        join(dir, 'good.ts'),
+        consumer(
+          "const run: Run = await client.runs.create(p, { name: 'x', kind: 'llm', startTime: '2026-01-01T00:00:00Z' });\nfor await (const r of client.runs.list(p, { status: 'failed' })) void r.latencyMs;\nreturn run.status;",
+        ),
+      );
       writeFileSync(join(dir, 'bad.ts'), consumer("return client.runs.create(p, { nmae: 'x', kind: 'llm', startTime: '' });"));
-      const options: ts.CompilerOptions = { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'], types: [], strict: true, noEmit: true };
+      const options: ts.CompilerOptions = {
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.NodeNext,
+        moduleResolution: ts.ModuleResolutionKind.NodeNext,
+        lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+        types: [],
+        strict: true,
+        noEmit: true,
+      };
       const program = ts.createProgram([join(dir, 'good.ts'), join(dir, 'bad.ts')], options);
       const errors = (file: string) => text([...ts.getPreEmitDiagnostics(program, program.getSourceFile(join(dir, file)))]);
       expect(errors('good.ts')).toBe('');
       expect(errors('bad.ts')).toMatch(/'nmae' does not exist/);
-      expect(program.getSourceFiles().map((f) => f.fileName).filter((f) => !f.includes('/node_modules/typescript/lib/') && !f.startsWith(dir))).toEqual([]);
+      expect(
+        program
+          .getSourceFiles()
+          .map((f) => f.fileName)
+          .filter((f) => !f.includes('/node_modules/typescript/lib/') && !f.startsWith(dir)),
+      ).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

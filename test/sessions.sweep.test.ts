@@ -18,7 +18,12 @@ describeEachDialect(
     beforeAll(async () => {
       const keys = new Keyring(ctx.database.storage.db, clock);
       await keys.init();
-      sessions = new SessionService(ctx.database.storage.db, new TokenService(ctx.database.storage.db, keys, ctx.config, clock), { sessionIdleMinutes: 60, sessionAbsoluteHours: 24 }, clock);
+      sessions = new SessionService(
+        ctx.database.storage.db,
+        new TokenService(ctx.database.storage.db, keys, ctx.config, clock),
+        { sessionIdleMinutes: 60, sessionAbsoluteHours: 24 },
+        clock,
+      );
     });
 
     it('deletes sessions ended more than a day ago and expired sign-in requests, and keeps the rest', async () => {
@@ -33,10 +38,13 @@ describeEachDialect(
       const revokedRecently = await make();
       await db.updateTable('sessions').set({ revoked_at: clock.now() }).where('id', '=', revokedRecently).execute();
       const live = await make();
-      await db.insertInto('auth_requests').values([
-        { state_hash: 'old', nonce: 'n', code_verifier: 'v', created_at: start, expires_at: start + 600_000 },
-        { state_hash: 'fresh', nonce: 'n', code_verifier: 'v', created_at: clock.now(), expires_at: clock.now() + 600_000 },
-      ]).execute();
+      await db
+        .insertInto('auth_requests')
+        .values([
+          { state_hash: 'old', nonce: 'n', code_verifier: 'v', created_at: start, expires_at: start + 600_000 },
+          { state_hash: 'fresh', nonce: 'n', code_verifier: 'v', created_at: clock.now(), expires_at: clock.now() + 600_000 },
+        ])
+        .execute();
 
       await sessions.sweep();
 
@@ -48,10 +56,14 @@ describeEachDialect(
       expect(requests).toContain('fresh');
       expect(requests).not.toContain('old');
       // The live session still works.
-      expect(await sessions.exchange(await (async () => {
-        const { secret } = await sessions.create(caller.userId, caller.organizationId);
-        return secret;
-      })())).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect(
+        await sessions.exchange(
+          await (async () => {
+            const { secret } = await sessions.create(caller.userId, caller.organizationId);
+            return secret;
+          })(),
+        ),
+      ).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     });
   },
   { clock },

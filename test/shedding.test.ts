@@ -52,7 +52,8 @@ function send(agent: Agent, port: number, method: string, path: string, options:
 }
 
 /** The harness's problem assertions, for an answer read off a socket. */
-const asInjected = (answer: Answer) => ({ statusCode: answer.status, headers: answer.headers, body: answer.body, json: () => JSON.parse(answer.body) }) as never;
+const asInjected = (answer: Answer) =>
+  ({ statusCode: answer.status, headers: answer.headers, body: answer.body, json: () => JSON.parse(answer.body) }) as never;
 
 /** A 503 `service-unavailable` problem with `Retry-After`, whose detail matches `detail`. */
 function expectShed(answer: Answer, detail: RegExp): void {
@@ -109,7 +110,14 @@ function parseResponses(raw: string): Answer[] {
  * A POST whose body follows its headers by `delayMs`, as a slow client sends it (on a connection of
  * its own). `early` says whether the answer came before the body was sent.
  */
-async function slowPost(port: number, path: string, token: string, body: unknown, delayMs: number, timeoutMs = 30_000): Promise<{ outcome: Outcome; early: boolean }> {
+async function slowPost(
+  port: number,
+  path: string,
+  token: string,
+  body: unknown,
+  delayMs: number,
+  timeoutMs = 30_000,
+): Promise<{ outcome: Outcome; early: boolean }> {
   const payload = JSON.stringify(body);
   const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n`;
   const client = rawConnection(port, head);
@@ -168,7 +176,9 @@ describeEachDialect('load shedding', (ctx) => {
    * `/test/fail` throws; `/test/busy` keeps the event loop busy for 100 ms, as a heavy synchronous
    * SQLite query does.
    */
-  async function listening(env: Record<string, string>): Promise<{ app: App; port: number; release: () => void; closing: Promise<void>; logs: Record<string, unknown>[] }> {
+  async function listening(
+    env: Record<string, string>,
+  ): Promise<{ app: App; port: number; release: () => void; closing: Promise<void>; logs: Record<string, unknown>[] }> {
     const config = testConfig({ ...env, LOG_LEVEL: 'warn' });
     const logs: Record<string, unknown>[] = [];
     const stream = new Writable({
@@ -208,10 +218,21 @@ describeEachDialect('load shedding', (ctx) => {
   /** Asserts that all `places` are free: as many held requests are admitted, and the next is shed. */
   async function expectFreePlaces(port: number, places: number, release: () => void): Promise<void> {
     const holders = Array.from({ length: places }, () => rawConnection(port, 'GET /test/hold HTTP/1.1\r\nHost: x\r\n\r\n'));
-    expectShed((await eventually(() => me(port), (o) => isAnswer(o) && o.status === 503, `${places} held requests in flight`)) as Answer, TOO_MANY);
+    expectShed(
+      (await eventually(
+        () => me(port),
+        (o) => isAnswer(o) && o.status === 503,
+        `${places} held requests in flight`,
+      )) as Answer,
+      TOO_MANY,
+    );
     expect(holders.map((h) => h.received())).toEqual(Array(places).fill(''));
     release();
-    await eventually(async () => holders.map((h) => parseResponses(h.received()).length), (counts) => counts.every((n) => n === 1), 'the held requests to be answered');
+    await eventually(
+      async () => holders.map((h) => parseResponses(h.received()).length),
+      (counts) => counts.every((n) => n === 1),
+      'the held requests to be answered',
+    );
     for (const holder of holders) expect(parseResponses(holder.received())[0]).toMatchObject({ status: 200 });
     for (const holder of holders) holder.socket.destroy();
   }
@@ -220,14 +241,19 @@ describeEachDialect('load shedding', (ctx) => {
     const { port, logs } = await listening({ SIGHTLINE_MAX_IN_FLIGHT: '8', SIGHTLINE_MAX_EVENT_LOOP_DELAY_MS: '0' });
     // Run creates whose bodies follow their headers by 2 s hold their places that long (on SQLite a
     // request that needs no wait is over before the next one is read, so only these can fill the server).
-    const create = (i: number) => slowPost(port, `/v1/projects/${projectId}/runs`, caller.token, { name: `shed-${i}`, kind: 'llm', startTime: new Date().toISOString() }, 2000);
-    const results = await Promise.all(Array.from({ length: 500 }, (_, i) => (i % 2 === 0 ? me(port).then((outcome) => ({ outcome, early: null })) : create(i))));
+    const create = (i: number) =>
+      slowPost(port, `/v1/projects/${projectId}/runs`, caller.token, { name: `shed-${i}`, kind: 'llm', startTime: new Date().toISOString() }, 2000);
+    const results = await Promise.all(
+      Array.from({ length: 500 }, (_, i) => (i % 2 === 0 ? me(port).then((outcome) => ({ outcome, early: null })) : create(i))),
+    );
     const outcomes = results.map((r) => r.outcome);
     const failures = outcomes.filter((o) => !isAnswer(o));
     const answers = outcomes.filter(isAnswer);
     const ok = answers.filter((a) => a.status === 200 || a.status === 201);
     const shed = answers.filter((a) => a.status === 503);
-    console.info(`[${ctx.dialect}] 500 concurrent, maxInFlight 8: ${ok.length} 2xx, ${shed.length} 503, ${failures.length} failed (${[...new Set(failures.map((f) => (f as { failure: string }).failure))].join(', ')})`);
+    console.info(
+      `[${ctx.dialect}] 500 concurrent, maxInFlight 8: ${ok.length} 2xx, ${shed.length} 503, ${failures.length} failed (${[...new Set(failures.map((f) => (f as { failure: string }).failure))].join(', ')})`,
+    );
     expect(failures).toEqual([]);
     expect(ok.length + shed.length).toBe(500);
     expect(shed.length).toBeGreaterThan(0);
@@ -238,11 +264,17 @@ describeEachDialect('load shedding', (ctx) => {
     expect(shedCreates.length).toBeGreaterThan(0);
     expect(shedCreates.filter((r) => !r.early)).toEqual([]);
     // Operators see why, once (not once per refused request).
-    expect(logs.filter((l) => l.msg === 'shedding load: refusing new requests with 503')).toEqual([expect.objectContaining({ refusal: 'in-flight', inFlight: 8, level: 40 })]);
+    expect(logs.filter((l) => l.msg === 'shedding load: refusing new requests with 503')).toEqual([
+      expect.objectContaining({ refusal: 'in-flight', inFlight: 8, level: 40 }),
+    ]);
 
     // A shed create did nothing: exactly the runs answered 201 exist.
     const created = ok.filter((a) => a.status === 201).length;
-    const stored = await ctx.database.storage.db.selectFrom('runs').select((eb) => eb.fn.countAll().as('n')).where('project_id', '=', projectId).executeTakeFirstOrThrow();
+    const stored = await ctx.database.storage.db
+      .selectFrom('runs')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('project_id', '=', projectId)
+      .executeTakeFirstOrThrow();
     expect(Number(stored.n)).toBe(created);
 
     const after = await me(port);
@@ -261,7 +293,11 @@ describeEachDialect('load shedding', (ctx) => {
     expect(opened.filter((o) => isAnswer(o) && o.status === 200)).toHaveLength(502);
     const lag = setInterval(() => busyFor(150), 1);
     try {
-      await eventually(async () => app.memoryUsage().eventLoopDelay, (delay) => delay > 50, 'the sampled event-loop delay to pass 50 ms');
+      await eventually(
+        async () => app.memoryUsage().eventLoopDelay,
+        (delay) => delay > 50,
+        'the sampled event-loop delay to pass 50 ms',
+      );
       const [health, ready, ...outcomes] = await Promise.all([
         send(pool, port, 'GET', '/healthz'),
         send(pool, port, 'GET', '/readyz'),
@@ -272,7 +308,9 @@ describeEachDialect('load shedding', (ctx) => {
       const failures = outcomes.filter((o) => !isAnswer(o));
       const answers = outcomes.filter(isAnswer);
       const shed = answers.filter((a) => a.status === 503);
-      console.info(`[${ctx.dialect}] 500 concurrent, event loop lagging: ${answers.filter((a) => a.status === 200).length} 2xx, ${shed.length} 503, ${failures.length} failed`);
+      console.info(
+        `[${ctx.dialect}] 500 concurrent, event loop lagging: ${answers.filter((a) => a.status === 200).length} 2xx, ${shed.length} 503, ${failures.length} failed`,
+      );
       expect(failures).toEqual([]);
       expect(answers.filter((a) => a.status !== 200 && a.status !== 503)).toEqual([]);
       expect(shed.length).toBeGreaterThan(0);
@@ -281,7 +319,11 @@ describeEachDialect('load shedding', (ctx) => {
     } finally {
       clearInterval(lag);
     }
-    await eventually(() => send(pool, port, 'GET', '/readyz'), (o) => isAnswer(o) && o.status === 200, '/readyz to answer 200 again');
+    await eventually(
+      () => send(pool, port, 'GET', '/readyz'),
+      (o) => isAnswer(o) && o.status === 200,
+      '/readyz to answer 200 again',
+    );
     expect(await send(pool, port, 'GET', '/v1/me', { token: caller.token })).toMatchObject({ status: 200 });
     pool.destroy();
   });
@@ -313,14 +355,22 @@ describeEachDialect('load shedding', (ctx) => {
     const partial = `POST /v1/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${caller.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`;
     for (let round = 1; round <= 3; round++) {
       const clients = Array.from({ length: maxInFlight }, () => rawConnection(port, partial));
-      const full = await eventually(() => me(port), (o) => isAnswer(o) && o.status === 503, `round ${round}: all ${maxInFlight} places taken`);
+      const full = await eventually(
+        () => me(port),
+        (o) => isAnswer(o) && o.status === 503,
+        `round ${round}: all ${maxInFlight} places taken`,
+      );
       expectShed(full as Answer, TOO_MANY);
       expect(await send(agent, port, 'GET', '/healthz')).toMatchObject({ status: 200 });
       expectShed((await send(agent, port, 'GET', '/readyz')) as Answer, TOO_MANY);
       // Every one of them was admitted (none was answered), so all places come back only if each abort gives its own.
       expect(clients.map((c) => c.received())).toEqual(Array(maxInFlight).fill(''));
       for (const client of clients) client.socket.destroy();
-      await eventually(() => me(port), (o) => isAnswer(o) && o.status === 200, `round ${round}: a request admitted after the aborts`);
+      await eventually(
+        () => me(port),
+        (o) => isAnswer(o) && o.status === 200,
+        `round ${round}: a request admitted after the aborts`,
+      );
     }
   });
 
@@ -348,12 +398,20 @@ describeEachDialect('load shedding', (ctx) => {
       // Node answers pipelined requests in order, so the three after the held one finish with their
       // answers queued; those answers never emit 'close' when the connection goes.
       const client = rawConnection(port, get('/test/hold') + get('/v1/me') + get('/v1/me') + get('/v1/me'));
-      const full = await eventually(() => me(port), (o) => isAnswer(o) && o.status === 503, `round ${round}: the pipelined requests in flight`);
+      const full = await eventually(
+        () => me(port),
+        (o) => isAnswer(o) && o.status === 503,
+        `round ${round}: the pipelined requests in flight`,
+      );
       expectShed(full as Answer, TOO_MANY);
       client.socket.destroy();
       await client.closed;
       release();
-      await eventually(() => me(port), (o) => isAnswer(o) && o.status === 200, `round ${round}: a request admitted after the connection closed`);
+      await eventually(
+        () => me(port),
+        (o) => isAnswer(o) && o.status === 200,
+        `round ${round}: a request admitted after the connection closed`,
+      );
       await expectFreePlaces(port, 4, release);
     }
   });
@@ -368,7 +426,11 @@ describeEachDialect('load shedding', (ctx) => {
     const closed = app.close();
     apps.splice(apps.indexOf(app), 1);
     await closing;
-    const probes = [`GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${caller.token}\r\n\r\n`, `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`, `GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n`];
+    const probes = [
+      `GET /v1/me HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${caller.token}\r\n\r\n`,
+      `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`,
+      `GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n`,
+    ];
     connections.forEach((c, i) => c.socket.write(probes[i]!));
     await sleep(100);
     release();
@@ -395,7 +457,11 @@ describe('load shedding on memory', () => {
     await new LoadShedder({ maxInFlight: 1000, maxEventLoopDelayMs: 0, maxHeapUsedBytes: 1, problemBase: PROBLEM_BASE }).register(app);
     app.get('/work', async () => ({ done: true }));
     try {
-      const refused = await eventually(() => app.inject({ method: 'GET', url: '/work' }), (r) => r.statusCode !== 200, 'the first heap sample');
+      const refused = await eventually(
+        () => app.inject({ method: 'GET', url: '/work' }),
+        (r) => r.statusCode !== 200,
+        'the first heap sample',
+      );
       const body = expectProblem(refused, 503, 'service-unavailable');
       expect(body.detail).toBe('The service is overloaded (it is running short of memory). Retry after 2 seconds.');
       expect(refused.headers['retry-after']).toBe('2');

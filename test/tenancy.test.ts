@@ -42,26 +42,62 @@ const ID_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/projects/{project_id}', path: (i) => `/v1/projects/${i.projectId}`, ok: 204 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs', path: (i) => `/v1/projects/${i.projectId}/runs`, ok: 200 },
   { method: 'POST', route: '/v1/projects/{project_id}/runs', path: (i) => `/v1/projects/${i.projectId}/runs`, body: validRun, ok: 201 },
-  { method: 'POST', route: '/v1/projects/{project_id}/runs/batch', path: (i) => `/v1/projects/${i.projectId}/runs/batch`, body: () => ({ runs: [validRun()] }), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/runs/batch',
+    path: (i) => `/v1/projects/${i.projectId}/runs/batch`,
+    body: () => ({ runs: [validRun()] }),
+    ok: 200,
+  },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (i) => `/v1/projects/${i.projectId}/runs/metrics`, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (i) => `/v1/projects/${i.projectId}/runs/${i.runId}`, ok: 200 },
-  { method: 'PATCH', route: '/v1/projects/{project_id}/runs/{run_id}', path: (i) => `/v1/projects/${i.projectId}/runs/${i.runId}`, body: () => ({ status: 'succeeded', endTime: '2026-11-02T10:00:05.000Z' }), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/runs/{run_id}',
+    path: (i) => `/v1/projects/${i.projectId}/runs/${i.runId}`,
+    body: () => ({ status: 'succeeded', endTime: '2026-11-02T10:00:05.000Z' }),
+    ok: 200,
+  },
   { method: 'DELETE', route: '/v1/tokens/{token_id}', path: (i) => `/v1/tokens/${i.tokenId}`, ok: 204 },
   { method: 'GET', route: '/v1/prompts/{prompt_id}', path: (i) => `/v1/prompts/${i.promptId}`, ok: 200 },
   { method: 'PATCH', route: '/v1/prompts/{prompt_id}', path: (i) => `/v1/prompts/${i.promptId}`, body: () => ({ description: 'hijacked' }), ok: 200 },
   { method: 'DELETE', route: '/v1/prompts/{prompt_id}', path: (i) => `/v1/prompts/${i.promptId}`, ok: 204 },
   { method: 'GET', route: '/v1/prompts/{prompt_id}/versions', path: (i) => `/v1/prompts/${i.promptId}/versions`, ok: 200 },
-  { method: 'POST', route: '/v1/prompts/{prompt_id}/versions', path: (i) => `/v1/prompts/${i.promptId}/versions`, body: () => ({ template: 'hijacked {{x}}' }), ok: 201 },
+  {
+    method: 'POST',
+    route: '/v1/prompts/{prompt_id}/versions',
+    path: (i) => `/v1/prompts/${i.promptId}/versions`,
+    body: () => ({ template: 'hijacked {{x}}' }),
+    ok: 201,
+  },
   { method: 'GET', route: '/v1/prompts/{prompt_id}/versions/{version}', path: (i) => `/v1/prompts/${i.promptId}/versions/1`, ok: 200 },
   { method: 'GET', route: '/v1/prompts/{prompt_id}/versions/{label}', path: (i) => `/v1/prompts/${i.promptId}/versions/production`, ok: 200 },
-  { method: 'PUT', route: '/v1/prompts/{prompt_id}/labels/{label}', path: (i) => `/v1/prompts/${i.promptId}/labels/production`, body: () => ({ version: 2 }), ok: 200 },
+  {
+    method: 'PUT',
+    route: '/v1/prompts/{prompt_id}/labels/{label}',
+    path: (i) => `/v1/prompts/${i.promptId}/labels/production`,
+    body: () => ({ version: 2 }),
+    ok: 200,
+  },
   { method: 'DELETE', route: '/v1/prompts/{prompt_id}/labels/{label}', path: (i) => `/v1/prompts/${i.promptId}/labels/production`, ok: 204, adminOnly: false },
   { method: 'GET', route: '/v1/prompts/{prompt_id}/label-history', path: (i) => `/v1/prompts/${i.promptId}/label-history`, ok: 200 },
-  { method: 'POST', route: '/v1/prompts/{prompt_id}/render', path: (i) => `/v1/prompts/${i.promptId}/render`, body: () => ({ variables: { name: 'x' } }), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/prompts/{prompt_id}/render',
+    path: (i) => `/v1/prompts/${i.promptId}/render`,
+    body: () => ({ variables: { name: 'x' } }),
+    ok: 200,
+  },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors', path: (i) => `/v1/projects/${i.projectId}/monitors`, ok: 200 },
   { method: 'POST', route: '/v1/projects/{project_id}/monitors', path: (i) => `/v1/projects/${i.projectId}/monitors`, body: validMonitor, ok: 201 },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (i) => monitorPath(i), ok: 200 },
-  { method: 'PATCH', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (i) => monitorPath(i), body: () => ({ name: 'hijacked', enabled: false }), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/monitors/{monitor_id}',
+    path: (i) => monitorPath(i),
+    body: () => ({ name: 'hijacked', enabled: false }),
+    ok: 200,
+  },
   { method: 'DELETE', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (i) => monitorPath(i), ok: 204 },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/metrics', path: (i) => monitorPath(i, '/metrics'), ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/events', path: (i) => monitorPath(i, '/events'), ok: 200 },
@@ -98,7 +134,10 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const promptId = prompt.json().id as string;
     expect((await ctx.request('POST', `/v1/prompts/${promptId}/versions`, { token: owner.token, body: { template: 'Hello {{name}}' } })).statusCode).toBe(201);
     expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/production`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
-    const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, { token: owner.token, body: { name: 'latency', metric: 'latency_p95', window: '1h', threshold: { op: '>', value: 1000 } } });
+    const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, {
+      token: owner.token,
+      body: { name: 'latency', metric: 'latency_p95', window: '1h', threshold: { op: '>', value: 1000 } },
+    });
     expect(monitor.statusCode, monitor.body).toBe(201);
     return { owner, projectId: project.id, runId: runId!, tokenId: owner.tokenId, promptId, monitorId: monitor.json().id as string };
   }
@@ -119,7 +158,13 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const events = await ctx.request('GET', `/v1/projects/${w.projectId}/monitors/${w.monitorId}/events?limit=100`, { token: w.owner.token });
     // The monitor as stored (its signing secret included), less what its evaluation moves by itself.
     const monitorRow = await db().selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
-    const { last_evaluated_at: _at, next_evaluation_at: _next, lease_owner: _owner, lease_until: _until, ...monitor } = monitorRow ?? ({} as Record<string, unknown>);
+    const {
+      last_evaluated_at: _at,
+      next_evaluation_at: _next,
+      lease_owner: _owner,
+      lease_until: _until,
+      ...monitor
+    } = monitorRow ?? ({} as Record<string, unknown>);
     return {
       project: [project.statusCode, project.body],
       run: [run.statusCode, run.body],
@@ -200,7 +245,15 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     }
     expect(await snapshot(w)).toEqual(before);
     // The outsider's own monitor is still theirs.
-    expect((await send(outsider.owner, ID_ROUTES.find((x) => x.method === 'GET' && x.route.endsWith('{monitor_id}'))!, outsider)).statusCode).toBe(200);
+    expect(
+      (
+        await send(
+          outsider.owner,
+          ID_ROUTES.find((x) => x.method === 'GET' && x.route.endsWith('{monitor_id}'))!,
+          outsider,
+        )
+      ).statusCode,
+    ).toBe(200);
   });
 
   it('a monitor of another project of the same organization, addressed through the wrong project: 404', async () => {

@@ -181,7 +181,10 @@ describeEachDialect(
         const problem = expectProblem(res, 400, 'validation');
         const errors = problem.errors as { pointer?: string; detail: string }[];
         expect(Array.isArray(errors), res.body).toBe(true);
-        expect(errors.map((e) => e.pointer), res.body).toEqual(['/expiresInDays']);
+        expect(
+          errors.map((e) => e.pointer),
+          res.body,
+        ).toEqual(['/expiresInDays']);
         expect(res.body).not.toMatch(/"token":/);
         expect((await h.list(caller.token)).items.map((t) => t.id)).toEqual([caller.tokenId]);
       });
@@ -227,7 +230,14 @@ describeEachDialect(
         expect(item.createdAt).toMatch(ISO);
         expect(item.expiresAt).toMatch(ISO);
       }
-      expect(aliceList.items.find((t) => t.id === a1.id)).toEqual({ id: a1.id, name: 'alice one', createdAt: a1.createdAt, expiresAt: a1.expiresAt, lastUsedAt: null, revokedAt: null });
+      expect(aliceList.items.find((t) => t.id === a1.id)).toEqual({
+        id: a1.id,
+        name: 'alice one',
+        createdAt: a1.createdAt,
+        expiresAt: a1.expiresAt,
+        lastUsedAt: null,
+        revokedAt: null,
+      });
       const text = aliceList.bodies.join('\n');
       for (const secret of [alice.token, a1.token, a2.token, b1.token, bob.token]) {
         expect(text).not.toContain(secret);
@@ -248,7 +258,10 @@ describeEachDialect(
 
       const t0 = h.clock().now();
       expectOk(await h.me(fresh.token), fresh.id);
-      const first = await h.eventually(() => h.record(caller.token, fresh.id), (r) => r.lastUsedAt !== null);
+      const first = await h.eventually(
+        () => h.record(caller.token, fresh.id),
+        (r) => r.lastUsedAt !== null,
+      );
       expect(first.lastUsedAt).toBe(iso(t0));
 
       // 10 s later: not written again.
@@ -261,7 +274,10 @@ describeEachDialect(
       h.clock().advance(51_000);
       const t1 = h.clock().now();
       expectOk(await h.me(fresh.token), fresh.id);
-      const moved = await h.eventually(() => h.record(caller.token, fresh.id), (r) => r.lastUsedAt !== iso(t0));
+      const moved = await h.eventually(
+        () => h.record(caller.token, fresh.id),
+        (r) => r.lastUsedAt !== iso(t0),
+      );
       expect(moved.lastUsedAt).toBe(iso(t1));
       // Unused tokens stay untouched.
       const untouched = await h.mint(caller.token, { name: 'idle' });
@@ -274,14 +290,24 @@ describeEachDialect(
       const fresh = await h.mint(caller.token, { name: 'boundary' });
       const t0 = h.clock().now();
       expectOk(await h.me(fresh.token), fresh.id);
-      expect((await h.eventually(() => h.record(caller.token, fresh.id), (r) => r.lastUsedAt !== null)).lastUsedAt).toBe(iso(t0));
+      expect(
+        (
+          await h.eventually(
+            () => h.record(caller.token, fresh.id),
+            (r) => r.lastUsedAt !== null,
+          )
+        ).lastUsedAt,
+      ).toBe(iso(t0));
       h.clock().set(t0 + 60_000);
       expectOk(await h.me(fresh.token), fresh.id);
       await sleep(100);
       h.clock().set(t0 + 61_000);
       expectOk(await h.me(fresh.token), fresh.id);
       // 61 s after the recorded use, lastUsedAt must have moved (to the use at +60 s or the one at +61 s).
-      const moved = await h.eventually(() => h.record(caller.token, fresh.id), (r) => r.lastUsedAt !== iso(t0));
+      const moved = await h.eventually(
+        () => h.record(caller.token, fresh.id),
+        (r) => r.lastUsedAt !== iso(t0),
+      );
       expect([iso(t0 + 60_000), iso(t0 + 61_000)]).toContain(moved.lastUsedAt);
     });
   },
@@ -546,4 +572,3 @@ describeEachDialect(
   },
   { clock: manualClock(Date.now()) },
 );
-

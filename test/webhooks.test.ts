@@ -124,7 +124,10 @@ function helpers(ctx: TestContext) {
   const create = (caller: Caller, projectId: string, body: Json) => ctx.request('POST', base(projectId), { token: caller.token, body });
   /** "Fewer than one run in 5m": alerting at once on a project without runs. */
   async function alerting(caller: Caller, projectId: string, webhookUrls: string[], extra: Json = {}): Promise<Json> {
-    const body = ok(await create(caller, projectId, { name: 'silence', metric: 'count', window: '5m', threshold: { op: '<', value: 1 }, webhookUrls, ...extra }), 201);
+    const body = ok(
+      await create(caller, projectId, { name: 'silence', metric: 'count', window: '5m', threshold: { op: '<', value: 1 }, webhookUrls, ...extra }),
+      201,
+    );
     created.push({ projectId, id: body.id, token: caller.token });
     return body;
   }
@@ -135,7 +138,8 @@ function helpers(ctx: TestContext) {
     expect(page.nextCursor).toBeNull();
     return page.items as Json[];
   };
-  const events = async (caller: Caller, projectId: string, id: string): Promise<Json[]> => ok(await get(caller, `${base(projectId)}/${id}/events?limit=100`)).items as Json[];
+  const events = async (caller: Caller, projectId: string, id: string): Promise<Json[]> =>
+    ok(await get(caller, `${base(projectId)}/${id}/events?limit=100`)).items as Json[];
   /** A run one minute ago, then the next scheduled evaluation: the monitor goes alerting → ok. */
   async function bringBackToOk(projectId: string, monitorId: string): Promise<void> {
     await ctx.make.runs(projectId, 1, () => ({ startTime: iso(clock.now() - MINUTE) }));
@@ -260,7 +264,15 @@ describeEachDialect(
         expect(second.headers['sightline-event-id']).toBe(okEvent!.id);
         expect(second.headers['sightline-delivery-id']).not.toBe(request!.headers['sightline-delivery-id']);
         expect(verifySignature(second.headers['sightline-signature'], second.body, m.webhookSecret)).toEqual({ t: seconds(clock.now()), valid: true });
-        expect(JSON.parse(second.body)).toMatchObject({ id: okEvent!.id, from: 'alerting', to: 'ok', value: 1, count: 1, reason: 'evaluated', createdAt: iso(clock.now()) });
+        expect(JSON.parse(second.body)).toMatchObject({
+          id: okEvent!.id,
+          from: 'alerting',
+          to: 'ok',
+          value: 1,
+          count: 1,
+          reason: 'evaluated',
+          createdAt: iso(clock.now()),
+        });
         const listed = await h.attempts(owner, projectId, m.id);
         expect(listed.map((a) => [a.eventId, a.attempt, a.outcome])).toEqual([
           [okEvent!.id, 1, 'succeeded'],
@@ -375,7 +387,10 @@ describeEachDialect(
           const mine = listed.filter((a) => a.url === url).reverse(); // oldest first
           // Backoff 10 s then 20 s (each jittered to 75–100 %): the third retry would start after
           // 52.5 s > 30 s, so the third attempt is the last one.
-          expect(mine.map((a) => [a.attempt, a.outcome]), url).toEqual([
+          expect(
+            mine.map((a) => [a.attempt, a.outcome]),
+            url,
+          ).toEqual([
             [1, 'retrying'],
             [2, 'retrying'],
             [3, 'failed'],
@@ -549,12 +564,27 @@ describeEachDialect(
     it('create refuses private, loopback, link-local, non-http and credentialed URLs: 400 naming /webhookUrls/<i>', async () => {
       begin();
       for (const [i, [bad, detail]] of REFUSED.entries()) {
-        const res = await h.create(owner, projectId, { name: 'x', metric: 'count', window: '5m', threshold: { op: '<', value: 1 }, webhookUrls: withFillers(bad, i) });
+        const res = await h.create(owner, projectId, {
+          name: 'x',
+          metric: 'count',
+          window: '5m',
+          threshold: { op: '<', value: 1 },
+          webhookUrls: withFillers(bad, i),
+        });
         const body = expectProblem(res, 400, 'validation');
         expect(body.errors, bad).toEqual([{ pointer: `/webhookUrls/${i % 3}`, detail }]);
       }
       // Two bad URLs: both named.
-      const both = expectProblem(await h.create(owner, projectId, { name: 'x', metric: 'count', window: '5m', webhookUrls: ['http://10.0.0.1/', 'https://ok.example.com/', 'gopher://x'] }), 400, 'validation');
+      const both = expectProblem(
+        await h.create(owner, projectId, {
+          name: 'x',
+          metric: 'count',
+          window: '5m',
+          webhookUrls: ['http://10.0.0.1/', 'https://ok.example.com/', 'gopher://x'],
+        }),
+        400,
+        'validation',
+      );
       expect(both.errors).toEqual([
         { pointer: '/webhookUrls/0', detail: PRIVATE_FAULT },
         { pointer: '/webhookUrls/2', detail: URL_FAULT },
@@ -624,12 +654,10 @@ const PRIVATE_V4: [number, number][] = [
 const dotted = (v: number) => [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255].join('.');
 
 /** A non-public IPv4 address: [dotted form, 32-bit value]. */
-const privateIpv4 = fc
-  .tuple(fc.constantFrom(...PRIVATE_V4), fc.nat())
-  .map(([[base, prefix], n]) => {
-    const value = (base + (prefix === 32 ? 0 : n % 2 ** (32 - prefix))) >>> 0;
-    return [dotted(value), value] as const;
-  });
+const privateIpv4 = fc.tuple(fc.constantFrom(...PRIVATE_V4), fc.nat()).map(([[base, prefix], n]) => {
+  const value = (base + (prefix === 32 ? 0 : n % 2 ** (32 - prefix))) >>> 0;
+  return [dotted(value), value] as const;
+});
 
 /** The spellings of an IPv4 address the WHATWG URL parser accepts: decimal, octal, hex, per part, and shortened to 3, 2 or 1 parts. */
 const ipv4Spelling = fc

@@ -9,6 +9,8 @@ export default defineConfig({
   plugins: [react()],
   build: { outDir: fileURLToPath(new URL('../dist/web', import.meta.url)), emptyOutDir: true, sourcemap: false },
   server: {
-    proxy: Object.fromEntries(['/v1', '/auth', '/dev-idp'].map((path) => [path, { target: process.env.SIGHTLINE_URL ?? 'http://localhost:8080', changeOrigin: false }])),
+    proxy: Object.fromEntries(
+      ['/v1', '/auth', '/dev-idp'].map((path) => [path, { target: process.env.SIGHTLINE_URL ?? 'http://localhost:8080', changeOrigin: false }]),
+    ),
   },
 });

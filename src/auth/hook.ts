@@ -96,7 +96,10 @@ export function accessHook(options: AccessOptions) {
       } else {
         if (header === undefined || header === '') throw problems.unauthorized('missing_token', 'A bearer token is required.');
         if (header.length > MAX_AUTHORIZATION_LENGTH) {
-          throw problems.unauthorized('invalid_token', `The Authorization header is longer than any credential this service issues (over ${MAX_AUTHORIZATION_LENGTH} characters).`);
+          throw problems.unauthorized(
+            'invalid_token',
+            `The Authorization header is longer than any credential this service issues (over ${MAX_AUTHORIZATION_LENGTH} characters).`,
+          );
         }
         const match = /^Bearer +([^\s]+) *$/i.exec(header);
         if (!match) throw problems.unauthorized('invalid_token', 'The Authorization header must be "Bearer <token>".');
@@ -104,7 +107,8 @@ export function accessHook(options: AccessOptions) {
       }
     } catch (error) {
       // Refused credentials, ambiguous ones (400) included, count against the client address.
-      if (error instanceof Problem && (error.status === 401 || error.status === 400)) enforce(await limiter.check(`ip:${request.ip}`, ratePerMinute), reply, 'this client address');
+      if (error instanceof Problem && (error.status === 401 || error.status === 400))
+        enforce(await limiter.check(`ip:${request.ip}`, ratePerMinute), reply, 'this client address');
       throw error;
     }
     await afterAuthentication(request, reply);

@@ -63,7 +63,12 @@ export class OidcClient {
     }
     const metadata = discovered.serverMetadata();
     const supported = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
-    const auth = clientSecret === '' ? client.None() : supported.includes('client_secret_basic') ? client.ClientSecretBasic(clientSecret) : client.ClientSecretPost(clientSecret);
+    const auth =
+      clientSecret === ''
+        ? client.None()
+        : supported.includes('client_secret_basic')
+          ? client.ClientSecretBasic(clientSecret)
+          : client.ClientSecretPost(clientSecret);
     const configuration = new client.Configuration(metadata, clientId, clientSecret === '' ? undefined : clientSecret, auth);
     if (insecure) client.allowInsecureRequests(configuration);
     return configuration;

@@ -63,7 +63,12 @@ export class SessionService {
   /** Ends the session the cookie names, if any. */
   async revoke(secret: string | undefined): Promise<void> {
     if (!secret || !SECRET_PATTERN.test(secret)) return;
-    await this.db.updateTable('sessions').set({ revoked_at: this.clock.now() }).where('secret_hash', '=', hashToken(secret)).where('revoked_at', 'is', null).execute();
+    await this.db
+      .updateTable('sessions')
+      .set({ revoked_at: this.clock.now() })
+      .where('secret_hash', '=', hashToken(secret))
+      .where('revoked_at', 'is', null)
+      .execute();
   }
 
   /** The cookie's secret → a session JWT (≤ 5 minutes), or the 401 problem. */
@@ -78,7 +83,13 @@ export class SessionService {
     if (now - row.last_seen_at >= TOUCH_EVERY_MS) {
       await this.db.updateTable('sessions').set({ last_seen_at: now }).where('id', '=', row.id).where('last_seen_at', '<', now).execute();
     }
-    return this.tokens.sign('session', { sub: row.user_id, org: row.organization_id, jti: row.id, iat: now, exp: Math.min(now + SESSION_JWT_TTL_MS, row.expires_at) });
+    return this.tokens.sign('session', {
+      sub: row.user_id,
+      org: row.organization_id,
+      jti: row.id,
+      iat: now,
+      exp: Math.min(now + SESSION_JWT_TTL_MS, row.expires_at),
+    });
   }
 
   /**

@@ -27,7 +27,11 @@ export type RowLock = 'update' | 'update skip locked' | 'no key update';
  * needs none, it runs one write transaction at a time (and Kysely's one connection one transaction).
  * The one place that knows this difference: write `lockRows(query, dialect)`, never a dialect check.
  */
-export function lockRows<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>, dialect: Dialect, lock: RowLock = 'update'): SelectQueryBuilder<DB, TB, O> {
+export function lockRows<DB, TB extends keyof DB, O>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  dialect: Dialect,
+  lock: RowLock = 'update',
+): SelectQueryBuilder<DB, TB, O> {
   if (dialect !== 'postgres') return query;
   if (lock === 'no key update') return query.forNoKeyUpdate();
   return lock === 'update skip locked' ? query.forUpdate().skipLocked() : query.forUpdate();

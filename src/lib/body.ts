@@ -100,7 +100,11 @@ class Admission {
   }
 }
 
-const clientGone = () => new Problem('validation', { detail: 'The client closed the connection before the request was processed.', errors: [{ pointer: '', detail: 'The connection closed.' }] });
+const clientGone = () =>
+  new Problem('validation', {
+    detail: 'The client closed the connection before the request was processed.',
+    errors: [{ pointer: '', detail: 'The connection closed.' }],
+  });
 
 function declaredLength(request: FastifyRequest): number | null {
   const raw = request.headers['content-length'];
@@ -154,7 +158,14 @@ export function registerBodyAdmission(app: FastifyInstance, options: BodyAdmissi
 }
 
 /** Reads the whole body, or rejects with the problem to answer (and keeps dropping what still comes). */
-function receive(request: FastifyRequest, reply: FastifyReply, payload: NodeJS.ReadableStream, declared: number | null, admission: Admission, options: BodyAdmissionOptions): Promise<Buffer> {
+function receive(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: NodeJS.ReadableStream,
+  declared: number | null,
+  admission: Admission,
+  options: BodyAdmissionOptions,
+): Promise<Buffer> {
   return new Promise<Buffer>((resolve, reject) => {
     // With a declared length the body is copied once into its final buffer (allocated once admitted);
     // chunked bodies are joined at the end.
@@ -212,7 +223,12 @@ function receive(request: FastifyRequest, reply: FastifyReply, payload: NodeJS.R
       admission.releaseBytes();
       // The client is stalled: answer, then close, since the rest of its body would never be read.
       reply.raw.once('finish', () => destroySocket(request));
-      reject(new Problem('request-timeout', { detail: `The request body did not arrive within ${Math.round(options.timeoutMs / 1000)} s.`, headers: { connection: 'close' } }));
+      reject(
+        new Problem('request-timeout', {
+          detail: `The request body did not arrive within ${Math.round(options.timeoutMs / 1000)} s.`,
+          headers: { connection: 'close' },
+        }),
+      );
     }, options.timeoutMs);
 
     payload.on('data', onData);

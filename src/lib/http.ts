@@ -73,11 +73,7 @@ export function toProblem(error: unknown): Problem {
 
 export function sendProblem(reply: FastifyReply, request: FastifyRequest, problem: Problem, problemBase: string): FastifyReply {
   const body = problemBody(problem, problemBase, request.id);
-  return reply
-    .code(problem.status)
-    .headers(problem.headers)
-    .header('content-type', 'application/problem+json; charset=utf-8')
-    .send(JSON.stringify(body));
+  return reply.code(problem.status).headers(problem.headers).header('content-type', 'application/problem+json; charset=utf-8').send(JSON.stringify(body));
 }
 
 /**

@@ -83,7 +83,10 @@ interface Frame {
 function pointerOf(frame: Frame, last: string): string {
   const keys = [last];
   for (let f: Frame | null = frame; f.parent; f = f.parent) keys.push(f.key);
-  return keys.reverse().map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+  return keys
+    .reverse()
+    .map((k) => `/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`)
+    .join('');
 }
 
 /** The pointer of the first number JSON.parse could not represent (±Infinity), or null. Iterative: any depth is safe. */
@@ -116,7 +119,14 @@ function invalidUtf8At(bytes: Uint8Array): number {
       i++;
       continue;
     }
-    const [extra, min, bits] = lead >= 0xc2 && lead <= 0xdf ? [1, 0x80, lead & 0x1f] : lead >= 0xe0 && lead <= 0xef ? [2, 0x800, lead & 0x0f] : lead >= 0xf0 && lead <= 0xf4 ? [3, 0x10000, lead & 0x07] : [0, 0, 0];
+    const [extra, min, bits] =
+      lead >= 0xc2 && lead <= 0xdf
+        ? [1, 0x80, lead & 0x1f]
+        : lead >= 0xe0 && lead <= 0xef
+          ? [2, 0x800, lead & 0x0f]
+          : lead >= 0xf0 && lead <= 0xf4
+            ? [3, 0x10000, lead & 0x07]
+            : [0, 0, 0];
     if (extra === 0 || i + extra >= bytes.length) return i;
     let codePoint = bits;
     for (let k = 1; k <= extra; k++) {

@@ -60,4 +60,3 @@ export function jsonValueFault(value: unknown, parsedByEngines: boolean): string
   }
   return null;
 }
-

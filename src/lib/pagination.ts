@@ -19,7 +19,9 @@ const CURSOR_VERSION = 1;
 /** Query parameters every list endpoint takes; spread into the route's querystring schema. */
 export const pageQueryProperties = {
   limit: Type.Optional(
-    Type.Integer({ description: `Items per page, ${MIN_LIMIT}..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); out-of-range values are clamped and the used value is echoed as \`limit\`.` }),
+    Type.Integer({
+      description: `Items per page, ${MIN_LIMIT}..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); out-of-range values are clamped and the used value is echoed as \`limit\`.`,
+    }),
   ),
   cursor: Type.Optional(Type.String({ description: 'Opaque `nextCursor` from the previous page of the same list with the same filters.' })),
 };
@@ -95,12 +97,7 @@ export class CursorCodec {
     } catch {
       throw problems.cursorMalformed();
     }
-    if (
-      !Array.isArray(position) ||
-      position.length !== 2 ||
-      !Number.isSafeInteger(position[0]) ||
-      typeof position[1] !== 'string'
-    ) {
+    if (!Array.isArray(position) || position.length !== 2 || !Number.isSafeInteger(position[0]) || typeof position[1] !== 'string') {
       throw problems.cursorMalformed();
     }
     return [position[0] as number, position[1] as string];

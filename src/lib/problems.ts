@@ -2,17 +2,47 @@ import { Type, type Static } from '@sinclair/typebox';
 
 /** The closed set of problem types (api.md section 6). */
 export const PROBLEM_TYPES = {
-  unauthorized: { status: 401, title: 'Unauthorized', about: 'The request carried no credential, or one that is malformed, expired, revoked or otherwise invalid. Mint a new token and retry.' },
+  unauthorized: {
+    status: 401,
+    title: 'Unauthorized',
+    about: 'The request carried no credential, or one that is malformed, expired, revoked or otherwise invalid. Mint a new token and retry.',
+  },
   forbidden: { status: 403, title: 'Forbidden', about: 'The credential is valid, but the role it resolves to does not allow this action.' },
   'not-found': { status: 404, title: 'Not found', about: 'No such resource in your organization, or no such route.' },
-  validation: { status: 400, title: 'Validation failed', about: 'The query, path or body is not acceptable. `errors` lists every fault, each with a JSON pointer into the body or the name of the parameter.' },
-  'request-timeout': { status: 408, title: 'Request timeout', about: 'The request body did not arrive within the body timeout (`SIGHTLINE_BODY_TIMEOUT_SECONDS`). The connection is closed; send the request again.' },
-  conflict: { status: 409, title: 'Conflict', about: 'The request conflicts with the current state: a unique name is taken, a finished run was changed, or an idempotent retry carried different content.' },
+  validation: {
+    status: 400,
+    title: 'Validation failed',
+    about: 'The query, path or body is not acceptable. `errors` lists every fault, each with a JSON pointer into the body or the name of the parameter.',
+  },
+  'request-timeout': {
+    status: 408,
+    title: 'Request timeout',
+    about: 'The request body did not arrive within the body timeout (`SIGHTLINE_BODY_TIMEOUT_SECONDS`). The connection is closed; send the request again.',
+  },
+  conflict: {
+    status: 409,
+    title: 'Conflict',
+    about:
+      'The request conflicts with the current state: a unique name is taken, a finished run was changed, or an idempotent retry carried different content.',
+  },
   'payload-too-large': { status: 413, title: 'Payload too large', about: 'The request body exceeds the limit (10 MB).' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type', about: 'Request bodies must be JSON (`Content-Type: application/json`).' },
-  'header-fields-too-large': { status: 431, title: 'Request header fields too large', about: 'The request headers exceed the server\'s limit (16 KB in all). A personal access token is well under 1 KB: check what the client sends.' },
-  'rate-limited': { status: 429, title: 'Too many requests', about: 'The credential (or client address) exceeded its rate limit. Wait for `Retry-After` seconds.' },
-  'service-unavailable': { status: 503, title: 'Service unavailable', about: 'The service cannot serve the request right now: it is overloaded (too much work or too many request bodies in flight), shutting down, or its database is unreachable. Retry after `Retry-After` seconds.' },
+  'header-fields-too-large': {
+    status: 431,
+    title: 'Request header fields too large',
+    about: "The request headers exceed the server's limit (16 KB in all). A personal access token is well under 1 KB: check what the client sends.",
+  },
+  'rate-limited': {
+    status: 429,
+    title: 'Too many requests',
+    about: 'The credential (or client address) exceeded its rate limit. Wait for `Retry-After` seconds.',
+  },
+  'service-unavailable': {
+    status: 503,
+    title: 'Service unavailable',
+    about:
+      'The service cannot serve the request right now: it is overloaded (too much work or too many request bodies in flight), shutting down, or its database is unreachable. Retry after `Retry-After` seconds.',
+  },
   internal: { status: 500, title: 'Internal error', about: 'Something went wrong on our side. The request id in `instance` identifies it in our logs.' },
 } as const;
 
@@ -59,8 +89,7 @@ export const CURSOR_MALFORMED = 'Cursor is malformed.';
 
 export const problems = {
   unauthorized(reason: UnauthorizedReason, detail: string): Problem {
-    const challenge =
-      reason === 'missing_token' ? 'Bearer realm="sightline"' : 'Bearer realm="sightline", error="invalid_token"';
+    const challenge = reason === 'missing_token' ? 'Bearer realm="sightline"' : 'Bearer realm="sightline", error="invalid_token"';
     return new Problem('unauthorized', { detail, reason, headers: { 'www-authenticate': challenge } });
   },
   forbidden(detail: string): Problem {

@@ -68,7 +68,8 @@ export class LoadShedder {
 
   constructor(private readonly options: SheddingOptions) {
     // Built once: shedding must stay cheap however many requests it refuses.
-    const overloaded = (why: string) => problems.unavailable(`The service is overloaded (${why}). Retry after ${OVERLOADED_RETRY_SECONDS} seconds.`, OVERLOADED_RETRY_SECONDS);
+    const overloaded = (why: string) =>
+      problems.unavailable(`The service is overloaded (${why}). Retry after ${OVERLOADED_RETRY_SECONDS} seconds.`, OVERLOADED_RETRY_SECONDS);
     this.problems = {
       closing: problems.unavailable('This instance is shutting down. Retry on a new connection.', CLOSING_RETRY_SECONDS, { connection: 'close' }),
       'in-flight': overloaded('too many requests in progress'),

@@ -103,10 +103,17 @@ export function toFieldErrors(errors: ErrorObject[], location: Location, prefix 
   const seen = new Set<string>();
   const out: FieldError[] = [];
   // A nullable field that fails reports its non-null branch too: the "must be null" branch adds nothing.
-  const paths = new Set(errors.filter((e) => !(e.keyword === 'type' && (e.params as { type?: string }).type === 'null') && e.keyword !== 'anyOf').map((e) => e.instancePath));
+  const paths = new Set(
+    errors.filter((e) => !(e.keyword === 'type' && (e.params as { type?: string }).type === 'null') && e.keyword !== 'anyOf').map((e) => e.instancePath),
+  );
   for (const error of errors) {
     if (error.keyword === 'anyOf' || error.keyword === 'if') continue; // the branch errors say more
-    if (error.keyword === 'type' && (error.params as { type?: string }).type === 'null' && [...paths].some((p) => p === error.instancePath || p.startsWith(`${error.instancePath}/`))) continue;
+    if (
+      error.keyword === 'type' &&
+      (error.params as { type?: string }).type === 'null' &&
+      [...paths].some((p) => p === error.instancePath || p.startsWith(`${error.instancePath}/`))
+    )
+      continue;
     let path = error.instancePath;
     const p = error.params as Record<string, unknown>;
     if (error.keyword === 'required') path += `/${escapePointer(String(p.missingProperty))}`;
@@ -150,7 +157,8 @@ export function textFaults(schema: Schema, data: unknown, location: Location, pr
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     const prop = schema.properties?.[key];
     const types = declaredTypes(schema, key);
-    const strings = typeof value === 'string' ? [value] : Array.isArray(value) && (types.includes('array') || !prop) ? value.filter((v) => typeof v === 'string') : [];
+    const strings =
+      typeof value === 'string' ? [value] : Array.isArray(value) && (types.includes('array') || !prop) ? value.filter((v) => typeof v === 'string') : [];
     if (prop && !types.includes('string') && !types.includes('array')) continue;
     const detail = strings.map((v) => textFault(v as string)).find((fault) => fault !== null);
     if (!detail) continue;

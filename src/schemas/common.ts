@@ -5,7 +5,6 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
 
-
 /** Shared wire schemas: imported by the server (validation, serialization, OpenAPI) and by clients. */
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC, millisecond precision' });
@@ -17,10 +16,7 @@ export function IdParam(prefix: string, description: string) {
 
 export const RoleSchema = StringEnum(['owner', 'admin', 'member', 'viewer'] as const);
 
-export const UserSchema = Type.Object(
-  { id: Type.String(), email: Type.String(), name: Type.String(), createdAt: Timestamp },
-  { additionalProperties: false },
-);
+export const UserSchema = Type.Object({ id: Type.String(), email: Type.String(), name: Type.String(), createdAt: Timestamp }, { additionalProperties: false });
 
 export const OrganizationSchema = Type.Object(
   { id: Type.String(), name: Type.String(), plan: Type.String(), createdAt: Timestamp },

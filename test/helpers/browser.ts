@@ -32,7 +32,8 @@ export async function startServer(timeoutMs = 45_000): Promise<Server> {
   const url = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = { ...process.env };
   // The built-in development provider: no issuer, not production. One process: in-memory rate limits.
-  for (const key of ['SIGHTLINE_OIDC_ISSUER', 'SIGHTLINE_OIDC_CLIENT_ID', 'SIGHTLINE_OIDC_CLIENT_SECRET', 'REDIS_URL', 'SIGHTLINE_PROBLEM_BASE']) delete env[key];
+  for (const key of ['SIGHTLINE_OIDC_ISSUER', 'SIGHTLINE_OIDC_CLIENT_ID', 'SIGHTLINE_OIDC_CLIENT_SECRET', 'REDIS_URL', 'SIGHTLINE_PROBLEM_BASE'])
+    delete env[key];
   if (env.NODE_ENV === 'production') env.NODE_ENV = 'test';
   Object.assign(env, { PORT: String(port), HOST: '127.0.0.1', DATABASE_URL: `sqlite:${join(dir, 'e2e.db')}`, SIGHTLINE_PUBLIC_URL: url, LOG_LEVEL: 'warn' });
 
@@ -91,7 +92,10 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * (an open dialog, say).
  */
 export function labelled(scope: Page | Locator, text: string): Locator {
-  return scope.getByLabel(text, { exact: true }).or(scope.getByLabel(new RegExp(`^\\s*${escape(text)}`, 'i'))).first();
+  return scope
+    .getByLabel(text, { exact: true })
+    .or(scope.getByLabel(new RegExp(`^\\s*${escape(text)}`, 'i')))
+    .first();
 }
 
 /** The open dialog when there is one (forms often live in a modal), else the page. */

@@ -163,16 +163,12 @@ export function describeEachDialect(name: string, body: (ctx: TestContext) => vo
 export { manualClock };
 
 /** Asserts a problem response: status, media type, type URI and (optionally) detail. Returns the body. */
-export function expectProblem(
-  response: LightMyRequestResponse,
-  status: number,
-  slug: string,
-  detail?: string,
-): Record<string, unknown> {
+export function expectProblem(response: LightMyRequestResponse, status: number, slug: string, detail?: string): Record<string, unknown> {
   const body = response.json() as Record<string, unknown>;
   const summary = `${response.statusCode} ${response.body.slice(0, 300)}`;
   if (response.statusCode !== status) throw new Error(`expected ${status} ${slug}, got ${summary}`);
-  if (!String(response.headers['content-type']).startsWith('application/problem+json')) throw new Error(`expected application/problem+json, got ${response.headers['content-type']}: ${summary}`);
+  if (!String(response.headers['content-type']).startsWith('application/problem+json'))
+    throw new Error(`expected application/problem+json, got ${response.headers['content-type']}: ${summary}`);
   if (body.type !== `${PROBLEM_BASE}/${slug}`) throw new Error(`expected type ${PROBLEM_BASE}/${slug}, got ${summary}`);
   if (body.status !== status || typeof body.title !== 'string' || typeof body.detail !== 'string') throw new Error(`malformed problem: ${summary}`);
   if (detail !== undefined && body.detail !== detail) throw new Error(`expected detail ${JSON.stringify(detail)}, got ${summary}`);

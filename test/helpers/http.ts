@@ -64,7 +64,11 @@ export function slowRequest(
 }
 
 /** Asserts a problem document read over a socket; returns its body. */
-export function expectRawProblem(answer: { status: number; headers: IncomingHttpHeaders | Headers; text: string }, status: number, slug: string): Record<string, unknown> {
+export function expectRawProblem(
+  answer: { status: number; headers: IncomingHttpHeaders | Headers; text: string },
+  status: number,
+  slug: string,
+): Record<string, unknown> {
   const summary = `${answer.status} ${answer.text.slice(0, 300)}`;
   expect(answer.status, summary).toBe(status);
   const type = answer.headers instanceof Headers ? answer.headers.get('content-type') : answer.headers['content-type'];

@@ -18,7 +18,10 @@ export interface Instance {
 }
 
 export function startInstance(name: string, port: number, env: Record<string, string>, nodeOptions: string[] = []): Instance {
-  const child = spawn(process.execPath, [...nodeOptions, BIN, 'serve'], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeOptions, BIN, 'serve'], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let logs = '';
   child.stdout!.on('data', (d) => (logs += d));
   child.stderr!.on('data', (d) => (logs += d));

@@ -5,7 +5,13 @@ import { Redis } from 'ioredis';
 export const REDIS_URL = process.env.SIGHTLINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export async function redisReachable(): Promise<boolean> {
-  const client = new Redis(REDIS_URL, { lazyConnect: true, connectTimeout: 1500, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
+  const client = new Redis(REDIS_URL, {
+    lazyConnect: true,
+    connectTimeout: 1500,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    enableOfflineQueue: false,
+  });
   client.on('error', () => {});
   try {
     await client.connect();
@@ -59,22 +65,27 @@ export async function tcpProxy(target: string): Promise<TcpProxy> {
     // Checked per chunk, so that switching to `hang` silences connections that are already open.
     client.on('data', (chunk) => mode === 'pass' && upstream.write(chunk));
     upstream.on('data', (chunk) => mode === 'pass' && client.write(chunk));
-    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       a.on('error', () => b.destroy());
       a.on('close', () => b.destroy());
     }
   });
-  const listen = (port: number) => new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve((server.address() as { port: number }).port);
+  const listen = (port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve((server.address() as { port: number }).port);
+      });
     });
-  });
-  const stop = () => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    for (const socket of sockets) socket.destroy();
-  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
   const port = await listen(0);
   return {
     url: `redis://127.0.0.1:${port}`,

@@ -21,7 +21,17 @@ export function useSession(): Session {
 type State = { status: 'loading' } | { status: 'signed-out'; reason?: string } | { status: 'error'; error: unknown } | { status: 'ready'; me: Me };
 
 /** Loads who is signed in (GET /v1/me); without a session, `signedOut` is shown instead of the app. */
-export function SessionProvider({ children, signedOut, loading, failed }: { children: ReactNode; signedOut: (reason?: string) => ReactNode; loading: ReactNode; failed: (error: unknown, retry: () => void) => ReactNode }) {
+export function SessionProvider({
+  children,
+  signedOut,
+  loading,
+  failed,
+}: {
+  children: ReactNode;
+  signedOut: (reason?: string) => ReactNode;
+  loading: ReactNode;
+  failed: (error: unknown, retry: () => void) => ReactNode;
+}) {
   const [state, setState] = useState<State>({ status: 'loading' });
   const load = useCallback(async () => {
     try {

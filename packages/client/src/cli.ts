@@ -174,8 +174,18 @@ async function projectsList(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(argv, { ...COMMON, name: 'string', json: 'boolean', limit: 'string' });
   if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}`);
   const client = clientFor(values, io);
-  const list = client.projects.list(values.name ? { name: values.name as string } : {}, { limit: pageSize(values), ...(io.signal ? { signal: io.signal } : {}) });
-  await writeList(io, list.pages(), values.json === true, `${'ID'.padEnd(30)}  ${'NAME'.padEnd(32)}  ${'CREATED'.padEnd(24)}  DESCRIPTION\n`, (p) => `${p.id.padEnd(30)}  ${pad(p.name, 32)}  ${p.createdAt}  ${pad(p.description, 40).trimEnd()}\n`, () => {});
+  const list = client.projects.list(values.name ? { name: values.name as string } : {}, {
+    limit: pageSize(values),
+    ...(io.signal ? { signal: io.signal } : {}),
+  });
+  await writeList(
+    io,
+    list.pages(),
+    values.json === true,
+    `${'ID'.padEnd(30)}  ${'NAME'.padEnd(32)}  ${'CREATED'.padEnd(24)}  DESCRIPTION\n`,
+    (p) => `${p.id.padEnd(30)}  ${pad(p.name, 32)}  ${p.createdAt}  ${pad(p.description, 40).trimEnd()}\n`,
+    () => {},
+  );
   return EXIT.ok;
 }
 
@@ -207,7 +217,11 @@ async function runsExport(argv: string[], io: CliIo): Promise<number> {
   const filters = runFilters(values);
   const start = values.cursor as string | undefined;
   const bar = progress(io, values, 'runs');
-  const list = client.runs.list(project, filters, { limit: pageSize(values), ...(start ? { cursor: start } : {}), ...(io.signal ? { signal: io.signal } : {}) });
+  const list = client.runs.list(project, filters, {
+    limit: pageSize(values),
+    ...(start ? { cursor: start } : {}),
+    ...(io.signal ? { signal: io.signal } : {}),
+  });
   // The cursor of the first page not yet written in full: where a new walk picks up.
   let resume: string | undefined = start;
   let count = 0;
@@ -257,7 +271,9 @@ async function promptsGet(argv: string[], io: CliIo): Promise<number> {
     return EXIT.ok;
   }
   const label = values.label ? ` (label ${values.label as string})` : '';
-  io.stderr(`# ${name} version ${version.version}${label}; variables: ${version.variables.join(', ') || '(none)'}; config: ${JSON.stringify(version.config)}\n`);
+  io.stderr(
+    `# ${name} version ${version.version}${label}; variables: ${version.variables.join(', ') || '(none)'}; config: ${JSON.stringify(version.config)}\n`,
+  );
   if (typeof version.template === 'string') await io.stdout(version.template.endsWith('\n') ? version.template : `${version.template}\n`);
   else await io.stdout(version.template.map((m) => `[${m.role}]\n${m.content}\n`).join('\n'));
   return EXIT.ok;

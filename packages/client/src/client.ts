@@ -63,10 +63,10 @@ class Resource {
 
   protected paginate<T>(path: string, filters: Query | object = {}, options: ListOptions = {}): Paginated<T> {
     const { limit, cursor, signal } = options;
-    return new Paginated<T>(
-      async (at, sig) => this.call<Page<T>>({ method: 'GET', path, query: { ...(filters as Query), limit, cursor: at }, signal: sig }),
-      { cursor, signal },
-    );
+    return new Paginated<T>(async (at, sig) => this.call<Page<T>>({ method: 'GET', path, query: { ...(filters as Query), limit, cursor: at }, signal: sig }), {
+      cursor,
+      signal,
+    });
   }
 }
 

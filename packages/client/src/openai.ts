@@ -23,7 +23,11 @@ export interface ChatTraceOptions extends Omit<TraceOptions, 'kind' | 'inputs' |
 function usageOf(completion: ChatCompletionLike): { promptTokens: number; completionTokens: number; totalTokens?: number } | undefined {
   const usage = completion.usage;
   if (!usage || typeof usage.prompt_tokens !== 'number' || typeof usage.completion_tokens !== 'number') return undefined;
-  return { promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, ...(typeof usage.total_tokens === 'number' ? { totalTokens: usage.total_tokens } : {}) };
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    ...(typeof usage.total_tokens === 'number' ? { totalTokens: usage.total_tokens } : {}),
+  };
 }
 
 function record(run: ActiveRun, completion: ChatCompletionLike): void {
@@ -47,7 +51,9 @@ function recordStream<S extends AsyncIterable<unknown>>(stream: S, run: ActiveRu
     if (usage) run.setUsage(usage);
     if (!complete) run.addMetadata({ streamIncomplete: true });
     run.end({
-      choices: [...text.keys()].sort((a, b) => a - b).map((i) => ({ message: { role: 'assistant', content: text.get(i)!.join('') }, finishReason: finish.get(i) ?? null })),
+      choices: [...text.keys()]
+        .sort((a, b) => a - b)
+        .map((i) => ({ message: { role: 'assistant', content: text.get(i)!.join('') }, finishReason: finish.get(i) ?? null })),
     });
   };
   async function* iterate(): AsyncGenerator<unknown> {
@@ -92,7 +98,12 @@ function recordStream<S extends AsyncIterable<unknown>>(stream: S, run: ActiveRu
  * const answer = await traceChatCompletion(tracer, params, () => openai.chat.completions.create(params));
  * ```
  */
-export async function traceChatCompletion<R>(tracer: Tracer, params: ChatCompletionParams, call: () => R | Promise<R>, options: ChatTraceOptions = {}): Promise<R> {
+export async function traceChatCompletion<R>(
+  tracer: Tracer,
+  params: ChatCompletionParams,
+  call: () => R | Promise<R>,
+  options: ChatTraceOptions = {},
+): Promise<R> {
   const { name = 'openai.chat.completions.create', ...rest } = options;
   const run = tracer.start(name, { ...rest, kind: 'llm', inputs: { ...params }, ...(typeof params.model === 'string' ? { model: params.model } : {}) });
   let result: R;
@@ -127,7 +138,8 @@ function bindAll<T extends object>(target: T, replace: (property: string | symbo
 export function wrapOpenAI<C extends object>(client: C, tracer: Tracer, options: ChatTraceOptions = {}): C {
   const chat = (client as { chat?: { completions?: { create?: unknown } } }).chat;
   const completions = chat?.completions;
-  if (!chat || !completions || typeof completions.create !== 'function') throw new TypeError('wrapOpenAI needs an OpenAI-style client with chat.completions.create');
+  if (!chat || !completions || typeof completions.create !== 'function')
+    throw new TypeError('wrapOpenAI needs an OpenAI-style client with chat.completions.create');
   const create = (completions.create as (...args: unknown[]) => unknown).bind(completions);
   const tracedCreate = (params: ChatCompletionParams, ...rest: unknown[]) => traceChatCompletion(tracer, params, () => create(params, ...rest), options);
   const tracedCompletions = bindAll(completions, (p) => (p === 'create' ? tracedCreate : undefined));

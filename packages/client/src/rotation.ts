@@ -38,7 +38,9 @@ export async function rotateBeforeExpiry(options: RotateBeforeExpiryOptions): Pr
     if (me.token.kind !== 'personal_access_token') return { rotated: false, expiresAt: me.token.expiresAt, reason: 'not_a_personal_access_token' } as const;
     expiresAt = me.token.expiresAt;
     if (Date.parse(expiresAt) - now() >= thresholdMs) return { rotated: false, expiresAt, reason: 'not_due' } as const;
-    const fresh = (await client.http.request<NewToken>({ method: 'POST', path: `/tokens/${encodeURIComponent(me.token.id)}/rotate`, idempotent: false, exclusive: true })).data;
+    const fresh = (
+      await client.http.request<NewToken>({ method: 'POST', path: `/tokens/${encodeURIComponent(me.token.id)}/rotate`, idempotent: false, exclusive: true })
+    ).data;
     // The old token no longer works: switch first (a fixed-token client), then store.
     if (!client.http.usesTokenProvider) client.setToken(fresh.token);
     await store(fresh.token, fresh);

@@ -164,7 +164,8 @@ function asObject(value: unknown, key = 'output'): Record<string, unknown> | nul
 }
 
 function errorText(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : typeof error === 'string' ? error : JSON.stringify(snapshot(error)) ?? String(error);
+  const text =
+    error instanceof Error ? `${error.name}: ${error.message}` : typeof error === 'string' ? error : (JSON.stringify(snapshot(error)) ?? String(error));
   return text.length > MAX_ERROR ? text.slice(0, MAX_ERROR) : text;
 }
 
@@ -204,7 +205,8 @@ export class Tracer {
     this.batchSize = Math.min(MAX_BATCH, Math.max(1, Math.floor(options.batchSize ?? 100)));
     this.maxQueue = Math.max(1, Math.floor(options.maxQueue ?? 10_000));
     this.onDrop = options.onDrop;
-    this.onError = options.onError ?? ((error) => console.warn(`sightline: sending runs failed; they stay queued: ${String((error as Error)?.message ?? error)}`));
+    this.onError =
+      options.onError ?? ((error) => console.warn(`sightline: sending runs failed; they stay queued: ${String((error as Error)?.message ?? error)}`));
     const interval = options.flushIntervalMs ?? 1000;
     if (interval > 0) {
       this.timer = setInterval(() => this.background(), interval);
@@ -290,7 +292,14 @@ export class Tracer {
       if (rejected.length > 0) {
         const runs = rejected.map((r) => batch[r.index]!).filter(Boolean);
         this.drop(runs, 'rejected');
-        this.onError(new Error(`${rejected.length} run(s) rejected: ${rejected.map((r) => `${r.id ?? `#${r.index}`}: ${r.problem?.detail ?? 'rejected'}`).slice(0, 5).join('; ')}`));
+        this.onError(
+          new Error(
+            `${rejected.length} run(s) rejected: ${rejected
+              .map((r) => `${r.id ?? `#${r.index}`}: ${r.problem?.detail ?? 'rejected'}`)
+              .slice(0, 5)
+              .join('; ')}`,
+          ),
+        );
       }
     } catch (error) {
       this.stats.failedSends += 1;
@@ -375,7 +384,12 @@ export class Tracer {
         state.outputsSet = true;
       },
       setModel: (model) => (state.model = model),
-      setUsage: (usage) => (state.usage = { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, ...(usage.totalTokens !== undefined ? { totalTokens: usage.totalTokens } : {}) }),
+      setUsage: (usage) =>
+        (state.usage = {
+          promptTokens: usage.promptTokens,
+          completionTokens: usage.completionTokens,
+          ...(usage.totalTokens !== undefined ? { totalTokens: usage.totalTokens } : {}),
+        }),
       setCost: (cost) => (state.cost = cost),
       addTags: (...tags) => void state.tags.push(...tags),
       addMetadata: (metadata) => void Object.assign(state.metadata, metadata),
@@ -406,7 +420,11 @@ export class Tracer {
   }
 
   /** `fn` as a traced function: every call is a run (its arguments as `inputs.args`). */
-  wrap<A extends unknown[], R>(name: string, fn: (...args: A) => R | Promise<R>, options: Omit<TraceOptions, 'inputs' | 'parent'> = {}): (...args: A) => Promise<Awaited<R>> {
+  wrap<A extends unknown[], R>(
+    name: string,
+    fn: (...args: A) => R | Promise<R>,
+    options: Omit<TraceOptions, 'inputs' | 'parent'> = {},
+  ): (...args: A) => Promise<Awaited<R>> {
     return (...args: A) => this.trace(name, () => fn(...args), { ...options, inputs: { args } });
   }
 

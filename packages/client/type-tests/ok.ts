@@ -4,7 +4,13 @@ import { Sightline, SightlineProblem, type Monitor, type PromptVersion, type Run
 declare const client: Sightline;
 
 export async function ok(projectId: string): Promise<void> {
-  const input: RunCreate = { name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-21T10:15:30.123Z', usage: { promptTokens: 1, completionTokens: 2 }, inputs: { q: 'x' } };
+  const input: RunCreate = {
+    name: 'ChatOpenAI',
+    kind: 'llm',
+    startTime: '2026-11-21T10:15:30.123Z',
+    usage: { promptTokens: 1, completionTokens: 2 },
+    inputs: { q: 'x' },
+  };
   const run: Run = await client.runs.create(projectId, input);
   const status: 'running' | 'succeeded' | 'failed' = run.status;
   const latency: number | null = run.latencyMs;

@@ -43,11 +43,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_used_at', 'bigint')
     .addColumn('revoked_at', 'bigint')
     .execute();
-  await db.schema
-    .createIndex('pat_user_list_idx')
-    .on('personal_access_tokens')
-    .columns(['organization_id', 'user_id', 'created_at', 'id'])
-    .execute();
+  await db.schema.createIndex('pat_user_list_idx').on('personal_access_tokens').columns(['organization_id', 'user_id', 'created_at', 'id']).execute();
 
   await db.schema
     .createTable('service_keys')
@@ -100,12 +96,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('runs_stream_idx').on('runs').columns(['project_id', 'start_time', 'id']).execute();
   await db.schema.createIndex('runs_trace_idx').on('runs').columns(['project_id', 'trace_id']).execute();
   // Most runs are roots: index only the children (the roots filter is answered from the stream).
-  await db.schema
-    .createIndex('runs_parent_idx')
-    .on('runs')
-    .columns(['project_id', 'parent_run_id'])
-    .where(sql.ref('parent_run_id'), 'is not', null)
-    .execute();
+  await db.schema.createIndex('runs_parent_idx').on('runs').columns(['project_id', 'parent_run_id']).where(sql.ref('parent_run_id'), 'is not', null).execute();
 
   let runTags = db.schema
     .createTable('run_tags')

@@ -79,7 +79,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_deliveries_due_idx').on('webhook_deliveries').columns(['next_attempt_at']).where(sql.ref('status'), '=', 'pending').execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due_idx')
+    .on('webhook_deliveries')
+    .columns(['next_attempt_at'])
+    .where(sql.ref('status'), '=', 'pending')
+    .execute();
   await db.schema.createIndex('webhook_deliveries_monitor_idx').on('webhook_deliveries').columns(['monitor_id']).execute();
 
   // Every attempt, as the API lists it.

@@ -66,7 +66,13 @@ export function authRoutes(app: App, { db, config, clock }: Deps, options: SignI
     await sessions.sweep();
     await db
       .insertInto('auth_requests')
-      .values({ state_hash: hashToken(pending.state), nonce: pending.nonce, code_verifier: pending.codeVerifier, created_at: now, expires_at: now + SIGN_IN_WINDOW_MS })
+      .values({
+        state_hash: hashToken(pending.state),
+        nonce: pending.nonce,
+        code_verifier: pending.codeVerifier,
+        created_at: now,
+        expires_at: now + SIGN_IN_WINDOW_MS,
+      })
       .execute();
     // Binds the sign-in to this browser: a callback without it is refused (login CSRF).
     reply.setCookie(stateCookie, pending.state, { ...cookieOptions, maxAge: SIGN_IN_WINDOW_MS / 1000 });
@@ -89,7 +95,8 @@ export function authRoutes(app: App, { db, config, clock }: Deps, options: SignI
       const code = typeof query.error === 'string' && /^[a-z_]{1,64}$/.test(query.error) ? query.error : 'error';
       throw signInFailed(`the identity provider answered ${code}`);
     }
-    if (typeof query.code !== 'string' || query.code === '') throw problems.validation([{ parameter: 'code', detail: 'The callback carries no authorization code.' }]);
+    if (typeof query.code !== 'string' || query.code === '')
+      throw problems.validation([{ parameter: 'code', detail: 'The callback carries no authorization code.' }]);
 
     const callbackUrl = new URL(provider.redirectUri);
     callbackUrl.search = new URL(request.url, 'http://callback.invalid').search;

@@ -12,7 +12,12 @@ import { ensureUser, setMembership } from '../organizations/organizations.repo.j
  * the one signed into); else the user's first organization; else a new organization of their own,
  * with the user as its owner.
  */
-export async function resolveSignIn(db: Kysely<Database>, identity: SignedInIdentity, plan: string, now: number): Promise<{ userId: string; organizationId: string }> {
+export async function resolveSignIn(
+  db: Kysely<Database>,
+  identity: SignedInIdentity,
+  plan: string,
+  now: number,
+): Promise<{ userId: string; organizationId: string }> {
   const user = await ensureUser(db, identity.email, identity.name, now);
   const joined = await acceptInvitations(db, user.id, user.email, now);
   if (joined.length > 0) return { userId: user.id, organizationId: joined[joined.length - 1]! };
@@ -36,7 +41,10 @@ async function createOwnOrganization(db: Kysely<Database>, name: string, plan: s
     await db.insertInto('organizations').values({ id, name, plan, created_at: now }).execute();
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    await db.insertInto('organizations').values({ id, name: `${name} (${id})`, plan, created_at: now }).execute();
+    await db
+      .insertInto('organizations')
+      .values({ id, name: `${name} (${id})`, plan, created_at: now })
+      .execute();
   }
   return id;
 }

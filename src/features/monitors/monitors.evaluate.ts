@@ -27,7 +27,14 @@ export function definitionOf(row: MonitorRow): MonitorDefinition {
 }
 
 /** The monitor's runs (the list's filter code) aggregated over [from, to), optionally in buckets. */
-export function measure(db: Kysely<Database>, dialect: Dialect, monitor: MonitorDefinition, from: number, to: number, bucketMs: number | null): Promise<AggregateResult> {
+export function measure(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  monitor: MonitorDefinition,
+  from: number,
+  to: number,
+  bucketMs: number | null,
+): Promise<AggregateResult> {
   return aggregateRuns(db, dialect, { projectId: monitor.projectId, filters: monitorRunFilters(monitor.filter), from, to, bucketMs, groupBy: null });
 }
 
@@ -44,5 +51,11 @@ export async function evaluate(db: Kysely<Database>, dialect: Dialect, monitor: 
   const windowStart = now - WINDOWS[monitor.window];
   const { total } = await measure(db, dialect, monitor, windowStart, now, null);
   const value = metricValue(monitor.metric, total);
-  return { value, count: total.count, state: stateFor({ enabled: monitor.enabled, value, count: total.count, threshold: monitor.threshold }), windowStart, windowEnd: now };
+  return {
+    value,
+    count: total.count,
+    state: stateFor({ enabled: monitor.enabled, value, count: total.count, threshold: monitor.threshold }),
+    windowStart,
+    windowEnd: now,
+  };
 }

@@ -173,7 +173,10 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
       const bucketMs = MONITOR_BUCKETS[bucket];
       const now = clock.now();
       const to = request.query.to === undefined ? now : requireTimestamp(request.query.to, { parameter: 'to' });
-      const from = request.query.from === undefined ? bucketStart(to - 1, bucketMs) - (DEFAULT_BUCKETS - 1) * bucketMs : requireTimestamp(request.query.from, { parameter: 'from' });
+      const from =
+        request.query.from === undefined
+          ? bucketStart(to - 1, bucketMs) - (DEFAULT_BUCKETS - 1) * bucketMs
+          : requireTimestamp(request.query.from, { parameter: 'from' });
       const faults = metricsRangeFaults(from, to, bucketMs);
       if (faults.length > 0) throw problems.validation(faults);
       const [measured, current] = await Promise.all([measure(db, dialect, monitor, from, to, bucketMs), evaluate(db, dialect, monitor, now)]);
@@ -188,7 +191,13 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
           const cell = cells.get(start) ?? emptyAggregate();
           return { start: toIso(start), value: metricValue(monitor.metric, cell), count: cell.count };
         }),
-        current: { value: current.value, count: current.count, state: current.state, windowStart: toIso(current.windowStart), windowEnd: toIso(current.windowEnd) },
+        current: {
+          value: current.value,
+          count: current.count,
+          state: current.state,
+          windowStart: toIso(current.windowStart),
+          windowEnd: toIso(current.windowEnd),
+        },
       };
     },
   });
@@ -229,7 +238,11 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
 
   monitorList(
     'events',
-    { summary: "A monitor's state changes", description: 'Newest first. Every change of `state` is recorded, with the value and count that caused it.', page: MonitorEventPage },
+    {
+      summary: "A monitor's state changes",
+      description: 'Newest first. Every change of `state` is recorded, with the value and count that caused it.',
+      page: MonitorEventPage,
+    },
     listEvents,
     eventPosition,
     toEvent,

@@ -125,7 +125,9 @@ export const MonitorEventSchema = Type.Object(
     threshold: Type.Union([ThresholdSchema, Type.Null()]),
     windowStart: Timestamp,
     windowEnd: Timestamp,
-    reason: StringEnum(['evaluated', 'paused', 'resumed', 'changed'] as const, { description: 'What caused the change: an evaluation, a pause, a resume, or an edit of the monitor' }),
+    reason: StringEnum(['evaluated', 'paused', 'resumed', 'changed'] as const, {
+      description: 'What caused the change: an evaluation, a pause, a resume, or an edit of the monitor',
+    }),
     createdAt: Timestamp,
   },
   { title: 'MonitorEvent', additionalProperties: false },
@@ -139,7 +141,9 @@ export const WebhookAttemptSchema = Type.Object(
     eventId: Type.String(),
     url: Type.String(),
     attempt: Type.Integer({ description: '1 for the first try' }),
-    outcome: StringEnum(['succeeded', 'retrying', 'failed'] as const, { description: '`retrying`: another attempt is scheduled at `nextAttemptAt`; `failed`: given up' }),
+    outcome: StringEnum(['succeeded', 'retrying', 'failed'] as const, {
+      description: '`retrying`: another attempt is scheduled at `nextAttemptAt`; `failed`: given up',
+    }),
     responseStatus: Type.Union([Type.Integer(), Type.Null()], { description: 'The receiver’s HTTP status, or null when no response came' }),
     latencyMs: Type.Integer(),
     error: Type.Union([Type.String(), Type.Null()]),

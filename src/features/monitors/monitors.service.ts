@@ -147,7 +147,14 @@ export class Monitoring {
         // Paused: no data, at once; a running evaluation loses its lease and is discarded.
         Object.assign(changes, { state: 'no_data', last_value: null, last_count: null, lease_owner: null, lease_until: null });
         if (row.state !== 'no_data') {
-          await this.recordChange(trx, { ...row, ...changes } as MonitorRow, row.state as MonitorState, { value: null, count: 0, state: 'no_data', windowStart: now, windowEnd: now }, before.enabled ? 'paused' : 'changed', now);
+          await this.recordChange(
+            trx,
+            { ...row, ...changes } as MonitorRow,
+            row.state as MonitorState,
+            { value: null, count: 0, state: 'no_data', windowStart: now, windowEnd: now },
+            before.enabled ? 'paused' : 'changed',
+            now,
+          );
         }
       } else if (definitionChanged || !before.enabled) {
         // Re-evaluated now with the new definition; an evaluation of the old one in flight is discarded.
@@ -230,7 +237,14 @@ export class Monitoring {
   }
 
   /** Records a state change and queues one webhook delivery per URL, in the caller's transaction. */
-  private async recordChange(trx: Transaction<Database>, row: MonitorRow, from: MonitorState, evaluation: Evaluation, reason: Reason, now: number): Promise<void> {
+  private async recordChange(
+    trx: Transaction<Database>,
+    row: MonitorRow,
+    from: MonitorState,
+    evaluation: Evaluation,
+    reason: Reason,
+    now: number,
+  ): Promise<void> {
     const event = {
       id: newId('mev', now),
       monitor_id: row.id,
@@ -254,7 +268,15 @@ export class Monitoring {
       id: event.id,
       type: 'monitor.state_changed',
       createdAt: toIso(now),
-      monitor: { id: monitor.id, projectId: monitor.projectId, name: monitor.name, metric: monitor.metric, window: monitor.window, threshold: monitor.threshold, filter: monitor.filter },
+      monitor: {
+        id: monitor.id,
+        projectId: monitor.projectId,
+        name: monitor.name,
+        metric: monitor.metric,
+        window: monitor.window,
+        threshold: monitor.threshold,
+        filter: monitor.filter,
+      },
       from,
       to: evaluation.state,
       value: evaluation.value,
@@ -365,7 +387,9 @@ export class Monitoring {
     let error: string | null = null;
     let permanent = false;
     try {
-      status = (await postJson(delivery.url, delivery.payload, headers, { timeoutMs: this.settings.webhookTimeoutMs, allowPrivate: this.settings.webhookAllowPrivate })).status;
+      status = (
+        await postJson(delivery.url, delivery.payload, headers, { timeoutMs: this.settings.webhookTimeoutMs, allowPrivate: this.settings.webhookAllowPrivate })
+      ).status;
       if (status < 200 || status > 299) error = `The receiver answered ${status}.`;
     } catch (caught) {
       permanent = caught instanceof TargetRefused;
@@ -385,7 +409,14 @@ export class Monitoring {
     await this.db.transaction().execute(async (trx) => {
       const updated = await trx
         .updateTable('webhook_deliveries')
-        .set({ attempts: attempt, status: outcome === 'retrying' ? 'pending' : outcome, next_attempt_at: next, lease_owner: null, lease_until: null, updated_at: now })
+        .set({
+          attempts: attempt,
+          status: outcome === 'retrying' ? 'pending' : outcome,
+          next_attempt_at: next,
+          lease_owner: null,
+          lease_until: null,
+          updated_at: now,
+        })
         .where('id', '=', delivery.id)
         .where('lease_owner', '=', token)
         .executeTakeFirst();
@@ -417,9 +448,7 @@ export class Monitoring {
       const token = this.leaseToken();
       const rows = await this.claimDeliveries(this.clock.now(), token);
       await Promise.all(
-        rows.map((row) =>
-          this.attempt(row, token).catch((error: unknown) => this.log?.error({ err: error, deliveryId: row.id }, 'webhook delivery failed')),
-        ),
+        rows.map((row) => this.attempt(row, token).catch((error: unknown) => this.log?.error({ err: error, deliveryId: row.id }, 'webhook delivery failed'))),
       );
       attempts += rows.length;
       if (rows.length < CLAIM_BATCH) break;

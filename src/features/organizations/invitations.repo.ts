@@ -9,7 +9,6 @@ import { keysetBefore, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { normalizeEmail } from '../../lib/email.js';
 
-
 export function toInvitation(row: InvitationRow) {
   return { id: row.id, email: row.email, role: row.role as Role, invitedBy: row.invited_by, createdAt: toIso(row.created_at) };
 }
@@ -33,7 +32,14 @@ export async function createInvitation(db: Kysely<Database>, principal: Principa
     .where('u.email', '=', email)
     .executeTakeFirst();
   if (member) throw problems.conflict(`${email} is already a member of this organization.`);
-  const row: InvitationRow = { id: newId('inv', now), organization_id: principal.organizationId, email, role: input.role, invited_by: principal.userId, created_at: now };
+  const row: InvitationRow = {
+    id: newId('inv', now),
+    organization_id: principal.organizationId,
+    email,
+    role: input.role,
+    invited_by: principal.userId,
+    created_at: now,
+  };
   try {
     await db.insertInto('invitations').values(row).execute();
   } catch (error) {
@@ -44,7 +50,12 @@ export async function createInvitation(db: Kysely<Database>, principal: Principa
 }
 
 export async function deleteInvitation(db: Kysely<Database>, organizationId: string, invitationId: string): Promise<void> {
-  const deleted = await db.deleteFrom('invitations').where('organization_id', '=', organizationId).where('id', '=', invitationId).returning('id').executeTakeFirst();
+  const deleted = await db
+    .deleteFrom('invitations')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', invitationId)
+    .returning('id')
+    .executeTakeFirst();
   if (!deleted) throw problems.notFound(`Invitation ${invitationId} does not exist.`);
 }
 

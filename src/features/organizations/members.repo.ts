@@ -45,7 +45,12 @@ async function memberForUpdate(trx: Transaction<Database>, dialect: Dialect, org
 
 /** Locks the organization's owner rows (PostgreSQL) so two owners cannot demote each other at once. */
 async function otherOwners(trx: Transaction<Database>, dialect: Dialect, organizationId: string, userId: string): Promise<number> {
-  const query = trx.selectFrom('memberships').select('user_id').where('organization_id', '=', organizationId).where('role', '=', 'owner').where('user_id', '!=', userId);
+  const query = trx
+    .selectFrom('memberships')
+    .select('user_id')
+    .where('organization_id', '=', organizationId)
+    .where('role', '=', 'owner')
+    .where('user_id', '!=', userId);
   return (await lockRows(query, dialect).execute()).length;
 }
 
@@ -57,7 +62,12 @@ async function otherOwners(trx: Transaction<Database>, dialect: Dialect, organiz
  */
 async function lockOrganization(trx: Transaction<Database>, dialect: Dialect, principal: Principal): Promise<Role> {
   await takeRowLock(trx.selectFrom('organizations').select('id').where('id', '=', principal.organizationId), dialect, 'no key update');
-  const actor = await trx.selectFrom('memberships').select('role').where('organization_id', '=', principal.organizationId).where('user_id', '=', principal.userId).executeTakeFirst();
+  const actor = await trx
+    .selectFrom('memberships')
+    .select('role')
+    .where('organization_id', '=', principal.organizationId)
+    .where('user_id', '=', principal.userId)
+    .executeTakeFirst();
   if (!actor || !isRole(actor.role) || !can(actor.role, 'members:admin')) throw problems.forbidden('Your role does not allow managing members.');
   return actor.role;
 }

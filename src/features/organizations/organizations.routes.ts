@@ -76,7 +76,14 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     schema: { tags, summary: 'List members', description: 'Most recently joined first.', querystring: PageOnlyQuery, response: { 200: MemberPage } },
     handler: async (request) => {
       const { organizationId } = request.principal;
-      return paginate(cursors, request.query, { endpoint: 'members', organizationId }, (after, take) => listMembers(db, organizationId, after, take), memberPosition, toMember);
+      return paginate(
+        cursors,
+        request.query,
+        { endpoint: 'members', organizationId },
+        (after, take) => listMembers(db, organizationId, after, take),
+        memberPosition,
+        toMember,
+      );
     },
   });
 
@@ -85,7 +92,8 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     schema: {
       tags,
       summary: "Change a member's role",
-      description: 'Admins manage roles below owner; only an owner grants or takes `owner`; demoting the last owner is a 409. Applies to the member’s existing tokens on their next request.',
+      description:
+        'Admins manage roles below owner; only an owner grants or takes `owner`; demoting the last owner is a 409. Applies to the member’s existing tokens on their next request.',
       params: MemberParams,
       body: UpdateMemberBody,
       response: { 200: MemberSchema, ...problemResponses(409) },
@@ -97,7 +105,13 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
 
   app.delete('/organization/members/:user_id', {
     config: { scope: 'members:admin' },
-    schema: { tags, summary: 'Remove a member', description: 'Their tokens stop working at once.', params: MemberParams, response: { 204: Type.Null({ description: 'Removed' }), ...problemResponses(409) } },
+    schema: {
+      tags,
+      summary: 'Remove a member',
+      description: 'Their tokens stop working at once.',
+      params: MemberParams,
+      response: { 204: Type.Null({ description: 'Removed' }), ...problemResponses(409) },
+    },
     handler: async (request, reply) => {
       await removeMember(db, dialect, request.principal, request.params.user_id, clock.now());
       return reply.code(204).send(null);
@@ -109,7 +123,14 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     schema: { tags, summary: 'List pending invitations', querystring: PageOnlyQuery, response: { 200: InvitationPage } },
     handler: async (request) => {
       const { organizationId } = request.principal;
-      return paginate(cursors, request.query, { endpoint: 'invitations', organizationId }, (after, take) => listInvitations(db, organizationId, after, take), invitationPosition, toInvitation);
+      return paginate(
+        cursors,
+        request.query,
+        { endpoint: 'invitations', organizationId },
+        (after, take) => listInvitations(db, organizationId, after, take),
+        invitationPosition,
+        toInvitation,
+      );
     },
   });
 
@@ -138,7 +159,13 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
 
   app.get('/organization/tokens', {
     config: { scope: 'tokens:admin' },
-    schema: { tags, summary: "List every member's personal access tokens", description: 'Admins only; never the token strings. Revoke with DELETE /v1/tokens/{token_id}.', querystring: PageOnlyQuery, response: { 200: OrganizationTokenPage } },
+    schema: {
+      tags,
+      summary: "List every member's personal access tokens",
+      description: 'Admins only; never the token strings. Revoke with DELETE /v1/tokens/{token_id}.',
+      querystring: PageOnlyQuery,
+      response: { 200: OrganizationTokenPage },
+    },
     handler: async (request) => {
       const { organizationId } = request.principal;
       return paginate(

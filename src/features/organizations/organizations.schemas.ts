@@ -41,10 +41,7 @@ export const InvitationSchema = Type.Object(
 );
 export const InvitationPage = pageSchema(InvitationSchema, 'InvitationPage');
 export const InvitationParams = Type.Object({ invitation_id: IdParam('inv', 'Invitation id') }, { additionalProperties: false });
-export const CreateInvitationBody = Type.Object(
-  { email: Type.String({ format: 'email', maxLength: 320 }), role: RoleSchema },
-  { additionalProperties: false },
-);
+export const CreateInvitationBody = Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), role: RoleSchema }, { additionalProperties: false });
 
 export const OrganizationTokenSchema = Type.Object(
   {

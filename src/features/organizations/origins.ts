@@ -54,18 +54,32 @@ export async function replaceOrigins(db: Kysely<Database>, organizationId: strin
 export async function replaceOriginsIn(trx: Transaction<Database>, organizationId: string, plan: string, origins: string[], now: number): Promise<void> {
   validateOrigins(origins, '/allowedOrigins');
   const operator = new Set(
-    (await trx.selectFrom('organization_origins').select('origin').where('organization_id', '=', organizationId).where('source', '=', 'operator').execute()).map((r) => r.origin),
+    (
+      await trx.selectFrom('organization_origins').select('origin').where('organization_id', '=', organizationId).where('source', '=', 'operator').execute()
+    ).map((r) => r.origin),
   );
   const counted = origins.filter((o) => !operator.has(o));
   const quota = originQuota(plan);
   if (counted.length > quota) {
-    throw problems.validation([{ pointer: '/allowedOrigins', detail: `The ${plan} plan allows at most ${quota} custom origin${quota === 1 ? '' : 's'}; ask your operator to allow-list more.` }]);
+    throw problems.validation([
+      {
+        pointer: '/allowedOrigins',
+        detail: `The ${plan} plan allows at most ${quota} custom origin${quota === 1 ? '' : 's'}; ask your operator to allow-list more.`,
+      },
+    ]);
   }
   await trx.deleteFrom('organization_origins').where('organization_id', '=', organizationId).execute();
   if (origins.length > 0) {
     await trx
       .insertInto('organization_origins')
-      .values(origins.map((origin) => ({ organization_id: organizationId, origin, source: operator.has(origin) ? ('operator' as const) : ('organization' as const), created_at: now })))
+      .values(
+        origins.map((origin) => ({
+          organization_id: organizationId,
+          origin,
+          source: operator.has(origin) ? ('operator' as const) : ('organization' as const),
+          created_at: now,
+        })),
+      )
       .execute();
   }
 }

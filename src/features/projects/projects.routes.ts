@@ -14,7 +14,14 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
     handler: async (request) => {
       const { limit, cursor, ...filters } = request.query;
       const identity = { endpoint: 'projects', organizationId: request.principal.organizationId, filters };
-      return paginate(cursors, { limit, cursor }, identity, (after, take) => listProjects(db, request.principal.organizationId, filters, after, take), projectPosition, toProject);
+      return paginate(
+        cursors,
+        { limit, cursor },
+        identity,
+        (after, take) => listProjects(db, request.principal.organizationId, filters, after, take),
+        projectPosition,
+        toProject,
+      );
     },
   });
 
@@ -37,7 +44,13 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
 
   app.patch('/projects/:project_id', {
     config: { scope: 'projects:write' },
-    schema: { tags, summary: 'Update a project', params: ProjectParams, body: UpdateProjectBody, response: { 200: Type.Ref('Project'), ...problemResponses(409) } },
+    schema: {
+      tags,
+      summary: 'Update a project',
+      params: ProjectParams,
+      body: UpdateProjectBody,
+      response: { 200: Type.Ref('Project'), ...problemResponses(409) },
+    },
     handler: async (request) => {
       return toProject(await updateProject(db, request.principal.organizationId, request.params.project_id, request.body, clock.now()));
     },

@@ -2,7 +2,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import { IdParam, Timestamp } from '../../schemas/common.js';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 
-const ProjectName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\s\\p{Cc}]([^\\p{Cc}]*[^\\s\\p{Cc}])?$', description: 'Unique per organization (case-insensitive); no leading or trailing spaces.' });
+const ProjectName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[^\\s\\p{Cc}]([^\\p{Cc}]*[^\\s\\p{Cc}])?$',
+  description: 'Unique per organization (case-insensitive); no leading or trailing spaces.',
+});
 const Description = Type.String({ maxLength: 2000 });
 
 export const ProjectSchema = Type.Object(
@@ -20,10 +25,7 @@ export const ListProjectsQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const CreateProjectBody = Type.Object(
-  { name: ProjectName, description: Type.Optional(Description) },
-  { additionalProperties: false },
-);
+export const CreateProjectBody = Type.Object({ name: ProjectName, description: Type.Optional(Description) }, { additionalProperties: false });
 
 export const UpdateProjectBody = Type.Object(
   { name: Type.Optional(ProjectName), description: Type.Optional(Description) },

@@ -27,7 +27,8 @@ export function renderTemplate(template: Template, variables: Record<string, str
   const expected = extractVariables(template);
   const faults: FieldError[] = [];
   for (const name of expected) if (!Object.hasOwn(variables, name)) faults.push({ pointer: `/variables/${name}`, detail: `Missing variable '${name}'.` });
-  for (const name of Object.keys(variables)) if (!expected.includes(name)) faults.push({ pointer: `/variables/${name}`, detail: `Unknown variable '${name}': the template has no {{${name}}}.` });
+  for (const name of Object.keys(variables))
+    if (!expected.includes(name)) faults.push({ pointer: `/variables/${name}`, detail: `Unknown variable '${name}': the template has no {{${name}}}.` });
   if (faults.length > 0) throw problems.validation(faults);
   const fill = (text: string) => text.replace(PLACEHOLDER, (_all, name: string) => String(variables[name]));
   return typeof template === 'string' ? fill(template) : template.map((m) => ({ ...m, content: fill(m.content) }));
@@ -98,7 +99,13 @@ export async function listPrompts(
   if (filters.label !== undefined) {
     const label = filters.label;
     query = query.where((eb) =>
-      eb.exists(eb.selectFrom('prompt_labels').select('prompt_labels.label').whereRef('prompt_labels.prompt_id', '=', 'prompts.id').where('prompt_labels.label', '=', label)),
+      eb.exists(
+        eb
+          .selectFrom('prompt_labels')
+          .select('prompt_labels.label')
+          .whereRef('prompt_labels.prompt_id', '=', 'prompts.id')
+          .where('prompt_labels.label', '=', label),
+      ),
     );
   }
   if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
@@ -132,11 +139,22 @@ export async function createPrompt(
   input: VersionInput & { name: string; description?: string | undefined },
   now: number,
 ): Promise<PromptRow> {
-  const row: PromptRow = { id: newId('prm', now), organization_id: principal.organizationId, name: input.name, description: input.description ?? '', latest_version: 1, created_at: now, updated_at: now };
+  const row: PromptRow = {
+    id: newId('prm', now),
+    organization_id: principal.organizationId,
+    name: input.name,
+    description: input.description ?? '',
+    latest_version: 1,
+    created_at: now,
+    updated_at: now,
+  };
   try {
     await db.transaction().execute(async (trx) => {
       await trx.insertInto('prompts').values(row).execute();
-      await trx.insertInto('prompt_versions').values(versionRow(row.id, 1, input, principal.userId, now)).execute();
+      await trx
+        .insertInto('prompt_versions')
+        .values(versionRow(row.id, 1, input, principal.userId, now))
+        .execute();
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw problems.conflict(`A prompt named "${input.name}" already exists in this organization.`);
@@ -224,7 +242,15 @@ async function nextEvent(trx: Kysely<Database>, promptId: string, now: number): 
 }
 
 /** Points a label at a version (creating it), recording the move. */
-export async function setLabel(db: Kysely<Database>, dialect: Dialect, prompt: PromptRow, label: string, version: number, userId: string, now: number): Promise<void> {
+export async function setLabel(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  prompt: PromptRow,
+  label: string,
+  version: number,
+  userId: string,
+  now: number,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const current = lockRows(trx.selectFrom('prompts').select('latest_version').where('id', '=', prompt.id), dialect);
     const latest = (await current.executeTakeFirst())?.latest_version ?? 0;
@@ -266,7 +292,8 @@ export async function listLabelEvents(db: Kysely<Database>, promptId: string, af
 
 export async function deletePrompt(db: Kysely<Database>, promptId: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    for (const table of ['prompt_label_events', 'prompt_labels', 'prompt_versions'] as const) await trx.deleteFrom(table).where('prompt_id', '=', promptId).execute();
+    for (const table of ['prompt_label_events', 'prompt_labels', 'prompt_versions'] as const)
+      await trx.deleteFrom(table).where('prompt_id', '=', promptId).execute();
     await trx.deleteFrom('prompts').where('id', '=', promptId).execute();
   });
 }

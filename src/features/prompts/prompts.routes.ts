@@ -48,12 +48,28 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
 
   app.get('/prompts', {
     config: { scope: 'prompts:read' },
-    schema: { tags, summary: 'List prompts', description: 'Newest first (by creation). Filters: `name` (substring), `label`.', querystring: ListPromptsQuery, response: { 200: PromptPage } },
+    schema: {
+      tags,
+      summary: 'List prompts',
+      description: 'Newest first (by creation). Filters: `name` (substring), `label`.',
+      querystring: ListPromptsQuery,
+      response: { 200: PromptPage },
+    },
     handler: async (request) => {
       const { organizationId } = request.principal;
       const { limit, cursor, ...filters } = request.query;
-      const page = await paginate(cursors, { limit, cursor }, { endpoint: 'prompts', organizationId, filters }, (after, take) => listPrompts(db, organizationId, filters, after, take), promptPosition, (row) => row);
-      const labels = await labelsOf(db, page.items.map((row) => row.id));
+      const page = await paginate(
+        cursors,
+        { limit, cursor },
+        { endpoint: 'prompts', organizationId, filters },
+        (after, take) => listPrompts(db, organizationId, filters, after, take),
+        promptPosition,
+        (row) => row,
+      );
+      const labels = await labelsOf(
+        db,
+        page.items.map((row) => row.id),
+      );
       return { ...page, items: page.items.map((row) => toPrompt(row, labels.get(row.id) ?? {})) };
     },
   });
@@ -96,17 +112,38 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
 
   app.get('/prompts/:prompt_id/versions', {
     config: { scope: 'prompts:read' },
-    schema: { tags, summary: 'List versions', description: 'Newest version first.', params: PromptParams, querystring: PageOnlyQuery, response: { 200: PromptVersionPage } },
+    schema: {
+      tags,
+      summary: 'List versions',
+      description: 'Newest version first.',
+      params: PromptParams,
+      querystring: PageOnlyQuery,
+      response: { 200: PromptVersionPage },
+    },
     handler: async (request) => {
       const { organizationId } = request.principal;
       const prompt = await requirePrompt(db, organizationId, request.params.prompt_id);
-      return paginate(cursors, request.query, { endpoint: 'prompt-versions', organizationId, parents: [prompt.id] }, (after, take) => listVersions(db, prompt.id, after, take), versionPosition, toVersion);
+      return paginate(
+        cursors,
+        request.query,
+        { endpoint: 'prompt-versions', organizationId, parents: [prompt.id] },
+        (after, take) => listVersions(db, prompt.id, after, take),
+        versionPosition,
+        toVersion,
+      );
     },
   });
 
   app.post('/prompts/:prompt_id/versions', {
     config: { scope: 'prompts:write' },
-    schema: { tags, summary: 'Create the next version', description: 'Versions are immutable and numbered 1, 2, 3…', params: PromptParams, body: CreateVersionBody, response: { 201: Type.Ref('PromptVersion') } },
+    schema: {
+      tags,
+      summary: 'Create the next version',
+      description: 'Versions are immutable and numbered 1, 2, 3…',
+      params: PromptParams,
+      body: CreateVersionBody,
+      response: { 201: Type.Ref('PromptVersion') },
+    },
     handler: async (request, reply) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       return reply.code(201).send(toVersion(await createVersion(db, prompt.id, request.body, request.principal.userId, clock.now())));
@@ -124,7 +161,14 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
 
   app.put('/prompts/:prompt_id/labels/:label', {
     config: { scope: 'prompts:write' },
-    schema: { tags, summary: 'Point a label at a version', description: 'Creates the label or moves it; every move is recorded.', params: LabelParams, body: SetLabelBody, response: { 200: Type.Ref('Prompt') } },
+    schema: {
+      tags,
+      summary: 'Point a label at a version',
+      description: 'Creates the label or moves it; every move is recorded.',
+      params: LabelParams,
+      body: SetLabelBody,
+      response: { 200: Type.Ref('Prompt') },
+    },
     handler: async (request) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       await setLabel(db, dialect, prompt, request.params.label, request.body.version, request.principal.userId, clock.now());
@@ -144,17 +188,38 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
 
   app.get('/prompts/:prompt_id/label-history', {
     config: { scope: 'prompts:read' },
-    schema: { tags, summary: 'Every label move', description: 'Newest first: who moved which label, when, from which version to which (null: created or removed).', params: PromptParams, querystring: PageOnlyQuery, response: { 200: LabelEventPage } },
+    schema: {
+      tags,
+      summary: 'Every label move',
+      description: 'Newest first: who moved which label, when, from which version to which (null: created or removed).',
+      params: PromptParams,
+      querystring: PageOnlyQuery,
+      response: { 200: LabelEventPage },
+    },
     handler: async (request) => {
       const { organizationId } = request.principal;
       const prompt = await requirePrompt(db, organizationId, request.params.prompt_id);
-      return paginate(cursors, request.query, { endpoint: 'prompt-label-history', organizationId, parents: [prompt.id] }, (after, take) => listLabelEvents(db, prompt.id, after, take), labelEventPosition, toLabelEvent);
+      return paginate(
+        cursors,
+        request.query,
+        { endpoint: 'prompt-label-history', organizationId, parents: [prompt.id] },
+        (after, take) => listLabelEvents(db, prompt.id, after, take),
+        labelEventPosition,
+        toLabelEvent,
+      );
     },
   });
 
   app.post('/prompts/:prompt_id/render', {
     config: { scope: 'prompts:read' },
-    schema: { tags, summary: 'Render a version with variables', description: 'Latest version unless `version` or `label` is given (not both). Missing and unknown variables are refused, each named.', params: PromptParams, body: RenderBody, response: { 200: RenderResultSchema } },
+    schema: {
+      tags,
+      summary: 'Render a version with variables',
+      description: 'Latest version unless `version` or `label` is given (not both). Missing and unknown variables are refused, each named.',
+      params: PromptParams,
+      body: RenderBody,
+      response: { 200: RenderResultSchema },
+    },
     handler: async (request) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       const { version, label, variables } = request.body;
@@ -163,7 +228,12 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
       // a run's missing parentRunId; the prompt itself missing stays a 404.
       const row = await getVersion(db, prompt.id, String(version ?? label ?? prompt.latest_version)).catch((error: unknown) => {
         if (error instanceof Problem && error.status === 404) {
-          throw problems.validation([{ pointer: version !== undefined ? '/version' : '/label', detail: `${version !== undefined ? `Version ${version}` : `Label ${label}`} does not exist on this prompt.` }]);
+          throw problems.validation([
+            {
+              pointer: version !== undefined ? '/version' : '/label',
+              detail: `${version !== undefined ? `Version ${version}` : `Label ${label}`} does not exist on this prompt.`,
+            },
+          ]);
         }
         throw error;
       });

@@ -117,12 +117,15 @@ async function aggregateSqlite(db: Kysely<Database>, input: AggregateInput): Pro
     .compile();
   const handle = sqliteHandle(db);
   if (!handle) throw new Error('aggregateSqlite needs a SQLite database');
-  const rows = handle.prepare(compiled.sql).raw(true).iterate(...(compiled.parameters as unknown[])) as IterableIterator<[number, string, number | null, number | null, number | null, string | null]>;
+  const rows = handle
+    .prepare(compiled.sql)
+    .raw(true)
+    .iterate(...(compiled.parameters as unknown[])) as IterableIterator<[number, string, number | null, number | null, number | null, string | null]>;
   const { bucketMs, from } = input;
   const buckets = new Map<number, Map<string | null, Accumulator>>();
   const total = new Accumulator();
   for (const [t, s, l, k, c, g] of rows) {
-    const bucket = bucketMs === null ? from : t - ((t % bucketMs) + bucketMs) % bucketMs;
+    const bucket = bucketMs === null ? from : t - (((t % bucketMs) + bucketMs) % bucketMs);
     let groups = buckets.get(bucket);
     if (!groups) {
       groups = new Map();
@@ -152,7 +155,15 @@ async function aggregatePostgres(db: Kysely<Database>, input: AggregateInput): P
     sql<number | null>`percentile_disc(0.95) within group (order by runs.latency_ms)`.as('p95'),
     sql<number | null>`percentile_disc(0.99) within group (order by runs.latency_ms)`.as('p99'),
   ];
-  const toAggregate = (row: { count: number; error_count: number; total_tokens: number; cost: number; p50: number | null; p95: number | null; p99: number | null }): Aggregate => ({
+  const toAggregate = (row: {
+    count: number;
+    error_count: number;
+    total_tokens: number;
+    cost: number;
+    p50: number | null;
+    p95: number | null;
+    p99: number | null;
+  }): Aggregate => ({
     count: Number(row.count),
     errorCount: Number(row.error_count),
     totalTokens: Number(row.total_tokens),
@@ -162,7 +173,10 @@ async function aggregatePostgres(db: Kysely<Database>, input: AggregateInput): P
     latencyP99: row.p99 === null ? null : Number(row.p99),
   });
   const bucketMs = input.bucketMs;
-  const bucketExpr = bucketMs === null ? sql<number>`0` : sql<number>`(runs.start_time - ((runs.start_time % ${sql.lit(bucketMs)}) + ${sql.lit(bucketMs)}) % ${sql.lit(bucketMs)})`;
+  const bucketExpr =
+    bucketMs === null
+      ? sql<number>`0`
+      : sql<number>`(runs.start_time - ((runs.start_time % ${sql.lit(bucketMs)}) + ${sql.lit(bucketMs)}) % ${sql.lit(bucketMs)})`;
   const groupExpr = input.groupBy === null ? sql<string | null>`null` : sql<string | null>`${sql.ref(`runs.${GROUP_COLUMN[input.groupBy]}`)}`;
   const split = bucketMs !== null || input.groupBy !== null;
   const [rows, totals] = await Promise.all([

@@ -13,13 +13,27 @@ import { runStateFaults, usageWithTotal } from './runs.rules.js';
 import { RunInputSchema, type RunInput } from './runs.schemas.js';
 
 export type IngestResult =
-  | { index: number; id: string; status: 'created' | 'existing'; row: RunRow }
-  | { index: number; id: string | null; status: 'rejected'; problem: Problem };
+  { index: number; id: string; status: 'created' | 'existing'; row: RunRow } | { index: number; id: string | null; status: 'rejected'; problem: Problem };
 
 const INSERT_CHUNK = 500; // 17 columns × 500 rows stays under both engines' parameter limits
 const RUN_COLUMNS = [
-  'project_id', 'id', 'trace_id', 'parent_run_id', 'name', 'kind', 'status', 'start_time', 'end_time', 'latency_ms',
-  'model', 'total_tokens', 'cost', 'metadata', 'content_hash', 'created_at', 'doc',
+  'project_id',
+  'id',
+  'trace_id',
+  'parent_run_id',
+  'name',
+  'kind',
+  'status',
+  'start_time',
+  'end_time',
+  'latency_ms',
+  'model',
+  'total_tokens',
+  'cost',
+  'metadata',
+  'content_hash',
+  'created_at',
+  'doc',
 ] as const satisfies readonly (keyof RunRow)[];
 
 interface Candidate {
@@ -41,12 +55,14 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
   if (startTime === null) faults.push({ pointer: `${pointerPrefix}/startTime`, detail: TIMESTAMP_FAULT });
   if (input.endTime != null && endTime === null) faults.push({ pointer: `${pointerPrefix}/endTime`, detail: TIMESTAMP_FAULT });
   const status = input.status ?? 'running';
-  for (const fault of runStateFaults({ status, startTime, endTime, error: input.error })) faults.push({ pointer: `${pointerPrefix}${fault.field}`, detail: fault.detail });
+  for (const fault of runStateFaults({ status, startTime, endTime, error: input.error }))
+    faults.push({ pointer: `${pointerPrefix}${fault.field}`, detail: fault.detail });
   for (const field of ['inputs', 'outputs', 'metadata'] as const) {
     const fault = jsonValueFault(input[field], field === 'metadata');
     if (fault) faults.push({ pointer: `${pointerPrefix}/${field}`, detail: fault });
   }
-  if (input.id !== undefined && input.parentRunId === input.id) faults.push({ pointer: `${pointerPrefix}/parentRunId`, detail: 'A run cannot be its own parent.' });
+  if (input.id !== undefined && input.parentRunId === input.id)
+    faults.push({ pointer: `${pointerPrefix}/parentRunId`, detail: 'A run cannot be its own parent.' });
   if (faults.length > 0 || startTime === null) return problems.validation(faults); // (a bad startTime is among the faults)
 
   const id = input.id ?? newId('run', now);
@@ -141,9 +157,10 @@ export async function ingestRuns(
     const prior = stored.get(c.row.id);
     const twin = fresh.get(c.row.id);
     if (prior) {
-      results[c.index] = prior.content_hash === c.row.content_hash
-        ? { index: c.index, id: c.row.id, status: 'existing', row: prior }
-        : { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
+      results[c.index] =
+        prior.content_hash === c.row.content_hash
+          ? { index: c.index, id: c.row.id, status: 'existing', row: prior }
+          : { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
     } else if (twin) {
       if (twin.row.content_hash === c.row.content_hash) repeats.push(c);
       else results[c.index] = { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
@@ -162,12 +179,16 @@ export async function ingestRuns(
     if (parentStored) parentTrace = parentStored.trace_id;
     else {
       const parent = fresh.get(parentId);
-      if (!parent) return problems.validation([{ pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: `Run ${parentId} does not exist in this project or in this call.` }]);
+      if (!parent)
+        return problems.validation([
+          { pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: `Run ${parentId} does not exist in this project or in this call.` },
+        ]);
       if (resolving.has(parent.row.id)) return problems.validation([{ pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: 'Parent runs form a cycle.' }]);
       resolving.add(c.row.id);
       parentTrace = resolveTrace(parent);
       resolving.delete(c.row.id);
-      if (parentTrace instanceof Problem) return problems.validation([{ pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: `Parent run ${parentId} was rejected.` }]);
+      if (parentTrace instanceof Problem)
+        return problems.validation([{ pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: `Parent run ${parentId} was rejected.` }]);
     }
     if (c.explicitTrace && c.row.trace_id !== parentTrace) {
       return problems.validation([{ pointer: `${pointerPrefix(c.index)}/traceId`, detail: `traceId must match the parent's trace (${parentTrace}).` }]);
@@ -193,7 +214,12 @@ export async function ingestRuns(
       const parentId = c.row.parent_run_id;
       if (parentId && !stored.has(parentId) && !acceptedIds.has(parentId)) {
         acceptedIds.delete(c.row.id);
-        results[c.index] = { index: c.index, id: c.row.id, status: 'rejected', problem: problems.validation([{ pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: `Parent run ${parentId} was rejected.` }]) };
+        results[c.index] = {
+          index: c.index,
+          id: c.row.id,
+          status: 'rejected',
+          problem: problems.validation([{ pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: `Parent run ${parentId} was rejected.` }]),
+        };
         accepted.splice(i, 1);
         changed = true;
       }
@@ -227,12 +253,26 @@ async function insertAccepted(db: Kysely<Database>, projectId: string, accepted:
     await db.transaction().execute(async (trx) => {
       for (let i = 0; i < ordered.length; i += INSERT_CHUNK) {
         const chunk = ordered.slice(i, i + INSERT_CHUNK);
-        const rows = await insertIgnoringConflicts(trx, 'runs', RUN_COLUMNS, ['project_id', 'id'], 'id', chunk.map((c) => c.row));
+        const rows = await insertIgnoringConflicts(
+          trx,
+          'runs',
+          RUN_COLUMNS,
+          ['project_id', 'id'],
+          'id',
+          chunk.map((c) => c.row),
+        );
         for (const r of rows) inserted.add(r.id as string);
       }
       const tags = accepted.filter((c) => inserted.has(c.row.id)).flatMap((c) => c.body.tags.map((tag) => ({ project_id: projectId, run_id: c.row.id, tag })));
       for (let i = 0; i < tags.length; i += INSERT_CHUNK * 4) {
-        await insertIgnoringConflicts(trx, 'run_tags', ['project_id', 'run_id', 'tag'], ['project_id', 'run_id', 'tag'], 'tag', tags.slice(i, i + INSERT_CHUNK * 4));
+        await insertIgnoringConflicts(
+          trx,
+          'run_tags',
+          ['project_id', 'run_id', 'tag'],
+          ['project_id', 'run_id', 'tag'],
+          'tag',
+          tags.slice(i, i + INSERT_CHUNK * 4),
+        );
       }
     });
   } catch (error) {
@@ -241,7 +281,14 @@ async function insertAccepted(db: Kysely<Database>, projectId: string, accepted:
   }
   // Runs another request created concurrently: idempotent when their content matches.
   const raced = accepted.filter((c) => !inserted.has(c.row.id));
-  const winners = raced.length > 0 ? await existingRows(db, projectId, raced.map((c) => c.row.id)) : new Map<string, RunRow>();
+  const winners =
+    raced.length > 0
+      ? await existingRows(
+          db,
+          projectId,
+          raced.map((c) => c.row.id),
+        )
+      : new Map<string, RunRow>();
   for (const c of accepted) {
     if (inserted.has(c.row.id)) results[c.index] = { index: c.index, id: c.row.id, status: 'created', row: c.row };
     else {

@@ -28,7 +28,10 @@ const newestFirst = <Q extends ReturnType<typeof streamOf>>(query: Q, take: numb
 // Filtered pages vary in shape and are built per request, from the same pieces.
 const streamHead = prepared((db, projectId: string, take: number) => newestFirst(streamOf(db, projectId), take));
 const streamAfter = prepared((db, projectId: string, sortKey: number, id: string, take: number) =>
-  newestFirst(streamOf(db, projectId).where((eb) => keysetBefore(eb, 'runs.start_time', 'runs.id', [sortKey, id])), take),
+  newestFirst(
+    streamOf(db, projectId).where((eb) => keysetBefore(eb, 'runs.start_time', 'runs.id', [sortKey, id])),
+    take,
+  ),
 );
 
 export async function listRuns(
@@ -61,8 +64,16 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
     if (TERMINAL_STATUSES.has(run.status)) throw problems.conflict(`Run ${runId} has already ${run.status}; finished runs cannot change.`);
     const status = patch.status ?? 'running';
     // Ending without endTime ends now (never before the start).
-    const endTime = patch.endTime !== undefined ? requireTimestamp(patch.endTime, { pointer: '/endTime' }) : TERMINAL_STATUSES.has(status) ? Math.max(now, run.start_time) : null;
-    const faults: FieldError[] = runStateFaults({ status, startTime: run.start_time, endTime, error: patch.error }).map((f) => ({ pointer: f.field, detail: f.detail }));
+    const endTime =
+      patch.endTime !== undefined
+        ? requireTimestamp(patch.endTime, { pointer: '/endTime' })
+        : TERMINAL_STATUSES.has(status)
+          ? Math.max(now, run.start_time)
+          : null;
+    const faults: FieldError[] = runStateFaults({ status, startTime: run.start_time, endTime, error: patch.error }).map((f) => ({
+      pointer: f.field,
+      detail: f.detail,
+    }));
     for (const field of ['outputs', 'metadata'] as const) {
       const fault = jsonValueFault(patch[field], field === 'metadata');
       if (fault) faults.push({ pointer: `/${field}`, detail: fault });
@@ -99,7 +110,10 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
     if (patch.tags !== undefined) {
       await trx.deleteFrom('run_tags').where('project_id', '=', projectId).where('run_id', '=', runId).execute();
       if (patch.tags.length > 0) {
-        await trx.insertInto('run_tags').values(patch.tags.map((tag) => ({ project_id: projectId, run_id: runId, tag }))).execute();
+        await trx
+          .insertInto('run_tags')
+          .values(patch.tags.map((tag) => ({ project_id: projectId, run_id: runId, tag })))
+          .execute();
       }
     }
     return updated;

@@ -37,7 +37,12 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
         '`startedAfter` is inclusive and `startedBefore` exclusive; `metadata.<key>=<value>` matches a top-level metadata value exactly.',
       params: ProjectParams,
       querystring: ListRunsQuery,
-      response: { 200: Type.Object({ items: Type.Array(Type.Ref('Run')), nextCursor: Type.Union([Type.String(), Type.Null()]), limit: Type.Integer() }, { title: 'RunPage' }) },
+      response: {
+        200: Type.Object(
+          { items: Type.Array(Type.Ref('Run')), nextCursor: Type.Union([Type.String(), Type.Null()]), limit: Type.Integer() },
+          { title: 'RunPage' },
+        ),
+      },
     },
     handler: async (request, reply) => {
       const { organizationId } = request.principal;
@@ -45,7 +50,14 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       const { limit, cursor, ...rest } = request.query as Record<string, unknown> & { limit?: number; cursor?: string };
       const filters = parseRunFilters(rest);
       const identity = { endpoint: 'runs', organizationId, parents: [project.id], filters: { ...filters } };
-      const page = await paginate(cursors, { limit, cursor }, identity, (after, take) => listRuns(db, dialect, project.id, filters, after, take), runPosition, (row) => row.doc);
+      const page = await paginate(
+        cursors,
+        { limit, cursor },
+        identity,
+        (after, take) => listRuns(db, dialect, project.id, filters, after, take),
+        runPosition,
+        (row) => row.doc,
+      );
       return sendJsonText(reply as never, pageJson(page));
     },
   });
@@ -64,7 +76,13 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
     },
     handler: async (request) => {
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
-      const { from: fromRaw, to: toRaw, bucket, groupBy, ...rest } = request.query as Record<string, unknown> & { from?: string; to?: string; bucket?: Bucket; groupBy?: 'status' | 'kind' | 'model' | 'name' };
+      const {
+        from: fromRaw,
+        to: toRaw,
+        bucket,
+        groupBy,
+        ...rest
+      } = request.query as Record<string, unknown> & { from?: string; to?: string; bucket?: Bucket; groupBy?: 'status' | 'kind' | 'model' | 'name' };
       const to = toRaw === undefined ? clock.now() : requireTimestamp(toRaw, { parameter: 'to' });
       const from = fromRaw === undefined ? to - DAY_MS : requireTimestamp(fromRaw, { parameter: 'from' });
       const bucketMs = bucket === undefined ? null : BUCKETS[bucket];
@@ -134,7 +152,8 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
     schema: {
       tags,
       summary: 'End or amend a running run',
-      description: 'Finished runs (succeeded, failed) are final: any change is a 409. Ending without `endTime` uses the current time. `tags` and `metadata` replace the stored values.',
+      description:
+        'Finished runs (succeeded, failed) are final: any change is a 409. Ending without `endTime` uses the current time. `tags` and `metadata` replace the stored values.',
       params: ProjectRunParams,
       body: RunPatchSchema,
       response: { 200: Type.Ref('Run'), ...problemResponses(409) },

@@ -21,7 +21,8 @@ export function runStateFaults(run: { status: string; startTime: number | null; 
   const finished = TERMINAL_STATUSES.has(run.status);
   if (finished && run.endTime === null) faults.push({ field: '/endTime', detail: `endTime is required when status is ${run.status}.` });
   if (!finished && run.endTime !== null) faults.push({ field: '/endTime', detail: 'A running run has no endTime; set status to succeeded or failed.' });
-  if (run.endTime !== null && run.startTime !== null && run.endTime < run.startTime) faults.push({ field: '/endTime', detail: 'endTime must not be before startTime.' });
+  if (run.endTime !== null && run.startTime !== null && run.endTime < run.startTime)
+    faults.push({ field: '/endTime', detail: 'endTime must not be before startTime.' });
   if (run.error != null && run.status !== 'failed') faults.push({ field: '/error', detail: 'error can only be set when status is failed.' });
   return faults;
 }
@@ -34,5 +35,9 @@ export interface UsageInput {
 
 /** Token usage as stored: the total defaults to prompt + completion tokens. */
 export function usageWithTotal(usage: UsageInput): { promptTokens: number; completionTokens: number; totalTokens: number } {
-  return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, totalTokens: usage.totalTokens ?? usage.promptTokens + usage.completionTokens };
+  return {
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    totalTokens: usage.totalTokens ?? usage.promptTokens + usage.completionTokens,
+  };
 }

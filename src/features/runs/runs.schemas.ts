@@ -101,7 +101,10 @@ export type RunPatch = Static<typeof RunPatchSchema>;
 
 export const BatchBodySchema = Type.Object(
   {
-    runs: Type.Array(Type.Object({}, { additionalProperties: true, description: 'A run as for POST …/runs; each is validated on its own' }), { minItems: 1, maxItems: 1000 }),
+    runs: Type.Array(Type.Object({}, { additionalProperties: true, description: 'A run as for POST …/runs; each is validated on its own' }), {
+      minItems: 1,
+      maxItems: 1000,
+    }),
   },
   { title: 'RunBatch', additionalProperties: false },
 );
@@ -175,7 +178,10 @@ export const RunMetricsSchema = Type.Object(
     groupBy: Type.Union([Type.String(), Type.Null()]),
     groups: Type.Array(
       Type.Object(
-        { key: Type.Union([Type.String(), Type.Null()]), series: Type.Array(Type.Object({ start: Timestamp, ...MetricValues }, { additionalProperties: false })) },
+        {
+          key: Type.Union([Type.String(), Type.Null()]),
+          series: Type.Array(Type.Object({ start: Timestamp, ...MetricValues }, { additionalProperties: false })),
+        },
         { additionalProperties: false },
       ),
     ),
@@ -184,7 +190,4 @@ export const RunMetricsSchema = Type.Object(
   { title: 'RunMetrics', additionalProperties: false },
 );
 
-export const ProjectRunParams = Type.Object(
-  { project_id: IdParam('prj', 'Project id'), run_id: IdParam('run', 'Run id') },
-  { additionalProperties: false },
-);
+export const ProjectRunParams = Type.Object({ project_id: IdParam('prj', 'Project id'), run_id: IdParam('run', 'Run id') }, { additionalProperties: false });

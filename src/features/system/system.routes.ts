@@ -35,7 +35,11 @@ export function systemRoutes(app: App, { db, keys, shedding }: Deps): void {
   });
 
   app.get('/.well-known/jwks.json', {
-    schema: { tags: ['Operations'], summary: 'Public keys that verify Sightline-issued JWTs', response: { 200: Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }) } },
+    schema: {
+      tags: ['Operations'],
+      summary: 'Public keys that verify Sightline-issued JWTs',
+      response: { 200: Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }) },
+    },
     handler: async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=300');
       return keys.publicJwks();

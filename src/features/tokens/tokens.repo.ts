@@ -8,7 +8,6 @@ import { keysetBefore, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import type { TokenRecord } from './tokens.schemas.js';
 
-
 export function toTokenRecord(row: TokenRow): TokenRecord {
   return {
     id: row.id,

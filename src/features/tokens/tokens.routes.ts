@@ -11,7 +11,13 @@ const tags = ['Tokens'];
 export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: Deps): void {
   app.get('/tokens', {
     config: { scope: 'self' },
-    schema: { tags, summary: "List the caller's personal access tokens", description: 'Newest first. Never includes the token strings.', querystring: ListTokensQuery, response: { 200: TokenPage } },
+    schema: {
+      tags,
+      summary: "List the caller's personal access tokens",
+      description: 'Newest first. Never includes the token strings.',
+      querystring: ListTokensQuery,
+      response: { 200: TokenPage },
+    },
     handler: async (request) => {
       const { organizationId, userId } = request.principal;
       const identity = { endpoint: 'tokens', organizationId, parents: [userId] };
@@ -21,7 +27,13 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
 
   app.post('/tokens', {
     config: { scope: 'self', mintsTokens: true },
-    schema: { tags, summary: 'Mint a personal access token', description: 'The token inherits your organization role, resolved on every request. The string is shown once.', body: CreateTokenBody, response: { 201: NewTokenSchema } },
+    schema: {
+      tags,
+      summary: 'Mint a personal access token',
+      description: 'The token inherits your organization role, resolved on every request. The string is shown once.',
+      body: CreateTokenBody,
+      response: { 201: NewTokenSchema },
+    },
     handler: async (request, reply) => {
       const days = request.body.expiresInDays ?? config.patDefaultDays;
       if (days > config.patMaxDays) {
@@ -52,7 +64,13 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
 
   app.delete('/tokens/:token_id', {
     config: { scope: 'self' },
-    schema: { tags, summary: 'Revoke a token', description: 'Your own token, or any token of the organization for admins. It fails with 401 from then on, on every instance.', params: TokenParams, response: { 204: Type.Null({ description: 'Revoked' }) } },
+    schema: {
+      tags,
+      summary: 'Revoke a token',
+      description: 'Your own token, or any token of the organization for admins. It fails with 401 from then on, on every instance.',
+      params: TokenParams,
+      response: { 204: Type.Null({ description: 'Revoked' }) },
+    },
     handler: async (request, reply) => {
       const { organizationId, userId } = request.principal;
       await revokeToken(db, organizationId, request.params.token_id, can(request.principal.role, 'tokens:admin') ? null : userId, clock.now());

@@ -34,7 +34,12 @@ export const ListTokensQuery = Type.Object({ ...pageQueryProperties }, { additio
 export const CreateTokenBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
-    expiresInDays: Type.Optional(Type.Integer({ minimum: 1, description: 'Lifetime in days, 1..SIGHTLINE_PAT_MAX_DAYS (default SIGHTLINE_PAT_DEFAULT_DAYS). Tokens that never expire are not offered.' })),
+    expiresInDays: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description: 'Lifetime in days, 1..SIGHTLINE_PAT_MAX_DAYS (default SIGHTLINE_PAT_DEFAULT_DAYS). Tokens that never expire are not offered.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

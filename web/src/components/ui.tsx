@@ -216,7 +216,19 @@ function tickLabel(t: number): string {
  * A small SVG chart: bars and lines over the same x positions, an optional threshold line. Drawn at
  * the width it is given (measured), so text keeps its shape at any width.
  */
-export function Chart({ labels, series, threshold, height = 180, ariaLabel }: { labels: string[]; series: ChartSeries[]; threshold?: number | null; height?: number; ariaLabel: string }) {
+export function Chart({
+  labels,
+  series,
+  threshold,
+  height = 180,
+  ariaLabel,
+}: {
+  labels: string[];
+  series: ChartSeries[];
+  threshold?: number | null;
+  height?: number;
+  ariaLabel: string;
+}) {
   const ref = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(720);
   useEffect(() => {
@@ -253,7 +265,14 @@ export function Chart({ labels, series, threshold, height = 180, ariaLabel }: { 
         {bars.map((s, si) =>
           s.values.map((v, i) =>
             v === null ? null : (
-              <rect key={`${s.name}-${i}`} x={pad.left + step * i + (step * si) / bars.length + 1} width={Math.max(1, step / bars.length - 2)} y={y(v)} height={Math.max(0, y(0) - y(v))} className={`chart-bar ${s.tone}`}>
+              <rect
+                key={`${s.name}-${i}`}
+                x={pad.left + step * i + (step * si) / bars.length + 1}
+                width={Math.max(1, step / bars.length - 2)}
+                y={y(v)}
+                height={Math.max(0, y(0) - y(v))}
+                className={`chart-bar ${s.tone}`}
+              >
                 <title>{`${labels[i]}: ${s.name} ${v}`}</title>
               </rect>
             ),

@@ -122,7 +122,11 @@ function MonitorView({ projectId, base, monitor, setMonitor }: { projectId: stri
           <dt>Window</dt>
           <dd>{WINDOW_LABELS[monitor.window]}</dd>
           <dt>Threshold</dt>
-          <dd>{monitor.threshold ? `alert while ${METRIC_LABELS[monitor.metric].toLowerCase()} ${formatThreshold(monitor.metric, monitor.threshold)}` : 'none (records the metric, never alerts)'}</dd>
+          <dd>
+            {monitor.threshold
+              ? `alert while ${METRIC_LABELS[monitor.metric].toLowerCase()} ${formatThreshold(monitor.metric, monitor.threshold)}`
+              : 'none (records the metric, never alerts)'}
+          </dd>
           <dt>Filter</dt>
           <dd>
             {filter.length === 0 ? (
@@ -150,7 +154,9 @@ function MonitorView({ projectId, base, monitor, setMonitor }: { projectId: stri
             )}
           </dd>
           <dt>Last evaluated</dt>
-          <dd title={fmtDate(monitor.lastEvaluatedAt)}>{monitor.lastEvaluatedAt ? `${fmtRelative(monitor.lastEvaluatedAt)} (${fmtDate(monitor.lastEvaluatedAt)})` : 'never'}</dd>
+          <dd title={fmtDate(monitor.lastEvaluatedAt)}>
+            {monitor.lastEvaluatedAt ? `${fmtRelative(monitor.lastEvaluatedAt)} (${fmtDate(monitor.lastEvaluatedAt)})` : 'never'}
+          </dd>
           <dt>Created</dt>
           <dd>{fmtDate(monitor.createdAt)}</dd>
         </dl>
@@ -184,7 +190,9 @@ function MonitorView({ projectId, base, monitor, setMonitor }: { projectId: stri
             setSecret(rotated.webhookSecret);
           }}
         >
-          <p style={{ marginTop: 0 }}>Deliveries from now on are signed with a new secret; receivers verifying with the current one will reject them until they are updated.</p>
+          <p style={{ marginTop: 0 }}>
+            Deliveries from now on are signed with a new secret; receivers verifying with the current one will reject them until they are updated.
+          </p>
         </ConfirmModal>
       ) : (
         <Modal

@@ -239,7 +239,14 @@ function ProjectForm({
         <input name="name" value={name} onChange={(e) => setName(e.target.value)} required maxLength={100} autoFocus autoComplete="off" />
       </Field>
       <Field label="Description">
-        <textarea name="description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={2000} rows={3} className="sl-plain-textarea" />
+        <textarea
+          name="description"
+          value={description}
+          onChange={(e) => setDescription(e.target.value)}
+          maxLength={2000}
+          rows={3}
+          className="sl-plain-textarea"
+        />
       </Field>
       {error !== null && <ErrorBox error={error} />}
       <div className="sl-form-actions">

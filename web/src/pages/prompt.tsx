@@ -63,7 +63,8 @@ function PromptView({ prompt, setPrompt, reload }: { prompt: Prompt; setPrompt: 
         title={prompt.name}
         subtitle={
           <>
-            v{prompt.latestVersion} latest · created {fmtRelative(prompt.createdAt)} · updated <span title={fmtDate(prompt.updatedAt)}>{fmtRelative(prompt.updatedAt)}</span>
+            v{prompt.latestVersion} latest · created {fmtRelative(prompt.createdAt)} · updated{' '}
+            <span title={fmtDate(prompt.updatedAt)}>{fmtRelative(prompt.updatedAt)}</span>
           </>
         }
         actions={
@@ -108,7 +109,12 @@ function PromptView({ prompt, setPrompt, reload }: { prompt: Prompt; setPrompt: 
       </section>
 
       <VersionsPanel prompt={prompt} versions={versions} userName={userName} onCompare={showCompare} />
-      <CompareVersions prompt={prompt} from={Math.min(compare.from, prompt.latestVersion)} to={Math.min(compare.to, prompt.latestVersion)} onChange={(from, to) => setCompare({ from, to })} />
+      <CompareVersions
+        prompt={prompt}
+        from={Math.min(compare.from, prompt.latestVersion)}
+        to={Math.min(compare.to, prompt.latestVersion)}
+        onChange={(from, to) => setCompare({ from, to })}
+      />
       <RenderPreview prompt={prompt} />
       <div className="grid">
         <LabelsPanel
@@ -147,7 +153,8 @@ function PromptView({ prompt, setPrompt, reload }: { prompt: Prompt; setPrompt: 
         }}
       >
         <p>
-          This deletes the prompt with its {prompt.latestVersion === 1 ? 'only version' : `${prompt.latestVersion} versions`} and its labels. Applications that fetch it by name or label will get a 404.
+          This deletes the prompt with its {prompt.latestVersion === 1 ? 'only version' : `${prompt.latestVersion} versions`} and its labels. Applications that
+          fetch it by name or label will get a 404.
         </p>
       </ConfirmModal>
     </>
@@ -194,7 +201,11 @@ function Description({ prompt, canWrite, onSaved }: { prompt: Prompt; canWrite: 
   };
   return (
     <form onSubmit={save}>
-      <FormField label="Description">{(control) => <textarea {...control} autoFocus rows={2} maxLength={2000} value={text} onChange={(e) => setText(e.target.value)} style={{ minHeight: 60 }} />}</FormField>
+      <FormField label="Description">
+        {(control) => (
+          <textarea {...control} autoFocus rows={2} maxLength={2000} value={text} onChange={(e) => setText(e.target.value)} style={{ minHeight: 60 }} />
+        )}
+      </FormField>
       {error !== null && <ErrorBox error={error} />}
       <div className="actions">
         <Button type="submit" variant="primary" disabled={busy}>

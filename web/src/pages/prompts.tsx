@@ -36,15 +36,23 @@ export function PromptsPage() {
         }
       />
       <form className="filters" role="search" aria-label="Filter prompts" onSubmit={(e) => e.preventDefault()}>
-        <FormField label="Search prompts">{(control) => <input {...control} type="search" value={name} placeholder="part of a name" onChange={(e) => setName(e.target.value)} />}</FormField>
-        <FormField label="With label">{(control) => <input {...control} type="search" value={label} placeholder="e.g. production" onChange={(e) => setLabel(e.target.value)} />}</FormField>
+        <FormField label="Search prompts">
+          {(control) => <input {...control} type="search" value={name} placeholder="part of a name" onChange={(e) => setName(e.target.value)} />}
+        </FormField>
+        <FormField label="With label">
+          {(control) => <input {...control} type="search" value={label} placeholder="e.g. production" onChange={(e) => setLabel(e.target.value)} />}
+        </FormField>
       </form>
 
       {list.error !== null && <ErrorBox error={list.error} onRetry={list.reload} />}
       {list.items.length === 0 && list.loading && <Loading label="Loading prompts…" />}
       {list.items.length === 0 && !list.loading && list.error === null && (
         <Empty title={filtered ? 'No prompt matches these filters' : 'No prompts yet'}>
-          {filtered ? 'Change or clear the filters.' : can('prompts:write') ? 'Create one with "New prompt", or through the API (POST /v1/prompts).' : 'Prompts created through the API appear here.'}
+          {filtered
+            ? 'Change or clear the filters.'
+            : can('prompts:write')
+              ? 'Create one with "New prompt", or through the API (POST /v1/prompts).'
+              : 'Prompts created through the API appear here.'}
         </Empty>
       )}
       {list.items.length > 0 && (
@@ -134,9 +142,23 @@ function NewPromptForm({ onCancel }: { onCancel: () => void }) {
   return (
     <form onSubmit={submit} noValidate>
       <FormField label="Name" hint="A slug, unique in the organization: lowercase letters, digits, '.', '_' and '-' (e.g. support-reply).">
-        {(control) => <input {...control} required autoFocus maxLength={100} autoCapitalize="off" autoComplete="off" spellCheck={false} value={name} onChange={(e) => setName(e.target.value)} />}
+        {(control) => (
+          <input
+            {...control}
+            required
+            autoFocus
+            maxLength={100}
+            autoCapitalize="off"
+            autoComplete="off"
+            spellCheck={false}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+          />
+        )}
       </FormField>
-      <FormField label="Description">{(control) => <input {...control} maxLength={2000} value={description} onChange={(e) => setDescription(e.target.value)} />}</FormField>
+      <FormField label="Description">
+        {(control) => <input {...control} maxLength={2000} value={description} onChange={(e) => setDescription(e.target.value)} />}
+      </FormField>
       <VersionFields
         draft={draft}
         onChange={(next) => {

@@ -21,11 +21,7 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
   const listLink = `/projects/${projectId}/runs`;
   const backLink = runsListPath(projectId);
 
-  const crumbs = [
-    { label: 'Projects', to: '/projects' },
-    { label: project.data?.name ?? 'Project', to: backLink },
-    { label: run?.name ?? runId },
-  ];
+  const crumbs = [{ label: 'Projects', to: '/projects' }, { label: project.data?.name ?? 'Project', to: backLink }, { label: run?.name ?? runId }];
 
   if (runState.error) {
     const notFound = runState.error instanceof ApiError && runState.error.status === 404;
@@ -78,8 +74,26 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
             <h2 id="run-overview">Overview</h2>
             <dl className="sl-facts">
               <Fact label="Latency" value={run.latencyMs === null && run.status === 'running' ? 'still running' : fmtMs(run.latencyMs)} />
-              <Fact label="Started" value={<time dateTime={run.startTime} title={run.startTime}>{fmtInstant(run.startTime)}</time>} />
-              <Fact label="Ended" value={run.endTime ? <time dateTime={run.endTime} title={run.endTime}>{fmtInstant(run.endTime)}</time> : '—'} />
+              <Fact
+                label="Started"
+                value={
+                  <time dateTime={run.startTime} title={run.startTime}>
+                    {fmtInstant(run.startTime)}
+                  </time>
+                }
+              />
+              <Fact
+                label="Ended"
+                value={
+                  run.endTime ? (
+                    <time dateTime={run.endTime} title={run.endTime}>
+                      {fmtInstant(run.endTime)}
+                    </time>
+                  ) : (
+                    '—'
+                  )
+                }
+              />
               <Fact label="Model" value={run.model ?? '—'} />
               <Fact label="Prompt tokens" value={fmtNumber(usage?.promptTokens)} />
               <Fact label="Completion tokens" value={fmtNumber(usage?.completionTokens)} />
@@ -98,7 +112,15 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
                 </Link>
               </dd>
               <dt>Parent</dt>
-              <dd>{run.parentRunId ? <Link to={`${listLink}/${encodeURIComponent(run.parentRunId)}`}><code>{run.parentRunId}</code></Link> : <span className="muted">none (root run)</span>}</dd>
+              <dd>
+                {run.parentRunId ? (
+                  <Link to={`${listLink}/${encodeURIComponent(run.parentRunId)}`}>
+                    <code>{run.parentRunId}</code>
+                  </Link>
+                ) : (
+                  <span className="muted">none (root run)</span>
+                )}
+              </dd>
               <dt>Tags</dt>
               <dd>
                 {run.tags.length > 0 ? (
@@ -128,7 +150,13 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
 
           <div className="sl-io">
             <JsonPanel id="run-inputs" title="Inputs" value={run.inputs} openDepth={3} />
-            <JsonPanel id="run-outputs" title="Outputs" value={run.outputs} openDepth={3} empty={run.status === 'running' ? 'No outputs yet: the run is still running.' : 'This run has no outputs.'} />
+            <JsonPanel
+              id="run-outputs"
+              title="Outputs"
+              value={run.outputs}
+              openDepth={3}
+              empty={run.status === 'running' ? 'No outputs yet: the run is still running.' : 'This run has no outputs.'}
+            />
           </div>
 
           <JsonPanel id="run-metadata" title="Metadata" value={run.metadata} empty="No metadata." />
@@ -160,7 +188,13 @@ function JsonPanel({ id, title, value, empty = 'Empty.', openDepth = 2 }: { id: 
         <h2 id={id}>{title}</h2>
         {!isEmpty && <CopyButton text={JSON.stringify(value, null, 2)} label="Copy JSON" />}
       </div>
-      {isEmpty ? <p className="muted" style={{ margin: 0 }}>{empty}</p> : <JsonView value={value} depth={2 - openDepth} />}
+      {isEmpty ? (
+        <p className="muted" style={{ margin: 0 }}>
+          {empty}
+        </p>
+      ) : (
+        <JsonView value={value} depth={2 - openDepth} />
+      )}
     </section>
   );
 }
@@ -293,7 +327,11 @@ function TraceTree({ projectId, run }: { projectId: string; run: Run }) {
     <section className="panel" aria-labelledby="run-trace">
       <div className="sl-panel-head">
         <h2 id="run-trace">Trace</h2>
-        {data && trace.loading && <span className="muted" style={{ fontSize: '0.85rem' }}>Updating…</span>}
+        {data && trace.loading && (
+          <span className="muted" style={{ fontSize: '0.85rem' }}>
+            Updating…
+          </span>
+        )}
       </div>
       {body}
     </section>
@@ -327,7 +365,13 @@ function TreeItem({
     <li>
       <div className={`sl-node${current ? ' sl-current' : ''}`}>
         {children.length > 0 ? (
-          <button type="button" className="sl-node-toggle" aria-expanded={open} aria-label={`${open ? 'Collapse' : 'Expand'} ${run.name}`} onClick={() => onToggle(run.id)}>
+          <button
+            type="button"
+            className="sl-node-toggle"
+            aria-expanded={open}
+            aria-label={`${open ? 'Collapse' : 'Expand'} ${run.name}`}
+            onClick={() => onToggle(run.id)}
+          >
             {open ? '▾' : '▸'}
           </button>
         ) : (
@@ -335,7 +379,11 @@ function TreeItem({
         )}
         <span style={{ minWidth: 0, display: 'flex', alignItems: 'center' }}>
           <span className={`sl-dot ${run.status}`} title={run.status} aria-hidden="true" />
-          <Link to={`/projects/${projectId}/runs/${encodeURIComponent(run.id)}`} aria-current={current ? 'page' : undefined} title={`${run.name} · ${run.kind} · ${run.status}`}>
+          <Link
+            to={`/projects/${projectId}/runs/${encodeURIComponent(run.id)}`}
+            aria-current={current ? 'page' : undefined}
+            title={`${run.name} · ${run.kind} · ${run.status}`}
+          >
             {run.name}
           </Link>
           <span className="sl-sr-only">
@@ -352,7 +400,16 @@ function TreeItem({
       {children.length > 0 && open && (
         <ul className="tree">
           {children.map((child) => (
-            <TreeItem key={child.run.id} node={child} projectId={projectId} currentId={currentId} span={span} collapsed={collapsed} onToggle={onToggle} now={now} />
+            <TreeItem
+              key={child.run.id}
+              node={child}
+              projectId={projectId}
+              currentId={currentId}
+              span={span}
+              collapsed={collapsed}
+              onToggle={onToggle}
+              now={now}
+            />
           ))}
         </ul>
       )}

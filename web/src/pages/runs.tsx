@@ -6,7 +6,19 @@ import { fmtCost, fmtDate, fmtMs, fmtNumber } from '../format.js';
 import { useAsync, useList } from '../hooks.js';
 import { Link, useLocation } from '../router.js';
 import type { Run, RunMetrics } from '../types.js';
-import { Breadcrumbs, fmtInstant, fromLocalInput, rememberRunsSearch, RUN_KINDS, RUN_STATUSES, setQuery, toLocalInput, totalTokens, useDocumentTitle, useProject } from './runs/shared.js';
+import {
+  Breadcrumbs,
+  fmtInstant,
+  fromLocalInput,
+  rememberRunsSearch,
+  RUN_KINDS,
+  RUN_STATUSES,
+  setQuery,
+  toLocalInput,
+  totalTokens,
+  useDocumentTitle,
+  useProject,
+} from './runs/shared.js';
 import './runs/runs.css';
 
 type Query = Record<string, string | string[] | undefined>;
@@ -81,7 +93,13 @@ function searchFromDraft(draft: Draft, current: Query, range: string): URLSearch
   set('kind', draft.kind);
   set('name', draft.name);
   set('model', draft.model);
-  for (const tag of new Set(draft.tags.split(',').map((t) => t.trim()).filter(Boolean))) params.append('tag', tag);
+  for (const tag of new Set(
+    draft.tags
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
+  ))
+    params.append('tag', tag);
   set('traceId', draft.traceId);
   const parent = typeof current.parentRunId === 'string' ? current.parentRunId : '';
   if (draft.rootsOnly) params.set('parentRunId', 'null');
@@ -249,10 +267,12 @@ function RunFilters({ filters, range, onApply, searchText }: { filters: Query; r
     onApply(params);
   };
   for (const [key, value] of Object.entries(filters)) {
-    if (Array.isArray(value)) for (const v of value) chips.push({ key: `${key}=${v}`, label: FILTER_LABELS[key] ?? key, value: v, remove: () => without(key, v) });
+    if (Array.isArray(value))
+      for (const v of value) chips.push({ key: `${key}=${v}`, label: FILTER_LABELS[key] ?? key, value: v, remove: () => without(key, v) });
     else if (value !== undefined) {
       const label = key.startsWith('metadata.') ? `metadata.${key.slice(9)}` : (FILTER_LABELS[key] ?? key);
-      const shown = key === 'parentRunId' && value === 'null' ? 'roots only' : key.startsWith('started') && !Number.isNaN(Date.parse(value)) ? fmtInstant(value) : value;
+      const shown =
+        key === 'parentRunId' && value === 'null' ? 'roots only' : key.startsWith('started') && !Number.isNaN(Date.parse(value)) ? fmtInstant(value) : value;
       chips.push({ key, label: key === 'parentRunId' && value === 'null' ? 'Runs' : label, value: shown, remove: () => without(key) });
     }
   }
@@ -330,7 +350,13 @@ function RunFilters({ filters, range, onApply, searchText }: { filters: Query; r
           <input value={draft.metaKey} onChange={(e) => change('metaKey', e.target.value)} placeholder="e.g. userId" autoComplete="off" spellCheck={false} />
         </Field>
         <Field label="Metadata value">
-          <input value={draft.metaValue} onChange={(e) => change('metaValue', e.target.value)} placeholder="Exact value" autoComplete="off" spellCheck={false} />
+          <input
+            value={draft.metaValue}
+            onChange={(e) => change('metaValue', e.target.value)}
+            placeholder="Exact value"
+            autoComplete="off"
+            spellCheck={false}
+          />
         </Field>
         <div className="field">
           <label className="sl-check">
@@ -356,17 +382,38 @@ function RunFilters({ filters, range, onApply, searchText }: { filters: Query; r
 function bucketLabel(iso: string, range: Range): string {
   const d = new Date(iso);
   if (range === '30d') return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
-  if (range === '7d') return `${d.toLocaleDateString(undefined, { weekday: 'short' })} ${d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}`;
+  if (range === '7d')
+    return `${d.toLocaleDateString(undefined, { weekday: 'short' })} ${d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}`;
   return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
 
 /** Run counts and errors per bucket over the chosen range, for the same filters as the table. */
-function RunsChart({ projectId, filters, range, onRange, tick }: { projectId: string; filters: Query; range: Range; onRange: (range: Range) => void; tick: number }) {
-  const metrics = useAsync(() => {
-    const to = Date.now();
-    const { ms, bucket } = RANGES[range];
-    return api.get<RunMetrics>(`/projects/${encodeURIComponent(projectId)}/runs/metrics`, { ...filters, from: new Date(to - ms).toISOString(), to: new Date(to).toISOString(), bucket });
-  }, `${projectId}|${JSON.stringify(filters)}|${range}|${tick}`);
+function RunsChart({
+  projectId,
+  filters,
+  range,
+  onRange,
+  tick,
+}: {
+  projectId: string;
+  filters: Query;
+  range: Range;
+  onRange: (range: Range) => void;
+  tick: number;
+}) {
+  const metrics = useAsync(
+    () => {
+      const to = Date.now();
+      const { ms, bucket } = RANGES[range];
+      return api.get<RunMetrics>(`/projects/${encodeURIComponent(projectId)}/runs/metrics`, {
+        ...filters,
+        from: new Date(to - ms).toISOString(),
+        to: new Date(to).toISOString(),
+        bucket,
+      });
+    },
+    `${projectId}|${JSON.stringify(filters)}|${range}|${tick}`,
+  );
   const data = metrics.data;
   const series = data?.groups[0]?.series ?? [];
   const total = data?.total;
@@ -396,7 +443,10 @@ function RunsChart({ projectId, filters, range, onRange, tick }: { projectId: st
         <div className={metrics.loading ? 'sl-stale' : ''}>
           <dl className="stats sl-stats">
             <Stat label="Runs" value={fmtNumber(total?.count)} />
-            <Stat label="Errors" value={`${fmtNumber(total?.errorCount)}${errorRate !== null ? ` (${errorRate < 10 ? errorRate.toFixed(1) : Math.round(errorRate)}%)` : ''}`} />
+            <Stat
+              label="Errors"
+              value={`${fmtNumber(total?.errorCount)}${errorRate !== null ? ` (${errorRate < 10 ? errorRate.toFixed(1) : Math.round(errorRate)}%)` : ''}`}
+            />
             <Stat label="Latency p50" value={fmtMs(total?.latencyP50)} />
             <Stat label="Latency p95" value={fmtMs(total?.latencyP95)} />
             <Stat label="Tokens" value={fmtNumber(total?.totalTokens)} />

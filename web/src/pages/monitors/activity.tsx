@@ -5,7 +5,15 @@ import type { Monitor, MonitorEvent, MonitorMetrics, WebhookAttempt } from '../.
 import { ADDITIVE, BUCKET_MS, bucketLabel, chartUnit, formatMetric, formatThreshold, METRIC_LABELS, scaled } from './model.js';
 
 /** The monitor's metric over its last 24 windows with the threshold drawn, and the current value. */
-export function MetricPanel({ monitor, metrics, onRefresh }: { monitor: Monitor; metrics: ReturnType<typeof useAsync<MonitorMetrics>>; onRefresh: () => void }) {
+export function MetricPanel({
+  monitor,
+  metrics,
+  onRefresh,
+}: {
+  monitor: Monitor;
+  metrics: ReturnType<typeof useAsync<MonitorMetrics>>;
+  onRefresh: () => void;
+}) {
   const data = metrics.data;
   const bucketMs = data ? (BUCKET_MS[data.bucket] ?? 3_600_000) : 3_600_000;
   const { factor, unit } = chartUnit(monitor.metric);
@@ -47,13 +55,21 @@ export function MetricPanel({ monitor, metrics, onRefresh }: { monitor: Monitor;
             <Chart
               ariaLabel="Metric over time"
               labels={data.series.map((p) => bucketLabel(p.start, bucketMs))}
-              series={[{ name: METRIC_LABELS[data.metric], values: data.series.map((p) => scaled(p.value, factor)), kind: ADDITIVE.has(data.metric) ? 'bar' : 'line', tone: 'primary' }]}
+              series={[
+                {
+                  name: METRIC_LABELS[data.metric],
+                  values: data.series.map((p) => scaled(p.value, factor)),
+                  kind: ADDITIVE.has(data.metric) ? 'bar' : 'line',
+                  tone: 'primary',
+                },
+              ]}
               threshold={scaled(monitor.threshold?.value, factor)}
             />
           )}
           <div className="legend">
             <span>
-              {METRIC_LABELS[data.metric]}{unit ? ` (${unit})` : ''} per {data.bucket} bucket, {bucketLabel(data.from, bucketMs)} – now
+              {METRIC_LABELS[data.metric]}
+              {unit ? ` (${unit})` : ''} per {data.bucket} bucket, {bucketLabel(data.from, bucketMs)} – now
             </span>
             {monitor.threshold && <span>dashed line: threshold</span>}
           </div>
@@ -72,7 +88,9 @@ export function EventsPanel({ monitor, events }: { monitor: Monitor; events: Ret
       <h2 id="events-heading">Events</h2>
       {events.error !== null && <ErrorBox error={events.error} onRetry={events.reload} />}
       {events.items.length === 0 && events.loading && <Loading label="Loading events…" />}
-      {events.items.length === 0 && !events.loading && events.error === null && <Empty title="No state changes yet">Each change of state (and each pause, resume or edit that changes it) is listed here.</Empty>}
+      {events.items.length === 0 && !events.loading && events.error === null && (
+        <Empty title="No state changes yet">Each change of state (and each pause, resume or edit that changes it) is listed here.</Empty>
+      )}
       {events.items.length > 0 && (
         <div className="table-wrap">
           <table aria-label="Events">
@@ -120,7 +138,11 @@ export function DeliveriesPanel({ monitor, deliveries }: { monitor: Monitor; del
       {deliveries.error !== null && <ErrorBox error={deliveries.error} onRetry={deliveries.reload} />}
       {deliveries.items.length === 0 && deliveries.loading && <Loading label="Loading deliveries…" />}
       {deliveries.items.length === 0 && !deliveries.loading && deliveries.error === null && (
-        <Empty title="No deliveries yet">{monitor.webhookUrls.length === 0 ? 'This monitor has no webhook URLs: add some with "Edit".' : 'Each state change is POSTed to the webhook URLs; every attempt is listed here.'}</Empty>
+        <Empty title="No deliveries yet">
+          {monitor.webhookUrls.length === 0
+            ? 'This monitor has no webhook URLs: add some with "Edit".'
+            : 'Each state change is POSTed to the webhook URLs; every attempt is listed here.'}
+        </Empty>
       )}
       {deliveries.items.length > 0 && (
         <div className="table-wrap">
@@ -148,7 +170,7 @@ export function DeliveriesPanel({ monitor, deliveries }: { monitor: Monitor; del
                   </td>
                   <td className="num">{d.responseStatus ?? <span className="muted">none</span>}</td>
                   <td className="num">{d.attempt}</td>
-                  <td className="mono" style={{ minWidth: 160, wordBreak: "break-all" }}>
+                  <td className="mono" style={{ minWidth: 160, wordBreak: 'break-all' }}>
                     {d.url}
                   </td>
                   <td className="num">{fmtMs(d.latencyMs)}</td>

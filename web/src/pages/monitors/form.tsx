@@ -2,7 +2,22 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { Button, ErrorBox } from '../../components/ui.js';
 import type { Monitor } from '../../types.js';
 import { Checkbox, FormField, InvalidBox } from '../prompts/controls.js';
-import { describeFilter, METRIC_LABELS, METRIC_UNITS, METRICS, OPERATORS, RUN_KINDS, RUN_STATUSES, WINDOW_LABELS, WINDOWS, type Metric, type MonitorFilter, type Operator, type Threshold, type Window } from './model.js';
+import {
+  describeFilter,
+  METRIC_LABELS,
+  METRIC_UNITS,
+  METRICS,
+  OPERATORS,
+  RUN_KINDS,
+  RUN_STATUSES,
+  WINDOW_LABELS,
+  WINDOWS,
+  type Metric,
+  type MonitorFilter,
+  type Operator,
+  type Threshold,
+  type Window,
+} from './model.js';
 import { MetricPreview } from './preview.js';
 
 /** The form as typed. Filter keys the form has no field for (traceId, metadata.*, a parent id) are kept as they are. */
@@ -35,7 +50,22 @@ export interface MonitorBody {
 
 function draftOf(monitor?: Monitor): Draft {
   if (!monitor) {
-    return { name: '', description: '', metric: 'count', window: '1h', op: '', threshold: '', status: '', kind: '', model: '', runName: '', tags: '', rootsOnly: false, otherFilters: {}, webhookUrls: '' };
+    return {
+      name: '',
+      description: '',
+      metric: 'count',
+      window: '1h',
+      op: '',
+      threshold: '',
+      status: '',
+      kind: '',
+      model: '',
+      runName: '',
+      tags: '',
+      rootsOnly: false,
+      otherFilters: {},
+      webhookUrls: '',
+    };
   }
   const { status, kind, model, name, tag, parentRunId, ...rest } = monitor.filter as MonitorFilter;
   const otherFilters: Record<string, unknown> = { ...rest };
@@ -64,7 +94,14 @@ function filterOf(draft: Draft): MonitorFilter {
   if (draft.kind) filter.kind = draft.kind;
   if (draft.model.trim()) filter.model = draft.model.trim();
   if (draft.runName.trim()) filter.name = draft.runName.trim();
-  const tags = [...new Set(draft.tags.split(',').map((t) => t.trim()).filter(Boolean))];
+  const tags = [
+    ...new Set(
+      draft.tags
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean),
+    ),
+  ];
   if (tags.length > 0) filter.tag = tags;
   if (draft.rootsOnly) filter.parentRunId = null;
   return filter as MonitorFilter;
@@ -81,10 +118,34 @@ function thresholdOf(draft: Draft): Threshold | null | undefined {
 function check(draft: Draft): { ok: true; body: MonitorBody } | { ok: false; title: string; detail: string } {
   if (draft.name.trim() === '') return { ok: false, title: 'The monitor needs a name', detail: 'Type a name, such as "prod error rate".' };
   const threshold = thresholdOf(draft);
-  if (threshold === undefined) return { ok: false, title: 'The threshold is not a number', detail: `With operator ${draft.op}, type the value to compare with (${METRIC_UNITS[draft.metric]}), or choose the operator "none".` };
-  const webhookUrls = [...new Set(draft.webhookUrls.split('\n').map((u) => u.trim()).filter(Boolean))];
-  if (webhookUrls.length > 5) return { ok: false, title: 'Too many webhook URLs', detail: `A monitor may call at most 5 URLs; ${webhookUrls.length} are listed.` };
-  return { ok: true, body: { name: draft.name.trim(), description: draft.description.trim(), filter: filterOf(draft), metric: draft.metric, window: draft.window, threshold, webhookUrls } };
+  if (threshold === undefined)
+    return {
+      ok: false,
+      title: 'The threshold is not a number',
+      detail: `With operator ${draft.op}, type the value to compare with (${METRIC_UNITS[draft.metric]}), or choose the operator "none".`,
+    };
+  const webhookUrls = [
+    ...new Set(
+      draft.webhookUrls
+        .split('\n')
+        .map((u) => u.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (webhookUrls.length > 5)
+    return { ok: false, title: 'Too many webhook URLs', detail: `A monitor may call at most 5 URLs; ${webhookUrls.length} are listed.` };
+  return {
+    ok: true,
+    body: {
+      name: draft.name.trim(),
+      description: draft.description.trim(),
+      filter: filterOf(draft),
+      metric: draft.metric,
+      window: draft.window,
+      threshold,
+      webhookUrls,
+    },
+  };
 }
 
 /** Create or edit a monitor, with a live preview of its metric as the definition changes. */
@@ -132,8 +193,14 @@ export function MonitorForm({
   return (
     <form onSubmit={submit} noValidate>
       <div className="form-grid">
-        <FormField label="Name">{(control) => <input {...control} required autoFocus maxLength={200} autoComplete="off" value={draft.name} onChange={(e) => set('name', e.target.value)} />}</FormField>
-        <FormField label="Description">{(control) => <input {...control} maxLength={2000} value={draft.description} onChange={(e) => set('description', e.target.value)} />}</FormField>
+        <FormField label="Name">
+          {(control) => (
+            <input {...control} required autoFocus maxLength={200} autoComplete="off" value={draft.name} onChange={(e) => set('name', e.target.value)} />
+          )}
+        </FormField>
+        <FormField label="Description">
+          {(control) => <input {...control} maxLength={2000} value={draft.description} onChange={(e) => set('description', e.target.value)} />}
+        </FormField>
         <FormField label="Metric">
           {(control) => (
             <select {...control} value={draft.metric} onChange={(e) => set('metric', e.target.value as Metric)}>
@@ -169,7 +236,17 @@ export function MonitorForm({
           )}
         </FormField>
         <FormField label="Threshold" hint={`Unit: ${METRIC_UNITS[draft.metric]}.`}>
-          {(control) => <input {...control} type="number" step="any" inputMode="decimal" disabled={draft.op === ''} value={draft.threshold} onChange={(e) => set('threshold', e.target.value)} />}
+          {(control) => (
+            <input
+              {...control}
+              type="number"
+              step="any"
+              inputMode="decimal"
+              disabled={draft.op === ''}
+              value={draft.threshold}
+              onChange={(e) => set('threshold', e.target.value)}
+            />
+          )}
         </FormField>
       </div>
 
@@ -200,12 +277,20 @@ export function MonitorForm({
               </select>
             )}
           </FormField>
-          <FormField label="Model">{(control) => <input {...control} maxLength={256} placeholder="any" autoComplete="off" value={draft.model} onChange={(e) => set('model', e.target.value)} />}</FormField>
+          <FormField label="Model">
+            {(control) => (
+              <input {...control} maxLength={256} placeholder="any" autoComplete="off" value={draft.model} onChange={(e) => set('model', e.target.value)} />
+            )}
+          </FormField>
           <FormField label="Run name" hint="Exact name.">
-            {(control) => <input {...control} maxLength={256} placeholder="any" autoComplete="off" value={draft.runName} onChange={(e) => set('runName', e.target.value)} />}
+            {(control) => (
+              <input {...control} maxLength={256} placeholder="any" autoComplete="off" value={draft.runName} onChange={(e) => set('runName', e.target.value)} />
+            )}
           </FormField>
           <FormField label="Tag" hint="Comma-separated; every tag must be present.">
-            {(control) => <input {...control} placeholder="prod, checkout" autoComplete="off" value={draft.tags} onChange={(e) => set('tags', e.target.value)} />}
+            {(control) => (
+              <input {...control} placeholder="prod, checkout" autoComplete="off" value={draft.tags} onChange={(e) => set('tags', e.target.value)} />
+            )}
           </FormField>
           <Checkbox label="Roots only" checked={draft.rootsOnly} onChange={(v) => set('rootsOnly', v)} hint="Only runs without a parent (whole traces)." />
         </div>
@@ -220,7 +305,15 @@ export function MonitorForm({
 
       <FormField label="Webhook URLs" hint="One per line, at most 5. Each state change is POSTed there, signed with the monitor's secret.">
         {(control) => (
-          <textarea {...control} rows={2} style={{ minHeight: 60 }} spellCheck={false} placeholder="https://hooks.example.com/sightline" value={draft.webhookUrls} onChange={(e) => set('webhookUrls', e.target.value)} />
+          <textarea
+            {...control}
+            rows={2}
+            style={{ minHeight: 60 }}
+            spellCheck={false}
+            placeholder="https://hooks.example.com/sightline"
+            value={draft.webhookUrls}
+            onChange={(e) => set('webhookUrls', e.target.value)}
+          />
         )}
       </FormField>
 

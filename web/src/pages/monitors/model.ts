@@ -6,7 +6,14 @@
  */
 import { fmtCost, fmtMs, fmtNumber } from '../../format.js';
 import type { Monitor } from '../../types.js';
-import { ADDITIVE_METRICS as ADDITIVE, breaches, metricValue, OPERATORS as SERVER_OPERATORS, stateFor, WINDOW_MS } from '../../../../src/features/monitors/monitors.rules.js';
+import {
+  ADDITIVE_METRICS as ADDITIVE,
+  breaches,
+  metricValue,
+  OPERATORS as SERVER_OPERATORS,
+  stateFor,
+  WINDOW_MS,
+} from '../../../../src/features/monitors/monitors.rules.js';
 
 /** The server's own rules (the evaluator uses the very same functions), re-exported for the pages. */
 export { ADDITIVE, breaches, metricValue, stateFor, WINDOW_MS };
@@ -91,7 +98,8 @@ export function previewable(metric: Metric): boolean {
 export function explainState(state: MonitorState, input: { enabled: boolean; count: number; threshold: Threshold | null; metric: Metric }): string {
   if (!input.enabled) return 'Paused monitors are always no data.';
   if (state === 'no_data') {
-    if (input.count === 0) return input.threshold && ADDITIVE.has(input.metric) ? 'No run matched, and 0 does not breach the threshold.' : 'No run matched in the window.';
+    if (input.count === 0)
+      return input.threshold && ADDITIVE.has(input.metric) ? 'No run matched, and 0 does not breach the threshold.' : 'No run matched in the window.';
     return 'No value to compare.';
   }
   if (!input.threshold) return 'No threshold: the monitor only records the metric.';

@@ -118,7 +118,11 @@ export function MetricPreview({ projectId, definition, enabled = true }: { proje
           Live preview <span className="muted nowrap">· last {windowLabel}</span>
         </h3>
         <span className="state-line">
-          {loading && <span className="muted" style={{ fontSize: '0.85rem' }}>updating…</span>}
+          {loading && (
+            <span className="muted" style={{ fontSize: '0.85rem' }}>
+              updating…
+            </span>
+          )}
           <button type="button" className="button ghost compact" style={{ marginTop: 0 }} aria-label="Refresh preview" onClick={() => setRefresh((n) => n + 1)}>
             Refresh
           </button>
@@ -159,7 +163,8 @@ export function MetricPreview({ projectId, definition, enabled = true }: { proje
               </p>
               <p className="preview-note">
                 {explainState(state, { enabled, count, threshold, metric })}
-                {!enabled && ' Resume it to evaluate.'} Computed from the runs metrics with the same filter over the last {windowLabel}, as the monitor evaluates it.
+                {!enabled && ' Resume it to evaluate.'} Computed from the runs metrics with the same filter over the last {windowLabel}, as the monitor
+                evaluates it.
               </p>
             </>
           ) : (

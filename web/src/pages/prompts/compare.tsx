@@ -62,7 +62,12 @@ function VersionDiff({ before, after }: { before: PromptVersion; after: PromptVe
   const kindChanged = Array.isArray(before.template) !== Array.isArray(after.template);
   return (
     <>
-      {kindChanged && <p className="muted">The template changed from {Array.isArray(before.template) ? 'chat messages' : 'plain text'} to {Array.isArray(after.template) ? 'chat messages' : 'plain text'}.</p>}
+      {kindChanged && (
+        <p className="muted">
+          The template changed from {Array.isArray(before.template) ? 'chat messages' : 'plain text'} to{' '}
+          {Array.isArray(after.template) ? 'chat messages' : 'plain text'}.
+        </p>
+      )}
       <DiffBlock lines={template} label="Template changes" />
       {config && (
         <>
@@ -97,7 +102,9 @@ function DiffBlock({ lines, label }: { lines: DiffLine[]; label: string }) {
             <span className="ln" aria-hidden="true">
               {line.newLine ?? ''}
             </span>
-            <span className="sign" aria-hidden="true">{line.type === 'add' ? '+' : line.type === 'del' ? '−' : ' '}</span>
+            <span className="sign" aria-hidden="true">
+              {line.type === 'add' ? '+' : line.type === 'del' ? '−' : ' '}
+            </span>
             {line.type !== 'same' && <span className="visually-hidden">{line.type === 'add' ? 'added: ' : 'removed: '}</span>}
             <span className="text">{line.text === '' ? '\u00a0' : line.text}</span>
           </div>

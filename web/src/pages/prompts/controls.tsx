@@ -12,7 +12,15 @@ import './controls.css';
  * A labelled control whose accessible name is exactly its label: the hint is linked with
  * aria-describedby instead of sitting inside the <label> (where it would join the name).
  */
-export function FormField({ label, hint, children }: { label: string; hint?: ReactNode; children: (control: { id: string; 'aria-describedby'?: string }) => ReactNode }) {
+export function FormField({
+  label,
+  hint,
+  children,
+}: {
+  label: string;
+  hint?: ReactNode;
+  children: (control: { id: string; 'aria-describedby'?: string }) => ReactNode;
+}) {
   const id = useId();
   const hintId = `${id}-hint`;
   return (

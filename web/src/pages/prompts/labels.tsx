@@ -66,7 +66,20 @@ export function LabelsPanel({ prompt, canWrite, onChanged }: { prompt: Prompt; c
       {canWrite && (
         <form className="inline-form" onSubmit={move} aria-label="Set a label">
           <FormField label="Label name">
-            {(control) => <input {...control} required maxLength={64} placeholder="production" autoCapitalize="off" autoComplete="off" spellCheck={false} value={label} onChange={(e) => setLabel(e.target.value)} list="known-labels" />}
+            {(control) => (
+              <input
+                {...control}
+                required
+                maxLength={64}
+                placeholder="production"
+                autoCapitalize="off"
+                autoComplete="off"
+                spellCheck={false}
+                value={label}
+                onChange={(e) => setLabel(e.target.value)}
+                list="known-labels"
+              />
+            )}
           </FormField>
           <datalist id="known-labels">
             {entries.map(([name]) => (

@@ -28,7 +28,10 @@ export function RenderPreview({ prompt }: { prompt: Prompt }) {
   }, [prompt, ref]);
 
   const versionRef = ref.startsWith('label:') ? ref.slice(6) : ref.slice(2);
-  const version = useAsync(() => api.get<PromptVersion>(`/prompts/${encodeURIComponent(prompt.id)}/versions/${encodeURIComponent(versionRef)}`), `${prompt.id}/${versionRef}/${ref.startsWith('label:') ? String(prompt.labels[versionRef]) : ''}`);
+  const version = useAsync(
+    () => api.get<PromptVersion>(`/prompts/${encodeURIComponent(prompt.id)}/versions/${encodeURIComponent(versionRef)}`),
+    `${prompt.id}/${versionRef}/${ref.startsWith('label:') ? String(prompt.labels[versionRef]) : ''}`,
+  );
 
   useEffect(() => {
     setResult(null);
@@ -91,7 +94,15 @@ export function RenderPreview({ prompt }: { prompt: Prompt }) {
                 <div className="variables-grid">
                   {version.data.variables.map((name) => (
                     <FormField key={name} label={name}>
-                      {(control) => <textarea {...control} rows={1} style={{ minHeight: 38 }} value={values[name] ?? ''} onChange={(e) => setValues({ ...values, [name]: e.target.value })} />}
+                      {(control) => (
+                        <textarea
+                          {...control}
+                          rows={1}
+                          style={{ minHeight: 38 }}
+                          value={values[name] ?? ''}
+                          onChange={(e) => setValues({ ...values, [name]: e.target.value })}
+                        />
+                      )}
                     </FormField>
                   ))}
                 </div>

@@ -30,7 +30,9 @@ export function parseChat(text: string): Checked<ChatMessage[]> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return fail(`It is not valid JSON (${error instanceof Error ? error.message : 'parse error'}). Write an array such as [{"role": "user", "content": "Hello {{customer}}"}].`);
+    return fail(
+      `It is not valid JSON (${error instanceof Error ? error.message : 'parse error'}). Write an array such as [{"role": "user", "content": "Hello {{customer}}"}].`,
+    );
   }
   if (!Array.isArray(value) || value.length === 0) return fail('It must be a non-empty JSON array of {"role", "content"} objects.');
   if (value.length > 100) return fail('It may hold at most 100 chat messages.');
@@ -40,7 +42,8 @@ export function parseChat(text: string): Checked<ChatMessage[]> {
     const record = item as Record<string, unknown>;
     const extra = Object.keys(record).filter((k) => k !== 'role' && k !== 'content');
     if (extra.length > 0) return fail(`${where} has ${extra.map((k) => `"${k}"`).join(', ')}; only "role" and "content" are allowed.`);
-    if (typeof record.role !== 'string' || !ROLES.includes(record.role as ChatMessage['role'])) return fail(`${where}: "role" must be one of ${ROLES.join(', ')}.`);
+    if (typeof record.role !== 'string' || !ROLES.includes(record.role as ChatMessage['role']))
+      return fail(`${where}: "role" must be one of ${ROLES.join(', ')}.`);
     if (typeof record.content !== 'string') return fail(`${where}: "content" must be a string.`);
   }
   return { ok: true, value: value as ChatMessage[] };
@@ -53,9 +56,18 @@ export function parseConfig(text: string): Checked<Record<string, unknown> | und
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { ok: false, title: 'The config is not valid JSON', detail: `${error instanceof Error ? error.message : 'Parse error'}. Write an object such as {"model": "gpt-4o", "temperature": 0.2}, or leave it empty.` };
+    return {
+      ok: false,
+      title: 'The config is not valid JSON',
+      detail: `${error instanceof Error ? error.message : 'Parse error'}. Write an object such as {"model": "gpt-4o", "temperature": 0.2}, or leave it empty.`,
+    };
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { ok: false, title: 'The config must be a JSON object', detail: 'Write an object such as {"model": "gpt-4o", "temperature": 0.2}, or leave it empty.' };
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return {
+      ok: false,
+      title: 'The config must be a JSON object',
+      detail: 'Write an object such as {"model": "gpt-4o", "temperature": 0.2}, or leave it empty.',
+    };
   return { ok: true, value: value as Record<string, unknown> };
 }
 

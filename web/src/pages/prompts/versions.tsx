@@ -30,7 +30,17 @@ export function useVersion(promptId: string, version: number | null) {
 }
 
 /** The versions, newest first: message, author, date, variables, and the template on demand. */
-export function VersionsPanel({ prompt, versions, userName, onCompare }: { prompt: Prompt; versions: VersionList; userName: (id: string) => string; onCompare: (from: number, to: number) => void }) {
+export function VersionsPanel({
+  prompt,
+  versions,
+  userName,
+  onCompare,
+}: {
+  prompt: Prompt;
+  versions: VersionList;
+  userName: (id: string) => string;
+  onCompare: (from: number, to: number) => void;
+}) {
   const labelsOf = new Map<number, string[]>();
   for (const [label, version] of Object.entries(prompt.labels)) labelsOf.set(version, [...(labelsOf.get(version) ?? []), label]);
   return (
@@ -53,7 +63,10 @@ export function VersionsPanel({ prompt, versions, userName, onCompare }: { promp
               <span className="cell-wrap">{v.message || <span className="muted">No message</span>}</span>
             </div>
             <div className="version-meta">
-              {userName(v.createdBy)} · <time dateTime={v.createdAt} title={fmtDate(v.createdAt)}>{fmtRelative(v.createdAt)}</time>
+              {userName(v.createdBy)} ·{' '}
+              <time dateTime={v.createdAt} title={fmtDate(v.createdAt)}>
+                {fmtRelative(v.createdAt)}
+              </time>
               {' · '}
               {v.variables.length === 0 ? (
                 'no variables'
@@ -83,7 +96,12 @@ export function VersionsPanel({ prompt, versions, userName, onCompare }: { promp
               )}
             </details>
             {v.version > 1 && (
-              <Button variant="ghost" className="compact" onClick={() => onCompare(v.version - 1, v.version)} aria-label={`Compare v${v.version} with v${v.version - 1}`}>
+              <Button
+                variant="ghost"
+                className="compact"
+                onClick={() => onCompare(v.version - 1, v.version)}
+                aria-label={`Compare v${v.version} with v${v.version - 1}`}
+              >
                 Diff with v{v.version - 1}
               </Button>
             )}
@@ -102,7 +120,17 @@ export function NewVersionForm({ prompt, onCreated, onCancel }: { prompt: Prompt
   return <VersionForm initial={latest.data ? draftFrom(latest.data) : emptyDraft()} promptId={prompt.id} onCreated={onCreated} onCancel={onCancel} />;
 }
 
-function VersionForm({ initial, promptId, onCreated, onCancel }: { initial: VersionDraft; promptId: string; onCreated: (version: PromptVersion) => void; onCancel: () => void }) {
+function VersionForm({
+  initial,
+  promptId,
+  onCreated,
+  onCancel,
+}: {
+  initial: VersionDraft;
+  promptId: string;
+  onCreated: (version: PromptVersion) => void;
+  onCancel: () => void;
+}) {
   const [draft, setDraft] = useState(initial);
   const [invalid, setInvalid] = useState<{ title: string; detail: string } | null>(null);
   const [error, setError] = useState<unknown>(null);

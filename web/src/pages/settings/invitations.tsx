@@ -53,7 +53,15 @@ export function InvitationsPanel() {
     <>
       <form className="inline-form" onSubmit={(e) => void invite(e)} aria-label="Invite someone">
         <Field label="Email">
-          <input type="email" value={email} onChange={(e) => setEmail(e.target.value)} required maxLength={320} placeholder="colleague@example.com" autoComplete="off" />
+          <input
+            type="email"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            required
+            maxLength={320}
+            placeholder="colleague@example.com"
+            autoComplete="off"
+          />
         </Field>
         <Field label="Role">
           <select value={role} onChange={(e) => setRole(e.target.value as Role)} title={ROLE_HELP[role]}>
@@ -102,7 +110,12 @@ export function InvitationsPanel() {
                     <When iso={invitation.createdAt} />
                   </td>
                   <td>
-                    <Button variant="danger" disabled={withdrawing === invitation.id} onClick={() => void withdraw(invitation)} aria-label={`Withdraw the invitation of ${invitation.email}`}>
+                    <Button
+                      variant="danger"
+                      disabled={withdrawing === invitation.id}
+                      onClick={() => void withdraw(invitation)}
+                      aria-label={`Withdraw the invitation of ${invitation.email}`}
+                    >
                       Withdraw
                     </Button>
                   </td>

@@ -44,10 +44,10 @@ export function OriginsPanel() {
 
   const notice = (
     <p className="muted" style={{ marginTop: 0 }}>
-      Browser applications on these origins may call the API with a token (CORS); the dashboard&apos;s own origin is always allowed, and only it may use the session cookie. Each
-      is an exact origin: <code>https://host[:port]</code>, or <code>http://localhost:&lt;port&gt;</code> for development.{' '}
-      <strong>Keep tokens on servers:</strong> a token shipped to a browser can be read by anyone who uses the page; call Sightline from your backend or through a server-side
-      proxy instead.
+      Browser applications on these origins may call the API with a token (CORS); the dashboard&apos;s own origin is always allowed, and only it may use the
+      session cookie. Each is an exact origin: <code>https://host[:port]</code>, or <code>http://localhost:&lt;port&gt;</code> for development.{' '}
+      <strong>Keep tokens on servers:</strong> a token shipped to a browser can be read by anyone who uses the page; call Sightline from your backend or through
+      a server-side proxy instead.
     </p>
   );
 
@@ -72,7 +72,8 @@ export function OriginsPanel() {
     <>
       {notice}
       <p style={{ marginTop: 0 }}>
-        Plan: <strong>{organization.data.plan}</strong> <span className="muted">(the plan sets how many custom origins you may list; an operator can allow more)</span>
+        Plan: <strong>{organization.data.plan}</strong>{' '}
+        <span className="muted">(the plan sets how many custom origins you may list; an operator can allow more)</span>
       </p>
       {error !== null && <ErrorBox error={error} />}
       {current.length === 0 ? (
@@ -94,7 +95,15 @@ export function OriginsPanel() {
       {admin ? (
         <form className="inline-form" onSubmit={(e) => void add(e, current)} aria-label="Add an allowed origin" style={{ marginTop: 12 }}>
           <Field label="Origin">
-            <input value={origin} onChange={(e) => setOrigin(e.target.value)} placeholder="https://app.example.com" autoComplete="off" inputMode="url" spellCheck={false} required />
+            <input
+              value={origin}
+              onChange={(e) => setOrigin(e.target.value)}
+              placeholder="https://app.example.com"
+              autoComplete="off"
+              inputMode="url"
+              spellCheck={false}
+              required
+            />
           </Field>
           <Button type="submit" variant="primary" disabled={busy || origin.trim() === ''}>
             {busy ? 'Saving…' : 'Add origin'}

@@ -88,8 +88,9 @@ export function TokensPanel({ members }: { members: Member[] }) {
       title: 'Rotate token',
       message: (
         <p>
-          A new token named <strong>{token.name}</strong> with the same lifetime is created and shown once; <strong>the current one stops working at once</strong> (or after the server&apos;s rotation grace
-          period, when one is set). Update every client that uses it.
+          A new token named <strong>{token.name}</strong> with the same lifetime is created and shown once;{' '}
+          <strong>the current one stops working at once</strong> (or after the server&apos;s rotation grace period, when one is set). Update every client that
+          uses it.
         </p>
       ),
       confirmLabel: 'Rotate token',
@@ -121,7 +122,8 @@ export function TokensPanel({ members }: { members: Member[] }) {
   return (
     <>
       <p className="muted" style={{ marginTop: 0 }}>
-        Personal access tokens call the API as you, with your current role in {me.organization.name}. Send one as <code>Authorization: Bearer &lt;token&gt;</code>.
+        Personal access tokens call the API as you, with your current role in {me.organization.name}. Send one as{' '}
+        <code>Authorization: Bearer &lt;token&gt;</code>.
       </p>
       <form className="inline-form" onSubmit={(e) => void create(e)} aria-label="Create an API token">
         <Field label="Token name">
@@ -145,7 +147,8 @@ export function TokensPanel({ members }: { members: Member[] }) {
         </Button>
       </form>
       <p className="field-hint" style={{ marginTop: 6 }}>
-        Leave the lifetime empty for the server&apos;s default; it must be at least 1 day and at most the server&apos;s maximum (the server says which). Tokens that never expire are not offered.
+        Leave the lifetime empty for the server&apos;s default; it must be at least 1 day and at most the server&apos;s maximum (the server says which). Tokens
+        that never expire are not offered.
       </p>
       {formError !== null && <ErrorBox error={formError} />}
       {secret && <SecretReveal secret={secret} onDone={() => setSecret(null)} />}
@@ -153,7 +156,9 @@ export function TokensPanel({ members }: { members: Member[] }) {
       <h3 style={{ fontSize: '1rem', margin: '16px 0 8px' }}>Your tokens</h3>
       {list.error !== null && <ErrorBox error={list.error} onRetry={list.reload} />}
       {list.error === null && !list.loaded && list.loading && <Loading label="Loading tokens…" />}
-      {list.error === null && list.loaded && list.items.length === 0 && <Empty title="No tokens yet">Create one above to call the API from a script or a server.</Empty>}
+      {list.error === null && list.loaded && list.items.length === 0 && (
+        <Empty title="No tokens yet">Create one above to call the API from a script or a server.</Empty>
+      )}
       {list.items.length > 0 && (
         <div className="table-wrap">
           <table>
