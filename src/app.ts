@@ -1,21 +1,19 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import swagger from '@fastify/swagger';
-import { Type } from '@sinclair/typebox';
 import swaggerUi from '@fastify/swagger-ui';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyServerOptions } from 'fastify';
 import { accessHook } from './auth/hook.js';
-import { isScope } from './auth/permissions.js';
-import { createDevProvider, DEV_CLIENT_ID, DEV_IDP_PATH, mountedHandler, type RawHandler } from './auth/dev-idp.js';
-import { OidcClient } from './auth/oidc.js';
+import { declareV1Route } from './auth/route-scope.js';
 import { SessionService, sessionCookieName } from './auth/sessions.js';
 import { TokenService } from './auth/tokens.js';
 import type { Config } from './config.js';
 import type { Storage } from './db/index.js';
 import type { App, Deps } from './deps.js';
 import { authRoutes } from './features/auth/auth.routes.js';
+import { identityProvider } from './features/auth/identity-provider.js';
 import { dashboardRoutes } from './features/dashboard/dashboard.routes.js';
 import { meRoutes } from './features/me/me.routes.js';
 import { monitorRoutes } from './features/monitors/monitors.routes.js';
@@ -41,11 +39,10 @@ import { BODY_LIMIT, registerBodyAdmission, type ByteBudget } from './lib/body.j
 import { Gate } from './lib/gate.js';
 import { enforce, RateLimiter } from './lib/rate-limit.js';
 import { CursorCodec } from './lib/pagination.js';
-import { CURSOR_MALFORMED, ProblemSchema, problemResponses, problems } from './lib/problems.js';
+import { ProblemSchema, problems } from './lib/problems.js';
 import { heapShedBytes, LoadShedder } from './lib/shedding.js';
-import { coerceQuery, textFaults, toFieldErrors, validatorFor, type Location } from './lib/validation.js';
+import { compileValidator } from './lib/validation.js';
 
-const NO_QUERY = Type.Object({}, { additionalProperties: false });
 const UNLIMITED = new Set(['/healthz', '/readyz']);
 
 /** Bodies larger than this (batches, large runs) are decoded and handled a few at a time: the ingestion gate. */
@@ -80,36 +77,6 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
       req: (req: { method: string; url: string; id: string; ip?: string }) => ({ method: req.method, url: redactUrl(req.url), remoteAddress: req.ip }),
     },
   };
-}
-
-/**
- * The /v1 plugin's onRoute hook: every /v1 route declares its scope (`config.scope`) or does not
- * register; it is bearer-authenticated and refuses query parameters it does not declare. The problems
- * the shared machinery answers are documented from the declaration: 400 (a refused query parameter, two
- * Authorization headers), 401, 429 and 503 (shed) on every route; 403 on a route that needs a scope; 404
- * on one whose path has a parameter; 408, 413 and 415 on one that takes a body (the body admission path).
- * A route lists only the problems it answers for its own reasons.
- */
-export function declareV1Route(route: RouteOptions): void {
-  const scope: unknown = route.config?.scope;
-  if (scope !== 'self' && !isScope(scope)) {
-    const declared = scope === undefined ? 'no scope' : `an unknown scope (${JSON.stringify(scope)})`;
-    throw new Error(
-      `${[route.method].flat().join(',')} ${route.url} declares ${declared}: every /v1 route needs config.scope, a scope of the permission table or 'self'.`,
-    );
-  }
-  const schema = (route.schema ?? {}) as { body?: unknown; response?: Record<number, unknown> };
-  const statuses = [400, 401, 429, 503];
-  if (scope !== 'self') statuses.push(403);
-  if (route.url.includes(':')) statuses.push(404);
-  if (schema.body) statuses.push(408, 413, 415);
-  route.schema = {
-    querystring: NO_QUERY,
-    ...schema,
-    response: { ...problemResponses(...statuses), ...(schema.response ?? {}) },
-    security: [{ bearer: [] }],
-  } as typeof route.schema;
-  route.config = { ...route.config, authenticated: true } as typeof route.config;
 }
 
 /** Builds the whole service without listening: tests drive it with `app.inject`, `serve` listens. */
@@ -175,21 +142,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     clientErrorHandler: (error, socket) => answerClientError(error, socket, config.problemBase, app.log),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    const validate = validatorFor(schema);
-    const location = (httpPart ?? 'body') as Location;
-    return (data: unknown) => {
-      const input =
-        (location === 'querystring' || location === 'params') && data && typeof data === 'object'
-          ? coerceQuery(schema as never, data as Record<string, unknown>)
-          : data;
-      const faults = validate(input) ? textFaults(schema as never, input, location) : toFieldErrors(validate.errors ?? [], location);
-      if (faults.length === 0) return { value: input };
-      // However a cursor is wrong, the seed's one answer for it is "Cursor is malformed."
-      for (const fault of faults) if (location === 'querystring' && fault.parameter === 'cursor') fault.detail = CURSOR_MALFORMED;
-      return { error: problems.validation(faults) };
-    };
-  });
+  app.setValidatorCompiler(compileValidator);
 
   // Bodies are JSON or nothing: anything else is a 415 problem. Every body is read and decoded by the
   // one admission path (time, size and memory bounds; exact UTF-8 and JSON), whatever the route.
@@ -317,42 +270,4 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   );
 
   return app;
-}
-
-/**
- * The identity provider of dashboard sign-in: the configured one; else, outside production, the
- * built-in development provider mounted at /dev-idp (created on first use); else none.
- */
-function identityProvider(app: App, config: Config): OidcClient | null {
-  const redirectUri = `${config.publicUrl}/auth/callback`;
-  if (config.oidc) return new OidcClient(config.oidc, redirectUri);
-  if (config.production) return null;
-  const host = new URL(config.publicUrl).hostname;
-  if (!['localhost', '127.0.0.1', '[::1]'].includes(host)) {
-    app.log.warn(
-      { publicUrl: config.publicUrl },
-      "development sign-in is enabled: anyone who reaches this server can sign in with any email (and accept that email's invitations). " +
-        'Set SIGHTLINE_OIDC_ISSUER (with the client id and secret), or NODE_ENV=production',
-    );
-  }
-  const issuer = `${config.publicUrl}${DEV_IDP_PATH}`;
-  const clientSecret = randomBytes(32).toString('base64url');
-  let handler: Promise<RawHandler> | null = null;
-  app.route({
-    method: ['GET', 'POST'],
-    url: `${DEV_IDP_PATH}/*`,
-    schema: { hide: true },
-    // Before Fastify reads the body: the provider parses its own forms.
-    onRequest: async (request, reply) => {
-      handler ??= createDevProvider({ issuer, clientId: DEV_CLIENT_ID, clientSecret, redirectUris: [redirectUri] }).then((provider) =>
-        mountedHandler(provider, DEV_IDP_PATH),
-      );
-      reply.hijack();
-      await (
-        await handler
-      )(request.raw, reply.raw);
-    },
-    handler: async () => undefined,
-  });
-  return new OidcClient({ issuer, clientId: DEV_CLIENT_ID, clientSecret }, redirectUri);
 }

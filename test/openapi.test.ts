@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { declareV1Route } from '../src/app.js';
+import { declareV1Route } from '../src/auth/route-scope.js';
 import { openApiDocument } from '../src/openapi.js';
 
 /** The /v1 plugin's onRoute hook on a bare Fastify: `routes` registers inside it; what it made of each route is returned. */
