@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { insertIgnoringConflicts } from '../../db/bulk.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { insertRuns, runsByIds } from './runs.repo.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import { parseTimestamp, TIMESTAMP_FAULT } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -14,27 +13,6 @@ import { RunInputSchema, type RunInput } from './runs.schemas.js';
 
 export type IngestResult =
   { index: number; id: string; status: 'created' | 'existing'; row: RunRow } | { index: number; id: string | null; status: 'rejected'; problem: Problem };
-
-const INSERT_CHUNK = 500; // 17 columns × 500 rows stays under both engines' parameter limits
-const RUN_COLUMNS = [
-  'project_id',
-  'id',
-  'trace_id',
-  'parent_run_id',
-  'name',
-  'kind',
-  'status',
-  'start_time',
-  'end_time',
-  'latency_ms',
-  'model',
-  'total_tokens',
-  'cost',
-  'metadata',
-  'content_hash',
-  'created_at',
-  'doc',
-] as const satisfies readonly (keyof RunRow)[];
 
 interface Candidate {
   index: number;
@@ -107,16 +85,6 @@ function idConflict(id: string): Problem {
   return problems.conflict(`A run with id ${id} already exists in this project with different content.`);
 }
 
-async function existingRows(db: Kysely<Database>, projectId: string, ids: string[]): Promise<Map<string, RunRow>> {
-  const found = new Map<string, RunRow>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const chunk = ids.slice(i, i + 500);
-    const rows = await db.selectFrom('runs').selectAll().where('project_id', '=', projectId).where('id', 'in', chunk).execute();
-    for (const row of rows) found.set(row.id, row);
-  }
-  return found;
-}
-
 /**
  * Creates runs, idempotently: a client id that exists with the same content is "existing", with
  * other content "rejected" (409). Each bad run gets its own problem and does not sink the others.
@@ -147,7 +115,7 @@ export async function ingestRuns(
     if (c.input.id !== undefined) referenced.add(c.row.id);
     if (c.row.parent_run_id) referenced.add(c.row.parent_run_id);
   }
-  const stored = await existingRows(db, projectId, [...referenced]);
+  const stored = await runsByIds(db, projectId, [...referenced]);
 
   // Idempotency against stored runs and duplicates within the call. A repeat of a run earlier in the
   // call shares that run's fate, which is only known once it has been resolved and inserted.
@@ -244,46 +212,17 @@ function repointed(problem: Problem, from: string, to: string): Problem {
 }
 
 async function insertAccepted(db: Kysely<Database>, projectId: string, accepted: Candidate[], results: IngestResult[]): Promise<void> {
-  const inserted = new Set<string>();
-  // One global insertion order (by id), so concurrent calls naming the same runs in different
-  // orders wait on each other instead of deadlocking (PostgreSQL locks each conflicting row).
   for (const c of accepted) c.row.doc = serializeRun(runRecord(c.row, c.body));
-  const ordered = [...accepted].sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
-  try {
-    await db.transaction().execute(async (trx) => {
-      for (let i = 0; i < ordered.length; i += INSERT_CHUNK) {
-        const chunk = ordered.slice(i, i + INSERT_CHUNK);
-        const rows = await insertIgnoringConflicts(
-          trx,
-          'runs',
-          RUN_COLUMNS,
-          ['project_id', 'id'],
-          'id',
-          chunk.map((c) => c.row),
-        );
-        for (const r of rows) inserted.add(r.id as string);
-      }
-      const tags = accepted.filter((c) => inserted.has(c.row.id)).flatMap((c) => c.body.tags.map((tag) => ({ project_id: projectId, run_id: c.row.id, tag })));
-      for (let i = 0; i < tags.length; i += INSERT_CHUNK * 4) {
-        await insertIgnoringConflicts(
-          trx,
-          'run_tags',
-          ['project_id', 'run_id', 'tag'],
-          ['project_id', 'run_id', 'tag'],
-          'tag',
-          tags.slice(i, i + INSERT_CHUNK * 4),
-        );
-      }
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw problems.conflict('A concurrent request created some of these runs; retry the request.');
-    throw error;
-  }
+  const inserted = await insertRuns(
+    db,
+    projectId,
+    accepted.map((c) => ({ row: c.row, tags: c.body.tags })),
+  );
   // Runs another request created concurrently: idempotent when their content matches.
   const raced = accepted.filter((c) => !inserted.has(c.row.id));
   const winners =
     raced.length > 0
-      ? await existingRows(
+      ? await runsByIds(
           db,
           projectId,
           raced.map((c) => c.row.id),

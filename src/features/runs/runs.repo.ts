@@ -1,3 +1,5 @@
+import { insertIgnoringConflicts } from '../../db/bulk.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import type { Database, RunRow } from '../../db/schema.js';
@@ -118,4 +120,78 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
     }
     return updated;
   });
+}
+
+const INSERT_CHUNK = 500; // 17 columns × 500 rows stays under both engines' parameter limits
+const RUN_COLUMNS = [
+  'project_id',
+  'id',
+  'trace_id',
+  'parent_run_id',
+  'name',
+  'kind',
+  'status',
+  'start_time',
+  'end_time',
+  'latency_ms',
+  'model',
+  'total_tokens',
+  'cost',
+  'metadata',
+  'content_hash',
+  'created_at',
+  'doc',
+] as const satisfies readonly (keyof RunRow)[];
+
+/** The project's runs with these ids, by id (in chunks that stay under both engines' parameter limits). */
+export async function runsByIds(db: Kysely<Database>, projectId: string, ids: string[]): Promise<Map<string, RunRow>> {
+  const found = new Map<string, RunRow>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const rows = await db.selectFrom('runs').selectAll().where('project_id', '=', projectId).where('id', 'in', chunk).execute();
+    for (const row of rows) found.set(row.id, row);
+  }
+  return found;
+}
+
+/**
+ * Inserts runs and their tags in one transaction, skipping ids the project already has (a concurrent
+ * request may have created them); returns the ids this call inserted. One global insertion order (by
+ * id), so concurrent calls naming the same runs in different orders wait on each other instead of
+ * deadlocking (PostgreSQL locks each conflicting row).
+ */
+export async function insertRuns(db: Kysely<Database>, projectId: string, runs: { row: RunRow; tags: string[] }[]): Promise<Set<string>> {
+  const inserted = new Set<string>();
+  const ordered = [...runs].sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+  try {
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < ordered.length; i += INSERT_CHUNK) {
+        const chunk = ordered.slice(i, i + INSERT_CHUNK);
+        const rows = await insertIgnoringConflicts(
+          trx,
+          'runs',
+          RUN_COLUMNS,
+          ['project_id', 'id'],
+          'id',
+          chunk.map((c) => c.row),
+        );
+        for (const r of rows) inserted.add(r.id as string);
+      }
+      const tags = runs.filter((c) => inserted.has(c.row.id)).flatMap((c) => c.tags.map((tag) => ({ project_id: projectId, run_id: c.row.id, tag })));
+      for (let i = 0; i < tags.length; i += INSERT_CHUNK * 4) {
+        await insertIgnoringConflicts(
+          trx,
+          'run_tags',
+          ['project_id', 'run_id', 'tag'],
+          ['project_id', 'run_id', 'tag'],
+          'tag',
+          tags.slice(i, i + INSERT_CHUNK * 4),
+        );
+      }
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw problems.conflict('A concurrent request created some of these runs; retry the request.');
+    throw error;
+  }
+  return inserted;
 }
