@@ -44,12 +44,6 @@ export async function listOrigins(db: Kysely<Database>, organizationId: string):
   return rows.map((r) => r.origin);
 }
 
-/** Replaces the organization's origins. Origins an operator granted do not count against the quota. */
-export async function replaceOrigins(db: Kysely<Database>, organizationId: string, plan: string, origins: string[], now: number): Promise<void> {
-  validateOrigins(origins, '/allowedOrigins');
-  await db.transaction().execute((trx) => replaceOriginsIn(trx, organizationId, plan, origins, now));
-}
-
 /** The same, inside the caller's transaction (so a PATCH that also renames is all or nothing). */
 export async function replaceOriginsIn(trx: Transaction<Database>, organizationId: string, plan: string, origins: string[], now: number): Promise<void> {
   validateOrigins(origins, '/allowedOrigins');
