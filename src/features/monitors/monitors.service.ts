@@ -12,7 +12,7 @@ import { problems, type FieldError } from '../../lib/problems.js';
 import { postJson, TargetRefused, webhookUrlFault } from '../../lib/webhook-target.js';
 import { jsonValueFault } from '../../lib/json.js';
 import { definitionOf, evaluate, type Evaluation } from './monitors.evaluate.js';
-import { normaliseFilter, requireMonitor, thresholdOf, toMonitor } from './monitors.repo.js';
+import { insertMonitor, lockMonitor, normaliseFilter, requireMonitor, setWebhookSecret, thresholdOf, toMonitor, updateMonitor } from './monitors.repo.js';
 import type { CreateMonitorInput, MonitorEvent, MonitorState, UpdateMonitorInput } from './monitors.schemas.js';
 
 export interface MonitoringSettings {
@@ -110,7 +110,7 @@ export class Monitoring {
       created_at: now,
       updated_at: now,
     };
-    await this.db.insertInto('monitors').values(row).execute();
+    await insertMonitor(this.db, row);
     return { row: (await this.evaluateOne(row.id, 'evaluated', false)) ?? row, secret };
   }
 
@@ -119,9 +119,7 @@ export class Monitoring {
     const now = this.clock.now();
     let reason: Reason | null = null;
     await this.db.transaction().execute(async (trx) => {
-      const current = trx.selectFrom('monitors').selectAll().where('id', '=', monitorId).where('project_id', '=', projectId);
-      const row = await lockRows(current, this.dialect).executeTakeFirst();
-      if (!row) throw problems.notFound(`Monitor ${monitorId} does not exist.`);
+      const row = await lockMonitor(trx, this.dialect, projectId, monitorId);
       const before = definitionOf(row);
       const filter = input.filter === undefined ? row.filter : JSON.stringify(normaliseFilter(input.filter));
       const threshold = input.threshold === undefined ? thresholdOf(row.threshold_op, row.threshold_value) : input.threshold;
@@ -161,7 +159,7 @@ export class Monitoring {
         Object.assign(changes, { next_evaluation_at: now, lease_owner: null, lease_until: null });
         reason = before.enabled ? 'changed' : 'resumed';
       }
-      await trx.updateTable('monitors').set(changes).where('id', '=', row.id).execute();
+      await updateMonitor(trx, row.id, changes);
     });
     if (reason !== null) await this.evaluateOne(monitorId, reason, false);
     this.kick();
@@ -170,13 +168,7 @@ export class Monitoring {
 
   async rotateSecret(projectId: string, monitorId: string): Promise<{ row: MonitorRow; secret: string }> {
     const secret = newSecret();
-    const result = await this.db
-      .updateTable('monitors')
-      .set({ webhook_secret: this.keys.seal(secret), updated_at: this.clock.now() })
-      .where('id', '=', monitorId)
-      .where('project_id', '=', projectId)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) throw problems.notFound(`Monitor ${monitorId} does not exist.`);
+    await setWebhookSecret(this.db, projectId, monitorId, this.keys.seal(secret), this.clock.now());
     return { row: await requireMonitor(this.db, projectId, monitorId), secret };
   }
 
