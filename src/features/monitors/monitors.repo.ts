@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import { lockRows, type Dialect } from '../../db/dialect.js';
 import type { Database, MonitorEventRow, MonitorRow, WebhookAttemptRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { keysetBefore, type Position } from '../../lib/pagination.js';
@@ -59,6 +60,32 @@ export async function requireMonitor(db: Kysely<Database>, projectId: string, mo
   const row = await db.selectFrom('monitors').selectAll().where('id', '=', monitorId).where('project_id', '=', projectId).executeTakeFirst();
   if (!row) throw problems.notFound(`Monitor ${monitorId} does not exist.`);
   return row;
+}
+
+/** The monitor, locked for the rest of the caller's transaction (an edit must not race another edit or a pause). */
+export async function lockMonitor(trx: Transaction<Database>, dialect: Dialect, projectId: string, monitorId: string): Promise<MonitorRow> {
+  const current = trx.selectFrom('monitors').selectAll().where('id', '=', monitorId).where('project_id', '=', projectId);
+  const row = await lockRows(current, dialect).executeTakeFirst();
+  if (!row) throw problems.notFound(`Monitor ${monitorId} does not exist.`);
+  return row;
+}
+
+export async function insertMonitor(db: Kysely<Database>, row: MonitorRow): Promise<void> {
+  await db.insertInto('monitors').values(row).execute();
+}
+
+export async function updateMonitor(db: Kysely<Database>, monitorId: string, changes: Partial<MonitorRow>): Promise<void> {
+  await db.updateTable('monitors').set(changes).where('id', '=', monitorId).execute();
+}
+
+export async function setWebhookSecret(db: Kysely<Database>, projectId: string, monitorId: string, sealed: string, now: number): Promise<void> {
+  const result = await db
+    .updateTable('monitors')
+    .set({ webhook_secret: sealed, updated_at: now })
+    .where('id', '=', monitorId)
+    .where('project_id', '=', projectId)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) throw problems.notFound(`Monitor ${monitorId} does not exist.`);
 }
 
 export async function listMonitors(
@@ -130,4 +157,9 @@ export async function deleteMonitorsWhere(trx: Kysely<Database>, where: { projec
   await trx.deleteFrom('monitor_events').where('monitor_id', 'in', monitorIds).execute();
   await trx.deleteFrom('monitors').where('id', 'in', monitorIds).execute();
   return monitorIds.length;
+}
+
+export async function deleteMonitor(db: Kysely<Database>, projectId: string, monitorId: string): Promise<void> {
+  const deleted = await db.transaction().execute((trx) => deleteMonitorsWhere(trx, { projectId, monitorId }));
+  if (deleted === 0) throw problems.notFound(`Monitor ${monitorId} does not exist.`);
 }

@@ -12,7 +12,7 @@ import { definitionOf, evaluate, measure } from './monitors.evaluate.js';
 import { metricValue } from './monitors.rules.js';
 import {
   attemptPosition,
-  deleteMonitorsWhere,
+  deleteMonitor,
   eventPosition,
   listAttempts,
   listEvents,
@@ -132,8 +132,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
     },
     handler: async (request, reply) => {
       const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
-      const deleted = await db.transaction().execute((trx) => deleteMonitorsWhere(trx, { projectId: project.id, monitorId: request.params.monitor_id }));
-      if (deleted === 0) throw problems.notFound(`Monitor ${request.params.monitor_id} does not exist.`);
+      await deleteMonitor(db, project.id, request.params.monitor_id);
       return reply.code(204).send(null);
     },
   });
