@@ -178,7 +178,7 @@ describeEachDialect('load shedding', (ctx) => {
    */
   async function listening(
     env: Record<string, string>,
-  ): Promise<{ app: App; port: number; release: () => void; closing: Promise<void>; logs: Record<string, unknown>[] }> {
+  ): Promise<{ app: App; port: number; release: () => void; held: () => number; seen: string[]; closing: Promise<void>; logs: Record<string, unknown>[] }> {
     const config = testConfig({ ...env, LOG_LEVEL: 'warn' });
     const logs: Record<string, unknown>[] = [];
     const stream = new Writable({
@@ -206,11 +206,14 @@ describeEachDialect('load shedding', (ctx) => {
       closingStarted();
       done();
     });
+    // Every request the HTTP server has parsed, shed or not (the hooks do not all run for a shed one).
+    const seen: string[] = [];
+    app.server.on('request', (request: { url?: string }) => seen.push(request.url ?? ''));
     await app.listen({ port: 0, host: '127.0.0.1' });
     apps.push(app);
     const address = app.server.address();
     if (!address || typeof address === 'string') throw new Error('not listening on a port');
-    return { app, port: address.port, release: () => held.splice(0).forEach((resolve) => resolve()), closing, logs };
+    return { app, port: address.port, release: () => held.splice(0).forEach((resolve) => resolve()), held: () => held.length, seen, closing, logs };
   }
 
   const me = (port: number) => send(agent, port, 'GET', '/v1/me', { token: caller.token });
@@ -417,12 +420,15 @@ describeEachDialect('load shedding', (ctx) => {
   });
 
   it('answers requests that arrive while the server closes with a 503 problem and Connection: close; /healthz still 200, /readyz 503', async () => {
-    const { app, port, release, closing } = await listening({ SIGHTLINE_MAX_EVENT_LOOP_DELAY_MS: '0' });
+    const { app, port, release, held, seen, closing } = await listening({ SIGHTLINE_MAX_EVENT_LOOP_DELAY_MS: '0' });
     const hold = `GET /test/hold HTTP/1.1\r\nHost: x\r\n\r\n`;
     // Connections busy with a request, so that closing neither ends them nor completes before they are done.
     const connections = [rawConnection(port, hold), rawConnection(port, hold), rawConnection(port, hold)];
-    await eventually(async () => connections.every((c) => c.socket.readyState === 'open'), Boolean, 'the connections to open');
-    await sleep(100);
+    await eventually(
+      async () => held(),
+      (n) => n === 3,
+      'the three held requests to reach their handler',
+    );
     const closed = app.close();
     apps.splice(apps.indexOf(app), 1);
     await closing;
@@ -432,7 +438,8 @@ describeEachDialect('load shedding', (ctx) => {
       `GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n`,
     ];
     connections.forEach((c, i) => c.socket.write(probes[i]!));
-    await sleep(100);
+    // The probes are parsed (and answered, behind the held requests) before those are let go.
+    await eventually(async () => ['/v1/me', '/healthz', '/readyz'].every((url) => seen.includes(url)), Boolean, 'the probes to be parsed');
     release();
     await Promise.all(connections.map((c) => c.closed));
     await closed;
