@@ -26,6 +26,9 @@ export const pageQueryProperties = {
   cursor: Type.Optional(Type.String({ description: 'Opaque `nextCursor` from the previous page of the same list with the same filters.' })),
 };
 
+/** The query of a list that takes no filters: only `limit` and `cursor`. */
+export const PageOnlyQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+
 export function pageSchema<T extends TSchema>(item: T, title: string) {
   return Type.Object(
     {

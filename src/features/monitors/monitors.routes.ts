@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { requireTimestamp, toIso } from '../../lib/clock.js';
-import { paginate, type Position } from '../../lib/pagination.js';
+import { PageOnlyQuery, paginate, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { requireProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
@@ -33,7 +33,6 @@ import {
   MonitorPage,
   MonitorParams,
   MonitorWithSecretSchema,
-  PageOnlyQuery,
   UpdateMonitorBody,
   WebhookAttemptPage,
 } from './monitors.schemas.js';

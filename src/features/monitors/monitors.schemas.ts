@@ -107,7 +107,6 @@ export const ListMonitorsQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export const PageOnlyQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
 
 export const MonitorParams = Type.Object(
   { project_id: IdParam('prj', 'Project id'), monitor_id: IdParam('mon', 'Monitor id') },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { App, Deps } from '../../deps.js';
-import { paginate } from '../../lib/pagination.js';
+import { PageOnlyQuery, paginate } from '../../lib/pagination.js';
 import { problemResponses, problems } from '../../lib/problems.js';
 import { listOrganizationTokens, tokenPosition, toTokenRecord } from '../tokens/tokens.repo.js';
 import { createInvitation, deleteInvitation, invitationPosition, listInvitations, toInvitation } from './invitations.repo.js';
@@ -17,7 +17,6 @@ import {
   MemberSchema,
   OrganizationDetailSchema,
   OrganizationTokenPage,
-  PageOnlyQuery,
   UpdateMemberBody,
   UpdateOrganizationBody,
 } from './organizations.schemas.js';

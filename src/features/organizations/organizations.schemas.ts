@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+import { pageSchema } from '../../lib/pagination.js';
 import { IdParam, NullableTimestamp, RoleSchema, Timestamp, UserSchema } from '../../schemas/common.js';
 
 export const PLAN_ORIGIN_QUOTA: Record<string, number> = { free: 1, team: 10, enterprise: 100 };
@@ -33,7 +33,6 @@ export const MemberSchema = Type.Object({ user: UserSchema, role: RoleSchema, jo
 export const MemberPage = pageSchema(MemberSchema, 'MemberPage');
 export const MemberParams = Type.Object({ user_id: IdParam('usr', 'User id') }, { additionalProperties: false });
 export const UpdateMemberBody = Type.Object({ role: RoleSchema }, { additionalProperties: false });
-export const PageOnlyQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
 
 export const InvitationSchema = Type.Object(
   { id: Type.String(), email: Type.String(), role: RoleSchema, invitedBy: Type.String(), createdAt: Timestamp },

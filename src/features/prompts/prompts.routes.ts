@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { sendWithEtag } from '../../lib/http.js';
-import { paginate } from '../../lib/pagination.js';
+import { PageOnlyQuery, paginate } from '../../lib/pagination.js';
 import { Problem, problemResponses, problems } from '../../lib/problems.js';
 import {
   createPrompt,
@@ -29,7 +29,6 @@ import {
   LabelEventPage,
   LabelParams,
   ListPromptsQuery,
-  PageOnlyQuery,
   PromptPage,
   PromptParams,
   PromptVersionPage,

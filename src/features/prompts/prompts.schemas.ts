@@ -78,7 +78,6 @@ export const ListPromptsQuery = Type.Object(
   },
   { additionalProperties: false },
 );
-export const PageOnlyQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
 
 const VersionFields = {
   template: TemplateSchema,

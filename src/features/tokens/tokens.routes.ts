@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { can } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
-import { paginate } from '../../lib/pagination.js';
+import { PageOnlyQuery, paginate } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { issuePersonalAccessToken, listOwnTokens, revokeToken, rotateToken, tokenPosition, toTokenRecord } from './tokens.repo.js';
-import { CreateTokenBody, ListTokensQuery, NewTokenSchema, TokenPage, TokenParams } from './tokens.schemas.js';
+import { CreateTokenBody, NewTokenSchema, TokenPage, TokenParams } from './tokens.schemas.js';
 
 const tags = ['Tokens'];
 
@@ -15,7 +15,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
       tags,
       summary: "List the caller's personal access tokens",
       description: 'Newest first. Never includes the token strings.',
-      querystring: ListTokensQuery,
+      querystring: PageOnlyQuery,
       response: { 200: TokenPage },
     },
     handler: async (request) => {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdParam, NullableTimestamp, Timestamp } from '../../schemas/common.js';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+import { pageSchema } from '../../lib/pagination.js';
 
 export const TokenRecordSchema = Type.Object(
   {
@@ -30,7 +30,6 @@ export const NewTokenSchema = Type.Object(
 
 export const TokenPage = pageSchema(Type.Ref('TokenRecord'), 'TokenPage');
 export const TokenParams = Type.Object({ token_id: IdParam('tok', 'Token id') }, { additionalProperties: false });
-export const ListTokensQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
 export const CreateTokenBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
