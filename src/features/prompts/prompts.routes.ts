@@ -1,7 +1,7 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { sendWithEtag } from '../../lib/http.js';
-import { PageOnlyQuery, paginate } from '../../lib/pagination.js';
+import { PageOnlyQuery, paginate, type Position } from '../../lib/pagination.js';
 import { Problem, problemResponses, problems } from '../../lib/problems.js';
 import {
   createPrompt,
@@ -109,29 +109,33 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     },
   });
 
-  app.get('/prompts/:prompt_id/versions', {
-    config: { scope: 'prompts:read' },
-    schema: {
-      tags,
-      summary: 'List versions',
-      description: 'Newest version first.',
-      params: PromptParams,
-      querystring: PageOnlyQuery,
-      response: { 200: PromptVersionPage },
-    },
-    handler: async (request) => {
-      const { organizationId } = request.principal;
-      const prompt = await requirePrompt(db, organizationId, request.params.prompt_id);
-      return paginate(
-        cursors,
-        request.query,
-        { endpoint: 'prompt-versions', organizationId, parents: [prompt.id] },
-        (after, take) => listVersions(db, prompt.id, after, take),
-        versionPosition,
-        toVersion,
-      );
-    },
-  });
+  /** A prompt's child list (versions, label moves): newest first, cursor-paginated, bound to the prompt. */
+  function promptList<Row, Item>(
+    name: 'versions' | 'label-history',
+    docs: { summary: string; description: string; page: TSchema },
+    list: (db: Deps['db'], promptId: string, after: Position | null, take: number) => Promise<Row[]>,
+    position: (row: Row) => Position,
+    toItem: (row: Row) => Item,
+  ): void {
+    app.get(`/prompts/:prompt_id/${name}`, {
+      config: { scope: 'prompts:read' },
+      schema: { tags, summary: docs.summary, description: docs.description, params: PromptParams, querystring: PageOnlyQuery, response: { 200: docs.page } },
+      handler: async (request) => {
+        const { organizationId } = request.principal;
+        const prompt = await requirePrompt(db, organizationId, request.params.prompt_id);
+        return paginate(
+          cursors,
+          request.query,
+          { endpoint: `prompt-${name}`, organizationId, parents: [prompt.id] },
+          (after, take) => list(db, prompt.id, after, take),
+          position,
+          toItem,
+        );
+      },
+    });
+  }
+
+  promptList('versions', { summary: 'List versions', description: 'Newest version first.', page: PromptVersionPage }, listVersions, versionPosition, toVersion);
 
   app.post('/prompts/:prompt_id/versions', {
     config: { scope: 'prompts:write' },
@@ -185,29 +189,17 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     },
   });
 
-  app.get('/prompts/:prompt_id/label-history', {
-    config: { scope: 'prompts:read' },
-    schema: {
-      tags,
+  promptList(
+    'label-history',
+    {
       summary: 'Every label move',
       description: 'Newest first: who moved which label, when, from which version to which (null: created or removed).',
-      params: PromptParams,
-      querystring: PageOnlyQuery,
-      response: { 200: LabelEventPage },
+      page: LabelEventPage,
     },
-    handler: async (request) => {
-      const { organizationId } = request.principal;
-      const prompt = await requirePrompt(db, organizationId, request.params.prompt_id);
-      return paginate(
-        cursors,
-        request.query,
-        { endpoint: 'prompt-label-history', organizationId, parents: [prompt.id] },
-        (after, take) => listLabelEvents(db, prompt.id, after, take),
-        labelEventPosition,
-        toLabelEvent,
-      );
-    },
-  });
+    listLabelEvents,
+    labelEventPosition,
+    toLabelEvent,
+  );
 
   app.post('/prompts/:prompt_id/render', {
     config: { scope: 'prompts:read' },
