@@ -321,7 +321,11 @@ const MALFORMED_JSON = [
   ' ',
 ];
 const NOT_OBJECTS = ['[]', '[{}]', '"string"', '42', '-1.5e300', 'null', 'true', 'false'];
-const PROTO_POLLUTION = ['{"__proto__":{"admin":true}}', '{"constructor":{"prototype":{"admin":true}}}'];
+/** Keys JSON.parse keeps as own data properties: where a body takes no such field, it is an unknown field. */
+const PROTO_POLLUTION: [string, string][] = [
+  ['{"__proto__":{"admin":true}}', '/__proto__'],
+  ['{"constructor":{"prototype":{"admin":true}}}', '/constructor'],
+];
 
 /** Path segments no id looks like. Raw, as they appear in the URL. */
 const JUNK_SEGMENTS = [
@@ -490,8 +494,11 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         }
       });
 
-      it(`${r.method} ${r.route}: prototype-pollution keys → 400 validation`, async () => {
-        for (const payload of PROTO_POLLUTION) expectValidation(await send(r, { payload }));
+      it(`${r.method} ${r.route}: prototype-pollution keys at the top level → 400 naming them as unknown fields`, async () => {
+        for (const [payload, pointer] of PROTO_POLLUTION) {
+          const faults = expectValidation(await send(r, { payload }), { pointers: [pointer] });
+          expect(faults.find((f) => f.pointer === pointer)?.detail).toBe(`Unknown field '${pointer.slice(1)}'.`);
+        }
         // Nothing leaked onto Object.prototype in this process.
         expect(({} as Record<string, unknown>).admin).toBeUndefined();
       });

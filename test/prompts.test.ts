@@ -92,6 +92,14 @@ describeEachDialect('prompts', (ctx) => {
       expect(v1.message).toBe('');
     });
 
+    it('keeps __proto__ and constructor keys of a config as data, exactly as sent', async () => {
+      const config = JSON.parse('{"__proto__":{"admin":true},"constructor":{"prototype":1},"model":"gpt-4o"}');
+      const p = await h.prompt(owner, { template: 'x', config });
+      const res = await h.get(owner, `/v1/prompts/${p.id}/versions/1`);
+      expect(res.body).toContain('"config":{"__proto__":{"admin":true},"constructor":{"prototype":1},"model":"gpt-4o"}');
+      expect(({} as Record<string, unknown>).admin).toBeUndefined();
+    });
+
     it('accepts a 100-character name and names with digits, dots, dashes and underscores', async () => {
       for (const name of [`a${'b'.repeat(99)}-${seq++}`.slice(0, 100), `0.${uname('x')}_y`]) {
         const res = await h.create(owner, { name, template: 'x' });

@@ -385,6 +385,26 @@ describeEachDialect(
         ]);
       });
 
+      it('stores __proto__ and constructor keys in inputs, outputs and metadata as data, exactly as sent', async () => {
+        const p = await projectFor(ctx);
+        // JSON.parse keeps both as own properties: the bodies below carry them as the client's JSON does.
+        const inputs = JSON.parse('{"__proto__":{"admin":true},"constructor":{"prototype":{"admin":true}},"q":"hi"}');
+        const metadata = JSON.parse('{"__proto__":"m","constructor":"c"}');
+        const created = await p.create(minimal({ id: 'proto', inputs, metadata }));
+        expect(created.statusCode, created.body).toBe(201);
+        for (const res of [created, await p.get('proto')]) {
+          expect(res.body).toContain('"inputs":{"__proto__":{"admin":true},"constructor":{"prototype":{"admin":true}},"q":"hi"}');
+          expect(Object.keys(res.json().metadata)).toEqual(['__proto__', 'constructor']);
+        }
+        const batch = await p.batch({ runs: [minimal({ id: 'proto-batch', status: 'running', outputs: null, metadata })] });
+        expect(batch.json().results[0].status, batch.body).toBe('created');
+        const patched = await p.patch('proto-batch', { status: 'succeeded', outputs: JSON.parse('{"__proto__":[1,2]}') });
+        expect(patched.statusCode, patched.body).toBe(200);
+        expect(patched.body).toContain('"outputs":{"__proto__":[1,2]}');
+        expect(await p.ids({ 'metadata.__proto__': 'm' })).toEqual(['proto-batch', 'proto']);
+        expect(({} as Record<string, unknown>).admin).toBeUndefined();
+      });
+
       it('answers 404 for an unknown project or run, and 403 for a viewer creating a run', async () => {
         const p = await projectFor(ctx);
         expectProblem(await ctx.request('POST', '/v1/projects/prj_nope/runs', { token: p.caller.token, body: minimal() }), 404, 'not-found');

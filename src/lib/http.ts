@@ -58,7 +58,7 @@ export function toProblem(error: unknown): Problem {
     default:
       break;
   }
-  if (error instanceof SyntaxError || (e.statusCode === 400 && /JSON|prototype|constructor/i.test(e.message ?? ''))) {
+  if (error instanceof SyntaxError || (e.statusCode === 400 && /JSON/i.test(e.message ?? ''))) {
     return problems.validation([{ pointer: '', detail: 'The body is not valid JSON.' }]);
   }
   if (typeof e.statusCode === 'number') {

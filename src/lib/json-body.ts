@@ -1,4 +1,3 @@
-import sjson from 'secure-json-parse';
 import { Problem, problems } from './problems.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -17,9 +16,13 @@ const SCAN_FROM_BYTES = Math.min(2 * MAX_JSON_CONTAINERS, 2 * MAX_JSON_VALUES);
 
 /**
  * A JSON request body, decoded exactly or refused with a validation problem naming the place: the
- * bytes must be UTF-8 (nothing is replaced by U+FFFD), the text JSON without prototype-poisoning keys,
- * and every number finite (`1e309` would otherwise be stored as null). Rules on what a field may hold
- * (nesting, text the engines can store) belong to the fields: see `jsonValueFault` in lib/json.
+ * bytes must be UTF-8 (nothing is replaced by U+FFFD), the text JSON, and every number finite (`1e309`
+ * would otherwise be stored as null). Rules on what a field may hold (nesting, text the engines can
+ * store) belong to the fields: see `jsonValueFault` in lib/json.
+ *
+ * Any key is data, `__proto__` and `constructor` included (LLM inputs and metadata can carry any key):
+ * JSON.parse defines each as an own property and never touches a prototype. Code that copies a client's
+ * object therefore builds the copy with spread or `Object.fromEntries`, never by assigning `copy[key]`.
  */
 export function decodeJsonBody(bytes: Uint8Array): unknown {
   if (bytes.length === 0) throw problems.validation([{ pointer: '', detail: 'The body is empty but Content-Type says JSON.' }]);
@@ -36,7 +39,7 @@ export function decodeJsonBody(bytes: Uint8Array): unknown {
   }
   let value: unknown;
   try {
-    value = sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
+    value = JSON.parse(text);
   } catch {
     throw problems.validation([{ pointer: '', detail: 'The body is not valid JSON.' }]);
   }

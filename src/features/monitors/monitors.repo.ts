@@ -42,14 +42,12 @@ export function monitorRunFilters(filter: MonitorFilter): RunFilters {
 
 /** A filter stored with its keys sorted and its tags deduplicated, so equal filters read back equal. */
 export function normaliseFilter(filter: MonitorFilter | undefined): MonitorFilter {
-  const source = (filter ?? {}) as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(source).sort()) {
-    const value = source[key];
-    if (value === undefined) continue;
-    out[key] = key === 'tag' && Array.isArray(value) ? [...new Set(value as string[])].sort() : value;
-  }
-  return out as MonitorFilter;
+  const entries = Object.entries((filter ?? {}) as Record<string, unknown>)
+    .filter(([, value]) => value !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return Object.fromEntries(
+    entries.map(([key, value]) => [key, key === 'tag' && Array.isArray(value) ? [...new Set(value as string[])].sort() : value]),
+  ) as MonitorFilter;
 }
 
 export const monitorPosition = (row: MonitorRow): Position => [Number(row.created_at), row.id];
