@@ -36,6 +36,7 @@ import { redactUrl, requestIdFrom, sendProblem, toProblem } from './lib/http.js'
 import { CorsPolicy } from './lib/cors.js';
 import { Keyring } from './lib/keys.js';
 import { BODY_LIMIT, registerBodyAdmission, type ByteBudget } from './lib/body.js';
+import { AllowedMethods } from './lib/allowed-methods.js';
 import { Gate } from './lib/gate.js';
 import { enforce, RateLimiter } from './lib/rate-limit.js';
 import { CursorCodec } from './lib/pagination.js';
@@ -143,6 +144,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(compileValidator);
+  // Which methods each path answers: a known path asked with another method is a 405 with `Allow`.
+  const allowedMethods = new AllowedMethods();
+  app.addHook('onRoute', allowedMethods.onRoute);
 
   // Bodies are JSON or nothing: anything else is a 415 problem. Every body is read and decoded by the
   // one admission path (time, size and memory bounds; exact UTF-8 and JSON), whatever the route.
@@ -194,7 +198,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   app.setNotFoundHandler((request, reply) => {
     if (dashboard.fallback(request, reply)) return reply;
     const path = request.url.split('?')[0] ?? '';
-    return sendProblem(reply, request, problems.notFound(`No route for ${request.method} ${path.slice(0, 200)}.`), config.problemBase);
+    const problem = allowedMethods.refusal(request.method, path) ?? problems.notFound(`No route for ${request.method} ${path.slice(0, 200)}.`);
+    return sendProblem(reply, request, problem, config.problemBase);
   });
 
   for (const schema of [ProblemSchema, ProjectSchema, RunSchema, TokenRecordSchema, PromptSchema, PromptVersionSchema, MonitorSchema]) app.addSchema(schema);

@@ -688,15 +688,47 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       for (const [method, url] of [
         ['GET', '/v1/nope'],
         ['GET', '/v1/projects/x/nope'],
-        ['PUT', '/v1/projects'],
-        ['DELETE', '/v1/projects'],
-        ['POST', '/v1/me'],
+        ['PUT', '/v1/nope'],
+        ['DELETE', '/v1/projects/x/runs/y/nope'],
         ['GET', '/v1/'],
         ['GET', '/v1//projects'],
       ] as const) {
         const res = await ctx.request(method, url, { token: owner.token });
         expectProblem(res, 404, 'not-found');
         expectCleanProblem(res, [url]);
+      }
+    });
+
+    it('a known path asked with a method it does not answer is a 405 problem with Allow, with or without a token', async () => {
+      // The methods answered at a concrete path: those of every route whose template matches it
+      // (GET …/runs/batch is the GET of …/runs/{run_id}).
+      const templateOf = (route: string) => new RegExp(`^${route.replace(/\{[a-z_]+\}/g, '[^/]+')}$`);
+      const methodsAt = (url: string) =>
+        new Set(ROUTES.filter((r) => templateOf(r.route).test(url)).flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method])));
+      for (const route of new Set(ROUTES.map((r) => r.route))) {
+        const url = ROUTES.find((r) => r.route === route)!.path(f);
+        const methods = methodsAt(url);
+        const allow = [...methods].sort().join(', ');
+        for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const) {
+          if (methods.has(method)) continue;
+          for (const token of [owner.token, undefined]) {
+            const res = await ctx.request(method, url, token ? { token } : {});
+            const body = expectProblem(res, 405, 'method-not-allowed');
+            expect(res.headers.allow, `${method} ${route}`).toBe(allow);
+            expect(body.detail).toBe(`${method} is not allowed on ${url}; it answers ${allow}.`);
+            expectCleanProblem(res);
+          }
+        }
+      }
+      for (const [method, url, allow] of [
+        ['PUT', '/v1/projects', 'GET, HEAD, POST'],
+        ['DELETE', '/v1/projects', 'GET, HEAD, POST'],
+        ['POST', '/v1/me', 'GET, HEAD'],
+        ['POST', '/healthz', 'GET, HEAD'],
+      ] as const) {
+        const res = await ctx.request(method, url, { token: owner.token });
+        expectProblem(res, 405, 'method-not-allowed');
+        expect(res.headers.allow).toBe(allow);
       }
     });
   });

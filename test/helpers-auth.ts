@@ -109,7 +109,7 @@ export const CHALLENGE_MISSING = 'Bearer realm="sightline"';
 /** The 401 problem with the RFC 6750 challenge; the credential is never echoed back. */
 export function expectUnauthorized(
   response: LightMyRequestResponse,
-  reason: 'missing_token' | 'invalid_token' | 'token_expired' | 'token_revoked',
+  reason: 'missing_token' | 'invalid_token' | 'token_expired' | 'token_revoked' | 'token_for_other_url',
   secret?: string,
 ): Record<string, unknown> {
   const body = expectProblem(response, 401, 'unauthorized');

@@ -1016,6 +1016,26 @@ describeEachDialect(
           }
         });
 
+        it("lists a junk cursor beside the query's other faults, and checks a real one once the rest is valid", async () => {
+          const { parent } = await ep.seed(2);
+          for (const junk of ['!!!', 'AAAA', 'x'.repeat(2000)]) {
+            const res = await send('GET', `${parent.path}${qs('limit=abc&bogus=1', cursorParam(junk))}`, { token: parent.principal.token });
+            const body = expectProblem(res, 400, 'validation', '3 problems with the request.');
+            expect(body.errors).toEqual(
+              expect.arrayContaining([
+                expect.objectContaining({ parameter: 'limit' }),
+                { parameter: 'bogus', detail: "Unknown field 'bogus'." },
+                { parameter: 'cursor', detail: CURSOR_MALFORMED },
+              ]),
+            );
+            expect(body.errors).toHaveLength(3);
+          }
+          // A well-formed cursor is bound to a valid query: with other faults only they are listed.
+          const real = await firstCursor(parent);
+          const res = await send('GET', `${parent.path}${qs('limit=abc', cursorParam(real))}`, { token: parent.principal.token });
+          expect(expectProblem(res, 400, 'validation').errors).toEqual([expect.objectContaining({ parameter: 'limit' })]);
+        });
+
         it('clamps every out-of-range integer to the nearest bound, however many digits it has', async () => {
           // api.md 3: "an integer outside the bounds is clamped to the nearest bound".
           const { parent } = await ep.seed(2);

@@ -403,7 +403,8 @@ describeEachDialect('prompts', (ctx) => {
       const v1 = ok(await h.get(owner, `/v1/prompts/${p.id}/versions/1`));
       for (const method of ['PATCH', 'PUT', 'DELETE', 'POST'] as const) {
         const res = await ctx.request(method, `/v1/prompts/${p.id}/versions/1`, { token: owner.token, body: { template: 'changed' } });
-        expectProblem(res, 404, 'not-found');
+        expectProblem(res, 405, 'method-not-allowed');
+        expect(res.headers.allow).toBe('GET, HEAD');
       }
       ok(await h.addVersion(owner, p.id, { template: 'second' }), 201);
       ok(await h.putLabel(owner, p.id, 'production', 1));

@@ -127,6 +127,14 @@ export class TokenService {
       typ = result.protectedHeader.typ;
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) throw problems.unauthorized('token_expired', 'The bearer token has expired.');
+      // jose checks the claims only after the signature: this token is one of ours, minted while the
+      // service had another public URL (SIGHTLINE_PUBLIC_URL), or by an instance configured with one.
+      if (error instanceof joseErrors.JWTClaimValidationFailed && (error.claim === 'iss' || error.claim === 'aud') && error.reason === 'check_failed') {
+        throw problems.unauthorized(
+          'token_for_other_url',
+          'The bearer token was issued for another public URL of this service: mint a token at the URL you call, or check SIGHTLINE_PUBLIC_URL.',
+        );
+      }
       throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
     }
     const kind: CredentialKind | null = typ === PAT_TYPE ? 'personal_access_token' : typ === SESSION_TYPE ? 'session' : null;

@@ -66,6 +66,18 @@ export function clampLimit(requested: number | undefined): number {
   return Math.min(MAX_LIMIT, Math.max(MIN_LIMIT, requested));
 }
 
+/**
+ * Whether a cursor has the shape of one this module writes (length, alphabet, canonical base64url,
+ * version, room for its parts). Checked with the rest of the query, so that a validation problem lists a
+ * junk cursor beside the other faults; whether it belongs to this list is known only once the query is
+ * valid (it is bound to the list's filters), when `decode` authenticates it.
+ */
+export function cursorWellFormed(cursor: string): boolean {
+  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return false;
+  const raw = Buffer.from(cursor, 'base64url');
+  return raw.length >= 1 + 4 + 12 + 1 + 16 && raw[0] === CURSOR_VERSION && raw.toString('base64url') === cursor;
+}
+
 export class CursorCodec {
   constructor(private readonly keys: Keyring) {}
 
@@ -80,9 +92,8 @@ export class CursorCodec {
 
   /** Decodes a cursor for this list, or throws the seed's 400 validation problem. Never anything else. */
   async decode(identity: ListIdentity, cursor: string): Promise<Position> {
-    if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw problems.cursorMalformed();
+    if (!cursorWellFormed(cursor)) throw problems.cursorMalformed();
     const raw = Buffer.from(cursor, 'base64url');
-    if (raw.length < 1 + 4 + 12 + 1 + 16 || raw[0] !== CURSOR_VERSION || raw.toString('base64url') !== cursor) throw problems.cursorMalformed();
     const key = await this.keys.cursorKeyByTagReloading(raw.subarray(1, 5));
     if (!key) throw problems.cursorMalformed();
     let plain: string;

@@ -14,6 +14,11 @@ export const PROBLEM_TYPES = {
     title: 'Validation failed',
     about: 'The query, path or body is not acceptable. `errors` lists every fault, each with a JSON pointer into the body or the name of the parameter.',
   },
+  'method-not-allowed': {
+    status: 405,
+    title: 'Method not allowed',
+    about: 'The path exists but does not answer this method. `Allow` lists the methods it answers.',
+  },
   'request-timeout': {
     status: 408,
     title: 'Request timeout',
@@ -54,7 +59,9 @@ export interface FieldError {
   detail: string;
 }
 
-export type UnauthorizedReason = 'missing_token' | 'invalid_token' | 'token_expired' | 'token_revoked';
+/** Why a credential was refused; `token_for_other_url`: validly signed by this service, for another public URL. */
+export const UNAUTHORIZED_REASONS = ['missing_token', 'invalid_token', 'token_expired', 'token_revoked', 'token_for_other_url'] as const;
+export type UnauthorizedReason = (typeof UNAUTHORIZED_REASONS)[number];
 
 export interface ProblemInit {
   detail: string;
@@ -134,7 +141,10 @@ export const ProblemSchema = Type.Object(
     instance: Type.Optional(Type.String({ description: 'The request id of this occurrence' })),
     errors: Type.Optional(Type.Array(FieldErrorSchema)),
     reason: Type.Optional(
-      Type.Union([Type.Literal('missing_token'), Type.Literal('invalid_token'), Type.Literal('token_expired'), Type.Literal('token_revoked')]),
+      Type.Union(
+        UNAUTHORIZED_REASONS.map((reason) => Type.Literal(reason)),
+        { description: 'On a 401: why the credential was refused.' },
+      ),
     ),
   },
   { $id: 'Problem', title: 'Problem', description: 'RFC 9457 problem document' },

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { textFault } from './json.js';
+import { cursorWellFormed } from './pagination.js';
 import { CURSOR_MALFORMED, problems, type FieldError } from './problems.js';
 
 // ajv-formats ships CommonJS with a default export.
@@ -192,9 +193,15 @@ export function compileValidator({ schema, httpPart }: { schema: object; httpPar
         ? coerceQuery(schema as never, data as Record<string, unknown>)
         : data;
     const faults = validate(input) ? textFaults(schema as never, input, location) : toFieldErrors(validate.errors ?? [], location);
+    if (location === 'querystring') {
+      // However a cursor is wrong, the seed's one answer for it is "Cursor is malformed.", listed with
+      // the query's other faults.
+      const cursor = (input as { cursor?: unknown } | null)?.cursor;
+      const junk = typeof cursor === 'string' && (schema as Schema).properties?.cursor !== undefined && !cursorWellFormed(cursor);
+      if (junk && !faults.some((f) => f.parameter === 'cursor')) faults.push({ parameter: 'cursor', detail: CURSOR_MALFORMED });
+      for (const fault of faults) if (fault.parameter === 'cursor') fault.detail = CURSOR_MALFORMED;
+    }
     if (faults.length === 0) return { value: input };
-    // However a cursor is wrong, the seed's one answer for it is "Cursor is malformed."
-    for (const fault of faults) if (location === 'querystring' && fault.parameter === 'cursor') fault.detail = CURSOR_MALFORMED;
     return { error: problems.validation(faults) };
   };
 }

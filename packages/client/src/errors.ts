@@ -18,7 +18,7 @@ export class SightlineProblem extends Error {
   readonly instance: string | undefined;
   /** The answer's `X-Request-Id`: quote it when asking the operator what happened. */
   readonly requestId: string | undefined;
-  /** For 401s: `missing_token`, `invalid_token`, `token_expired` or `token_revoked`. */
+  /** For 401s: `missing_token`, `invalid_token`, `token_expired`, `token_revoked` or `token_for_other_url`. */
   readonly reason: string | undefined;
   /** For 429s (and 503s): the server's `Retry-After`, in seconds. */
   readonly retryAfter: number | undefined;
