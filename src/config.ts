@@ -1,5 +1,5 @@
 /**
- * Configuration, read once from the environment (api.md section 7).
+ * Configuration, read once from the environment (README, Configuration).
  * Invalid values throw a ConfigError whose message is one line naming the setting.
  */
 export class ConfigError extends Error {}

@@ -1001,7 +1001,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
   });
 });
 
-// ---- credentials and headers refused before any parsing (issue 11) -----------------------------
+// ---- credentials and headers refused before any parsing --------------------------------------
 
 interface RawResponse {
   statusCode: number;
@@ -1332,7 +1332,7 @@ describe('answerClientError: never writes into a response that has started', () 
 });
 
 /**
- * Bodies are stored as sent or refused (issue 11): bytes that are not UTF-8, numbers that do not fit a
+ * Bodies are stored as sent or refused (README, Using the API): bytes that are not UTF-8, numbers that do not fit a
  * double, text that no engine stores as sent, nesting and counts that would exhaust the heap. Each is a
  * 4xx naming the place, and nothing is stored.
  */

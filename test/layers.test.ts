@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
-// Layers only point down (conventions.md): lib/, db/ and auth/ know nothing of features; what auth/
+// Layers only point down (ARCHITECTURE.md): lib/, db/ and auth/ know nothing of features; what auth/
 // needs from a feature, app.ts injects. Until a lint rule takes this over, this test holds the line.
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');

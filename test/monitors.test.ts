@@ -1,5 +1,5 @@
 /**
- * Monitors (api.md 4.5): CRUD, every metric and operator against hand-computed values, "fewer than" on
+ * Monitors (README, Monitors): CRUD, every metric and operator against hand-computed values, "fewer than" on
  * a silent project, pause/resume, events, the monitor metrics endpoint. Every engine; a manual clock so
  * windows are exact. Webhooks and several evaluators have their own suites.
  */

@@ -1,5 +1,5 @@
 /**
- * The pagination contract (seed 4.2 and 7, api.md 3), driven through every list endpoint.
+ * The pagination contract (README, Using the API: pagination), driven through every list endpoint.
  *
  * Each list endpoint is one descriptor in `listEndpoints` below: how to make a fresh parent whose
  * list is empty, how to put rows with chosen sort keys into it, how to add one through the public API,
@@ -24,7 +24,7 @@ import { Keyring } from '../src/lib/keys.js';
 import { describeEachDialect, expectProblem, PROBLEM_BASE, PUBLIC_URL, type TestContext } from './helpers/harness.js';
 
 // ---------------------------------------------------------------------------------------------
-// Contract constants (seed 4.2 / 7 / 8, api.md 3 and 6)
+// Contract constants (README, Using the API: pagination and errors)
 // ---------------------------------------------------------------------------------------------
 
 const DEFAULT_LIMIT = 25;
@@ -531,7 +531,7 @@ function listEndpoints(ctx: TestContext) {
     filterEquivalents: [],
   });
 
-  // ------------------------------------------------------------------ monitors (api.md 4.5)
+  // ------------------------------------------------------------------ monitors
 
   /**
    * A monitor through the API: `count < 1` over 5 minutes on a project without runs, so it alerts from
@@ -1037,7 +1037,7 @@ describeEachDialect(
         });
 
         it('clamps every out-of-range integer to the nearest bound, however many digits it has', async () => {
-          // api.md 3: "an integer outside the bounds is clamped to the nearest bound".
+          // "An integer outside the bounds is clamped to the nearest bound" (README, pagination).
           const { parent } = await ep.seed(2);
           const cases: Array<[raw: string, used: number]> = [
             ['999999999999999', MAX_LIMIT], // 15 digits

@@ -1,5 +1,5 @@
 /**
- * Prompts (api.md 4.4): organization-wide, versioned, labelled, rendered, polled with ETags.
+ * Prompts (README, Prompts): organization-wide, versioned, labelled, rendered, polled with ETags.
  * Every engine; roles and tenancy as everywhere.
  */
 import type { LightMyRequestResponse } from 'fastify';

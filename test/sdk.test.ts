@@ -26,7 +26,7 @@ import { freePort } from './helpers/services.js';
 import { createTestDatabase, type TestDatabase } from './helpers/storage.js';
 
 /**
- * The client SDK (packages/client, issue 6) against a real server on a free port (SQLite): typed calls,
+ * The client SDK (packages/client) against a real server on a free port (SQLite): typed calls,
  * pagination, problems, token renewal and rotation, retries, the tracer, and the CLI's remote commands.
  */
 

@@ -24,7 +24,7 @@ import {
 } from '../packages/client/src/index.js';
 
 /**
- * The SDK's types are the server's schemas (issue 6, item 1): the same fields, and `tsc` refuses a
+ * The SDK's types are the server's schemas: the same fields, and `tsc` refuses a
  * wrong one. Two checks: fixtures compiled with the TypeScript compiler (packages/client/type-tests:
  * ok.ts must compile, every bad-*.ts must fail on its wrong field), and assertions below that the root
  * type-check (`npm run typecheck`) compiles — its `@ts-expect-error` lines fail that check if the

@@ -7,7 +7,7 @@ import { describeEachDialect, expectProblem, manualClock, testConfig, type TestC
 import { decodePayload, expectUnauthorized, tokenHash } from './helpers-auth.js';
 
 /**
- * Personal access token lifecycle (api.md 2, seed 5): minting, listing, last use, revocation, rotation
+ * Personal access token lifecycle (README, Using the API: tokens): minting, listing, last use, revocation, rotation
  * with reuse detection and grace, expiry. Time is a manual clock, so nothing here sleeps for a window.
  */
 

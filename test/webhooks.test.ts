@@ -1,5 +1,5 @@
 /**
- * Monitor webhooks (api.md 4.5): signed deliveries to a real local receiver, retries with backoff, giving
+ * Monitor webhooks (README, Webhooks): signed deliveries to a real local receiver, retries with backoff, giving
  * up after the retry window, secret rotation, the deliveries list (roles, tenancy, pagination), and the
  * SSRF guard at create/patch, at delivery time, and as units (isPrivateAddress, resolveTarget, postJson).
  *

@@ -7,7 +7,7 @@ import { newId } from '../lib/ids.js';
 import { problems } from '../lib/problems.js';
 import { hashToken, type TokenService } from './tokens.js';
 
-/** The session JWT minted for one request lives at most this long (issue 5: at most 5 minutes). */
+/** The session JWT minted for one request lives at most this long (at most 5 minutes: a stolen one is short-lived). */
 export const SESSION_JWT_TTL_MS = 5 * 60_000;
 const TOUCH_EVERY_MS = 60_000;
 const SWEEP_GRACE_MS = 86_400_000;

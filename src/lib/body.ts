@@ -19,7 +19,7 @@ export interface BodyAdmissionOptions {
   queueTimeoutMs: number;
 }
 
-/** The largest request body (api.md: 413 past it). */
+/** The largest request body (413 past it). */
 export const BODY_LIMIT = 10 * 1024 * 1024;
 
 /** A request refused before its body was read keeps being read (and dropped) up to this many bytes, so the client sees the answer. */

@@ -6,7 +6,7 @@ import type { Keyring } from './keys.js';
 import { problems } from './problems.js';
 
 /**
- * The one pagination module (seed 4.2, api.md 3): limit clamping, keyset cursors that are encrypted,
+ * The one pagination module (README, Using the API: pagination): limit clamping, keyset cursors that are encrypted,
  * authenticated and bound to their list, `limit + 1` fetching and the page envelope.
  */
 
@@ -90,7 +90,7 @@ export class CursorCodec {
     return Buffer.concat([Buffer.from([CURSOR_VERSION]), key.tag, iv, body, cipher.getAuthTag()]).toString('base64url');
   }
 
-  /** Decodes a cursor for this list, or throws the seed's 400 validation problem. Never anything else. */
+  /** Decodes a cursor for this list, or throws the one 400 validation problem (`Cursor is malformed.`). Never anything else. */
   async decode(identity: ListIdentity, cursor: string): Promise<Position> {
     if (!cursorWellFormed(cursor)) throw problems.cursorMalformed();
     const raw = Buffer.from(cursor, 'base64url');

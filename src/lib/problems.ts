@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 
-/** The closed set of problem types (api.md section 6). */
+/** The closed set of problem types (README, Using the API: errors; `GET /problems/<slug>`). */
 export const PROBLEM_TYPES = {
   unauthorized: {
     status: 401,

@@ -194,7 +194,7 @@ export function compileValidator({ schema, httpPart }: { schema: object; httpPar
         : data;
     const faults = validate(input) ? textFaults(schema as never, input, location) : toFieldErrors(validate.errors ?? [], location);
     if (location === 'querystring') {
-      // However a cursor is wrong, the seed's one answer for it is "Cursor is malformed.", listed with
+      // However a cursor is wrong, the one answer for it is "Cursor is malformed.", listed with
       // the query's other faults.
       const cursor = (input as { cursor?: unknown } | null)?.cursor;
       const junk = typeof cursor === 'string' && (schema as Schema).properties?.cursor !== undefined && !cursorWellFormed(cursor);

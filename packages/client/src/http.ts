@@ -1,6 +1,6 @@
 import { SightlineNetworkError, SightlineProblem } from './errors.js';
 
-/** Where the client gets its bearer token when it is not a fixed string (seed 5.6). */
+/** Where the client gets its bearer token when it is not a fixed string. */
 export interface TokenProvider {
   /** The token to send now (read from your secret store; may be cached by you). */
   getToken(): string | Promise<string>;

@@ -72,7 +72,7 @@ type Static<S extends TSchema> = Refine<SchemaStatic<S>>;
 // Problems and pages
 export type ProblemDocument = Static<typeof ProblemSchema>;
 export type FieldError = Static<typeof FieldErrorSchema>;
-/** The page envelope of every list (seed 2.1): `nextCursor` absent or null on the last page. */
+/** The page envelope of every list: `nextCursor` absent or null on the last page. */
 export type Page<T> = Omit<ServerPage<T>, 'nextCursor'> & { nextCursor?: string | null };
 
 // Identity and tokens
