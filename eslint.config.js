@@ -17,7 +17,7 @@ export default tseslint.config(
   {
     // Migrations are written against Kysely<any> (frozen files, independent of today's table types), and
     // the bulk insert builds statements for any table; tests read JSON bodies of any shape.
-    files: ['src/db/migrations/**/*.ts', 'src/db/bulk.ts', 'test/**/*.ts'],
+    files: ['src/db/migrations/**/*.ts', 'src/db/bulk.ts', 'test/**/*.ts', 'src/**/*.test.ts', 'src/**/*.test-support.ts', 'packages/client/test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {

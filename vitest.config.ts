@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    // Cross-cutting contract suites in test/, feature suites beside their feature, the SDK's in its package.
+    include: ['test/**/*.test.ts', 'src/**/*.test.ts', 'packages/client/test/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

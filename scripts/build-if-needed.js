@@ -1,4 +1,4 @@
-// Builds dist/ from src/ when dist is missing or older than any source file. No-op otherwise.
+// Builds dist/ from src/ when dist is missing or older than any source file (suites excepted). No-op otherwise.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -7,11 +7,16 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
+// Suites and their support modules live beside the code in src/ but are not built (tsconfig.build.json
+// excludes them): editing one never makes dist/ stale.
+const notBuilt = /\.test(-support)?\.ts$/;
+
 function newest(dir) {
   let latest = 0;
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    latest = Math.max(latest, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
+    if (entry.isDirectory()) latest = Math.max(latest, newest(path));
+    else if (!notBuilt.test(entry.name)) latest = Math.max(latest, statSync(path).mtimeMs);
   }
   return latest;
 }

@@ -14,7 +14,7 @@ import {
   AUDIENCE,
   nowSeconds,
   patClaims,
-} from './helpers-auth.js';
+} from './helpers/auth.js';
 
 const PAT_TYP = 'sl-pat+jwt';
 

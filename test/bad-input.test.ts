@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { answerClientError, clientErrorProblem } from '../src/lib/client-error.js';
 import { newId } from '../src/lib/ids.js';
 import { describeEachDialect, expectProblem, manualClock, PROBLEM_BASE, type Caller, type TestContext } from './helpers/harness.js';
-import { expectUnauthorized } from './helpers-auth.js';
-import { expectCleanProblem, expectValidation, type FieldFault } from './helpers-problems.js';
+import { expectUnauthorized } from './helpers/auth.js';
+import { expectCleanProblem, expectValidation, type FieldFault } from './helpers/problems.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
 

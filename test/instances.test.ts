@@ -11,6 +11,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../scripts/build-if-needed.js';
 import { migrations } from '../src/db/migrations/index.js';
+import type { Json } from './helpers/json.js';
 import { cliToken, startInstance, stop, waitForReady, type Instance, type Minted } from './helpers/process.js';
 import { freePort, REDIS_URL, redisReachable } from './helpers/services.js';
 import { PG_URL, postgresReachable } from './helpers/storage.js';
@@ -24,7 +25,8 @@ const suite = available || process.env.CI ? describe : describe.skip;
 interface Answer {
   status: number;
   headers: Headers;
-  body: any;
+  /** The parsed body; null when the answer is not JSON. */
+  body: Json;
   text: string;
 }
 
@@ -40,7 +42,7 @@ async function call(instance: Instance, method: string, path: string, token: str
   } catch {
     parsed = null;
   }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+  return { status: res.status, headers: res.headers, body: parsed as Json, text };
 }
 
 const kidOf = (token: string) => (JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()) as { kid: string }).kid;

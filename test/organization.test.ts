@@ -7,8 +7,8 @@ import { ensureUser, setMembership } from '../src/features/organizations/organiz
 import { addOperatorOrigin } from '../src/features/organizations/origins.js';
 import { newId } from '../src/lib/ids.js';
 import { describeEachDialect, expectProblem, PUBLIC_URL, type Caller, type TestContext } from './helpers/harness.js';
-import { expectUnauthorized, tokenHash } from './helpers-auth.js';
-import { expectCleanProblem, expectValidation } from './helpers-problems.js';
+import { expectUnauthorized, tokenHash } from './helpers/auth.js';
+import { expectCleanProblem, expectValidation } from './helpers/problems.js';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const ROLES: Role[] = ['owner', 'admin', 'member', 'viewer'];

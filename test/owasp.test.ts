@@ -9,8 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Keyring } from '../src/lib/keys.js';
 import { newId } from '../src/lib/ids.js';
 import { describeEachDialect, expectProblem, manualClock, PUBLIC_URL, type Caller, type TestContext } from './helpers/harness.js';
-import { b64url, craftToken, expectUnauthorized, registerRow, tokenHash, AUDIENCE, nowSeconds, patClaims } from './helpers-auth.js';
-import { expectCleanProblem, expectValidation } from './helpers-problems.js';
+import { b64url, craftToken, expectUnauthorized, registerRow, tokenHash, AUDIENCE, nowSeconds, patClaims } from './helpers/auth.js';
+import { expectCleanProblem, expectValidation } from './helpers/problems.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
 

@@ -5,7 +5,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect, expectProblem, manualClock, type Caller, type TestContext } from './helpers/harness.js';
-import { expectCleanProblem, expectValidation } from './helpers-problems.js';
+import { expectCleanProblem, expectValidation } from './helpers/problems.js';
 
 let seq = 0;
 const uname = (prefix = 'prompt') => `${prefix}-${process.pid}-${Date.now().toString(36)}-${(seq++).toString(36)}`;

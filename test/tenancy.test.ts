@@ -3,8 +3,8 @@ import type { Role } from '../src/auth/permissions.js';
 import { setMembership } from '../src/features/organizations/organizations.repo.js';
 import { newId } from '../src/lib/ids.js';
 import { describeEachDialect, expectProblem, type Caller, type TestContext } from './helpers/harness.js';
-import { expectUnauthorized } from './helpers-auth.js';
-import { expectCleanProblem } from './helpers-problems.js';
+import { expectUnauthorized } from './helpers/auth.js';
+import { expectCleanProblem } from './helpers/problems.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
 

@@ -4,7 +4,7 @@ import { buildApp } from '../src/app.js';
 import type { App } from '../src/deps.js';
 import { newId } from '../src/lib/ids.js';
 import { describeEachDialect, expectProblem, manualClock, testConfig, type TestContext } from './helpers/harness.js';
-import { decodePayload, expectUnauthorized, tokenHash } from './helpers-auth.js';
+import { decodePayload, expectUnauthorized, tokenHash } from './helpers/auth.js';
 
 /**
  * Personal access token lifecycle (README, Using the API: tokens): minting, listing, last use, revocation, rotation

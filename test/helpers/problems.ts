@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { expectProblem } from './helpers/harness.js';
+import { expectProblem } from './harness.js';
 
 /** What must never appear in an error body: SQL, stack frames, engine names. */
 export const LEAK = /select |insert |stack|at .*\.ts:|sqlite|postgres/i;

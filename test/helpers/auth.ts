@@ -1,13 +1,12 @@
-import { PUBLIC_URL } from './helpers/harness.js';
-import { newId } from '../src/lib/ids.js';
+import { newId } from '../../src/lib/ids.js';
 import { createHash, createHmac, webcrypto } from 'node:crypto';
 import type { LightMyRequestResponse } from 'fastify';
 import type { CryptoKey } from 'jose';
 import type { Kysely } from 'kysely';
 import { expect } from 'vitest';
-import type { Database } from '../src/db/schema.js';
-import { expectProblem } from './helpers/harness.js';
-import { expectCleanProblem } from './helpers-problems.js';
+import type { Database } from '../../src/db/schema.js';
+import { expectProblem, PUBLIC_URL } from './harness.js';
+import { expectCleanProblem } from './problems.js';
 
 /**
  * Hand-made JWTs for attack tests. Signing is done here with WebCrypto / node:crypto rather than through
