@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runStateFaults, usageWithTotal } from '../src/features/runs/runs.rules.js';
+import { runStateFaults, usageWithTotal } from './runs.rules.js';
 
 /** Dependency-free domain rules, shared by the routes and the dashboard (the route suites exercise them over HTTP). */
 
@@ -28,33 +28,5 @@ describe('run rules', () => {
   it('usage totals default to prompt + completion tokens, and keep a given total', () => {
     expect(usageWithTotal({ promptTokens: 812, completionTokens: 95 })).toEqual({ promptTokens: 812, completionTokens: 95, totalTokens: 907 });
     expect(usageWithTotal({ promptTokens: 1, completionTokens: 2, totalTokens: 10 })).toEqual({ promptTokens: 1, completionTokens: 2, totalTokens: 10 });
-  });
-});
-
-describe('role rules', () => {
-  it('admins manage roles below owner; only an owner grants or takes owner', async () => {
-    const { mayAssignRole } = await import('../src/auth/roles.js');
-    expect(mayAssignRole('admin', { to: 'member' })).toBe(true);
-    expect(mayAssignRole('admin', { from: 'viewer', to: 'admin' })).toBe(true);
-    expect(mayAssignRole('admin', { to: 'owner' })).toBe(false);
-    expect(mayAssignRole('admin', { from: 'owner', to: 'member' })).toBe(false);
-    expect(mayAssignRole('admin', { from: 'owner' })).toBe(false);
-    expect(mayAssignRole('owner', { to: 'owner' })).toBe(true);
-    expect(mayAssignRole('owner', { from: 'owner', to: 'viewer' })).toBe(true);
-  });
-});
-
-describe('metrics range rules', () => {
-  it('from before to, and at most 10,000 UTC-aligned buckets', async () => {
-    const { metricsRangeFaults, bucketStart, MAX_BUCKETS } = await import('../src/features/runs/metrics.rules.js');
-    const hour = 3_600_000;
-    const t = Date.parse('2026-11-23T10:30:00.000Z');
-    expect(metricsRangeFaults(t, t + hour, hour)).toEqual([]);
-    expect(metricsRangeFaults(t, t, null)).toEqual([{ parameter: 'from', detail: 'from must be before to.' }]);
-    expect(metricsRangeFaults(t, t + MAX_BUCKETS * hour, hour)).toEqual([
-      { parameter: 'bucket', detail: 'The range holds more than 10000 buckets; choose a larger bucket or a shorter range.' },
-    ]);
-    expect(metricsRangeFaults(bucketStart(t, hour), bucketStart(t, hour) + MAX_BUCKETS * hour, hour)).toEqual([]);
-    expect(bucketStart(-1, hour)).toBe(-hour);
   });
 });

@@ -1,8 +1,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dialectOf, lockRows, takeRowLock } from '../src/db/dialect.js';
-import type { Database } from '../src/db/schema.js';
+import { dialectOf, lockRows, takeRowLock } from './dialect.js';
+import type { Database } from './schema.js';
 
 // Compiling needs no connection: the pool is never asked for one.
 const postgres = new Kysely<Database>({ dialect: new PostgresDialect({ pool: {} as never }) });

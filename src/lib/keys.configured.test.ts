@@ -6,17 +6,15 @@
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.js';
-import { TokenService } from '../src/auth/tokens.js';
-import { ConfigError } from '../src/config.js';
-import type { App } from '../src/deps.js';
-import { ensureOrganization, ensureUser, setMembership } from '../src/features/organizations/organizations.repo.js';
-import { issuePersonalAccessToken } from '../src/features/tokens/tokens.repo.js';
-import { systemClock } from '../src/lib/clock.js';
-import { Keyring } from '../src/lib/keys.js';
-import { CursorCodec } from '../src/lib/pagination.js';
-import { expectProblem, testConfig } from './helpers/harness.js';
-import { createTestDatabase, type TestDatabase } from './helpers/storage.js';
+import { buildApp } from '../app.js';
+import { TokenService } from '../auth/tokens.js';
+import { ConfigError } from '../config.js';
+import type { App } from '../deps.js';
+import { systemClock } from './clock.js';
+import { Keyring } from './keys.js';
+import { CursorCodec } from './pagination.js';
+import { expectProblem, Factories, testConfig } from '../../test/helpers/harness.js';
+import { createTestDatabase, type TestDatabase } from '../../test/helpers/storage.js';
 
 const signingPem = (curve = 'prime256v1') => generateKeyPairSync('ec', { namedCurve: curve }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
 
@@ -40,16 +38,12 @@ describe('keys given by configuration', () => {
     return { app, database, config, tokens };
   }
 
-  /** The same organization, user and project on an instance's own database, and a PAT for them. */
-  async function caller(target: Awaited<ReturnType<typeof instance>>) {
-    const db = target.database.storage.db;
-    const now = Date.now();
-    const org = await ensureOrganization(db, 'acme', 'enterprise', now);
-    const user = await ensureUser(db, 'ada@example.test', 'Ada', now);
-    await setMembership(db, org.id, user.id, 'owner', now);
-    const { token } = await issuePersonalAccessToken(db, target.tokens, { organizationId: org.id, userId: user.id, name: 't', expiresInDays: 1 }, now);
-    return token;
-  }
+  /** An owner on `target`'s database with a PAT signed by `signer`'s token service (the instance's own unless given). */
+  const caller = (
+    target: { database: TestDatabase; tokens: TokenService },
+    signer = target.tokens,
+    options: { organizationId?: string; email?: string } = {},
+  ) => new Factories(target.database.storage.db, signer, systemClock).caller({ ...options, expiresInDays: 1 });
 
   let a: Awaited<ReturnType<typeof instance>>;
   beforeAll(async () => {
@@ -61,7 +55,7 @@ describe('keys given by configuration', () => {
   });
 
   it('signs with the configured key: the JWKS publishes it, and no key material of it is stored', async () => {
-    const token = await caller(a);
+    const { token } = await caller(a);
     const me = await a.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${token}` } });
     expect(me.statusCode).toBe(200);
     const kid = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).kid as string;
@@ -78,17 +72,13 @@ describe('keys given by configuration', () => {
   it('two instances on different databases given the same keys accept each other’s tokens, cursors and sealed secrets', async () => {
     const b = await instance();
     // A token signed by A's service for a user of B's database: only the shared configured key makes B accept it.
-    const db = b.database.storage.db;
-    const org = await ensureOrganization(db, 'acme', 'enterprise', Date.now());
-    const user = await ensureUser(db, 'ada@example.test', 'Ada', Date.now());
-    await setMembership(db, org.id, user.id, 'owner', Date.now());
-    const signedByA = await issuePersonalAccessToken(db, a.tokens, { organizationId: org.id, userId: user.id, name: 'cross', expiresInDays: 1 }, Date.now());
+    const signedByA = await caller(b, a.tokens);
     expect((await b.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${signedByA.token}` } })).statusCode).toBe(200);
 
     const keysA = new Keyring(a.database.storage.db, systemClock, a.config.keys);
     const keysB = new Keyring(b.database.storage.db, systemClock, b.config.keys);
     await Promise.all([keysA.init(), keysB.init()]);
-    const identity = { endpoint: 'projects', organizationId: org.id };
+    const identity = { endpoint: 'projects', organizationId: signedByA.organizationId };
     const cursor = new CursorCodec(keysA).encode(identity, [1_700_000_000_000, 'prj_x']);
     expect(await new CursorCodec(keysB).decode(identity, cursor)).toEqual([1_700_000_000_000, 'prj_x']);
     expect(await keysB.unseal(keysA.seal('whsec_shared'))).toBe('whsec_shared');
@@ -101,12 +91,7 @@ describe('keys given by configuration', () => {
     apps.push(plain);
     const plainKeys = new Keyring(database.storage.db, systemClock);
     await plainKeys.init();
-    const old = await caller({
-      app: plain,
-      database,
-      config: testConfig(),
-      tokens: new TokenService(database.storage.db, plainKeys, testConfig(), systemClock),
-    });
+    const { token: old } = await caller({ database, tokens: new TokenService(database.storage.db, plainKeys, testConfig(), systemClock) });
     const configured = await buildApp({ config: testConfig(env), storage: database.storage });
     apps.push(configured);
     const me = await configured.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${old}` } });
@@ -118,15 +103,7 @@ describe('keys given by configuration', () => {
 
   it('a token signed by a different configured key is refused, although its row is in the database', async () => {
     const other = await instance({ ...env, SIGHTLINE_SIGNING_KEY: signingPem() });
-    const db = a.database.storage.db;
-    const org = await ensureOrganization(db, 'acme', 'enterprise', Date.now());
-    const user = await ensureUser(db, 'ada@example.test', 'Ada', Date.now());
-    const foreign = await issuePersonalAccessToken(
-      db,
-      other.tokens,
-      { organizationId: org.id, userId: user.id, name: 'foreign', expiresInDays: 1 },
-      Date.now(),
-    );
+    const foreign = await caller(a, other.tokens, { email: 'foreign@example.test' });
     expectProblem(
       await a.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${foreign.token}` } }),
       401,
@@ -134,7 +111,7 @@ describe('keys given by configuration', () => {
       'The bearer token is invalid.',
     );
     // The same row signed with A's key is accepted: only the key differs.
-    const own = await issuePersonalAccessToken(db, a.tokens, { organizationId: org.id, userId: user.id, name: 'own', expiresInDays: 1 }, Date.now());
+    const own = await caller(a, a.tokens, { organizationId: foreign.organizationId, email: 'foreign@example.test' });
     expect((await a.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${own.token}` } })).statusCode).toBe(200);
   });
 

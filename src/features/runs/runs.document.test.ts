@@ -1,8 +1,8 @@
 import fastJson from 'fast-json-stringify';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { runRecord, serializeRun } from '../src/features/runs/runs.document.js';
-import { RunSchema, type Run } from '../src/features/runs/runs.schemas.js';
+import { runRecord, serializeRun } from './runs.document.js';
+import { RunSchema, type Run } from './runs.schemas.js';
 
 /** The stored run document is exactly what the response schema's own serializer makes of the record. */
 describe('run documents', () => {

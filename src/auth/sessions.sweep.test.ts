@@ -3,10 +3,10 @@
  * long, or revoked) more than a day ago, and expired sign-in requests; live sessions are kept.
  */
 import { beforeAll, expect, it } from 'vitest';
-import { SessionService } from '../src/auth/sessions.js';
-import { TokenService } from '../src/auth/tokens.js';
-import { Keyring } from '../src/lib/keys.js';
-import { describeEachDialect, manualClock } from './helpers/harness.js';
+import { SessionService } from './sessions.js';
+import { TokenService } from './tokens.js';
+import { Keyring } from '../lib/keys.js';
+import { describeEachDialect, manualClock } from '../../test/helpers/harness.js';
 
 const DAY = 86_400_000;
 const clock = manualClock(Date.parse('2026-11-20T00:00:00.000Z'));

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../scripts/build-if-needed.js';
-import { freePort } from './helpers/services.js';
+import { freePort } from '../test/helpers/services.js';
 
 const BIN = new URL('../bin/sightline.js', import.meta.url).pathname;
 

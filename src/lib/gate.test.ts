@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Gate, GateClosed } from '../src/lib/gate.js';
+import { Gate, GateClosed } from './gate.js';
 
 describe('Gate', () => {
   it('lets at most `size` holders in at once, in arrival order, and tolerates double releases', async () => {

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { describeEachDialect, expectProblem } from './helpers/harness.js';
+import { describeEachDialect, expectProblem } from '../../../test/helpers/harness.js';
 
 describeEachDialect('projects', (ctx) => {
   it('creates, reads, renames and deletes a project', async () => {

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { describeEachDialect, expectProblem, manualClock } from './helpers/harness.js';
-import { expectAllowed, expectLimited, expectNoRateHeaders, expectRateHeaders, garbageToken, rateLimitHelpers } from './helpers/rate-limit.js';
+import { describeEachDialect, expectProblem, manualClock } from '../../test/helpers/harness.js';
+import { expectAllowed, expectLimited, expectNoRateHeaders, expectRateHeaders, garbageToken, rateLimitHelpers } from '../../test/helpers/rate-limit.js';
 
 /**
  * Rate limits counted in process (README, Using the API): RateLimit-* headers on every response but health
