@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
+import { metadataMatches } from '../../../test/helpers/run-filters.js';
 import { describeRuns, HOUR, iso, projectFor, type Query } from './runs.test-support.js';
 
 /** The list and the metrics agree, for any runs and any filter. */
@@ -31,16 +32,6 @@ describeRuns('counting property', (ctx) => {
     meta: absentOr(fc.constantFrom('1', 'true', 'v', '2.5', 'null', 'false', 'nope')),
     limit: fc.integer({ min: 1, max: 5 }),
   });
-
-  const metadataMatches = (stored: unknown, wanted: string) => {
-    if (stored === undefined) return false;
-    if (typeof stored === 'string') return stored === wanted;
-    try {
-      return JSON.stringify(stored) === JSON.stringify(JSON.parse(wanted));
-    } catch {
-      return false;
-    }
-  };
 
   it('metrics total.count equals the length of a full walk of the list with the same filter', async () => {
     await fc.assert(

@@ -7,9 +7,9 @@
  */
 import fc from 'fast-check';
 import { beforeEach, expect, it } from 'vitest';
-import { describeEachDialect, manualClock, type Caller, type TestContext } from './helpers/harness.js';
-
-type Json = Record<string, any>;
+import { describeEachDialect, manualClock, type Caller, type TestContext } from '../../../test/helpers/harness.js';
+import type { Json } from '../../../test/helpers/json.js';
+import { metadataMatches } from '../../../test/helpers/run-filters.js';
 
 const NOW = Date.parse('2026-11-20T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -49,16 +49,6 @@ const filterArb = fc.record({
 });
 
 type RunSpec = { id: string; status: string; kind: string; model: string | null; tags: string[]; meta: unknown; start: number; parentRunId?: string };
-
-const metadataMatches = (stored: unknown, wanted: string) => {
-  if (stored === undefined) return false;
-  if (typeof stored === 'string') return stored === wanted;
-  try {
-    return JSON.stringify(stored) === JSON.stringify(JSON.parse(wanted));
-  } catch {
-    return false;
-  }
-};
 
 function queryString(query: Record<string, string | string[] | undefined>): string {
   const params = new URLSearchParams();
