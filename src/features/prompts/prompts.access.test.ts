@@ -1,16 +1,11 @@
-import { beforeAll, expect, it } from 'vitest';
-import { expectProblem, type Caller } from '../../../test/helpers/harness.js';
+import { expect, it } from 'vitest';
+import { expectProblem } from '../../../test/helpers/harness.js';
 import { ok, type Json } from '../../../test/helpers/json.js';
 import { expectCleanProblem } from '../../../test/helpers/problems.js';
 import { describePrompts, uname } from './prompts.test-support.js';
 
 /** Who may call each prompt route: roles, other organizations, no token. */
-describePrompts('roles and tenancy', (ctx, h) => {
-  let owner: Caller;
-  beforeAll(async () => {
-    owner = await ctx.make.caller({ role: 'owner' });
-  });
-
+describePrompts('roles and tenancy', (ctx, h, s) => {
   /** Every prompt route, with the role it needs and what it answers when allowed. */
   function routes(ref: string) {
     return [
@@ -32,20 +27,20 @@ describePrompts('roles and tenancy', (ctx, h) => {
   const RANK = { viewer: 0, member: 1, admin: 2, owner: 3 } as const;
 
   async function labelled(): Promise<Json> {
-    const p = await h.prompt(owner);
-    ok(await h.putLabel(owner, p.id, 'production', 1));
+    const p = await h.prompt(s.owner);
+    ok(await h.putLabel(s.owner, p.id, 'production', 1));
     return p;
   }
   const state = async (p: Json) => ({
-    prompt: ok(await h.get(owner, `/v1/prompts/${p.id}`)),
-    versions: (await h.all(owner, `/v1/prompts/${p.id}/versions`)).length,
-    history: (await h.all(owner, `/v1/prompts/${p.id}/label-history`)).length,
-    count: (await h.all(owner, '/v1/prompts')).length,
+    prompt: ok(await h.get(s.owner, `/v1/prompts/${p.id}`)),
+    versions: (await h.all(s.owner, `/v1/prompts/${p.id}/versions`)).length,
+    history: (await h.all(s.owner, `/v1/prompts/${p.id}/label-history`)).length,
+    count: (await h.all(s.owner, '/v1/prompts')).length,
   });
 
   for (const role of ['viewer', 'member', 'admin'] as const) {
     it(`a ${role} gets each route's answer when the role allows it, else 403 with nothing changed`, async () => {
-      const caller = await ctx.make.caller({ role, organizationId: owner.organizationId });
+      const caller = await ctx.make.caller({ role, organizationId: s.owner.organizationId });
       for (const refKind of ['id', 'name'] as const) {
         for (const r of routes('REF')) {
           const p = await labelled();
@@ -86,18 +81,18 @@ describePrompts('roles and tenancy', (ctx, h) => {
   }, 60_000);
 
   it("an outsider's own prompt of the same name is theirs: the name resolves per organization", async () => {
-    const p = await h.prompt(owner, { template: 'mine {{name}}' });
+    const p = await h.prompt(s.owner, { template: 'mine {{name}}' });
     const outsider = await ctx.make.caller({ role: 'owner' });
     const theirs = ok(await h.create(outsider, { name: p.name, template: 'theirs {{name}}' }), 201);
     expect(ok(await h.get(outsider, `/v1/prompts/${p.name}`)).id).toBe(theirs.id);
     expect(ok(await h.render(outsider, p.name, { variables: { name: 'x' } })).rendered).toBe('theirs x');
     expectProblem(await h.get(outsider, `/v1/prompts/${p.id}`), 404, 'not-found');
     ok(await h.putLabel(outsider, p.name, 'production', 1));
-    expect(ok(await h.get(owner, `/v1/prompts/${p.id}`)).labels).toEqual({});
+    expect(ok(await h.get(s.owner, `/v1/prompts/${p.id}`)).labels).toEqual({});
   });
 
   it('without a token every prompt route is a 401', async () => {
-    const p = await h.prompt(owner);
+    const p = await h.prompt(s.owner);
     for (const r of routes(p.id)) {
       const res = await ctx.request(r.method, r.url, { ...('body' in r ? { body: r.body() } : {}) });
       expectProblem(res, 401, 'unauthorized');

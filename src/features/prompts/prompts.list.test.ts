@@ -1,16 +1,10 @@
-import { beforeAll, expect, it } from 'vitest';
-import type { Caller } from '../../../test/helpers/harness.js';
+import { expect, it } from 'vitest';
 import { ok, type Json } from '../../../test/helpers/json.js';
 import { expectValidation } from '../../../test/helpers/problems.js';
 import { describePrompts, PROMPT_KEYS } from './prompts.test-support.js';
 
 /** GET /v1/prompts: order, filters, and only the caller organization. */
-describePrompts('list', (ctx, h) => {
-  let owner: Caller;
-  beforeAll(async () => {
-    owner = await ctx.make.caller({ role: 'owner' });
-  });
-
+describePrompts('list', (ctx, h, s) => {
   it('lists newest first by creation; an update does not move a prompt; filters name (substring, literal) and label', async () => {
     const caller = await ctx.make.caller({ role: 'owner' });
     const made: Json[] = [];
@@ -54,16 +48,16 @@ describePrompts('list', (ctx, h) => {
       ['bogus=1', 'bogus'],
       ['limit=abc', 'limit'],
     ] as const) {
-      expectValidation(await h.get(owner, `/v1/prompts?${query}`), { parameters: [parameter] });
+      expectValidation(await h.get(s.owner, `/v1/prompts?${query}`), { parameters: [parameter] });
     }
   });
 
   it("never lists another organization's prompts", async () => {
-    const mine = await h.prompt(owner);
+    const mine = await h.prompt(s.owner);
     const outsider = await ctx.make.caller({ role: 'owner' });
     const theirs = await h.prompt(outsider);
     expect((await h.all(outsider, '/v1/prompts')).map((p) => p.id)).toEqual([theirs.id]);
-    expect((await h.all(owner, '/v1/prompts')).map((p) => p.id)).not.toContain(theirs.id);
-    expect((await h.all(owner, '/v1/prompts')).map((p) => p.id)).toContain(mine.id);
+    expect((await h.all(s.owner, '/v1/prompts')).map((p) => p.id)).not.toContain(theirs.id);
+    expect((await h.all(s.owner, '/v1/prompts')).map((p) => p.id)).toContain(mine.id);
   });
 });

@@ -1,5 +1,5 @@
 // What the prompts suites (prompts*.test.ts) share: unique names, the record shapes, the calls bound to a context.
-import { describe } from 'vitest';
+import { beforeAll, describe } from 'vitest';
 import { describeEachDialect, type Caller, type TestContext } from '../../../test/helpers/harness.js';
 import { ok, type Json } from '../../../test/helpers/json.js';
 
@@ -39,7 +39,18 @@ export function helpers(ctx: TestContext) {
 
 export type PromptHelpers = ReturnType<typeof helpers>;
 
+/** What the tests of a prompts suite share, filled in before they run: an owner of a new organization. */
+export interface Owned {
+  owner: Caller;
+}
+
 /** The prompts suite of one part (create, versions, …) on each engine. */
-export function describePrompts(part: string, body: (ctx: TestContext, h: PromptHelpers) => void): void {
-  describeEachDialect('prompts', (ctx) => describe(part, () => body(ctx, helpers(ctx))));
+export function describePrompts(part: string, body: (ctx: TestContext, h: PromptHelpers, s: Owned) => void): void {
+  describeEachDialect('prompts', (ctx) => {
+    const s = {} as Owned;
+    beforeAll(async () => {
+      s.owner = await ctx.make.caller({ role: 'owner' });
+    });
+    describe(part, () => body(ctx, helpers(ctx), s));
+  });
 }
