@@ -1,4 +1,4 @@
-// Correct uses of the SDK: this file must compile (test/sdk.types.test.ts).
+// Correct uses of the SDK: this file must compile (packages/client/test/types.test.ts).
 import { Sightline, SightlineProblem, type Monitor, type PromptVersion, type Run, type RunCreate } from '../src/index.js';
 
 declare const client: Sightline;
