@@ -4,7 +4,7 @@ import type { Run } from './runs.schemas.js';
 /**
  * The run's wire record as stored in `runs.doc` and sent as it is. `runRecord` builds exactly the
  * response schema's fields in its order, so this is the text the schema's serializer would produce
- * (test/runs.document.test.ts checks it). Native JSON.stringify rather than fast-json-stringify: as fast
+ * (runs.document.test.ts beside it checks it). Native JSON.stringify rather than fast-json-stringify: as fast
  * on real runs, and it does not build a string piece by piece for free-form inputs, which took a
  * 700,000-key `inputs` object past the heap limit.
  */
