@@ -16,18 +16,18 @@ import { manualClock } from '../../lib/clock.js';
 import { Keyring } from '../../lib/keys.js';
 import { createTestDatabase, dialects, type TestDatabase } from '../../../test/helpers/storage.js';
 import {
-  NOW,
-  INTERVAL,
-  CYCLE,
-  MONITORS,
-  CYCLES,
-  SETTINGS,
-  recordingLogger,
-  seedProject,
   createMonitors,
+  CYCLE,
+  CYCLES,
   expectDisjointCover,
-  runCycles,
   type Instance,
+  INTERVAL,
+  MONITORS,
+  NOW,
+  recordingLogger,
+  runCycles,
+  seedProject,
+  SETTINGS,
 } from './monitors.evaluator.test-support.js';
 
 function evaluatorInstances(dialect: Dialect): void {

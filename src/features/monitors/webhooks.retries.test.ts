@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { ok, type Json } from '../../../test/helpers/json.js';
-import { SECOND, HOUR, clock, begin, BACKOFF_MS, RETRY_WINDOW_SECONDS, iso, seconds, verifySignature, describeDeliveries } from './webhooks.test-support.js';
+import { BACKOFF_MS, begin, clock, describeDeliveries, HOUR, iso, RETRY_WINDOW_SECONDS, SECOND, seconds, verifySignature } from './webhooks.test-support.js';
 import { freePort } from '../../../test/helpers/services.js';
 
 /** A failed delivery is retried with backoff, and given up after the retry window. */

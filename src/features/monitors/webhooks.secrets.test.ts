@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { expectProblem } from '../../../test/helpers/harness.js';
 import { ok } from '../../../test/helpers/json.js';
-import { clock, begin, seconds, verifySignature, describeDeliveries } from './webhooks.test-support.js';
+import { begin, clock, describeDeliveries, seconds, verifySignature } from './webhooks.test-support.js';
 
 /** Rotating a monitor's webhook secret: deliveries are signed with the new one. */
 describeDeliveries('secret rotation', (ctx, h, s) => {

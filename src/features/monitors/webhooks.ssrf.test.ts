@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect, expectProblem, type Caller } from '../../../test/helpers/harness.js';
 import { ok } from '../../../test/helpers/json.js';
-import { HOUR, clock, begin, helpers } from './webhooks.test-support.js';
+import { begin, clock, helpers, HOUR } from './webhooks.test-support.js';
 import { CREDENTIALS_FAULT, HOST_FAULT, PRIVATE_FAULT, startReceiver, URL_FAULT } from '../../../test/helpers/webhooks.js';
 
 // ---- the SSRF guard (the default: private targets refused) -------------------------------------

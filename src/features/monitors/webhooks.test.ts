@@ -14,7 +14,7 @@
 import { expect, it } from 'vitest';
 import { expectProblem } from '../../../test/helpers/harness.js';
 import type { Json } from '../../../test/helpers/json.js';
-import { MINUTE, HOUR, clock, begin, ATTEMPT_KEYS, PAYLOAD_KEYS, iso, seconds, verifySignature, describeDeliveries } from './webhooks.test-support.js';
+import { ATTEMPT_KEYS, begin, clock, describeDeliveries, HOUR, iso, MINUTE, PAYLOAD_KEYS, seconds, verifySignature } from './webhooks.test-support.js';
 
 describeDeliveries('a delivery', (ctx, h, s) => {
   it('POSTs one signed event per state change; the attempt is listed as succeeded; nothing is sent twice', async () => {

@@ -3,7 +3,7 @@ import { acceptInvitations } from './invitations.repo.js';
 import { ensureUser, setMembership } from './organizations.repo.js';
 import { expectProblem } from '../../../test/helpers/harness.js';
 import { expectCleanProblem } from '../../../test/helpers/problems.js';
-import { describeOrganization, email, ISO_MS, pointersOf, unique, type Invitation } from './organizations.test-support.js';
+import { describeOrganization, email, type Invitation, ISO_MS, pointersOf, unique } from './organizations.test-support.js';
 
 /** Invitations: who may invite whom, listing and withdrawing, accepting at sign-in. */
 describeOrganization((ctx, { db, team, collect, members, roleOf, invite, invitations, cli }) => {

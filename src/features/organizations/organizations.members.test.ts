@@ -4,7 +4,7 @@ import { expectProblem } from '../../../test/helpers/harness.js';
 import { expectUnauthorized } from '../../../test/helpers/auth.js';
 import type { Json } from '../../../test/helpers/json.js';
 import { expectCleanProblem } from '../../../test/helpers/problems.js';
-import { describeOrganization, ISO_MS, pointersOf, ROLES, type Member } from './organizations.test-support.js';
+import { describeOrganization, ISO_MS, type Member, pointersOf, ROLES } from './organizations.test-support.js';
 
 /** Members: listing, role changes (the last owner stays), removal. */
 describeOrganization((ctx, { db, team, collect, members, roleOf, membershipRole, setRole, remove, createProject }) => {

@@ -6,7 +6,7 @@ import { expectProblem } from '../../../test/helpers/harness.js';
 import { expectUnauthorized, tokenHash } from '../../../test/helpers/auth.js';
 import type { Json } from '../../../test/helpers/json.js';
 import { expectCleanProblem, expectValidation } from '../../../test/helpers/problems.js';
-import { describeOrganization, email, ISO_MS, pointersOf, ROLES, TOKEN_FIELDS, unique, type Invitation } from './organizations.test-support.js';
+import { describeOrganization, email, type Invitation, ISO_MS, pointersOf, ROLES, TOKEN_FIELDS, unique } from './organizations.test-support.js';
 
 /** The organization (README, Organizations): its record, name and allowed origins by plan; the tokens of its members; another organization's ids. */
 describeOrganization((ctx, { db, team, getOrg, patchOrg, setPlan, collect, members, setRole, remove, invite, invitations }) => {
