@@ -3,7 +3,7 @@
  * here only because that file belongs to the whole dashboard.
  */
 import { useEffect, useId, useState, type ReactNode } from 'react';
-import { api, type Page } from '../../api.js';
+import { organization } from '../../api.js';
 import { Button, ErrorBox, Modal } from '../../components/ui.js';
 import { useSession } from '../../session.js';
 import './controls.css';
@@ -121,10 +121,6 @@ export function useDebounced<T>(value: T, ms: number): T {
   return settled;
 }
 
-interface Member {
-  user: { id: string; email: string; name: string | null };
-}
-
 const memberCache: { promise?: Promise<Map<string, string>> } = {};
 
 /**
@@ -139,7 +135,7 @@ export function useUserNames(): (userId: string) => string {
       const map = new Map<string, string>();
       let cursor: string | undefined;
       for (let page = 0; page < 10; page++) {
-        const result = await api.get<Page<Member>>('/organization/members', { limit: 100, cursor });
+        const result = await organization.members.page({ limit: 100, cursor });
         for (const m of result.items) map.set(m.user.id, m.user.name || m.user.email);
         if (!result.nextCursor) break;
         cursor = result.nextCursor;

@@ -1,6 +1,5 @@
 import { useState, type ReactNode } from 'react';
 import { Button, ErrorBox, Modal } from '../../components/ui.js';
-import { fmtDate, fmtRelative } from '../../format.js';
 
 export interface ConfirmRequest {
   title: string;
@@ -53,15 +52,5 @@ export function ConfirmDialog({ request, onClose }: { request: ConfirmRequest | 
         </div>
       )}
     </Modal>
-  );
-}
-
-/** `<time>` with a relative text and the full date as its tooltip. */
-export function When({ iso, fallback = 'never' }: { iso: string | null | undefined; fallback?: string }) {
-  if (!iso) return <span className="muted">{fallback}</span>;
-  return (
-    <time dateTime={iso} title={fmtDate(iso)}>
-      {fmtRelative(iso)}
-    </time>
   );
 }
