@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { ApiError, monitors } from '../api.js';
+import { ConfirmModal } from '../components/confirm.js';
 import { ProjectTabs } from '../components/layout.js';
 import { Badge, Button, Empty, ErrorBox, Loading, Modal, PageHeader, Panel, StatusBadge } from '../components/ui.js';
 import { fmtDate, fmtRelative } from '../format.js';
@@ -12,7 +13,6 @@ import { MonitorForm } from './monitors/form.js';
 import { FilterChips } from './monitors/filter-chips.js';
 import { formatThreshold, METRIC_LABELS, WINDOW_LABELS } from './monitors/model.js';
 import { SecretReveal } from './monitors/secret.js';
-import { ConfirmModal } from './prompts/controls.js';
 
 /** One monitor: its definition and state, the metric over time, its events and webhook deliveries. */
 export function MonitorPage({ projectId, monitorId }: { projectId: string; monitorId: string }) {

@@ -1,11 +1,12 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { projects } from '../api.js';
+import { ConfirmModal } from '../components/confirm.js';
 import { narrow, PagedTable } from '../components/paged.js';
 import { Button, Empty, ErrorBox, Field, Modal, PageHeader, When } from '../components/ui.js';
 import { useList } from '../hooks.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
-import type { Project, UpdateProjectInput } from '../types.js';
+import type { CreateProjectInput, Project, UpdateProjectInput } from '../types.js';
 import { setQuery, useDocumentTitle } from './runs/shared.js';
 import './runs/runs.css';
 
@@ -167,19 +168,24 @@ export function ProjectsPage() {
         )}
       </Modal>
 
-      <Modal title="Delete project" open={deleting !== null} onClose={() => setDeleting(null)}>
-        {deleting && (
-          <ConfirmDelete
-            project={deleting}
-            onCancel={() => setDeleting(null)}
-            onDeleted={() => {
-              list.setItems((items) => items.filter((p) => p.id !== deleting.id));
-              setNotice(`Project ${deleting.name} deleted.`);
-              setDeleting(null);
-            }}
-          />
-        )}
-      </Modal>
+      <ConfirmModal
+        open={deleting !== null}
+        title="Delete project"
+        confirmLabel="Delete project"
+        busyLabel="Deleting…"
+        onClose={() => setDeleting(null)}
+        onConfirm={async () => {
+          if (!deleting) return;
+          await projects.delete(deleting.id);
+          list.setItems((items) => items.filter((p) => p.id !== deleting.id));
+          setNotice(`Project ${deleting.name} deleted.`);
+          setDeleting(null);
+        }}
+      >
+        <p>
+          Delete <strong>{deleting?.name}</strong> with all its runs and monitors? This cannot be undone.
+        </p>
+      </ConfirmModal>
     </>
   );
 }
@@ -192,7 +198,7 @@ function ProjectForm({
 }: {
   initial?: Project;
   submitLabel: string;
-  onSubmit: (body: { name: string; description: string }) => Promise<void>;
+  onSubmit: (body: Required<CreateProjectInput>) => Promise<void>;
   onCancel: () => void;
 }) {
   const [name, setName] = useState(initial?.name ?? '');
@@ -238,37 +244,5 @@ function ProjectForm({
         </Button>
       </div>
     </form>
-  );
-}
-
-function ConfirmDelete({ project, onCancel, onDeleted }: { project: Project; onCancel: () => void; onDeleted: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  return (
-    <div>
-      <p>
-        Delete <strong>{project.name}</strong> with all its runs and monitors? This cannot be undone.
-      </p>
-      {error !== null && <ErrorBox error={error} />}
-      <div className="sl-form-actions">
-        <Button onClick={onCancel} autoFocus>
-          Cancel
-        </Button>
-        <Button
-          variant="danger"
-          disabled={busy}
-          onClick={() => {
-            setBusy(true);
-            setError(null);
-            projects.delete(project.id).then(onDeleted, (e: unknown) => {
-              setError(e);
-              setBusy(false);
-            });
-          }}
-        >
-          {busy ? 'Deleting…' : 'Delete project'}
-        </Button>
-      </div>
-    </div>
   );
 }

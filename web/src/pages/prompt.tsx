@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError, prompts } from '../api.js';
+import { ConfirmModal } from '../components/confirm.js';
 import { Button, Empty, ErrorBox, Loading, Modal, PageHeader, Panel } from '../components/ui.js';
 import { fmtDate, fmtRelative } from '../format.js';
 import { useAsync, useList } from '../hooks.js';
@@ -8,7 +9,7 @@ import { useSession } from '../session.js';
 import type { Prompt } from '../types.js';
 import { LabelBadges } from './prompts.js';
 import { CompareVersions } from './prompts/compare.js';
-import { ConfirmModal, FormField, useUserNames } from './prompts/controls.js';
+import { FormField, useUserNames } from './prompts/controls.js';
 import { LabelHistoryPanel, LabelsPanel } from './prompts/labels.js';
 import { RenderPreview } from './prompts/render-preview.js';
 import { NewVersionForm, VersionsPanel } from './prompts/versions.js';

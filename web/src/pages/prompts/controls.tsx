@@ -4,7 +4,6 @@
  */
 import { useEffect, useId, useState, type ReactNode } from 'react';
 import { organization } from '../../api.js';
-import { Button, ErrorBox, Modal } from '../../components/ui.js';
 import { useSession } from '../../session.js';
 import './controls.css';
 
@@ -63,51 +62,6 @@ export function InvalidBox({ title, detail }: { title: string; detail: string })
       <strong>{title}</strong>
       <p>{detail}</p>
     </div>
-  );
-}
-
-/** "Are you sure?" for destructive actions; the server's answer (e.g. a 403) is shown in place. */
-export function ConfirmModal({
-  open,
-  title,
-  children,
-  confirmLabel,
-  onConfirm,
-  onClose,
-}: {
-  open: boolean;
-  title: string;
-  children: ReactNode;
-  confirmLabel: string;
-  onConfirm: () => Promise<void>;
-  onClose: () => void;
-}) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    if (open) setError(null);
-  }, [open]);
-  return (
-    <Modal title={title} open={open} onClose={onClose}>
-      <div>{children}</div>
-      {error !== null && <ErrorBox error={error} />}
-      <div className="form-actions">
-        <Button onClick={onClose}>Cancel</Button>
-        <Button
-          variant="danger"
-          disabled={busy}
-          onClick={() => {
-            setBusy(true);
-            setError(null);
-            onConfirm()
-              .catch((e: unknown) => setError(e))
-              .finally(() => setBusy(false));
-          }}
-        >
-          {busy ? 'Working…' : confirmLabel}
-        </Button>
-      </div>
-    </Modal>
   );
 }
 

@@ -1,5 +1,5 @@
-import { useState, type ReactNode } from 'react';
-import { Button, ErrorBox, Modal } from '../../components/ui.js';
+import type { ReactNode } from 'react';
+import { ConfirmModal } from '../../components/confirm.js';
 
 export interface ConfirmRequest {
   title: string;
@@ -9,48 +9,21 @@ export interface ConfirmRequest {
   run: () => Promise<void>;
 }
 
-/** Asks before a destructive action; the action's error (a problem document) stays in the dialog. */
+/** Asks before an action on a token or a member; the dialog closes once the action is done. */
 export function ConfirmDialog({ request, onClose }: { request: ConfirmRequest | null; onClose: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const close = () => {
-    if (busy) return;
-    setError(null);
-    onClose();
-  };
   return (
-    <Modal title={request?.title ?? ''} open={request !== null} onClose={close}>
-      {request && (
-        <div>
-          <div>{request.message}</div>
-          {error !== null && <ErrorBox error={error} />}
-          <div className="actions" style={{ justifyContent: 'flex-end', marginTop: 16 }}>
-            <Button onClick={close} disabled={busy}>
-              Cancel
-            </Button>
-            <Button
-              variant={request.danger === false ? 'primary' : 'danger'}
-              disabled={busy}
-              onClick={() => {
-                setBusy(true);
-                setError(null);
-                request
-                  .run()
-                  .then(() => {
-                    setBusy(false);
-                    onClose();
-                  })
-                  .catch((e: unknown) => {
-                    setBusy(false);
-                    setError(e);
-                  });
-              }}
-            >
-              {busy ? 'Working…' : request.confirmLabel}
-            </Button>
-          </div>
-        </div>
-      )}
-    </Modal>
+    <ConfirmModal
+      open={request !== null}
+      title={request?.title ?? ''}
+      confirmLabel={request?.confirmLabel ?? ''}
+      danger={request?.danger !== false}
+      onClose={onClose}
+      onConfirm={async () => {
+        await request?.run();
+        onClose();
+      }}
+    >
+      {request?.message}
+    </ConfirmModal>
   );
 }
