@@ -1,14 +1,20 @@
-/** Display formatting, in the browser's locale and time zone. */
+/**
+ * Every date, duration, count (runs, tokens), amount of money and percent the dashboard shows, in the
+ * browser's locale and time zone; '—' stands for no value.
+ */
 
+/** The full date and time: `Nov 21, 2026, 03:48:40 PM`. */
 export function fmtDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   return new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
+/** The time of day: `15:48`. */
 export function fmtTime(iso: string): string {
   return new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
 
+/** A duration: `850 ms`, `2.35 s`, `1.5 min`. */
 export function fmtMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -16,11 +22,13 @@ export function fmtMs(ms: number | null | undefined): string {
   return `${(ms / 60_000).toFixed(1)} min`;
 }
 
+/** A count (runs, tokens) or any number: `12,345`. */
 export function fmtNumber(n: number | null | undefined): string {
   if (n === null || n === undefined) return '—';
   return n.toLocaleString(undefined, { maximumFractionDigits: 4 });
 }
 
+/** Money in dollars: `$0.0042`, `$12.00`. */
 export function fmtCost(n: number | null | undefined): string {
   if (n === null || n === undefined) return '—';
   return `$${n.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 6 })}`;
