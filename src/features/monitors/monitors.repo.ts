@@ -2,7 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { lockRows, type Dialect } from '../../db/dialect.js';
 import type { Database, MonitorEventRow, MonitorRow, WebhookAttemptRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
-import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { parseRunFilters, type RunFilters } from '../runs/runs.filters.js';
 import type { Monitor, MonitorEvent, MonitorFilter, MonitorState, Operator, WebhookAttempt } from './monitors.schemas.js';
@@ -52,10 +52,6 @@ export function normaliseFilter(filter: MonitorFilter | undefined): MonitorFilte
   return out as MonitorFilter;
 }
 
-export const monitorPosition = (row: MonitorRow): Position => [Number(row.created_at), row.id];
-export const eventPosition = (row: MonitorEventRow): Position => [Number(row.created_at), row.id];
-export const attemptPosition = (row: WebhookAttemptRow): Position => [Number(row.created_at), row.id];
-
 export async function requireMonitor(db: Kysely<Database>, projectId: string, monitorId: string): Promise<MonitorRow> {
   const row = await db.selectFrom('monitors').selectAll().where('id', '=', monitorId).where('project_id', '=', projectId).executeTakeFirst();
   if (!row) throw problems.notFound(`Monitor ${monitorId} does not exist.`);
@@ -94,24 +90,19 @@ export async function listMonitors(
   filters: { state?: MonitorState | undefined; enabled?: 'true' | 'false' | undefined },
   after: Position | null,
   take: number,
-): Promise<MonitorRow[]> {
+): Promise<KeysetRows<MonitorRow>> {
   let query = db.selectFrom('monitors').selectAll().where('project_id', '=', projectId);
   if (filters.state !== undefined) query = query.where('state', '=', filters.state);
   if (filters.enabled !== undefined) query = query.where('enabled', '=', filters.enabled === 'true' ? 1 : 0);
-  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+  return keysetPage(query, { sort: 'created_at', id: 'id' }, after, take);
 }
 
-export async function listEvents(db: Kysely<Database>, monitorId: string, after: Position | null, take: number): Promise<MonitorEventRow[]> {
-  let query = db.selectFrom('monitor_events').selectAll().where('monitor_id', '=', monitorId);
-  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+export async function listEvents(db: Kysely<Database>, monitorId: string, after: Position | null, take: number): Promise<KeysetRows<MonitorEventRow>> {
+  return keysetPage(db.selectFrom('monitor_events').selectAll().where('monitor_id', '=', monitorId), { sort: 'created_at', id: 'id' }, after, take);
 }
 
-export async function listAttempts(db: Kysely<Database>, monitorId: string, after: Position | null, take: number): Promise<WebhookAttemptRow[]> {
-  let query = db.selectFrom('webhook_attempts').selectAll().where('monitor_id', '=', monitorId);
-  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+export async function listAttempts(db: Kysely<Database>, monitorId: string, after: Position | null, take: number): Promise<KeysetRows<WebhookAttemptRow>> {
+  return keysetPage(db.selectFrom('webhook_attempts').selectAll().where('monitor_id', '=', monitorId), { sort: 'created_at', id: 'id' }, after, take);
 }
 
 export function toEvent(row: MonitorEventRow): MonitorEvent {

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { requireTimestamp, toIso } from '../../lib/clock.js';
-import { PageOnlyQuery, paginate, type Position } from '../../lib/pagination.js';
+import { PageOnlyQuery, paginate, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { requireProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
@@ -10,19 +10,7 @@ import { bucketStart, emptyAggregate } from '../runs/runs.aggregate.js';
 import { bucketStarts } from '../runs/runs.metrics.js';
 import { definitionOf, evaluate, measure } from './monitors.evaluate.js';
 import { metricValue } from './monitors.rules.js';
-import {
-  attemptPosition,
-  deleteMonitor,
-  eventPosition,
-  listAttempts,
-  listEvents,
-  listMonitors,
-  monitorPosition,
-  requireMonitor,
-  toAttempt,
-  toEvent,
-  toMonitor,
-} from './monitors.repo.js';
+import { deleteMonitor, listAttempts, listEvents, listMonitors, requireMonitor, toAttempt, toEvent, toMonitor } from './monitors.repo.js';
 import {
   CreateMonitorBody,
   ListMonitorsQuery,
@@ -65,7 +53,6 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
         { limit, cursor },
         { endpoint: 'monitors', organizationId, parents: [project.id], filters },
         (after, take) => listMonitors(db, project.id, filters, after, take),
-        monitorPosition,
         toMonitor,
       );
     },
@@ -204,8 +191,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   function monitorList<Row, Item>(
     name: 'events' | 'deliveries',
     docs: { summary: string; description: string; page: TSchema },
-    list: (db: Deps['db'], monitorId: string, after: Position | null, take: number) => Promise<Row[]>,
-    position: (row: Row) => Position,
+    list: (db: Deps['db'], monitorId: string, after: Position | null, take: number) => Promise<KeysetRows<Row>>,
     toItem: (row: Row) => Item,
   ): void {
     app.get(`/projects/:project_id/monitors/:monitor_id/${name}`, {
@@ -227,7 +213,6 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
           { limit, cursor },
           { endpoint: `monitor-${name}`, organizationId, parents: [monitor.project_id, monitor.id] },
           (after, take) => list(db, monitor.id, after, take),
-          position,
           toItem,
         );
       },
@@ -242,7 +227,6 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
       page: MonitorEventPage,
     },
     listEvents,
-    eventPosition,
     toEvent,
   );
   monitorList(
@@ -253,7 +237,6 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
       page: WebhookAttemptPage,
     },
     listAttempts,
-    attemptPosition,
     toAttempt,
   );
 }

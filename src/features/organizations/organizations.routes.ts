@@ -3,9 +3,9 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { App, Deps } from '../../deps.js';
 import { PageOnlyQuery, paginate } from '../../lib/pagination.js';
 import { problemResponses, problems } from '../../lib/problems.js';
-import { listOrganizationTokens, tokenPosition, toTokenRecord } from '../tokens/tokens.repo.js';
-import { createInvitation, deleteInvitation, invitationPosition, listInvitations, toInvitation } from './invitations.repo.js';
-import { changeRole, listMembers, memberPosition, removeMember, toMember } from './members.repo.js';
+import { listTokens, toTokenRecord } from '../tokens/tokens.repo.js';
+import { createInvitation, deleteInvitation, listInvitations, toInvitation } from './invitations.repo.js';
+import { changeRole, listMembers, removeMember, toMember } from './members.repo.js';
 import { getOrganization, toOrganization } from './organizations.repo.js';
 import {
   CreateInvitationBody,
@@ -75,14 +75,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     schema: { tags, summary: 'List members', description: 'Most recently joined first.', querystring: PageOnlyQuery, response: { 200: MemberPage } },
     handler: async (request) => {
       const { organizationId } = request.principal;
-      return paginate(
-        cursors,
-        request.query,
-        { endpoint: 'members', organizationId },
-        (after, take) => listMembers(db, organizationId, after, take),
-        memberPosition,
-        toMember,
-      );
+      return paginate(cursors, request.query, { endpoint: 'members', organizationId }, (after, take) => listMembers(db, organizationId, after, take), toMember);
     },
   });
 
@@ -127,7 +120,6 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
         request.query,
         { endpoint: 'invitations', organizationId },
         (after, take) => listInvitations(db, organizationId, after, take),
-        invitationPosition,
         toInvitation,
       );
     },
@@ -171,8 +163,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
         cursors,
         request.query,
         { endpoint: 'organization-tokens', organizationId },
-        (after, take) => listOrganizationTokens(db, organizationId, after, take),
-        tokenPosition,
+        (after, take) => listTokens(db, { organizationId }, after, take),
         (row) => ({ ...toTokenRecord(row), userId: row.user_id }),
       );
     },

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { paginate } from '../../lib/pagination.js';
 import { problemResponses } from '../../lib/problems.js';
-import { createProject, deleteProject, listProjects, projectPosition, requireProject, toProject, updateProject } from './projects.repo.js';
+import { createProject, deleteProject, listProjects, requireProject, toProject, updateProject } from './projects.repo.js';
 import { CreateProjectBody, ListProjectsQuery, ProjectPage, ProjectParams, UpdateProjectBody } from './projects.schemas.js';
 
 const tags = ['Projects'];
@@ -19,7 +19,6 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
         { limit, cursor },
         identity,
         (after, take) => listProjects(db, request.principal.organizationId, filters, after, take),
-        projectPosition,
         toProject,
       );
     },

@@ -4,7 +4,7 @@ import { containsText, isUniqueViolation } from '../../db/errors.js';
 import type { Database, PromptLabelEventRow, PromptRow, PromptVersionRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { jsonValueFault } from '../../lib/json.js';
 import { problems, type FieldError } from '../../lib/problems.js';
 import type { Prompt, PromptVersion, Template } from './prompts.schemas.js';
@@ -63,10 +63,6 @@ export function toLabelEvent(row: PromptLabelEventRow) {
   return { id: row.id, label: row.label, fromVersion: row.from_version, toVersion: row.to_version, actor: row.actor, createdAt: toIso(row.created_at) };
 }
 
-export const promptPosition = (row: PromptRow): Position => [row.created_at, row.id];
-export const versionPosition = (row: PromptVersionRow): Position => [row.version, row.prompt_id];
-export const labelEventPosition = (row: PromptLabelEventRow): Position => [row.created_at, row.id];
-
 export async function labelsOf(db: Kysely<Database>, promptIds: string[]): Promise<Map<string, Record<string, number>>> {
   const byPrompt = new Map<string, Record<string, number>>(promptIds.map((id) => [id, {}]));
   if (promptIds.length === 0) return byPrompt;
@@ -93,7 +89,7 @@ export async function listPrompts(
   filters: { name?: string | undefined; label?: string | undefined },
   after: Position | null,
   take: number,
-): Promise<PromptRow[]> {
+): Promise<KeysetRows<PromptRow>> {
   let query = db.selectFrom('prompts').selectAll().where('organization_id', '=', organizationId);
   if (filters.name !== undefined) query = query.where(containsText('name', filters.name.toLowerCase()));
   if (filters.label !== undefined) {
@@ -108,8 +104,7 @@ export async function listPrompts(
       ),
     );
   }
-  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+  return keysetPage(query, { sort: 'created_at', id: 'id' }, after, take);
 }
 
 interface VersionInput {
@@ -182,10 +177,8 @@ export async function createVersion(db: Kysely<Database>, promptId: string, inpu
   });
 }
 
-export async function listVersions(db: Kysely<Database>, promptId: string, after: Position | null, take: number): Promise<PromptVersionRow[]> {
-  let query = db.selectFrom('prompt_versions').selectAll().where('prompt_id', '=', promptId);
-  if (after) query = query.where((eb) => keysetBefore(eb, 'version', 'prompt_id', after));
-  return query.orderBy('version', 'desc').orderBy('prompt_id', 'desc').limit(take).execute();
+export async function listVersions(db: Kysely<Database>, promptId: string, after: Position | null, take: number): Promise<KeysetRows<PromptVersionRow>> {
+  return keysetPage(db.selectFrom('prompt_versions').selectAll().where('prompt_id', '=', promptId), { sort: 'version', id: 'prompt_id' }, after, take);
 }
 
 /** A version by number, or the version a label points at. */
@@ -284,10 +277,8 @@ export async function removeLabel(db: Kysely<Database>, dialect: Dialect, prompt
   });
 }
 
-export async function listLabelEvents(db: Kysely<Database>, promptId: string, after: Position | null, take: number): Promise<PromptLabelEventRow[]> {
-  let query = db.selectFrom('prompt_label_events').selectAll().where('prompt_id', '=', promptId);
-  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+export async function listLabelEvents(db: Kysely<Database>, promptId: string, after: Position | null, take: number): Promise<KeysetRows<PromptLabelEventRow>> {
+  return keysetPage(db.selectFrom('prompt_label_events').selectAll().where('prompt_id', '=', promptId), { sort: 'created_at', id: 'id' }, after, take);
 }
 
 export async function deletePrompt(db: Kysely<Database>, promptId: string): Promise<void> {

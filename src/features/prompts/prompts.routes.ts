@@ -1,19 +1,17 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { sendWithEtag } from '../../lib/http.js';
-import { PageOnlyQuery, paginate, type Position } from '../../lib/pagination.js';
+import { PageOnlyQuery, paginate, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { Problem, problemResponses, problems } from '../../lib/problems.js';
 import {
   createPrompt,
   createVersion,
   deletePrompt,
   getVersion,
-  labelEventPosition,
   labelsOf,
   listLabelEvents,
   listPrompts,
   listVersions,
-  promptPosition,
   removeLabel,
   renderTemplate,
   requirePrompt,
@@ -21,7 +19,6 @@ import {
   toLabelEvent,
   toPrompt,
   toVersion,
-  versionPosition,
 } from './prompts.repo.js';
 import {
   CreatePromptBody,
@@ -62,7 +59,6 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
         { limit, cursor },
         { endpoint: 'prompts', organizationId, filters },
         (after, take) => listPrompts(db, organizationId, filters, after, take),
-        promptPosition,
         (row) => row,
       );
       const labels = await labelsOf(
@@ -113,8 +109,7 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   function promptList<Row, Item>(
     name: 'versions' | 'label-history',
     docs: { summary: string; description: string; page: TSchema },
-    list: (db: Deps['db'], promptId: string, after: Position | null, take: number) => Promise<Row[]>,
-    position: (row: Row) => Position,
+    list: (db: Deps['db'], promptId: string, after: Position | null, take: number) => Promise<KeysetRows<Row>>,
     toItem: (row: Row) => Item,
   ): void {
     app.get(`/prompts/:prompt_id/${name}`, {
@@ -128,14 +123,13 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
           request.query,
           { endpoint: `prompt-${name}`, organizationId, parents: [prompt.id] },
           (after, take) => list(db, prompt.id, after, take),
-          position,
           toItem,
         );
       },
     });
   }
 
-  promptList('versions', { summary: 'List versions', description: 'Newest version first.', page: PromptVersionPage }, listVersions, versionPosition, toVersion);
+  promptList('versions', { summary: 'List versions', description: 'Newest version first.', page: PromptVersionPage }, listVersions, toVersion);
 
   app.post('/prompts/:prompt_id/versions', {
     config: { scope: 'prompts:write' },
@@ -197,7 +191,6 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
       page: LabelEventPage,
     },
     listLabelEvents,
-    labelEventPosition,
     toLabelEvent,
   );
 

@@ -10,7 +10,7 @@ import { metricsRangeFaults } from './metrics.rules.js';
 import { parseRunFilters } from './runs.filters.js';
 import { ingestRuns } from './runs.ingest.js';
 import { runMetrics } from './runs.metrics.js';
-import { getRun, listRuns, patchRun, runPosition } from './runs.repo.js';
+import { getRun, listRuns, patchRun } from './runs.repo.js';
 import {
   BatchBodySchema,
   BatchResultSchema,
@@ -20,6 +20,7 @@ import {
   RunInputSchema,
   RunMetricsQuery,
   RunMetricsSchema,
+  RunPage,
   RunPatchSchema,
   type Bucket,
 } from './runs.schemas.js';
@@ -37,12 +38,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
         '`startedAfter` is inclusive and `startedBefore` exclusive; `metadata.<key>=<value>` matches a top-level metadata value exactly.',
       params: ProjectParams,
       querystring: ListRunsQuery,
-      response: {
-        200: Type.Object(
-          { items: Type.Array(Type.Ref('Run')), nextCursor: Type.Union([Type.String(), Type.Null()]), limit: Type.Integer() },
-          { title: 'RunPage' },
-        ),
-      },
+      response: { 200: RunPage },
     },
     handler: async (request, reply) => {
       const { organizationId } = request.principal;
@@ -55,7 +51,6 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
         { limit, cursor },
         identity,
         (after, take) => listRuns(db, dialect, project.id, filters, after, take),
-        runPosition,
         (row) => row.doc,
       );
       return sendJsonText(reply as never, pageJson(page));

@@ -3,7 +3,7 @@ import { can } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
 import { PageOnlyQuery, paginate } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
-import { issuePersonalAccessToken, listOwnTokens, revokeToken, rotateToken, tokenPosition, toTokenRecord } from './tokens.repo.js';
+import { issuePersonalAccessToken, listTokens, revokeToken, rotateToken, toTokenRecord } from './tokens.repo.js';
 import { CreateTokenBody, NewTokenSchema, TokenPage, TokenParams } from './tokens.schemas.js';
 
 const tags = ['Tokens'];
@@ -21,7 +21,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
     handler: async (request) => {
       const { organizationId, userId } = request.principal;
       const identity = { endpoint: 'tokens', organizationId, parents: [userId] };
-      return paginate(cursors, request.query, identity, (after, take) => listOwnTokens(db, organizationId, userId, after, take), tokenPosition, toTokenRecord);
+      return paginate(cursors, request.query, identity, (after, take) => listTokens(db, { organizationId, userId }, after, take), toTokenRecord);
     },
   });
 
