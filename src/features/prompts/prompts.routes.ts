@@ -3,22 +3,19 @@ import type { App, Deps } from '../../deps.js';
 import { sendWithEtag } from '../../lib/http.js';
 import { PageOnlyQuery, paginate, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { Problem, problemResponses, problems } from '../../lib/problems.js';
+import { labelsOf, listLabelEvents, removeLabel, setLabel, toLabelEvent } from './labels.repo.js';
 import {
   createPrompt,
   createVersion,
   deletePrompt,
   getVersion,
-  labelsOf,
-  listLabelEvents,
   listPrompts,
   listVersions,
-  removeLabel,
   renderTemplate,
   requirePrompt,
-  setLabel,
-  toLabelEvent,
   toPrompt,
   toVersion,
+  updatePromptDescription,
 } from './prompts.repo.js';
 import {
   CreatePromptBody,
@@ -91,7 +88,7 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     handler: async (request) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       const now = clock.now();
-      await db.updateTable('prompts').set({ description: request.body.description, updated_at: now }).where('id', '=', prompt.id).execute();
+      await updatePromptDescription(db, prompt.id, request.body.description, now);
       return withLabels({ ...prompt, description: request.body.description, updated_at: now });
     },
   });
