@@ -6,8 +6,9 @@ import { TokenService } from './auth/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
 import { migrateToLatest, openStorage } from './db/index.js';
 import { acceptInvitations } from './features/organizations/invitations.repo.js';
-import { ensureOrganization, ensureUser, setMembership } from './features/organizations/organizations.repo.js';
-import { addOperatorOrigin, originFault } from './features/organizations/origins.js';
+import { ensureOrganization, ensureUser, findOrganization, setMembership } from './features/organizations/organizations.repo.js';
+import { originFault } from './features/organizations/origins.js';
+import { addOperatorOrigin } from './features/organizations/origins.repo.js';
 import { issuePersonalAccessToken } from './features/tokens/tokens.repo.js';
 import { systemClock } from './lib/clock.js';
 import { Keyring } from './lib/keys.js';
@@ -156,11 +157,7 @@ async function orgAllowOrigin(argv: string[]): Promise<void> {
   const storage = await openStorage(config);
   try {
     await migrateToLatest(storage.db);
-    const org = await storage.db
-      .selectFrom('organizations')
-      .select(['id', 'name'])
-      .where((eb) => eb.or([eb('name', '=', name.trim()), eb('id', '=', name.trim())]))
-      .executeTakeFirst();
+    const org = await findOrganization(storage.db, name.trim());
     if (!org) throw new UsageError(`no organization named (or with id) ${JSON.stringify(name.trim())}`);
     await addOperatorOrigin(storage.db, org.id, origin, systemClock.now());
     console.log(`organization ${org.id} (${org.name}) allows ${origin}`);

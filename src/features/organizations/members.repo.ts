@@ -37,6 +37,18 @@ export async function listMembers(db: Kysely<Database>, organizationId: string, 
   return keysetPage(membersOf(db, organizationId), { sort: 'm.created_at', id: 'm.user_id' }, after, take);
 }
 
+/** The organization the user joined first (by membership, then organization id), if any. */
+export async function firstOrganizationOf(db: Kysely<Database>, userId: string): Promise<string | undefined> {
+  const membership = await db
+    .selectFrom('memberships')
+    .select('organization_id')
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('organization_id')
+    .executeTakeFirst();
+  return membership?.organization_id;
+}
+
 async function memberForUpdate(trx: Transaction<Database>, dialect: Dialect, organizationId: string, userId: string) {
   const query = trx.selectFrom('memberships').select(['role']).where('organization_id', '=', organizationId).where('user_id', '=', userId);
   const row = await lockRows(query, dialect).executeTakeFirst();

@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { isUniqueViolation } from '../../db/errors.js';
 import type { App, Deps } from '../../deps.js';
 import { PageOnlyQuery, paginate } from '../../lib/pagination.js';
 import { problemResponses, problems } from '../../lib/problems.js';
 import { listTokens, toTokenRecord } from '../tokens/tokens.repo.js';
 import { createInvitation, deleteInvitation, listInvitations, toInvitation } from './invitations.repo.js';
 import { changeRole, listMembers, removeMember, toMember } from './members.repo.js';
-import { getOrganization, toOrganization } from './organizations.repo.js';
+import { getOrganization, toOrganization, updateOrganization } from './organizations.repo.js';
 import {
   CreateInvitationBody,
   InvitationPage,
@@ -20,7 +19,7 @@ import {
   UpdateMemberBody,
   UpdateOrganizationBody,
 } from './organizations.schemas.js';
-import { listOrigins, replaceOriginsIn, validateOrigins } from './origins.js';
+import { listOrigins } from './origins.repo.js';
 
 const tags = ['Organization'];
 
@@ -52,20 +51,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
       const { organizationId } = request.principal;
       const org = await getOrganization(db, organizationId);
       if (!org) throw problems.notFound('Organization not found.');
-      const { name, allowedOrigins } = request.body;
-      if (allowedOrigins !== undefined) validateOrigins(allowedOrigins, '/allowedOrigins');
-      // All or nothing: a name conflict must not leave the origins changed, nor a refused origin list the name.
-      await db.transaction().execute(async (trx) => {
-        if (allowedOrigins !== undefined) await replaceOriginsIn(trx, organizationId, org.plan, allowedOrigins, clock.now());
-        if (name !== undefined && name !== org.name) {
-          try {
-            await trx.updateTable('organizations').set({ name }).where('id', '=', organizationId).execute();
-          } catch (error) {
-            if (isUniqueViolation(error)) throw problems.conflict(`The name "${name}" is taken.`);
-            throw error;
-          }
-        }
-      });
+      await updateOrganization(db, org, request.body, clock.now());
       return detail(organizationId);
     },
   });
