@@ -10,7 +10,8 @@ import { bucketStart, emptyAggregate } from '../runs/runs.aggregate.js';
 import { bucketStarts } from '../runs/runs.metrics.js';
 import { definitionOf, evaluate, measure } from './monitors.evaluate.js';
 import { metricValue } from './monitors.rules.js';
-import { deleteMonitor, listAttempts, listEvents, listMonitors, requireMonitor, toAttempt, toEvent, toMonitor } from './monitors.repo.js';
+import { deleteMonitor, listEvents, listMonitors, requireMonitor, toEvent, toMonitor } from './monitors.repo.js';
+import { listAttempts, toAttempt } from './monitors.webhooks.repo.js';
 import {
   CreateMonitorBody,
   ListMonitorsQuery,
