@@ -166,6 +166,18 @@ async function orgAllowOrigin(argv: string[]): Promise<void> {
   }
 }
 
+/** A command group with one subcommand (`token create`, `org allow-origin`): its help without one. */
+async function subcommand(group: 'token' | 'org', rest: string[], name: string, run: (args: string[]) => Promise<void>): Promise<number> {
+  const [sub, ...args] = rest;
+  if (sub === undefined || sub === '--help') {
+    console.log(HELP[group]);
+    return sub === undefined ? 1 : 0;
+  }
+  if (sub !== name) throw new UsageError(`unknown command '${group} ${sub}'`);
+  await run(args);
+  return 0;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
@@ -192,26 +204,10 @@ export async function main(argv: string[]): Promise<number> {
         }
         return 0;
       }
-      case 'token': {
-        const [sub, ...args] = rest;
-        if (sub === undefined || sub === '--help') {
-          console.log(HELP.token);
-          return sub === undefined ? 1 : 0;
-        }
-        if (sub !== 'create') throw new UsageError(`unknown command 'token ${sub}'`);
-        await tokenCreate(args);
-        return 0;
-      }
-      case 'org': {
-        const [sub, ...args] = rest;
-        if (sub === undefined || sub === '--help') {
-          console.log(HELP.org);
-          return sub === undefined ? 1 : 0;
-        }
-        if (sub !== 'allow-origin') throw new UsageError(`unknown command 'org ${sub}'`);
-        await orgAllowOrigin(args);
-        return 0;
-      }
+      case 'token':
+        return await subcommand(command, rest, 'create', tokenCreate);
+      case 'org':
+        return await subcommand(command, rest, 'allow-origin', orgAllowOrigin);
       case 'openapi':
         process.stdout.write(`${JSON.stringify(await openApiDocument(), null, 2)}\n`);
         return 0;
