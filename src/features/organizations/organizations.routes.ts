@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
-import { PageOnlyQuery, paginate } from '../../lib/pagination.js';
 import { problemResponses, problems } from '../../lib/problems.js';
+import { organizationList, pageRoute } from '../page-route.js';
 import { listTokens, toTokenRecord } from '../tokens/tokens.repo.js';
 import { createInvitation, deleteInvitation, listInvitations, toInvitation } from './invitations.repo.js';
 import { changeRole, listMembers, removeMember, toMember } from './members.repo.js';
@@ -56,14 +56,14 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     },
   });
 
-  app.get('/organization/members', {
-    config: { scope: 'organization:read' },
-    schema: { tags, summary: 'List members', description: 'Most recently joined first.', querystring: PageOnlyQuery, response: { 200: MemberPage } },
-    handler: async (request) => {
-      const { organizationId } = request.principal;
-      return paginate(cursors, request.query, { endpoint: 'members', organizationId }, (after, take) => listMembers(db, organizationId, after, take), toMember);
-    },
-  });
+  pageRoute(
+    app,
+    cursors,
+    '/organization/members',
+    { scope: 'organization:read', tags, summary: 'List members', description: 'Most recently joined first.', page: MemberPage },
+    organizationList('members', (organizationId, after, take) => listMembers(db, organizationId, after, take)),
+    toMember,
+  );
 
   app.patch('/organization/members/:user_id', {
     config: { scope: 'members:admin' },
@@ -96,20 +96,14 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     },
   });
 
-  app.get('/organization/invitations', {
-    config: { scope: 'members:admin' },
-    schema: { tags, summary: 'List pending invitations', querystring: PageOnlyQuery, response: { 200: InvitationPage } },
-    handler: async (request) => {
-      const { organizationId } = request.principal;
-      return paginate(
-        cursors,
-        request.query,
-        { endpoint: 'invitations', organizationId },
-        (after, take) => listInvitations(db, organizationId, after, take),
-        toInvitation,
-      );
-    },
-  });
+  pageRoute(
+    app,
+    cursors,
+    '/organization/invitations',
+    { scope: 'members:admin', tags, summary: 'List pending invitations', page: InvitationPage },
+    organizationList('invitations', (organizationId, after, take) => listInvitations(db, organizationId, after, take)),
+    toInvitation,
+  );
 
   app.post('/organization/invitations', {
     config: { scope: 'members:admin' },
@@ -134,24 +128,18 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     },
   });
 
-  app.get('/organization/tokens', {
-    config: { scope: 'tokens:admin' },
-    schema: {
+  pageRoute(
+    app,
+    cursors,
+    '/organization/tokens',
+    {
+      scope: 'tokens:admin',
       tags,
       summary: "List every member's personal access tokens",
       description: 'Admins only; never the token strings. Revoke with DELETE /v1/tokens/{token_id}.',
-      querystring: PageOnlyQuery,
-      response: { 200: OrganizationTokenPage },
+      page: OrganizationTokenPage,
     },
-    handler: async (request) => {
-      const { organizationId } = request.principal;
-      return paginate(
-        cursors,
-        request.query,
-        { endpoint: 'organization-tokens', organizationId },
-        (after, take) => listTokens(db, { organizationId }, after, take),
-        (row) => ({ ...toTokenRecord(row), userId: row.user_id }),
-      );
-    },
-  });
+    organizationList('organization-tokens', (organizationId, after, take) => listTokens(db, { organizationId }, after, take)),
+    (row) => ({ ...toTokenRecord(row), userId: row.user_id }),
+  );
 }

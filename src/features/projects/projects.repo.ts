@@ -44,6 +44,14 @@ export async function requireProject(db: Kysely<Database>, organizationId: strin
   return row;
 }
 
+/** The project a `/projects/:project_id/…` request names, if it belongs to the caller's organization; otherwise the 404 problem. */
+export function requestedProject(
+  db: Kysely<Database>,
+  request: { principal: { organizationId: string }; params: { project_id: string } },
+): Promise<ProjectRow> {
+  return requireProject(db, request.principal.organizationId, request.params.project_id);
+}
+
 function nameTaken(name: string) {
   return problems.conflict(`A project named "${name}" already exists in this organization.`);
 }
