@@ -20,7 +20,7 @@ import { monitorRoutes } from './features/monitors/monitors.routes.js';
 import { MonitorSchema } from './features/monitors/monitors.schemas.js';
 import { Monitoring } from './features/monitors/monitors.service.js';
 import { organizationRoutes } from './features/organizations/organizations.routes.js';
-import { originAllowList } from './features/organizations/origins.js';
+import { originAllowList } from './features/organizations/origins.repo.js';
 import { projectRoutes } from './features/projects/projects.routes.js';
 import { promptRoutes } from './features/prompts/prompts.routes.js';
 import { PromptSchema, PromptVersionSchema } from './features/prompts/prompts.schemas.js';

@@ -4,7 +4,7 @@ import type { Role } from '../src/auth/permissions.js';
 import { main } from '../src/cli.js';
 import { acceptInvitations } from '../src/features/organizations/invitations.repo.js';
 import { ensureUser, setMembership } from '../src/features/organizations/organizations.repo.js';
-import { addOperatorOrigin } from '../src/features/organizations/origins.js';
+import { addOperatorOrigin } from '../src/features/organizations/origins.repo.js';
 import { newId } from '../src/lib/ids.js';
 import { describeEachDialect, expectProblem, PUBLIC_URL, type Caller, type TestContext } from './helpers/harness.js';
 import { expectUnauthorized, tokenHash } from './helpers-auth.js';

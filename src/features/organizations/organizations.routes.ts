@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { isUniqueViolation } from '../../db/errors.js';
 import type { App, Deps } from '../../deps.js';
-import { PageOnlyQuery, paginate } from '../../lib/pagination.js';
 import { problemResponses, problems } from '../../lib/problems.js';
-import { listOrganizationTokens, tokenPosition, toTokenRecord } from '../tokens/tokens.repo.js';
-import { createInvitation, deleteInvitation, invitationPosition, listInvitations, toInvitation } from './invitations.repo.js';
-import { changeRole, listMembers, memberPosition, removeMember, toMember } from './members.repo.js';
-import { getOrganization, toOrganization } from './organizations.repo.js';
+import { organizationList, pageRoute } from '../page-route.js';
+import { listTokens, toTokenRecord } from '../tokens/tokens.repo.js';
+import { createInvitation, deleteInvitation, listInvitations, toInvitation } from './invitations.repo.js';
+import { changeRole, listMembers, removeMember, toMember } from './members.repo.js';
+import { getOrganization, toOrganization, updateOrganization } from './organizations.repo.js';
 import {
   CreateInvitationBody,
   InvitationPage,
@@ -20,7 +19,7 @@ import {
   UpdateMemberBody,
   UpdateOrganizationBody,
 } from './organizations.schemas.js';
-import { listOrigins, replaceOriginsIn, validateOrigins } from './origins.js';
+import { listOrigins } from './origins.repo.js';
 
 const tags = ['Organization'];
 
@@ -52,39 +51,19 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
       const { organizationId } = request.principal;
       const org = await getOrganization(db, organizationId);
       if (!org) throw problems.notFound('Organization not found.');
-      const { name, allowedOrigins } = request.body;
-      if (allowedOrigins !== undefined) validateOrigins(allowedOrigins, '/allowedOrigins');
-      // All or nothing: a name conflict must not leave the origins changed, nor a refused origin list the name.
-      await db.transaction().execute(async (trx) => {
-        if (allowedOrigins !== undefined) await replaceOriginsIn(trx, organizationId, org.plan, allowedOrigins, clock.now());
-        if (name !== undefined && name !== org.name) {
-          try {
-            await trx.updateTable('organizations').set({ name }).where('id', '=', organizationId).execute();
-          } catch (error) {
-            if (isUniqueViolation(error)) throw problems.conflict(`The name "${name}" is taken.`);
-            throw error;
-          }
-        }
-      });
+      await updateOrganization(db, org, request.body, clock.now());
       return detail(organizationId);
     },
   });
 
-  app.get('/organization/members', {
-    config: { scope: 'organization:read' },
-    schema: { tags, summary: 'List members', description: 'Most recently joined first.', querystring: PageOnlyQuery, response: { 200: MemberPage } },
-    handler: async (request) => {
-      const { organizationId } = request.principal;
-      return paginate(
-        cursors,
-        request.query,
-        { endpoint: 'members', organizationId },
-        (after, take) => listMembers(db, organizationId, after, take),
-        memberPosition,
-        toMember,
-      );
-    },
-  });
+  pageRoute(
+    app,
+    cursors,
+    '/organization/members',
+    { scope: 'organization:read', tags, summary: 'List members', description: 'Most recently joined first.', page: MemberPage },
+    organizationList('members', (organizationId, after, take) => listMembers(db, organizationId, after, take)),
+    toMember,
+  );
 
   app.patch('/organization/members/:user_id', {
     config: { scope: 'members:admin' },
@@ -117,21 +96,14 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     },
   });
 
-  app.get('/organization/invitations', {
-    config: { scope: 'members:admin' },
-    schema: { tags, summary: 'List pending invitations', querystring: PageOnlyQuery, response: { 200: InvitationPage } },
-    handler: async (request) => {
-      const { organizationId } = request.principal;
-      return paginate(
-        cursors,
-        request.query,
-        { endpoint: 'invitations', organizationId },
-        (after, take) => listInvitations(db, organizationId, after, take),
-        invitationPosition,
-        toInvitation,
-      );
-    },
-  });
+  pageRoute(
+    app,
+    cursors,
+    '/organization/invitations',
+    { scope: 'members:admin', tags, summary: 'List pending invitations', page: InvitationPage },
+    organizationList('invitations', (organizationId, after, take) => listInvitations(db, organizationId, after, take)),
+    toInvitation,
+  );
 
   app.post('/organization/invitations', {
     config: { scope: 'members:admin' },
@@ -156,25 +128,18 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     },
   });
 
-  app.get('/organization/tokens', {
-    config: { scope: 'tokens:admin' },
-    schema: {
+  pageRoute(
+    app,
+    cursors,
+    '/organization/tokens',
+    {
+      scope: 'tokens:admin',
       tags,
       summary: "List every member's personal access tokens",
       description: 'Admins only; never the token strings. Revoke with DELETE /v1/tokens/{token_id}.',
-      querystring: PageOnlyQuery,
-      response: { 200: OrganizationTokenPage },
+      page: OrganizationTokenPage,
     },
-    handler: async (request) => {
-      const { organizationId } = request.principal;
-      return paginate(
-        cursors,
-        request.query,
-        { endpoint: 'organization-tokens', organizationId },
-        (after, take) => listOrganizationTokens(db, organizationId, after, take),
-        tokenPosition,
-        (row) => ({ ...toTokenRecord(row), userId: row.user_id }),
-      );
-    },
-  });
+    organizationList('organization-tokens', (organizationId, after, take) => listTokens(db, { organizationId }, after, take)),
+    (row) => ({ ...toTokenRecord(row), userId: row.user_id }),
+  );
 }

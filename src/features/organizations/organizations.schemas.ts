@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { pageSchema } from '../../lib/pagination.js';
-import { IdParam, NullableTimestamp, RoleSchema, Timestamp, UserSchema } from '../../schemas/common.js';
+import { IdParam, RoleSchema, Timestamp, UserSchema } from '../../schemas/common.js';
+import { tokenTimes } from '../tokens/tokens.schemas.js';
 
 export const PLAN_ORIGIN_QUOTA: Record<string, number> = { free: 1, team: 10, enterprise: 100 };
 
@@ -43,15 +44,7 @@ export const InvitationParams = Type.Object({ invitation_id: IdParam('inv', 'Inv
 export const CreateInvitationBody = Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), role: RoleSchema }, { additionalProperties: false });
 
 export const OrganizationTokenSchema = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    userId: Type.String(),
-    createdAt: Timestamp,
-    expiresAt: Timestamp,
-    lastUsedAt: NullableTimestamp,
-    revokedAt: NullableTimestamp,
-  },
+  { id: Type.String(), name: Type.String(), userId: Type.String(), ...tokenTimes },
   { title: 'OrganizationToken', additionalProperties: false },
 );
 export const OrganizationTokenPage = pageSchema(OrganizationTokenSchema, 'OrganizationTokenPage');

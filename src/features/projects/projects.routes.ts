@@ -1,29 +1,24 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
-import { paginate } from '../../lib/pagination.js';
 import { problemResponses } from '../../lib/problems.js';
-import { createProject, deleteProject, listProjects, projectPosition, requireProject, toProject, updateProject } from './projects.repo.js';
+import { pageRoute } from '../page-route.js';
+import { createProject, deleteProject, listProjects, requestedProject, toProject, updateProject } from './projects.repo.js';
 import { CreateProjectBody, ListProjectsQuery, ProjectPage, ProjectParams, UpdateProjectBody } from './projects.schemas.js';
 
 const tags = ['Projects'];
 
 export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
-  app.get('/projects', {
-    config: { scope: 'projects:read' },
-    schema: { tags, summary: 'List projects', description: 'Newest first.', querystring: ListProjectsQuery, response: { 200: ProjectPage } },
-    handler: async (request) => {
-      const { limit, cursor, ...filters } = request.query;
-      const identity = { endpoint: 'projects', organizationId: request.principal.organizationId, filters };
-      return paginate(
-        cursors,
-        { limit, cursor },
-        identity,
-        (after, take) => listProjects(db, request.principal.organizationId, filters, after, take),
-        projectPosition,
-        toProject,
-      );
-    },
-  });
+  pageRoute(
+    app,
+    cursors,
+    '/projects',
+    { scope: 'projects:read', tags, summary: 'List projects', description: 'Newest first.', querystring: ListProjectsQuery, page: ProjectPage },
+    async ({ principal: { organizationId }, query: { limit: _limit, cursor: _cursor, ...filters } }) => ({
+      identity: { endpoint: 'projects', organizationId, filters },
+      fetch: (after, take) => listProjects(db, organizationId, filters, after, take),
+    }),
+    toProject,
+  );
 
   app.post('/projects', {
     config: { scope: 'projects:write' },
@@ -38,7 +33,7 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
     config: { scope: 'projects:read' },
     schema: { tags, summary: 'Get a project', params: ProjectParams, response: { 200: Type.Ref('Project') } },
     handler: async (request) => {
-      return toProject(await requireProject(db, request.principal.organizationId, request.params.project_id));
+      return toProject(await requestedProject(db, request));
     },
   });
 

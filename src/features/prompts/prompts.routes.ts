@@ -1,27 +1,22 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { sendWithEtag } from '../../lib/http.js';
-import { PageOnlyQuery, paginate, type Position } from '../../lib/pagination.js';
+import { paginate } from '../../lib/pagination.js';
 import { Problem, problemResponses, problems } from '../../lib/problems.js';
+import { childList, pageRoute } from '../page-route.js';
+import { labelsOf, listLabelEvents, removeLabel, setLabel, toLabelEvent } from './labels.repo.js';
 import {
   createPrompt,
   createVersion,
   deletePrompt,
   getVersion,
-  labelEventPosition,
-  labelsOf,
-  listLabelEvents,
   listPrompts,
   listVersions,
-  promptPosition,
-  removeLabel,
   renderTemplate,
   requirePrompt,
-  setLabel,
-  toLabelEvent,
   toPrompt,
   toVersion,
-  versionPosition,
+  updatePromptDescription,
 } from './prompts.repo.js';
 import {
   CreatePromptBody,
@@ -62,7 +57,6 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
         { limit, cursor },
         { endpoint: 'prompts', organizationId, filters },
         (after, take) => listPrompts(db, organizationId, filters, after, take),
-        promptPosition,
         (row) => row,
       );
       const labels = await labelsOf(
@@ -95,7 +89,7 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     handler: async (request) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       const now = clock.now();
-      await db.updateTable('prompts').set({ description: request.body.description, updated_at: now }).where('id', '=', prompt.id).execute();
+      await updatePromptDescription(db, prompt.id, request.body.description, now);
       return withLabels({ ...prompt, description: request.body.description, updated_at: now });
     },
   });
@@ -109,33 +103,20 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     },
   });
 
-  /** A prompt's child list (versions, label moves): newest first, cursor-paginated, bound to the prompt. */
-  function promptList<Row, Item>(
-    name: 'versions' | 'label-history',
-    docs: { summary: string; description: string; page: TSchema },
-    list: (db: Deps['db'], promptId: string, after: Position | null, take: number) => Promise<Row[]>,
-    position: (row: Row) => Position,
-    toItem: (row: Row) => Item,
-  ): void {
-    app.get(`/prompts/:prompt_id/${name}`, {
-      config: { scope: 'prompts:read' },
-      schema: { tags, summary: docs.summary, description: docs.description, params: PromptParams, querystring: PageOnlyQuery, response: { 200: docs.page } },
-      handler: async (request) => {
-        const { organizationId } = request.principal;
-        const prompt = await requirePrompt(db, organizationId, request.params.prompt_id);
-        return paginate(
-          cursors,
-          request.query,
-          { endpoint: `prompt-${name}`, organizationId, parents: [prompt.id] },
-          (after, take) => list(db, prompt.id, after, take),
-          position,
-          toItem,
-        );
-      },
-    });
-  }
+  /** A prompt's child lists (versions, label moves) are bound to the prompt. */
+  const promptOf = async (organizationId: string, params: Static<typeof PromptParams>) => {
+    const prompt = await requirePrompt(db, organizationId, params.prompt_id);
+    return { id: prompt.id, parents: [prompt.id] };
+  };
 
-  promptList('versions', { summary: 'List versions', description: 'Newest version first.', page: PromptVersionPage }, listVersions, versionPosition, toVersion);
+  pageRoute(
+    app,
+    cursors,
+    '/prompts/:prompt_id/versions',
+    { scope: 'prompts:read', tags, summary: 'List versions', description: 'Newest version first.', params: PromptParams, page: PromptVersionPage },
+    childList('prompt-versions', promptOf, (promptId, after, take) => listVersions(db, promptId, after, take)),
+    toVersion,
+  );
 
   app.post('/prompts/:prompt_id/versions', {
     config: { scope: 'prompts:write' },
@@ -189,15 +170,19 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     },
   });
 
-  promptList(
-    'label-history',
+  pageRoute(
+    app,
+    cursors,
+    '/prompts/:prompt_id/label-history',
     {
+      scope: 'prompts:read',
+      tags,
       summary: 'Every label move',
       description: 'Newest first: who moved which label, when, from which version to which (null: created or removed).',
+      params: PromptParams,
       page: LabelEventPage,
     },
-    listLabelEvents,
-    labelEventPosition,
+    childList('prompt-label-history', promptOf, (promptId, after, take) => listLabelEvents(db, promptId, after, take)),
     toLabelEvent,
   );
 

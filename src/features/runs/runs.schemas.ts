@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdParam, NullableTimestamp, StringEnum, Timestamp } from '../../schemas/common.js';
-import { pageQueryProperties } from '../../lib/pagination.js';
+import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 
 export const RUN_KINDS = ['llm', 'chain', 'tool', 'retriever', 'embedding', 'agent', 'custom'] as const;
 export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
@@ -60,6 +60,8 @@ export const RunSchema = Type.Object(
   { $id: 'Run', title: 'Run', additionalProperties: false },
 );
 export type Run = Static<typeof RunSchema>;
+
+export const RunPage = pageSchema(Type.Ref('Run'), 'RunPage');
 
 export const RunInputSchema = Type.Object(
   {

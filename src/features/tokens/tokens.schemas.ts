@@ -2,27 +2,18 @@ import { Type, type Static } from '@sinclair/typebox';
 import { IdParam, NullableTimestamp, Timestamp } from '../../schemas/common.js';
 import { pageSchema } from '../../lib/pagination.js';
 
+/** A token's times, in every record of a token (one's own, an organization's, a new one). */
+export const tokenTimes = { createdAt: Timestamp, expiresAt: Timestamp, lastUsedAt: NullableTimestamp, revokedAt: NullableTimestamp };
+
 export const TokenRecordSchema = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    createdAt: Timestamp,
-    expiresAt: Timestamp,
-    lastUsedAt: NullableTimestamp,
-    revokedAt: NullableTimestamp,
-  },
+  { id: Type.String(), name: Type.String(), ...tokenTimes },
   { $id: 'TokenRecord', title: 'TokenRecord', additionalProperties: false },
 );
 export type TokenRecord = Static<typeof TokenRecordSchema>;
 
 export const NewTokenSchema = Type.Object(
   {
-    id: Type.String(),
-    name: Type.String(),
-    createdAt: Timestamp,
-    expiresAt: Timestamp,
-    lastUsedAt: NullableTimestamp,
-    revokedAt: NullableTimestamp,
+    ...TokenRecordSchema.properties,
     token: Type.String({ description: 'The token itself. Shown exactly once: store it in a secret store.' }),
   },
   { title: 'NewToken', additionalProperties: false },
