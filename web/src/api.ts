@@ -28,6 +28,7 @@ import type {
   Project,
   Prompt,
   PromptVersion,
+  SignInStatus,
   RenderInput,
   RenderResult,
   Run,
@@ -122,13 +123,7 @@ export interface Listing<T> {
 }
 const listing = <T>(path: string): Listing<T> => ({ path, page: (query) => get<Page<T>>(path, query) });
 
-/** What the sign-in page says (`/auth/status`, outside /v1: it has no schema, so its shape is written here). */
-export interface SignInStatus {
-  available: boolean;
-  development: boolean;
-  message: string | null;
-}
-
+/** What the sign-in page says (`/auth/status`, outside /v1; its schema is `SignInStatusSchema`). */
 export const auth = {
   /** null when the server cannot say (the sign-in button is offered anyway). */
   status: () => request<SignInStatus>('GET', '/auth/status').catch(() => null),

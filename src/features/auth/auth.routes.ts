@@ -7,6 +7,7 @@ import type { App, Deps } from '../../deps.js';
 import { Problem, problems } from '../../lib/problems.js';
 import { storeSignInRequest, takeSignInRequest } from './auth.repo.js';
 import { resolveSignIn } from './signin.js';
+import { SignInStatusSchema } from './auth.schemas.js';
 
 /** How long a sign-in may take between /auth/login and /auth/callback. */
 export const SIGN_IN_WINDOW_MS = 10 * 60_000;
@@ -47,7 +48,7 @@ export function authRoutes(app: App, { db, config, clock }: Deps, options: SignI
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
 
   // What the dashboard's sign-in page says: whether sign-in works here, and through what.
-  app.get('/auth/status', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/auth/status', { schema: { hide: true, response: { 200: SignInStatusSchema } } }, async (_request, reply) => {
     noStore(reply);
     if (!oidc) return { available: false, development: false, message: NOT_CONFIGURED };
     const development = config.oidc === null;

@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { auth, type SignInStatus } from '../api.js';
+import { auth } from '../api.js';
+import type { SignInStatus } from '../types.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
 
