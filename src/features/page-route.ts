@@ -45,7 +45,7 @@ export function pageRoute<Row, Item, Params extends TObject = TObject<Record<str
   app: App,
   cursors: CursorCodec,
   path: string,
-  route: { scope: RouteScope; tags: string[]; summary: string; description?: string; params?: Params; querystring?: Query; page: TSchema },
+  route: { scope: RouteScope; operationId: string; tags: string[]; summary: string; description?: string; params?: Params; querystring?: Query; page: TSchema },
   source: (request: { principal: Principal; params: Static<Params>; query: Static<Query> & PageRequest }) => Promise<ListSource<Row>>,
   toItem: (row: Row) => Item,
 ): void {

@@ -41,6 +41,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
     '/projects/:project_id/monitors',
     {
       scope: 'monitors:read',
+      operationId: 'listMonitors',
       tags,
       summary: 'List monitors',
       description: 'Newest first (by creation). Filters: `state`, `enabled`.',
@@ -61,6 +62,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   app.post('/projects/:project_id/monitors', {
     config: { scope: 'monitors:write' },
     schema: {
+      operationId: 'createMonitor',
       tags,
       summary: 'Create a monitor',
       description:
@@ -80,6 +82,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   app.get('/projects/:project_id/monitors/:monitor_id', {
     config: { scope: 'monitors:read' },
     schema: {
+      operationId: 'getMonitor',
       tags,
       summary: 'Get a monitor',
       description: 'A monitor due for evaluation is evaluated before it is returned.',
@@ -94,6 +97,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   app.patch('/projects/:project_id/monitors/:monitor_id', {
     config: { scope: 'monitors:write' },
     schema: {
+      operationId: 'updateMonitor',
       tags,
       summary: 'Update, pause or resume a monitor',
       description: '`enabled: false` pauses it (state `no_data`); `enabled: true` resumes it. A changed definition is re-evaluated at once.',
@@ -110,6 +114,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   app.delete('/projects/:project_id/monitors/:monitor_id', {
     config: { scope: 'monitors:delete' },
     schema: {
+      operationId: 'deleteMonitor',
       tags,
       summary: 'Delete a monitor',
       description: 'With its events and webhook deliveries.',
@@ -126,6 +131,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   app.post('/projects/:project_id/monitors/:monitor_id/rotate-secret', {
     config: { scope: 'monitors:write' },
     schema: {
+      operationId: 'rotateMonitorSecret',
       tags,
       summary: 'Replace the webhook signing secret',
       description: 'The new secret is shown only in this answer; deliveries from now on are signed with it.',
@@ -142,6 +148,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   app.get('/projects/:project_id/monitors/:monitor_id/metrics', {
     config: { scope: 'monitors:read' },
     schema: {
+      operationId: 'getMonitorMetrics',
       tags,
       summary: "A monitor's metric over time",
       description:
@@ -199,6 +206,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
     '/projects/:project_id/monitors/:monitor_id/events',
     {
       scope: 'monitors:read',
+      operationId: 'listMonitorEvents',
       tags,
       summary: "A monitor's state changes",
       description: 'Newest first. Every change of `state` is recorded, with the value and count that caused it.',
@@ -215,6 +223,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
     '/projects/:project_id/monitors/:monitor_id/deliveries',
     {
       scope: 'monitors:read',
+      operationId: 'listMonitorDeliveries',
       tags,
       summary: "A monitor's webhook delivery attempts",
       description: 'Newest first: every attempt to deliver an event to a webhook URL, with the response status and latency, and whether it will be retried.',

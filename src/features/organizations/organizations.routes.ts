@@ -32,7 +32,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
 
   app.get('/organization', {
     config: { scope: 'organization:read' },
-    schema: { tags, summary: "The caller's organization", response: { 200: OrganizationDetailSchema } },
+    schema: { operationId: 'getOrganization', tags, summary: "The caller's organization", response: { 200: OrganizationDetailSchema } },
     handler: async (request) => {
       return detail(request.principal.organizationId);
     },
@@ -41,6 +41,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
   app.patch('/organization', {
     config: { scope: 'organization:admin' },
     schema: {
+      operationId: 'updateOrganization',
       tags,
       summary: 'Rename the organization or set its allowed origins',
       description: 'Custom CORS origins, at most as many as the plan allows (free 1, team 10, enterprise 100).',
@@ -60,7 +61,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     app,
     cursors,
     '/organization/members',
-    { scope: 'organization:read', tags, summary: 'List members', description: 'Most recently joined first.', page: MemberPage },
+    { scope: 'organization:read', operationId: 'listMembers', tags, summary: 'List members', description: 'Most recently joined first.', page: MemberPage },
     organizationList('members', (organizationId, after, take) => listMembers(db, organizationId, after, take)),
     toMember,
   );
@@ -68,6 +69,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
   app.patch('/organization/members/:user_id', {
     config: { scope: 'members:admin' },
     schema: {
+      operationId: 'updateMember',
       tags,
       summary: "Change a member's role",
       description:
@@ -84,6 +86,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
   app.delete('/organization/members/:user_id', {
     config: { scope: 'members:admin' },
     schema: {
+      operationId: 'removeMember',
       tags,
       summary: 'Remove a member',
       description: 'Their tokens stop working at once.',
@@ -100,7 +103,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     app,
     cursors,
     '/organization/invitations',
-    { scope: 'members:admin', tags, summary: 'List pending invitations', page: InvitationPage },
+    { scope: 'members:admin', operationId: 'listInvitations', tags, summary: 'List pending invitations', page: InvitationPage },
     organizationList('invitations', (organizationId, after, take) => listInvitations(db, organizationId, after, take)),
     toInvitation,
   );
@@ -108,6 +111,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
   app.post('/organization/invitations', {
     config: { scope: 'members:admin' },
     schema: {
+      operationId: 'createInvitation',
       tags,
       summary: 'Invite someone by email',
       description: 'When the invited email signs in (or is bootstrapped with the CLI) they join with the invited role.',
@@ -121,7 +125,13 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
 
   app.delete('/organization/invitations/:invitation_id', {
     config: { scope: 'members:admin' },
-    schema: { tags, summary: 'Withdraw an invitation', params: InvitationParams, response: { 204: Type.Null({ description: 'Withdrawn' }) } },
+    schema: {
+      operationId: 'deleteInvitation',
+      tags,
+      summary: 'Withdraw an invitation',
+      params: InvitationParams,
+      response: { 204: Type.Null({ description: 'Withdrawn' }) },
+    },
     handler: async (request, reply) => {
       await deleteInvitation(db, request.principal.organizationId, request.params.invitation_id);
       return reply.code(204).send(null);
@@ -134,6 +144,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     '/organization/tokens',
     {
       scope: 'tokens:admin',
+      operationId: 'listOrganizationTokens',
       tags,
       summary: "List every member's personal access tokens",
       description: 'Admins only; never the token strings. Revoke with DELETE /v1/tokens/{token_id}.',

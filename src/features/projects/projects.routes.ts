@@ -12,7 +12,15 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
     app,
     cursors,
     '/projects',
-    { scope: 'projects:read', tags, summary: 'List projects', description: 'Newest first.', querystring: ListProjectsQuery, page: ProjectPage },
+    {
+      scope: 'projects:read',
+      operationId: 'listProjects',
+      tags,
+      summary: 'List projects',
+      description: 'Newest first.',
+      querystring: ListProjectsQuery,
+      page: ProjectPage,
+    },
     async ({ principal: { organizationId }, query: { limit: _limit, cursor: _cursor, ...filters } }) => ({
       identity: { endpoint: 'projects', organizationId, filters },
       fetch: (after, take) => listProjects(db, organizationId, filters, after, take),
@@ -22,7 +30,13 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
 
   app.post('/projects', {
     config: { scope: 'projects:write' },
-    schema: { tags, summary: 'Create a project', body: CreateProjectBody, response: { 201: Type.Ref('Project'), ...problemResponses(409) } },
+    schema: {
+      operationId: 'createProject',
+      tags,
+      summary: 'Create a project',
+      body: CreateProjectBody,
+      response: { 201: Type.Ref('Project'), ...problemResponses(409) },
+    },
     handler: async (request, reply) => {
       const row = await createProject(db, request.principal.organizationId, request.body, clock.now());
       return reply.code(201).send(toProject(row));
@@ -31,7 +45,7 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
 
   app.get('/projects/:project_id', {
     config: { scope: 'projects:read' },
-    schema: { tags, summary: 'Get a project', params: ProjectParams, response: { 200: Type.Ref('Project') } },
+    schema: { operationId: 'getProject', tags, summary: 'Get a project', params: ProjectParams, response: { 200: Type.Ref('Project') } },
     handler: async (request) => {
       return toProject(await requestedProject(db, request));
     },
@@ -40,6 +54,7 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
   app.patch('/projects/:project_id', {
     config: { scope: 'projects:write' },
     schema: {
+      operationId: 'updateProject',
       tags,
       summary: 'Update a project',
       params: ProjectParams,
@@ -53,7 +68,13 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
 
   app.delete('/projects/:project_id', {
     config: { scope: 'projects:delete' },
-    schema: { tags, summary: 'Delete a project with its runs', params: ProjectParams, response: { 204: Type.Null({ description: 'Deleted' }) } },
+    schema: {
+      operationId: 'deleteProject',
+      tags,
+      summary: 'Delete a project with its runs',
+      params: ProjectParams,
+      response: { 204: Type.Null({ description: 'Deleted' }) },
+    },
     handler: async (request, reply) => {
       await deleteProject(db, request.principal.organizationId, request.params.project_id);
       return reply.code(204).send(null);

@@ -36,6 +36,8 @@ import {
 
 const tags = ['Prompts'];
 const notModified = { 304: Type.Null({ description: 'Not modified (If-None-Match)' }) };
+/** What `sendWithEtag` answers with: the body's ETag, on the 200 and on the 304. */
+const withEtag = { 200: ['ETag'], 304: ['ETag'] } as const;
 
 export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): void {
   const withLabels = async (row: Parameters<typeof toPrompt>[0]) => toPrompt(row, (await labelsOf(db, [row.id])).get(row.id) ?? {});
@@ -43,6 +45,7 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   app.get('/prompts', {
     config: { scope: 'prompts:read' },
     schema: {
+      operationId: 'listPrompts',
       tags,
       summary: 'List prompts',
       description: 'Newest first (by creation). Filters: `name` (substring), `label`.',
@@ -69,15 +72,27 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
 
   app.post('/prompts', {
     config: { scope: 'prompts:write' },
-    schema: { tags, summary: 'Create a prompt with its version 1', body: CreatePromptBody, response: { 201: Type.Ref('Prompt'), ...problemResponses(409) } },
+    schema: {
+      operationId: 'createPrompt',
+      tags,
+      summary: 'Create a prompt with its version 1',
+      body: CreatePromptBody,
+      response: { 201: Type.Ref('Prompt'), ...problemResponses(409) },
+    },
     handler: async (request, reply) => {
       return reply.code(201).send(toPrompt(await createPrompt(db, request.principal, request.body, clock.now()), {}));
     },
   });
 
   app.get('/prompts/:prompt_id', {
-    config: { scope: 'prompts:read' },
-    schema: { tags, summary: 'Get a prompt (by id or name)', params: PromptParams, response: { 200: Type.Ref('Prompt'), ...notModified } },
+    config: { scope: 'prompts:read', headers: withEtag },
+    schema: {
+      operationId: 'getPrompt',
+      tags,
+      summary: 'Get a prompt (by id or name)',
+      params: PromptParams,
+      response: { 200: Type.Ref('Prompt'), ...notModified },
+    },
     handler: async (request, reply) => {
       return sendWithEtag(request, reply, await withLabels(await requirePrompt(db, request.principal.organizationId, request.params.prompt_id)));
     },
@@ -85,7 +100,14 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
 
   app.patch('/prompts/:prompt_id', {
     config: { scope: 'prompts:write' },
-    schema: { tags, summary: "Update a prompt's description", params: PromptParams, body: UpdatePromptBody, response: { 200: Type.Ref('Prompt') } },
+    schema: {
+      operationId: 'updatePrompt',
+      tags,
+      summary: "Update a prompt's description",
+      params: PromptParams,
+      body: UpdatePromptBody,
+      response: { 200: Type.Ref('Prompt') },
+    },
     handler: async (request) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       const now = clock.now();
@@ -96,7 +118,13 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
 
   app.delete('/prompts/:prompt_id', {
     config: { scope: 'prompts:delete' },
-    schema: { tags, summary: 'Delete a prompt with its versions and labels', params: PromptParams, response: { 204: Type.Null({ description: 'Deleted' }) } },
+    schema: {
+      operationId: 'deletePrompt',
+      tags,
+      summary: 'Delete a prompt with its versions and labels',
+      params: PromptParams,
+      response: { 204: Type.Null({ description: 'Deleted' }) },
+    },
     handler: async (request, reply) => {
       await deletePrompt(db, (await requirePrompt(db, request.principal.organizationId, request.params.prompt_id)).id);
       return reply.code(204).send(null);
@@ -113,7 +141,15 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     app,
     cursors,
     '/prompts/:prompt_id/versions',
-    { scope: 'prompts:read', tags, summary: 'List versions', description: 'Newest version first.', params: PromptParams, page: PromptVersionPage },
+    {
+      scope: 'prompts:read',
+      operationId: 'listPromptVersions',
+      tags,
+      summary: 'List versions',
+      description: 'Newest version first.',
+      params: PromptParams,
+      page: PromptVersionPage,
+    },
     childList('prompt-versions', promptOf, (promptId, after, take) => listVersions(db, promptId, after, take)),
     toVersion,
   );
@@ -121,6 +157,7 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   app.post('/prompts/:prompt_id/versions', {
     config: { scope: 'prompts:write' },
     schema: {
+      operationId: 'createPromptVersion',
       tags,
       summary: 'Create the next version',
       description: 'Versions are immutable and numbered 1, 2, 3…',
@@ -135,8 +172,14 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   });
 
   app.get('/prompts/:prompt_id/versions/:version', {
-    config: { scope: 'prompts:read' },
-    schema: { tags, summary: 'Get a version by number or label', params: VersionParams, response: { 200: Type.Ref('PromptVersion'), ...notModified } },
+    config: { scope: 'prompts:read', headers: withEtag },
+    schema: {
+      operationId: 'getPromptVersion',
+      tags,
+      summary: 'Get a version by number or label',
+      params: VersionParams,
+      response: { 200: Type.Ref('PromptVersion'), ...notModified },
+    },
     handler: async (request, reply) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       return sendWithEtag(request, reply, toVersion(await getVersion(db, prompt.id, request.params.version)));
@@ -146,6 +189,7 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   app.put('/prompts/:prompt_id/labels/:label', {
     config: { scope: 'prompts:write' },
     schema: {
+      operationId: 'setPromptLabel',
       tags,
       summary: 'Point a label at a version',
       description: 'Creates the label or moves it; every move is recorded.',
@@ -162,7 +206,13 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
 
   app.delete('/prompts/:prompt_id/labels/:label', {
     config: { scope: 'prompts:write' },
-    schema: { tags, summary: 'Remove a label', params: LabelParams, response: { 204: Type.Null({ description: 'Removed' }) } },
+    schema: {
+      operationId: 'removePromptLabel',
+      tags,
+      summary: 'Remove a label',
+      params: LabelParams,
+      response: { 204: Type.Null({ description: 'Removed' }) },
+    },
     handler: async (request, reply) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       await removeLabel(db, dialect, prompt, request.params.label, request.principal.userId, clock.now());
@@ -176,6 +226,7 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     '/prompts/:prompt_id/label-history',
     {
       scope: 'prompts:read',
+      operationId: 'listPromptLabelHistory',
       tags,
       summary: 'Every label move',
       description: 'Newest first: who moved which label, when, from which version to which (null: created or removed).',
@@ -189,6 +240,7 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   app.post('/prompts/:prompt_id/render', {
     config: { scope: 'prompts:read' },
     schema: {
+      operationId: 'renderPrompt',
       tags,
       summary: 'Render a version with variables',
       description: 'Latest version unless `version` or `label` is given (not both). Missing and unknown variables are refused, each named.',

@@ -31,6 +31,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   app.get('/projects/:project_id/runs', {
     config: { scope: 'runs:read' },
     schema: {
+      operationId: 'listRuns',
       tags,
       summary: 'List runs',
       description:
@@ -60,6 +61,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   app.get('/projects/:project_id/runs/metrics', {
     config: { scope: 'runs:read' },
     schema: {
+      operationId: 'getRunMetrics',
       tags,
       summary: 'Count and aggregate runs',
       description:
@@ -91,6 +93,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   app.post('/projects/:project_id/runs', {
     config: { scope: 'runs:write' },
     schema: {
+      operationId: 'createRun',
       tags,
       summary: 'Create a run',
       description: 'With a client `id` the create is idempotent: the same content again answers 200 with the stored run; different content is a 409.',
@@ -111,6 +114,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   app.post('/projects/:project_id/runs/batch', {
     config: { scope: 'runs:write' },
     schema: {
+      operationId: 'createRunBatch',
       tags,
       summary: 'Create up to 1,000 runs',
       description:
@@ -135,7 +139,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
 
   app.get('/projects/:project_id/runs/:run_id', {
     config: { scope: 'runs:read' },
-    schema: { tags, summary: 'Get a run', params: ProjectRunParams, response: { 200: Type.Ref('Run') } },
+    schema: { operationId: 'getRun', tags, summary: 'Get a run', params: ProjectRunParams, response: { 200: Type.Ref('Run') } },
     handler: async (request, reply) => {
       const project = await requestedProject(db, request);
       return sendJsonText(reply as never, (await getRun(db, project.id, request.params.run_id)).doc);
@@ -145,6 +149,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   app.patch('/projects/:project_id/runs/:run_id', {
     config: { scope: 'runs:write' },
     schema: {
+      operationId: 'updateRun',
       tags,
       summary: 'End or amend a running run',
       description:

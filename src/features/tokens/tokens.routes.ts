@@ -15,6 +15,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
     '/tokens',
     {
       scope: 'self',
+      operationId: 'listTokens',
       tags,
       summary: "List the caller's personal access tokens",
       description: 'Newest first. Never includes the token strings.',
@@ -30,6 +31,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
   app.post('/tokens', {
     config: { scope: 'self', mintsTokens: true },
     schema: {
+      operationId: 'createToken',
       tags,
       summary: 'Mint a personal access token',
       description: 'The token inherits your organization role, resolved on every request. The string is shown once.',
@@ -50,6 +52,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
   app.post('/tokens/:token_id/rotate', {
     config: { scope: 'self', mintsTokens: true },
     schema: {
+      operationId: 'rotateToken',
       tags,
       summary: 'Rotate a token',
       description:
@@ -67,6 +70,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
   app.delete('/tokens/:token_id', {
     config: { scope: 'self' },
     schema: {
+      operationId: 'revokeToken',
       tags,
       summary: 'Revoke a token',
       description: 'Your own token, or any token of the organization for admins. It fails with 401 from then on, on every instance.',
