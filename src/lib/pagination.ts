@@ -4,6 +4,7 @@ import { sql, type SelectQueryBuilder, type SqlBool, type StringReference } from
 import { canonicalJson } from './json.js';
 import type { Keyring } from './keys.js';
 import { problems } from './problems.js';
+import { enforcedElsewhere } from './enforced-elsewhere.js';
 
 /**
  * The one pagination module (README, Using the API: pagination): limit clamping, keyset cursors that are encrypted,
@@ -14,6 +15,8 @@ export const DEFAULT_LIMIT = 25;
 export const MIN_LIMIT = 1;
 export const MAX_LIMIT = 100;
 const MAX_CURSOR_LENGTH = 1024;
+const CURSOR_PATTERN = '^[A-Za-z0-9_-]+$';
+const CURSOR_SHAPE = new RegExp(CURSOR_PATTERN);
 const CURSOR_VERSION = 1;
 
 /** Query parameters every list endpoint takes; spread into the route's querystring schema. */
@@ -23,7 +26,14 @@ export const pageQueryProperties = {
       description: `Items per page, ${MIN_LIMIT}..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); out-of-range values are clamped and the used value is echoed as \`limit\`.`,
     }),
   ),
-  cursor: Type.Optional(Type.String({ description: 'Opaque `nextCursor` from the previous page of the same list with the same filters.' })),
+  // Checked by cursorWellFormed beside the query's other faults, with the one answer "Cursor is malformed.".
+  cursor: Type.Optional(
+    enforcedElsewhere(Type.String({ description: 'Opaque `nextCursor` from the previous page of the same list with the same filters.' }), {
+      minLength: 1,
+      maxLength: MAX_CURSOR_LENGTH,
+      pattern: CURSOR_PATTERN,
+    }),
+  ),
 };
 
 /** The query of a list that takes no filters: only `limit` and `cursor`. */
@@ -73,7 +83,7 @@ export function clampLimit(requested: number | undefined): number {
  * valid (it is bound to the list's filters), when `decode` authenticates it.
  */
 export function cursorWellFormed(cursor: string): boolean {
-  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return false;
+  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !CURSOR_SHAPE.test(cursor)) return false;
   const raw = Buffer.from(cursor, 'base64url');
   return raw.length >= 1 + 4 + 12 + 1 + 16 && raw[0] === CURSOR_VERSION && raw.toString('base64url') === cursor;
 }

@@ -11,7 +11,7 @@ import type { Page as ServerPage } from '../../../src/lib/pagination.js';
 import type { FieldErrorSchema, ProblemSchema } from '../../../src/lib/problems.js';
 import type { MeSchema } from '../../../src/features/me/me.schemas.js';
 import type { SignInStatusSchema } from '../../../src/features/auth/auth.schemas.js';
-import type { CreateTokenBody, NewTokenSchema, TokenRecordSchema } from '../../../src/features/tokens/tokens.schemas.js';
+import type { createTokenBody, NewTokenSchema, TokenRecordSchema } from '../../../src/features/tokens/tokens.schemas.js';
 import type {
   CreateInvitationBody,
   InvitationSchema,
@@ -83,7 +83,7 @@ export type Me = Static<typeof MeSchema>;
 export type SignInStatus = Static<typeof SignInStatusSchema>;
 export type TokenRecord = Static<typeof TokenRecordSchema>;
 export type NewToken = Static<typeof NewTokenSchema>;
-export type CreateTokenInput = Static<typeof CreateTokenBody>;
+export type CreateTokenInput = Static<ReturnType<typeof createTokenBody>>;
 
 // Organization
 export type Organization = Static<typeof OrganizationDetailSchema>;

@@ -32,7 +32,13 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
 
   app.get('/organization', {
     config: { scope: 'organization:read' },
-    schema: { operationId: 'getOrganization', tags, summary: "The caller's organization", response: { 200: OrganizationDetailSchema } },
+    schema: {
+      operationId: 'getOrganization',
+      tags,
+      summary: "The caller's organization",
+      description: 'Its name, plan and the custom CORS origins it allows.',
+      response: { 200: OrganizationDetailSchema },
+    },
     handler: async (request) => {
       return detail(request.principal.organizationId);
     },
@@ -103,7 +109,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     app,
     cursors,
     '/organization/invitations',
-    { scope: 'members:admin', operationId: 'listInvitations', tags, summary: 'List pending invitations', page: InvitationPage },
+    { scope: 'members:admin', operationId: 'listInvitations', tags, summary: 'List pending invitations', description: 'Newest first.', page: InvitationPage },
     organizationList('invitations', (organizationId, after, take) => listInvitations(db, organizationId, after, take)),
     toInvitation,
   );
@@ -129,6 +135,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
       operationId: 'deleteInvitation',
       tags,
       summary: 'Withdraw an invitation',
+      description: 'The email no longer joins the organization when it signs in.',
       params: InvitationParams,
       response: { 204: Type.Null({ description: 'Withdrawn' }) },
     },

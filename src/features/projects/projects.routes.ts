@@ -34,6 +34,7 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
       operationId: 'createProject',
       tags,
       summary: 'Create a project',
+      description: 'The name is unique in the organization, ignoring case: a taken one is a 409.',
       body: CreateProjectBody,
       response: { 201: Type.Ref('Project'), ...problemResponses(409) },
     },
@@ -45,7 +46,14 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
 
   app.get('/projects/:project_id', {
     config: { scope: 'projects:read' },
-    schema: { operationId: 'getProject', tags, summary: 'Get a project', params: ProjectParams, response: { 200: Type.Ref('Project') } },
+    schema: {
+      operationId: 'getProject',
+      tags,
+      summary: 'Get a project',
+      description: 'A project of another organization is a 404, as one that does not exist.',
+      params: ProjectParams,
+      response: { 200: Type.Ref('Project') },
+    },
     handler: async (request) => {
       return toProject(await requestedProject(db, request));
     },
@@ -57,6 +65,7 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
       operationId: 'updateProject',
       tags,
       summary: 'Update a project',
+      description: 'Rename it (a taken name is a 409) or change its description.',
       params: ProjectParams,
       body: UpdateProjectBody,
       response: { 200: Type.Ref('Project'), ...problemResponses(409) },
@@ -72,6 +81,7 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
       operationId: 'deleteProject',
       tags,
       summary: 'Delete a project with its runs',
+      description: 'With its runs and monitors, at once and for good.',
       params: ProjectParams,
       response: { 204: Type.Null({ description: 'Deleted' }) },
     },

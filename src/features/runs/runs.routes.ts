@@ -139,7 +139,14 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
 
   app.get('/projects/:project_id/runs/:run_id', {
     config: { scope: 'runs:read' },
-    schema: { operationId: 'getRun', tags, summary: 'Get a run', params: ProjectRunParams, response: { 200: Type.Ref('Run') } },
+    schema: {
+      operationId: 'getRun',
+      tags,
+      summary: 'Get a run',
+      description: 'By the id the server gave it or the client chose.',
+      params: ProjectRunParams,
+      response: { 200: Type.Ref('Run') },
+    },
     handler: async (request, reply) => {
       const project = await requestedProject(db, request);
       return sendJsonText(reply as never, (await getRun(db, project.id, request.params.run_id)).doc);

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdParam, NullableTimestamp, StringEnum, Timestamp } from '../../schemas/common.js';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
 
 export const RUN_KINDS = ['llm', 'chain', 'tool', 'retriever', 'embedding', 'agent', 'custom'] as const;
 export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
@@ -12,14 +13,16 @@ export const RunStatusSchema = StringEnum(RUN_STATUSES);
 
 /** Client-chosen ids: URL-safe, and never a word the API uses in the same path position. */
 export const RUN_ID_PATTERN = '^(?!(null|metrics|batch)$)[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$';
-const RunIdInput = Type.String({ pattern: RUN_ID_PATTERN, description: 'A client-chosen id (1..128 of A-Z a-z 0-9 _ . : -); makes the create idempotent.' });
+// The pattern bounds the length too; `maxLength` says so to readers (and is not checked twice).
+const RunRef = (options: { description?: string } = {}) => enforcedElsewhere(Type.String({ pattern: RUN_ID_PATTERN, ...options }), { maxLength: 128 });
+const RunIdInput = RunRef({ description: 'A client-chosen id (1..128 of A-Z a-z 0-9 _ . : -); makes the create idempotent.' });
 
 const JsonObject = Type.Object({}, { additionalProperties: true, description: 'Any JSON object' });
 // Bounds that keep every stored value, and sums over millions of runs, inside both engines' bigint and
 // double precision (a larger value was a 500 on PostgreSQL).
 const MAX_TOKENS = 1_000_000_000_000;
 const MAX_COST = 1_000_000_000_000;
-const Tokens = (options: { description?: string } = {}) => Type.Integer({ minimum: 0, maximum: MAX_TOKENS, ...options });
+const Tokens = (options: { description?: string } = {}) => Type.Integer({ minimum: 0, maximum: MAX_TOKENS, format: 'int64', ...options });
 const Cost = Type.Number({ minimum: 0, maximum: MAX_COST });
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 50, uniqueItems: true });
 
@@ -66,8 +69,8 @@ export const RunPage = pageSchema(Type.Ref('Run'), 'RunPage');
 export const RunInputSchema = Type.Object(
   {
     id: Type.Optional(RunIdInput),
-    traceId: Type.Optional(Type.String({ pattern: RUN_ID_PATTERN, description: "Defaults to the parent's trace, or to the run's own id for a root run" })),
-    parentRunId: Type.Optional(Type.Union([Type.String({ pattern: RUN_ID_PATTERN }), Type.Null()])),
+    traceId: Type.Optional(RunRef({ description: "Defaults to the parent's trace, or to the run's own id for a root run" })),
+    parentRunId: Type.Optional(Type.Union([RunRef(), Type.Null()])),
     name: Type.String({ minLength: 1, maxLength: 256 }),
     kind: RunKind,
     status: Type.Optional(RunStatusSchema),

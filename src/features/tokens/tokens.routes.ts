@@ -4,7 +4,7 @@ import type { App, Deps } from '../../deps.js';
 import { pageRoute } from '../page-route.js';
 import { problems } from '../../lib/problems.js';
 import { issuePersonalAccessToken, listTokens, revokeToken, rotateToken, toTokenRecord } from './tokens.repo.js';
-import { CreateTokenBody, NewTokenSchema, TokenPage, TokenParams } from './tokens.schemas.js';
+import { createTokenBody, NewTokenSchema, TokenPage, TokenParams } from './tokens.schemas.js';
 
 const tags = ['Tokens'];
 
@@ -35,7 +35,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
       tags,
       summary: 'Mint a personal access token',
       description: 'The token inherits your organization role, resolved on every request. The string is shown once.',
-      body: CreateTokenBody,
+      body: createTokenBody(config),
       response: { 201: NewTokenSchema },
     },
     handler: async (request, reply) => {
