@@ -80,6 +80,17 @@ describe('/v1 route declarations', () => {
     expect(post?.config).toMatchObject({ scope: 'runs:write', authenticated: true });
   });
 
+  it('408, 413 and 415 on every method that carries a body, whether the route takes one or not; never on GET', async () => {
+    const routes = await v1With((v1) => {
+      v1.delete('/things/:thing_id', { config: { scope: 'runs:write' } }, async () => ({}));
+      v1.post('/things/:thing_id/touch', { config: { scope: 'runs:write' } }, async () => ({}));
+      v1.get('/things', { config: { scope: 'runs:read' } }, async () => ({}));
+    });
+    expect(documented(routes.get('DELETE /v1/things/:thing_id'))).toEqual(['400', '401', '403', '404', '408', '413', '415', '429', '503']);
+    expect(documented(routes.get('POST /v1/things/:thing_id/touch'))).toEqual(['400', '401', '403', '404', '408', '413', '415', '429', '503']);
+    expect(documented(routes.get('GET /v1/things'))).toEqual(['400', '401', '403', '429', '503']);
+  });
+
   it('every /v1 route of the service declares a scope: 403 is documented exactly where it is not `self`', async () => {
     const doc = (await openApiDocument()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     const selfRoutes = new Set(['get /v1/me', 'get /v1/tokens', 'post /v1/tokens', 'post /v1/tokens/{token_id}/rotate', 'delete /v1/tokens/{token_id}']);
