@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -47,6 +48,15 @@ describe('patterns of the API document', () => {
       expect(() => new RegExp(pattern, 'u'), pattern).not.toThrow();
       expect(() => new RegExp(pattern), pattern).not.toThrow();
     }
+  });
+
+  const python = spawnSync('python3', ['--version']).status === 0;
+  it.skipIf(!python)("compile with Python's re (as Python-based generators and fuzzers read them)", () => {
+    const patterns = [...new Set(patternsOf(doc))];
+    const script = 'import json, re, sys\nfor p in json.load(sys.stdin):\n    re.compile(p)\n';
+    const run = spawnSync('python3', ['-c', script], { input: JSON.stringify(patterns), encoding: 'utf8' });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
   });
 
   it('the spelled-out sets accept and refuse exactly what the shorthand ones did, for every character in every place', () => {
@@ -205,6 +215,18 @@ describe('request schemas state what the server enforces', () => {
     expect(filter.additionalProperties).toBe(false);
     expect(Object.keys(filter.patternProperties as Json)).toEqual(['^metadata\\.[A-Za-z0-9_-]{1,64}$']);
     expect(Object.keys(filter.properties as Json)).toEqual(['status', 'kind', 'name', 'tag', 'model', 'traceId', 'parentRunId']);
+  });
+
+  it('the runs filters named by a pattern (metadata.<key>): an exploded object parameter whose property names follow it', () => {
+    for (const path of ['/v1/projects/{project_id}/runs', '/v1/projects/{project_id}/runs/metrics']) {
+      const metadata = ((doc.paths as Json)[path] as Record<string, { parameters: Json[] }>).get!.parameters.find((p) => p.name === 'metadata');
+      expect(metadata).toMatchObject({
+        in: 'query',
+        style: 'form',
+        explode: true,
+        schema: { type: 'object', propertyNames: { pattern: '^metadata\\.[A-Za-z0-9_-]{1,64}$' }, additionalProperties: { type: 'string', maxLength: 1000 } },
+      });
+    }
   });
 
   it('an allowed origin, and the lengths that patterns imply', () => {

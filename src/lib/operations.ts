@@ -17,8 +17,8 @@ declare module 'fastify' {
 
 const OPERATION_ID = /^[a-z][A-Za-z0-9]*$/;
 
-type Schema = { hide?: boolean; operationId?: unknown; tags?: unknown; response?: Record<number, unknown> };
-type Operation = { operationId?: string; responses?: Record<string, { headers?: Record<string, unknown> }> };
+type Schema = { hide?: boolean; operationId?: unknown; tags?: unknown; response?: Record<number, unknown>; querystring?: { patternProperties?: object } };
+type Operation = { operationId?: string; parameters?: object[]; responses?: Record<string, { headers?: Record<string, unknown> }> };
 type Document = { tags?: ApiTag[]; components?: { headers?: Record<string, unknown> }; paths?: Record<string, Record<string, Operation>> };
 
 /**
@@ -32,6 +32,23 @@ function renamed(value: unknown, from: string, to: string): unknown {
   if (Array.isArray(value)) return value.map((item) => renamed(item, from, to));
   if (!value || typeof value !== 'object') return value;
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key === from ? to : key, renamed(item, from, to)]));
+}
+
+/**
+ * Query parameters named by a pattern (`metadata.<key>` filters), which @fastify/swagger leaves out:
+ * one parameter per pattern, an object whose properties are sent as parameters of their own (form,
+ * exploded), named after the pattern's literal start.
+ */
+function patternParameters(query: Schema['querystring']): object[] {
+  return Object.entries(query?.patternProperties ?? {}).map(([pattern, value]: [string, { description?: string }]) => ({
+    in: 'query',
+    name: /^\^([A-Za-z0-9_-]+)/.exec(pattern)?.[1] ?? 'parameters',
+    required: false,
+    style: 'form',
+    explode: true,
+    ...(value.description ? { description: value.description } : {}),
+    schema: { type: 'object', propertyNames: { pattern }, additionalProperties: JSON.parse(JSON.stringify(value)) as unknown },
+  }));
 }
 
 function methodsOf(route: RouteOptions): string[] {
@@ -88,6 +105,8 @@ export class Operations {
       for (const operation of Object.values(operations)) {
         const route = operation.operationId === undefined ? undefined : this.routes.get(operation.operationId);
         if (!route) continue;
+        const extra = patternParameters((route.schema as Schema | undefined)?.querystring);
+        if (extra.length > 0) operation.parameters = [...(operation.parameters ?? []), ...extra];
         const config = route.config ?? {};
         const facts = { authenticated: config.authenticated === true, limitedByAddress: !config.authenticated && !config.healthCheck, own: config.headers };
         for (const [status, response] of Object.entries(operation.responses ?? {})) {

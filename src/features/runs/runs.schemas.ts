@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { IdParam, NullableTimestamp, StringEnum, Timestamp } from '../../schemas/common.js';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
+import { MAX_BUCKETS } from './metrics.rules.js';
 
 export const RUN_KINDS = ['llm', 'chain', 'tool', 'retriever', 'embedding', 'agent', 'custom'] as const;
 export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
@@ -144,7 +145,12 @@ export const runFilterProperties = {
   startedBefore: Type.Optional(Timestamp),
 };
 export const METADATA_FILTER_PATTERN = '^metadata\\.[A-Za-z0-9_-]{1,64}$';
-const metadataFilters = { [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: 'Exact match on a top-level metadata value' }) };
+const metadataFilters = {
+  [METADATA_FILTER_PATTERN]: Type.String({
+    maxLength: 1000,
+    description: '`metadata.<key>=<value>`: exact match on a top-level metadata value (a number, boolean or null matches its JSON text too)',
+  }),
+};
 
 export const ListRunsQuery = Type.Object(
   { ...pageQueryProperties, ...runFilterProperties },
@@ -159,9 +165,9 @@ export type GroupBy = (typeof GROUP_BY)[number];
 export const RunMetricsQuery = Type.Object(
   {
     ...runFilterProperties,
-    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive start; default `to` minus 24 hours' })),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive start, before `to`; default `to` minus 24 hours' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive end; default now' })),
-    bucket: Type.Optional(StringEnum(['1m', '5m', '1h', '1d'] as const)),
+    bucket: Type.Optional(StringEnum(['1m', '5m', '1h', '1d'] as const, { description: `UTC-aligned buckets; [from, to) may span ${MAX_BUCKETS} at most` })),
     groupBy: Type.Optional(StringEnum(GROUP_BY)),
   },
   { additionalProperties: false, patternProperties: metadataFilters },
