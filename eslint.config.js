@@ -1,14 +1,20 @@
-// ESLint (flat config): typescript-eslint's recommended rules everywhere, the hooks rules on the
-// dashboard, and the layering rule: lib/, db/ and auth/ never import from features/.
+// ESLint (flat config): typescript-eslint's recommended rules everywhere, no import cycles, the hooks
+// rules on the dashboard, and the layering rule: lib/, db/ and auth/ never import from features/.
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
+import { noCycle } from './scripts/eslint-no-cycle.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'packages/client/dist/**', 'web/dist/**', 'bench/results/**', 'test-artifacts/**', 'coverage/**', 'data/**'] },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    files: ['**/*.{ts,tsx}'],
+    plugins: { sightline: { rules: { 'no-cycle': noCycle } } },
+    rules: { 'sightline/no-cycle': 'error' },
+  },
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
+import { registerApiDocument } from './api-document.js';
 import { accessHook } from './auth/hook.js';
 import { declareV1Route } from './auth/route-scope.js';
 import { SessionService, sessionCookieName } from './auth/sessions.js';
@@ -20,7 +19,7 @@ import { monitorRoutes } from './features/monitors/monitors.routes.js';
 import { MonitorSchema } from './features/monitors/monitors.schemas.js';
 import { Monitoring } from './features/monitors/monitors.service.js';
 import { organizationRoutes } from './features/organizations/organizations.routes.js';
-import { originAllowList } from './features/organizations/origins.js';
+import { originAllowList } from './features/organizations/origins.repo.js';
 import { projectRoutes } from './features/projects/projects.routes.js';
 import { promptRoutes } from './features/prompts/prompts.routes.js';
 import { PromptSchema, PromptVersionSchema } from './features/prompts/prompts.schemas.js';
@@ -44,12 +43,9 @@ import { ProblemSchema, problems } from './lib/problems.js';
 import { heapShedBytes, LoadShedder } from './lib/shedding.js';
 import { compileValidator } from './lib/validation.js';
 
-const UNLIMITED = new Set(['/healthz', '/readyz']);
-
 /** Bodies larger than this (batches, large runs) are decoded and handled a few at a time: the ingestion gate. */
 export const LARGE_BODY = 64 * 1024;
 export { BODY_LIMIT };
-export const API_VERSION = '1.0.0';
 
 export interface BuildOptions {
   config: Config;
@@ -171,7 +167,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     // /v1 routes are limited per credential by the access hook; everything else (docs, 404s, preflights)
     // per client address. Health checks are never limited, so load balancers always get an answer.
-    if (request.routeOptions.config.authenticated || UNLIMITED.has(request.routeOptions.url ?? '')) return;
+    const { authenticated, healthCheck } = request.routeOptions.config;
+    if (authenticated || healthCheck) return;
     enforce(await limiter.check(`ip:${request.ip}`, config.rateLimitPerMinute), reply, 'this client address');
   });
   app.addHook('onClose', async () => limiter.close());
@@ -204,24 +201,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
 
   for (const schema of [ProblemSchema, ProjectSchema, RunSchema, TokenRecordSchema, PromptSchema, PromptVersionSchema, MonitorSchema]) app.addSchema(schema);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Sightline API',
-        version: API_VERSION,
-        description:
-          'Runs, prompts and monitors of LLM applications. Every error is an RFC 9457 problem document (`application/problem+json`). ' +
-          'Every list is cursor-paginated: `limit` (1..100, default 25, clamped) and an opaque `cursor`; follow `nextCursor` until it is null. ' +
-          'Keep tokens on servers: do not ship them to browsers.',
-      },
-      servers: [{ url: config.publicUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-      security: [],
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-  });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+  await registerApiDocument(app, config);
 
   await app.register(helmet, {
     // The API answers JSON; only the reference page at /docs loads scripts and styles (its own).

@@ -6,8 +6,9 @@ import { TokenService } from './auth/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
 import { migrateToLatest, openStorage } from './db/index.js';
 import { acceptInvitations } from './features/organizations/invitations.repo.js';
-import { ensureOrganization, ensureUser, setMembership } from './features/organizations/organizations.repo.js';
-import { addOperatorOrigin, originFault } from './features/organizations/origins.js';
+import { ensureOrganization, ensureUser, findOrganization, setMembership } from './features/organizations/organizations.repo.js';
+import { originFault } from './features/organizations/origins.js';
+import { addOperatorOrigin } from './features/organizations/origins.repo.js';
 import { issuePersonalAccessToken } from './features/tokens/tokens.repo.js';
 import { systemClock } from './lib/clock.js';
 import { Keyring } from './lib/keys.js';
@@ -156,17 +157,25 @@ async function orgAllowOrigin(argv: string[]): Promise<void> {
   const storage = await openStorage(config);
   try {
     await migrateToLatest(storage.db);
-    const org = await storage.db
-      .selectFrom('organizations')
-      .select(['id', 'name'])
-      .where((eb) => eb.or([eb('name', '=', name.trim()), eb('id', '=', name.trim())]))
-      .executeTakeFirst();
+    const org = await findOrganization(storage.db, name.trim());
     if (!org) throw new UsageError(`no organization named (or with id) ${JSON.stringify(name.trim())}`);
     await addOperatorOrigin(storage.db, org.id, origin, systemClock.now());
     console.log(`organization ${org.id} (${org.name}) allows ${origin}`);
   } finally {
     await storage.close();
   }
+}
+
+/** A command group with one subcommand (`token create`, `org allow-origin`): its help without one. */
+async function subcommand(group: 'token' | 'org', rest: string[], name: string, run: (args: string[]) => Promise<void>): Promise<number> {
+  const [sub, ...args] = rest;
+  if (sub === undefined || sub === '--help') {
+    console.log(HELP[group]);
+    return sub === undefined ? 1 : 0;
+  }
+  if (sub !== name) throw new UsageError(`unknown command '${group} ${sub}'`);
+  await run(args);
+  return 0;
 }
 
 export async function main(argv: string[]): Promise<number> {
@@ -195,26 +204,10 @@ export async function main(argv: string[]): Promise<number> {
         }
         return 0;
       }
-      case 'token': {
-        const [sub, ...args] = rest;
-        if (sub === undefined || sub === '--help') {
-          console.log(HELP.token);
-          return sub === undefined ? 1 : 0;
-        }
-        if (sub !== 'create') throw new UsageError(`unknown command 'token ${sub}'`);
-        await tokenCreate(args);
-        return 0;
-      }
-      case 'org': {
-        const [sub, ...args] = rest;
-        if (sub === undefined || sub === '--help') {
-          console.log(HELP.org);
-          return sub === undefined ? 1 : 0;
-        }
-        if (sub !== 'allow-origin') throw new UsageError(`unknown command 'org ${sub}'`);
-        await orgAllowOrigin(args);
-        return 0;
-      }
+      case 'token':
+        return await subcommand(command, rest, 'create', tokenCreate);
+      case 'org':
+        return await subcommand(command, rest, 'allow-origin', orgAllowOrigin);
       case 'openapi':
         process.stdout.write(`${JSON.stringify(await openApiDocument(), null, 2)}\n`);
         return 0;

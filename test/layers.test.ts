@@ -60,6 +60,63 @@ describe('layers only point down', () => {
   });
 });
 
+// Two hops (conventions.md): route → repository function → database. Route modules, the sign-in
+// resolution, the CLI and the monitors' scheduling and delivery modules hold no SQL of their own.
+
+const QUERY_BUILDER_CALLS = new Set(['selectFrom', 'insertInto', 'updateTable', 'deleteFrom']);
+
+/** The Kysely query builder calls and sql`` templates in a module's source, each as `line: text`. */
+function queriesIn(fileName: string, text: string): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const found: string[] = [];
+  const note = (node: ts.Node) => {
+    const { line } = source.getLineAndCharacterOfPosition(node.getStart(source));
+    found.push(`${line + 1}: ${node.getText(source).split('\n')[0]}`);
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      const name = ts.isPropertyAccessExpression(callee) ? callee.name.text : ts.isIdentifier(callee) ? callee.text : null;
+      if (name !== null && QUERY_BUILDER_CALLS.has(name)) note(node);
+    }
+    if (ts.isTaggedTemplateExpression(node) && ts.isIdentifier(node.tag) && node.tag.text === 'sql') note(node);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+describe('no SQL outside the repositories', () => {
+  const guarded = [
+    ...sourceFiles(FEATURES).filter((f) => f.endsWith('.routes.ts')),
+    join(FEATURES, 'auth', 'signin.ts'),
+    join(src, 'cli.ts'),
+    join(FEATURES, 'monitors', 'monitors.scheduler.ts'),
+    join(FEATURES, 'monitors', 'monitors.webhooks.ts'),
+  ];
+
+  it('finds every kind of query in a sample, and none in comments, strings or look-alikes', () => {
+    const sample = [
+      "await db.selectFrom('runs').selectAll().execute();",
+      "await trx.insertInto('runs').values(row).execute();",
+      "await db\n  .updateTable('runs')\n  .set({ name })\n  .execute();",
+      "await db.deleteFrom('runs').execute();",
+      'query.where(sql<SqlBool>`a < b`);',
+      'const raw = sql`select 1`;',
+      "// db.selectFrom('runs') in a comment",
+      'const text = "db.deleteFrom(\'runs\')";',
+      "await listRuns(db, projectId); selectFromCache(); db.selectFromAll?.('x');",
+    ].join('\n');
+    expect(queriesIn('sample.ts', sample).map((q) => q.split(':')[0])).toEqual(['1', '2', '3', '7', '8', '9']);
+  });
+
+  it('route modules, signin.ts, cli.ts, the scheduler and the webhook sender call repository functions, never the query builder', () => {
+    expect(guarded.filter((f) => f.endsWith('.routes.ts')).length).toBeGreaterThanOrEqual(10);
+    const offending = guarded.flatMap((file) => queriesIn(file, readFileSync(file, 'utf8')).map((q) => `${relative(root, file)}:${q}`));
+    expect(offending).toEqual([]);
+  });
+});
+
 /** The import cycles of a graph (module → the modules it imports), each as `a -> b -> a`. */
 function cyclesIn(edges: Map<string, string[]>): string[] {
   const found: string[] = [];

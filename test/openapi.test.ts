@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { declareV1Route } from '../src/auth/route-scope.js';
+import { Operations } from '../src/lib/operations.js';
+import { ProblemSchema } from '../src/lib/problems.js';
 import { openApiDocument } from '../src/openapi.js';
 
 /** The /v1 plugin's onRoute hook on a bare Fastify: `routes` registers inside it; what it made of each route is returned. */
@@ -78,6 +80,17 @@ describe('/v1 route declarations', () => {
     expect(post?.config).toMatchObject({ scope: 'runs:write', authenticated: true });
   });
 
+  it('408, 413 and 415 on every method that carries a body, whether the route takes one or not; never on GET', async () => {
+    const routes = await v1With((v1) => {
+      v1.delete('/things/:thing_id', { config: { scope: 'runs:write' } }, async () => ({}));
+      v1.post('/things/:thing_id/touch', { config: { scope: 'runs:write' } }, async () => ({}));
+      v1.get('/things', { config: { scope: 'runs:read' } }, async () => ({}));
+    });
+    expect(documented(routes.get('DELETE /v1/things/:thing_id'))).toEqual(['400', '401', '403', '404', '408', '413', '415', '429', '503']);
+    expect(documented(routes.get('POST /v1/things/:thing_id/touch'))).toEqual(['400', '401', '403', '404', '408', '413', '415', '429', '503']);
+    expect(documented(routes.get('GET /v1/things'))).toEqual(['400', '401', '403', '429', '503']);
+  });
+
   it('every /v1 route of the service declares a scope: 403 is documented exactly where it is not `self`', async () => {
     const doc = (await openApiDocument()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
     const selfRoutes = new Set(['get /v1/me', 'get /v1/tokens', 'post /v1/tokens', 'post /v1/tokens/{token_id}/rotate', 'delete /v1/tokens/{token_id}']);
@@ -86,5 +99,77 @@ describe('/v1 route declarations', () => {
         expect('403' in op.responses, `${method} ${path}`).toBe(!selfRoutes.has(`${method} ${path}`));
       }
     }
+  });
+});
+
+/** The document's onRoute hook on a bare Fastify, with one declared tag. */
+async function documentedWith(routes: (app: FastifyInstance) => void): Promise<Map<string, RouteOptions>> {
+  const declared = new Map<string, RouteOptions>();
+  const app = Fastify();
+  app.addSchema(ProblemSchema);
+  app.addHook('onRoute', new Operations([{ name: 'Things', description: 'Things.' }]).declare);
+  app.addHook('onRoute', (route) => void declared.set(`${route.method} ${route.url}`, route));
+  routes(app);
+  await app.ready();
+  await app.close();
+  return declared;
+}
+
+describe('operations of the API document', () => {
+  const handler = async () => ({});
+
+  it('a documented route without an operationId, or with one that is not camelCase, does not register', async () => {
+    await expect(documentedWith((app) => app.get('/things', { schema: { tags: ['Things'] } }, handler))).rejects.toThrow(
+      /^GET \/things declares no operationId: every documented route needs schema.operationId/,
+    );
+    await expect(documentedWith((app) => app.get('/things', { schema: { operationId: 'list-things', tags: ['Things'] } }, handler))).rejects.toThrow(
+      'GET /things declares the operationId "list-things"',
+    );
+  });
+
+  it('an operationId declared twice does not register; the error names both routes', async () => {
+    const twice = (app: FastifyInstance) => {
+      app.get('/things', { schema: { operationId: 'listThings', tags: ['Things'] } }, handler);
+      app.get('/other-things', { schema: { operationId: 'listThings', tags: ['Things'] } }, handler);
+    };
+    await expect(documentedWith(twice)).rejects.toThrow('GET /other-things declares the operationId listThings, already declared by GET /things.');
+  });
+
+  it('a documented route needs exactly one declared tag', async () => {
+    for (const tags of [undefined, [], ['Stuff'], ['Things', 'Things']]) {
+      await expect(documentedWith((app) => app.get('/things', { schema: { operationId: 'listThings', tags } }, handler))).rejects.toThrow(
+        /^GET \/things declares the tags .*: every documented route needs exactly one of Things\.$/,
+      );
+    }
+  });
+
+  it('hidden routes and the HEAD twins of GET routes need nothing; a documented route gets the 500 problem', async () => {
+    const routes = await documentedWith((app) => {
+      app.get('/hidden', { schema: { hide: true } }, handler);
+      app.get('/things', { schema: { operationId: 'listThings', tags: ['Things'], response: { 200: { type: 'object' } } } }, handler);
+    });
+    expect(documented(routes.get('GET /hidden'))).toEqual([]);
+    expect(documented(routes.get('GET /things'))).toEqual(['200', '500']);
+    expect(routes.has('HEAD /things')).toBe(true);
+  });
+
+  it('every operation of the service has a unique operationId and one tag the document declares with a description', async () => {
+    const doc = (await openApiDocument()) as {
+      tags: { name: string; description: string }[];
+      paths: Record<string, Record<string, { operationId: string; tags: string[]; responses: Record<string, unknown> }>>;
+    };
+    const declared = new Set(doc.tags.map((tag) => tag.name));
+    expect(doc.tags.every((tag) => tag.description.length > 0)).toBe(true);
+    const ids = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.operationId));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const [path, methods] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(methods)) {
+        expect(op.operationId, `${method} ${path}`).toMatch(/^[a-z][A-Za-z0-9]*$/);
+        expect(op.tags.length === 1 && declared.has(op.tags[0]!), `${method} ${path}`).toBe(true);
+        expect(op.responses['500'], `${method} ${path}`).toBeDefined();
+      }
+    }
+    // Every declared tag is used.
+    expect(new Set(Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((op) => op.tags[0])))).toEqual(declared);
   });
 });

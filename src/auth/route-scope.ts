@@ -4,14 +4,16 @@ import { problemResponses } from '../lib/problems.js';
 import { isScope } from './roles.js';
 
 const NO_QUERY = Type.Object({}, { additionalProperties: false });
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * The /v1 plugin's onRoute hook: every /v1 route declares its scope (`config.scope`) or does not
  * register; it is bearer-authenticated and refuses query parameters it does not declare. The problems
  * the shared machinery answers are documented from the declaration: 400 (a refused query parameter, two
  * Authorization headers), 401, 429 and 503 (shed) on every route; 403 on a route that needs a scope; 404
- * on one whose path has a parameter; 408, 413 and 415 on one that takes a body (the body admission path).
- * A route lists only the problems it answers for its own reasons.
+ * on one whose path has a parameter; 408, 413 and 415 on one whose method carries a body (the body
+ * admission path reads a body sent to any POST, PUT, PATCH or DELETE, whether the route takes one or
+ * not). A route lists only the problems it answers for its own reasons.
  */
 export function declareV1Route(route: RouteOptions): void {
   const scope: unknown = route.config?.scope;
@@ -25,7 +27,7 @@ export function declareV1Route(route: RouteOptions): void {
   const statuses = [400, 401, 429, 503];
   if (scope !== 'self') statuses.push(403);
   if (route.url.includes(':')) statuses.push(404);
-  if (schema.body) statuses.push(408, 413, 415);
+  if (schema.body || [route.method].flat().some((method) => BODY_METHODS.has(method))) statuses.push(408, 413, 415);
   route.schema = {
     querystring: NO_QUERY,
     ...schema,

@@ -129,32 +129,21 @@ export class Keyring {
         })
         .execute();
     }
-    if (!this.activeCursor) {
-      await this.db
+    // Cursor and secret keys are 32 random bytes for AES-256-GCM.
+    const newSymmetricKey = (purpose: 'cursor' | 'secret') =>
+      this.db
         .insertInto('service_keys')
         .values({
           kid: newId('key', this.clock.now()),
-          purpose: 'cursor',
+          purpose,
           algorithm: 'A256GCM',
           public_key: null,
           private_key: randomBytes(32).toString('base64'),
           created_at: this.clock.now(),
         })
         .execute();
-    }
-    if (!this.activeSecret) {
-      await this.db
-        .insertInto('service_keys')
-        .values({
-          kid: newId('key', this.clock.now()),
-          purpose: 'secret',
-          algorithm: 'A256GCM',
-          public_key: null,
-          private_key: randomBytes(32).toString('base64'),
-          created_at: this.clock.now(),
-        })
-        .execute();
-    }
+    if (!this.activeCursor) await newSymmetricKey('cursor');
+    if (!this.activeSecret) await newSymmetricKey('secret');
     await this.reload();
   }
 

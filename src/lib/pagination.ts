@@ -1,9 +1,10 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { Type, type TSchema } from '@sinclair/typebox';
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { sql, type SelectQueryBuilder, type SqlBool, type StringReference } from 'kysely';
 import { canonicalJson } from './json.js';
 import type { Keyring } from './keys.js';
 import { problems } from './problems.js';
+import { enforcedElsewhere } from './enforced-elsewhere.js';
 
 /**
  * The one pagination module (README, Using the API: pagination): limit clamping, keyset cursors that are encrypted,
@@ -14,6 +15,8 @@ export const DEFAULT_LIMIT = 25;
 export const MIN_LIMIT = 1;
 export const MAX_LIMIT = 100;
 const MAX_CURSOR_LENGTH = 1024;
+const CURSOR_PATTERN = '^[A-Za-z0-9_-]+$';
+const CURSOR_SHAPE = new RegExp(CURSOR_PATTERN);
 const CURSOR_VERSION = 1;
 
 /** Query parameters every list endpoint takes; spread into the route's querystring schema. */
@@ -23,7 +26,14 @@ export const pageQueryProperties = {
       description: `Items per page, ${MIN_LIMIT}..${MAX_LIMIT} (default ${DEFAULT_LIMIT}); out-of-range values are clamped and the used value is echoed as \`limit\`.`,
     }),
   ),
-  cursor: Type.Optional(Type.String({ description: 'Opaque `nextCursor` from the previous page of the same list with the same filters.' })),
+  // Checked by cursorWellFormed beside the query's other faults, with the one answer "Cursor is malformed.".
+  cursor: Type.Optional(
+    enforcedElsewhere(Type.String({ description: 'Opaque `nextCursor` from the previous page of the same list with the same filters.' }), {
+      minLength: 1,
+      maxLength: MAX_CURSOR_LENGTH,
+      pattern: CURSOR_PATTERN,
+    }),
+  ),
 };
 
 /** The query of a list that takes no filters: only `limit` and `cursor`. */
@@ -73,7 +83,7 @@ export function clampLimit(requested: number | undefined): number {
  * valid (it is bound to the list's filters), when `decode` authenticates it.
  */
 export function cursorWellFormed(cursor: string): boolean {
-  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return false;
+  if (cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH || !CURSOR_SHAPE.test(cursor)) return false;
   const raw = Buffer.from(cursor, 'base64url');
   return raw.length >= 1 + 4 + 12 + 1 + 16 && raw[0] === CURSOR_VERSION && raw.toString('base64url') === cursor;
 }
@@ -124,21 +134,76 @@ export interface PageRequest {
 }
 
 /**
+ * The order of a list: its sort key, then a unique tie-breaker, both descending, each named as the query
+ * names it (`column` or `table.column`). A row carries them under the column's own name.
+ */
+export interface Keyset<Sort extends string = string, Id extends string = string> {
+  sort: Sort;
+  id: Id;
+}
+
+/** The name a selected column has in a row: `m.user_id` → `user_id`. */
+type FieldOf<Column extends string> = Column extends `${string}.${infer Field}` ? Field : Column;
+
+/** A row that carries its keyset: an integer sort key and a text id. */
+type KeyedRow<Sort extends string, Id extends string> = { [K in FieldOf<Sort>]: number } & { [K in FieldOf<Id>]: string };
+
+/** One fetch of a list: its rows in stream order, and where each stands (read through the keyset that ordered them). */
+export interface KeysetRows<Row> {
+  rows: Row[];
+  positionOf(row: Row): Position;
+}
+
+const fieldOf = (column: string): string => column.slice(column.lastIndexOf('.') + 1);
+
+/** Rows fetched in a keyset's order (by `keysetQuery`), with their positions. */
+export function keysetRows<Row extends KeyedRow<Sort, Id>, Sort extends string, Id extends string>(keyset: Keyset<Sort, Id>, rows: Row[]): KeysetRows<Row> {
+  const sort = fieldOf(keyset.sort) as FieldOf<Sort>;
+  const id = fieldOf(keyset.id) as FieldOf<Id>;
+  return { rows, positionOf: (row) => [Number(row[sort]), row[id]] };
+}
+
+/**
+ * The list query of a descending stream: the rows after `after` — the row value `(sort, id) < (?, ?)`,
+ * which both engines answer from the `(sort, id)` index at a cost that does not grow with depth —
+ * ordered by sort key then id, newest first, at most `take` of them.
+ */
+export function keysetQuery<DB, TB extends keyof DB, O extends KeyedRow<Sort, Id>, Sort extends StringReference<DB, TB>, Id extends StringReference<DB, TB>>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  keyset: Keyset<Sort, Id>,
+  after: Position | null,
+  take: number,
+): SelectQueryBuilder<DB, TB, O> {
+  const continued = after === null ? query : query.where(sql<SqlBool>`(${sql.ref(keyset.sort)}, ${sql.ref(keyset.id)}) < (${after[0]}, ${after[1]})`);
+  return continued.orderBy(keyset.sort, 'desc').orderBy(keyset.id, 'desc').limit(take);
+}
+
+/** Runs a list query in its keyset's order (`keysetQuery`): what a repository's list function returns to `paginate`. */
+export async function keysetPage<
+  DB,
+  TB extends keyof DB,
+  O extends KeyedRow<Sort, Id>,
+  Sort extends StringReference<DB, TB>,
+  Id extends StringReference<DB, TB>,
+>(query: SelectQueryBuilder<DB, TB, O>, keyset: Keyset<Sort, Id>, after: Position | null, take: number): Promise<KeysetRows<O>> {
+  return keysetRows(keyset, await keysetQuery(query, keyset, after, take).execute());
+}
+
+/**
  * Fetches one page: decodes the cursor against the list identity, asks `fetch` for `limit + 1` rows
- * after the position (newest first), and returns the envelope. A page that ends exactly at the end
- * of the stream has `nextCursor: null`.
+ * after the position (newest first, from `keysetPage`), and returns the envelope. A page that ends
+ * exactly at the end of the stream has `nextCursor: null`.
  */
 export async function paginate<Row, Item>(
   codec: CursorCodec,
   query: PageRequest,
   identity: ListIdentity,
-  fetch: (after: Position | null, take: number) => Promise<Row[]>,
-  positionOf: (row: Row) => Position,
+  fetch: (after: Position | null, take: number) => Promise<KeysetRows<Row>>,
   toItem: (row: Row) => Item,
 ): Promise<Page<Item>> {
   const limit = clampLimit(query.limit);
   const after = query.cursor === undefined ? null : await codec.decode(identity, query.cursor);
-  const rows = await fetch(after, limit + 1);
+  const { rows, positionOf } = await fetch(after, limit + 1);
   const hasMore = rows.length > limit;
   const pageRows = hasMore ? rows.slice(0, limit) : rows;
   const last = pageRows[pageRows.length - 1];
@@ -155,18 +220,4 @@ export async function paginate<Row, Item>(
  */
 export function pageJson(page: Page<string>): string {
   return `{"items":[${page.items.join(',')}],"nextCursor":${JSON.stringify(page.nextCursor)},"limit":${page.limit}}`;
-}
-
-/**
- * The keyset predicate for a descending stream: the row value `(sort, id) < (?, ?)`, which both
- * engines answer from the index with a cost that does not grow with depth.
- */
-export function keysetBefore<DB, TB extends keyof DB>(
-  eb: ExpressionBuilder<DB, TB>,
-  sortColumn: string,
-  idColumn: string,
-  position: Position,
-): Expression<SqlBool> {
-  void eb;
-  return sql<SqlBool>`(${sql.ref(sortColumn)}, ${sql.ref(idColumn)}) < (${position[0]}, ${position[1]})`;
 }

@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
+import { validatedSchema } from './enforced-elsewhere.js';
 import { textFault } from './json.js';
 import { cursorWellFormed } from './pagination.js';
 import { CURSOR_MALFORMED, problems, type FieldError } from './problems.js';
@@ -17,6 +18,9 @@ function createAjv(): Ajv {
     strict: false,
   });
   addFormats(ajv, ['date-time', 'email', 'uri']);
+  // The integer formats of OpenAPI say how wide a value is; `minimum` and `maximum` bound it.
+  ajv.addFormat('int32', true);
+  ajv.addFormat('int64', true);
   ajv.addKeyword({ keyword: 'x-tsType' });
   return ajv;
 }
@@ -174,7 +178,7 @@ const compiled = new WeakMap<object, ValidateFunction>();
 export function validatorFor(schema: object): ValidateFunction {
   let fn = compiled.get(schema);
   if (!fn) {
-    fn = ajv.compile(schema);
+    fn = ajv.compile(validatedSchema(schema));
     compiled.set(schema, fn);
   }
   return fn;

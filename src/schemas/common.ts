@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type TSchema } from '@sinclair/typebox';
 
 /** A string enum as JSON Schema `enum` (one clear error message, a plain enum in OpenAPI). */
 export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
@@ -6,6 +6,30 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 }
 
 /** Shared wire schemas: imported by the server (validation, serialization, OpenAPI) and by clients. */
+
+// Patterns spell their character sets out: `\p{Cc}` is refused by Python's regular expressions, and
+// `\s` and `.` mean other sets there than in JavaScript (whose meaning the validator applies).
+/** JavaScript's `\s`: whitespace and line terminators. */
+const SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+/** Unicode's control characters (`\p{Cc}`). */
+const CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
+/** What JavaScript's `.` does not match. */
+const LINE_END = '\\n\\r\\u2028\\u2029';
+
+/** At least one character that is not whitespace. */
+export const NOT_BLANK_PATTERN = `[^${SPACE}]`;
+/** One line, without leading or trailing whitespace (JavaScript's `^\S(.*\S)?$`). */
+export const TRIMMED_LINE_PATTERN = `^[^${SPACE}](?:[^${LINE_END}]*[^${SPACE}])?$`;
+/** No control characters, no leading or trailing whitespace (`^[^\s\p{Cc}]([^\p{Cc}]*[^\s\p{Cc}])?$`). */
+export const TRIMMED_TEXT_PATTERN = `^[^${SPACE}${CONTROL}](?:[^${CONTROL}]*[^${SPACE}${CONTROL}])?$`;
+
+/**
+ * An object of any keys (`Type.Record(Type.String(), value)`), with TypeBox's key pattern `^(.*)$`
+ * spelled out as JavaScript reads it: a key without line terminators.
+ */
+export function KeyedRecord<T extends TSchema>(value: T, options: ObjectOptions = {}) {
+  return Type.Record(Type.String({ pattern: `^[^${LINE_END}]*$` }), value, options);
+}
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC, millisecond precision' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);

@@ -1,14 +1,46 @@
 /**
  * The dashboard's only way to the server: the public /v1 API, with the session cookie (same origin).
- * Every error the server sends is a problem document; it becomes an ApiError carrying its title and
- * detail, which the pages show as they are.
+ * Each call the dashboard makes is one function below, typed by the SDK's wire types (derived from the
+ * server's schemas): pages never write a path or name a result type. Every error the server sends is a
+ * problem document; it becomes an ApiError carrying its title and detail, which the pages show as they are.
  */
-
-export interface FieldError {
-  pointer?: string;
-  parameter?: string;
-  detail: string;
-}
+import type {
+  CreateInvitationInput,
+  CreateMonitorInput,
+  CreateProjectInput,
+  CreatePromptInput,
+  CreateTokenInput,
+  CreateVersionInput,
+  FieldError,
+  Invitation,
+  LabelEvent,
+  Me,
+  Member,
+  Monitor,
+  MonitorEvent,
+  MonitorMetrics,
+  MonitorWithSecret,
+  NewToken,
+  Organization,
+  OrganizationToken,
+  Page,
+  ProblemDocument,
+  Project,
+  Prompt,
+  PromptVersion,
+  SignInStatus,
+  RenderInput,
+  RenderResult,
+  Run,
+  RunMetrics,
+  TokenRecord,
+  UpdateMemberInput,
+  UpdateMonitorInput,
+  UpdateOrganizationInput,
+  UpdateProjectInput,
+  UpdatePromptInput,
+  WebhookAttempt,
+} from './types.js';
 
 export class ApiError extends Error {
   constructor(
@@ -22,13 +54,8 @@ export class ApiError extends Error {
   }
 }
 
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-  limit: number;
-}
-
-type Query = Record<string, string | number | boolean | null | undefined | string[]>;
+/** A query as the pages hold it (the URL's filters are strings; the server validates them). */
+export type Query = Record<string, string | number | boolean | null | undefined | readonly string[]>;
 
 /** `?a=1&tag=x&tag=y`, skipping empty values. */
 export function queryString(query: Query = {}): string {
@@ -69,25 +96,107 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
     // not JSON: reported below
   }
   if (!response.ok) {
-    const problem = (json ?? {}) as { title?: string; detail?: string; errors?: FieldError[]; type?: string };
+    const problem = (json ?? {}) as Partial<ProblemDocument>;
     if (response.status === 401) onUnauthorized();
     throw new ApiError(response.status, problem.title ?? `HTTP ${response.status}`, problem.detail ?? '', problem.errors ?? [], problem.type ?? '');
   }
   return json as T;
 }
 
-export const api = {
-  get: <T>(path: string, query?: Query) => request<T>('GET', `/v1${path}${queryString(query)}`),
-  post: <T>(path: string, body?: unknown) => request<T>('POST', `/v1${path}`, body ?? {}),
-  patch: <T>(path: string, body: unknown) => request<T>('PATCH', `/v1${path}`, body),
-  put: <T>(path: string, body: unknown) => request<T>('PUT', `/v1${path}`, body),
-  del: (path: string) => request<void>('DELETE', `/v1${path}`),
-  /** Ends the dashboard session (the server revokes it and clears the cookie). */
-  signOut: () => request<void>('POST', '/auth/logout'),
-};
-
 /** Human text for any error thrown by the API client (or anything else). */
 export function describeError(error: unknown): { title: string; detail: string; errors: FieldError[] } {
   if (error instanceof ApiError) return { title: error.title, detail: error.detail, errors: error.errors };
   return { title: 'Something went wrong', detail: error instanceof Error ? error.message : String(error), errors: [] };
 }
+
+const get = <T>(path: string, query?: Query) => request<T>('GET', `/v1${path}${queryString(query)}`);
+const post = <T>(path: string, body: unknown = {}) => request<T>('POST', `/v1${path}`, body);
+const patch = <T>(path: string, body: unknown) => request<T>('PATCH', `/v1${path}`, body);
+const put = <T>(path: string, body: unknown) => request<T>('PUT', `/v1${path}`, body);
+const del = (path: string) => request<void>('DELETE', `/v1${path}`);
+const seg = (value: string | number) => encodeURIComponent(String(value));
+
+/** A cursor-paginated list: its path (what identifies it) and how to fetch one page of it. */
+export interface Listing<T> {
+  readonly path: string;
+  page(query: Query): Promise<Page<T>>;
+}
+const listing = <T>(path: string): Listing<T> => ({ path, page: (query) => get<Page<T>>(path, query) });
+
+/** What the sign-in page says (`/auth/status`, outside /v1; its schema is `SignInStatusSchema`). */
+export const auth = {
+  /** null when the server cannot say (the sign-in button is offered anyway). */
+  status: () => request<SignInStatus>('GET', '/auth/status').catch(() => null),
+  /** Ends the dashboard session (the server revokes it and clears the cookie). */
+  signOut: () => request<void>('POST', '/auth/logout'),
+  me: () => get<Me>('/me'),
+};
+
+/** A collection at the top of the API: listed, created, and read, changed or deleted by id. */
+function collection<T, Create, Update>(base: string) {
+  const path = (id: string) => `${base}/${seg(id)}`;
+  return {
+    list: listing<T>(base),
+    get: (id: string) => get<T>(path(id)),
+    create: (body: Create) => post<T>(base, body),
+    update: (id: string, body: Update) => patch<T>(path(id), body),
+    delete: (id: string) => del(path(id)),
+  };
+}
+
+const projectPath = (projectId: string) => `/projects/${seg(projectId)}`;
+export const projects = collection<Project, CreateProjectInput, UpdateProjectInput>('/projects');
+
+const runsPath = (projectId: string) => `${projectPath(projectId)}/runs`;
+export const runs = {
+  list: (projectId: string) => listing<Run>(runsPath(projectId)),
+  get: (projectId: string, runId: string) => get<Run>(`${runsPath(projectId)}/${seg(runId)}`),
+  metrics: (projectId: string, query: Query) => get<RunMetrics>(`${runsPath(projectId)}/metrics`, query),
+};
+
+const monitorsPath = (projectId: string) => `${projectPath(projectId)}/monitors`;
+const monitorPath = (projectId: string, monitorId: string) => `${monitorsPath(projectId)}/${seg(monitorId)}`;
+export const monitors = {
+  list: (projectId: string) => listing<Monitor>(monitorsPath(projectId)),
+  get: (projectId: string, monitorId: string) => get<Monitor>(monitorPath(projectId, monitorId)),
+  create: (projectId: string, body: CreateMonitorInput) => post<MonitorWithSecret>(monitorsPath(projectId), body),
+  update: (projectId: string, monitorId: string, body: UpdateMonitorInput) => patch<Monitor>(monitorPath(projectId, monitorId), body),
+  delete: (projectId: string, monitorId: string) => del(monitorPath(projectId, monitorId)),
+  rotateSecret: (projectId: string, monitorId: string) => post<MonitorWithSecret>(`${monitorPath(projectId, monitorId)}/rotate-secret`),
+  metrics: (projectId: string, monitorId: string) => get<MonitorMetrics>(`${monitorPath(projectId, monitorId)}/metrics`),
+  events: (projectId: string, monitorId: string) => listing<MonitorEvent>(`${monitorPath(projectId, monitorId)}/events`),
+  deliveries: (projectId: string, monitorId: string) => listing<WebhookAttempt>(`${monitorPath(projectId, monitorId)}/deliveries`),
+};
+
+/** A prompt is named by its id or its name. */
+const promptPath = (prompt: string) => `/prompts/${seg(prompt)}`;
+export const prompts = {
+  ...collection<Prompt, CreatePromptInput, UpdatePromptInput>('/prompts'),
+  versions: (prompt: string) => listing<PromptVersion>(`${promptPath(prompt)}/versions`),
+  /** `version`: a number, or a label's name. */
+  version: (prompt: string, version: number | string) => get<PromptVersion>(`${promptPath(prompt)}/versions/${seg(version)}`),
+  createVersion: (prompt: string, body: CreateVersionInput) => post<PromptVersion>(`${promptPath(prompt)}/versions`, body),
+  labelHistory: (prompt: string) => listing<LabelEvent>(`${promptPath(prompt)}/label-history`),
+  setLabel: (prompt: string, label: string, version: number) => put<Prompt>(`${promptPath(prompt)}/labels/${seg(label)}`, { version }),
+  removeLabel: (prompt: string, label: string) => del(`${promptPath(prompt)}/labels/${seg(label)}`),
+  render: (prompt: string, body: RenderInput) => post<RenderResult>(`${promptPath(prompt)}/render`, body),
+};
+
+export const tokens = {
+  list: listing<TokenRecord>('/tokens'),
+  create: (body: CreateTokenInput) => post<NewToken>('/tokens', body),
+  rotate: (tokenId: string) => post<NewToken>(`/tokens/${seg(tokenId)}/rotate`),
+  revoke: (tokenId: string) => del(`/tokens/${seg(tokenId)}`),
+};
+
+export const organization = {
+  get: () => get<Organization>('/organization'),
+  update: (body: UpdateOrganizationInput) => patch<Organization>('/organization', body),
+  members: listing<Member>('/organization/members'),
+  updateMember: (userId: string, body: UpdateMemberInput) => patch<Member>(`/organization/members/${seg(userId)}`, body),
+  removeMember: (userId: string) => del(`/organization/members/${seg(userId)}`),
+  invitations: listing<Invitation>('/organization/invitations'),
+  invite: (body: CreateInvitationInput) => post<Invitation>('/organization/invitations', body),
+  withdrawInvitation: (invitationId: string) => del(`/organization/invitations/${seg(invitationId)}`),
+  tokens: listing<OrganizationToken>('/organization/tokens'),
+};

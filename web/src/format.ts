@@ -1,14 +1,20 @@
-/** Display formatting, in the browser's locale and time zone. */
+/**
+ * Every date, duration, count (runs, tokens), amount of money and percent the dashboard shows, in the
+ * browser's locale and time zone; '—' stands for no value.
+ */
 
+/** The full date and time: `Nov 21, 2026, 03:48:40 PM`. */
 export function fmtDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   return new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
+/** The time of day: `15:48`. */
 export function fmtTime(iso: string): string {
   return new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
 
+/** A duration: `850 ms`, `2.35 s`, `1.5 min`. */
 export function fmtMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -16,11 +22,13 @@ export function fmtMs(ms: number | null | undefined): string {
   return `${(ms / 60_000).toFixed(1)} min`;
 }
 
+/** A count (runs, tokens) or any number: `12,345`. */
 export function fmtNumber(n: number | null | undefined): string {
   if (n === null || n === undefined) return '—';
   return n.toLocaleString(undefined, { maximumFractionDigits: 4 });
 }
 
+/** Money in dollars: `$0.0042`, `$12.00`. */
 export function fmtCost(n: number | null | undefined): string {
   if (n === null || n === undefined) return '—';
   return `$${n.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 6 })}`;
@@ -36,4 +44,71 @@ export function fmtRelative(iso: string | null | undefined): string {
   if (abs < 3_600_000) return rtf.format(Math.round(diff / 60_000), 'minute');
   if (abs < 86_400_000) return rtf.format(Math.round(diff / 3_600_000), 'hour');
   return rtf.format(Math.round(diff / 86_400_000), 'day');
+}
+
+/** A compact, exact instant: `Nov 21, 15:48:40.123` (the year when it is not this one). */
+export function fmtInstant(iso: string | null | undefined, withMs = false): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', ...(withMs ? { fractionalSecondDigits: 3 } : {}) });
+  return `${shortDate(d)}, ${time}`;
+}
+
+/** A short start time: the time today, else the date and time. */
+export function fmtStart(iso: string): string {
+  const d = new Date(iso);
+  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  if (d.toDateString() === new Date().toDateString()) return time;
+  return `${shortDate(d)}, ${time}`;
+}
+
+/** `Nov 21`, with the year when it is not this one. */
+function shortDate(d: Date): string {
+  return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric', ...(d.getFullYear() !== new Date().getFullYear() ? { year: 'numeric' } : {}) });
+}
+
+/** A chart bucket's label: the day for buckets of a day or more, else the time (after the weekday when asked). */
+export function fmtBucket(iso: string, bucketMs: number, withWeekday = false): string {
+  const d = new Date(iso);
+  if (bucketMs >= 86_400_000) return d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
+  return withWeekday ? `${d.toLocaleDateString(undefined, { weekday: 'short' })} ${fmtTime(iso)}` : fmtTime(iso);
+}
+
+/** A fraction as a percent: `5 %`, `12.35 %` (at most two decimals). */
+export function fmtPercent(fraction: number | null | undefined): string {
+  if (fraction === null || fraction === undefined) return '—';
+  return `${(fraction * 100).toLocaleString(undefined, { maximumFractionDigits: 2 })} %`;
+}
+
+/** A part of a whole in short: `3.3%` under 10 %, whole percents above; null when the whole is 0. */
+export function fmtShare(part: number, whole: number): string | null {
+  if (whole <= 0) return null;
+  const percent = (part / whole) * 100;
+  return `${percent < 10 ? percent.toFixed(1) : Math.round(percent)}%`;
+}
+
+/** An axis tick: `1.5M`, `12k`, `0.25`. */
+export function fmtCompact(n: number): string {
+  if (n >= 1_000_000) return `${Math.round(n / 100_000) / 10}M`;
+  if (n >= 1000) return `${Math.round(n / 100) / 10}k`;
+  return String(Math.round(n * 1000) / 1000);
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** An ISO timestamp as a `datetime-local` value in the browser's time zone ('' if not a timestamp). */
+export function toLocalInput(iso: string | null): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const base = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return d.getSeconds() || d.getMilliseconds() ? `${base}:${pad(d.getSeconds())}` : base;
+}
+
+/** A `datetime-local` value (local time) as an ISO timestamp; '' stays ''. */
+export function fromLocalInput(local: string): string {
+  if (!local) return '';
+  const d = new Date(local);
+  return Number.isNaN(d.getTime()) ? '' : d.toISOString();
 }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { api, type Page } from './api.js';
+import { projects, type Listing, type Query } from './api.js';
 
 /** Runs an async loader when its key changes; `reload` runs it again. */
 export function useAsync<T>(load: () => Promise<T>, key: string) {
@@ -22,12 +22,17 @@ export function useAsync<T>(load: () => Promise<T>, key: string) {
   return { ...state, reload: run, setData: (data: T) => setState({ data, loading: false }) };
 }
 
+/** A project, loaded by id. */
+export function useProject(projectId: string) {
+  return useAsync(() => projects.get(projectId), `project:${projectId}`);
+}
+
 /**
  * A cursor-paginated list: the first page, then `loadMore()` follows `nextCursor` (never re-requesting
- * a page) until it is null. Changing the path or the query starts again.
+ * a page) until it is null. Changing the list's path or the query starts again; null loads nothing.
  */
-export function useList<T>(path: string | null, query: Record<string, string | string[] | undefined> = {}, limit = 25) {
-  const key = `${path}?${JSON.stringify(query)}&${limit}`;
+export function useList<T>(list: Listing<T> | null, query: Query = {}, limit = 25) {
+  const key = `${list?.path ?? null}?${JSON.stringify(query)}&${limit}`;
   const [items, setItems] = useState<T[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [done, setDone] = useState(false);
@@ -38,17 +43,17 @@ export function useList<T>(path: string | null, query: Record<string, string | s
 
   const fetchPage = useCallback(
     async (after: string | null, replace: boolean) => {
-      if (path === null) return;
+      if (list === null) return;
       const mine = generation.current;
       busy.current = true;
       setLoading(true);
       setError(null);
       try {
-        const page = await api.get<Page<T>>(path, { ...query, limit: String(limit), cursor: after ?? undefined });
+        const page = await list.page({ ...query, limit: String(limit), cursor: after ?? undefined });
         if (mine !== generation.current) return;
         setItems((previous) => (replace ? page.items : [...previous, ...page.items]));
-        setCursor(page.nextCursor);
-        setDone(page.nextCursor === null);
+        setCursor(page.nextCursor ?? null);
+        setDone(!page.nextCursor);
       } catch (e) {
         if (mine === generation.current) setError(e);
       } finally {
@@ -82,3 +87,6 @@ export function useList<T>(path: string | null, query: Record<string, string | s
 
   return { items, setItems, loading, error, hasMore: !done && cursor !== null, loadMore, reload, loaded: done || cursor !== null || items.length > 0 };
 }
+
+/** What `useList` gives a page: the items so far, the states, and the ways to load more or again. */
+export type List<T> = ReturnType<typeof useList<T>>;

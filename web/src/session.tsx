@@ -1,6 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { can as roleCan, type Scope } from '../../src/auth/roles.js';
-import { api, ApiError, setUnauthorizedHandler } from './api.js';
+import { ApiError, auth, setUnauthorizedHandler } from './api.js';
 import type { Me } from './types.js';
 
 interface Session {
@@ -35,7 +35,7 @@ export function SessionProvider({
   const [state, setState] = useState<State>({ status: 'loading' });
   const load = useCallback(async () => {
     try {
-      setState({ status: 'ready', me: await api.get<Me>('/me') });
+      setState({ status: 'ready', me: await auth.me() });
     } catch (error) {
       if (error instanceof ApiError && error.status === 401) setState({ status: 'signed-out' });
       else setState({ status: 'error', error });

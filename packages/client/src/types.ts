@@ -10,7 +10,8 @@ import type { RoleSchema } from '../../../src/schemas/common.js';
 import type { Page as ServerPage } from '../../../src/lib/pagination.js';
 import type { FieldErrorSchema, ProblemSchema } from '../../../src/lib/problems.js';
 import type { MeSchema } from '../../../src/features/me/me.schemas.js';
-import type { CreateTokenBody, NewTokenSchema, TokenRecordSchema } from '../../../src/features/tokens/tokens.schemas.js';
+import type { SignInStatusSchema } from '../../../src/features/auth/auth.schemas.js';
+import type { createTokenBody, NewTokenSchema, TokenRecordSchema } from '../../../src/features/tokens/tokens.schemas.js';
 import type {
   CreateInvitationBody,
   InvitationSchema,
@@ -78,9 +79,11 @@ export type Page<T> = Omit<ServerPage<T>, 'nextCursor'> & { nextCursor?: string 
 // Identity and tokens
 export type Role = Static<typeof RoleSchema>;
 export type Me = Static<typeof MeSchema>;
+/** What the dashboard's sign-in page is told by `GET /auth/status` (outside /v1). */
+export type SignInStatus = Static<typeof SignInStatusSchema>;
 export type TokenRecord = Static<typeof TokenRecordSchema>;
 export type NewToken = Static<typeof NewTokenSchema>;
-export type CreateTokenInput = Static<typeof CreateTokenBody>;
+export type CreateTokenInput = Static<ReturnType<typeof createTokenBody>>;
 
 // Organization
 export type Organization = Static<typeof OrganizationDetailSchema>;

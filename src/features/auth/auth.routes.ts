@@ -3,10 +3,11 @@ import type { FastifyReply } from 'fastify';
 import { assertSameOrigin } from '../../auth/hook.js';
 import { IdentityProviderUnavailable, SignInError, type OidcClient } from '../../auth/oidc.js';
 import type { SessionService } from '../../auth/sessions.js';
-import { hashToken } from '../../auth/tokens.js';
 import type { App, Deps } from '../../deps.js';
 import { Problem, problems } from '../../lib/problems.js';
+import { storeSignInRequest, takeSignInRequest } from './auth.repo.js';
 import { resolveSignIn } from './signin.js';
+import { SignInStatusSchema } from './auth.schemas.js';
 
 /** How long a sign-in may take between /auth/login and /auth/callback. */
 export const SIGN_IN_WINDOW_MS = 10 * 60_000;
@@ -47,7 +48,7 @@ export function authRoutes(app: App, { db, config, clock }: Deps, options: SignI
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
 
   // What the dashboard's sign-in page says: whether sign-in works here, and through what.
-  app.get('/auth/status', { schema: { hide: true } }, async (_request, reply) => {
+  app.get('/auth/status', { schema: { hide: true, response: { 200: SignInStatusSchema } } }, async (_request, reply) => {
     noStore(reply);
     if (!oidc) return { available: false, development: false, message: NOT_CONFIGURED };
     const development = config.oidc === null;
@@ -64,16 +65,7 @@ export function authRoutes(app: App, { db, config, clock }: Deps, options: SignI
     const { pending, url } = await provider.begin().catch(unreachable);
     const now = clock.now();
     await sessions.sweep();
-    await db
-      .insertInto('auth_requests')
-      .values({
-        state_hash: hashToken(pending.state),
-        nonce: pending.nonce,
-        code_verifier: pending.codeVerifier,
-        created_at: now,
-        expires_at: now + SIGN_IN_WINDOW_MS,
-      })
-      .execute();
+    await storeSignInRequest(db, pending, now, now + SIGN_IN_WINDOW_MS);
     // Binds the sign-in to this browser: a callback without it is refused (login CSRF).
     reply.setCookie(stateCookie, pending.state, { ...cookieOptions, maxAge: SIGN_IN_WINDOW_MS / 1000 });
     return reply.redirect(url, 302);
@@ -89,7 +81,7 @@ export function authRoutes(app: App, { db, config, clock }: Deps, options: SignI
     const expected = request.cookies[stateCookie];
     if (expected === undefined || expected !== state) throw signInFailed('this sign-in was not started in this browser (state mismatch)');
     // Single use: whatever happens next, this state cannot be played again.
-    const pending = await db.deleteFrom('auth_requests').where('state_hash', '=', hashToken(state)).returningAll().executeTakeFirst();
+    const pending = await takeSignInRequest(db, state);
     if (!pending || pending.expires_at <= clock.now()) throw signInFailed('the sign-in request is unknown, expired or already used');
     if (query.error !== undefined) {
       const code = typeof query.error === 'string' && /^[a-z_]{1,64}$/.test(query.error) ? query.error : 'error';

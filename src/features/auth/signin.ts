@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { SignedInIdentity } from '../../auth/oidc.js';
-import { isUniqueViolation } from '../../db/errors.js';
 import type { Database } from '../../db/schema.js';
-import { newId } from '../../lib/ids.js';
 import { acceptInvitations } from '../organizations/invitations.repo.js';
-import { ensureUser, setMembership } from '../organizations/organizations.repo.js';
+import { firstOrganizationOf } from '../organizations/members.repo.js';
+import { createOrganization, ensureUser, setMembership } from '../organizations/organizations.repo.js';
 
 /**
  * Who a signed-in identity is, and in which organization its session works (README, Sign-in): pending
@@ -21,30 +20,9 @@ export async function resolveSignIn(
   const user = await ensureUser(db, identity.email, identity.name, now);
   const joined = await acceptInvitations(db, user.id, user.email, now);
   if (joined.length > 0) return { userId: user.id, organizationId: joined[joined.length - 1]! };
-  const membership = await db
-    .selectFrom('memberships')
-    .select('organization_id')
-    .where('user_id', '=', user.id)
-    .orderBy('created_at')
-    .orderBy('organization_id')
-    .executeTakeFirst();
-  if (membership) return { userId: user.id, organizationId: membership.organization_id };
-  const organizationId = await createOwnOrganization(db, `${identity.name}'s organization`, plan, now);
+  const first = await firstOrganizationOf(db, user.id);
+  if (first !== undefined) return { userId: user.id, organizationId: first };
+  const organizationId = await createOrganization(db, `${identity.name}'s organization`, plan, now);
   await setMembership(db, organizationId, user.id, 'owner', now);
   return { userId: user.id, organizationId };
-}
-
-/** Organization names are unique: a taken one gets the new id appended. */
-async function createOwnOrganization(db: Kysely<Database>, name: string, plan: string, now: number): Promise<string> {
-  const id = newId('org', now);
-  try {
-    await db.insertInto('organizations').values({ id, name, plan, created_at: now }).execute();
-  } catch (error) {
-    if (!isUniqueViolation(error)) throw error;
-    await db
-      .insertInto('organizations')
-      .values({ id, name: `${name} (${id})`, plan, created_at: now })
-      .execute();
-  }
-  return id;
 }

@@ -6,7 +6,13 @@ import { getOrganization, getUser, toOrganization, toUser } from '../organizatio
 export function meRoutes(app: App, { db }: Deps): void {
   app.get('/me', {
     config: { scope: 'self' },
-    schema: { tags: ['Identity'], summary: 'The authenticated user, their organization and role', response: { 200: MeSchema } },
+    schema: {
+      operationId: 'getMe',
+      tags: ['Identity'],
+      summary: 'The authenticated user, their organization and role',
+      description: 'Also the credential of this request: its kind (personal access token or session), id and expiry.',
+      response: { 200: MeSchema },
+    },
     handler: async (request) => {
       const { userId, organizationId, role, credential } = request.principal;
       const [user, organization] = await Promise.all([getUser(db, userId), getOrganization(db, organizationId)]);

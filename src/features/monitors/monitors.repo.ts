@@ -1,11 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
 import { lockRows, type Dialect } from '../../db/dialect.js';
-import type { Database, MonitorEventRow, MonitorRow, WebhookAttemptRow } from '../../db/schema.js';
+import type { Database, MonitorEventRow, MonitorRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
-import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { parseRunFilters, type RunFilters } from '../runs/runs.filters.js';
-import type { Monitor, MonitorEvent, MonitorFilter, MonitorState, Operator, WebhookAttempt } from './monitors.schemas.js';
+import { CLAIM_BATCH, LEASE_MS } from './monitors.leases.js';
+import type { Monitor, MonitorEvent, MonitorFilter, MonitorState, Operator } from './monitors.schemas.js';
 
 import type { Threshold } from './monitors.rules.js';
 
@@ -50,10 +51,6 @@ export function normaliseFilter(filter: MonitorFilter | undefined): MonitorFilte
   ) as MonitorFilter;
 }
 
-export const monitorPosition = (row: MonitorRow): Position => [Number(row.created_at), row.id];
-export const eventPosition = (row: MonitorEventRow): Position => [Number(row.created_at), row.id];
-export const attemptPosition = (row: WebhookAttemptRow): Position => [Number(row.created_at), row.id];
-
 export async function requireMonitor(db: Kysely<Database>, projectId: string, monitorId: string): Promise<MonitorRow> {
   const row = await db.selectFrom('monitors').selectAll().where('id', '=', monitorId).where('project_id', '=', projectId).executeTakeFirst();
   if (!row) throw problems.notFound(`Monitor ${monitorId} does not exist.`);
@@ -92,24 +89,15 @@ export async function listMonitors(
   filters: { state?: MonitorState | undefined; enabled?: 'true' | 'false' | undefined },
   after: Position | null,
   take: number,
-): Promise<MonitorRow[]> {
+): Promise<KeysetRows<MonitorRow>> {
   let query = db.selectFrom('monitors').selectAll().where('project_id', '=', projectId);
   if (filters.state !== undefined) query = query.where('state', '=', filters.state);
   if (filters.enabled !== undefined) query = query.where('enabled', '=', filters.enabled === 'true' ? 1 : 0);
-  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+  return keysetPage(query, { sort: 'created_at', id: 'id' }, after, take);
 }
 
-export async function listEvents(db: Kysely<Database>, monitorId: string, after: Position | null, take: number): Promise<MonitorEventRow[]> {
-  let query = db.selectFrom('monitor_events').selectAll().where('monitor_id', '=', monitorId);
-  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
-}
-
-export async function listAttempts(db: Kysely<Database>, monitorId: string, after: Position | null, take: number): Promise<WebhookAttemptRow[]> {
-  let query = db.selectFrom('webhook_attempts').selectAll().where('monitor_id', '=', monitorId);
-  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+export async function listEvents(db: Kysely<Database>, monitorId: string, after: Position | null, take: number): Promise<KeysetRows<MonitorEventRow>> {
+  return keysetPage(db.selectFrom('monitor_events').selectAll().where('monitor_id', '=', monitorId), { sort: 'created_at', id: 'id' }, after, take);
 }
 
 export function toEvent(row: MonitorEventRow): MonitorEvent {
@@ -124,22 +112,6 @@ export function toEvent(row: MonitorEventRow): MonitorEvent {
     windowStart: toIso(Number(row.window_start)),
     windowEnd: toIso(Number(row.window_end)),
     reason: row.reason as MonitorEvent['reason'],
-    createdAt: toIso(Number(row.created_at)),
-  };
-}
-
-export function toAttempt(row: WebhookAttemptRow): WebhookAttempt {
-  return {
-    id: row.id,
-    deliveryId: row.delivery_id,
-    eventId: row.event_id,
-    url: row.url,
-    attempt: Number(row.attempt),
-    outcome: row.outcome as WebhookAttempt['outcome'],
-    responseStatus: row.response_status === null ? null : Number(row.response_status),
-    latencyMs: Number(row.latency_ms),
-    error: row.error,
-    nextAttemptAt: toIso(row.next_attempt_at === null ? null : Number(row.next_attempt_at)),
     createdAt: toIso(Number(row.created_at)),
   };
 }
@@ -160,4 +132,61 @@ export async function deleteMonitorsWhere(trx: Kysely<Database>, where: { projec
 export async function deleteMonitor(db: Kysely<Database>, projectId: string, monitorId: string): Promise<void> {
   const deleted = await db.transaction().execute((trx) => deleteMonitorsWhere(trx, { projectId, monitorId }));
   if (deleted === 0) throw problems.notFound(`Monitor ${monitorId} does not exist.`);
+}
+
+/**
+ * Claims due monitors for the lease `token`: a conditional UPDATE sets a lease on rows nobody holds, so a
+ * monitor is evaluated by one instance at a time (PostgreSQL: the candidates are picked with FOR UPDATE
+ * SKIP LOCKED, so concurrent claimers take disjoint sets without waiting). `only`: that one monitor
+ * (if due, with `requireDue`); otherwise a batch of the due ones, longest due first.
+ */
+export async function claimMonitors(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  now: number,
+  token: string,
+  only?: { id: string; requireDue: boolean },
+): Promise<MonitorRow[]> {
+  let candidates = db
+    .selectFrom('monitors')
+    .select('id')
+    .where('enabled', '=', 1)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]));
+  if (only) {
+    candidates = candidates.where('id', '=', only.id);
+    if (only.requireDue) candidates = candidates.where('next_evaluation_at', '<=', now);
+  } else {
+    candidates = candidates.where('next_evaluation_at', '<=', now).orderBy('next_evaluation_at').limit(CLAIM_BATCH);
+  }
+  return db
+    .updateTable('monitors')
+    .set({ lease_owner: token, lease_until: now + LEASE_MS })
+    .where('id', 'in', lockRows(candidates, dialect, 'update skip locked'))
+    .returningAll()
+    .execute();
+}
+
+/** Stores an evaluation and gives the lease back, unless the lease was lost meanwhile (then nothing, undefined). */
+export async function storeEvaluation(
+  trx: Transaction<Database>,
+  monitorId: string,
+  token: string,
+  result: Pick<MonitorRow, 'state' | 'last_value' | 'last_count' | 'last_evaluated_at' | 'next_evaluation_at'>,
+): Promise<MonitorRow | undefined> {
+  return trx
+    .updateTable('monitors')
+    .set({ ...result, lease_owner: null, lease_until: null })
+    .where('id', '=', monitorId)
+    .where('lease_owner', '=', token)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function insertEvent(trx: Transaction<Database>, event: MonitorEventRow): Promise<void> {
+  await trx.insertInto('monitor_events').values(event).execute();
+}
+
+/** The sealed webhook signing secret of a monitor; undefined once the monitor is deleted. */
+export async function sealedWebhookSecret(db: Kysely<Database>, monitorId: string): Promise<string | undefined> {
+  return (await db.selectFrom('monitors').select(['webhook_secret']).where('id', '=', monitorId).executeTakeFirst())?.webhook_secret;
 }

@@ -1,28 +1,17 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { requireTimestamp, toIso } from '../../lib/clock.js';
-import { PageOnlyQuery, paginate, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
-import { requireProject } from '../projects/projects.repo.js';
+import { childList, pageRoute } from '../page-route.js';
+import { requestedProject, requireProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
 import { metricsRangeFaults } from '../runs/metrics.rules.js';
 import { bucketStart, emptyAggregate } from '../runs/runs.aggregate.js';
 import { bucketStarts } from '../runs/runs.metrics.js';
 import { definitionOf, evaluate, measure } from './monitors.evaluate.js';
 import { metricValue } from './monitors.rules.js';
-import {
-  attemptPosition,
-  deleteMonitor,
-  eventPosition,
-  listAttempts,
-  listEvents,
-  listMonitors,
-  monitorPosition,
-  requireMonitor,
-  toAttempt,
-  toEvent,
-  toMonitor,
-} from './monitors.repo.js';
+import { deleteMonitor, listEvents, listMonitors, requireMonitor, toEvent, toMonitor } from './monitors.repo.js';
+import { listAttempts, toAttempt } from './monitors.webhooks.repo.js';
 import {
   CreateMonitorBody,
   ListMonitorsQuery,
@@ -46,34 +35,34 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
     return requireMonitor(db, project.id, monitorId);
   };
 
-  app.get('/projects/:project_id/monitors', {
-    config: { scope: 'monitors:read' },
-    schema: {
+  pageRoute(
+    app,
+    cursors,
+    '/projects/:project_id/monitors',
+    {
+      scope: 'monitors:read',
+      operationId: 'listMonitors',
       tags,
       summary: 'List monitors',
       description: 'Newest first (by creation). Filters: `state`, `enabled`.',
       params: ProjectParams,
       querystring: ListMonitorsQuery,
-      response: { 200: MonitorPage },
+      page: MonitorPage,
     },
-    handler: async (request) => {
-      const { organizationId } = request.principal;
-      const project = await requireProject(db, organizationId, request.params.project_id);
-      const { limit, cursor, ...filters } = request.query;
-      return paginate(
-        cursors,
-        { limit, cursor },
-        { endpoint: 'monitors', organizationId, parents: [project.id], filters },
-        (after, take) => listMonitors(db, project.id, filters, after, take),
-        monitorPosition,
-        toMonitor,
-      );
+    async ({ principal: { organizationId }, params, query: { limit: _limit, cursor: _cursor, ...filters } }) => {
+      const project = await requireProject(db, organizationId, params.project_id);
+      return {
+        identity: { endpoint: 'monitors', organizationId, parents: [project.id], filters },
+        fetch: (after, take) => listMonitors(db, project.id, filters, after, take),
+      };
     },
-  });
+    toMonitor,
+  );
 
   app.post('/projects/:project_id/monitors', {
     config: { scope: 'monitors:write' },
     schema: {
+      operationId: 'createMonitor',
       tags,
       summary: 'Create a monitor',
       description:
@@ -84,7 +73,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
       response: { 201: MonitorWithSecretSchema },
     },
     handler: async (request, reply) => {
-      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const project = await requestedProject(db, request);
       const { row, secret } = await monitoring.create(project.id, request.body);
       return reply.code(201).send({ ...toMonitor(row), webhookSecret: secret });
     },
@@ -93,6 +82,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   app.get('/projects/:project_id/monitors/:monitor_id', {
     config: { scope: 'monitors:read' },
     schema: {
+      operationId: 'getMonitor',
       tags,
       summary: 'Get a monitor',
       description: 'A monitor due for evaluation is evaluated before it is returned.',
@@ -107,6 +97,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   app.patch('/projects/:project_id/monitors/:monitor_id', {
     config: { scope: 'monitors:write' },
     schema: {
+      operationId: 'updateMonitor',
       tags,
       summary: 'Update, pause or resume a monitor',
       description: '`enabled: false` pauses it (state `no_data`); `enabled: true` resumes it. A changed definition is re-evaluated at once.',
@@ -115,7 +106,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
       response: { 200: Type.Ref('Monitor') },
     },
     handler: async (request) => {
-      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const project = await requestedProject(db, request);
       return toMonitor(await monitoring.update(project.id, request.params.monitor_id, request.body));
     },
   });
@@ -123,6 +114,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   app.delete('/projects/:project_id/monitors/:monitor_id', {
     config: { scope: 'monitors:delete' },
     schema: {
+      operationId: 'deleteMonitor',
       tags,
       summary: 'Delete a monitor',
       description: 'With its events and webhook deliveries.',
@@ -130,7 +122,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
       response: { 204: Type.Null({ description: 'Deleted' }) },
     },
     handler: async (request, reply) => {
-      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const project = await requestedProject(db, request);
       await deleteMonitor(db, project.id, request.params.monitor_id);
       return reply.code(204).send(null);
     },
@@ -139,6 +131,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   app.post('/projects/:project_id/monitors/:monitor_id/rotate-secret', {
     config: { scope: 'monitors:write' },
     schema: {
+      operationId: 'rotateMonitorSecret',
       tags,
       summary: 'Replace the webhook signing secret',
       description: 'The new secret is shown only in this answer; deliveries from now on are signed with it.',
@@ -146,7 +139,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
       response: { 200: MonitorWithSecretSchema },
     },
     handler: async (request) => {
-      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const project = await requestedProject(db, request);
       const { row, secret } = await monitoring.rotateSecret(project.id, request.params.monitor_id);
       return { ...toMonitor(row), webhookSecret: secret };
     },
@@ -155,6 +148,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
   app.get('/projects/:project_id/monitors/:monitor_id/metrics', {
     config: { scope: 'monitors:read' },
     schema: {
+      operationId: 'getMonitorMetrics',
       tags,
       summary: "A monitor's metric over time",
       description:
@@ -200,60 +194,43 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
     },
   });
 
-  /** A monitor's child list (events, delivery attempts): newest first, cursor-paginated, bound to the monitor. */
-  function monitorList<Row, Item>(
-    name: 'events' | 'deliveries',
-    docs: { summary: string; description: string; page: TSchema },
-    list: (db: Deps['db'], monitorId: string, after: Position | null, take: number) => Promise<Row[]>,
-    position: (row: Row) => Position,
-    toItem: (row: Row) => Item,
-  ): void {
-    app.get(`/projects/:project_id/monitors/:monitor_id/${name}`, {
-      config: { scope: 'monitors:read' },
-      schema: {
-        tags,
-        summary: docs.summary,
-        description: docs.description,
-        params: MonitorParams,
-        querystring: PageOnlyQuery,
-        response: { 200: docs.page },
-      },
-      handler: async (request) => {
-        const { organizationId } = request.principal;
-        const monitor = await load(organizationId, request.params.project_id, request.params.monitor_id);
-        const { limit, cursor } = request.query;
-        return paginate(
-          cursors,
-          { limit, cursor },
-          { endpoint: `monitor-${name}`, organizationId, parents: [monitor.project_id, monitor.id] },
-          (after, take) => list(db, monitor.id, after, take),
-          position,
-          toItem,
-        );
-      },
-    });
-  }
+  /** A monitor's child lists (events, delivery attempts) are bound to the monitor and its project. */
+  const monitorOf = async (organizationId: string, params: Static<typeof MonitorParams>) => {
+    const monitor = await load(organizationId, params.project_id, params.monitor_id);
+    return { id: monitor.id, parents: [monitor.project_id, monitor.id] };
+  };
 
-  monitorList(
-    'events',
+  pageRoute(
+    app,
+    cursors,
+    '/projects/:project_id/monitors/:monitor_id/events',
     {
+      scope: 'monitors:read',
+      operationId: 'listMonitorEvents',
+      tags,
       summary: "A monitor's state changes",
       description: 'Newest first. Every change of `state` is recorded, with the value and count that caused it.',
+      params: MonitorParams,
       page: MonitorEventPage,
     },
-    listEvents,
-    eventPosition,
+    childList('monitor-events', monitorOf, (monitorId, after, take) => listEvents(db, monitorId, after, take)),
     toEvent,
   );
-  monitorList(
-    'deliveries',
+
+  pageRoute(
+    app,
+    cursors,
+    '/projects/:project_id/monitors/:monitor_id/deliveries',
     {
+      scope: 'monitors:read',
+      operationId: 'listMonitorDeliveries',
+      tags,
       summary: "A monitor's webhook delivery attempts",
       description: 'Newest first: every attempt to deliver an event to a webhook URL, with the response status and latency, and whether it will be retried.',
+      params: MonitorParams,
       page: WebhookAttemptPage,
     },
-    listAttempts,
-    attemptPosition,
+    childList('monitor-deliveries', monitorOf, (monitorId, after, take) => listAttempts(db, monitorId, after, take)),
     toAttempt,
   );
 }

@@ -4,6 +4,8 @@
  * as it is), so a preview can never follow different rules than the evaluation.
  */
 
+import type { MetricInputs } from '../runs/metrics.rules.js';
+
 export const METRICS = ['count', 'error_count', 'error_rate', 'latency_p50', 'latency_p95', 'latency_p99', 'total_tokens', 'cost'] as const;
 export type Metric = (typeof METRICS)[number];
 export const WINDOW_MS = { '5m': 300_000, '15m': 900_000, '1h': 3_600_000, '6h': 21_600_000, '1d': 86_400_000, '7d': 604_800_000 } as const;
@@ -21,16 +23,7 @@ export interface Threshold {
 /** Metrics whose value over no runs is 0 (the others have no value then). */
 export const ADDITIVE_METRICS: ReadonlySet<Metric> = new Set<Metric>(['count', 'error_count', 'total_tokens', 'cost']);
 
-/** What a metric is computed from; `latencyP99` is absent from the runs metrics endpoint's buckets. */
-export interface MetricInputs {
-  count: number;
-  errorCount: number;
-  totalTokens: number;
-  cost: number;
-  latencyP50: number | null;
-  latencyP95: number | null;
-  latencyP99?: number | null;
-}
+export type { MetricInputs };
 
 /** A metric's value over an aggregate: additive metrics are 0 over no runs; ratios and percentiles null. */
 export function metricValue(metric: Metric, a: MetricInputs): number | null {

@@ -1,11 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
-import { lockRows, type Dialect } from '../../db/dialect.js';
+import type { Dialect } from '../../db/dialect.js';
 import type { Database, MonitorRow } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { definitionOf, evaluate, type Evaluation } from './monitors.evaluate.js';
-import { CLAIM_BATCH, LEASE_MS } from './monitors.leases.js';
+import { CLAIM_BATCH } from './monitors.leases.js';
+import { claimMonitors, insertEvent, storeEvaluation } from './monitors.repo.js';
 import type { MonitorEvent, MonitorState } from './monitors.schemas.js';
 import { queueDeliveries, type WebhookDelivery } from './monitors.webhooks.js';
 
@@ -32,50 +33,17 @@ export class MonitorScheduler {
     public log: FastifyBaseLogger | null,
   ) {}
 
-  /**
-   * Claims due monitors for this instance: a conditional UPDATE sets a lease on rows nobody holds, so
-   * a monitor is evaluated by one instance at a time (PostgreSQL: the candidates are picked with
-   * FOR UPDATE SKIP LOCKED, so concurrent claimers take disjoint sets without waiting).
-   */
-  private async claim(now: number, token: string, only?: { id: string; requireDue: boolean }): Promise<MonitorRow[]> {
-    let candidates = this.db
-      .selectFrom('monitors')
-      .select('id')
-      .where('enabled', '=', 1)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]));
-    if (only) {
-      candidates = candidates.where('id', '=', only.id);
-      if (only.requireDue) candidates = candidates.where('next_evaluation_at', '<=', now);
-    } else {
-      candidates = candidates.where('next_evaluation_at', '<=', now).orderBy('next_evaluation_at').limit(CLAIM_BATCH);
-    }
-    return this.db
-      .updateTable('monitors')
-      .set({ lease_owner: token, lease_until: now + LEASE_MS })
-      .where('id', 'in', lockRows(candidates, this.dialect, 'update skip locked'))
-      .returningAll()
-      .execute();
-  }
-
   /** Evaluates one claimed monitor and stores the result, unless its lease was lost meanwhile. */
   private async complete(row: MonitorRow, token: string, now: number, reason: Reason): Promise<MonitorRow | null> {
     const evaluation = await evaluate(this.db, this.dialect, definitionOf(row), now);
     return this.db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('monitors')
-        .set({
-          state: evaluation.state,
-          last_value: evaluation.value,
-          last_count: evaluation.count,
-          last_evaluated_at: now,
-          next_evaluation_at: now + this.intervalMs,
-          lease_owner: null,
-          lease_until: null,
-        })
-        .where('id', '=', row.id)
-        .where('lease_owner', '=', token)
-        .returningAll()
-        .executeTakeFirst();
+      const updated = await storeEvaluation(trx, row.id, token, {
+        state: evaluation.state,
+        last_value: evaluation.value,
+        last_count: evaluation.count,
+        last_evaluated_at: now,
+        next_evaluation_at: now + this.intervalMs,
+      });
       if (!updated) return null;
       if (evaluation.state !== row.state) await this.recordChange(trx, updated, row.state as MonitorState, evaluation, reason, now);
       return updated;
@@ -85,24 +53,21 @@ export class MonitorScheduler {
   /** Records a state change and queues its webhook deliveries, in the caller's transaction. */
   async recordChange(trx: Transaction<Database>, row: MonitorRow, from: MonitorState, evaluation: Evaluation, reason: Reason, now: number): Promise<void> {
     const eventId = newId('mev', now);
-    await trx
-      .insertInto('monitor_events')
-      .values({
-        id: eventId,
-        monitor_id: row.id,
-        project_id: row.project_id,
-        from_state: from,
-        to_state: evaluation.state,
-        value: evaluation.value,
-        count: evaluation.count,
-        threshold_op: row.threshold_op,
-        threshold_value: row.threshold_value,
-        window_start: evaluation.windowStart,
-        window_end: evaluation.windowEnd,
-        reason,
-        created_at: now,
-      })
-      .execute();
+    await insertEvent(trx, {
+      id: eventId,
+      monitor_id: row.id,
+      project_id: row.project_id,
+      from_state: from,
+      to_state: evaluation.state,
+      value: evaluation.value,
+      count: evaluation.count,
+      threshold_op: row.threshold_op,
+      threshold_value: row.threshold_value,
+      window_start: evaluation.windowStart,
+      window_end: evaluation.windowEnd,
+      reason,
+      created_at: now,
+    });
     if ((await queueDeliveries(trx, row, { eventId, from, evaluation, reason, now })) > 0) this.kicked = true;
   }
 
@@ -110,7 +75,7 @@ export class MonitorScheduler {
   async evaluateOne(monitorId: string, reason: Reason, requireDue: boolean): Promise<MonitorRow | null> {
     const now = this.clock.now();
     const token = this.leaseToken();
-    const [row] = await this.claim(now, token, { id: monitorId, requireDue });
+    const [row] = await claimMonitors(this.db, this.dialect, now, token, { id: monitorId, requireDue });
     if (!row) return null;
     const done = await this.complete(row, token, now, reason);
     if (this.kicked) this.kick();
@@ -129,7 +94,7 @@ export class MonitorScheduler {
     for (;;) {
       const now = this.clock.now();
       const token = this.leaseToken();
-      const rows = await this.claim(now, token);
+      const rows = await claimMonitors(this.db, this.dialect, now, token);
       for (const row of rows) {
         try {
           if (await this.complete(row, token, now, 'evaluated')) evaluated.push(row.id);

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { IdParam, StringEnum, Timestamp } from '../../schemas/common.js';
+import { MAX_BUCKETS } from '../runs/metrics.rules.js';
 import { METADATA_FILTER_PATTERN, runFilterProperties } from '../runs/runs.schemas.js';
 import { METRICS, MONITOR_STATES, OPERATORS, WINDOW_MS, type Metric, type MonitorState, type Operator, type Window } from './monitors.rules.js';
 
@@ -155,9 +156,13 @@ export type WebhookAttempt = Static<typeof WebhookAttemptSchema>;
 
 export const MonitorMetricsQuery = Type.Object(
   {
-    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive start; default: 24 buckets before `to`' })),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive start, before `to`; default: 24 buckets before `to`' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive end; default now' })),
-    bucket: Type.Optional(StringEnum(Object.keys(MONITOR_BUCKETS) as MonitorBucket[], { description: "Default: the monitor's window" })),
+    bucket: Type.Optional(
+      StringEnum(Object.keys(MONITOR_BUCKETS) as MonitorBucket[], {
+        description: `Default: the monitor's window; [from, to) may span ${MAX_BUCKETS} buckets at most`,
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Kysely, Transaction } from 'kysely';
 import type { FastifyBaseLogger } from 'fastify';
-import { lockRows, type Dialect } from '../../db/dialect.js';
+import type { Dialect } from '../../db/dialect.js';
 import type { Database, MonitorRow, WebhookDeliveryRow } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { toIso } from '../../lib/clock.js';
@@ -11,7 +11,8 @@ import type { Keyring } from '../../lib/keys.js';
 import { postJson, TargetRefused } from '../../lib/webhook-target.js';
 import type { Evaluation } from './monitors.evaluate.js';
 import { CLAIM_BATCH, LEASE_MS } from './monitors.leases.js';
-import { toMonitor } from './monitors.repo.js';
+import { sealedWebhookSecret, toMonitor } from './monitors.repo.js';
+import { claimDeliveries, deleteDelivery, insertDeliveries, recordAttempt } from './monitors.webhooks.repo.js';
 import type { MonitorEvent, MonitorState } from './monitors.schemas.js';
 
 export interface WebhookSettings {
@@ -68,25 +69,23 @@ export async function queueDeliveries(trx: Transaction<Database>, row: MonitorRo
     windowEnd: toIso(evaluation.windowEnd),
     reason,
   });
-  await trx
-    .insertInto('webhook_deliveries')
-    .values(
-      urls.map((url) => ({
-        id: newId('whd', now),
-        monitor_id: row.id,
-        event_id: eventId,
-        url,
-        payload,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        lease_owner: null,
-        lease_until: null,
-        created_at: now,
-        updated_at: now,
-      })),
-    )
-    .execute();
+  await insertDeliveries(
+    trx,
+    urls.map((url) => ({
+      id: newId('whd', now),
+      monitor_id: row.id,
+      event_id: eventId,
+      url,
+      payload,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: now,
+      lease_owner: null,
+      lease_until: null,
+      created_at: now,
+      updated_at: now,
+    })),
+  );
   return urls.length;
 }
 
@@ -105,35 +104,18 @@ export class WebhookDelivery {
     public log: FastifyBaseLogger | null,
   ) {}
 
-  private async claim(now: number, token: string): Promise<WebhookDeliveryRow[]> {
-    const candidates = this.db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_attempt_at')
-      .limit(CLAIM_BATCH);
-    return this.db
-      .updateTable('webhook_deliveries')
-      .set({ lease_owner: token, lease_until: now + LEASE_MS + this.settings.webhookTimeoutMs })
-      .where('id', 'in', lockRows(candidates, this.dialect, 'update skip locked'))
-      .returningAll()
-      .execute();
-  }
-
   private backoff(attempt: number): number {
     const base = Math.min(MAX_BACKOFF_MS, this.settings.webhookBackoffMs * 2 ** Math.min(attempt - 1, 30));
     return Math.round(base * (0.75 + Math.random() * 0.25));
   }
 
   private async attempt(delivery: WebhookDeliveryRow, token: string): Promise<void> {
-    const monitor = await this.db.selectFrom('monitors').select(['webhook_secret']).where('id', '=', delivery.monitor_id).executeTakeFirst();
-    if (!monitor) {
-      await this.db.deleteFrom('webhook_deliveries').where('id', '=', delivery.id).execute();
+    const sealed = await sealedWebhookSecret(this.db, delivery.monitor_id);
+    if (sealed === undefined) {
+      await deleteDelivery(this.db, delivery.id);
       return;
     }
-    const secret = await this.keys.unseal(monitor.webhook_secret);
+    const secret = await this.keys.unseal(sealed);
     const attempt = Number(delivery.attempts) + 1;
     const headers = {
       'sightline-signature': signatureHeader(secret, Math.floor(this.clock.now() / 1000), delivery.payload),
@@ -165,39 +147,7 @@ export class WebhookDelivery {
         next = null;
       }
     }
-    await this.db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('webhook_deliveries')
-        .set({
-          attempts: attempt,
-          status: outcome === 'retrying' ? 'pending' : outcome,
-          next_attempt_at: next,
-          lease_owner: null,
-          lease_until: null,
-          updated_at: now,
-        })
-        .where('id', '=', delivery.id)
-        .where('lease_owner', '=', token)
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) === 0) return;
-      await trx
-        .insertInto('webhook_attempts')
-        .values({
-          id: newId('wha', now),
-          delivery_id: delivery.id,
-          monitor_id: delivery.monitor_id,
-          event_id: delivery.event_id,
-          url: delivery.url,
-          attempt,
-          outcome,
-          response_status: status,
-          latency_ms: latencyMs,
-          error,
-          next_attempt_at: next,
-          created_at: now,
-        })
-        .execute();
-    });
+    await recordAttempt(this.db, delivery, token, { attempt, outcome, responseStatus: status, latencyMs, error, nextAttemptAt: next }, now);
   }
 
   /** One pass over the due deliveries (several at once). Returns how many attempts were made. */
@@ -205,7 +155,8 @@ export class WebhookDelivery {
     let attempts = 0;
     for (;;) {
       const token = this.leaseToken();
-      const rows = await this.claim(this.clock.now(), token);
+      const now = this.clock.now();
+      const rows = await claimDeliveries(this.db, this.dialect, now, token, now + LEASE_MS + this.settings.webhookTimeoutMs);
       await Promise.all(
         rows.map((row) => this.attempt(row, token).catch((error: unknown) => this.log?.error({ err: error, deliveryId: row.id }, 'webhook delivery failed'))),
       );

@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, InvitationRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { normalizeEmail } from '../../lib/email.js';
 
@@ -13,12 +13,9 @@ export function toInvitation(row: InvitationRow) {
   return { id: row.id, email: row.email, role: row.role as Role, invitedBy: row.invited_by, createdAt: toIso(row.created_at) };
 }
 
-export const invitationPosition = (row: InvitationRow): Position => [row.created_at, row.id];
-
-export async function listInvitations(db: Kysely<Database>, organizationId: string, after: Position | null, take: number): Promise<InvitationRow[]> {
-  let query = db.selectFrom('invitations').selectAll().where('organization_id', '=', organizationId);
-  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+export async function listInvitations(db: Kysely<Database>, organizationId: string, after: Position | null, take: number): Promise<KeysetRows<InvitationRow>> {
+  const query = db.selectFrom('invitations').selectAll().where('organization_id', '=', organizationId);
+  return keysetPage(query, { sort: 'created_at', id: 'id' }, after, take);
 }
 
 export async function createInvitation(db: Kysely<Database>, principal: Principal, input: { email: string; role: Role }, now: number): Promise<InvitationRow> {

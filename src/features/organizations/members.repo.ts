@@ -4,7 +4,7 @@ import type { Principal } from '../../auth/tokens.js';
 import { lockRows, takeRowLock, type Dialect } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
-import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 
 interface MemberRow {
@@ -13,27 +13,40 @@ interface MemberRow {
   name: string;
   user_created_at: number;
   role: string;
-  joined_at: number;
+  /** When the membership began. */
+  created_at: number;
 }
 
 export function toMember(row: MemberRow) {
   return {
     user: { id: row.user_id, email: row.email, name: row.name, createdAt: toIso(row.user_created_at) },
     role: (isRole(row.role) ? row.role : 'viewer') as Role,
-    joinedAt: toIso(row.joined_at),
+    joinedAt: toIso(row.created_at),
   };
 }
 
-export const memberPosition = (row: MemberRow): Position => [row.joined_at, row.user_id];
-
-export async function listMembers(db: Kysely<Database>, organizationId: string, after: Position | null, take: number): Promise<MemberRow[]> {
-  let query = db
+/** The organization's members with their users, as `toMember` reads them. */
+const membersOf = (db: Kysely<Database>, organizationId: string) =>
+  db
     .selectFrom('memberships as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['m.user_id', 'u.email', 'u.name', 'u.created_at as user_created_at', 'm.role', 'm.created_at as joined_at'])
+    .select(['m.user_id', 'u.email', 'u.name', 'u.created_at as user_created_at', 'm.role', 'm.created_at'])
     .where('m.organization_id', '=', organizationId);
-  if (after) query = query.where((eb) => keysetBefore(eb, 'm.created_at', 'm.user_id', after));
-  return query.orderBy('m.created_at', 'desc').orderBy('m.user_id', 'desc').limit(take).execute();
+
+export async function listMembers(db: Kysely<Database>, organizationId: string, after: Position | null, take: number): Promise<KeysetRows<MemberRow>> {
+  return keysetPage(membersOf(db, organizationId), { sort: 'm.created_at', id: 'm.user_id' }, after, take);
+}
+
+/** The organization the user joined first (by membership, then organization id), if any. */
+export async function firstOrganizationOf(db: Kysely<Database>, userId: string): Promise<string | undefined> {
+  const membership = await db
+    .selectFrom('memberships')
+    .select('organization_id')
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('organization_id')
+    .executeTakeFirst();
+  return membership?.organization_id;
 }
 
 async function memberForUpdate(trx: Transaction<Database>, dialect: Dialect, organizationId: string, userId: string) {
@@ -88,13 +101,7 @@ export async function changeRole(db: Kysely<Database>, dialect: Dialect, princip
     }
     await trx.updateTable('memberships').set({ role }).where('organization_id', '=', principal.organizationId).where('user_id', '=', userId).execute();
   });
-  const [row] = await db
-    .selectFrom('memberships as m')
-    .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['m.user_id', 'u.email', 'u.name', 'u.created_at as user_created_at', 'm.role', 'm.created_at as joined_at'])
-    .where('m.organization_id', '=', principal.organizationId)
-    .where('m.user_id', '=', userId)
-    .execute();
+  const [row] = await membersOf(db, principal.organizationId).where('m.user_id', '=', userId).execute();
   if (!row) throw problems.notFound(`User ${userId} is not a member of this organization.`);
   return row;
 }

@@ -1,9 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Role } from '../../auth/permissions.js';
+import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, OrganizationRow, UserRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { normalizeEmail } from '../../lib/email.js';
+import { problems } from '../../lib/problems.js';
+import { replaceOriginsIn } from './origins.repo.js';
 
 export function toOrganization(row: OrganizationRow) {
   return { id: row.id, name: row.name, plan: row.plan, createdAt: toIso(row.created_at) };
@@ -15,6 +18,54 @@ export function toUser(row: UserRow) {
 
 export async function getOrganization(db: Kysely<Database>, organizationId: string): Promise<OrganizationRow | undefined> {
   return db.selectFrom('organizations').selectAll().where('id', '=', organizationId).executeTakeFirst();
+}
+
+/** The organization with this name, or else with this id (the operator's CLI names it either way). */
+export async function findOrganization(db: Kysely<Database>, nameOrId: string): Promise<Pick<OrganizationRow, 'id' | 'name'> | undefined> {
+  return db
+    .selectFrom('organizations')
+    .select(['id', 'name'])
+    .where((eb) => eb.or([eb('name', '=', nameOrId), eb('id', '=', nameOrId)]))
+    .executeTakeFirst();
+}
+
+/**
+ * Renames the organization and replaces its allowed origins, all or nothing: a name conflict must not
+ * leave the origins changed, nor a refused origin list the name.
+ */
+export async function updateOrganization(
+  db: Kysely<Database>,
+  org: OrganizationRow,
+  changes: { name?: string | undefined; allowedOrigins?: string[] | undefined },
+  now: number,
+): Promise<void> {
+  const { name, allowedOrigins } = changes;
+  await db.transaction().execute(async (trx) => {
+    if (allowedOrigins !== undefined) await replaceOriginsIn(trx, org.id, org.plan, allowedOrigins, now);
+    if (name !== undefined && name !== org.name) {
+      try {
+        await trx.updateTable('organizations').set({ name }).where('id', '=', org.id).execute();
+      } catch (error) {
+        if (isUniqueViolation(error)) throw problems.conflict(`The name "${name}" is taken.`);
+        throw error;
+      }
+    }
+  });
+}
+
+/** A new organization (a first sign-in's own). Names are unique: a taken one gets the new id appended. */
+export async function createOrganization(db: Kysely<Database>, name: string, plan: string, now: number): Promise<string> {
+  const id = newId('org', now);
+  try {
+    await db.insertInto('organizations').values({ id, name, plan, created_at: now }).execute();
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    await db
+      .insertInto('organizations')
+      .values({ id, name: `${name} (${id})`, plan, created_at: now })
+      .execute();
+  }
+  return id;
 }
 
 export async function getUser(db: Kysely<Database>, userId: string): Promise<UserRow | undefined> {

@@ -1,12 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { isUniqueViolation } from '../../db/errors.js';
 import type { App, Deps } from '../../deps.js';
-import { PageOnlyQuery, paginate } from '../../lib/pagination.js';
 import { problemResponses, problems } from '../../lib/problems.js';
-import { listOrganizationTokens, tokenPosition, toTokenRecord } from '../tokens/tokens.repo.js';
-import { createInvitation, deleteInvitation, invitationPosition, listInvitations, toInvitation } from './invitations.repo.js';
-import { changeRole, listMembers, memberPosition, removeMember, toMember } from './members.repo.js';
-import { getOrganization, toOrganization } from './organizations.repo.js';
+import { organizationList, pageRoute } from '../page-route.js';
+import { listTokens, toTokenRecord } from '../tokens/tokens.repo.js';
+import { createInvitation, deleteInvitation, listInvitations, toInvitation } from './invitations.repo.js';
+import { changeRole, listMembers, removeMember, toMember } from './members.repo.js';
+import { getOrganization, toOrganization, updateOrganization } from './organizations.repo.js';
 import {
   CreateInvitationBody,
   InvitationPage,
@@ -20,7 +19,7 @@ import {
   UpdateMemberBody,
   UpdateOrganizationBody,
 } from './organizations.schemas.js';
-import { listOrigins, replaceOriginsIn, validateOrigins } from './origins.js';
+import { listOrigins } from './origins.repo.js';
 
 const tags = ['Organization'];
 
@@ -33,7 +32,13 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
 
   app.get('/organization', {
     config: { scope: 'organization:read' },
-    schema: { tags, summary: "The caller's organization", response: { 200: OrganizationDetailSchema } },
+    schema: {
+      operationId: 'getOrganization',
+      tags,
+      summary: "The caller's organization",
+      description: 'Its name, plan and the custom CORS origins it allows.',
+      response: { 200: OrganizationDetailSchema },
+    },
     handler: async (request) => {
       return detail(request.principal.organizationId);
     },
@@ -42,6 +47,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
   app.patch('/organization', {
     config: { scope: 'organization:admin' },
     schema: {
+      operationId: 'updateOrganization',
       tags,
       summary: 'Rename the organization or set its allowed origins',
       description: 'Custom CORS origins, at most as many as the plan allows (free 1, team 10, enterprise 100).',
@@ -52,43 +58,24 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
       const { organizationId } = request.principal;
       const org = await getOrganization(db, organizationId);
       if (!org) throw problems.notFound('Organization not found.');
-      const { name, allowedOrigins } = request.body;
-      if (allowedOrigins !== undefined) validateOrigins(allowedOrigins, '/allowedOrigins');
-      // All or nothing: a name conflict must not leave the origins changed, nor a refused origin list the name.
-      await db.transaction().execute(async (trx) => {
-        if (allowedOrigins !== undefined) await replaceOriginsIn(trx, organizationId, org.plan, allowedOrigins, clock.now());
-        if (name !== undefined && name !== org.name) {
-          try {
-            await trx.updateTable('organizations').set({ name }).where('id', '=', organizationId).execute();
-          } catch (error) {
-            if (isUniqueViolation(error)) throw problems.conflict(`The name "${name}" is taken.`);
-            throw error;
-          }
-        }
-      });
+      await updateOrganization(db, org, request.body, clock.now());
       return detail(organizationId);
     },
   });
 
-  app.get('/organization/members', {
-    config: { scope: 'organization:read' },
-    schema: { tags, summary: 'List members', description: 'Most recently joined first.', querystring: PageOnlyQuery, response: { 200: MemberPage } },
-    handler: async (request) => {
-      const { organizationId } = request.principal;
-      return paginate(
-        cursors,
-        request.query,
-        { endpoint: 'members', organizationId },
-        (after, take) => listMembers(db, organizationId, after, take),
-        memberPosition,
-        toMember,
-      );
-    },
-  });
+  pageRoute(
+    app,
+    cursors,
+    '/organization/members',
+    { scope: 'organization:read', operationId: 'listMembers', tags, summary: 'List members', description: 'Most recently joined first.', page: MemberPage },
+    organizationList('members', (organizationId, after, take) => listMembers(db, organizationId, after, take)),
+    toMember,
+  );
 
   app.patch('/organization/members/:user_id', {
     config: { scope: 'members:admin' },
     schema: {
+      operationId: 'updateMember',
       tags,
       summary: "Change a member's role",
       description:
@@ -105,6 +92,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
   app.delete('/organization/members/:user_id', {
     config: { scope: 'members:admin' },
     schema: {
+      operationId: 'removeMember',
       tags,
       summary: 'Remove a member',
       description: 'Their tokens stop working at once.',
@@ -117,25 +105,19 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     },
   });
 
-  app.get('/organization/invitations', {
-    config: { scope: 'members:admin' },
-    schema: { tags, summary: 'List pending invitations', querystring: PageOnlyQuery, response: { 200: InvitationPage } },
-    handler: async (request) => {
-      const { organizationId } = request.principal;
-      return paginate(
-        cursors,
-        request.query,
-        { endpoint: 'invitations', organizationId },
-        (after, take) => listInvitations(db, organizationId, after, take),
-        invitationPosition,
-        toInvitation,
-      );
-    },
-  });
+  pageRoute(
+    app,
+    cursors,
+    '/organization/invitations',
+    { scope: 'members:admin', operationId: 'listInvitations', tags, summary: 'List pending invitations', description: 'Newest first.', page: InvitationPage },
+    organizationList('invitations', (organizationId, after, take) => listInvitations(db, organizationId, after, take)),
+    toInvitation,
+  );
 
   app.post('/organization/invitations', {
     config: { scope: 'members:admin' },
     schema: {
+      operationId: 'createInvitation',
       tags,
       summary: 'Invite someone by email',
       description: 'When the invited email signs in (or is bootstrapped with the CLI) they join with the invited role.',
@@ -149,32 +131,33 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
 
   app.delete('/organization/invitations/:invitation_id', {
     config: { scope: 'members:admin' },
-    schema: { tags, summary: 'Withdraw an invitation', params: InvitationParams, response: { 204: Type.Null({ description: 'Withdrawn' }) } },
+    schema: {
+      operationId: 'deleteInvitation',
+      tags,
+      summary: 'Withdraw an invitation',
+      description: 'The email no longer joins the organization when it signs in.',
+      params: InvitationParams,
+      response: { 204: Type.Null({ description: 'Withdrawn' }) },
+    },
     handler: async (request, reply) => {
       await deleteInvitation(db, request.principal.organizationId, request.params.invitation_id);
       return reply.code(204).send(null);
     },
   });
 
-  app.get('/organization/tokens', {
-    config: { scope: 'tokens:admin' },
-    schema: {
+  pageRoute(
+    app,
+    cursors,
+    '/organization/tokens',
+    {
+      scope: 'tokens:admin',
+      operationId: 'listOrganizationTokens',
       tags,
       summary: "List every member's personal access tokens",
       description: 'Admins only; never the token strings. Revoke with DELETE /v1/tokens/{token_id}.',
-      querystring: PageOnlyQuery,
-      response: { 200: OrganizationTokenPage },
+      page: OrganizationTokenPage,
     },
-    handler: async (request) => {
-      const { organizationId } = request.principal;
-      return paginate(
-        cursors,
-        request.query,
-        { endpoint: 'organization-tokens', organizationId },
-        (after, take) => listOrganizationTokens(db, organizationId, after, take),
-        tokenPosition,
-        (row) => ({ ...toTokenRecord(row), userId: row.user_id }),
-      );
-    },
-  });
+    organizationList('organization-tokens', (organizationId, after, take) => listTokens(db, { organizationId }, after, take)),
+    (row) => ({ ...toTokenRecord(row), userId: row.user_id }),
+  );
 }

@@ -1,8 +1,24 @@
 import { Type } from '@sinclair/typebox';
 import { pageSchema } from '../../lib/pagination.js';
-import { IdParam, NullableTimestamp, RoleSchema, Timestamp, UserSchema } from '../../schemas/common.js';
+import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
+import { IdParam, RoleSchema, Timestamp, TRIMMED_LINE_PATTERN, UserSchema } from '../../schemas/common.js';
+import { tokenTimes } from '../tokens/tokens.schemas.js';
 
 export const PLAN_ORIGIN_QUOTA: Record<string, number> = { free: 1, team: 10, enterprise: 100 };
+
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+// A last label of digits (or 0x and hex digits) makes the URL parser read the host as an IPv4 address.
+const DNS_NAME = `(?:${LABEL}\\.)*(?!(?:[0-9]+|0x[0-9a-f]*)(?::|$))${LABEL}`;
+const IPV4 = `${OCTET}(?:\\.${OCTET}){3}`;
+const PORT = '(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0)';
+/**
+ * An origin as `originFault` accepts it: exactly what the URL parser writes for it (lower case, no
+ * default port, no path, slash or credentials), https, or http for localhost. Exact but for what only
+ * the parser knows: an IPv6 address must also be in its canonical form, and an `xn--` label valid
+ * punycode.
+ */
+export const ORIGIN_PATTERN = `^(?:https://(?:${DNS_NAME}|${IPV4}|\\[[0-9a-f:.]+\\])(?::(?!443$)${PORT})?|http://localhost(?::(?!80$)${PORT})?)$`;
 
 export const OrganizationDetailSchema = Type.Object(
   {
@@ -17,9 +33,10 @@ export const OrganizationDetailSchema = Type.Object(
 
 export const UpdateOrganizationBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^\\S(.*\\S)?$' })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_LINE_PATTERN })),
     allowedOrigins: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 300 }), {
+      // Each origin is checked by the route, which says what is wrong with it.
+      Type.Array(enforcedElsewhere(Type.String({ minLength: 1, maxLength: 300 }), { pattern: ORIGIN_PATTERN }), {
         maxItems: 1000,
         uniqueItems: true,
         description: 'The full list. Each an exact origin `https://host[:port]` (or `http://localhost:<port>`); at most as many as the plan allows.',
@@ -43,15 +60,7 @@ export const InvitationParams = Type.Object({ invitation_id: IdParam('inv', 'Inv
 export const CreateInvitationBody = Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), role: RoleSchema }, { additionalProperties: false });
 
 export const OrganizationTokenSchema = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    userId: Type.String(),
-    createdAt: Timestamp,
-    expiresAt: Timestamp,
-    lastUsedAt: NullableTimestamp,
-    revokedAt: NullableTimestamp,
-  },
+  { id: Type.String(), name: Type.String(), userId: Type.String(), ...tokenTimes },
   { title: 'OrganizationToken', additionalProperties: false },
 );
 export const OrganizationTokenPage = pageSchema(OrganizationTokenSchema, 'OrganizationTokenPage');

@@ -1,6 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect, it } from 'vitest';
-import { addOperatorOrigin } from './origins.js';
+import { addOperatorOrigin } from './origins.repo.js';
 import { newId } from '../../lib/ids.js';
 import { expectProblem } from '../../../test/helpers/harness.js';
 import { expectUnauthorized, tokenHash } from '../../../test/helpers/auth.js';

@@ -4,7 +4,7 @@ import { containsText, isUniqueViolation } from '../../db/errors.js';
 import { prepared } from '../../db/prepared.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { deleteMonitorsWhere } from '../monitors/monitors.repo.js';
 import type { Project } from './projects.schemas.js';
@@ -19,8 +19,6 @@ export function toProject(row: ProjectRow): Project {
   };
 }
 
-export const projectPosition = (row: ProjectRow): Position => [row.created_at, row.id];
-
 const nameKey = (name: string) => name.toLowerCase();
 
 export async function listProjects(
@@ -29,11 +27,10 @@ export async function listProjects(
   filters: { name?: string | undefined },
   after: Position | null,
   take: number,
-): Promise<ProjectRow[]> {
+): Promise<KeysetRows<ProjectRow>> {
   let query = db.selectFrom('projects').selectAll().where('organization_id', '=', organizationId);
   if (filters.name !== undefined) query = query.where(containsText('name_key', nameKey(filters.name!)));
-  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+  return keysetPage(query, { sort: 'created_at', id: 'id' }, after, take);
 }
 
 /** The project, if it belongs to the organization; otherwise the 404 problem (never revealing it exists). */
@@ -45,6 +42,14 @@ export async function requireProject(db: Kysely<Database>, organizationId: strin
   const [row] = await projectInOrganization(db, projectId, organizationId);
   if (!row) throw problems.notFound(`Project ${projectId} does not exist.`);
   return row;
+}
+
+/** The project a `/projects/:project_id/…` request names, if it belongs to the caller's organization; otherwise the 404 problem. */
+export function requestedProject(
+  db: Kysely<Database>,
+  request: { principal: { organizationId: string }; params: { project_id: string } },
+): Promise<ProjectRow> {
+  return requireProject(db, request.principal.organizationId, request.params.project_id);
 }
 
 function nameTaken(name: string) {

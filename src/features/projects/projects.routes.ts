@@ -1,33 +1,43 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
-import { paginate } from '../../lib/pagination.js';
 import { problemResponses } from '../../lib/problems.js';
-import { createProject, deleteProject, listProjects, projectPosition, requireProject, toProject, updateProject } from './projects.repo.js';
+import { pageRoute } from '../page-route.js';
+import { createProject, deleteProject, listProjects, requestedProject, toProject, updateProject } from './projects.repo.js';
 import { CreateProjectBody, ListProjectsQuery, ProjectPage, ProjectParams, UpdateProjectBody } from './projects.schemas.js';
 
 const tags = ['Projects'];
 
 export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
-  app.get('/projects', {
-    config: { scope: 'projects:read' },
-    schema: { tags, summary: 'List projects', description: 'Newest first.', querystring: ListProjectsQuery, response: { 200: ProjectPage } },
-    handler: async (request) => {
-      const { limit, cursor, ...filters } = request.query;
-      const identity = { endpoint: 'projects', organizationId: request.principal.organizationId, filters };
-      return paginate(
-        cursors,
-        { limit, cursor },
-        identity,
-        (after, take) => listProjects(db, request.principal.organizationId, filters, after, take),
-        projectPosition,
-        toProject,
-      );
+  pageRoute(
+    app,
+    cursors,
+    '/projects',
+    {
+      scope: 'projects:read',
+      operationId: 'listProjects',
+      tags,
+      summary: 'List projects',
+      description: 'Newest first.',
+      querystring: ListProjectsQuery,
+      page: ProjectPage,
     },
-  });
+    async ({ principal: { organizationId }, query: { limit: _limit, cursor: _cursor, ...filters } }) => ({
+      identity: { endpoint: 'projects', organizationId, filters },
+      fetch: (after, take) => listProjects(db, organizationId, filters, after, take),
+    }),
+    toProject,
+  );
 
   app.post('/projects', {
     config: { scope: 'projects:write' },
-    schema: { tags, summary: 'Create a project', body: CreateProjectBody, response: { 201: Type.Ref('Project'), ...problemResponses(409) } },
+    schema: {
+      operationId: 'createProject',
+      tags,
+      summary: 'Create a project',
+      description: 'The name is unique in the organization, ignoring case: a taken one is a 409.',
+      body: CreateProjectBody,
+      response: { 201: Type.Ref('Project'), ...problemResponses(409) },
+    },
     handler: async (request, reply) => {
       const row = await createProject(db, request.principal.organizationId, request.body, clock.now());
       return reply.code(201).send(toProject(row));
@@ -36,17 +46,26 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
 
   app.get('/projects/:project_id', {
     config: { scope: 'projects:read' },
-    schema: { tags, summary: 'Get a project', params: ProjectParams, response: { 200: Type.Ref('Project') } },
+    schema: {
+      operationId: 'getProject',
+      tags,
+      summary: 'Get a project',
+      description: 'A project of another organization is a 404, as one that does not exist.',
+      params: ProjectParams,
+      response: { 200: Type.Ref('Project') },
+    },
     handler: async (request) => {
-      return toProject(await requireProject(db, request.principal.organizationId, request.params.project_id));
+      return toProject(await requestedProject(db, request));
     },
   });
 
   app.patch('/projects/:project_id', {
     config: { scope: 'projects:write' },
     schema: {
+      operationId: 'updateProject',
       tags,
       summary: 'Update a project',
+      description: 'Rename it (a taken name is a 409) or change its description.',
       params: ProjectParams,
       body: UpdateProjectBody,
       response: { 200: Type.Ref('Project'), ...problemResponses(409) },
@@ -58,7 +77,14 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
 
   app.delete('/projects/:project_id', {
     config: { scope: 'projects:delete' },
-    schema: { tags, summary: 'Delete a project with its runs', params: ProjectParams, response: { 204: Type.Null({ description: 'Deleted' }) } },
+    schema: {
+      operationId: 'deleteProject',
+      tags,
+      summary: 'Delete a project with its runs',
+      description: 'With its runs and monitors, at once and for good.',
+      params: ProjectParams,
+      response: { 204: Type.Null({ description: 'Deleted' }) },
+    },
     handler: async (request, reply) => {
       await deleteProject(db, request.principal.organizationId, request.params.project_id);
       return reply.code(204).send(null);

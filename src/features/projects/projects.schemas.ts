@@ -1,11 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParam, Timestamp } from '../../schemas/common.js';
+import { IdParam, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 
 const ProjectName = Type.String({
   minLength: 1,
   maxLength: 100,
-  pattern: '^[^\\s\\p{Cc}]([^\\p{Cc}]*[^\\s\\p{Cc}])?$',
+  pattern: TRIMMED_TEXT_PATTERN,
   description: 'Unique per organization (case-insensitive); no leading or trailing spaces.',
 });
 const Description = Type.String({ maxLength: 2000 });

@@ -1,27 +1,22 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { sendWithEtag } from '../../lib/http.js';
-import { PageOnlyQuery, paginate, type Position } from '../../lib/pagination.js';
+import { paginate } from '../../lib/pagination.js';
 import { Problem, problemResponses, problems } from '../../lib/problems.js';
+import { childList, pageRoute } from '../page-route.js';
+import { labelsOf, listLabelEvents, removeLabel, setLabel, toLabelEvent } from './labels.repo.js';
 import {
   createPrompt,
   createVersion,
   deletePrompt,
   getVersion,
-  labelEventPosition,
-  labelsOf,
-  listLabelEvents,
   listPrompts,
   listVersions,
-  promptPosition,
-  removeLabel,
   renderTemplate,
   requirePrompt,
-  setLabel,
-  toLabelEvent,
   toPrompt,
   toVersion,
-  versionPosition,
+  updatePromptDescription,
 } from './prompts.repo.js';
 import {
   CreatePromptBody,
@@ -41,6 +36,8 @@ import {
 
 const tags = ['Prompts'];
 const notModified = { 304: Type.Null({ description: 'Not modified (If-None-Match)' }) };
+/** What `sendWithEtag` answers with: the body's ETag, on the 200 and on the 304. */
+const withEtag = { 200: ['ETag'], 304: ['ETag'] } as const;
 
 export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): void {
   const withLabels = async (row: Parameters<typeof toPrompt>[0]) => toPrompt(row, (await labelsOf(db, [row.id])).get(row.id) ?? {});
@@ -48,6 +45,7 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   app.get('/prompts', {
     config: { scope: 'prompts:read' },
     schema: {
+      operationId: 'listPrompts',
       tags,
       summary: 'List prompts',
       description: 'Newest first (by creation). Filters: `name` (substring), `label`.',
@@ -62,7 +60,6 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
         { limit, cursor },
         { endpoint: 'prompts', organizationId, filters },
         (after, take) => listPrompts(db, organizationId, filters, after, take),
-        promptPosition,
         (row) => row,
       );
       const labels = await labelsOf(
@@ -75,15 +72,29 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
 
   app.post('/prompts', {
     config: { scope: 'prompts:write' },
-    schema: { tags, summary: 'Create a prompt with its version 1', body: CreatePromptBody, response: { 201: Type.Ref('Prompt'), ...problemResponses(409) } },
+    schema: {
+      operationId: 'createPrompt',
+      tags,
+      summary: 'Create a prompt with its version 1',
+      description: 'The name is a slug unique in the organization (a taken one is a 409), usable in place of the id.',
+      body: CreatePromptBody,
+      response: { 201: Type.Ref('Prompt'), ...problemResponses(409) },
+    },
     handler: async (request, reply) => {
       return reply.code(201).send(toPrompt(await createPrompt(db, request.principal, request.body, clock.now()), {}));
     },
   });
 
   app.get('/prompts/:prompt_id', {
-    config: { scope: 'prompts:read' },
-    schema: { tags, summary: 'Get a prompt (by id or name)', params: PromptParams, response: { 200: Type.Ref('Prompt'), ...notModified } },
+    config: { scope: 'prompts:read', headers: withEtag },
+    schema: {
+      operationId: 'getPrompt',
+      tags,
+      summary: 'Get a prompt (by id or name)',
+      description: 'With its labels. Answers 304 while `If-None-Match` holds its ETag.',
+      params: PromptParams,
+      response: { 200: Type.Ref('Prompt'), ...notModified },
+    },
     handler: async (request, reply) => {
       return sendWithEtag(request, reply, await withLabels(await requirePrompt(db, request.principal.organizationId, request.params.prompt_id)));
     },
@@ -91,55 +102,66 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
 
   app.patch('/prompts/:prompt_id', {
     config: { scope: 'prompts:write' },
-    schema: { tags, summary: "Update a prompt's description", params: PromptParams, body: UpdatePromptBody, response: { 200: Type.Ref('Prompt') } },
+    schema: {
+      operationId: 'updatePrompt',
+      tags,
+      summary: "Update a prompt's description",
+      description: 'Templates change by creating a version, never in place.',
+      params: PromptParams,
+      body: UpdatePromptBody,
+      response: { 200: Type.Ref('Prompt') },
+    },
     handler: async (request) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       const now = clock.now();
-      await db.updateTable('prompts').set({ description: request.body.description, updated_at: now }).where('id', '=', prompt.id).execute();
+      await updatePromptDescription(db, prompt.id, request.body.description, now);
       return withLabels({ ...prompt, description: request.body.description, updated_at: now });
     },
   });
 
   app.delete('/prompts/:prompt_id', {
     config: { scope: 'prompts:delete' },
-    schema: { tags, summary: 'Delete a prompt with its versions and labels', params: PromptParams, response: { 204: Type.Null({ description: 'Deleted' }) } },
+    schema: {
+      operationId: 'deletePrompt',
+      tags,
+      summary: 'Delete a prompt with its versions and labels',
+      description: 'With its versions, labels and label history; the name is free again.',
+      params: PromptParams,
+      response: { 204: Type.Null({ description: 'Deleted' }) },
+    },
     handler: async (request, reply) => {
       await deletePrompt(db, (await requirePrompt(db, request.principal.organizationId, request.params.prompt_id)).id);
       return reply.code(204).send(null);
     },
   });
 
-  /** A prompt's child list (versions, label moves): newest first, cursor-paginated, bound to the prompt. */
-  function promptList<Row, Item>(
-    name: 'versions' | 'label-history',
-    docs: { summary: string; description: string; page: TSchema },
-    list: (db: Deps['db'], promptId: string, after: Position | null, take: number) => Promise<Row[]>,
-    position: (row: Row) => Position,
-    toItem: (row: Row) => Item,
-  ): void {
-    app.get(`/prompts/:prompt_id/${name}`, {
-      config: { scope: 'prompts:read' },
-      schema: { tags, summary: docs.summary, description: docs.description, params: PromptParams, querystring: PageOnlyQuery, response: { 200: docs.page } },
-      handler: async (request) => {
-        const { organizationId } = request.principal;
-        const prompt = await requirePrompt(db, organizationId, request.params.prompt_id);
-        return paginate(
-          cursors,
-          request.query,
-          { endpoint: `prompt-${name}`, organizationId, parents: [prompt.id] },
-          (after, take) => list(db, prompt.id, after, take),
-          position,
-          toItem,
-        );
-      },
-    });
-  }
+  /** A prompt's child lists (versions, label moves) are bound to the prompt. */
+  const promptOf = async (organizationId: string, params: Static<typeof PromptParams>) => {
+    const prompt = await requirePrompt(db, organizationId, params.prompt_id);
+    return { id: prompt.id, parents: [prompt.id] };
+  };
 
-  promptList('versions', { summary: 'List versions', description: 'Newest version first.', page: PromptVersionPage }, listVersions, versionPosition, toVersion);
+  pageRoute(
+    app,
+    cursors,
+    '/prompts/:prompt_id/versions',
+    {
+      scope: 'prompts:read',
+      operationId: 'listPromptVersions',
+      tags,
+      summary: 'List versions',
+      description: 'Newest version first.',
+      params: PromptParams,
+      page: PromptVersionPage,
+    },
+    childList('prompt-versions', promptOf, (promptId, after, take) => listVersions(db, promptId, after, take)),
+    toVersion,
+  );
 
   app.post('/prompts/:prompt_id/versions', {
     config: { scope: 'prompts:write' },
     schema: {
+      operationId: 'createPromptVersion',
       tags,
       summary: 'Create the next version',
       description: 'Versions are immutable and numbered 1, 2, 3…',
@@ -154,8 +176,15 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   });
 
   app.get('/prompts/:prompt_id/versions/:version', {
-    config: { scope: 'prompts:read' },
-    schema: { tags, summary: 'Get a version by number or label', params: VersionParams, response: { 200: Type.Ref('PromptVersion'), ...notModified } },
+    config: { scope: 'prompts:read', headers: withEtag },
+    schema: {
+      operationId: 'getPromptVersion',
+      tags,
+      summary: 'Get a version by number or label',
+      description: 'Answers 304 while `If-None-Match` holds its ETag, so that clients can poll the version a label points at.',
+      params: VersionParams,
+      response: { 200: Type.Ref('PromptVersion'), ...notModified },
+    },
     handler: async (request, reply) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       return sendWithEtag(request, reply, toVersion(await getVersion(db, prompt.id, request.params.version)));
@@ -165,6 +194,7 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
   app.put('/prompts/:prompt_id/labels/:label', {
     config: { scope: 'prompts:write' },
     schema: {
+      operationId: 'setPromptLabel',
       tags,
       summary: 'Point a label at a version',
       description: 'Creates the label or moves it; every move is recorded.',
@@ -181,7 +211,14 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
 
   app.delete('/prompts/:prompt_id/labels/:label', {
     config: { scope: 'prompts:write' },
-    schema: { tags, summary: 'Remove a label', params: LabelParams, response: { 204: Type.Null({ description: 'Removed' }) } },
+    schema: {
+      operationId: 'removePromptLabel',
+      tags,
+      summary: 'Remove a label',
+      description: 'The removal is recorded in the label history.',
+      params: LabelParams,
+      response: { 204: Type.Null({ description: 'Removed' }) },
+    },
     handler: async (request, reply) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       await removeLabel(db, dialect, prompt, request.params.label, request.principal.userId, clock.now());
@@ -189,21 +226,27 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     },
   });
 
-  promptList(
-    'label-history',
+  pageRoute(
+    app,
+    cursors,
+    '/prompts/:prompt_id/label-history',
     {
+      scope: 'prompts:read',
+      operationId: 'listPromptLabelHistory',
+      tags,
       summary: 'Every label move',
       description: 'Newest first: who moved which label, when, from which version to which (null: created or removed).',
+      params: PromptParams,
       page: LabelEventPage,
     },
-    listLabelEvents,
-    labelEventPosition,
+    childList('prompt-label-history', promptOf, (promptId, after, take) => listLabelEvents(db, promptId, after, take)),
     toLabelEvent,
   );
 
   app.post('/prompts/:prompt_id/render', {
     config: { scope: 'prompts:read' },
     schema: {
+      operationId: 'renderPrompt',
       tags,
       summary: 'Render a version with variables',
       description: 'Latest version unless `version` or `label` is given (not both). Missing and unknown variables are refused, each named.',

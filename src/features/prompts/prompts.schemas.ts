@@ -1,11 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { StringEnum, Timestamp } from '../../schemas/common.js';
+import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
+import { KeyedRecord, StringEnum, Timestamp } from '../../schemas/common.js';
 
 /** A prompt's name: a slug, unique per organization, usable in place of its id (so never `prm_…`). */
 export const PROMPT_NAME_PATTERN = '^(?!prm_)[a-z0-9][a-z0-9_.-]{0,99}$';
 /** A label: a slug that is not a number (a version reference is either). */
 export const LABEL_PATTERN = '^(?![0-9]+$)[a-z0-9][a-z0-9_.-]{0,63}$';
+// The patterns bound the length too; `maxLength` says so to readers (and is not checked twice).
+const PromptName = enforcedElsewhere(Type.String({ pattern: PROMPT_NAME_PATTERN }), { maxLength: 100 });
+const Label = (options: { description?: string } = {}) => enforcedElsewhere(Type.String({ pattern: LABEL_PATTERN, ...options }), { maxLength: 64 });
 
 export const ChatMessageSchema = Type.Object(
   { role: StringEnum(['system', 'user', 'assistant', 'tool'] as const), content: Type.String({ maxLength: 100_000 }) },
@@ -23,7 +27,7 @@ export const PromptSchema = Type.Object(
     name: Type.String(),
     description: Type.String(),
     latestVersion: Type.Integer(),
-    labels: Type.Record(Type.String(), Type.Integer(), { description: 'label → version' }),
+    labels: KeyedRecord(Type.Integer(), { description: 'label → version' }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
@@ -68,13 +72,16 @@ export const VersionParams = Type.Object(
   { prompt_id: PromptRef, version: Type.String({ minLength: 1, maxLength: 64, description: 'A version number or a label' }) },
   { additionalProperties: false },
 );
-export const LabelParams = Type.Object({ prompt_id: PromptRef, label: Type.String({ pattern: LABEL_PATTERN }) }, { additionalProperties: false });
+export const LabelParams = Type.Object(
+  { prompt_id: PromptRef, label: Label({ description: 'A label: a slug that is not a number' }) },
+  { additionalProperties: false },
+);
 
 export const ListPromptsQuery = Type.Object(
   {
     ...pageQueryProperties,
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Substring of the name' })),
-    label: Type.Optional(Type.String({ pattern: LABEL_PATTERN, description: 'Only prompts that have this label' })),
+    label: Type.Optional(Label({ description: 'Only prompts that have this label' })),
   },
   { additionalProperties: false },
 );
@@ -85,18 +92,24 @@ const VersionFields = {
   message: Type.Optional(Type.String({ maxLength: 2000, description: 'What changed, like a commit message' })),
 };
 export const CreatePromptBody = Type.Object(
-  { name: Type.String({ pattern: PROMPT_NAME_PATTERN }), description: Type.Optional(Type.String({ maxLength: 2000 })), ...VersionFields },
+  { name: PromptName, description: Type.Optional(Type.String({ maxLength: 2000 })), ...VersionFields },
   { additionalProperties: false },
 );
 export const CreateVersionBody = Type.Object(VersionFields, { additionalProperties: false });
 export const UpdatePromptBody = Type.Object({ description: Type.String({ maxLength: 2000 }) }, { additionalProperties: false });
-export const SetLabelBody = Type.Object({ version: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
-export const RenderBody = Type.Object(
-  {
-    version: Type.Optional(Type.Integer({ minimum: 1 })),
-    label: Type.Optional(Type.String({ pattern: LABEL_PATTERN })),
-    variables: Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
-  },
-  { additionalProperties: false },
+/** A version number: one the prompt does not have is refused by the route (and no prompt has 2^31). */
+const VersionNumber = enforcedElsewhere(Type.Integer({ minimum: 1, format: 'int32' }), { maximum: 2_147_483_647 });
+export const SetLabelBody = Type.Object({ version: VersionNumber }, { additionalProperties: false });
+// "Version or label, not both" is the route's rule (a fault at /label).
+export const RenderBody = enforcedElsewhere(
+  Type.Object(
+    {
+      version: Type.Optional(VersionNumber),
+      label: Type.Optional(Label({ description: 'Not with `version`' })),
+      variables: KeyedRecord(Type.Union([Type.String(), Type.Number(), Type.Boolean()])),
+    },
+    { additionalProperties: false, description: 'The latest version unless `version` or `label` names one (not both).' },
+  ),
+  { not: { required: ['version', 'label'] } },
 );
 export const RenderResultSchema = Type.Object({ template: TemplateSchema, rendered: TemplateSchema }, { title: 'RenderResult', additionalProperties: false });

@@ -3,6 +3,17 @@
  * dependency-free, so the dashboard can check a range before asking).
  */
 
+/** What a metric is computed from, over some runs; `latencyP99` is absent from the runs metrics endpoint's buckets. */
+export interface MetricInputs {
+  count: number;
+  errorCount: number;
+  totalTokens: number;
+  cost: number;
+  latencyP50: number | null;
+  latencyP95: number | null;
+  latencyP99?: number | null;
+}
+
 /** The most buckets one metrics request may span. */
 export const MAX_BUCKETS = 10_000;
 

@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import { sqliteHandle } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
+import type { MetricInputs } from './metrics.rules.js';
 import { runFilterWhere, type RunFilters } from './runs.filters.js';
 import type { GroupBy } from './runs.schemas.js';
 
@@ -15,13 +16,7 @@ import type { GroupBy } from './runs.schemas.js';
  * definition; on SQLite the matching rows are streamed once from the covering index and ranked here.
  */
 
-export interface Aggregate {
-  count: number;
-  errorCount: number;
-  totalTokens: number;
-  cost: number;
-  latencyP50: number | null;
-  latencyP95: number | null;
+export interface Aggregate extends MetricInputs {
   latencyP99: number | null;
 }
 

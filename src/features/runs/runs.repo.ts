@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Kysely, Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import type { Database, RunRow } from '../../db/schema.js';
-import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems, type FieldError } from '../../lib/problems.js';
 import { prepared } from '../../db/prepared.js';
 import { requireTimestamp } from '../../lib/clock.js';
@@ -18,22 +18,16 @@ export { toRun };
 /** What a list page needs of a run: its sort key, id and stored record. */
 export type RunListRow = Pick<RunRow, 'start_time' | 'id' | 'doc'>;
 
-export const runPosition = (row: RunListRow): Position => [row.start_time, row.id];
-
 /** A project's runs as a list page needs them, and the stream's order (newest first, id as tie-breaker). */
 const streamOf = (db: Kysely<Database>, projectId: string) =>
   db.selectFrom('runs').select(['runs.start_time', 'runs.id', 'runs.doc']).where('runs.project_id', '=', projectId);
-const newestFirst = <Q extends ReturnType<typeof streamOf>>(query: Q, take: number) =>
-  query.orderBy('runs.start_time', 'desc').orderBy('runs.id', 'desc').limit(take);
+const STREAM_ORDER = { sort: 'runs.start_time', id: 'runs.id' } as const;
 
 // The unfiltered stream is what the dashboard and most clients read: compiled once, then only re-bound.
 // Filtered pages vary in shape and are built per request, from the same pieces.
-const streamHead = prepared((db, projectId: string, take: number) => newestFirst(streamOf(db, projectId), take));
+const streamHead = prepared((db, projectId: string, take: number) => keysetQuery(streamOf(db, projectId), STREAM_ORDER, null, take));
 const streamAfter = prepared((db, projectId: string, sortKey: number, id: string, take: number) =>
-  newestFirst(
-    streamOf(db, projectId).where((eb) => keysetBefore(eb, 'runs.start_time', 'runs.id', [sortKey, id])),
-    take,
-  ),
+  keysetQuery(streamOf(db, projectId), STREAM_ORDER, [sortKey, id], take),
 );
 
 export async function listRuns(
@@ -43,11 +37,14 @@ export async function listRuns(
   filters: RunFilters,
   after: Position | null,
   take: number,
-): Promise<RunListRow[]> {
-  if (Object.keys(filters).length === 0) return after ? streamAfter(db, projectId, after[0], after[1], take) : streamHead(db, projectId, take);
-  let query = streamOf(db, projectId).where(runFilterWhere(dialect, filters));
-  if (after) query = query.where((eb) => keysetBefore(eb, 'runs.start_time', 'runs.id', after));
-  return newestFirst(query, take).execute();
+): Promise<KeysetRows<RunListRow>> {
+  const filtered = Object.keys(filters).length > 0;
+  const rows = filtered
+    ? await keysetQuery(streamOf(db, projectId).where(runFilterWhere(dialect, filters)), STREAM_ORDER, after, take).execute()
+    : after
+      ? await streamAfter(db, projectId, after[0], after[1], take)
+      : await streamHead(db, projectId, take);
+  return keysetRows(STREAM_ORDER, rows);
 }
 
 export async function getRun(db: Kysely<Database> | Transaction<Database>, projectId: string, runId: string): Promise<RunRow> {

@@ -4,13 +4,13 @@ import { DAY_MS, requireTimestamp } from '../../lib/clock.js';
 import { sendJsonText } from '../../lib/http.js';
 import { paginate, pageJson } from '../../lib/pagination.js';
 import { problemBody, problemResponses, problems } from '../../lib/problems.js';
-import { requireProject } from '../projects/projects.repo.js';
+import { requestedProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
 import { metricsRangeFaults } from './metrics.rules.js';
 import { parseRunFilters } from './runs.filters.js';
 import { ingestRuns } from './runs.ingest.js';
 import { runMetrics } from './runs.metrics.js';
-import { getRun, listRuns, patchRun, runPosition } from './runs.repo.js';
+import { getRun, listRuns, patchRun } from './runs.repo.js';
 import {
   BatchBodySchema,
   BatchResultSchema,
@@ -20,6 +20,7 @@ import {
   RunInputSchema,
   RunMetricsQuery,
   RunMetricsSchema,
+  RunPage,
   RunPatchSchema,
   type Bucket,
 } from './runs.schemas.js';
@@ -30,6 +31,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   app.get('/projects/:project_id/runs', {
     config: { scope: 'runs:read' },
     schema: {
+      operationId: 'listRuns',
       tags,
       summary: 'List runs',
       description:
@@ -37,16 +39,11 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
         '`startedAfter` is inclusive and `startedBefore` exclusive; `metadata.<key>=<value>` matches a top-level metadata value exactly.',
       params: ProjectParams,
       querystring: ListRunsQuery,
-      response: {
-        200: Type.Object(
-          { items: Type.Array(Type.Ref('Run')), nextCursor: Type.Union([Type.String(), Type.Null()]), limit: Type.Integer() },
-          { title: 'RunPage' },
-        ),
-      },
+      response: { 200: RunPage },
     },
     handler: async (request, reply) => {
       const { organizationId } = request.principal;
-      const project = await requireProject(db, organizationId, request.params.project_id);
+      const project = await requestedProject(db, request);
       const { limit, cursor, ...rest } = request.query as Record<string, unknown> & { limit?: number; cursor?: string };
       const filters = parseRunFilters(rest);
       const identity = { endpoint: 'runs', organizationId, parents: [project.id], filters: { ...filters } };
@@ -55,7 +52,6 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
         { limit, cursor },
         identity,
         (after, take) => listRuns(db, dialect, project.id, filters, after, take),
-        runPosition,
         (row) => row.doc,
       );
       return sendJsonText(reply as never, pageJson(page));
@@ -65,6 +61,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   app.get('/projects/:project_id/runs/metrics', {
     config: { scope: 'runs:read' },
     schema: {
+      operationId: 'getRunMetrics',
       tags,
       summary: 'Count and aggregate runs',
       description:
@@ -75,7 +72,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       response: { 200: RunMetricsSchema },
     },
     handler: async (request) => {
-      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const project = await requestedProject(db, request);
       const {
         from: fromRaw,
         to: toRaw,
@@ -96,6 +93,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   app.post('/projects/:project_id/runs', {
     config: { scope: 'runs:write' },
     schema: {
+      operationId: 'createRun',
       tags,
       summary: 'Create a run',
       description: 'With a client `id` the create is idempotent: the same content again answers 200 with the stored run; different content is a 409.',
@@ -104,7 +102,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       response: { 200: Type.Ref('Run'), 201: Type.Ref('Run'), ...problemResponses(409) },
     },
     handler: async (request, reply) => {
-      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const project = await requestedProject(db, request);
       const [result] = await ingestRuns(db, project.id, [request.body], clock.now(), () => '');
       if (!result) throw new Error('ingest returned no result');
       if (result.status === 'rejected') throw result.problem;
@@ -116,6 +114,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   app.post('/projects/:project_id/runs/batch', {
     config: { scope: 'runs:write' },
     schema: {
+      operationId: 'createRunBatch',
       tags,
       summary: 'Create up to 1,000 runs',
       description:
@@ -126,7 +125,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       response: { 200: BatchResultSchema },
     },
     handler: async (request) => {
-      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const project = await requestedProject(db, request);
       const results = await ingestRuns(db, project.id, request.body.runs, clock.now(), (i) => `/runs/${i}`);
       return {
         results: results.map((r) =>
@@ -140,9 +139,16 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
 
   app.get('/projects/:project_id/runs/:run_id', {
     config: { scope: 'runs:read' },
-    schema: { tags, summary: 'Get a run', params: ProjectRunParams, response: { 200: Type.Ref('Run') } },
+    schema: {
+      operationId: 'getRun',
+      tags,
+      summary: 'Get a run',
+      description: 'By the id the server gave it or the client chose.',
+      params: ProjectRunParams,
+      response: { 200: Type.Ref('Run') },
+    },
     handler: async (request, reply) => {
-      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const project = await requestedProject(db, request);
       return sendJsonText(reply as never, (await getRun(db, project.id, request.params.run_id)).doc);
     },
   });
@@ -150,6 +156,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
   app.patch('/projects/:project_id/runs/:run_id', {
     config: { scope: 'runs:write' },
     schema: {
+      operationId: 'updateRun',
       tags,
       summary: 'End or amend a running run',
       description:
@@ -159,7 +166,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       response: { 200: Type.Ref('Run'), ...problemResponses(409) },
     },
     handler: async (request, reply) => {
-      const project = await requireProject(db, request.principal.organizationId, request.params.project_id);
+      const project = await requestedProject(db, request);
       return sendJsonText(reply as never, (await patchRun(db, project.id, request.params.run_id, request.body, clock.now())).doc);
     },
   });

@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { IdParam, NullableTimestamp, StringEnum, Timestamp } from '../../schemas/common.js';
-import { pageQueryProperties } from '../../lib/pagination.js';
+import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
+import { MAX_BUCKETS } from './metrics.rules.js';
 
 export const RUN_KINDS = ['llm', 'chain', 'tool', 'retriever', 'embedding', 'agent', 'custom'] as const;
 export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
@@ -12,14 +14,16 @@ export const RunStatusSchema = StringEnum(RUN_STATUSES);
 
 /** Client-chosen ids: URL-safe, and never a word the API uses in the same path position. */
 export const RUN_ID_PATTERN = '^(?!(null|metrics|batch)$)[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$';
-const RunIdInput = Type.String({ pattern: RUN_ID_PATTERN, description: 'A client-chosen id (1..128 of A-Z a-z 0-9 _ . : -); makes the create idempotent.' });
+// The pattern bounds the length too; `maxLength` says so to readers (and is not checked twice).
+const RunRef = (options: { description?: string } = {}) => enforcedElsewhere(Type.String({ pattern: RUN_ID_PATTERN, ...options }), { maxLength: 128 });
+const RunIdInput = RunRef({ description: 'A client-chosen id (1..128 of A-Z a-z 0-9 _ . : -); makes the create idempotent.' });
 
 const JsonObject = Type.Object({}, { additionalProperties: true, description: 'Any JSON object' });
 // Bounds that keep every stored value, and sums over millions of runs, inside both engines' bigint and
 // double precision (a larger value was a 500 on PostgreSQL).
 const MAX_TOKENS = 1_000_000_000_000;
 const MAX_COST = 1_000_000_000_000;
-const Tokens = (options: { description?: string } = {}) => Type.Integer({ minimum: 0, maximum: MAX_TOKENS, ...options });
+const Tokens = (options: { description?: string } = {}) => Type.Integer({ minimum: 0, maximum: MAX_TOKENS, format: 'int64', ...options });
 const Cost = Type.Number({ minimum: 0, maximum: MAX_COST });
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 50, uniqueItems: true });
 
@@ -61,11 +65,13 @@ export const RunSchema = Type.Object(
 );
 export type Run = Static<typeof RunSchema>;
 
+export const RunPage = pageSchema(Type.Ref('Run'), 'RunPage');
+
 export const RunInputSchema = Type.Object(
   {
     id: Type.Optional(RunIdInput),
-    traceId: Type.Optional(Type.String({ pattern: RUN_ID_PATTERN, description: "Defaults to the parent's trace, or to the run's own id for a root run" })),
-    parentRunId: Type.Optional(Type.Union([Type.String({ pattern: RUN_ID_PATTERN }), Type.Null()])),
+    traceId: Type.Optional(RunRef({ description: "Defaults to the parent's trace, or to the run's own id for a root run" })),
+    parentRunId: Type.Optional(Type.Union([RunRef(), Type.Null()])),
     name: Type.String({ minLength: 1, maxLength: 256 }),
     kind: RunKind,
     status: Type.Optional(RunStatusSchema),
@@ -139,7 +145,12 @@ export const runFilterProperties = {
   startedBefore: Type.Optional(Timestamp),
 };
 export const METADATA_FILTER_PATTERN = '^metadata\\.[A-Za-z0-9_-]{1,64}$';
-const metadataFilters = { [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: 'Exact match on a top-level metadata value' }) };
+const metadataFilters = {
+  [METADATA_FILTER_PATTERN]: Type.String({
+    maxLength: 1000,
+    description: '`metadata.<key>=<value>`: exact match on a top-level metadata value (a number, boolean or null matches its JSON text too)',
+  }),
+};
 
 export const ListRunsQuery = Type.Object(
   { ...pageQueryProperties, ...runFilterProperties },
@@ -154,9 +165,9 @@ export type GroupBy = (typeof GROUP_BY)[number];
 export const RunMetricsQuery = Type.Object(
   {
     ...runFilterProperties,
-    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive start; default `to` minus 24 hours' })),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive start, before `to`; default `to` minus 24 hours' })),
     to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive end; default now' })),
-    bucket: Type.Optional(StringEnum(['1m', '5m', '1h', '1d'] as const)),
+    bucket: Type.Optional(StringEnum(['1m', '5m', '1h', '1d'] as const, { description: `UTC-aligned buckets; [from, to) may span ${MAX_BUCKETS} at most` })),
     groupBy: Type.Optional(StringEnum(GROUP_BY)),
   },
   { additionalProperties: false, patternProperties: metadataFilters },

@@ -3,6 +3,7 @@ import { ping } from '../../db/index.js';
 import type { App, Deps } from '../../deps.js';
 import { PROBLEM_TYPES, Problem, problemResponses, type ProblemSlug } from '../../lib/problems.js';
 
+const tags = ['Operations'];
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** Unauthenticated operational routes: health, readiness, JWKS, OpenAPI, problem type pages. */
@@ -11,15 +12,24 @@ export function systemRoutes(app: App, { db, keys, shedding }: Deps): void {
   // readiness says 503 then, so that a load balancer routes around the instance until it recovers.
   app.get('/healthz', {
     config: { healthCheck: true },
-    schema: { tags: ['Operations'], summary: 'Liveness: the process is up', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    schema: {
+      operationId: 'checkLiveness',
+      tags,
+      summary: 'Liveness: the process is up',
+      description: 'Answers while the process runs, even when it is overloaded or shutting down. Never rate-limited.',
+      response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+    },
     handler: async () => ({ status: 'ok' as const }),
   });
 
   app.get('/readyz', {
     config: { healthCheck: true },
     schema: {
-      tags: ['Operations'],
+      operationId: 'checkReadiness',
+      tags,
       summary: 'Readiness: the database is reachable and the instance is not shedding load',
+      description:
+        'A 503 while the instance sheds load, shuts down or cannot reach its database: route traffic elsewhere until it answers 200. Never rate-limited.',
       response: { 200: Type.Object({ status: Type.Literal('ok') }), ...problemResponses(503) },
     },
     handler: async (request) => {
@@ -36,10 +46,13 @@ export function systemRoutes(app: App, { db, keys, shedding }: Deps): void {
 
   app.get('/.well-known/jwks.json', {
     schema: {
-      tags: ['Operations'],
+      operationId: 'getJwks',
+      tags,
       summary: 'Public keys that verify Sightline-issued JWTs',
-      response: { 200: Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }) },
+      description: 'A JSON Web Key Set; cacheable for five minutes. Rate-limited per client address, like every route outside /v1 but the health checks.',
+      response: { 200: Type.Object({ keys: Type.Array(Type.Object({}, { additionalProperties: true })) }), ...problemResponses(429, 503) },
     },
+    config: { headers: { 200: ['Cache-Control'] } },
     handler: async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=300');
       return keys.publicJwks();

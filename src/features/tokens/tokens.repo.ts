@@ -4,7 +4,7 @@ import { hashToken, revokeFamily } from '../../auth/tokens.js';
 import type { Database, TokenRow } from '../../db/schema.js';
 import { DAY_MS, toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { keysetBefore, type Position } from '../../lib/pagination.js';
+import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import type { TokenRecord } from './tokens.schemas.js';
 
@@ -25,8 +25,6 @@ export function toTokenRecord(row: TokenRow): TokenRecord {
  * chain from losing up to a second per rotation.
  */
 const originalLifetimeMs = (row: TokenRow): number => Math.ceil((row.expires_at - row.created_at) / 1000) * 1000;
-
-export const tokenPosition = (row: TokenRow): Position => [row.created_at, row.id];
 
 /** Mints a personal access token: stores its id and hash, returns the row and the string (shown once). */
 export async function issuePersonalAccessToken(
@@ -55,16 +53,16 @@ export async function issuePersonalAccessToken(
   return { row, token };
 }
 
-export async function listOwnTokens(db: Kysely<Database>, organizationId: string, userId: string, after: Position | null, take: number): Promise<TokenRow[]> {
-  let query = db.selectFrom('personal_access_tokens').selectAll().where('organization_id', '=', organizationId).where('user_id', '=', userId);
-  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
-}
-
-export async function listOrganizationTokens(db: Kysely<Database>, organizationId: string, after: Position | null, take: number): Promise<TokenRow[]> {
-  let query = db.selectFrom('personal_access_tokens').selectAll().where('organization_id', '=', organizationId);
-  if (after) query = query.where((eb) => keysetBefore(eb, 'created_at', 'id', after));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(take).execute();
+/** The organization's tokens, newest first; with `userId`, only that member's. */
+export async function listTokens(
+  db: Kysely<Database>,
+  owner: { organizationId: string; userId?: string },
+  after: Position | null,
+  take: number,
+): Promise<KeysetRows<TokenRow>> {
+  let query = db.selectFrom('personal_access_tokens').selectAll().where('organization_id', '=', owner.organizationId);
+  if (owner.userId !== undefined) query = query.where('user_id', '=', owner.userId);
+  return keysetPage(query, { sort: 'created_at', id: 'id' }, after, take);
 }
 
 /**

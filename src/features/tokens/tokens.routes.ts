@@ -1,37 +1,41 @@
 import { Type } from '@sinclair/typebox';
 import { can } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
-import { PageOnlyQuery, paginate } from '../../lib/pagination.js';
+import { pageRoute } from '../page-route.js';
 import { problems } from '../../lib/problems.js';
-import { issuePersonalAccessToken, listOwnTokens, revokeToken, rotateToken, tokenPosition, toTokenRecord } from './tokens.repo.js';
-import { CreateTokenBody, NewTokenSchema, TokenPage, TokenParams } from './tokens.schemas.js';
+import { issuePersonalAccessToken, listTokens, revokeToken, rotateToken, toTokenRecord } from './tokens.repo.js';
+import { createTokenBody, NewTokenSchema, TokenPage, TokenParams } from './tokens.schemas.js';
 
 const tags = ['Tokens'];
 
 export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: Deps): void {
-  app.get('/tokens', {
-    config: { scope: 'self' },
-    schema: {
+  pageRoute(
+    app,
+    cursors,
+    '/tokens',
+    {
+      scope: 'self',
+      operationId: 'listTokens',
       tags,
       summary: "List the caller's personal access tokens",
       description: 'Newest first. Never includes the token strings.',
-      querystring: PageOnlyQuery,
-      response: { 200: TokenPage },
+      page: TokenPage,
     },
-    handler: async (request) => {
-      const { organizationId, userId } = request.principal;
-      const identity = { endpoint: 'tokens', organizationId, parents: [userId] };
-      return paginate(cursors, request.query, identity, (after, take) => listOwnTokens(db, organizationId, userId, after, take), tokenPosition, toTokenRecord);
-    },
-  });
+    async ({ principal: { organizationId, userId } }) => ({
+      identity: { endpoint: 'tokens', organizationId, parents: [userId] },
+      fetch: (after, take) => listTokens(db, { organizationId, userId }, after, take),
+    }),
+    toTokenRecord,
+  );
 
   app.post('/tokens', {
     config: { scope: 'self', mintsTokens: true },
     schema: {
+      operationId: 'createToken',
       tags,
       summary: 'Mint a personal access token',
       description: 'The token inherits your organization role, resolved on every request. The string is shown once.',
-      body: CreateTokenBody,
+      body: createTokenBody(config),
       response: { 201: NewTokenSchema },
     },
     handler: async (request, reply) => {
@@ -48,6 +52,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
   app.post('/tokens/:token_id/rotate', {
     config: { scope: 'self', mintsTokens: true },
     schema: {
+      operationId: 'rotateToken',
       tags,
       summary: 'Rotate a token',
       description:
@@ -65,6 +70,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
   app.delete('/tokens/:token_id', {
     config: { scope: 'self' },
     schema: {
+      operationId: 'revokeToken',
       tags,
       summary: 'Revoke a token',
       description: 'Your own token, or any token of the organization for admins. It fails with 401 from then on, on every instance.',

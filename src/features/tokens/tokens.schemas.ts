@@ -1,28 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParam, NullableTimestamp, Timestamp } from '../../schemas/common.js';
+import { IdParam, NOT_BLANK_PATTERN, NullableTimestamp, Timestamp } from '../../schemas/common.js';
 import { pageSchema } from '../../lib/pagination.js';
+import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
+
+/** A token's times, in every record of a token (one's own, an organization's, a new one). */
+export const tokenTimes = { createdAt: Timestamp, expiresAt: Timestamp, lastUsedAt: NullableTimestamp, revokedAt: NullableTimestamp };
 
 export const TokenRecordSchema = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    createdAt: Timestamp,
-    expiresAt: Timestamp,
-    lastUsedAt: NullableTimestamp,
-    revokedAt: NullableTimestamp,
-  },
+  { id: Type.String(), name: Type.String(), ...tokenTimes },
   { $id: 'TokenRecord', title: 'TokenRecord', additionalProperties: false },
 );
 export type TokenRecord = Static<typeof TokenRecordSchema>;
 
 export const NewTokenSchema = Type.Object(
   {
-    id: Type.String(),
-    name: Type.String(),
-    createdAt: Timestamp,
-    expiresAt: Timestamp,
-    lastUsedAt: NullableTimestamp,
-    revokedAt: NullableTimestamp,
+    ...TokenRecordSchema.properties,
     token: Type.String({ description: 'The token itself. Shown exactly once: store it in a secret store.' }),
   },
   { title: 'NewToken', additionalProperties: false },
@@ -30,15 +22,23 @@ export const NewTokenSchema = Type.Object(
 
 export const TokenPage = pageSchema(Type.Ref('TokenRecord'), 'TokenPage');
 export const TokenParams = Type.Object({ token_id: IdParam('tok', 'Token id') }, { additionalProperties: false });
-export const CreateTokenBody = Type.Object(
-  {
-    name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S' }),
-    expiresInDays: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        description: 'Lifetime in days, 1..SIGHTLINE_PAT_MAX_DAYS (default SIGHTLINE_PAT_DEFAULT_DAYS). Tokens that never expire are not offered.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+/** The body of POST /v1/tokens on a server whose token lifetimes are `patMaxDays` at most (a setting). */
+export function createTokenBody({ patMaxDays, patDefaultDays }: { patMaxDays: number; patDefaultDays: number }) {
+  return Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 100, pattern: NOT_BLANK_PATTERN }),
+      expiresInDays: Type.Optional(
+        // The route refuses more than the setting allows, with a problem that names the range.
+        enforcedElsewhere(
+          Type.Integer({
+            minimum: 1,
+            format: 'int32',
+            description: `Lifetime in days, 1..${patMaxDays} (SIGHTLINE_PAT_MAX_DAYS); default ${patDefaultDays} (SIGHTLINE_PAT_DEFAULT_DAYS). Tokens that never expire are not offered.`,
+          }),
+          { maximum: patMaxDays },
+        ),
+      ),
+    },
+    { additionalProperties: false },
+  );
+}

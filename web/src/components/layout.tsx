@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
-import { api } from '../api.js';
+import { auth } from '../api.js';
+import type { SignInStatus } from '../types.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
 
@@ -40,7 +41,7 @@ export function Layout({ children }: { children: ReactNode }) {
             type="button"
             className="button ghost"
             onClick={() => {
-              void api.signOut().finally(() => window.location.assign('/'));
+              void auth.signOut().finally(() => window.location.assign('/'));
             }}
           >
             Sign out
@@ -54,20 +55,11 @@ export function Layout({ children }: { children: ReactNode }) {
   );
 }
 
-interface SignInStatus {
-  available: boolean;
-  development: boolean;
-  message: string | null;
-}
-
 /** Shown when there is no session: sign-in goes through the identity provider (or says what to configure). */
 export function SignIn({ reason }: { reason?: string | undefined }) {
   const [status, setStatus] = useState<SignInStatus | null>(null);
   useEffect(() => {
-    fetch('/auth/status', { headers: { accept: 'application/json' } })
-      .then((r) => (r.ok ? (r.json() as Promise<SignInStatus>) : null))
-      .then(setStatus)
-      .catch(() => setStatus(null));
+    void auth.status().then(setStatus);
   }, []);
   return (
     <div className="signin">

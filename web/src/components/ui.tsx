@@ -1,5 +1,6 @@
-import { useEffect, useRef, useState, type ButtonHTMLAttributes, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ButtonHTMLAttributes, type CSSProperties, type ReactNode } from 'react';
 import { describeError } from '../api.js';
+import { fmtDate, fmtRelative } from '../format.js';
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
   return (
@@ -52,6 +53,16 @@ export function PageHeader({ title, subtitle, actions }: { title: ReactNode; sub
       </div>
       {actions && <div className="actions">{actions}</div>}
     </div>
+  );
+}
+
+/** A titled panel: a `<section>` named by its `<h2>` (`heading` is the heading's id). */
+export function Panel({ heading, title, id, style, children }: { heading: string; title: ReactNode; id?: string; style?: CSSProperties; children: ReactNode }) {
+  return (
+    <section className="panel" id={id} aria-labelledby={heading} style={style}>
+      <h2 id={heading}>{title}</h2>
+      {children}
+    </section>
   );
 }
 
@@ -110,6 +121,20 @@ export function LoadMore({ hasMore, loading, onLoadMore, auto = false }: { hasMo
         {loading ? 'Loading…' : 'Load more'}
       </button>
     </div>
+  );
+}
+
+/** A select's `<option>`s: first an empty choice when `any` names it, then each value, shown as its label or as itself. */
+export function Options<V extends string>({ values, labels, any }: { values: readonly V[]; labels?: Record<V, string>; any?: string }) {
+  return (
+    <>
+      {any !== undefined && <option value="">{any}</option>}
+      {values.map((value) => (
+        <option key={value} value={value}>
+          {labels?.[value] ?? value}
+        </option>
+      ))}
+    </>
   );
 }
 
@@ -190,120 +215,12 @@ export function JsonView({ value, name, depth = 0 }: { value: unknown; name?: st
   );
 }
 
-export interface ChartSeries {
-  name: string;
-  /** One value per point (null: no value). */
-  values: (number | null)[];
-  kind: 'bar' | 'line';
-  tone: 'primary' | 'bad' | 'muted';
-}
-
-/** A "nice" upper bound (1, 2 or 5 × 10^k) at or above the value. */
-function niceCeil(value: number): number {
-  if (value <= 0) return 1;
-  const power = 10 ** Math.floor(Math.log10(value));
-  for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= value) return step * power;
-  return 10 * power;
-}
-
-function tickLabel(t: number): string {
-  if (t >= 1_000_000) return `${Math.round(t / 100_000) / 10}M`;
-  if (t >= 1000) return `${Math.round(t / 100) / 10}k`;
-  return String(Math.round(t * 1000) / 1000);
-}
-
-/**
- * A small SVG chart: bars and lines over the same x positions, an optional threshold line. Drawn at
- * the width it is given (measured), so text keeps its shape at any width.
- */
-export function Chart({
-  labels,
-  series,
-  threshold,
-  height = 180,
-  ariaLabel,
-}: {
-  labels: string[];
-  series: ChartSeries[];
-  threshold?: number | null;
-  height?: number;
-  ariaLabel: string;
-}) {
-  const ref = useRef<HTMLDivElement>(null);
-  const [width, setWidth] = useState(720);
-  useEffect(() => {
-    const element = ref.current;
-    if (!element || typeof ResizeObserver === 'undefined') return;
-    const observer = new ResizeObserver((entries) => {
-      const measured = Math.round(entries[0]?.contentRect.width ?? 0);
-      if (measured > 0) setWidth(measured);
-    });
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, []);
-  const pad = { left: 44, right: 8, top: 10, bottom: 24 };
-  const values = series.flatMap((s) => s.values.filter((v): v is number => v !== null));
-  const max = niceCeil(Math.max(0, ...values, threshold ?? 0) * 1.05);
-  const n = Math.max(1, labels.length);
-  const step = (width - pad.left - pad.right) / n;
-  const y = (v: number) => pad.top + (height - pad.top - pad.bottom) * (1 - v / max);
-  const x = (i: number) => pad.left + step * i + step / 2;
-  const ticks = [0, max / 2, max];
-  const labelEvery = Math.max(1, Math.ceil(n / Math.max(2, Math.floor(width / 90))));
-  const bars = series.filter((s) => s.kind === 'bar');
+/** `<time>` with a relative text and the full date as its tooltip. */
+export function When({ iso, fallback = 'never' }: { iso: string | null | undefined; fallback?: string }) {
+  if (!iso) return <span className="muted">{fallback}</span>;
   return (
-    <div ref={ref} className="chart-box">
-      <svg className="chart" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={ariaLabel}>
-        {ticks.map((t) => (
-          <g key={t}>
-            <line x1={pad.left} x2={width - pad.right} y1={y(t)} y2={y(t)} className="chart-grid" />
-            <text x={pad.left - 6} y={y(t) + 4} textAnchor="end" className="chart-tick">
-              {tickLabel(t)}
-            </text>
-          </g>
-        ))}
-        {bars.map((s, si) =>
-          s.values.map((v, i) =>
-            v === null ? null : (
-              <rect
-                key={`${s.name}-${i}`}
-                x={pad.left + step * i + (step * si) / bars.length + 1}
-                width={Math.max(1, step / bars.length - 2)}
-                y={y(v)}
-                height={Math.max(0, y(0) - y(v))}
-                className={`chart-bar ${s.tone}`}
-              >
-                <title>{`${labels[i]}: ${s.name} ${v}`}</title>
-              </rect>
-            ),
-          ),
-        )}
-        {series
-          .filter((s) => s.kind === 'line')
-          .map((s) => (
-            <polyline
-              key={s.name}
-              className={`chart-line ${s.tone}`}
-              fill="none"
-              points={s.values
-                .map((v, i) => (v === null ? null : `${x(i)},${y(v)}`))
-                .filter(Boolean)
-                .join(' ')}
-            />
-          ))}
-        {threshold !== undefined && threshold !== null && (
-          <line x1={pad.left} x2={width - pad.right} y1={y(threshold)} y2={y(threshold)} className="chart-threshold">
-            <title>{`threshold ${threshold}`}</title>
-          </line>
-        )}
-        {labels.map((l, i) =>
-          i % labelEvery === 0 ? (
-            <text key={i} x={x(i)} y={height - 6} textAnchor="middle" className="chart-tick">
-              {l}
-            </text>
-          ) : null,
-        )}
-      </svg>
-    </div>
+    <time dateTime={iso} title={fmtDate(iso)}>
+      {fmtRelative(iso)}
+    </time>
   );
 }

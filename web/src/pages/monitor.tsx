@@ -1,23 +1,23 @@
 import { useState } from 'react';
-import { api, ApiError } from '../api.js';
+import { ApiError, monitors } from '../api.js';
+import { ConfirmModal } from '../components/confirm.js';
 import { ProjectTabs } from '../components/layout.js';
-import { Badge, Button, Empty, ErrorBox, Loading, Modal, PageHeader, StatusBadge } from '../components/ui.js';
+import { Badge, Button, Empty, ErrorBox, Loading, Modal, PageHeader, Panel, StatusBadge } from '../components/ui.js';
 import { fmtDate, fmtRelative } from '../format.js';
-import { useAsync, useList } from '../hooks.js';
+import { useAsync, useList, useProject } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
-import type { Monitor, MonitorEvent, MonitorMetrics, Project, WebhookAttempt } from '../types.js';
+import type { Monitor } from '../types.js';
 import { DeliveriesPanel, EventsPanel, MetricPanel } from './monitors/activity.js';
 import { MonitorForm } from './monitors/form.js';
-import { describeFilter, formatThreshold, METRIC_LABELS, WINDOW_LABELS } from './monitors/model.js';
+import { FilterChips } from './monitors/filter-chips.js';
+import { formatThreshold, METRIC_LABELS, WINDOW_LABELS } from './monitors/model.js';
 import { SecretReveal } from './monitors/secret.js';
-import { ConfirmModal } from './prompts/controls.js';
 
 /** One monitor: its definition and state, the metric over time, its events and webhook deliveries. */
 export function MonitorPage({ projectId, monitorId }: { projectId: string; monitorId: string }) {
-  const base = `/projects/${encodeURIComponent(projectId)}/monitors/${encodeURIComponent(monitorId)}`;
-  const project = useAsync(() => api.get<Project>(`/projects/${encodeURIComponent(projectId)}`), projectId);
-  const monitor = useAsync(() => api.get<Monitor>(base), base);
+  const project = useProject(projectId);
+  const monitor = useAsync(() => monitors.get(projectId, monitorId), `${projectId}/${monitorId}`);
   const listPath = `/projects/${encodeURIComponent(projectId)}/monitors`;
   return (
     <>
@@ -33,23 +33,23 @@ export function MonitorPage({ projectId, monitorId }: { projectId: string; monit
           <ErrorBox error={monitor.error} onRetry={monitor.reload} />
         ))}
       {monitor.loading && !monitor.data && <Loading label="Loading the monitor…" />}
-      {monitor.data && <MonitorView key={monitor.data.id} projectId={projectId} base={base} monitor={monitor.data} setMonitor={monitor.setData} />}
+      {monitor.data && <MonitorView key={monitor.data.id} projectId={projectId} monitor={monitor.data} setMonitor={monitor.setData} />}
     </>
   );
 }
 
-function MonitorView({ projectId, base, monitor, setMonitor }: { projectId: string; base: string; monitor: Monitor; setMonitor: (m: Monitor) => void }) {
+function MonitorView({ projectId, monitor, setMonitor }: { projectId: string; monitor: Monitor; setMonitor: (m: Monitor) => void }) {
   const { can } = useSession();
-  const metrics = useAsync(() => api.get<MonitorMetrics>(`${base}/metrics`), `${base}/metrics`);
-  const events = useList<MonitorEvent>(`${base}/events`);
-  const deliveries = useList<WebhookAttempt>(`${base}/deliveries`);
+  const monitorId = monitor.id;
+  const metrics = useAsync(() => monitors.metrics(projectId, monitorId), `${projectId}/${monitorId}/metrics`);
+  const events = useList(monitors.events(projectId, monitorId));
+  const deliveries = useList(monitors.deliveries(projectId, monitorId));
   const [editing, setEditing] = useState(false);
   const [rotating, setRotating] = useState(false);
   const [secret, setSecret] = useState<string | null>(null);
   const [deleting, setDeleting] = useState(false);
   const [actionError, setActionError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
-  const filter = describeFilter(monitor.filter);
 
   const refresh = () => {
     void metrics.reload();
@@ -63,8 +63,8 @@ function MonitorView({ projectId, base, monitor, setMonitor }: { projectId: stri
   const toggle = () => {
     setBusy(true);
     setActionError(null);
-    api
-      .patch<Monitor>(base, { enabled: !monitor.enabled })
+    monitors
+      .update(projectId, monitorId, { enabled: !monitor.enabled })
       .then(changed)
       .catch((e: unknown) => setActionError(e))
       .finally(() => setBusy(false));
@@ -109,8 +109,7 @@ function MonitorView({ projectId, base, monitor, setMonitor }: { projectId: stri
       <ProjectTabs projectId={projectId} active="monitors" />
       {actionError !== null && <ErrorBox error={actionError} />}
 
-      <section className="panel" aria-labelledby="definition-heading">
-        <h2 id="definition-heading">Definition</h2>
+      <Panel heading="definition-heading" title="Definition">
         <dl className="kv">
           <dt>State</dt>
           <dd className="state-line">
@@ -129,17 +128,7 @@ function MonitorView({ projectId, base, monitor, setMonitor }: { projectId: stri
           </dd>
           <dt>Filter</dt>
           <dd>
-            {filter.length === 0 ? (
-              <span className="muted">all runs of the project</span>
-            ) : (
-              <span className="chips">
-                {filter.map((f) => (
-                  <span key={f} className="chip">
-                    {f}
-                  </span>
-                ))}
-              </span>
-            )}
+            <FilterChips filter={monitor.filter} none="all runs of the project" />
           </dd>
           <dt>Webhook URLs</dt>
           <dd>
@@ -160,7 +149,7 @@ function MonitorView({ projectId, base, monitor, setMonitor }: { projectId: stri
           <dt>Created</dt>
           <dd>{fmtDate(monitor.createdAt)}</dd>
         </dl>
-      </section>
+      </Panel>
 
       <MetricPanel monitor={monitor} metrics={metrics} onRefresh={refresh} />
       <EventsPanel monitor={monitor} events={events} />
@@ -173,7 +162,7 @@ function MonitorView({ projectId, base, monitor, setMonitor }: { projectId: stri
           submitLabel="Save monitor"
           onCancel={() => setEditing(false)}
           onSubmit={async (body) => {
-            changed(await api.patch<Monitor>(base, body));
+            changed(await monitors.update(projectId, monitorId, body));
             setEditing(false);
           }}
         />
@@ -186,7 +175,7 @@ function MonitorView({ projectId, base, monitor, setMonitor }: { projectId: stri
           confirmLabel="Rotate secret"
           onClose={() => setRotating(false)}
           onConfirm={async () => {
-            const rotated = await api.post<Monitor & { webhookSecret: string }>(`${base}/rotate-secret`);
+            const rotated = await monitors.rotateSecret(projectId, monitorId);
             setSecret(rotated.webhookSecret);
           }}
         >
@@ -224,7 +213,7 @@ function MonitorView({ projectId, base, monitor, setMonitor }: { projectId: stri
         confirmLabel="Delete monitor"
         onClose={() => setDeleting(false)}
         onConfirm={async () => {
-          await api.del(base);
+          await monitors.delete(projectId, monitorId);
           navigate(`/projects/${encodeURIComponent(projectId)}/monitors`);
         }}
       >

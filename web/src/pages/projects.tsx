@@ -1,11 +1,12 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { api } from '../api.js';
-import { Button, Empty, ErrorBox, Field, Loading, LoadMore, Modal, PageHeader } from '../components/ui.js';
-import { fmtDate, fmtRelative } from '../format.js';
+import { projects } from '../api.js';
+import { ConfirmModal } from '../components/confirm.js';
+import { narrow, PagedTable } from '../components/paged.js';
+import { Button, Empty, ErrorBox, Field, Modal, PageHeader, When } from '../components/ui.js';
 import { useList } from '../hooks.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
-import type { Project } from '../types.js';
+import type { CreateProjectInput, Project, UpdateProjectInput } from '../types.js';
 import { setQuery, useDocumentTitle } from './runs/shared.js';
 import './runs/runs.css';
 
@@ -15,7 +16,7 @@ export function ProjectsPage() {
   const { search } = useLocation();
   const filter = search.get('name') ?? '';
   const [draft, setDraft] = useState(filter);
-  const list = useList<Project>('/projects', { name: filter || undefined });
+  const list = useList(projects.list, { name: filter || undefined });
   const [creating, setCreating] = useState(false);
   const [renaming, setRenaming] = useState<Project | null>(null);
   const [deleting, setDeleting] = useState<Project | null>(null);
@@ -80,83 +81,65 @@ export function ProjectsPage() {
         {notice}
       </p>
 
-      {list.error && list.items.length === 0 ? (
-        <ErrorBox error={list.error} onRetry={list.reload} />
-      ) : list.items.length === 0 && list.loading ? (
-        <Loading label="Loading projects…" />
-      ) : list.items.length === 0 && !list.loading && list.loaded ? (
-        filter ? (
-          <Empty title={`No project matches “${filter}”`}>
-            <Button variant="ghost" onClick={() => applyFilter('')}>
-              Show all projects
-            </Button>
-          </Empty>
-        ) : (
-          <Empty title="No projects yet">
-            <p>A project holds the runs your application sends to Sightline.</p>
-            {/* One "New project" button on the page (the header's), so it is unambiguous. */}
-            <p>{mayWrite ? 'Create the first one with “New project” above.' : 'Ask a member of your organization to create one.'}</p>
-          </Empty>
-        )
-      ) : list.items.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="sl-sr-only">Projects, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" className="hide-narrow">
-                  Created
-                </th>
-                {(mayWrite || mayDelete) && (
-                  <th scope="col" className="sl-actions-col">
-                    <span className="sl-sr-only">Actions</span>
-                  </th>
+      <PagedTable
+        list={list}
+        loadingLabel="Loading projects…"
+        empty={
+          filter ? (
+            <Empty title={`No project matches “${filter}”`}>
+              <Button variant="ghost" onClick={() => applyFilter('')}>
+                Show all projects
+              </Button>
+            </Empty>
+          ) : (
+            <Empty title="No projects yet">
+              <p>A project holds the runs your application sends to Sightline.</p>
+              {/* One "New project" button on the page (the header's), so it is unambiguous. */}
+              <p>{mayWrite ? 'Create the first one with “New project” above.' : 'Ask a member of your organization to create one.'}</p>
+            </Empty>
+          )
+        }
+        caption="Projects, newest first"
+        columns={[
+          'Name',
+          narrow('Created'),
+          ...(mayWrite || mayDelete ? [{ label: <span className="sl-sr-only">Actions</span>, className: 'sl-actions-col' }] : []),
+        ]}
+        row={(project) => (
+          <tr key={project.id}>
+            <td>
+              <Link to={`/projects/${project.id}/runs`} className="sl-strong-link">
+                {project.name}
+              </Link>
+              {project.description && <div className="muted sl-clamp">{project.description}</div>}
+            </td>
+            <td className="hide-narrow sl-nowrap">
+              <When iso={project.createdAt} />
+            </td>
+            {(mayWrite || mayDelete) && (
+              <td className="sl-row-actions">
+                {mayWrite && (
+                  <Button aria-label={`Rename ${project.name}`} onClick={() => setRenaming(project)}>
+                    Rename
+                  </Button>
                 )}
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((project) => (
-                <tr key={project.id}>
-                  <td>
-                    <Link to={`/projects/${project.id}/runs`} className="sl-strong-link">
-                      {project.name}
-                    </Link>
-                    {project.description && <div className="muted sl-clamp">{project.description}</div>}
-                  </td>
-                  <td className="hide-narrow sl-nowrap">
-                    <span title={fmtDate(project.createdAt)}>{fmtRelative(project.createdAt)}</span>
-                  </td>
-                  {(mayWrite || mayDelete) && (
-                    <td className="sl-row-actions">
-                      {mayWrite && (
-                        <Button aria-label={`Rename ${project.name}`} onClick={() => setRenaming(project)}>
-                          Rename
-                        </Button>
-                      )}
-                      {mayDelete && (
-                        <Button variant="danger" aria-label={`Delete ${project.name}`} onClick={() => setDeleting(project)}>
-                          Delete
-                        </Button>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
-
-      {list.error !== null && list.items.length > 0 && <ErrorBox error={list.error} onRetry={list.loadMore} />}
-      <LoadMore hasMore={list.hasMore && list.error === null} loading={list.loading} onLoadMore={list.loadMore} />
+                {mayDelete && (
+                  <Button variant="danger" aria-label={`Delete ${project.name}`} onClick={() => setDeleting(project)}>
+                    Delete
+                  </Button>
+                )}
+              </td>
+            )}
+          </tr>
+        )}
+      />
 
       <Modal title="New project" open={creating} onClose={() => setCreating(false)}>
         <ProjectForm
           submitLabel="Create project"
           onCancel={() => setCreating(false)}
           onSubmit={async (body) => {
-            const project = await api.post<Project>('/projects', body);
+            const project = await projects.create(body);
             if (matches(project)) list.setItems((items) => [project, ...items.filter((p) => p.id !== project.id)]);
             setCreating(false);
             setNotice(`Project ${project.name} created.`);
@@ -171,11 +154,11 @@ export function ProjectsPage() {
             submitLabel="Save"
             onCancel={() => setRenaming(null)}
             onSubmit={async (body) => {
-              const changes: { name?: string; description?: string } = {};
+              const changes: UpdateProjectInput = {};
               if (body.name !== renaming.name) changes.name = body.name;
               if (body.description !== renaming.description) changes.description = body.description;
               if (Object.keys(changes).length > 0) {
-                const updated = await api.patch<Project>(`/projects/${renaming.id}`, changes);
+                const updated = await projects.update(renaming.id, changes);
                 list.setItems((items) => items.map((p) => (p.id === updated.id ? updated : p)));
                 setNotice(`Project renamed to ${updated.name}.`);
               }
@@ -185,19 +168,24 @@ export function ProjectsPage() {
         )}
       </Modal>
 
-      <Modal title="Delete project" open={deleting !== null} onClose={() => setDeleting(null)}>
-        {deleting && (
-          <ConfirmDelete
-            project={deleting}
-            onCancel={() => setDeleting(null)}
-            onDeleted={() => {
-              list.setItems((items) => items.filter((p) => p.id !== deleting.id));
-              setNotice(`Project ${deleting.name} deleted.`);
-              setDeleting(null);
-            }}
-          />
-        )}
-      </Modal>
+      <ConfirmModal
+        open={deleting !== null}
+        title="Delete project"
+        confirmLabel="Delete project"
+        busyLabel="Deleting…"
+        onClose={() => setDeleting(null)}
+        onConfirm={async () => {
+          if (!deleting) return;
+          await projects.delete(deleting.id);
+          list.setItems((items) => items.filter((p) => p.id !== deleting.id));
+          setNotice(`Project ${deleting.name} deleted.`);
+          setDeleting(null);
+        }}
+      >
+        <p>
+          Delete <strong>{deleting?.name}</strong> with all its runs and monitors? This cannot be undone.
+        </p>
+      </ConfirmModal>
     </>
   );
 }
@@ -210,7 +198,7 @@ function ProjectForm({
 }: {
   initial?: Project;
   submitLabel: string;
-  onSubmit: (body: { name: string; description: string }) => Promise<void>;
+  onSubmit: (body: Required<CreateProjectInput>) => Promise<void>;
   onCancel: () => void;
 }) {
   const [name, setName] = useState(initial?.name ?? '');
@@ -256,37 +244,5 @@ function ProjectForm({
         </Button>
       </div>
     </form>
-  );
-}
-
-function ConfirmDelete({ project, onCancel, onDeleted }: { project: Project; onCancel: () => void; onDeleted: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  return (
-    <div>
-      <p>
-        Delete <strong>{project.name}</strong> with all its runs and monitors? This cannot be undone.
-      </p>
-      {error !== null && <ErrorBox error={error} />}
-      <div className="sl-form-actions">
-        <Button onClick={onCancel} autoFocus>
-          Cancel
-        </Button>
-        <Button
-          variant="danger"
-          disabled={busy}
-          onClick={() => {
-            setBusy(true);
-            setError(null);
-            api.del(`/projects/${project.id}`).then(onDeleted, (e: unknown) => {
-              setError(e);
-              setBusy(false);
-            });
-          }}
-        >
-          {busy ? 'Deleting…' : 'Delete project'}
-        </Button>
-      </div>
-    </div>
   );
 }

@@ -1,21 +1,22 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { api, ApiError } from '../api.js';
-import { Button, Empty, ErrorBox, Loading, Modal, PageHeader } from '../components/ui.js';
+import { ApiError, prompts } from '../api.js';
+import { ConfirmModal } from '../components/confirm.js';
+import { Button, Empty, ErrorBox, Loading, Modal, PageHeader, Panel } from '../components/ui.js';
 import { fmtDate, fmtRelative } from '../format.js';
 import { useAsync, useList } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
-import type { LabelEvent, Prompt, PromptVersion } from '../types.js';
+import type { Prompt } from '../types.js';
 import { LabelBadges } from './prompts.js';
 import { CompareVersions } from './prompts/compare.js';
-import { ConfirmModal, FormField, useUserNames } from './prompts/controls.js';
+import { FormField, useUserNames } from './prompts/controls.js';
 import { LabelHistoryPanel, LabelsPanel } from './prompts/labels.js';
 import { RenderPreview } from './prompts/render-preview.js';
 import { NewVersionForm, VersionsPanel } from './prompts/versions.js';
 
 /** One prompt: its versions, a diff between any two, labels and their history, a render preview. */
 export function PromptPage({ promptId }: { promptId: string }) {
-  const prompt = useAsync(() => api.get<Prompt>(`/prompts/${encodeURIComponent(promptId)}`), promptId);
+  const prompt = useAsync(() => prompts.get(promptId), promptId);
   return (
     <>
       <Link to="/prompts" className="back-link">
@@ -38,9 +39,8 @@ export function PromptPage({ promptId }: { promptId: string }) {
 function PromptView({ prompt, setPrompt, reload }: { prompt: Prompt; setPrompt: (prompt: Prompt) => void; reload: () => Promise<void> }) {
   const { can } = useSession();
   const userName = useUserNames();
-  const base = `/prompts/${encodeURIComponent(prompt.id)}`;
-  const versions = useList<PromptVersion>(`${base}/versions`);
-  const history = useList<LabelEvent>(`${base}/label-history`);
+  const versions = useList(prompts.versions(prompt.id));
+  const history = useList(prompts.labelHistory(prompt.id));
   const [compare, setCompare] = useState({ from: Math.max(1, prompt.latestVersion - 1), to: prompt.latestVersion });
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState(false);
@@ -88,8 +88,7 @@ function PromptView({ prompt, setPrompt, reload }: { prompt: Prompt; setPrompt: 
         </p>
       )}
 
-      <section className="panel" aria-labelledby="overview-heading">
-        <h2 id="overview-heading">Overview</h2>
+      <Panel heading="overview-heading" title="Overview">
         <dl className="kv">
           <dt>Description</dt>
           <dd>
@@ -106,7 +105,7 @@ function PromptView({ prompt, setPrompt, reload }: { prompt: Prompt; setPrompt: 
             <code>{prompt.id}</code>
           </dd>
         </dl>
-      </section>
+      </Panel>
 
       <VersionsPanel prompt={prompt} versions={versions} userName={userName} onCompare={showCompare} />
       <CompareVersions
@@ -148,7 +147,7 @@ function PromptView({ prompt, setPrompt, reload }: { prompt: Prompt; setPrompt: 
         confirmLabel="Delete prompt"
         onClose={() => setDeleting(false)}
         onConfirm={async () => {
-          await api.del(base);
+          await prompts.delete(prompt.id);
           navigate('/prompts');
         }}
       >
@@ -190,8 +189,8 @@ function Description({ prompt, canWrite, onSaved }: { prompt: Prompt; canWrite: 
     event.preventDefault();
     setBusy(true);
     setError(null);
-    api
-      .patch<Prompt>(`/prompts/${encodeURIComponent(prompt.id)}`, { description: text.trim() })
+    prompts
+      .update(prompt.id, { description: text.trim() })
       .then((updated) => {
         onSaved(updated);
         setEditing(false);

@@ -1,11 +1,11 @@
 import { useState, type ReactNode } from 'react';
-import { api, ApiError, type Page } from '../api.js';
-import { Button, CopyButton, Empty, ErrorBox, JsonView, Loading, PageHeader, StatusBadge } from '../components/ui.js';
-import { fmtCost, fmtMs, fmtNumber } from '../format.js';
-import { useAsync } from '../hooks.js';
+import { ApiError, runs } from '../api.js';
+import { Button, CopyButton, Empty, ErrorBox, JsonView, Loading, PageHeader, Panel, StatusBadge } from '../components/ui.js';
+import { fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
+import { useAsync, useProject } from '../hooks.js';
 import { Link } from '../router.js';
 import type { Run } from '../types.js';
-import { Breadcrumbs, fmtInstant, runsListPath, useDocumentTitle, useProject } from './runs/shared.js';
+import { Breadcrumbs, runsListPath, useDocumentTitle } from './runs/shared.js';
 import './runs/runs.css';
 
 /** The most runs of one trace the page loads for its tree. */
@@ -14,8 +14,7 @@ const TRACE_CAP = 1000;
 /** One run: timing, tokens, cost, tags, metadata, inputs and outputs, and its place in the trace. */
 export function RunPage({ projectId, runId }: { projectId: string; runId: string }) {
   const project = useProject(projectId);
-  const base = `/projects/${encodeURIComponent(projectId)}/runs`;
-  const runState = useAsync(() => api.get<Run>(`${base}/${encodeURIComponent(runId)}`), `${projectId}/${runId}`);
+  const runState = useAsync(() => runs.get(projectId, runId), `${projectId}/${runId}`);
   const run = runState.data && runState.data.id === runId ? runState.data : undefined;
   useDocumentTitle(run ? run.name : 'Run');
   const listLink = `/projects/${projectId}/runs`;
@@ -70,8 +69,7 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
 
       <div className="sl-run-layout">
         <div className="sl-run-main">
-          <section className="panel" aria-labelledby="run-overview">
-            <h2 id="run-overview">Overview</h2>
+          <Panel heading="run-overview" title="Overview">
             <dl className="sl-facts">
               <Fact label="Latency" value={run.latencyMs === null && run.status === 'running' ? 'still running' : fmtMs(run.latencyMs)} />
               <Fact
@@ -136,7 +134,7 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
                 )}
               </dd>
             </dl>
-          </section>
+          </Panel>
 
           {run.error !== null && (
             <section className="panel sl-error-panel" aria-labelledby="run-error">
@@ -208,14 +206,15 @@ interface TraceData {
  * The runs of the run's trace (following nextCursor, at most TRACE_CAP), plus, whatever the trace
  * holds, the run's ancestors and direct children, so its parent and children always show.
  */
-async function loadTrace(base: string, run: Run): Promise<TraceData> {
+async function loadTrace(projectId: string, run: Run): Promise<TraceData> {
   const byId = new Map<string, Run>();
   let truncated = false;
-  const children = api.get<Page<Run>>(base, { parentRunId: run.id, limit: 100 });
+  const list = runs.list(projectId);
+  const children = list.page({ parentRunId: run.id, limit: 100 });
   children.catch(() => undefined); // awaited below; not an unhandled rejection if the trace fails first
   let cursor: string | undefined;
   for (;;) {
-    const page = await api.get<Page<Run>>(base, { traceId: run.traceId, limit: 100, cursor });
+    const page = await list.page({ traceId: run.traceId, limit: 100, cursor });
     for (const r of page.items) byId.set(r.id, r);
     if (!page.nextCursor) break;
     if (byId.size >= TRACE_CAP) {
@@ -229,7 +228,7 @@ async function loadTrace(base: string, run: Run): Promise<TraceData> {
   let parentId = run.parentRunId;
   for (let steps = 0; parentId && !byId.has(parentId) && steps < 50; steps++) {
     try {
-      const parent = await api.get<Run>(`${base}/${encodeURIComponent(parentId)}`);
+      const parent = await runs.get(projectId, parentId);
       byId.set(parent.id, parent);
       parentId = parent.parentRunId;
     } catch {
@@ -279,8 +278,7 @@ function endOf(run: Run, now: number): number {
 }
 
 function TraceTree({ projectId, run }: { projectId: string; run: Run }) {
-  const base = `/projects/${encodeURIComponent(projectId)}/runs`;
-  const trace = useAsync(() => loadTrace(base, run), `${projectId}/${run.id}/${run.traceId}`);
+  const trace = useAsync(() => loadTrace(projectId, run), `${projectId}/${run.id}/${run.traceId}`);
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
   const data = trace.data;
 

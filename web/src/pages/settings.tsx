@@ -1,19 +1,18 @@
 import type { ReactNode } from 'react';
-import { PageHeader } from '../components/ui.js';
+import { PageHeader, Panel } from '../components/ui.js';
+import { organization } from '../api.js';
 import { useList } from '../hooks.js';
 import { useSession } from '../session.js';
 import { InvitationsPanel } from './settings/invitations.js';
 import { MembersPanel } from './settings/members.js';
 import { OriginsPanel } from './settings/origins.js';
 import { TokensPanel } from './settings/tokens.js';
-import type { Member } from './settings/types.js';
 
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (
-    <section className="panel" id={id} aria-labelledby={`${id}-heading`} style={{ scrollMarginTop: 72 }}>
-      <h2 id={`${id}-heading`}>{title}</h2>
+    <Panel id={id} heading={`${id}-heading`} title={title} style={{ scrollMarginTop: 72 }}>
       {children}
-    </section>
+    </Panel>
   );
 }
 
@@ -25,7 +24,7 @@ function Section({ id, title, children }: { id: string; title: string; children:
 export function SettingsPage(props: Record<string, string>) {
   void props;
   const { me, can } = useSession();
-  const members = useList<Member>('/organization/members');
+  const members = useList(organization.members);
   const sections = [
     { id: 'tokens', title: 'API tokens' },
     { id: 'members', title: 'Members' },

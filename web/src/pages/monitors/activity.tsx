@@ -1,8 +1,10 @@
-import { Badge, Chart, Empty, ErrorBox, LoadMore, Loading, StatusBadge } from '../../components/ui.js';
-import { fmtDate, fmtMs, fmtNumber, fmtRelative, fmtTime } from '../../format.js';
-import type { useAsync, useList } from '../../hooks.js';
+import { Chart } from '../../components/chart.js';
+import { narrow, num, PagedTable } from '../../components/paged.js';
+import { Badge, Empty, ErrorBox, Loading, Panel, StatusBadge, When } from '../../components/ui.js';
+import { fmtBucket, fmtDate, fmtMs, fmtNumber, fmtRelative, fmtTime } from '../../format.js';
+import type { List, useAsync } from '../../hooks.js';
 import type { Monitor, MonitorEvent, MonitorMetrics, WebhookAttempt } from '../../types.js';
-import { ADDITIVE, BUCKET_MS, bucketLabel, chartUnit, formatMetric, formatThreshold, METRIC_LABELS, scaled } from './model.js';
+import { ADDITIVE, BUCKET_MS, chartUnit, formatMetric, formatThreshold, METRIC_LABELS, scaled } from './model.js';
 
 /** The monitor's metric over its last 24 windows with the threshold drawn, and the current value. */
 export function MetricPanel({
@@ -54,7 +56,7 @@ export function MetricPanel({
           ) : (
             <Chart
               ariaLabel="Metric over time"
-              labels={data.series.map((p) => bucketLabel(p.start, bucketMs))}
+              labels={data.series.map((p) => fmtBucket(p.start, bucketMs))}
               series={[
                 {
                   name: METRIC_LABELS[data.metric],
@@ -69,7 +71,7 @@ export function MetricPanel({
           <div className="legend">
             <span>
               {METRIC_LABELS[data.metric]}
-              {unit ? ` (${unit})` : ''} per {data.bucket} bucket, {bucketLabel(data.from, bucketMs)} – now
+              {unit ? ` (${unit})` : ''} per {data.bucket} bucket, {fmtBucket(data.from, bucketMs)} – now
             </span>
             {monitor.threshold && <span>dashed line: threshold</span>}
           </div>
@@ -82,117 +84,81 @@ export function MetricPanel({
 const REASONS: Record<MonitorEvent['reason'], string> = { evaluated: 'evaluated', paused: 'paused', resumed: 'resumed', changed: 'edited' };
 
 /** State changes, newest first. */
-export function EventsPanel({ monitor, events }: { monitor: Monitor; events: ReturnType<typeof useList<MonitorEvent>> }) {
+export function EventsPanel({ monitor, events }: { monitor: Monitor; events: List<MonitorEvent> }) {
   return (
-    <section className="panel" aria-labelledby="events-heading">
-      <h2 id="events-heading">Events</h2>
-      {events.error !== null && <ErrorBox error={events.error} onRetry={events.reload} />}
-      {events.items.length === 0 && events.loading && <Loading label="Loading events…" />}
-      {events.items.length === 0 && !events.loading && events.error === null && (
-        <Empty title="No state changes yet">Each change of state (and each pause, resume or edit that changes it) is listed here.</Empty>
-      )}
-      {events.items.length > 0 && (
-        <div className="table-wrap">
-          <table aria-label="Events">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Change</th>
-                <th className="num">Value</th>
-                <th className="num">Runs</th>
-                <th>Reason</th>
-                <th className="hide-narrow">Threshold</th>
-              </tr>
-            </thead>
-            <tbody>
-              {events.items.map((e) => (
-                <tr key={e.id}>
-                  <td className="nowrap" title={fmtDate(e.createdAt)}>
-                    <time dateTime={e.createdAt}>{fmtRelative(e.createdAt)}</time>
-                  </td>
-                  <td className="nowrap">
-                    <StatusBadge status={e.from} /> <span aria-label="to">→</span> <StatusBadge status={e.to} />
-                  </td>
-                  <td className="num">{formatMetric(monitor.metric, e.value)}</td>
-                  <td className="num">{fmtNumber(e.count)}</td>
-                  <td>{REASONS[e.reason]}</td>
-                  <td className="hide-narrow nowrap">{formatThreshold(monitor.metric, e.threshold)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore hasMore={events.hasMore} loading={events.loading} onLoadMore={events.loadMore} />
-    </section>
+    <Panel heading="events-heading" title="Events">
+      <PagedTable
+        list={events}
+        loadingLabel="Loading events…"
+        empty={<Empty title="No state changes yet">Each change of state (and each pause, resume or edit that changes it) is listed here.</Empty>}
+        label="Events"
+        columns={['When', 'Change', num('Value'), num('Runs'), 'Reason', narrow('Threshold')]}
+        row={(e) => (
+          <tr key={e.id}>
+            <td className="nowrap">
+              <When iso={e.createdAt} />
+            </td>
+            <td className="nowrap">
+              <StatusBadge status={e.from} /> <span aria-label="to">→</span> <StatusBadge status={e.to} />
+            </td>
+            <td className="num">{formatMetric(monitor.metric, e.value)}</td>
+            <td className="num">{fmtNumber(e.count)}</td>
+            <td>{REASONS[e.reason]}</td>
+            <td className="hide-narrow nowrap">{formatThreshold(monitor.metric, e.threshold)}</td>
+          </tr>
+        )}
+      />
+    </Panel>
   );
 }
 
 const OUTCOME_TONE: Record<WebhookAttempt['outcome'], 'ok' | 'warn' | 'bad'> = { succeeded: 'ok', retrying: 'warn', failed: 'bad' };
 
 /** Every webhook delivery attempt, newest first. */
-export function DeliveriesPanel({ monitor, deliveries }: { monitor: Monitor; deliveries: ReturnType<typeof useList<WebhookAttempt>> }) {
+export function DeliveriesPanel({ monitor, deliveries }: { monitor: Monitor; deliveries: List<WebhookAttempt> }) {
   return (
-    <section className="panel" aria-labelledby="deliveries-heading">
-      <h2 id="deliveries-heading">Webhook deliveries</h2>
-      {deliveries.error !== null && <ErrorBox error={deliveries.error} onRetry={deliveries.reload} />}
-      {deliveries.items.length === 0 && deliveries.loading && <Loading label="Loading deliveries…" />}
-      {deliveries.items.length === 0 && !deliveries.loading && deliveries.error === null && (
-        <Empty title="No deliveries yet">
-          {monitor.webhookUrls.length === 0
-            ? 'This monitor has no webhook URLs: add some with "Edit".'
-            : 'Each state change is POSTed to the webhook URLs; every attempt is listed here.'}
-        </Empty>
-      )}
-      {deliveries.items.length > 0 && (
-        <div className="table-wrap">
-          <table aria-label="Webhook deliveries">
-            <thead>
-              <tr>
-                <th>When</th>
-                <th>Outcome</th>
-                <th className="num">Response</th>
-                <th className="num">Attempt</th>
-                <th>URL</th>
-                <th className="num">Latency</th>
-                <th>Error</th>
-                <th>Next attempt</th>
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.items.map((d) => (
-                <tr key={d.id}>
-                  <td className="nowrap" title={fmtDate(d.createdAt)}>
-                    <time dateTime={d.createdAt}>{fmtRelative(d.createdAt)}</time>
-                  </td>
-                  <td>
-                    <Badge tone={OUTCOME_TONE[d.outcome]}>{d.outcome}</Badge>
-                  </td>
-                  <td className="num">{d.responseStatus ?? <span className="muted">none</span>}</td>
-                  <td className="num">{d.attempt}</td>
-                  <td className="mono" style={{ minWidth: 160, wordBreak: 'break-all' }}>
-                    {d.url}
-                  </td>
-                  <td className="num">{fmtMs(d.latencyMs)}</td>
-                  <td className="cell-wrap" style={{ minWidth: 140 }}>
-                    {d.error ?? <span className="muted">—</span>}
-                  </td>
-                  <td className="nowrap" title={fmtDate(d.nextAttemptAt)}>
-                    {d.nextAttemptAt === null ? (
-                      <span className="muted">—</span>
-                    ) : Date.parse(d.nextAttemptAt) > Date.now() ? (
-                      fmtRelative(d.nextAttemptAt)
-                    ) : (
-                      <span className="muted">{fmtTime(d.nextAttemptAt)}</span>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore hasMore={deliveries.hasMore} loading={deliveries.loading} onLoadMore={deliveries.loadMore} />
-    </section>
+    <Panel heading="deliveries-heading" title="Webhook deliveries">
+      <PagedTable
+        list={deliveries}
+        loadingLabel="Loading deliveries…"
+        empty={
+          <Empty title="No deliveries yet">
+            {monitor.webhookUrls.length === 0
+              ? 'This monitor has no webhook URLs: add some with "Edit".'
+              : 'Each state change is POSTed to the webhook URLs; every attempt is listed here.'}
+          </Empty>
+        }
+        label="Webhook deliveries"
+        columns={['When', 'Outcome', num('Response'), num('Attempt'), 'URL', num('Latency'), 'Error', 'Next attempt']}
+        row={(d) => (
+          <tr key={d.id}>
+            <td className="nowrap">
+              <When iso={d.createdAt} />
+            </td>
+            <td>
+              <Badge tone={OUTCOME_TONE[d.outcome]}>{d.outcome}</Badge>
+            </td>
+            <td className="num">{d.responseStatus ?? <span className="muted">none</span>}</td>
+            <td className="num">{d.attempt}</td>
+            <td className="mono" style={{ minWidth: 160, wordBreak: 'break-all' }}>
+              {d.url}
+            </td>
+            <td className="num">{fmtMs(d.latencyMs)}</td>
+            <td className="cell-wrap" style={{ minWidth: 140 }}>
+              {d.error ?? <span className="muted">—</span>}
+            </td>
+            <td className="nowrap" title={fmtDate(d.nextAttemptAt)}>
+              {d.nextAttemptAt === null ? (
+                <span className="muted">—</span>
+              ) : Date.parse(d.nextAttemptAt) > Date.now() ? (
+                fmtRelative(d.nextAttemptAt)
+              ) : (
+                <span className="muted">{fmtTime(d.nextAttemptAt)}</span>
+              )}
+            </td>
+          </tr>
+        )}
+      />
+    </Panel>
   );
 }

@@ -1,6 +1,6 @@
 import { useMemo, useState, type FormEvent } from 'react';
-import { Button, ErrorBox } from '../../components/ui.js';
-import type { Monitor } from '../../types.js';
+import { Button, ErrorBox, Options } from '../../components/ui.js';
+import type { CreateMonitorInput, Monitor } from '../../types.js';
 import { Checkbox, FormField, InvalidBox } from '../prompts/controls.js';
 import {
   describeFilter,
@@ -8,8 +8,6 @@ import {
   METRIC_UNITS,
   METRICS,
   OPERATORS,
-  RUN_KINDS,
-  RUN_STATUSES,
   WINDOW_LABELS,
   WINDOWS,
   type Metric,
@@ -18,6 +16,7 @@ import {
   type Threshold,
   type Window,
 } from './model.js';
+import { RUN_KINDS, RUN_STATUSES } from '../runs/shared.js';
 import { MetricPreview } from './preview.js';
 
 /** The form as typed. Filter keys the form has no field for (traceId, metadata.*, a parent id) are kept as they are. */
@@ -38,15 +37,8 @@ interface Draft {
   webhookUrls: string;
 }
 
-export interface MonitorBody {
-  name: string;
-  description: string;
-  filter: MonitorFilter;
-  metric: Metric;
-  window: Window;
-  threshold: Threshold | null;
-  webhookUrls: string[];
-}
+/** What the form sends, on creation and on edits alike: every field the form has. */
+export type MonitorBody = Required<Omit<CreateMonitorInput, 'enabled'>>;
 
 function draftOf(monitor?: Monitor): Draft {
   if (!monitor) {
@@ -204,34 +196,21 @@ export function MonitorForm({
         <FormField label="Metric">
           {(control) => (
             <select {...control} value={draft.metric} onChange={(e) => set('metric', e.target.value as Metric)}>
-              {METRICS.map((m) => (
-                <option key={m} value={m}>
-                  {METRIC_LABELS[m]}
-                </option>
-              ))}
+              <Options values={METRICS} labels={METRIC_LABELS} />
             </select>
           )}
         </FormField>
         <FormField label="Window" hint="The metric is computed over this rolling window.">
           {(control) => (
             <select {...control} value={draft.window} onChange={(e) => set('window', e.target.value as Window)}>
-              {WINDOWS.map((w) => (
-                <option key={w} value={w}>
-                  {WINDOW_LABELS[w]}
-                </option>
-              ))}
+              <Options values={WINDOWS} labels={WINDOW_LABELS} />
             </select>
           )}
         </FormField>
         <FormField label="Operator" hint="The monitor alerts while “metric operator threshold” holds.">
           {(control) => (
             <select {...control} value={draft.op} onChange={(e) => set('op', e.target.value as Operator | '')}>
-              <option value="">none (no alert)</option>
-              {OPERATORS.map((op) => (
-                <option key={op} value={op}>
-                  {op}
-                </option>
-              ))}
+              <Options values={OPERATORS} any="none (no alert)" />
             </select>
           )}
         </FormField>
@@ -256,24 +235,14 @@ export function MonitorForm({
           <FormField label="Status">
             {(control) => (
               <select {...control} value={draft.status} onChange={(e) => set('status', e.target.value)}>
-                <option value="">any</option>
-                {RUN_STATUSES.map((s) => (
-                  <option key={s} value={s}>
-                    {s}
-                  </option>
-                ))}
+                <Options values={RUN_STATUSES} any="any" />
               </select>
             )}
           </FormField>
           <FormField label="Kind">
             {(control) => (
               <select {...control} value={draft.kind} onChange={(e) => set('kind', e.target.value)}>
-                <option value="">any</option>
-                {RUN_KINDS.map((k) => (
-                  <option key={k} value={k}>
-                    {k}
-                  </option>
-                ))}
+                <Options values={RUN_KINDS} any="any" />
               </select>
             )}
           </FormField>

@@ -4,7 +4,7 @@
  * (src/features/monitors/monitors.evaluate.ts), which stays the authority; they are repeated here only
  * for the live preview, which cannot import server code that touches the database.
  */
-import { fmtCost, fmtMs, fmtNumber } from '../../format.js';
+import { fmtCost, fmtMs, fmtNumber, fmtPercent } from '../../format.js';
 import type { Monitor } from '../../types.js';
 import {
   ADDITIVE_METRICS as ADDITIVE,
@@ -41,8 +41,6 @@ export const WINDOWS = Object.keys(WINDOW_MS) as Window[];
 export const WINDOW_LABELS: Record<Window, string> = { '5m': '5 minutes', '15m': '15 minutes', '1h': '1 hour', '6h': '6 hours', '1d': '1 day', '7d': '7 days' };
 
 export const OPERATORS: Operator[] = [...SERVER_OPERATORS];
-export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
-export const RUN_KINDS = ['llm', 'chain', 'tool', 'retriever', 'embedding', 'agent', 'custom'] as const;
 
 /** The unit a threshold is typed in, said next to the field. */
 export const METRIC_UNITS: Record<Metric, string> = {
@@ -60,7 +58,7 @@ export function formatMetric(metric: Metric, value: number | null | undefined): 
   if (value === null || value === undefined) return '—';
   switch (metric) {
     case 'error_rate':
-      return `${(value * 100).toLocaleString(undefined, { maximumFractionDigits: 2 })} %`;
+      return fmtPercent(value);
     case 'latency_p50':
     case 'latency_p95':
     case 'latency_p99':
@@ -109,13 +107,6 @@ export function explainState(state: MonitorState, input: { enabled: boolean; cou
 
 /** The buckets the preview splits a window into (the runs metrics endpoint offers 1m, 5m, 1h, 1d). */
 export const PREVIEW_BUCKET: Record<Window, '1m' | '5m' | '1h' | '1d'> = { '5m': '1m', '15m': '1m', '1h': '5m', '6h': '5m', '1d': '1h', '7d': '1d' };
-
-/** Short x-axis labels for a bucket size. */
-export function bucketLabel(iso: string, bucketMs: number): string {
-  const date = new Date(iso);
-  if (bucketMs >= 86_400_000) return date.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
-  return date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
-}
 
 export const BUCKET_MS: Record<string, number> = { '1m': 60_000, ...WINDOW_MS };
 

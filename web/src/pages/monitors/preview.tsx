@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
-import { api } from '../../api.js';
-import { Chart, ErrorBox, StatusBadge, type ChartSeries } from '../../components/ui.js';
-import { fmtNumber } from '../../format.js';
+import { runs } from '../../api.js';
+import { Chart, type ChartSeries } from '../../components/chart.js';
+import { ErrorBox, StatusBadge } from '../../components/ui.js';
+import { fmtBucket, fmtNumber } from '../../format.js';
 import type { RunMetrics } from '../../types.js';
 import { useDebounced } from '../prompts/controls.js';
 import {
   ADDITIVE,
   BUCKET_MS,
-  bucketLabel,
   chartUnit,
   explainState,
   formatMetric,
@@ -69,8 +69,8 @@ export function MetricPreview({ projectId, definition, enabled = true }: { proje
     const to = Date.now();
     const from = to - WINDOW_MS[window];
     setLoading(true);
-    api
-      .get<RunMetrics>(`/projects/${encodeURIComponent(projectId)}/runs/metrics`, {
+    runs
+      .metrics(projectId, {
         ...filterQuery(filter),
         from: new Date(from).toISOString(),
         to: new Date(to).toISOString(),
@@ -149,7 +149,7 @@ export function MetricPreview({ projectId, definition, enabled = true }: { proje
             <>
               <Chart
                 ariaLabel={`Preview of ${METRIC_LABELS[metric]} over the last ${windowLabel}`}
-                labels={series.map((b) => bucketLabel(b.start, bucketMs))}
+                labels={series.map((b) => fmtBucket(b.start, bucketMs))}
                 series={chartSeries}
                 threshold={scaled(threshold?.value, factor)}
                 height={120}

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { ErrorBox, Loading } from '../../components/ui.js';
+import { ErrorBox, Loading, Panel } from '../../components/ui.js';
 import type { Prompt, PromptVersion } from '../../types.js';
 import { FormField } from './controls.js';
 import { lineDiff, type DiffLine } from './diff.js';
@@ -29,8 +29,7 @@ export function CompareVersions({ prompt, from, to, onChange }: { prompt: Prompt
   const after = useVersion(prompt.id, to);
   const error = before.error ?? after.error;
   return (
-    <section className="panel" aria-labelledby="compare-heading" id="compare">
-      <h2 id="compare-heading">Compare versions</h2>
+    <Panel heading="compare-heading" title="Compare versions" id="compare">
       <div className="inline-form" style={{ marginBottom: 12 }}>
         <FormField label="From">
           {(control) => (
@@ -50,7 +49,7 @@ export function CompareVersions({ prompt, from, to, onChange }: { prompt: Prompt
       {error !== undefined && <ErrorBox error={error} />}
       {(before.loading || after.loading) && !before.data && <Loading label="Loading versions…" />}
       {before.data && after.data && <VersionDiff before={before.data} after={after.data} />}
-    </section>
+    </Panel>
   );
 }
 

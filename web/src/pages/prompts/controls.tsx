@@ -3,8 +3,7 @@
  * here only because that file belongs to the whole dashboard.
  */
 import { useEffect, useId, useState, type ReactNode } from 'react';
-import { api, type Page } from '../../api.js';
-import { Button, ErrorBox, Modal } from '../../components/ui.js';
+import { organization } from '../../api.js';
 import { useSession } from '../../session.js';
 import './controls.css';
 
@@ -66,51 +65,6 @@ export function InvalidBox({ title, detail }: { title: string; detail: string })
   );
 }
 
-/** "Are you sure?" for destructive actions; the server's answer (e.g. a 403) is shown in place. */
-export function ConfirmModal({
-  open,
-  title,
-  children,
-  confirmLabel,
-  onConfirm,
-  onClose,
-}: {
-  open: boolean;
-  title: string;
-  children: ReactNode;
-  confirmLabel: string;
-  onConfirm: () => Promise<void>;
-  onClose: () => void;
-}) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  useEffect(() => {
-    if (open) setError(null);
-  }, [open]);
-  return (
-    <Modal title={title} open={open} onClose={onClose}>
-      <div>{children}</div>
-      {error !== null && <ErrorBox error={error} />}
-      <div className="form-actions">
-        <Button onClick={onClose}>Cancel</Button>
-        <Button
-          variant="danger"
-          disabled={busy}
-          onClick={() => {
-            setBusy(true);
-            setError(null);
-            onConfirm()
-              .catch((e: unknown) => setError(e))
-              .finally(() => setBusy(false));
-          }}
-        >
-          {busy ? 'Working…' : confirmLabel}
-        </Button>
-      </div>
-    </Modal>
-  );
-}
-
 /** `value` once it has stopped changing for `ms`. */
 export function useDebounced<T>(value: T, ms: number): T {
   const [settled, setSettled] = useState(value);
@@ -119,10 +73,6 @@ export function useDebounced<T>(value: T, ms: number): T {
     return () => clearTimeout(timer);
   }, [value, ms]);
   return settled;
-}
-
-interface Member {
-  user: { id: string; email: string; name: string | null };
 }
 
 const memberCache: { promise?: Promise<Map<string, string>> } = {};
@@ -139,7 +89,7 @@ export function useUserNames(): (userId: string) => string {
       const map = new Map<string, string>();
       let cursor: string | undefined;
       for (let page = 0; page < 10; page++) {
-        const result = await api.get<Page<Member>>('/organization/members', { limit: 100, cursor });
+        const result = await organization.members.page({ limit: 100, cursor });
         for (const m of result.items) map.set(m.user.id, m.user.name || m.user.email);
         if (!result.nextCursor) break;
         cursor = result.nextCursor;

@@ -1,13 +1,13 @@
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api.js';
-import { Badge, Button, Empty, ErrorBox, LoadMore, Loading } from '../../components/ui.js';
-import type { useList } from '../../hooks.js';
-import { fmtDate, fmtRelative } from '../../format.js';
+import { prompts } from '../../api.js';
+import { PagedTable } from '../../components/paged.js';
+import { Badge, Button, Empty, ErrorBox, Panel, When } from '../../components/ui.js';
+import type { List } from '../../hooks.js';
 import type { LabelEvent, Prompt } from '../../types.js';
 import { versionOptions } from './compare.js';
 import { FormField } from './controls.js';
 
-export type LabelHistory = ReturnType<typeof useList<LabelEvent>>;
+export type LabelHistory = List<LabelEvent>;
 
 /** The labels (point one at a version, remove one), for those who may change prompts. */
 export function LabelsPanel({ prompt, canWrite, onChanged }: { prompt: Prompt; canWrite: boolean; onChanged: (prompt: Prompt | null) => void }) {
@@ -16,15 +16,14 @@ export function LabelsPanel({ prompt, canWrite, onChanged }: { prompt: Prompt; c
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState<string | null>(null);
   const entries = Object.entries(prompt.labels).sort(([a], [b]) => a.localeCompare(b));
-  const base = `/prompts/${encodeURIComponent(prompt.id)}/labels`;
 
   const move = (event: FormEvent) => {
     event.preventDefault();
     const name = label.trim();
     setError(null);
     setBusy('set');
-    api
-      .put<Prompt>(`${base}/${encodeURIComponent(name)}`, { version })
+    prompts
+      .setLabel(prompt.id, name, version)
       .then((updated) => {
         setLabel('');
         onChanged(updated);
@@ -35,16 +34,15 @@ export function LabelsPanel({ prompt, canWrite, onChanged }: { prompt: Prompt; c
   const remove = (name: string) => {
     setError(null);
     setBusy(name);
-    api
-      .del(`${base}/${encodeURIComponent(name)}`)
+    prompts
+      .removeLabel(prompt.id, name)
       .then(() => onChanged(null))
       .catch((e: unknown) => setError(e))
       .finally(() => setBusy(null));
   };
 
   return (
-    <section className="panel" aria-labelledby="labels-heading">
-      <h2 id="labels-heading">Labels</h2>
+    <Panel heading="labels-heading" title="Labels">
       {entries.length === 0 ? (
         <p className="muted">No labels yet. A label (such as production) names the version an application should use.</p>
       ) : (
@@ -99,48 +97,34 @@ export function LabelsPanel({ prompt, canWrite, onChanged }: { prompt: Prompt; c
         </form>
       )}
       {error !== null && <ErrorBox error={error} />}
-    </section>
+    </Panel>
   );
 }
 
 /** Who moved which label, when, from which version to which. */
 export function LabelHistoryPanel({ history, userName }: { history: LabelHistory; userName: (id: string) => string }) {
   return (
-    <section className="panel" aria-labelledby="label-history-heading">
-      <h2 id="label-history-heading">Label history</h2>
-      {history.error !== null && <ErrorBox error={history.error} onRetry={history.reload} />}
-      {history.items.length === 0 && history.loading && <Loading label="Loading label history…" />}
-      {history.items.length === 0 && !history.loading && history.error === null && <Empty title="No label moves yet" />}
-      {history.items.length > 0 && (
-        <div className="table-wrap">
-          <table aria-label="Label history">
-            <thead>
-              <tr>
-                <th>Label</th>
-                <th>Change</th>
-                <th>By</th>
-                <th>When</th>
-              </tr>
-            </thead>
-            <tbody>
-              {history.items.map((event) => (
-                <tr key={event.id}>
-                  <td>
-                    <Badge tone="info">{event.label}</Badge>
-                  </td>
-                  <td className="nowrap">{describeMove(event)}</td>
-                  <td className="nowrap">{userName(event.actor)}</td>
-                  <td className="nowrap" title={fmtDate(event.createdAt)}>
-                    <time dateTime={event.createdAt}>{fmtRelative(event.createdAt)}</time>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore hasMore={history.hasMore} loading={history.loading} onLoadMore={history.loadMore} />
-    </section>
+    <Panel heading="label-history-heading" title="Label history">
+      <PagedTable
+        list={history}
+        loadingLabel="Loading label history…"
+        empty={<Empty title="No label moves yet" />}
+        label="Label history"
+        columns={['Label', 'Change', 'By', 'When']}
+        row={(event) => (
+          <tr key={event.id}>
+            <td>
+              <Badge tone="info">{event.label}</Badge>
+            </td>
+            <td className="nowrap">{describeMove(event)}</td>
+            <td className="nowrap">{userName(event.actor)}</td>
+            <td className="nowrap">
+              <When iso={event.createdAt} />
+            </td>
+          </tr>
+        )}
+      />
+    </Panel>
   );
 }
 

@@ -1,10 +1,9 @@
 import { useEffect, useState, type FormEvent } from 'react';
-import { api } from '../../api.js';
-import { Button, ErrorBox, Loading } from '../../components/ui.js';
+import { prompts } from '../../api.js';
+import { Button, ErrorBox, Loading, Panel } from '../../components/ui.js';
 import { useAsync } from '../../hooks.js';
-import type { Prompt, PromptVersion } from '../../types.js';
+import type { Prompt, RenderResult } from '../../types.js';
 import { FormField } from './controls.js';
-import type { Template } from './template.js';
 import { TemplateView } from './template-view.js';
 
 /** `v:3` or `label:production`. */
@@ -17,7 +16,7 @@ type Ref = string;
 export function RenderPreview({ prompt }: { prompt: Prompt }) {
   const [ref, setRef] = useState<Ref>(`v:${prompt.latestVersion}`);
   const [values, setValues] = useState<Record<string, string>>({});
-  const [result, setResult] = useState<{ template: Template; rendered: Template } | null>(null);
+  const [result, setResult] = useState<RenderResult | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const labels = Object.entries(prompt.labels).sort(([a], [b]) => a.localeCompare(b));
@@ -29,7 +28,7 @@ export function RenderPreview({ prompt }: { prompt: Prompt }) {
 
   const versionRef = ref.startsWith('label:') ? ref.slice(6) : ref.slice(2);
   const version = useAsync(
-    () => api.get<PromptVersion>(`/prompts/${encodeURIComponent(prompt.id)}/versions/${encodeURIComponent(versionRef)}`),
+    () => prompts.version(prompt.id, versionRef),
     `${prompt.id}/${versionRef}/${ref.startsWith('label:') ? String(prompt.labels[versionRef]) : ''}`,
   );
 
@@ -48,16 +47,15 @@ export function RenderPreview({ prompt }: { prompt: Prompt }) {
     const variables: Record<string, string> = {};
     for (const name of version.data.variables) if (values[name]) variables[name] = values[name];
     const target = ref.startsWith('label:') ? { label: ref.slice(6) } : { version: Number(ref.slice(2)) };
-    api
-      .post<{ template: Template; rendered: Template }>(`/prompts/${encodeURIComponent(prompt.id)}/render`, { ...target, variables })
+    prompts
+      .render(prompt.id, { ...target, variables })
       .then(setResult)
       .catch((e: unknown) => setError(e))
       .finally(() => setBusy(false));
   };
 
   return (
-    <section className="panel" aria-labelledby="render-heading">
-      <h2 id="render-heading">Render preview</h2>
+    <Panel heading="render-heading" title="Render preview">
       <form onSubmit={render}>
         <FormField label="Version or label" hint="Each variable of that version gets a field below; an empty field counts as not given.">
           {(control) => (
@@ -121,6 +119,6 @@ export function RenderPreview({ prompt }: { prompt: Prompt }) {
           <TemplateView template={result.rendered} label="Rendered result" />
         </div>
       )}
-    </section>
+    </Panel>
   );
 }

@@ -1,5 +1,5 @@
 /** Prompt templates as text for editing, diffing and display, and the checks run before sending one. */
-import type { PromptVersion } from '../../types.js';
+import type { CreateVersionInput, PromptVersion } from '../../types.js';
 
 export type Template = PromptVersion['template'];
 export type ChatMessage = Exclude<Template, string>[number];
@@ -94,7 +94,7 @@ export function draftFrom(version: PromptVersion): VersionDraft {
 }
 
 /** The body fields of a version, or the first fault found. */
-export function versionBody(draft: VersionDraft): Checked<{ template: Template; config?: Record<string, unknown>; message?: string }> {
+export function versionBody(draft: VersionDraft): Checked<CreateVersionInput> {
   let template: Template = draft.template;
   if (draft.chat) {
     const chat = parseChat(draft.template);
@@ -103,7 +103,7 @@ export function versionBody(draft: VersionDraft): Checked<{ template: Template; 
   }
   const config = parseConfig(draft.config);
   if (!config.ok) return config;
-  const body: { template: Template; config?: Record<string, unknown>; message?: string } = { template };
+  const body: CreateVersionInput = { template };
   if (config.value !== undefined) body.config = config.value;
   if (draft.message.trim() !== '') body.message = draft.message.trim();
   return { ok: true, value: body };

@@ -1,5 +1,67 @@
-import { Checkbox, FormField } from './controls.js';
-import { switchFormat, type VersionDraft } from './template.js';
+import { useState, type FormEvent, type ReactNode } from 'react';
+import { Button, ErrorBox } from '../../components/ui.js';
+import type { CreateVersionInput } from '../../types.js';
+import { Checkbox, FormField, InvalidBox } from './controls.js';
+import { switchFormat, versionBody, type VersionDraft } from './template.js';
+
+/**
+ * A form that creates a version (a new prompt's first one, or the next): `children` above the version's
+ * fields, which are checked before `create` sends them; the server's problem is shown in place.
+ */
+export function VersionForm({
+  initial,
+  submitLabel,
+  create,
+  onCancel,
+  children,
+}: {
+  initial: VersionDraft;
+  submitLabel: string;
+  create: (version: CreateVersionInput) => Promise<void>;
+  onCancel: () => void;
+  children: ReactNode;
+}) {
+  const [draft, setDraft] = useState(initial);
+  const [invalid, setInvalid] = useState<{ title: string; detail: string } | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setError(null);
+    const body = versionBody(draft);
+    if (!body.ok) {
+      setInvalid(body);
+      return;
+    }
+    setInvalid(null);
+    setBusy(true);
+    // On success the form goes away (a page or a dialog closes): it stays busy until then.
+    create(body.value).catch((e: unknown) => {
+      setError(e);
+      setBusy(false);
+    });
+  };
+  return (
+    <form onSubmit={submit} noValidate>
+      {children}
+      <VersionFields
+        draft={draft}
+        onChange={(next) => {
+          setDraft(next);
+          setInvalid(null);
+        }}
+      />
+      {invalid && <InvalidBox {...invalid} />}
+      {error !== null && <ErrorBox error={error} />}
+      <div className="form-actions">
+        <Button onClick={onCancel}>Cancel</Button>
+        <Button type="submit" variant="primary" disabled={busy}>
+          {busy ? 'Creating…' : submitLabel}
+        </Button>
+      </div>
+    </form>
+  );
+}
 
 /** The fields of a version: its template (plain text or chat messages as JSON), config and message. */
 export function VersionFields({ draft, onChange }: { draft: VersionDraft; onChange: (draft: VersionDraft) => void }) {

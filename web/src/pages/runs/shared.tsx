@@ -1,23 +1,20 @@
-/** Pieces shared by the projects, runs and run pages (owned by them; no shared file is changed). */
+/** Pieces shared by the projects, runs and run pages (and the run vocabulary the monitor form uses too). */
 import { Fragment, useEffect, type ReactNode } from 'react';
-import { api } from '../../api.js';
-import { useAsync } from '../../hooks.js';
 import { Link } from '../../router.js';
-import type { Project, Run } from '../../types.js';
+import type { RunKind, RunStatus } from '../../types.js';
 
-export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
-export const RUN_KINDS = ['llm', 'chain', 'tool', 'retriever', 'embedding', 'agent', 'custom'] as const;
+// Every value of the wire types, in the order the selects offer them: a value the server adds or drops
+// fails the type-check here.
+const STATUSES: Record<RunStatus, true> = { running: true, succeeded: true, failed: true };
+const KINDS: Record<RunKind, true> = { llm: true, chain: true, tool: true, retriever: true, embedding: true, agent: true, custom: true };
+export const RUN_STATUSES = Object.keys(STATUSES) as RunStatus[];
+export const RUN_KINDS = Object.keys(KINDS) as RunKind[];
 
 /** Sets the tab's title while the page is shown. */
 export function useDocumentTitle(title: string | null | undefined): void {
   useEffect(() => {
     document.title = title ? `${title} · Sightline` : 'Sightline';
   }, [title]);
-}
-
-/** A project, loaded by id. */
-export function useProject(projectId: string) {
-  return useAsync(() => api.get<Project>(`/projects/${encodeURIComponent(projectId)}`), `project:${projectId}`);
 }
 
 /** Where the page sits: links up to the projects list and the project. */
@@ -33,43 +30,6 @@ export function Breadcrumbs({ items }: { items: { label: ReactNode; to?: string 
       </ol>
     </nav>
   );
-}
-
-const pad = (n: number) => String(n).padStart(2, '0');
-
-/** An ISO timestamp as a `datetime-local` value in the browser's time zone ('' if not a timestamp). */
-export function toLocalInput(iso: string | null): string {
-  if (!iso) return '';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  const base = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
-  return d.getSeconds() || d.getMilliseconds() ? `${base}:${pad(d.getSeconds())}` : base;
-}
-
-/** A `datetime-local` value (local time) as an ISO timestamp; '' stays ''. */
-export function fromLocalInput(local: string): string {
-  if (!local) return '';
-  const d = new Date(local);
-  return Number.isNaN(d.getTime()) ? '' : d.toISOString();
-}
-
-/** The run's total tokens, or null. */
-export function totalTokens(run: Run): number | null {
-  return run.usage ? run.usage.totalTokens : null;
-}
-
-/** A compact, exact instant: `Nov 21, 15:48:40.123` (the year when it is not this one). */
-export function fmtInstant(iso: string | null | undefined, withMs = false): string {
-  if (!iso) return '—';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const date = d.toLocaleDateString(undefined, {
-    month: 'short',
-    day: 'numeric',
-    ...(d.getFullYear() !== new Date().getFullYear() ? { year: 'numeric' } : {}),
-  });
-  const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', ...(withMs ? { fractionalSecondDigits: 3 } : {}) });
-  return `${date}, ${time}`;
 }
 
 const searchKey = (projectId: string) => `sightline:runs-search:${projectId}`;

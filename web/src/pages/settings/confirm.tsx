@@ -1,6 +1,5 @@
-import { useState, type ReactNode } from 'react';
-import { Button, ErrorBox, Modal } from '../../components/ui.js';
-import { fmtDate, fmtRelative } from '../../format.js';
+import type { ReactNode } from 'react';
+import { ConfirmModal } from '../../components/confirm.js';
 
 export interface ConfirmRequest {
   title: string;
@@ -10,58 +9,21 @@ export interface ConfirmRequest {
   run: () => Promise<void>;
 }
 
-/** Asks before a destructive action; the action's error (a problem document) stays in the dialog. */
+/** Asks before an action on a token or a member; the dialog closes once the action is done. */
 export function ConfirmDialog({ request, onClose }: { request: ConfirmRequest | null; onClose: () => void }) {
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const close = () => {
-    if (busy) return;
-    setError(null);
-    onClose();
-  };
   return (
-    <Modal title={request?.title ?? ''} open={request !== null} onClose={close}>
-      {request && (
-        <div>
-          <div>{request.message}</div>
-          {error !== null && <ErrorBox error={error} />}
-          <div className="actions" style={{ justifyContent: 'flex-end', marginTop: 16 }}>
-            <Button onClick={close} disabled={busy}>
-              Cancel
-            </Button>
-            <Button
-              variant={request.danger === false ? 'primary' : 'danger'}
-              disabled={busy}
-              onClick={() => {
-                setBusy(true);
-                setError(null);
-                request
-                  .run()
-                  .then(() => {
-                    setBusy(false);
-                    onClose();
-                  })
-                  .catch((e: unknown) => {
-                    setBusy(false);
-                    setError(e);
-                  });
-              }}
-            >
-              {busy ? 'Working…' : request.confirmLabel}
-            </Button>
-          </div>
-        </div>
-      )}
-    </Modal>
-  );
-}
-
-/** `<time>` with a relative text and the full date as its tooltip. */
-export function When({ iso, fallback = 'never' }: { iso: string | null | undefined; fallback?: string }) {
-  if (!iso) return <span className="muted">{fallback}</span>;
-  return (
-    <time dateTime={iso} title={fmtDate(iso)}>
-      {fmtRelative(iso)}
-    </time>
+    <ConfirmModal
+      open={request !== null}
+      title={request?.title ?? ''}
+      confirmLabel={request?.confirmLabel ?? ''}
+      danger={request?.danger !== false}
+      onClose={onClose}
+      onConfirm={async () => {
+        await request?.run();
+        onClose();
+      }}
+    >
+      {request?.message}
+    </ConfirmModal>
   );
 }

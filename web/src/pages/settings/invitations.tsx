@@ -1,15 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import type { Role } from '../../../../src/auth/roles.js';
-import { api } from '../../api.js';
-import { Button, Empty, ErrorBox, Field, LoadMore, Loading } from '../../components/ui.js';
+import { organization } from '../../api.js';
+import { PagedTable } from '../../components/paged.js';
+import { Button, Empty, ErrorBox, Field, Options, When } from '../../components/ui.js';
 import { useList } from '../../hooks.js';
-import { When } from './confirm.js';
+import type { Invitation } from '../../types.js';
 import { ROLE_HELP, useGrantableRoles } from './members.js';
-import type { Invitation } from './types.js';
 
 /** Pending invitations (admins): invite an email with a role, withdraw. The invitee joins at their first sign-in. */
 export function InvitationsPanel() {
-  const list = useList<Invitation>('/organization/invitations');
+  const list = useList(organization.invitations);
   const grantable = useGrantableRoles();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<Role>('member');
@@ -24,7 +24,7 @@ export function InvitationsPanel() {
     setError(null);
     setSent(null);
     try {
-      const created = await api.post<Invitation>('/organization/invitations', { email: email.trim(), role });
+      const created = await organization.invite({ email: email.trim(), role });
       setSent(`${created.email} is invited as ${created.role}: they join when they first sign in.`);
       setEmail('');
       list.reload();
@@ -40,7 +40,7 @@ export function InvitationsPanel() {
     setSent(null);
     setWithdrawing(invitation.id);
     try {
-      await api.del(`/organization/invitations/${encodeURIComponent(invitation.id)}`);
+      await organization.withdrawInvitation(invitation.id);
       list.setItems((items) => items.filter((i) => i.id !== invitation.id));
     } catch (e) {
       setError(e);
@@ -65,11 +65,7 @@ export function InvitationsPanel() {
         </Field>
         <Field label="Role">
           <select value={role} onChange={(e) => setRole(e.target.value as Role)} title={ROLE_HELP[role]}>
-            {grantable.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
+            <Options values={grantable} />
           </select>
         </Field>
         <Button type="submit" variant="primary" disabled={busy || email.trim() === ''}>
@@ -85,47 +81,32 @@ export function InvitationsPanel() {
         </p>
       )}
       {error !== null && <ErrorBox error={error} />}
-      {list.error !== null && <ErrorBox error={list.error} onRetry={list.reload} />}
-      {list.error === null && !list.loaded && list.loading && <Loading label="Loading invitations…" />}
-      {list.error === null && list.loaded && list.items.length === 0 && <Empty title="No pending invitations">Invite a colleague by email above.</Empty>}
-      {list.items.length > 0 && (
-        <div className="table-wrap" style={{ marginTop: 12 }}>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Invited</th>
-                <th scope="col">
-                  <span className="muted">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((invitation) => (
-                <tr key={invitation.id}>
-                  <td>{invitation.email}</td>
-                  <td>{invitation.role}</td>
-                  <td>
-                    <When iso={invitation.createdAt} />
-                  </td>
-                  <td>
-                    <Button
-                      variant="danger"
-                      disabled={withdrawing === invitation.id}
-                      onClick={() => void withdraw(invitation)}
-                      aria-label={`Withdraw the invitation of ${invitation.email}`}
-                    >
-                      Withdraw
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore hasMore={list.hasMore} loading={list.loading} onLoadMore={list.loadMore} />
+      <PagedTable
+        list={list}
+        loadingLabel="Loading invitations…"
+        empty={<Empty title="No pending invitations">Invite a colleague by email above.</Empty>}
+        style={{ marginTop: 12 }}
+        columns={['Email', 'Role', 'Invited', { label: <span className="muted">Actions</span> }]}
+        row={(invitation) => (
+          <tr key={invitation.id}>
+            <td>{invitation.email}</td>
+            <td>{invitation.role}</td>
+            <td>
+              <When iso={invitation.createdAt} />
+            </td>
+            <td>
+              <Button
+                variant="danger"
+                disabled={withdrawing === invitation.id}
+                onClick={() => void withdraw(invitation)}
+                aria-label={`Withdraw the invitation of ${invitation.email}`}
+              >
+                Withdraw
+              </Button>
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }

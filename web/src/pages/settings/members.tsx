@@ -1,13 +1,14 @@
 import { useState } from 'react';
 import { mayAssignRole, ROLES, type Role } from '../../../../src/auth/roles.js';
-import { api } from '../../api.js';
-import { Badge, Button, Empty, ErrorBox, LoadMore, Loading } from '../../components/ui.js';
-import type { useList } from '../../hooks.js';
+import { organization } from '../../api.js';
+import { narrow, PagedTable } from '../../components/paged.js';
+import { Badge, Button, Empty, ErrorBox, Options, When } from '../../components/ui.js';
+import type { List } from '../../hooks.js';
 import { useSession } from '../../session.js';
-import { ConfirmDialog, When, type ConfirmRequest } from './confirm.js';
-import type { Member } from './types.js';
+import type { Member } from '../../types.js';
+import { ConfirmDialog, type ConfirmRequest } from './confirm.js';
 
-export type MemberList = ReturnType<typeof useList<Member>>;
+export type MemberList = List<Member>;
 
 export const ROLE_HELP: Record<Role, string> = {
   owner: 'everything, including owners',
@@ -37,7 +38,7 @@ export function MembersPanel({ list }: { list: MemberList }) {
     setError(null);
     setSaving(member.user.id);
     try {
-      const updated = await api.patch<Member>(`/organization/members/${encodeURIComponent(member.user.id)}`, { role });
+      const updated = await organization.updateMember(member.user.id, { role });
       list.setItems((items) => items.map((m) => (m.user.id === updated.user.id ? updated : m)));
     } catch (e) {
       setError(e);
@@ -58,7 +59,7 @@ export function MembersPanel({ list }: { list: MemberList }) {
       confirmLabel: 'Remove member',
       run: async () => {
         setError(null);
-        await api.del(`/organization/members/${encodeURIComponent(member.user.id)}`);
+        await organization.removeMember(member.user.id);
         list.setItems((items) => items.filter((m) => m.user.id !== member.user.id));
       },
     });
@@ -71,75 +72,48 @@ export function MembersPanel({ list }: { list: MemberList }) {
         </p>
       )}
       {error !== null && <ErrorBox error={error} />}
-      {list.error !== null && <ErrorBox error={list.error} onRetry={list.reload} />}
-      {list.error === null && !list.loaded && list.loading && <Loading label="Loading members…" />}
-      {list.error === null && list.loaded && list.items.length === 0 && <Empty title="No members" />}
-      {list.items.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col" className="hide-narrow">
-                  Name
-                </th>
-                <th scope="col">Role</th>
-                <th scope="col" className="hide-narrow">
-                  Joined
-                </th>
-                {can('members:admin') && (
-                  <th scope="col">
-                    <span className="muted">Actions</span>
-                  </th>
+      <PagedTable
+        list={list}
+        loadingLabel="Loading members…"
+        empty={<Empty title="No members" />}
+        columns={['Email', narrow('Name'), 'Role', narrow('Joined'), ...(can('members:admin') ? [{ label: <span className="muted">Actions</span> }] : [])]}
+        row={(member) => (
+          <tr key={member.user.id}>
+            <td>
+              {member.user.email}
+              {member.user.id === me.user.id && <span className="muted"> (you)</span>}
+            </td>
+            <td className="hide-narrow">{member.user.name || <span className="muted">—</span>}</td>
+            <td>
+              {manageable(member) ? (
+                <select
+                  aria-label={`Role of ${member.user.email}`}
+                  value={member.role}
+                  disabled={saving === member.user.id}
+                  onChange={(e) => void changeRole(member, e.target.value as Role)}
+                  title={ROLE_HELP[member.role]}
+                >
+                  <Options values={grantable.includes(member.role) ? grantable : [member.role, ...grantable]} />
+                </select>
+              ) : (
+                <Badge tone={member.role === 'owner' ? 'info' : 'neutral'}>{member.role}</Badge>
+              )}
+            </td>
+            <td className="hide-narrow">
+              <When iso={member.joinedAt} />
+            </td>
+            {can('members:admin') && (
+              <td>
+                {manageable(member) && (
+                  <Button variant="danger" onClick={() => remove(member)} aria-label={`Remove ${member.user.email}`}>
+                    Remove
+                  </Button>
                 )}
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((member) => (
-                <tr key={member.user.id}>
-                  <td>
-                    {member.user.email}
-                    {member.user.id === me.user.id && <span className="muted"> (you)</span>}
-                  </td>
-                  <td className="hide-narrow">{member.user.name || <span className="muted">—</span>}</td>
-                  <td>
-                    {manageable(member) ? (
-                      <select
-                        aria-label={`Role of ${member.user.email}`}
-                        value={member.role}
-                        disabled={saving === member.user.id}
-                        onChange={(e) => void changeRole(member, e.target.value as Role)}
-                        title={ROLE_HELP[member.role]}
-                      >
-                        {(grantable.includes(member.role) ? grantable : [member.role, ...grantable]).map((role) => (
-                          <option key={role} value={role}>
-                            {role}
-                          </option>
-                        ))}
-                      </select>
-                    ) : (
-                      <Badge tone={member.role === 'owner' ? 'info' : 'neutral'}>{member.role}</Badge>
-                    )}
-                  </td>
-                  <td className="hide-narrow">
-                    <When iso={member.joinedAt} />
-                  </td>
-                  {can('members:admin') && (
-                    <td>
-                      {manageable(member) && (
-                        <Button variant="danger" onClick={() => remove(member)} aria-label={`Remove ${member.user.email}`}>
-                          Remove
-                        </Button>
-                      )}
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore hasMore={list.hasMore} loading={list.loading} onLoadMore={list.loadMore} />
+              </td>
+            )}
+          </tr>
+        )}
+      />
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
     </>
   );

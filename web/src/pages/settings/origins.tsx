@@ -1,9 +1,8 @@
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api.js';
+import { organization } from '../../api.js';
 import { Button, Empty, ErrorBox, Field, Loading } from '../../components/ui.js';
 import { useAsync } from '../../hooks.js';
 import { useSession } from '../../session.js';
-import type { OrganizationDetail } from './types.js';
 
 /**
  * Custom CORS origins of the organization (GET/PATCH /v1/organization, `allowedOrigins`). The plan's
@@ -12,7 +11,7 @@ import type { OrganizationDetail } from './types.js';
 export function OriginsPanel() {
   const { can } = useSession();
   const admin = can('organization:admin');
-  const organization = useAsync(() => api.get<OrganizationDetail>('/organization'), 'organization');
+  const org = useAsync(() => organization.get(), 'organization');
   const [origin, setOrigin] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -21,7 +20,7 @@ export function OriginsPanel() {
     setBusy(true);
     setError(null);
     try {
-      organization.setData(await api.patch<OrganizationDetail>('/organization', { allowedOrigins }));
+      org.setData(await organization.update({ allowedOrigins }));
       return true;
     } catch (e) {
       setError(e);
@@ -51,15 +50,15 @@ export function OriginsPanel() {
     </p>
   );
 
-  if (organization.error !== undefined) {
+  if (org.error !== undefined) {
     return (
       <>
         {notice}
-        <ErrorBox error={organization.error} onRetry={() => void organization.reload()} />
+        <ErrorBox error={org.error} onRetry={() => void org.reload()} />
       </>
     );
   }
-  if (!organization.data) {
+  if (!org.data) {
     return (
       <>
         {notice}
@@ -67,13 +66,12 @@ export function OriginsPanel() {
       </>
     );
   }
-  const current = organization.data.allowedOrigins;
+  const current = org.data.allowedOrigins;
   return (
     <>
       {notice}
       <p style={{ marginTop: 0 }}>
-        Plan: <strong>{organization.data.plan}</strong>{' '}
-        <span className="muted">(the plan sets how many custom origins you may list; an operator can allow more)</span>
+        Plan: <strong>{org.data.plan}</strong> <span className="muted">(the plan sets how many custom origins you may list; an operator can allow more)</span>
       </p>
       {error !== null && <ErrorBox error={error} />}
       {current.length === 0 ? (

@@ -1,25 +1,56 @@
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api.js';
-import { Badge, Button, CopyButton, Empty, ErrorBox, Field, LoadMore, Loading } from '../../components/ui.js';
+import { organization, tokens } from '../../api.js';
+import { narrow, PagedTable, type Column } from '../../components/paged.js';
+import { Badge, Button, CopyButton, Empty, ErrorBox, Field, When } from '../../components/ui.js';
 import { useList } from '../../hooks.js';
 import { useSession } from '../../session.js';
-import { ConfirmDialog, When, type ConfirmRequest } from './confirm.js';
-import { tokenStatus, type Member, type NewToken, type OrganizationToken, type TokenRecord, type TokenStatus } from './types.js';
+import type { Member, NewToken, TokenRecord } from '../../types.js';
+import { ConfirmDialog, type ConfirmRequest } from './confirm.js';
+
+type TokenStatus = 'active' | 'revoked' | 'expired';
+
+/** Revoked wins over expired: a revoked token stays revoked whatever its expiry. */
+export function tokenStatus(token: Pick<TokenRecord, 'revokedAt' | 'expiresAt'>, now = Date.now()): TokenStatus {
+  if (token.revokedAt) return 'revoked';
+  if (Date.parse(token.expiresAt) <= now) return 'expired';
+  return 'active';
+}
 
 const STATUS_TONE: Record<TokenStatus, 'ok' | 'bad' | 'neutral'> = { active: 'ok', revoked: 'bad', expired: 'neutral' };
 
-function TokenStatusBadge({ token }: { token: { revokedAt: string | null; expiresAt: string } }) {
+/** The headings of a token table (`owner`: the organization's, with an Owner column after the name). */
+const tokenColumns = (owner: boolean): Column[] => [
+  'Name',
+  ...(owner ? ['Owner'] : []),
+  narrow('Created'),
+  'Expires',
+  'Last used',
+  'Status',
+  { label: <span className="muted">Actions</span> },
+];
+
+/** A token's dates and status, the cells both token tables have between its name (and owner) and its actions. */
+function TokenCells({ token }: { token: TokenRecord }) {
   const status = tokenStatus(token);
-  return <Badge tone={STATUS_TONE[status]}>{status}</Badge>;
+  return (
+    <>
+      <td className="hide-narrow">
+        <When iso={token.createdAt} />
+      </td>
+      <td>
+        <When iso={token.expiresAt} />
+      </td>
+      <td>
+        <When iso={token.lastUsedAt} />
+      </td>
+      <td>
+        <Badge tone={STATUS_TONE[status]}>{status}</Badge>
+      </td>
+    </>
+  );
 }
 
-interface Secret {
-  id: string;
-  token: string;
-  name: string;
-  expiresAt: string;
-  rotated: boolean;
-}
+type Secret = NewToken & { rotated: boolean };
 
 /** A token string, shown once (at creation or rotation): the server never shows it again. */
 export function SecretReveal({ secret, onDone }: { secret: Secret; onDone: () => void }) {
@@ -51,7 +82,7 @@ export function SecretReveal({ secret, onDone }: { secret: Secret; onDone: () =>
 /** Mint, list, rotate and revoke the caller's own personal access tokens (GET/POST /v1/tokens). */
 export function TokensPanel({ members }: { members: Member[] }) {
   const { can, me } = useSession();
-  const list = useList<TokenRecord>('/tokens');
+  const list = useList(tokens.list);
   const [name, setName] = useState('');
   const [days, setDays] = useState('');
   const [busy, setBusy] = useState(false);
@@ -71,8 +102,8 @@ export function TokensPanel({ members }: { members: Member[] }) {
     setFormError(null);
     try {
       const lifetime = days.trim() === '' ? undefined : Number(days);
-      const created = await api.post<NewToken>('/tokens', { name: name.trim(), ...(lifetime === undefined ? {} : { expiresInDays: lifetime }) });
-      setSecret({ id: created.id, token: created.token, name: created.name, expiresAt: created.expiresAt, rotated: false });
+      const created = await tokens.create({ name: name.trim(), ...(lifetime === undefined ? {} : { expiresInDays: lifetime }) });
+      setSecret({ ...created, rotated: false });
       setName('');
       setDays('');
       changed();
@@ -96,8 +127,7 @@ export function TokensPanel({ members }: { members: Member[] }) {
       confirmLabel: 'Rotate token',
       danger: false,
       run: async () => {
-        const rotated = await api.post<NewToken>(`/tokens/${encodeURIComponent(token.id)}/rotate`);
-        setSecret({ id: rotated.id, token: rotated.token, name: rotated.name, expiresAt: rotated.expiresAt, rotated: true });
+        setSecret({ ...(await tokens.rotate(token.id)), rotated: true });
         changed();
       },
     });
@@ -112,7 +142,7 @@ export function TokensPanel({ members }: { members: Member[] }) {
       ),
       confirmLabel: 'Revoke token',
       run: async () => {
-        await api.del(`/tokens/${encodeURIComponent(token.id)}`);
+        await tokens.revoke(token.id);
         // A revoked token's string is worthless: stop showing it.
         setSecret((shown) => (shown?.id === token.id ? null : shown));
         after();
@@ -154,63 +184,30 @@ export function TokensPanel({ members }: { members: Member[] }) {
       {secret && <SecretReveal secret={secret} onDone={() => setSecret(null)} />}
 
       <h3 style={{ fontSize: '1rem', margin: '16px 0 8px' }}>Your tokens</h3>
-      {list.error !== null && <ErrorBox error={list.error} onRetry={list.reload} />}
-      {list.error === null && !list.loaded && list.loading && <Loading label="Loading tokens…" />}
-      {list.error === null && list.loaded && list.items.length === 0 && (
-        <Empty title="No tokens yet">Create one above to call the API from a script or a server.</Empty>
-      )}
-      {list.items.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" className="hide-narrow">
-                  Created
-                </th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="muted">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((token) => (
-                <tr key={token.id}>
-                  <td>{token.name}</td>
-                  <td className="hide-narrow">
-                    <When iso={token.createdAt} />
-                  </td>
-                  <td>
-                    <When iso={token.expiresAt} />
-                  </td>
-                  <td>
-                    <When iso={token.lastUsedAt} />
-                  </td>
-                  <td>
-                    <TokenStatusBadge token={token} />
-                  </td>
-                  <td>
-                    {tokenStatus(token) === 'active' && (
-                      <div className="actions">
-                        <Button onClick={() => rotate(token)} aria-label={`Rotate ${token.name}`}>
-                          Rotate
-                        </Button>
-                        <Button variant="danger" onClick={() => revoke(token, changed)} aria-label={`Revoke ${token.name}`}>
-                          Revoke
-                        </Button>
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore hasMore={list.hasMore} loading={list.loading} onLoadMore={list.loadMore} />
+      <PagedTable
+        list={list}
+        loadingLabel="Loading tokens…"
+        empty={<Empty title="No tokens yet">Create one above to call the API from a script or a server.</Empty>}
+        columns={tokenColumns(false)}
+        row={(token) => (
+          <tr key={token.id}>
+            <td>{token.name}</td>
+            <TokenCells token={token} />
+            <td>
+              {tokenStatus(token) === 'active' && (
+                <div className="actions">
+                  <Button onClick={() => rotate(token)} aria-label={`Rotate ${token.name}`}>
+                    Rotate
+                  </Button>
+                  <Button variant="danger" onClick={() => revoke(token, changed)} aria-label={`Revoke ${token.name}`}>
+                    Revoke
+                  </Button>
+                </div>
+              )}
+            </td>
+          </tr>
+        )}
+      />
 
       {can('tokens:admin') && <OrganizationTokens key={orgVersion} members={members} onRevoke={revoke} ownTokensChanged={list.reload} />}
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
@@ -229,7 +226,7 @@ function OrganizationTokens({
   ownTokensChanged: () => void;
 }) {
   const { me } = useSession();
-  const list = useList<OrganizationToken>('/organization/tokens');
+  const list = useList(organization.tokens);
   const emails = new Map(members.map((m) => [m.user.id, m.user.email]));
   return (
     <>
@@ -237,67 +234,35 @@ function OrganizationTokens({
       <p className="muted" style={{ marginTop: 0 }}>
         As an admin you can revoke anyone&apos;s token, for example one that leaked or belongs to someone who left.
       </p>
-      {list.error !== null && <ErrorBox error={list.error} onRetry={list.reload} />}
-      {list.error === null && !list.loaded && list.loading && <Loading label="Loading the organization's tokens…" />}
-      {list.error === null && list.loaded && list.items.length === 0 && <Empty title="No tokens in the organization" />}
-      {list.items.length > 0 && (
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Owner</th>
-                <th scope="col" className="hide-narrow">
-                  Created
-                </th>
-                <th scope="col">Expires</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span className="muted">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.items.map((token) => (
-                <tr key={token.id}>
-                  <td>{token.name}</td>
-                  <td>{token.userId === me.user.id ? 'you' : (emails.get(token.userId) ?? <code>{token.userId}</code>)}</td>
-                  <td className="hide-narrow">
-                    <When iso={token.createdAt} />
-                  </td>
-                  <td>
-                    <When iso={token.expiresAt} />
-                  </td>
-                  <td>
-                    <When iso={token.lastUsedAt} />
-                  </td>
-                  <td>
-                    <TokenStatusBadge token={token} />
-                  </td>
-                  <td>
-                    {tokenStatus(token) === 'active' && (
-                      <Button
-                        variant="danger"
-                        aria-label={`Revoke ${token.name} of ${emails.get(token.userId) ?? token.userId}`}
-                        onClick={() =>
-                          onRevoke(token, () => {
-                            list.reload();
-                            if (token.userId === me.user.id) ownTokensChanged();
-                          })
-                        }
-                      >
-                        Revoke
-                      </Button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <LoadMore hasMore={list.hasMore} loading={list.loading} onLoadMore={list.loadMore} />
+      <PagedTable
+        list={list}
+        loadingLabel="Loading the organization's tokens…"
+        empty={<Empty title="No tokens in the organization" />}
+        columns={tokenColumns(true)}
+        row={(token) => (
+          <tr key={token.id}>
+            <td>{token.name}</td>
+            <td>{token.userId === me.user.id ? 'you' : (emails.get(token.userId) ?? <code>{token.userId}</code>)}</td>
+            <TokenCells token={token} />
+            <td>
+              {tokenStatus(token) === 'active' && (
+                <Button
+                  variant="danger"
+                  aria-label={`Revoke ${token.name} of ${emails.get(token.userId) ?? token.userId}`}
+                  onClick={() =>
+                    onRevoke(token, () => {
+                      list.reload();
+                      if (token.userId === me.user.id) ownTokensChanged();
+                    })
+                  }
+                >
+                  Revoke
+                </Button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </>
   );
 }

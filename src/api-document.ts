@@ -1,0 +1,61 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Config } from './config.js';
+import type { App } from './deps.js';
+import { Operations, type ApiTag } from './lib/operations.js';
+
+export const API_VERSION = '1.0.0';
+
+/** The operation groups of the API document, in the order the reference page shows them. */
+export const API_TAGS: readonly ApiTag[] = [
+  { name: 'Identity', description: 'Who the credential belongs to: the user, their organization and role, and the credential itself.' },
+  { name: 'Tokens', description: 'Personal access tokens of the caller: mint, list, rotate and revoke. A token string is shown once.' },
+  {
+    name: 'Organization',
+    description: 'The caller’s organization: its name and allowed CORS origins, members and their roles, invitations, and every member’s tokens.',
+  },
+  { name: 'Projects', description: 'Projects hold runs and monitors; names are unique per organization.' },
+  {
+    name: 'Runs',
+    description: 'Traced steps of LLM applications: ingest (one, a batch of up to 1,000, idempotent with client ids), list with filters, end, and aggregate.',
+  },
+  { name: 'Prompts', description: 'Versioned prompt templates with movable labels, read with ETags and rendered with variables.' },
+  { name: 'Monitors', description: 'A metric over a runs filter and a window, evaluated on a schedule, with a state, its history and signed webhooks.' },
+  { name: 'Operations', description: 'Unauthenticated routes for load balancers and token verifiers: liveness, readiness and the JWT public keys.' },
+];
+
+const BEARER =
+  'A JWT signed by this service: a personal access token (POST /v1/tokens) or the dashboard’s short-lived session token. ' +
+  'Verified as RFC8725 (JSON Web Token Best Current Practices) asks: one signing algorithm allowed (never `none`), a `kid` of this service’s keys ' +
+  '(published at /.well-known/jwks.json), an explicit `typ` per kind of token, and `iss`, `aud`, `exp` and `nbf` checked.';
+
+/**
+ * The OpenAPI 3.1 document (served at /openapi.json, shown at /docs), assembled from the route
+ * declarations by @fastify/swagger. Registered before any route: from here on, a documented route
+ * without an operationId or a declared tag does not register.
+ */
+export async function registerApiDocument(app: App, config: Config): Promise<void> {
+  const operations = new Operations(API_TAGS);
+  app.addHook('onRoute', operations.declare);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sightline API',
+        version: API_VERSION,
+        description:
+          'Runs, prompts and monitors of LLM applications. Every error is an RFC 9457 problem document (`application/problem+json`). ' +
+          'Every list is cursor-paginated: `limit` (1..100, default 25, clamped) and an opaque `cursor`; follow `nextCursor` until it is null. ' +
+          'No text value may hold U+0000 or an unpaired surrogate. Keep tokens on servers: do not ship them to browsers.',
+        license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
+      },
+      servers: [{ url: config.publicUrl, 'x-internal': false } as { url: string }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: BEARER } } },
+      security: [],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+    transform: operations.transform,
+    transformObject: (document) => operations.complete('openapiObject' in document ? document.openapiObject : document.swaggerObject),
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+}

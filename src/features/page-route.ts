@@ -1,0 +1,63 @@
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { RouteScope } from '../auth/hook.js';
+import type { Principal } from '../auth/tokens.js';
+import type { App } from '../deps.js';
+import { PageOnlyQuery, paginate, type CursorCodec, type KeysetRows, type ListIdentity, type PageRequest, type Position } from '../lib/pagination.js';
+
+/** Which list a request reads: its cursor binding and how to fetch its rows (`keysetPage`). */
+export interface ListSource<Row> {
+  identity: ListIdentity;
+  fetch: (after: Position | null, take: number) => Promise<KeysetRows<Row>>;
+}
+
+/** A list of the caller's organization, bound to it alone: `list` fetches it by the organization's id. */
+export function organizationList<Row>(
+  endpoint: string,
+  list: (organizationId: string, after: Position | null, take: number) => Promise<KeysetRows<Row>>,
+): (request: { principal: Principal }) => Promise<ListSource<Row>> {
+  return async ({ principal: { organizationId } }) => ({
+    identity: { endpoint, organizationId },
+    fetch: (after, take) => list(organizationId, after, take),
+  });
+}
+
+/**
+ * A list under a parent that the path names: `parent` loads it (the 404 when it is not the caller's
+ * organization's) and gives its id and the ids the cursor is bound to; `list` fetches by the parent's id.
+ */
+export function childList<Params, Row>(
+  endpoint: string,
+  parent: (organizationId: string, params: Params) => Promise<{ id: string; parents: string[] }>,
+  list: (parentId: string, after: Position | null, take: number) => Promise<KeysetRows<Row>>,
+): (request: { principal: Principal; params: Params }) => Promise<ListSource<Row>> {
+  return async ({ principal: { organizationId }, params }) => {
+    const { id, parents } = await parent(organizationId, params);
+    return { identity: { endpoint, organizationId, parents }, fetch: (after, take) => list(id, after, take) };
+  };
+}
+
+/**
+ * The declaration of a list endpoint whose items map one by one: the route's scope and documentation,
+ * its params and query (`limit` and `cursor` alone unless a list query is given), `source` (which
+ * checks the path, 404s first, and names the list) and `toItem`; the page goes through `paginate`.
+ */
+export function pageRoute<Row, Item, Params extends TObject = TObject<Record<string, never>>, Query extends TObject = typeof PageOnlyQuery>(
+  app: App,
+  cursors: CursorCodec,
+  path: string,
+  route: { scope: RouteScope; operationId: string; tags: string[]; summary: string; description?: string; params?: Params; querystring?: Query; page: TSchema },
+  source: (request: { principal: Principal; params: Static<Params>; query: Static<Query> & PageRequest }) => Promise<ListSource<Row>>,
+  toItem: (row: Row) => Item,
+): void {
+  const { scope, page, params, querystring, ...docs } = route;
+  app.get(path, {
+    config: { scope },
+    schema: { ...docs, ...(params ? { params } : {}), querystring: querystring ?? PageOnlyQuery, response: { 200: page } },
+    handler: async (request) => {
+      // Validated against `params` and `querystring` by the route's schema before the handler runs.
+      const { params: pathParams, query } = request as { params: unknown; query: unknown };
+      const list = await source({ principal: request.principal, params: pathParams as Static<Params>, query: query as Static<Query> & PageRequest });
+      return paginate(cursors, query as PageRequest, list.identity, list.fetch, toItem);
+    },
+  });
+}

@@ -1,0 +1,119 @@
+import type { CSSProperties, ReactNode } from 'react';
+import type { List } from '../hooks.js';
+import { Empty, ErrorBox, Loading, LoadMore } from './ui.js';
+
+interface PagedProps<T> {
+  list: List<T>;
+  /** Said while the first page loads. */
+  loadingLabel: string;
+  /** Shown when the list has no item (an `<Empty>`, worded for the filters in force). */
+  empty: ReactNode;
+  /** Whether trying again may help with this error (default: always). */
+  retryable?: (error: unknown) => boolean;
+  /** Loads the next page when "Load more" scrolls into view. */
+  auto?: boolean;
+  /** Shown under the last page. */
+  end?: ReactNode;
+}
+
+/**
+ * The states around a cursor-paginated list, the same on every page: the first page's error (with Retry) in
+ * place of the list, "Loading…", the empty state, then the rows; a later page's error under them (its Retry
+ * asks for that page again), "Load more" while there is more.
+ */
+export function Paged<T>({ list, loadingLabel, empty, retryable = () => true, auto, end, children }: PagedProps<T> & { children: (items: T[]) => ReactNode }) {
+  const { items, error } = list;
+  return (
+    <>
+      {error !== null && items.length === 0 ? (
+        <ErrorBox error={error} onRetry={retryable(error) ? list.reload : undefined} />
+      ) : items.length === 0 && list.loading ? (
+        <Loading label={loadingLabel} />
+      ) : items.length === 0 && list.loaded ? (
+        empty
+      ) : items.length > 0 ? (
+        children(items)
+      ) : null}
+      {error !== null && items.length > 0 && <ErrorBox error={error} onRetry={list.loadMore} />}
+      <LoadMore auto={auto} hasMore={list.hasMore && error === null} loading={list.loading} onLoadMore={list.loadMore} />
+      {end !== undefined && !list.hasMore && items.length > 0 && !list.loading && end}
+    </>
+  );
+}
+
+/**
+ * A list's empty state: with filters in force, "No <one> matches these filters" (and `whenFiltered`);
+ * else "No <many> yet", with `children` saying how the first one comes.
+ */
+export function EmptyList({
+  one,
+  many,
+  filtered,
+  whenFiltered = 'Change or clear the filters.',
+  children,
+}: {
+  one: string;
+  many: string;
+  filtered: boolean;
+  whenFiltered?: ReactNode;
+  children: ReactNode;
+}) {
+  if (filtered) return <Empty title={`No ${one} matches these filters`}>{whenFiltered}</Empty>;
+  return <Empty title={`No ${many} yet`}>{children}</Empty>;
+}
+
+/** A column heading: its text, and classes such as `num` or `hide-narrow` (for the heading only). */
+export type Column = string | { label: ReactNode; className?: string };
+/** A column of numbers (right-aligned). */
+export const num = (label: string, className = ''): Column => ({ label, className: `num ${className}`.trim() });
+/** A column hidden on narrow screens. */
+export const narrow = (label: string): Column => ({ label, className: 'hide-narrow' });
+
+/**
+ * A paged list as a table: the headings, a row per item (`row` returns the `<tr>` with its key), and the
+ * states of `Paged` around it. `label` names the table; `caption` does too, as a caption for screen readers.
+ */
+export function PagedTable<T>({
+  columns,
+  row,
+  label,
+  caption,
+  className,
+  style,
+  ...paged
+}: PagedProps<T> & {
+  columns: Column[];
+  row: (item: T) => ReactNode;
+  label?: string;
+  caption?: string;
+  className?: string;
+  style?: CSSProperties;
+}) {
+  return (
+    <Paged {...paged}>
+      {(items) => (
+        <div className="table-wrap" style={style}>
+          <table aria-label={label} className={className}>
+            {caption && <caption className="sl-sr-only">{caption}</caption>}
+            <thead>
+              <tr>
+                {columns.map((column, i) =>
+                  typeof column === 'string' ? (
+                    <th key={i} scope="col">
+                      {column}
+                    </th>
+                  ) : (
+                    <th key={i} scope="col" className={column.className}>
+                      {column.label}
+                    </th>
+                  ),
+                )}
+              </tr>
+            </thead>
+            <tbody>{items.map((item) => row(item))}</tbody>
+          </table>
+        </div>
+      )}
+    </Paged>
+  );
+}

@@ -1,0 +1,170 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { Button, Field, Options } from '../../components/ui.js';
+import { fmtInstant } from '../../format.js';
+import { clearedSearch, draftFromFilters, searchFromDraft, type Draft, type Range, type RunQuery } from './query.js';
+import { RUN_KINDS, RUN_STATUSES } from './shared.js';
+
+const FILTER_LABELS: Record<string, string> = {
+  status: 'Status',
+  kind: 'Kind',
+  name: 'Name',
+  model: 'Model',
+  traceId: 'Trace id',
+  parentRunId: 'Parent run',
+  startedAfter: 'Started after',
+  startedBefore: 'Started before',
+  tag: 'Tag',
+};
+
+/** Every runs-list filter as a labelled control; selects and the checkbox apply at once, the rest on submit. */
+export function RunFilters({
+  filters,
+  range,
+  onApply,
+  searchText,
+}: {
+  filters: RunQuery;
+  range: Range;
+  onApply: (params: URLSearchParams) => void;
+  searchText: string;
+}) {
+  const [draft, setDraft] = useState<Draft>(() => draftFromFilters(filters));
+  const [open, setOpen] = useState(() => typeof window === 'undefined' || !window.matchMedia?.('(max-width: 720px)').matches);
+  const [problem, setProblem] = useState('');
+  // The URL is the truth: back/forward and chip removal reset the form.
+  useEffect(() => {
+    setDraft(draftFromFilters(filters));
+    setProblem('');
+  }, [searchText]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const apply = (next: Draft) => {
+    if ((next.metaKey.trim() === '') !== (next.metaValue === '')) {
+      setProblem('Give both a metadata key and a value, or neither.');
+      return;
+    }
+    setProblem('');
+    onApply(searchFromDraft(next, filters, range));
+  };
+  const change = <K extends keyof Draft>(key: K, value: Draft[K], now = false) => {
+    const next = { ...draft, [key]: value };
+    setDraft(next);
+    if (now) apply(next);
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    apply(draft);
+  };
+
+  const chips: { key: string; label: string; value: string; remove: () => void }[] = [];
+  const without = (key: string, value?: string) => {
+    const params = new URLSearchParams(searchText);
+    if (value === undefined) params.delete(key);
+    else {
+      const rest = params.getAll(key).filter((v) => v !== value);
+      params.delete(key);
+      for (const v of rest) params.append(key, v);
+    }
+    onApply(params);
+  };
+  for (const [key, value] of Object.entries(filters)) {
+    if (Array.isArray(value))
+      for (const v of value) chips.push({ key: `${key}=${v}`, label: FILTER_LABELS[key] ?? key, value: v, remove: () => without(key, v) });
+    else if (value !== undefined) {
+      const label = key.startsWith('metadata.') ? `metadata.${key.slice(9)}` : (FILTER_LABELS[key] ?? key);
+      const shown =
+        key === 'parentRunId' && value === 'null' ? 'roots only' : key.startsWith('started') && !Number.isNaN(Date.parse(value)) ? fmtInstant(value) : value;
+      chips.push({ key, label: key === 'parentRunId' && value === 'null' ? 'Runs' : label, value: shown, remove: () => without(key) });
+    }
+  }
+
+  return (
+    <section className="panel" aria-labelledby="run-filters-title">
+      <div className="sl-filter-head">
+        <h2 id="run-filters-title">
+          <button type="button" className="button ghost sl-filter-toggle" aria-expanded={open} aria-controls="run-filters" onClick={() => setOpen(!open)}>
+            {open ? '▾' : '▸'} Filters{chips.length > 0 ? ` (${chips.length} active)` : ''}
+          </button>
+        </h2>
+        {chips.length > 0 && (
+          <Button variant="ghost" onClick={() => onApply(clearedSearch(range))}>
+            Clear all
+          </Button>
+        )}
+      </div>
+      {chips.length > 0 && (
+        <ul className="sl-chips" aria-label="Active filters" style={{ listStyle: 'none', padding: 0, margin: '8px 0 0' }}>
+          {chips.map((chip) => (
+            <li key={chip.key} className="sl-chip">
+              <span className="muted">{chip.label}:</span> <code title={chip.value}>{chip.value}</code>
+              {/* Named by its content, not aria-label: the filter's own label stays unique for getByLabel-style lookups. */}
+              <button type="button" onClick={chip.remove} title="Remove this filter">
+                <span aria-hidden="true">✕</span>
+                <span className="sl-sr-only">
+                  Remove filter: {chip.label} {chip.value}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form id="run-filters" className="sl-run-filters" onSubmit={submit} hidden={!open} role="search" aria-label="Run filters">
+        <Field label="Status">
+          <select value={draft.status} onChange={(e) => change('status', e.target.value, true)}>
+            <Options values={RUN_STATUSES} any="Any" />
+          </select>
+        </Field>
+        <Field label="Kind">
+          <select value={draft.kind} onChange={(e) => change('kind', e.target.value, true)}>
+            <Options values={RUN_KINDS} any="Any" />
+          </select>
+        </Field>
+        <Field label="Name">
+          <input value={draft.name} onChange={(e) => change('name', e.target.value)} placeholder="Exact run name" autoComplete="off" maxLength={256} />
+        </Field>
+        <Field label="Model">
+          <input value={draft.model} onChange={(e) => change('model', e.target.value)} placeholder="e.g. gpt-4o" autoComplete="off" maxLength={256} />
+        </Field>
+        <Field label="Tag">
+          <input value={draft.tags} onChange={(e) => change('tags', e.target.value)} placeholder="a, b (all must match)" autoComplete="off" />
+        </Field>
+        <Field label="Trace id">
+          <input value={draft.traceId} onChange={(e) => change('traceId', e.target.value)} autoComplete="off" maxLength={128} spellCheck={false} />
+        </Field>
+        <Field label="Started after">
+          <input type="datetime-local" value={draft.startedAfter} onChange={(e) => change('startedAfter', e.target.value)} />
+        </Field>
+        <Field label="Started before">
+          <input type="datetime-local" value={draft.startedBefore} onChange={(e) => change('startedBefore', e.target.value)} />
+        </Field>
+        <Field label="Metadata key">
+          <input value={draft.metaKey} onChange={(e) => change('metaKey', e.target.value)} placeholder="e.g. userId" autoComplete="off" spellCheck={false} />
+        </Field>
+        <Field label="Metadata value">
+          <input
+            value={draft.metaValue}
+            onChange={(e) => change('metaValue', e.target.value)}
+            placeholder="Exact value"
+            autoComplete="off"
+            spellCheck={false}
+          />
+        </Field>
+        <div className="field">
+          <label className="sl-check">
+            <input type="checkbox" checked={draft.rootsOnly} onChange={(e) => change('rootsOnly', e.target.checked, true)} />
+            Roots only
+          </label>
+        </div>
+        <div className="sl-filter-buttons">
+          <Button type="submit" variant="primary">
+            Apply filters
+          </Button>
+        </div>
+        {problem && (
+          <p role="alert" className="sl-filter-problem">
+            {problem}
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,100 @@
+/** The runs page's state in its URL: the list filters under their API names, and the chart's range. */
+import { fromLocalInput, toLocalInput } from '../../format.js';
+
+/** The runs-list query (API names; `tag` repeated, `metadata.<key>` as they are). */
+export type RunQuery = Record<string, string | string[] | undefined>;
+
+const SINGLE_KEYS = ['status', 'kind', 'name', 'model', 'traceId', 'parentRunId', 'startedAfter', 'startedBefore'] as const;
+
+/** The runs-list query held in the page's URL. */
+export function filtersFromSearch(search: URLSearchParams): RunQuery {
+  const query: RunQuery = {};
+  for (const key of SINGLE_KEYS) {
+    const value = search.get(key);
+    if (value !== null && value !== '') query[key] = value;
+  }
+  const tags = search.getAll('tag').filter((t) => t !== '');
+  if (tags.length > 0) query.tag = tags;
+  for (const [key, value] of search) if (key.startsWith('metadata.') && value !== '' && query[key] === undefined) query[key] = value;
+  return query;
+}
+
+/** The filter form as typed. */
+export interface Draft {
+  status: string;
+  kind: string;
+  name: string;
+  model: string;
+  tags: string;
+  traceId: string;
+  rootsOnly: boolean;
+  startedAfter: string;
+  startedBefore: string;
+  metaKey: string;
+  metaValue: string;
+}
+
+export function draftFromFilters(filters: RunQuery): Draft {
+  const str = (key: string) => (typeof filters[key] === 'string' ? (filters[key] as string) : '');
+  const meta = Object.entries(filters).find(([key]) => key.startsWith('metadata.'));
+  return {
+    status: str('status'),
+    kind: str('kind'),
+    name: str('name'),
+    model: str('model'),
+    tags: ((filters.tag as string[] | undefined) ?? []).join(', '),
+    traceId: str('traceId'),
+    rootsOnly: str('parentRunId') === 'null',
+    startedAfter: toLocalInput(str('startedAfter') || null),
+    startedBefore: toLocalInput(str('startedBefore') || null),
+    metaKey: meta ? meta[0].slice('metadata.'.length) : '',
+    metaValue: meta && typeof meta[1] === 'string' ? meta[1] : '',
+  };
+}
+
+/** The URL query for a draft; timestamps left as they were keep their exact value. */
+export function searchFromDraft(draft: Draft, current: RunQuery, range: Range): URLSearchParams {
+  const params = new URLSearchParams();
+  const set = (key: string, value: string) => {
+    if (value.trim() !== '') params.set(key, value.trim());
+  };
+  set('status', draft.status);
+  set('kind', draft.kind);
+  set('name', draft.name);
+  set('model', draft.model);
+  for (const tag of new Set(
+    draft.tags
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
+  ))
+    params.append('tag', tag);
+  set('traceId', draft.traceId);
+  const parent = typeof current.parentRunId === 'string' ? current.parentRunId : '';
+  if (draft.rootsOnly) params.set('parentRunId', 'null');
+  else if (parent && parent !== 'null') params.set('parentRunId', parent);
+  for (const key of ['startedAfter', 'startedBefore'] as const) {
+    const before = typeof current[key] === 'string' ? (current[key] as string) : '';
+    if (draft[key] !== '' && draft[key] === toLocalInput(before || null)) params.set(key, before);
+    else set(key, fromLocalInput(draft[key]));
+  }
+  if (draft.metaKey.trim() !== '' && draft.metaValue !== '') params.set(`metadata.${draft.metaKey.trim()}`, draft.metaValue);
+  if (range !== DEFAULT_RANGE) params.set('range', range);
+  return params;
+}
+
+/** The chart's ranges: how far back, and the metrics bucket (its size in ms for the labels). */
+export const RANGES = {
+  '1h': { label: 'Last hour', ms: 3_600_000, bucket: '1m', bucketMs: 60_000 },
+  '24h': { label: 'Last 24 hours', ms: 86_400_000, bucket: '1h', bucketMs: 3_600_000 },
+  '7d': { label: 'Last 7 days', ms: 7 * 86_400_000, bucket: '1h', bucketMs: 3_600_000 },
+  '30d': { label: 'Last 30 days', ms: 30 * 86_400_000, bucket: '1d', bucketMs: 86_400_000 },
+} as const;
+export type Range = keyof typeof RANGES;
+export const DEFAULT_RANGE: Range = '24h';
+export const isRange = (value: string | null): value is Range => value !== null && value in RANGES;
+
+/** The URL query without any filter: only the range, when it is not the default. */
+export function clearedSearch(range: Range): URLSearchParams {
+  return new URLSearchParams(range === DEFAULT_RANGE ? '' : `range=${range}`);
+}
