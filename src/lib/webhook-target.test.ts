@@ -1,10 +1,14 @@
+/**
+ * The SSRF guard of outbound calls (README, Webhooks), as units: which addresses are private, in every spelling the
+ * URL parser accepts; resolving a target; posting to it. The same guard at create, patch and delivery time:
+ * src/features/monitors/webhooks.ssrf.test.ts.
+ */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPrivateAddress, postJson, resolveTarget, TargetRefused, webhookUrlFault } from './webhook-target.js';
 import { HOST_FAULT, PRIVATE_FAULT, startReceiver, type Receiver } from '../../test/helpers/webhooks.js';
 import { freePort } from '../../test/helpers/services.js';
 
-/** The SSRF guard of outbound calls (README, Webhooks): which addresses are private, in every spelling; resolving; posting. */
 /** Non-public IPv4 networks (a sample of the guard's list), as [first address, prefix length]. */
 const PRIVATE_V4: [number, number][] = [
   [0x7f000000, 8], // loopback

@@ -4,7 +4,7 @@ import { ok } from '../../../test/helpers/json.js';
 import { begin, clock, helpers, HOUR } from './webhooks.test-support.js';
 import { CREDENTIALS_FAULT, HOST_FAULT, PRIVATE_FAULT, startReceiver, URL_FAULT } from '../../../test/helpers/webhooks.js';
 
-// ---- the SSRF guard (the default: private targets refused) -------------------------------------
+/** The SSRF guard on monitor webhooks (the default: private targets refused), at create, patch and delivery time. */
 
 /** URLs refused at create and patch, with the fault each gets. */
 const REFUSED: [string, string][] = [
