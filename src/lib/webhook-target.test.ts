@@ -129,7 +129,8 @@ describe('webhook-target', () => {
     });
 
     it('property: localhost and its subdomains, in any case, with any number of trailing dots, are refused', () => {
-      const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/);
+      // Not `xn--…`: such a label is punycode, and the URL parser refuses invalid punycode (no URL at all).
+      const label = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/).filter((l) => !l.startsWith('xn--'));
       const name = fc.tuple(fc.array(label, { maxLength: 3 }), fc.nat({ max: 5 }), fc.boolean(), fc.constantFrom('.', '%2e', '\u3002'));
       fc.assert(
         fc.property(name, ([subdomains, dots, upper, dot]) => {
@@ -154,7 +155,7 @@ describe('webhook-target', () => {
     });
 
     it('property: a public name is taken with at most one trailing dot, and refused with an empty label anywhere', () => {
-      const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,10}[a-z0-9])?$/);
+      const label = fc.stringMatching(/^[a-z]([a-z0-9-]{0,10}[a-z0-9])?$/).filter((l) => !l.startsWith('xn--'));
       const name = fc.tuple(fc.array(label, { minLength: 1, maxLength: 3 }), fc.constantFrom('example.com', 'hooks.example.org'));
       fc.assert(
         fc.property(name, fc.nat({ max: 3 }), fc.nat({ max: 4 }), ([labels, domain], dots, at) => {
