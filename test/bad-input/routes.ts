@@ -1,0 +1,422 @@
+import { newId } from '../../src/lib/ids.js';
+
+/** The bad-input suites' table: every /v1 route with a valid request, and the junk each part of a request is tried with. */
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+
+export interface Fixture {
+  projectId: string;
+  runId: string;
+  tokenId: string;
+  promptId: string;
+  /** A monitor of the fixture's project. */
+  monitorId: string;
+}
+
+export interface Route {
+  method: Method;
+  route: string;
+  path: (f: Fixture) => string;
+  /** The route declares query parameters (lists and metrics). */
+  query?: boolean;
+  /** A valid body, for routes that take one. */
+  body?: () => Record<string, unknown>;
+  /** What the valid request answers. */
+  ok: number;
+  /** Wrong values per field of the body; each must be a 400 naming the field. */
+  fields?: Record<string, unknown[]>;
+}
+
+export const validRun = (): Record<string, unknown> => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z' });
+export const uniqueName = () => `p-${newId('prj').slice(-12)}`;
+export const uniquePromptName = () => `prompt-${newId('prm').slice(-12)}`;
+export const validMonitor = (): Record<string, unknown> => ({ name: 'errors', metric: 'error_count', window: '1h', threshold: { op: '>', value: 0 } });
+export const monitorPath = (f: Fixture, suffix = '') => `/v1/projects/${f.projectId}/monitors/${f.monitorId}${suffix}`;
+
+export const MONITOR_FIELDS: Record<string, unknown[]> = {
+  name: [1, null, [], '', 'x'.repeat(201)],
+  description: [1, null, {}, 'x'.repeat(2001)],
+  filter: [
+    'x',
+    [],
+    1,
+    null,
+    { bogus: 1 },
+    { startedAfter: '2026-11-01T00:00:00.000Z' },
+    { status: 'bogus' },
+    { kind: 1 },
+    { tag: 'x' },
+    { tag: [''] },
+    { tag: Array.from({ length: 11 }, (_, i) => `t${i}`) },
+    { parentRunId: '' },
+    { parentRunId: 1 },
+    { 'metadata.bad key': '1' },
+    { 'metadata.k': 1 },
+    { 'metadata.k': { $ne: null } },
+  ],
+  metric: [1, null, '', 'p99', 'COUNT', 'latency_p90'],
+  window: [1, null, '', '2h', '1H', '30d'],
+  threshold: [
+    'x',
+    1,
+    [],
+    {},
+    { op: '!=', value: 1 },
+    { op: '>' },
+    { value: 1 },
+    { op: '>', value: '1' },
+    { op: '>', value: 1e16 },
+    { op: '>', value: 1, extra: 1 },
+  ],
+  enabled: ['true', 1, null, {}],
+  webhookUrls: [
+    'x',
+    {},
+    [1],
+    [''],
+    ['ftp://example.com/'],
+    ['not a url'],
+    ['http://127.0.0.1/hook'],
+    ['https://u:p@example.com/'],
+    ['https://a.example.com/', 'https://a.example.com/'],
+    Array.from({ length: 6 }, (_, i) => `https://h${i}.example.com/`),
+  ],
+  state: ['ok'],
+  id: ['mon_x'],
+  webhookSecret: ['whsec_x'],
+};
+
+/** Query strings the monitors list refuses. */
+export const MONITOR_LIST_JUNK: [string, string][] = [
+  ['state=bogus', 'state'],
+  ['state=OK', 'state'],
+  ['state=', 'state'],
+  ['state=ok&state=alerting', 'state'],
+  ['enabled=yes', 'enabled'],
+  ['enabled=1', 'enabled'],
+  ['enabled=', 'enabled'],
+  ['enabled=true&enabled=false', 'enabled'],
+  ['status=running', 'status'],
+  ['metric=count', 'metric'],
+];
+
+/** Query strings a monitor's metrics refuse (besides the runs metrics' ones). */
+export const MONITOR_METRICS_JUNK: [string, string][] = [
+  ['bucket=5m&from=2000-01-01T00:00:00Z', 'bucket'],
+  ['status=failed', 'status'],
+  ['to=2026-11-02', 'to'],
+  ['cursor=x', 'cursor'],
+];
+
+export const RUN_FIELDS: Record<string, unknown[]> = {
+  id: [1, '', 'null', 'batch', 'metrics', 'has space', 'x'.repeat(129), {}],
+  traceId: [1, '', 'a/b'],
+  parentRunId: [1, {}, '', '../x'],
+  name: [1, '', null, [], 'x'.repeat(257)],
+  kind: [1, null, 'bogus', 'LLM', ''],
+  status: [1, 'bogus', 'RUNNING', 'done'],
+  startTime: ['yesterday', 1, null, '2026-13-01T00:00:00Z', '2026-11-02', '2026-11-02T10:00:00'],
+  endTime: ['soon', 1, {}],
+  inputs: ['x', [], 1, true],
+  outputs: ['x', [], 1],
+  error: [1, {}, 'x'.repeat(100_001)],
+  model: [1, '', {}],
+  usage: [
+    'x',
+    [],
+    { promptTokens: -1, completionTokens: 0 },
+    { promptTokens: '1', completionTokens: 1 },
+    { promptTokens: 1.5, completionTokens: 1 },
+    { promptTokens: 1 },
+    { promptTokens: 1, completionTokens: 1, extra: 1 },
+  ],
+  cost: [-1, 'free', {}],
+  tags: ['x', [1], ['a', 'a'], [''], Array.from({ length: 51 }, (_, i) => `t${i}`)],
+  metadata: ['x', [], 1, null],
+};
+
+export const PATCH_RUN_FIELDS: Record<string, unknown[]> = {
+  status: [1, null, 'bogus', 'RUNNING'],
+  endTime: ['soon', 1, null],
+  outputs: ['x', [], 1],
+  error: [1, {}],
+  usage: ['x', { promptTokens: -1, completionTokens: 0 }],
+  cost: [-1, 'x'],
+  tags: ['x', [1], ['a', 'a']],
+  metadata: [[], 'x', null],
+  bogus: [1],
+};
+
+/** Every /v1 route. */
+export const ROUTES: Route[] = [
+  { method: 'GET', route: '/v1/me', path: () => '/v1/me', ok: 200 },
+  { method: 'GET', route: '/v1/tokens', path: () => '/v1/tokens', query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/tokens',
+    path: () => '/v1/tokens',
+    body: () => ({ name: 'ci' }),
+    ok: 201,
+    fields: { name: [1, null, [], {}, '', ' ', 'x'.repeat(101)], expiresInDays: ['30', 1.5, 0, -1, null, 100_000, true], bogus: [1] },
+  },
+  { method: 'DELETE', route: '/v1/tokens/{token_id}', path: (f) => `/v1/tokens/${f.tokenId}`, ok: 204 },
+  { method: 'GET', route: '/v1/projects', path: () => '/v1/projects', query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects',
+    path: () => '/v1/projects',
+    body: () => ({ name: uniqueName() }),
+    ok: 201,
+    fields: {
+      name: [1, null, [], {}, '', ' lead', 'trail ', 'tab\there', 'x'.repeat(101)],
+      description: [1, null, {}, 'x'.repeat(2001)],
+      organizationId: ['org_x'],
+    },
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}', path: (f) => `/v1/projects/${f.projectId}`, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}',
+    path: (f) => `/v1/projects/${f.projectId}`,
+    body: () => ({ description: 'changed' }),
+    ok: 200,
+    fields: { name: [1, null, '', ' lead'], description: [1, null, 'x'.repeat(2001)], id: ['prj_x'] },
+  },
+  { method: 'DELETE', route: '/v1/projects/{project_id}', path: (f) => `/v1/projects/${f.projectId}`, ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs', path: (f) => `/v1/projects/${f.projectId}/runs`, query: true, ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/runs', path: (f) => `/v1/projects/${f.projectId}/runs`, body: validRun, ok: 201, fields: RUN_FIELDS },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/runs/batch',
+    path: (f) => `/v1/projects/${f.projectId}/runs/batch`,
+    body: () => ({ runs: [validRun()] }),
+    ok: 200,
+    fields: { runs: ['x', [], {}, null, 1, Array.from({ length: 1001 }, validRun)], bogus: [1] },
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (f) => `/v1/projects/${f.projectId}/runs/metrics`, query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (f) => `/v1/projects/${f.projectId}/runs/${f.runId}`, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/runs/{run_id}',
+    path: (f) => `/v1/projects/${f.projectId}/runs/${f.runId}`,
+    body: () => ({ metadata: { step: 1 } }),
+    ok: 200,
+    fields: PATCH_RUN_FIELDS,
+  },
+  { method: 'GET', route: '/v1/prompts', path: () => '/v1/prompts', query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/prompts',
+    path: () => '/v1/prompts',
+    body: () => ({ name: uniquePromptName(), template: 'Hi {{name}}' }),
+    ok: 201,
+    fields: {
+      name: [1, null, [], '', 'Upper', 'has space', 'prm_x', '-x', 'x'.repeat(101)],
+      description: [1, null, {}, 'x'.repeat(2001)],
+      template: [1, null, {}, [], [{ role: 'wizard', content: 'x' }], [{ role: 'user' }], [{ role: 'user', content: 1 }], 'x'.repeat(100_001)],
+      config: ['x', [], 1, null],
+      message: [1, null, 'x'.repeat(2001)],
+      latestVersion: [2],
+      id: ['prm_x'],
+    },
+  },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}', path: (f) => `/v1/prompts/${f.promptId}`, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/prompts/{prompt_id}',
+    path: (f) => `/v1/prompts/${f.promptId}`,
+    body: () => ({ description: 'changed' }),
+    ok: 200,
+    fields: { description: [1, null, {}, 'x'.repeat(2001)], name: ['renamed'], latestVersion: [9], labels: [{}] },
+  },
+  { method: 'DELETE', route: '/v1/prompts/{prompt_id}', path: (f) => `/v1/prompts/${f.promptId}`, ok: 204 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/versions', path: (f) => `/v1/prompts/${f.promptId}/versions`, query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/prompts/{prompt_id}/versions',
+    path: (f) => `/v1/prompts/${f.promptId}/versions`,
+    body: () => ({ template: 'Hello {{name}}' }),
+    ok: 201,
+    fields: { template: [1, null, {}, []], config: ['x', [], null], message: [1, {}], version: [5], bogus: [1] },
+  },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/versions/{version}', path: (f) => `/v1/prompts/${f.promptId}/versions/1`, ok: 200 },
+  {
+    method: 'PUT',
+    route: '/v1/prompts/{prompt_id}/labels/{label}',
+    path: (f) => `/v1/prompts/${f.promptId}/labels/production`,
+    body: () => ({ version: 1 }),
+    ok: 200,
+    fields: { version: [0, -1, 1.5, '1', null, {}, 99], bogus: [1] },
+  },
+  { method: 'DELETE', route: '/v1/prompts/{prompt_id}/labels/{label}', path: (f) => `/v1/prompts/${f.promptId}/labels/staging`, ok: 204 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/label-history', path: (f) => `/v1/prompts/${f.promptId}/label-history`, query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/prompts/{prompt_id}/render',
+    path: (f) => `/v1/prompts/${f.promptId}/render`,
+    body: () => ({ variables: { name: 'x' } }),
+    ok: 200,
+    fields: { variables: ['x', null, [], { name: null }, { name: {} }, { name: 'x', other: 1 }], version: [0, 'x'], label: ['123', 'Upper', 1], bogus: [1] },
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors', path: (f) => `/v1/projects/${f.projectId}/monitors`, query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/monitors',
+    path: (f) => `/v1/projects/${f.projectId}/monitors`,
+    body: validMonitor,
+    ok: 201,
+    fields: MONITOR_FIELDS,
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (f) => monitorPath(f), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/monitors/{monitor_id}',
+    path: (f) => monitorPath(f),
+    body: () => ({ description: 'changed' }),
+    ok: 200,
+    fields: {
+      name: [1, null, ''],
+      metric: ['p99', null],
+      window: ['2h', null],
+      threshold: ['x', {}, { op: '!=', value: 1 }],
+      enabled: ['no', 0, null],
+      filter: ['x', null, { bogus: 1 }, { 'metadata.k': 1 }],
+      webhookUrls: ['x', null, ['javascript:alert(1)'], ['http://169.254.169.254/latest/meta-data/']],
+      state: ['ok'],
+      projectId: ['prj_x'],
+      lastEvaluatedAt: ['2026-11-02T10:00:00.000Z'],
+    },
+  },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (f) => monitorPath(f), ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/metrics', path: (f) => monitorPath(f, '/metrics'), query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/events', path: (f) => monitorPath(f, '/events'), query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/deliveries', path: (f) => monitorPath(f, '/deliveries'), query: true, ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/monitors/{monitor_id}/rotate-secret', path: (f) => monitorPath(f, '/rotate-secret'), ok: 200 },
+];
+
+export const BODY_ROUTES = ROUTES.filter((r) => r.body);
+export const ID_ROUTES = ROUTES.filter((r) => r.route.includes('{'));
+export const QUERY_ROUTES = ROUTES.filter((r) => r.query);
+export const PLAIN_ROUTES = ROUTES.filter((r) => !r.query);
+
+export const MALFORMED_JSON = [
+  '{',
+  '{"name":',
+  "{'name':'x'}",
+  '{"name":"x",}',
+  'nul',
+  '{"a":1}}',
+  '{"a":1} {"b":2}',
+  '\u0000',
+  '{"name":"x"\u0000}',
+  'undefined',
+  'NaN',
+  '{"a":01}',
+  ' ',
+];
+export const NOT_OBJECTS = ['[]', '[{}]', '"string"', '42', '-1.5e300', 'null', 'true', 'false'];
+/** Keys JSON.parse keeps as own data properties: where a body takes no such field, it is an unknown field. */
+export const PROTO_POLLUTION: [string, string][] = [
+  ['{"__proto__":{"admin":true}}', '/__proto__'],
+  ['{"constructor":{"prototype":{"admin":true}}}', '/constructor'],
+];
+
+/** Path segments no id looks like. Raw, as they appear in the URL. */
+export const JUNK_SEGMENTS = [
+  'x'.repeat(201),
+  'x'.repeat(600),
+  'x'.repeat(5000),
+  '%00',
+  'prj_%00',
+  '%00%00%00',
+  '..%2F..%2Fetc%2Fpasswd',
+  '..',
+  '%2e%2e',
+  '%2F',
+  '%E2%98%83',
+  encodeURIComponent('проект'),
+  encodeURIComponent('🚀🚀'),
+  '%F0%9F',
+  '%zz',
+  '%',
+  '%C0%AF',
+  '%FF%FE',
+  encodeURIComponent("' OR 1=1 --"),
+  encodeURIComponent('"; DROP TABLE runs; --'),
+  '%20',
+  '%0d%0aX-Injected:%201',
+  'null',
+  '__proto__',
+  encodeURIComponent('{"$ne":null}'),
+];
+
+/** Query strings every list route refuses: [query, parameter the fault must name]. */
+export const LIST_JUNK: [string, string][] = [
+  ['bogus=1', 'bogus'],
+  ['constructor=1', 'constructor'],
+  ['limit=abc', 'limit'],
+  ['limit=', 'limit'],
+  ['limit=1.5', 'limit'],
+  ['limit=1e2', 'limit'],
+  ['limit=0x10', 'limit'],
+  ['limit=%205', 'limit'],
+  ['limit=1&limit=2', 'limit'],
+  ['cursor=a&cursor=b', 'cursor'],
+  ['cursor=', 'cursor'],
+  ['cursor=not-a-cursor', 'cursor'],
+  ['cursor=%00', 'cursor'],
+];
+
+/** Query strings the runs list and the metrics refuse (the shared filter grammar). */
+export const FILTER_JUNK: [string, string][] = [
+  ['startedAfter=yesterday', 'startedAfter'],
+  ['startedBefore=2026-13-45T00:00:00Z', 'startedBefore'],
+  ['startedAfter=2026-11-02', 'startedAfter'],
+  ['status=bogus', 'status'],
+  ['status=RUNNING', 'status'],
+  ['kind=bogus', 'kind'],
+  ['status=running&status=failed', 'status'],
+  ['name=a&name=b', 'name'],
+  ['metadata.bad%20key=1', 'metadata.bad key'],
+  ['metadata.=1', 'metadata.'],
+  [`metadata.${'k'.repeat(65)}=1`, `metadata.${'k'.repeat(65)}`],
+  ['metadata.a.b=1', 'metadata.a.b'],
+  ['metadata.a=1&metadata.a=2', 'metadata.a'],
+  ['tag=', 'tag'],
+  [Array.from({ length: 11 }, (_, i) => `tag=t${i}`).join('&'), 'tag'],
+  ['parentRunId=', 'parentRunId'],
+  [`traceId=${'x'.repeat(129)}`, 'traceId'],
+  ['name=', 'name'],
+];
+
+export const METRICS_JUNK: [string, string][] = [
+  ['from=garbage', 'from'],
+  ['to=garbage', 'to'],
+  ['from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z', 'from'],
+  ['bucket=2m', 'bucket'],
+  ['bucket=1M', 'bucket'],
+  ['bucket=1w', 'bucket'],
+  ['bucket=1m&bucket=1h', 'bucket'],
+  ['groupBy=user', 'groupBy'],
+  ['groupBy=STATUS', 'groupBy'],
+  ['groupBy=status&groupBy=kind', 'groupBy'],
+  ['from=0001-01-01T00:00:00Z&bucket=1m', 'bucket'],
+  ['limit=10', 'limit'],
+];
+
+export const PROMPT_LIST_JUNK: [string, string][] = [
+  ['name=', 'name'],
+  [`name=${'x'.repeat(101)}`, 'name'],
+  ['name=a&name=b', 'name'],
+  ['label=', 'label'],
+  ['label=123', 'label'],
+  ['label=Production', 'label'],
+  ['label=a&label=b', 'label'],
+  ['status=running', 'status'],
+];
+
+export const PROJECT_LIST_JUNK: [string, string][] = [
+  ['name=', 'name'],
+  [`name=${'x'.repeat(101)}`, 'name'],
+  ['name=a&name=b', 'name'],
+  ['status=running', 'status'],
+];

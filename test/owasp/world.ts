@@ -1,0 +1,266 @@
+/** The OWASP suites' world: an organization as an attacker finds it, and the routes each risk is tried on. */
+import { expect } from 'vitest';
+import type { Caller, TestContext } from '../helpers/harness.js';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
+
+export const PAT_TYP = 'sl-pat+jwt';
+let seq = 0;
+export const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now().toString(36)}-${(seq++).toString(36)}`;
+export const validRun = () => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z', inputs: { question: 'hi' } });
+export const validMonitor = () => ({ name: unique('monitor'), metric: 'count', window: '1h', threshold: { op: '<', value: 1 } });
+
+/** An organization as an attacker would find it: an owner with a spare token, a member, a project with a run, an invitation. */
+export interface World {
+  owner: Caller;
+  member: Caller;
+  projectId: string;
+  runId: string;
+  spareTokenId: string;
+  invitationId: string;
+  /** A prompt with versions 1 and 2 and the label `production` on version 1. */
+  promptId: string;
+  /** A monitor of the project (its webhook secret was shown once, at creation). */
+  monitorId: string;
+  webhookSecret: string;
+}
+
+export async function buildWorld(ctx: TestContext): Promise<World> {
+  const owner = await ctx.make.caller({ role: 'owner' });
+  const member = await ctx.make.caller({ role: 'member', organizationId: owner.organizationId });
+  const project = await ctx.make.project(owner.organizationId);
+  const [runId] = await ctx.make.runs(project.id, 1);
+  const spare = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'spare' } });
+  expect(spare.statusCode, spare.body).toBe(201);
+  const invitation = await ctx.request('POST', '/v1/organization/invitations', {
+    token: owner.token,
+    body: { email: `${unique('inv')}@example.test`, role: 'viewer' },
+  });
+  expect(invitation.statusCode, invitation.body).toBe(201);
+  const prompt = await ctx.request('POST', '/v1/prompts', { token: owner.token, body: { name: unique('prompt'), template: 'Hi {{name}}' } });
+  expect(prompt.statusCode, prompt.body).toBe(201);
+  const promptId = prompt.json().id as string;
+  expect((await ctx.request('POST', `/v1/prompts/${promptId}/versions`, { token: owner.token, body: { template: 'Hello {{name}}' } })).statusCode).toBe(201);
+  expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/production`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
+  const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, { token: owner.token, body: validMonitor() });
+  expect(monitor.statusCode, monitor.body).toBe(201);
+  return {
+    owner,
+    member,
+    projectId: project.id,
+    runId: runId!,
+    spareTokenId: spare.json().id,
+    invitationId: invitation.json().id,
+    promptId,
+    monitorId: monitor.json().id,
+    webhookSecret: monitor.json().webhookSecret,
+  };
+}
+
+export const monitorPath = (w: World, suffix = '') => `/v1/projects/${w.projectId}/monitors/${w.monitorId}${suffix}`;
+
+export interface RouteCase {
+  method: Method;
+  route: string;
+  path: (w: World) => string;
+  body?: () => unknown;
+  /** What the rightful owner of the organization gets (control: the refusal is about the caller, not the request). */
+  ok: number;
+}
+
+/** API1: every id-taking route. */
+export const ID_ROUTES: RouteCase[] = [
+  { method: 'GET', route: '/v1/projects/{project_id}', path: (w) => `/v1/projects/${w.projectId}`, ok: 200 },
+  { method: 'PATCH', route: '/v1/projects/{project_id}', path: (w) => `/v1/projects/${w.projectId}`, body: () => ({ description: 'pwned' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/projects/{project_id}', path: (w) => `/v1/projects/${w.projectId}`, ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs', path: (w) => `/v1/projects/${w.projectId}/runs`, ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/runs', path: (w) => `/v1/projects/${w.projectId}/runs`, body: validRun, ok: 201 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/runs/batch',
+    path: (w) => `/v1/projects/${w.projectId}/runs/batch`,
+    body: () => ({ runs: [validRun()] }),
+    ok: 200,
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (w) => `/v1/projects/${w.projectId}/runs/metrics`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (w) => `/v1/projects/${w.projectId}/runs/${w.runId}`, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/runs/{run_id}',
+    path: (w) => `/v1/projects/${w.projectId}/runs/${w.runId}`,
+    body: () => ({ status: 'succeeded', endTime: '2026-11-02T10:00:05.000Z' }),
+    ok: 200,
+  },
+  { method: 'DELETE', route: '/v1/tokens/{token_id}', path: (w) => `/v1/tokens/${w.spareTokenId}`, ok: 204 },
+  { method: 'POST', route: '/v1/tokens/{token_id}/rotate', path: (w) => `/v1/tokens/${w.spareTokenId}/rotate`, ok: 201 },
+  {
+    method: 'PATCH',
+    route: '/v1/organization/members/{user_id}',
+    path: (w) => `/v1/organization/members/${w.member.userId}`,
+    body: () => ({ role: 'viewer' }),
+    ok: 200,
+  },
+  { method: 'DELETE', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, ok: 204 },
+  { method: 'DELETE', route: '/v1/organization/invitations/{invitation_id}', path: (w) => `/v1/organization/invitations/${w.invitationId}`, ok: 204 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}', path: (w) => `/v1/prompts/${w.promptId}`, ok: 200 },
+  { method: 'PATCH', route: '/v1/prompts/{prompt_id}', path: (w) => `/v1/prompts/${w.promptId}`, body: () => ({ description: 'pwned' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/prompts/{prompt_id}', path: (w) => `/v1/prompts/${w.promptId}`, ok: 204 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/versions', path: (w) => `/v1/prompts/${w.promptId}/versions`, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/prompts/{prompt_id}/versions',
+    path: (w) => `/v1/prompts/${w.promptId}/versions`,
+    body: () => ({ template: 'pwned {{x}}' }),
+    ok: 201,
+  },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/versions/{version}', path: (w) => `/v1/prompts/${w.promptId}/versions/1`, ok: 200 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/versions/{label}', path: (w) => `/v1/prompts/${w.promptId}/versions/production`, ok: 200 },
+  {
+    method: 'PUT',
+    route: '/v1/prompts/{prompt_id}/labels/{label}',
+    path: (w) => `/v1/prompts/${w.promptId}/labels/production`,
+    body: () => ({ version: 2 }),
+    ok: 200,
+  },
+  { method: 'DELETE', route: '/v1/prompts/{prompt_id}/labels/{label}', path: (w) => `/v1/prompts/${w.promptId}/labels/production`, ok: 204 },
+  { method: 'GET', route: '/v1/prompts/{prompt_id}/label-history', path: (w) => `/v1/prompts/${w.promptId}/label-history`, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/prompts/{prompt_id}/render',
+    path: (w) => `/v1/prompts/${w.promptId}/render`,
+    body: () => ({ variables: { name: 'x' } }),
+    ok: 200,
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors', path: (w) => `/v1/projects/${w.projectId}/monitors`, ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/monitors', path: (w) => `/v1/projects/${w.projectId}/monitors`, body: validMonitor, ok: 201 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (w) => monitorPath(w), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/monitors/{monitor_id}',
+    path: (w) => monitorPath(w),
+    body: () => ({ enabled: false, webhookUrls: ['https://attacker.example/hook'] }),
+    ok: 200,
+  },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (w) => monitorPath(w), ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/metrics', path: (w) => monitorPath(w, '/metrics'), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/events', path: (w) => monitorPath(w, '/events'), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/deliveries', path: (w) => monitorPath(w, '/deliveries'), ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/monitors/{monitor_id}/rotate-secret', path: (w) => monitorPath(w, '/rotate-secret'), ok: 200 },
+];
+
+/** API5: every admin-only route, with what an admin gets. */
+export const ADMIN_ROUTES: RouteCase[] = [
+  { method: 'DELETE', route: '/v1/projects/{project_id}', path: (w) => `/v1/projects/${w.projectId}`, ok: 204 },
+  { method: 'DELETE', route: '/v1/prompts/{prompt_id}', path: (w) => `/v1/prompts/${w.promptId}`, ok: 204 },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/monitors/{monitor_id}', path: (w) => monitorPath(w), ok: 204 },
+  { method: 'PATCH', route: '/v1/organization (name)', path: () => '/v1/organization', body: () => ({ name: unique('renamed') }), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/organization (allowedOrigins)',
+    path: () => '/v1/organization',
+    body: () => ({ allowedOrigins: ['https://attacker.example'] }),
+    ok: 200,
+  },
+  {
+    method: 'PATCH',
+    route: '/v1/organization/members/{user_id}',
+    path: (w) => `/v1/organization/members/${w.member.userId}`,
+    body: () => ({ role: 'viewer' }),
+    ok: 200,
+  },
+  { method: 'DELETE', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, ok: 204 },
+  { method: 'GET', route: '/v1/organization/invitations', path: () => '/v1/organization/invitations', ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/organization/invitations',
+    path: () => '/v1/organization/invitations',
+    body: () => ({ email: `${unique('inv')}@example.test`, role: 'admin' }),
+    ok: 201,
+  },
+  { method: 'DELETE', route: '/v1/organization/invitations/{invitation_id}', path: (w) => `/v1/organization/invitations/${w.invitationId}`, ok: 204 },
+  { method: 'GET', route: '/v1/organization/tokens', path: () => '/v1/organization/tokens', ok: 200 },
+];
+
+export const send = (ctx: TestContext, caller: Caller, r: RouteCase, w: World) =>
+  ctx.request(r.method, r.path(w), { token: caller.token, ...(r.body ? { body: r.body() } : {}) });
+
+/** Everything an attacker could have changed, read back by the rightful owner (fields that move by themselves left out). */
+export async function snapshot(ctx: TestContext, w: World) {
+  const get = async (url: string) => {
+    const res = await ctx.request('GET', url, { token: w.owner.token });
+    return { status: res.statusCode, body: res.statusCode === 200 ? (res.json() as Record<string, unknown>) : null };
+  };
+  const org = await get('/v1/organization');
+  const project = await get(`/v1/projects/${w.projectId}`);
+  const run = await get(`/v1/projects/${w.projectId}/runs/${w.runId}`);
+  const runs = await get(`/v1/projects/${w.projectId}/runs?limit=100`);
+  const tokens = await get('/v1/tokens?limit=100');
+  const members = await get('/v1/organization/members?limit=100');
+  const invitations = await get('/v1/organization/invitations?limit=100');
+  const prompt = await get(`/v1/prompts/${w.promptId}`);
+  const promptVersions = await get(`/v1/prompts/${w.promptId}/versions?limit=100`);
+  const promptHistory = await get(`/v1/prompts/${w.promptId}/label-history?limit=100`);
+  const monitors = await get(`/v1/projects/${w.projectId}/monitors?limit=100`);
+  const monitorEvents = await get(`${monitorPath(w, '/events')}?limit=100`);
+  // The monitor as stored (its sealed signing secret included), less what its evaluation moves by itself.
+  const monitorRow = await ctx.database.storage.db.selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
+  const {
+    last_evaluated_at: _at,
+    next_evaluation_at: _next,
+    lease_owner: _owner,
+    lease_until: _until,
+    ...monitor
+  } = monitorRow ?? ({} as Record<string, unknown>);
+  const items = (x: { body: Record<string, unknown> | null }) => (x.body?.items ?? []) as Record<string, unknown>[];
+  return {
+    org,
+    project,
+    run,
+    runIds: items(runs).map((r) => r.id),
+    tokens: items(tokens).map((t) => [t.id, t.revokedAt]),
+    members: items(members).map((m) => [(m.user as { id: string }).id, m.role]),
+    invitations: items(invitations).map((i) => i.id),
+    prompt,
+    promptVersions: items(promptVersions).map((v) => v.version),
+    promptHistory: items(promptHistory).map((e) => e.id),
+    monitor,
+    monitors: items(monitors).map((m) => m.id),
+    monitorEvents: items(monitorEvents).map((e) => e.id),
+  };
+}
+
+/** Every object key in a JSON value, at any depth. */
+export function keysOf(value: unknown, into: Set<string> = new Set()): Set<string> {
+  if (Array.isArray(value)) for (const v of value) keysOf(v, into);
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      into.add(k);
+      keysOf(v, into);
+    }
+  }
+  return into;
+}
+
+export const SECRET_KEYS = [
+  'token_hash',
+  'tokenHash',
+  'private',
+  'privateKey',
+  'private_key',
+  'd',
+  'p',
+  'q',
+  'dp',
+  'dq',
+  'qi',
+  'k',
+  'content_hash',
+  'contentHash',
+  'doc',
+  'organization_id',
+  'organizationId',
+  'family_id',
+  'revoked_reason',
+  'secret',
+  'password',
+];
