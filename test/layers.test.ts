@@ -60,7 +60,7 @@ describe('layers only point down', () => {
   });
 });
 
-// Two hops (conventions.md): route → repository function → database. Route modules, the sign-in
+// Two hops (ARCHITECTURE.md): route → repository function → database. Route modules, the sign-in
 // resolution, the CLI and the monitors' scheduling and delivery modules hold no SQL of their own.
 
 const QUERY_BUILDER_CALLS = new Set(['selectFrom', 'insertInto', 'updateTable', 'deleteFrom']);
