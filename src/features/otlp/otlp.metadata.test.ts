@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_METADATA_KEYS, MAX_METADATA_VALUE_LENGTH, metadataOf, TRUNCATED_KEY } from './otlp.metadata.js';
+
+describe('span attributes kept as metadata', () => {
+  it('keeps span then resource attributes under their own names, the span winning, skipped keys left out', () => {
+    const metadata = metadataOf(
+      { 'gen_ai.request.temperature': 0.2, 'service.name': 'span-wins', 'user.id': 'u1' },
+      { 'service.name': 'bot', 'host.name': 'h' },
+      (key) => key === 'user.id',
+    );
+    expect(metadata).toEqual({ 'gen_ai.request.temperature': 0.2, 'service.name': 'span-wins', 'host.name': 'h' });
+    expect(Object.keys(metadata)).toEqual(['gen_ai.request.temperature', 'service.name', 'host.name']);
+  });
+
+  it('cuts an overlong value with a marker, and says which', () => {
+    const long = 'x'.repeat(MAX_METADATA_VALUE_LENGTH + 10);
+    const list = Array.from({ length: 5000 }, (_, i) => i);
+    const metadata = metadataOf({ long, list, short: 'ok', exact: 'y'.repeat(MAX_METADATA_VALUE_LENGTH) }, {});
+    expect(metadata.long).toBe(`${'x'.repeat(MAX_METADATA_VALUE_LENGTH)} …[truncated]`);
+    expect(String(metadata.list).startsWith('[0,1,2,')).toBe(true);
+    expect(String(metadata.list).endsWith(' …[truncated]')).toBe(true);
+    expect(metadata.exact).toHaveLength(MAX_METADATA_VALUE_LENGTH);
+    expect(metadata[TRUNCATED_KEY]).toEqual({ values: ['long', 'list'], droppedKeys: 0 });
+  });
+
+  it('never leaves half a surrogate pair at the cut', () => {
+    const text = `${'a'.repeat(MAX_METADATA_VALUE_LENGTH - 1)}😀😀`;
+    const cut = metadataOf({ text }, {}).text as string;
+    expect(cut).toBe(`${'a'.repeat(MAX_METADATA_VALUE_LENGTH - 1)} …[truncated]`);
+  });
+
+  it('keeps the first attributes up to the bound and counts the rest', () => {
+    const many = Object.fromEntries(Array.from({ length: MAX_METADATA_KEYS + 30 }, (_, i) => [`k${i}`, i]));
+    const metadata = metadataOf(many, { extra: 1 });
+    expect(Object.keys(metadata)).toHaveLength(MAX_METADATA_KEYS + 1);
+    expect(metadata[`k${MAX_METADATA_KEYS - 1}`]).toBe(MAX_METADATA_KEYS - 1);
+    expect(metadata[`k${MAX_METADATA_KEYS}`]).toBeUndefined();
+    expect(metadata[TRUNCATED_KEY]).toEqual({ values: [], droppedKeys: 31 });
+  });
+
+  it('adds no marker when nothing was cut', () => {
+    expect(metadataOf({ a: 1 }, { b: [1, 2] })).toEqual({ a: 1, b: [1, 2] });
+  });
+});
