@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { attributesToJson, decodeOtlpJson, type OtlpSpan } from './otlp.decode.js';
+import { mapSpan } from './otlp.map.js';
+
+const TRACE = '0af7651916cd43dd8448eb211c80319c';
+
+/** One resource's spans as an OTLP/JSON exporter sends them, decoded. */
+function decoded(spans: Record<string, unknown>[], resource: Record<string, string> = {}) {
+  const body = {
+    resourceSpans: [
+      {
+        resource: { attributes: Object.entries(resource).map(([key, value]) => ({ key, value: { stringValue: value } })) },
+        scopeSpans: [{ scope: { name: 't' }, spans }],
+      },
+    ],
+  };
+  const request = decodeOtlpJson(JSON.stringify(body));
+  const r = request.resourceSpans![0]!;
+  return { spans: r.scopeSpans![0]!.spans as OtlpSpan[], resource: attributesToJson(r.resource?.attributes) };
+}
+
+const attr = (key: string, value: string | number | boolean) => ({
+  key,
+  value:
+    typeof value === 'string'
+      ? { stringValue: value }
+      : typeof value === 'boolean'
+        ? { boolValue: value }
+        : Number.isInteger(value)
+          ? { intValue: value }
+          : { doubleValue: value },
+});
+
+const span = (overrides: Record<string, unknown> = {}) => ({
+  traceId: TRACE,
+  spanId: 'b7ad6b7169203331',
+  parentSpanId: '00f067aa0ba902b7',
+  name: 'chat gpt-4o',
+  kind: 3,
+  startTimeUnixNano: '1700000000123456789',
+  endTimeUnixNano: '1700000001500000001',
+  attributes: [
+    attr('gen_ai.operation.name', 'chat'),
+    attr('gen_ai.request.model', 'gpt-4o'),
+    attr('gen_ai.response.model', 'gpt-4o-2024-08-06'),
+    attr('gen_ai.usage.input_tokens', 12),
+    attr('gen_ai.usage.output_tokens', 3),
+    attr('gen_ai.request.temperature', 0.2),
+    attr('user.id', 'u-7'),
+  ],
+  ...overrides,
+});
+
+describe('a span as a run', () => {
+  it('maps a GenAI chat span field by field, the session from its resource', () => {
+    const { spans, resource } = decoded([span()], { 'service.name': 'support-bot', 'session.id': 'conv-1' });
+    expect(mapSpan(spans[0]!, resource)).toEqual({
+      id: 'b7ad6b7169203331',
+      traceId: TRACE,
+      parentRunId: '00f067aa0ba902b7',
+      name: 'chat gpt-4o',
+      kind: 'llm',
+      status: 'succeeded',
+      error: null,
+      startTime: 1700000000123,
+      startNanos: 456789,
+      endTime: 1700000001500,
+      endNanos: 1,
+      model: 'gpt-4o-2024-08-06',
+      usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15, cacheReadTokens: null, cacheCreationTokens: null, reasoningTokens: null },
+      sessionId: 'conv-1',
+      userId: 'u-7',
+      tags: [],
+      attributes: expect.objectContaining({ 'user.id': 'u-7' }),
+      metadata: {
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.request.model': 'gpt-4o',
+        'gen_ai.response.model': 'gpt-4o-2024-08-06',
+        'gen_ai.usage.input_tokens': 12,
+        'gen_ai.usage.output_tokens': 3,
+        'gen_ai.request.temperature': 0.2,
+        'service.name': 'support-bot',
+      },
+    });
+  });
+
+  it('a root span has no parent; a failed one carries its error; an unnamed one is named so', () => {
+    const { spans } = decoded([span({ parentSpanId: '', name: '', status: { code: 2, message: 'rate limited' }, attributes: [] })]);
+    expect(mapSpan(spans[0]!, {})).toMatchObject({
+      parentRunId: null,
+      name: '(unnamed span)',
+      kind: 'custom',
+      status: 'failed',
+      error: 'rate limited',
+      usage: null,
+      model: null,
+    });
+  });
+
+  it('an end before the start (clock skew) is read as the start; a span without an end keeps none', () => {
+    const { spans } = decoded([span({ endTimeUnixNano: '1699999999000000000' }), span({ spanId: '1111111111111111', endTimeUnixNano: '0' })]);
+    expect(mapSpan(spans[0]!, {})).toMatchObject({ startTime: 1700000000123, endTime: 1700000000123, endNanos: 456789 });
+    expect(mapSpan(spans[1]!, {})).toMatchObject({ endTime: null, endNanos: null });
+  });
+
+  it('refuses, with the reason, a span without valid ids or a start time', () => {
+    const { spans } = decoded([span({ spanId: '0000000000000000' }), span({ traceId: 'abcd' }), span({ spanId: undefined }), span({ startTimeUnixNano: '0' })]);
+    const reasons = spans.map((s) => mapSpan(s, {}));
+    expect(reasons.slice(0, 3)).toEqual(Array(3).fill({ rejected: 'A span has no valid trace id (16 bytes) or span id (8 bytes).' }));
+    expect(reasons[3]).toEqual({ rejected: 'Span b7ad6b7169203331 has no start time.' });
+  });
+});

@@ -1,0 +1,79 @@
+import { sessionOf, tagsOf, userOf } from './otlp.context.js';
+import { attributesToJson, hexId, nanos, type OtlpSpan } from './otlp.decode.js';
+import { kindOf, modelOf, outcomeOf, type RunKind } from './otlp.kind.js';
+import { metadataOf } from './otlp.metadata.js';
+import { usageOf, type SpanUsage } from './otlp.usage.js';
+
+/**
+ * One span as a run: identity and times exactly, kind, outcome, model, usage, session, user, tags, and
+ * every other attribute as metadata. Where it cannot be one (no valid ids, no start time), the reason,
+ * counted in the answer's `partialSuccess`. Inputs and outputs are taken as the span carries them here;
+ * the message shapes of each convention are normalised by the ingestion step that stores them.
+ */
+export interface MappedSpan {
+  id: string;
+  traceId: string;
+  parentRunId: string | null;
+  name: string;
+  kind: RunKind;
+  status: 'succeeded' | 'failed';
+  error: string | null;
+  /** Milliseconds since the epoch, and the nanoseconds within the millisecond (kept exactly). */
+  startTime: number;
+  startNanos: number;
+  endTime: number | null;
+  endNanos: number | null;
+  model: string | null;
+  usage: SpanUsage | null;
+  sessionId: string | null;
+  userId: string | null;
+  tags: string[];
+  attributes: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+}
+
+/** Keys whose value becomes a field of the run: not repeated in its metadata. */
+const FIELD_KEYS = new Set(['session.id', 'user.id', 'tag.tags', 'langfuse.session.id', 'langfuse.user.id', 'langfuse.trace.tags']);
+
+const MAX_NAME_LENGTH = 256;
+
+function split(time: bigint | null): [number, number] | null {
+  if (time === null) return null;
+  const ms = time / 1_000_000n;
+  return ms > BigInt(Number.MAX_SAFE_INTEGER) ? null : [Number(ms), Number(time % 1_000_000n)];
+}
+
+export function mapSpan(span: OtlpSpan, resource: Record<string, unknown>): MappedSpan | { rejected: string } {
+  const id = hexId(span.spanId, 8);
+  const traceId = hexId(span.traceId, 16);
+  if (!id || !traceId) return { rejected: 'A span has no valid trace id (16 bytes) or span id (8 bytes).' };
+  const start = split(nanos(span.startTimeUnixNano));
+  if (!start) return { rejected: `Span ${id} has no start time.` };
+  const end = split(nanos(span.endTimeUnixNano));
+  const attributes = attributesToJson(span.attributes);
+  const events = (span.events ?? []).map((event) => ({ name: event.name, attributes: attributesToJson(event.attributes) }));
+  const name = (span.name || '(unnamed span)').slice(0, MAX_NAME_LENGTH);
+  const outcome = outcomeOf(span.status, events, attributes);
+  const context = { ...resource, ...attributes };
+  return {
+    id,
+    traceId,
+    parentRunId: hexId(span.parentSpanId, 8),
+    name,
+    kind: kindOf(name, attributes),
+    status: outcome.status,
+    error: outcome.status === 'failed' ? outcome.error : null,
+    startTime: start[0],
+    startNanos: start[1],
+    // An end before the start (clock skew between hosts) is read as the start: latency 0, never negative.
+    endTime: end ? Math.max(end[0], start[0]) : null,
+    endNanos: end ? (end[0] < start[0] ? start[1] : end[1]) : null,
+    model: modelOf(attributes),
+    usage: usageOf(name, attributes),
+    sessionId: sessionOf(context),
+    userId: userOf(context),
+    tags: tagsOf(attributes),
+    attributes,
+    metadata: metadataOf(attributes, resource, (key) => FIELD_KEYS.has(key)),
+  };
+}
