@@ -47,6 +47,7 @@ const span = (overrides: Record<string, unknown> = {}) => ({
     attr('gen_ai.usage.output_tokens', 3),
     attr('gen_ai.request.temperature', 0.2),
     attr('user.id', 'u-7'),
+    attr('gen_ai.input.messages', '[{"role":"user","parts":[{"type":"text","content":"Hi"}]}]'),
   ],
   ...overrides,
 });
@@ -71,6 +72,8 @@ describe('a span as a run', () => {
       sessionId: 'conv-1',
       userId: 'u-7',
       tags: [],
+      inputs: { messages: [{ role: 'user', parts: [{ type: 'text', content: 'Hi' }] }] },
+      outputs: null,
       attributes: expect.objectContaining({ 'user.id': 'u-7' }),
       metadata: {
         'gen_ai.operation.name': 'chat',
@@ -95,6 +98,15 @@ describe('a span as a run', () => {
       usage: null,
       model: null,
     });
+  });
+
+  it('other spans keep input.value and output.value, parsed when JSON, and OpenLLMetry entity input and output', () => {
+    const { spans } = decoded([
+      span({ attributes: [attr('input.value', '{"q":"x"}'), attr('input.mime_type', 'application/json'), attr('output.value', 'plain answer')] }),
+      span({ spanId: '2222222222222222', attributes: [attr('traceloop.entity.input', '{"args":[1]}'), attr('traceloop.entity.output', '"done"')] }),
+    ]);
+    expect(mapSpan(spans[0]!, {})).toMatchObject({ inputs: { q: 'x' }, outputs: 'plain answer', metadata: {} });
+    expect(mapSpan(spans[1]!, {})).toMatchObject({ inputs: { args: [1] }, outputs: '"done"', metadata: {} });
   });
 
   it('an end before the start (clock skew) is read as the start; a span without an end keeps none', () => {

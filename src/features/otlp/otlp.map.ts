@@ -1,14 +1,16 @@
 import { sessionOf, tagsOf, userOf } from './otlp.context.js';
 import { attributesToJson, hexId, nanos, type OtlpSpan } from './otlp.decode.js';
 import { kindOf, modelOf, outcomeOf, type RunKind } from './otlp.kind.js';
+import { inputMessagesOf, outputMessagesOf } from './otlp.messages.js';
 import { metadataOf } from './otlp.metadata.js';
 import { usageOf, type SpanUsage } from './otlp.usage.js';
 
 /**
  * One span as a run: identity and times exactly, kind, outcome, model, usage, session, user, tags, and
  * every other attribute as metadata. Where it cannot be one (no valid ids, no start time), the reason,
- * counted in the answer's `partialSuccess`. Inputs and outputs are taken as the span carries them here;
- * the message shapes of each convention are normalised by the ingestion step that stores them.
+ * counted in the answer's `partialSuccess`. A model call's inputs and outputs are `{ messages }` in the
+ * one message shape (otlp.messages.ts); other spans' are their `input.value` / `output.value` (JSON
+ * parsed when so typed) or OpenLLMetry's entity input and output.
  */
 export interface MappedSpan {
   id: string;
@@ -28,12 +30,56 @@ export interface MappedSpan {
   sessionId: string | null;
   userId: string | null;
   tags: string[];
+  inputs: unknown;
+  outputs: unknown;
   attributes: Record<string, unknown>;
   metadata: Record<string, unknown>;
 }
 
-/** Keys whose value becomes a field of the run: not repeated in its metadata. */
-const FIELD_KEYS = new Set(['session.id', 'user.id', 'tag.tags', 'langfuse.session.id', 'langfuse.user.id', 'langfuse.trace.tags']);
+/** Keys whose value becomes a field of the run (inputs and outputs among them): not repeated in its metadata. */
+const FIELD_KEYS = new Set([
+  'session.id',
+  'user.id',
+  'tag.tags',
+  'langfuse.session.id',
+  'langfuse.user.id',
+  'langfuse.trace.tags',
+  'input.value',
+  'input.mime_type',
+  'output.value',
+  'output.mime_type',
+  'gen_ai.input.messages',
+  'gen_ai.output.messages',
+  'gen_ai.system_instructions',
+  'ai.prompt',
+  'ai.prompt.messages',
+  'ai.response.text',
+  'ai.response.toolCalls',
+  'traceloop.entity.input',
+  'traceloop.entity.output',
+]);
+const FIELD_PREFIXES = ['llm.input_messages.', 'llm.output_messages.', 'gen_ai.prompt.', 'gen_ai.completion.'];
+const isField = (key: string) => FIELD_KEYS.has(key) || FIELD_PREFIXES.some((prefix) => key.startsWith(prefix));
+
+/** A value sent as text: parsed when it says it is JSON (or is plainly JSON text), else the text. */
+function valueOf(value: unknown, mimeType: unknown): unknown {
+  if (typeof value !== 'string') return value ?? null;
+  if (mimeType === 'application/json' || /^\s*[[{]/.test(value)) {
+    try {
+      return JSON.parse(value);
+    } catch {
+      return value;
+    }
+  }
+  return value;
+}
+
+function ioOf(attributes: Record<string, unknown>, side: 'input' | 'output'): unknown {
+  const messages = side === 'input' ? inputMessagesOf(attributes) : outputMessagesOf(attributes);
+  if (messages) return { messages };
+  if (attributes[`${side}.value`] !== undefined) return valueOf(attributes[`${side}.value`], attributes[`${side}.mime_type`]);
+  return valueOf(attributes[`traceloop.entity.${side}`], undefined);
+}
 
 const MAX_NAME_LENGTH = 256;
 
@@ -73,7 +119,9 @@ export function mapSpan(span: OtlpSpan, resource: Record<string, unknown>): Mapp
     sessionId: sessionOf(context),
     userId: userOf(context),
     tags: tagsOf(attributes),
+    inputs: ioOf(attributes, 'input'),
+    outputs: ioOf(attributes, 'output'),
     attributes,
-    metadata: metadataOf(attributes, resource, (key) => FIELD_KEYS.has(key)),
+    metadata: metadataOf(attributes, resource, isField),
   };
 }
