@@ -19,6 +19,10 @@ export const API_TAGS: readonly ApiTag[] = [
     name: 'Runs',
     description: 'Traced steps of LLM applications: ingest (one, a batch of up to 1,000, idempotent with client ids), list with filters, end, and aggregate.',
   },
+  {
+    name: 'OpenTelemetry',
+    description: 'OTLP/HTTP trace ingestion (`POST /v1/traces`), for the OpenTelemetry SDKs, OpenInference, OpenLLMetry, the Vercel AI SDK and Collectors.',
+  },
   { name: 'Prompts', description: 'Versioned prompt templates with movable labels, read with ETags and rendered with variables.' },
   { name: 'Monitors', description: 'A metric over a runs filter and a window, evaluated on a schedule, with a state, its history and signed webhooks.' },
   { name: 'Operations', description: 'Unauthenticated routes for load balancers and token verifiers: liveness, readiness and the JWT public keys.' },

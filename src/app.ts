@@ -25,6 +25,7 @@ import { promptRoutes } from './features/prompts/prompts.routes.js';
 import { PromptSchema, PromptVersionSchema } from './features/prompts/prompts.schemas.js';
 import { ProjectSchema } from './features/projects/projects.schemas.js';
 import { runRoutes } from './features/runs/runs.routes.js';
+import { otlpRoutes } from './features/otlp/otlp.routes.js';
 import { RunSchema } from './features/runs/runs.schemas.js';
 import { systemRoutes } from './features/system/system.routes.js';
 import { tokenRoutes } from './features/tokens/tokens.routes.js';
@@ -152,6 +153,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     maxBytes: BODY_LIMIT,
     timeoutMs: config.bodyTimeoutSeconds * 1000,
     budgetBytes: config.bodyBudgetBytes,
+    maxDecodedBytes: config.maxDecodedBodyBytes,
     largeBytes: LARGE_BODY,
     gate: ingestGate,
     queueTimeoutMs: config.ingestQueueSeconds * 1000,
@@ -249,6 +251,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       projectRoutes(api, deps);
       promptRoutes(api, deps);
       runRoutes(api, deps);
+      otlpRoutes(api, deps);
       monitorRoutes(api, deps);
     },
     { prefix: '/v1' },

@@ -27,6 +27,8 @@ export interface Config {
   bodyTimeoutSeconds: number;
   /** Request-body bytes this instance holds in memory at once, across all requests (503 past it). */
   bodyBudgetBytes: number;
+  /** The largest request body once decompressed (Content-Encoding gzip or deflate). */
+  maxDecodedBodyBytes: number;
   /** How long a read body may wait for an ingestion slot before the request is shed with a 503. */
   ingestQueueSeconds: number;
   /** Requests in progress at once on this instance; past it new ones are shed with a 503. */
@@ -184,6 +186,11 @@ export function loadConfig(env: Env = process.env): Config {
   const publicUrl = url('SIGHTLINE_PUBLIC_URL', env.SIGHTLINE_PUBLIC_URL || `http://localhost:${port}`);
   const problemBase = env.SIGHTLINE_PROBLEM_BASE ? url('SIGHTLINE_PROBLEM_BASE', env.SIGHTLINE_PROBLEM_BASE) : `${publicUrl}/problems`;
   const patMaxDays = integer(env, 'SIGHTLINE_PAT_MAX_DAYS', 365, 1, 3650);
+  const bodyBudgetBytes = integer(env, 'SIGHTLINE_BODY_BUDGET_MB', 16, 10, 65_536) * 1024 * 1024;
+  const maxDecodedBodyBytes = integer(env, 'SIGHTLINE_BODY_MAX_DECOMPRESSED_MB', 12, 1, 65_536) * 1024 * 1024;
+  // A decompressed body is held in the budget beside its compressed bytes: it must fit.
+  if (maxDecodedBodyBytes >= bodyBudgetBytes)
+    throw new ConfigError('Invalid configuration: SIGHTLINE_BODY_MAX_DECOMPRESSED_MB must be below SIGHTLINE_BODY_BUDGET_MB');
   // Unset, the default lifetime shrinks to fit a lower maximum; set, it must fit.
   const patDefaultDays = integer(env, 'SIGHTLINE_PAT_DEFAULT_DAYS', Math.min(90, patMaxDays), 1, 3650);
   if (patDefaultDays > patMaxDays) {
@@ -212,7 +219,8 @@ export function loadConfig(env: Env = process.env): Config {
     // batch is parsed while the first is being written.
     ingestConcurrency: integer(env, 'SIGHTLINE_INGEST_CONCURRENCY', database.kind === 'sqlite' ? 1 : 2, 1, 64),
     bodyTimeoutSeconds: integer(env, 'SIGHTLINE_BODY_TIMEOUT_SECONDS', 30, 1, 3600),
-    bodyBudgetBytes: integer(env, 'SIGHTLINE_BODY_BUDGET_MB', 16, 10, 65_536) * 1024 * 1024,
+    bodyBudgetBytes,
+    maxDecodedBodyBytes,
     ingestQueueSeconds: integer(env, 'SIGHTLINE_INGEST_QUEUE_SECONDS', 10, 1, 600),
     maxInFlight: integer(env, 'SIGHTLINE_MAX_IN_FLIGHT', 256, 1, 1_000_000),
     maxEventLoopDelayMs: integer(env, 'SIGHTLINE_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),

@@ -174,5 +174,12 @@ describeEachDialect(
       await expectAdmissionIdle(ctx);
     });
   },
-  { env: { SIGHTLINE_BODY_TIMEOUT_SECONDS: String(BODY_TIMEOUT_S), SIGHTLINE_BODY_BUDGET_MB: '12', SIGHTLINE_INGEST_QUEUE_SECONDS: '5' } },
+  {
+    env: {
+      SIGHTLINE_BODY_TIMEOUT_SECONDS: String(BODY_TIMEOUT_S),
+      SIGHTLINE_BODY_BUDGET_MB: '12',
+      SIGHTLINE_BODY_MAX_DECOMPRESSED_MB: '1',
+      SIGHTLINE_INGEST_QUEUE_SECONDS: '5',
+    },
+  },
 );

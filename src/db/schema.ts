@@ -119,6 +119,10 @@ export interface RunsTable {
   created_at: Millis;
   /** The run's wire record (JSON), serialized with the response schema. */
   doc: string;
+  session_id: string | null;
+  user_id: string | null;
+  /** 1 while the trace is provisional (the run came before its parent, with no trace id): see runs.ingest.ts. */
+  trace_pending: number;
 }
 
 export interface RunTagsTable {

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Gate, GateClosed, type Release } from './gate.js';
+import { contentEncodingOf, inflateBody } from './body-encoding.js';
 import { decodeJsonBody } from './json-body.js';
 import { Problem, problems } from './problems.js';
 
@@ -17,7 +18,23 @@ export interface BodyAdmissionOptions {
   gate: Gate;
   /** How long a read body may wait for a slot of `gate` (503 past it). */
   queueTimeoutMs: number;
+  /** Largest body once decompressed (`Content-Encoding: gzip` or `deflate`; 413 past it). */
+  maxDecodedBytes: number;
 }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route decodes its body itself (OTLP, whose JSON needs 64-bit integers kept exact): the JSON
+     * and protobuf parsers hand it the bytes, decompressed and admitted like any other body. Only
+     * such routes take `application/x-protobuf`.
+     */
+    rawBody?: boolean;
+  }
+}
+
+/** Media types a route that decodes its own body takes. */
+export const RAW_BODY_TYPES = ['application/json', 'application/x-protobuf'] as const;
 
 /** The largest request body (413 past it). */
 export const BODY_LIMIT = 10 * 1024 * 1024;
@@ -143,16 +160,33 @@ export function registerBodyAdmission(app: FastifyInstance, options: BodyAdmissi
     );
   });
 
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', async (request: FastifyRequest) => {
+  /**
+   * The one way from admitted bytes to a body: decompressed when the request says so, decoded under a
+   * slot of the ingestion gate when large, and the bytes given back as soon as they are decoded (a raw
+   * route's bytes are held until its response closes, since its handler decodes them).
+   */
+  const parse = async (request: FastifyRequest, json: boolean): Promise<unknown> => {
     const admission = admissions.get(request);
-    const bytes = admission?.bytes ?? Buffer.alloc(0);
+    const raw = request.routeOptions.config.rawBody === true;
+    let handedOver = false;
     try {
-      if (admission && bytes.length > options.largeBytes) await admission.holdSlot(options.gate, options.queueTimeoutMs);
-      return decodeJsonBody(bytes);
+      const encoding = contentEncodingOf(request.headers['content-encoding']);
+      if (!json && !raw) throw unsupportedMediaType(request);
+      let bytes = admission?.bytes ?? Buffer.alloc(0);
+      if (admission && (bytes.length > options.largeBytes || encoding)) await admission.holdSlot(options.gate, options.queueTimeoutMs);
+      if (encoding) bytes = await inflateBody(bytes, encoding, options.maxDecodedBytes, (n) => admission?.reserve(n) ?? true);
+      handedOver = raw;
+      return raw ? bytes : decodeJsonBody(bytes);
     } finally {
-      admission?.releaseBytes();
+      if (!handedOver) admission?.releaseBytes();
     }
+  };
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', (request: FastifyRequest) => parse(request, true));
+  app.addContentTypeParser('application/x-protobuf', (request: FastifyRequest) => parse(request, false));
+  // Any other media type: a 415 problem saying what the route takes.
+  app.addContentTypeParser('*', async (request: FastifyRequest) => {
+    throw unsupportedMediaType(request);
   });
   return budget;
 }
@@ -244,6 +278,15 @@ function receive(
 function destroySocket(request: FastifyRequest): void {
   const socket = request.raw.socket as { destroy?: () => void } | null;
   socket?.destroy?.();
+}
+
+/** What a route takes, for its 415 answer. */
+export function unsupportedMediaType(request: Pick<FastifyRequest, 'routeOptions'>): Problem {
+  return new Problem('unsupported-media-type', {
+    detail: request.routeOptions.config.rawBody
+      ? `This endpoint takes ${RAW_BODY_TYPES.join(' or ')} bodies (OTLP/HTTP).`
+      : 'Request bodies must be JSON (Content-Type: application/json).',
+  });
 }
 
 const overloaded = () => problems.unavailable('The server holds as many request bodies as it can right now; retry shortly.', 1);

@@ -10,9 +10,6 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  */
 export const MAX_JSON_CONTAINERS = 100_000;
 export const MAX_JSON_VALUES = 250_000;
-// Bodies smaller than this cannot exceed either count: an object or array takes at least two bytes
-// (`[]`, nested without commas), a value at least two (`1,`).
-const SCAN_FROM_BYTES = Math.min(2 * MAX_JSON_CONTAINERS, 2 * MAX_JSON_VALUES);
 
 /**
  * A JSON request body, decoded exactly or refused with a validation problem naming the place: the
@@ -26,11 +23,7 @@ const SCAN_FROM_BYTES = Math.min(2 * MAX_JSON_CONTAINERS, 2 * MAX_JSON_VALUES);
  */
 export function decodeJsonBody(bytes: Uint8Array): unknown {
   if (bytes.length === 0) throw problems.validation([{ pointer: '', detail: 'The body is empty but Content-Type says JSON.' }]);
-  if (bytes.length >= SCAN_FROM_BYTES) {
-    const counts = countJson(bytes);
-    if (counts && counts.containers > MAX_JSON_CONTAINERS) throw tooMany(`${MAX_JSON_CONTAINERS.toLocaleString('en-US')} objects and arrays`);
-    if (counts && counts.values > MAX_JSON_VALUES) throw tooMany(`${MAX_JSON_VALUES.toLocaleString('en-US')} values`);
-  }
+  checkJsonCounts(bytes, MAX_JSON_CONTAINERS, MAX_JSON_VALUES);
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -46,6 +39,16 @@ export function decodeJsonBody(bytes: Uint8Array): unknown {
   const pointer = nonFiniteNumberAt(value);
   if (pointer !== null) throw problems.validation([{ pointer, detail: 'The number is out of range (it does not fit a 64-bit floating-point number).' }]);
   return value;
+}
+
+/** A 413 problem when JSON text holds more objects and arrays, or values, than given (counted without parsing it). */
+export function checkJsonCounts(bytes: Uint8Array, maxContainers: number, maxValues: number): void {
+  // Shorter text cannot exceed either count: an object or array takes at least two bytes (`[]`, nested
+  // without commas), a value at least two (`1,`).
+  if (bytes.length < Math.min(2 * maxContainers, 2 * maxValues)) return;
+  const counts = countJson(bytes);
+  if (counts && counts.containers > maxContainers) throw tooMany(`${maxContainers.toLocaleString('en-US')} objects and arrays`);
+  if (counts && counts.values > maxValues) throw tooMany(`${maxValues.toLocaleString('en-US')} values`);
 }
 
 const tooMany = (what: string) =>

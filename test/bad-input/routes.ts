@@ -107,6 +107,9 @@ export const MONITOR_METRICS_JUNK: [string, string][] = [
   ['cursor=x', 'cursor'],
 ];
 
+/** JSON nested past the bound every free-form field keeps (lib/json.ts MAX_JSON_DEPTH). */
+const TOO_DEEP: unknown = Array.from({ length: 101 }).reduce((inner: unknown) => [inner], 'deep');
+
 export const RUN_FIELDS: Record<string, unknown[]> = {
   id: [1, '', 'null', 'batch', 'metrics', 'has space', 'x'.repeat(129), {}],
   traceId: [1, '', 'a/b'],
@@ -116,10 +119,14 @@ export const RUN_FIELDS: Record<string, unknown[]> = {
   status: [1, 'bogus', 'RUNNING', 'done'],
   startTime: ['yesterday', 1, null, '2026-13-01T00:00:00Z', '2026-11-02', '2026-11-02T10:00:00'],
   endTime: ['soon', 1, {}],
-  inputs: ['x', [], 1, true],
-  outputs: ['x', [], 1],
+  // Inputs and outputs are any JSON value: only nesting past the bound is refused.
+  inputs: [TOO_DEEP],
+  outputs: [TOO_DEEP],
   error: [1, {}, 'x'.repeat(100_001)],
   model: [1, '', {}],
+  provider: [1, '', {}, 'x'.repeat(257)],
+  sessionId: [1, '', [], 'x'.repeat(257)],
+  userId: [1, '', {}, 'x'.repeat(257)],
   usage: [
     'x',
     [],
@@ -128,6 +135,8 @@ export const RUN_FIELDS: Record<string, unknown[]> = {
     { promptTokens: 1.5, completionTokens: 1 },
     { promptTokens: 1 },
     { promptTokens: 1, completionTokens: 1, extra: 1 },
+    { promptTokens: 1, completionTokens: 1, cacheReadTokens: -1 },
+    { promptTokens: 1, completionTokens: 1, reasoningTokens: 1.5 },
   ],
   cost: [-1, 'free', {}],
   tags: ['x', [1], ['a', 'a'], [''], Array.from({ length: 51 }, (_, i) => `t${i}`)],
@@ -137,7 +146,7 @@ export const RUN_FIELDS: Record<string, unknown[]> = {
 export const PATCH_RUN_FIELDS: Record<string, unknown[]> = {
   status: [1, null, 'bogus', 'RUNNING'],
   endTime: ['soon', 1, null],
-  outputs: ['x', [], 1],
+  outputs: [TOO_DEEP],
   error: [1, {}],
   usage: ['x', { promptTokens: -1, completionTokens: 0 }],
   cost: [-1, 'x'],

@@ -126,11 +126,12 @@ describe('the SDK types', () => {
     expectTypeOf<keyof PromptVersion>().toEqualTypeOf<keyof Static<typeof PromptVersionSchema>>();
     expectTypeOf<keyof Monitor>().toEqualTypeOf<keyof Static<typeof MonitorSchema>>();
     expectTypeOf<Me>().toEqualTypeOf<Static<typeof MeSchema>>();
-    // Scalar fields keep their exact types; free-form objects are JSON objects.
+    // Scalar fields keep their exact types; metadata is a JSON object, inputs and outputs any JSON value.
     expectTypeOf<Run['status']>().toEqualTypeOf<'running' | 'succeeded' | 'failed'>();
     expectTypeOf<Run['kind']>().toEqualTypeOf<Static<typeof RunSchema>['kind']>();
     expectTypeOf<Run['usage']>().toEqualTypeOf<Static<typeof RunSchema>['usage']>();
-    expectTypeOf<Run['inputs']>().toEqualTypeOf<{ [key: string]: unknown }>();
+    expectTypeOf<Run['inputs']>().toEqualTypeOf<unknown>();
+    expectTypeOf<Run['metadata']>().toEqualTypeOf<{ [key: string]: unknown }>();
     expectTypeOf<Monitor['metric']>().toEqualTypeOf<Static<typeof MonitorSchema>['metric']>();
     expectTypeOf<Sightline['runs']['create']>().parameter(1).toEqualTypeOf<RunCreate>();
     expectTypeOf<Awaited<ReturnType<Sightline['runs']['get']>>>().toEqualTypeOf<Run>();

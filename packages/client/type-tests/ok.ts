@@ -10,11 +10,15 @@ export async function ok(projectId: string): Promise<void> {
     startTime: '2026-11-21T10:15:30.123Z',
     usage: { promptTokens: 1, completionTokens: 2 },
     inputs: { q: 'x' },
+    sessionId: 'conversation-1',
+    userId: 'user-1',
   };
   const run: Run = await client.runs.create(projectId, input);
   const status: 'running' | 'succeeded' | 'failed' = run.status;
   const latency: number | null = run.latencyMs;
-  const question: unknown = run.inputs.question;
+  const question: unknown = run.inputs;
+  const session: string | null = run.sessionId;
+  const cached: number | undefined = run.usage?.cacheReadTokens;
   for await (const r of client.runs.list(projectId, { status: 'failed', tag: ['prod'], parentRunId: null, 'metadata.customer': 'c_17' })) void r.id;
   for await (const page of client.projects.list({ name: 'support' }, { limit: 100 }).pages()) void page.nextCursor;
   const { results } = await client.runs.batch(projectId, [input]);
@@ -27,5 +31,5 @@ export async function ok(projectId: string): Promise<void> {
   } catch (error) {
     if (error instanceof SightlineProblem) void [error.type, error.title, error.status, error.detail, error.errors, error.requestId];
   }
-  void [status, latency, question, version, monitor];
+  void [status, latency, question, session, cached, version, monitor];
 }

@@ -4,6 +4,7 @@ import * as access from './2026-11-22-002-access.js';
 import * as prompts from './2026-11-22-003-prompts.js';
 import * as monitors from './2026-11-22-004-monitors.js';
 import * as sessions from './2026-11-22-005-sessions.js';
+import * as runContext from './2026-11-23-006-run-context.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-003-prompts': prompts,
   '2026-11-22-004-monitors': monitors,
   '2026-11-22-005-sessions': sessions,
+  '2026-11-23-006-run-context': runContext,
 };

@@ -25,7 +25,8 @@ export const MonitorFilterSchema = Type.Object(
     title: 'MonitorFilter',
     additionalProperties: false,
     patternProperties: { [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: 'Exact match on a top-level metadata value' }) },
-    description: 'The runs list filter names (`status`, `kind`, `name`, `tag` (array, all must match), `model`, `traceId`, `parentRunId`, `metadata.<key>`).',
+    description:
+      'The runs list filter names (`status`, `kind`, `name`, `tag` (array, all must match), `model`, `traceId`, `sessionId`, `userId`, `parentRunId`, `metadata.<key>`).',
   },
 );
 export type MonitorFilter = Static<typeof MonitorFilterSchema>;

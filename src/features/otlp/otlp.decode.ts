@@ -173,3 +173,15 @@ export function anyValueToJson(value: AnyValue | null | undefined, depth = 0): u
 export function attributesToJson(attributes: KeyValue[] | null | undefined): Record<string, unknown> {
   return Object.fromEntries((attributes ?? []).map((kv) => [kv.key, anyValueToJson(kv.value)]));
 }
+
+/** The protobuf encoding of an OTLP/JSON request (what an exporter would send): for tests and benchmarks. */
+export function encodeOtlpRequest(json: unknown): Uint8Array {
+  return messages.ExportTraceServiceRequest.encode(decodeOtlpJson(JSON.stringify(json))).finish();
+}
+
+/** An `ExportTraceServiceResponse` as an exporter reads it: for tests. */
+export function decodeOtlpResponse(bytes: Uint8Array): { partialSuccess?: { rejectedSpans: number; errorMessage: string } } {
+  const message = messages.ExportTraceServiceResponse.decode(bytes) as { partialSuccess?: { rejectedSpans: Int64; errorMessage: string } | null };
+  const partial = message.partialSuccess;
+  return partial ? { partialSuccess: { rejectedSpans: Number(int64(partial.rejectedSpans)), errorMessage: partial.errorMessage } } : {};
+}

@@ -109,3 +109,14 @@ export function modelOf(attributes: Attributes): string | null {
   }
   return null;
 }
+
+const PROVIDER_KEYS = ['gen_ai.provider.name', 'gen_ai.system', 'llm.provider', 'llm.system', 'ai.model.provider'];
+
+/** The model's provider (`openai`, `anthropic`, …): GenAI's current and older names, OpenInference's, the Vercel AI SDK's. */
+export function providerOf(attributes: Attributes): string | null {
+  for (const key of PROVIDER_KEYS) {
+    const provider = text(attributes[key]);
+    if (provider) return provider.slice(0, 256);
+  }
+  return null;
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attributesToJson, decodeOtlpJson, type OtlpSpan } from './otlp.decode.js';
+import { attr } from './otlp.test-support.js';
 import { mapSpan } from './otlp.map.js';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
@@ -19,18 +20,6 @@ function decoded(spans: Record<string, unknown>[], resource: Record<string, stri
   return { spans: r.scopeSpans![0]!.spans as OtlpSpan[], resource: attributesToJson(r.resource?.attributes) };
 }
 
-const attr = (key: string, value: string | number | boolean) => ({
-  key,
-  value:
-    typeof value === 'string'
-      ? { stringValue: value }
-      : typeof value === 'boolean'
-        ? { boolValue: value }
-        : Number.isInteger(value)
-          ? { intValue: value }
-          : { doubleValue: value },
-});
-
 const span = (overrides: Record<string, unknown> = {}) => ({
   traceId: TRACE,
   spanId: 'b7ad6b7169203331',
@@ -41,6 +30,7 @@ const span = (overrides: Record<string, unknown> = {}) => ({
   endTimeUnixNano: '1700000001500000001',
   attributes: [
     attr('gen_ai.operation.name', 'chat'),
+    attr('gen_ai.provider.name', 'openai'),
     attr('gen_ai.request.model', 'gpt-4o'),
     attr('gen_ai.response.model', 'gpt-4o-2024-08-06'),
     attr('gen_ai.usage.input_tokens', 12),
@@ -68,6 +58,7 @@ describe('a span as a run', () => {
       endTime: 1700000001500,
       endNanos: 1,
       model: 'gpt-4o-2024-08-06',
+      provider: 'openai',
       usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15, cacheReadTokens: null, cacheCreationTokens: null, reasoningTokens: null },
       sessionId: 'conv-1',
       userId: 'u-7',
@@ -77,6 +68,7 @@ describe('a span as a run', () => {
       attributes: expect.objectContaining({ 'user.id': 'u-7' }),
       metadata: {
         'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': 'openai',
         'gen_ai.request.model': 'gpt-4o',
         'gen_ai.response.model': 'gpt-4o-2024-08-06',
         'gen_ai.usage.input_tokens': 12,

@@ -1,6 +1,6 @@
 import { sessionOf, tagsOf, userOf } from './otlp.context.js';
 import { attributesToJson, hexId, nanos, type OtlpSpan } from './otlp.decode.js';
-import { kindOf, modelOf, outcomeOf, type RunKind } from './otlp.kind.js';
+import { kindOf, modelOf, outcomeOf, providerOf, type RunKind } from './otlp.kind.js';
 import { inputMessagesOf, outputMessagesOf } from './otlp.messages.js';
 import { metadataOf } from './otlp.metadata.js';
 import { usageOf, type SpanUsage } from './otlp.usage.js';
@@ -26,6 +26,7 @@ export interface MappedSpan {
   endTime: number | null;
   endNanos: number | null;
   model: string | null;
+  provider: string | null;
   usage: SpanUsage | null;
   sessionId: string | null;
   userId: string | null;
@@ -115,6 +116,7 @@ export function mapSpan(span: OtlpSpan, resource: Record<string, unknown>): Mapp
     endTime: end ? Math.max(end[0], start[0]) : null,
     endNanos: end ? (end[0] < start[0] ? start[1] : end[1]) : null,
     model: modelOf(attributes),
+    provider: providerOf(attributes),
     usage: usageOf(name, attributes),
     sessionId: sessionOf(context),
     userId: userOf(context),

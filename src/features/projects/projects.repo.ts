@@ -52,6 +52,17 @@ export function requestedProject(
   return requireProject(db, request.principal.organizationId, request.params.project_id);
 }
 
+/** The organization's project with this id, or else this name (names are unique regardless of case), if any. */
+export async function findProject(db: Kysely<Database>, organizationId: string, idOrName: string): Promise<ProjectRow | null> {
+  const rows = await db
+    .selectFrom('projects')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where((eb) => eb.or([eb('id', '=', idOrName), eb('name_key', '=', nameKey(idOrName))]))
+    .execute();
+  return rows.find((row) => row.id === idOrName) ?? rows[0] ?? null;
+}
+
 function nameTaken(name: string) {
   return problems.conflict(`A project named "${name}" already exists in this organization.`);
 }

@@ -20,13 +20,13 @@ describeRuns('batch', (ctx) => {
     expect(res.statusCode, res.body).toBe(200);
     const { results } = res.json();
     expect(results.map((r: { index: number }) => r.index)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(results.map((r: { status: string }) => r.status)).toEqual(['created', 'rejected', 'created', 'rejected', 'created', 'rejected']);
+    expect(results.map((r: { status: string }) => r.status)).toEqual(['created', 'rejected', 'created', 'rejected', 'created', 'created']);
     expect(results[0]).toEqual({ index: 0, id: 'b-0', status: 'created' });
     expect(results[2].id).toMatch(GENERATED_RUN_ID);
     expect(results[2]).not.toHaveProperty('problem');
     expect(results[1].id).toBeNull();
     expect(results[3].id).toBe('b-3');
-    for (const index of [1, 3, 5]) {
+    for (const index of [1, 3]) {
       const problem = results[index].problem;
       expect(problem).toMatchObject({ type: `${PROBLEM_BASE}/validation`, title: 'Validation failed', status: 400 });
       expect(typeof problem.detail).toBe('string');
@@ -35,12 +35,13 @@ describeRuns('batch', (ctx) => {
     }
     expect(pointersOf(results[1].problem).sort()).toEqual(['/runs/1/kind', '/runs/1/name']);
     expect(pointersOf(results[3].problem)).toEqual(['/runs/3/endTime']);
-    expect(pointersOf(results[5].problem)).toEqual(['/runs/5/parentRunId']);
 
     expect((await p.get('b-4')).json()).toMatchObject({ parentRunId: 'b-0', traceId: 'b-0' });
     expect((await p.get(results[2].id)).statusCode).toBe(200);
     expectProblem(await p.get('b-3'), 404, 'not-found');
-    expect((await p.ids()).sort()).toEqual(['b-0', 'b-4', results[2].id].sort());
+    // A parent that has not arrived yet: stored all the same, in the parent's trace-to-be.
+    expect((await p.get('b-5')).json()).toMatchObject({ parentRunId: 'missing', traceId: 'missing' });
+    expect((await p.ids()).sort()).toEqual(['b-0', 'b-4', 'b-5', results[2].id].sort());
   });
 
   it('creates nothing twice when a batch is retried', async () => {
@@ -82,42 +83,39 @@ describeRuns('batch', (ctx) => {
     expect((await p.ids({ traceId: 'trace-z' })).sort()).toEqual(['child', 'grandchild', 'root', 'sibling']);
   });
 
-  it('rejects the descendants of a rejected run, and cycles', async () => {
+  it('stores the children of a refused run to wait for it, and refuses cycles and contradicting traces', async () => {
     const p = await projectFor(ctx);
     expect((await p.create(minimal({ id: 'stored-root' }))).statusCode).toBe(201);
     const res = await p.batch({
       runs: [
-        minimal({ id: 'c1', parentRunId: 'p1' }), // parent invalid
+        minimal({ id: 'c1', parentRunId: 'p1' }), // parent invalid: c1 waits for it
         minimal({ id: 'p1', status: 'succeeded' }),
-        minimal({ id: 'g1', parentRunId: 'c1' }), // grandparent invalid
+        minimal({ id: 'g1', parentRunId: 'c1' }),
         minimal({ id: 'p2', parentRunId: 'stored-root', traceId: 'wrong' }), // contradicts its parent's trace
         minimal({ id: 'c2', parentRunId: 'p2' }),
         minimal({ id: 'x', parentRunId: 'y' }),
         minimal({ id: 'y', parentRunId: 'x' }),
         minimal({ id: 'ok', parentRunId: 'stored-root' }),
+        minimal({ id: 'below-cycle', parentRunId: 'x' }),
       ],
     });
     expect(res.statusCode).toBe(200);
     const results = res.json().results;
-    expect(results.map((r: { status: string }) => r.status)).toEqual([
-      'rejected',
-      'rejected',
-      'rejected',
-      'rejected',
-      'rejected',
-      'rejected',
-      'rejected',
-      'created',
-    ]);
-    expect(pointersOf(results[0].problem)).toEqual(['/runs/0/parentRunId']);
+    const statuses = ['created', 'rejected', 'created', 'rejected', 'created', 'rejected', 'rejected', 'created', 'created'];
+    expect(results.map((r: { status: string }) => r.status)).toEqual(statuses);
     expect(pointersOf(results[1].problem)).toEqual(['/runs/1/endTime']);
-    expect(pointersOf(results[2].problem)).toEqual(['/runs/2/parentRunId']);
     expect(pointersOf(results[3].problem)).toEqual(['/runs/3/traceId']);
-    expect(pointersOf(results[4].problem)).toEqual(['/runs/4/parentRunId']);
     expect(pointersOf(results[5].problem)).toEqual(['/runs/5/parentRunId']);
+    expect(results[5].problem.errors[0].detail).toBe('Parent runs form a cycle.');
     expect(pointersOf(results[6].problem)).toEqual(['/runs/6/parentRunId']);
-    expect((await p.ids()).sort()).toEqual(['ok', 'stored-root']);
+    expect((await p.ids()).sort()).toEqual(['below-cycle', 'c1', 'c2', 'g1', 'ok', 'stored-root']);
     expect((await p.get('ok')).json().traceId).toBe('stored-root');
+    expect((await p.get('g1')).json()).toMatchObject({ parentRunId: 'c1', traceId: 'p1' });
+
+    // The parent, sent again corrected, hands its trace down to the runs that waited for it.
+    expect((await p.create(minimal({ id: 'p1', traceId: 'trace-p1' }))).statusCode).toBe(201);
+    for (const id of ['c1', 'g1']) expect((await p.get(id)).json().traceId, id).toBe('trace-p1');
+    expect((await p.ids({ traceId: 'trace-p1' })).sort()).toEqual(['c1', 'g1', 'p1']);
   });
 
   it('answers a duplicate id within one batch by its first occurrence', async () => {
@@ -136,13 +134,13 @@ describeRuns('batch', (ctx) => {
 
   it('never reports a duplicate of a rejected run as existing', async () => {
     const p = await projectFor(ctx);
-    const orphan = minimal({ id: 'orphan', parentRunId: 'missing-parent' });
-    const res = await p.batch({ runs: [orphan, { ...orphan }] });
+    const orphan = minimal({ id: 'orphan', parentRunId: 'self-parent', traceId: 'other' });
+    const res = await p.batch({ runs: [minimal({ id: 'self-parent', traceId: 'mine' }), orphan, { ...orphan }] });
     expect(res.statusCode).toBe(200);
     const results = res.json().results;
-    expect(results.map((r: { status: string }) => r.status)).toEqual(['rejected', 'rejected']);
-    expect(pointersOf(results[0].problem)).toEqual(['/runs/0/parentRunId']);
-    expect(pointersOf(results[1].problem)).toEqual(['/runs/1/parentRunId']);
+    expect(results.map((r: { status: string }) => r.status)).toEqual(['created', 'rejected', 'rejected']);
+    expect(pointersOf(results[1].problem)).toEqual(['/runs/1/traceId']);
+    expect(pointersOf(results[2].problem)).toEqual(['/runs/2/traceId']);
     expectProblem(await p.get('orphan'), 404, 'not-found');
   });
 

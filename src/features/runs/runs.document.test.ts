@@ -23,8 +23,12 @@ describe('run documents', () => {
           model: fc.option(fc.string()),
           tokens: fc.option(fc.integer({ min: 0, max: 1_000_000_000_000 })),
           cost: fc.option(fc.double({ min: 0, max: 1e12, noNaN: true })),
-          inputs: json,
-          outputs: fc.option(json),
+          inputs: fc.jsonValue({ maxDepth: 4 }),
+          outputs: fc.jsonValue({ maxDepth: 4 }),
+          session: fc.option(fc.string({ minLength: 1 })),
+          user: fc.option(fc.string({ minLength: 1 })),
+          provider: fc.option(fc.string({ minLength: 1 })),
+          details: fc.boolean(),
           error: fc.option(fc.string()),
           tags: fc.array(fc.string({ minLength: 1 }), { maxLength: 5 }),
           metadata: json,
@@ -46,6 +50,8 @@ describe('run documents', () => {
               total_tokens: r.tokens,
               cost: r.cost,
               created_at: r.start,
+              session_id: r.session,
+              user_id: r.user,
             },
             {
               inputs: r.inputs,
@@ -53,7 +59,16 @@ describe('run documents', () => {
               error: r.error,
               tags: r.tags,
               metadata: r.metadata,
-              usage: r.tokens === null ? null : { promptTokens: r.tokens, completionTokens: 0, totalTokens: r.tokens },
+              provider: r.provider,
+              usage:
+                r.tokens === null
+                  ? null
+                  : {
+                      promptTokens: r.tokens,
+                      completionTokens: 0,
+                      totalTokens: r.tokens,
+                      ...(r.details ? { cacheReadTokens: r.tokens, reasoningTokens: 0 } : {}),
+                    },
             },
           );
           expect(serializeRun(record)).toBe(bySchema(record));

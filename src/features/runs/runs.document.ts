@@ -18,9 +18,10 @@ export interface RunBody {
   usage: Run['usage'];
   tags: string[];
   metadata: Run['metadata'];
+  provider: string | null;
 }
 
-type RunColumns = Omit<RunRow, 'doc' | 'metadata' | 'content_hash'>;
+type RunColumns = Omit<RunRow, 'doc' | 'metadata' | 'content_hash' | 'trace_pending'>;
 
 export function runRecord(row: RunColumns, body: RunBody): Run {
   return {
@@ -43,6 +44,10 @@ export function runRecord(row: RunColumns, body: RunBody): Run {
     tags: body.tags,
     metadata: body.metadata,
     createdAt: new Date(row.created_at).toISOString(),
+    // Last, in this order: where the records stored before these fields existed have them too.
+    provider: body.provider,
+    sessionId: row.session_id,
+    userId: row.user_id,
   };
 }
 

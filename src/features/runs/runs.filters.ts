@@ -11,6 +11,8 @@ export interface RunFilters {
   tags?: string[];
   model?: string;
   traceId?: string;
+  sessionId?: string;
+  userId?: string;
   /** `null` selects root runs only. */
   parentRunId?: string | null;
   startedAfter?: number;
@@ -21,7 +23,7 @@ export interface RunFilters {
 /** Reads the filter parameters out of a validated query (anything else in it is ignored here). */
 export function parseRunFilters(query: Record<string, unknown>): RunFilters {
   const filters: RunFilters = {};
-  for (const key of ['status', 'kind', 'name', 'model', 'traceId'] as const) {
+  for (const key of ['status', 'kind', 'name', 'model', 'traceId', 'sessionId', 'userId'] as const) {
     if (typeof query[key] === 'string') filters[key] = query[key] as string;
   }
   if (Array.isArray(query.tag)) filters.tags = [...new Set(query.tag as string[])].sort();
@@ -70,6 +72,8 @@ export function runFilterWhere(dialect: Dialect, filters: RunFilters) {
     if (filters.name !== undefined) and.push(eb('runs.name', '=', filters.name));
     if (filters.model !== undefined) and.push(eb('runs.model', '=', filters.model));
     if (filters.traceId !== undefined) and.push(eb('runs.trace_id', '=', filters.traceId));
+    if (filters.sessionId !== undefined) and.push(eb('runs.session_id', '=', filters.sessionId));
+    if (filters.userId !== undefined) and.push(eb('runs.user_id', '=', filters.userId));
     if (filters.parentRunId === null) and.push(eb('runs.parent_run_id', 'is', null));
     else if (filters.parentRunId !== undefined) and.push(eb('runs.parent_run_id', '=', filters.parentRunId));
     if (filters.startedAfter !== undefined) and.push(eb('runs.start_time', '>=', filters.startedAfter));

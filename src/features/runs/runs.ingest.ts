@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { insertRuns, runsByIds } from './runs.repo.js';
+import { adoptWaitingRuns, insertRuns, runsByIds, storedParents } from './runs.repo.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import { parseTimestamp, TIMESTAMP_FAULT } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -12,7 +12,8 @@ import { runStateFaults, usageWithTotal } from './runs.rules.js';
 import { RunInputSchema, type RunInput } from './runs.schemas.js';
 
 export type IngestResult =
-  { index: number; id: string; status: 'created' | 'existing'; row: RunRow } | { index: number; id: string | null; status: 'rejected'; problem: Problem };
+  | { index: number; id: string; status: 'created' | 'existing'; row: Pick<RunRow, 'doc'> }
+  | { index: number; id: string | null; status: 'rejected'; problem: Problem };
 
 interface Candidate {
   index: number;
@@ -51,12 +52,13 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
     input,
     explicitTrace: input.traceId !== undefined,
     body: {
-      inputs: input.inputs ?? {},
+      inputs: input.inputs === undefined ? {} : input.inputs,
       outputs: input.outputs ?? null,
       error: input.error ?? null,
       usage: stored,
       tags: input.tags ?? [],
       metadata: input.metadata ?? {},
+      provider: input.provider ?? null,
     },
     row: {
       project_id: projectId,
@@ -77,6 +79,9 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
       content_hash: input.id === undefined ? '' : createHash('sha256').update(canonicalJson(input)).digest('base64url'),
       created_at: now,
       doc: '', // serialized once the trace is resolved, just before insertion
+      session_id: input.sessionId ?? null,
+      user_id: input.userId ?? null,
+      trace_pending: 0,
     },
   };
 }
@@ -88,7 +93,15 @@ function idConflict(id: string): Problem {
 /**
  * Creates runs, idempotently: a client id that exists with the same content is "existing", with
  * other content "rejected" (409). Each bad run gets its own problem and does not sink the others.
- * Parents may be earlier runs of the project or any run of the same call; traces follow parents.
+ *
+ * Children may come before their parents, in one call or across calls (exporters send a span when it
+ * ends, before its parent ends). A run's parent may be an earlier run of the project, any run of the
+ * call, or one that has not arrived: the run is stored with its parent's id all the same. Its trace is
+ * its own `traceId`, else its parent's; when the parent is not there yet either, the trace is
+ * provisional (the parent's id, `trace_pending`) until the parent arrives and hands its trace down.
+ *
+ * Nothing is looked up before inserting but the stored parents of runs that name no trace: ids the
+ * project already has are found by the insert itself (ON CONFLICT DO NOTHING), and only those are read.
  */
 export async function ingestRuns(
   db: Kysely<Database>,
@@ -98,99 +111,60 @@ export async function ingestRuns(
   pointerPrefix: (index: number) => string,
 ): Promise<IngestResult[]> {
   const results: IngestResult[] = new Array(raws.length);
-  const candidates: Candidate[] = [];
-  for (let i = 0; i < raws.length; i++) {
-    const prepared = prepare(raws[i], i, pointerPrefix(i), projectId, now);
-    if (prepared instanceof Problem) {
-      const raw = raws[i] as { id?: unknown };
-      results[i] = { index: i, id: typeof raw?.id === 'string' ? raw.id : null, status: 'rejected', problem: prepared };
-    } else {
-      candidates.push(prepared);
-    }
-  }
-
-  // One query for every id and parent the call names.
-  const referenced = new Set<string>();
-  for (const c of candidates) {
-    if (c.input.id !== undefined) referenced.add(c.row.id);
-    if (c.row.parent_run_id) referenced.add(c.row.parent_run_id);
-  }
-  const stored = await runsByIds(db, projectId, [...referenced]);
-
-  // Idempotency against stored runs and duplicates within the call. A repeat of a run earlier in the
-  // call shares that run's fate, which is only known once it has been resolved and inserted.
+  // Duplicates within the call: a repeat with the same content shares the first one's fate.
   const fresh = new Map<string, Candidate>();
   const repeats: Candidate[] = [];
-  for (const c of candidates) {
-    const prior = stored.get(c.row.id);
-    const twin = fresh.get(c.row.id);
-    if (prior) {
-      results[c.index] =
-        prior.content_hash === c.row.content_hash
-          ? { index: c.index, id: c.row.id, status: 'existing', row: prior }
-          : { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
-    } else if (twin) {
-      if (twin.row.content_hash === c.row.content_hash) repeats.push(c);
-      else results[c.index] = { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
-    } else {
-      fresh.set(c.row.id, c);
+  for (let i = 0; i < raws.length; i++) {
+    const c = prepare(raws[i], i, pointerPrefix(i), projectId, now);
+    if (c instanceof Problem) {
+      const raw = raws[i] as { id?: unknown };
+      results[i] = { index: i, id: typeof raw?.id === 'string' ? raw.id : null, status: 'rejected', problem: c };
+      continue;
     }
+    const twin = fresh.get(c.row.id);
+    if (!twin) fresh.set(c.row.id, c);
+    else if (twin.row.content_hash === c.row.content_hash) repeats.push(c);
+    else results[c.index] = { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
   }
 
-  // Parents and traces: resolved through stored runs or runs of this call, in any order.
-  const resolving = new Set<string>();
-  const resolveTrace = (c: Candidate): string | Problem => {
+  // Stored parents, read only for runs whose parent is not in the call: their trace, or the check of it.
+  const outside = [...fresh.values()].filter((c) => c.row.parent_run_id && !fresh.has(c.row.parent_run_id));
+  const parents = await storedParents(db, projectId, [...new Set(outside.map((c) => c.row.parent_run_id!))]);
+
+  type Trace = { trace: string; pending: boolean };
+  const cycles = cycleMembers(fresh);
+  const resolved = new Map<string, Trace | Problem>();
+  const resolve = (c: Candidate): Trace | Problem => {
+    const known = resolved.get(c.row.id);
+    if (known) return known;
+    const fault = (detail: string, field: string) => problems.validation([{ pointer: `${pointerPrefix(c.index)}/${field}`, detail }]);
     const parentId = c.row.parent_run_id;
-    if (!parentId) return c.row.trace_id;
-    const parentStored = stored.get(parentId);
-    let parentTrace: string | Problem;
-    if (parentStored) parentTrace = parentStored.trace_id;
+    let result: Trace | Problem;
+    if (cycles.has(c.row.id)) result = fault('Parent runs form a cycle.', 'parentRunId');
+    else if (!parentId) result = { trace: c.row.trace_id, pending: false };
     else {
-      const parent = fresh.get(parentId);
-      if (!parent)
-        return problems.validation([
-          { pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: `Run ${parentId} does not exist in this project or in this call.` },
-        ]);
-      if (resolving.has(parent.row.id)) return problems.validation([{ pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: 'Parent runs form a cycle.' }]);
-      resolving.add(c.row.id);
-      parentTrace = resolveTrace(parent);
-      resolving.delete(c.row.id);
-      if (parentTrace instanceof Problem)
-        return problems.validation([{ pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: `Parent run ${parentId} was rejected.` }]);
+      // A parent of the call that was refused has not arrived: the child waits for it like for any other.
+      const inCall = fresh.get(parentId);
+      const fromCall = inCall && !cycles.has(parentId) ? resolve(inCall) : null;
+      const stored = parents.get(parentId);
+      const parent: Trace | null =
+        fromCall && !(fromCall instanceof Problem) ? fromCall : stored ? { trace: stored.trace_id, pending: stored.trace_pending === 1 } : null;
+      if (!c.explicitTrace) result = parent ?? { trace: parentId, pending: true };
+      else if (parent && !parent.pending && parent.trace !== c.row.trace_id)
+        result = fault(`traceId must match the parent's trace (${parent.trace}).`, 'traceId');
+      else result = { trace: c.row.trace_id, pending: false };
     }
-    if (c.explicitTrace && c.row.trace_id !== parentTrace) {
-      return problems.validation([{ pointer: `${pointerPrefix(c.index)}/traceId`, detail: `traceId must match the parent's trace (${parentTrace}).` }]);
-    }
-    return parentTrace;
+    resolved.set(c.row.id, result);
+    return result;
   };
   const accepted: Candidate[] = [];
   for (const c of fresh.values()) {
-    const trace = resolveTrace(c);
+    const trace = resolve(c);
     if (trace instanceof Problem) results[c.index] = { index: c.index, id: c.row.id, status: 'rejected', problem: trace };
     else {
-      c.row.trace_id = trace;
+      c.row.trace_id = trace.trace;
+      c.row.trace_pending = trace.pending ? 1 : 0;
       accepted.push(c);
-    }
-  }
-  // A run whose parent was rejected above is rejected too (its parent will not exist).
-  const acceptedIds = new Set(accepted.map((c) => c.row.id));
-  let changed = true;
-  while (changed) {
-    changed = false;
-    for (let i = accepted.length - 1; i >= 0; i--) {
-      const c = accepted[i]!;
-      const parentId = c.row.parent_run_id;
-      if (parentId && !stored.has(parentId) && !acceptedIds.has(parentId)) {
-        acceptedIds.delete(c.row.id);
-        results[c.index] = {
-          index: c.index,
-          id: c.row.id,
-          status: 'rejected',
-          problem: problems.validation([{ pointer: `${pointerPrefix(c.index)}/parentRunId`, detail: `Parent run ${parentId} was rejected.` }]),
-        };
-        accepted.splice(i, 1);
-        changed = true;
-      }
     }
   }
 
@@ -203,6 +177,29 @@ export async function ingestRuns(
         : { index: c.index, id: c.row.id, status: 'existing', row: first.row };
   }
   return results;
+}
+
+/** The runs of the call whose parents, followed through the call, lead back to them. */
+function cycleMembers(fresh: Map<string, Candidate>): Set<string> {
+  const members = new Set<string>();
+  const done = new Set<string>();
+  for (const start of fresh.keys()) {
+    const walk: string[] = [];
+    const onWalk = new Map<string, number>();
+    let id: string | null | undefined = start;
+    while (id && fresh.has(id) && !done.has(id)) {
+      const at = onWalk.get(id);
+      if (at !== undefined) {
+        for (const member of walk.slice(at)) members.add(member);
+        break;
+      }
+      onWalk.set(id, walk.length);
+      walk.push(id);
+      id = fresh.get(id)!.row.parent_run_id;
+    }
+    for (const visited of walk) done.add(visited);
+  }
+  return members;
 }
 
 /** The same problem, its pointers moved from one run of the call to another. */
@@ -218,23 +215,29 @@ async function insertAccepted(db: Kysely<Database>, projectId: string, accepted:
     projectId,
     accepted.map((c) => ({ row: c.row, tags: c.body.tags })),
   );
-  // Runs another request created concurrently: idempotent when their content matches.
-  const raced = accepted.filter((c) => !inserted.has(c.row.id));
-  const winners =
-    raced.length > 0
+  // Ids the project already had (an earlier call, or a concurrent one): idempotent when the content matches.
+  const taken = accepted.filter((c) => !inserted.has(c.row.id));
+  const stored =
+    taken.length > 0
       ? await runsByIds(
           db,
           projectId,
-          raced.map((c) => c.row.id),
+          taken.map((c) => c.row.id),
         )
-      : new Map<string, RunRow>();
+      : new Map<string, Pick<RunRow, 'content_hash' | 'doc'>>();
+  // Runs that were waiting for one of these, and these that were waiting for a run that is now there.
+  const arrived = accepted.filter((c) => inserted.has(c.row.id));
+  const awaited = arrived.filter((c) => c.row.trace_pending === 1).map((c) => c.row.trace_id);
+  const adopted = await adoptWaitingRuns(db, projectId, [...arrived.map((c) => c.row.id), ...awaited]);
   for (const c of accepted) {
-    if (inserted.has(c.row.id)) results[c.index] = { index: c.index, id: c.row.id, status: 'created', row: c.row };
-    else {
-      const winner = winners.get(c.row.id);
+    if (inserted.has(c.row.id)) {
+      const doc = adopted.get(c.row.id) ?? c.row.doc;
+      results[c.index] = { index: c.index, id: c.row.id, status: 'created', row: { doc } };
+    } else {
+      const prior = stored.get(c.row.id);
       results[c.index] =
-        winner && winner.content_hash === c.row.content_hash
-          ? { index: c.index, id: c.row.id, status: 'existing', row: winner }
+        prior && prior.content_hash === c.row.content_hash
+          ? { index: c.index, id: c.row.id, status: 'existing', row: prior }
           : { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
     }
   }

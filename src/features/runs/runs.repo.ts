@@ -119,7 +119,7 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
   });
 }
 
-const INSERT_CHUNK = 500; // 17 columns × 500 rows stays under both engines' parameter limits
+const INSERT_CHUNK = 500; // 20 columns × 500 rows stays under both engines' parameter limits
 const RUN_COLUMNS = [
   'project_id',
   'id',
@@ -138,17 +138,81 @@ const RUN_COLUMNS = [
   'content_hash',
   'created_at',
   'doc',
+  'session_id',
+  'user_id',
+  'trace_pending',
 ] as const satisfies readonly (keyof RunRow)[];
 
-/** The project's runs with these ids, by id (in chunks that stay under both engines' parameter limits). */
-export async function runsByIds(db: Kysely<Database>, projectId: string, ids: string[]): Promise<Map<string, RunRow>> {
-  const found = new Map<string, RunRow>();
-  for (let i = 0; i < ids.length; i += 500) {
-    const chunk = ids.slice(i, i + 500);
-    const rows = await db.selectFrom('runs').selectAll().where('project_id', '=', projectId).where('id', 'in', chunk).execute();
-    for (const row of rows) found.set(row.id, row);
+/** In chunks that stay under both engines' parameter limits. */
+async function inChunks<T>(ids: readonly string[], read: (chunk: string[]) => Promise<T[]>): Promise<T[]> {
+  const rows: T[] = [];
+  for (let i = 0; i < ids.length; i += 500) rows.push(...(await read(ids.slice(i, i + 500))));
+  return rows;
+}
+
+/** The project's runs with these ids, by id: what an idempotent retry is compared with and answered by. */
+export async function runsByIds(db: Kysely<Database>, projectId: string, ids: string[]): Promise<Map<string, Pick<RunRow, 'id' | 'content_hash' | 'doc'>>> {
+  const rows = await inChunks(ids, (chunk) =>
+    db.selectFrom('runs').select(['id', 'content_hash', 'doc']).where('project_id', '=', projectId).where('id', 'in', chunk).execute(),
+  );
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** The traces of stored runs that runs of a call name as parents, by id. */
+export async function storedParents(db: Kysely<Database>, projectId: string, ids: string[]): Promise<Map<string, Pick<RunRow, 'trace_id' | 'trace_pending'>>> {
+  const rows = await inChunks(ids, (chunk) =>
+    db.selectFrom('runs').select(['id', 'trace_id', 'trace_pending']).where('project_id', '=', projectId).where('id', 'in', chunk).execute(),
+  );
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/**
+ * Runs that came before their parent take the trace of the run they wait for (whose id is their
+ * provisional trace) once it is stored, with their descendants, which wait on the same id. `arrived`:
+ * ids of runs that may be awaited (just inserted, or awaited by runs just inserted, which another call
+ * may have stored meanwhile: whichever of two concurrent calls commits last sees the other's run).
+ * Returns the new records of the runs that changed, by id.
+ */
+export async function adoptWaitingRuns(db: Kysely<Database>, projectId: string, arrived: string[]): Promise<Map<string, string>> {
+  const docs = new Map<string, string>();
+  let awaited = [...new Set(arrived)];
+  // A parent that was itself waiting hands down a trace that may be provisional too: a few rounds settle it.
+  for (let round = 0; round < 8 && awaited.length > 0; round++) {
+    const waiting = await inChunks(awaited, (chunk) =>
+      db
+        .selectFrom('runs')
+        .select(['id', 'trace_id', 'doc'])
+        .where('project_id', '=', projectId)
+        .where('trace_pending', '=', 1)
+        .where('trace_id', 'in', chunk)
+        .execute(),
+    );
+    if (waiting.length === 0) break;
+    const found = await storedParents(db, projectId, [...new Set(waiting.map((w) => w.trace_id))]);
+    const next = new Set<string>();
+    await db.transaction().execute(async (trx) => {
+      for (const run of waiting) {
+        const parent = found.get(run.trace_id);
+        if (!parent) continue;
+        const record = toRun({ doc: docs.get(run.id) ?? run.doc });
+        record.traceId = parent.trace_id;
+        const doc = serializeRun(record);
+        const updated = await trx
+          .updateTable('runs')
+          .set({ trace_id: parent.trace_id, trace_pending: parent.trace_pending, doc })
+          .where('project_id', '=', projectId)
+          .where('id', '=', run.id)
+          .where('trace_pending', '=', 1)
+          .where('trace_id', '=', run.trace_id)
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0) continue;
+        docs.set(run.id, doc);
+        if (parent.trace_pending === 1) next.add(parent.trace_id);
+      }
+    });
+    awaited = [...next];
   }
-  return found;
+  return docs;
 }
 
 /**

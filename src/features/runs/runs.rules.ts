@@ -31,13 +31,29 @@ export interface UsageInput {
   promptTokens: number;
   completionTokens: number;
   totalTokens?: number | undefined;
+  cacheReadTokens?: number | undefined;
+  cacheCreationTokens?: number | undefined;
+  reasoningTokens?: number | undefined;
 }
 
-/** Token usage as stored: the total defaults to prompt + completion tokens. */
-export function usageWithTotal(usage: UsageInput): { promptTokens: number; completionTokens: number; totalTokens: number } {
-  return {
+export interface StoredUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  cacheReadTokens?: number;
+  cacheCreationTokens?: number;
+  reasoningTokens?: number;
+}
+
+const DETAILS = ['cacheReadTokens', 'cacheCreationTokens', 'reasoningTokens'] as const;
+
+/** Token usage as stored: the total defaults to prompt + completion tokens; the details given are kept. */
+export function usageWithTotal(usage: UsageInput): StoredUsage {
+  const stored: StoredUsage = {
     promptTokens: usage.promptTokens,
     completionTokens: usage.completionTokens,
     totalTokens: usage.totalTokens ?? usage.promptTokens + usage.completionTokens,
   };
+  for (const detail of DETAILS) if (usage[detail] !== undefined) stored[detail] = usage[detail];
+  return stored;
 }

@@ -27,14 +27,25 @@ const Tokens = (options: { description?: string } = {}) => Type.Integer({ minimu
 const Cost = Type.Number({ minimum: 0, maximum: MAX_COST });
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 50, uniqueItems: true });
 
+const usageDetails = {
+  cacheReadTokens: Type.Optional(Tokens({ description: 'Input tokens read from a prompt cache (part of promptTokens)' })),
+  cacheCreationTokens: Type.Optional(Tokens({ description: 'Input tokens written to a prompt cache (part of promptTokens)' })),
+  reasoningTokens: Type.Optional(Tokens({ description: 'Output tokens spent on reasoning (part of completionTokens)' })),
+};
 export const UsageSchema = Type.Object(
   {
-    promptTokens: Tokens(),
-    completionTokens: Tokens(),
+    promptTokens: Tokens({ description: 'Input tokens' }),
+    completionTokens: Tokens({ description: 'Output tokens' }),
     totalTokens: Type.Optional(Tokens({ description: 'Defaults to promptTokens + completionTokens' })),
+    ...usageDetails,
   },
   { additionalProperties: false },
 );
+
+/** Free-form JSON: inputs and outputs may be any value (an object, a list of messages, a string). */
+const JsonValue = (description: string) => Type.Unknown({ description });
+/** The conversation and end user a run belongs to, and the model's provider: short ids of the client's. */
+const ContextId = (description: string) => Type.String({ minLength: 1, maxLength: 256, description });
 
 export const RunSchema = Type.Object(
   {
@@ -48,18 +59,31 @@ export const RunSchema = Type.Object(
     startTime: Timestamp,
     endTime: NullableTimestamp,
     latencyMs: Type.Union([Type.Integer(), Type.Null()]),
-    inputs: JsonObject,
-    outputs: Type.Union([JsonObject, Type.Null()]),
+    inputs: JsonValue('Any JSON value; `{}` when none was given'),
+    outputs: JsonValue('Any JSON value; null when none was given'),
     error: Type.Union([Type.String(), Type.Null()]),
     model: Type.Union([Type.String(), Type.Null()]),
     usage: Type.Union([
-      Type.Object({ promptTokens: Type.Integer(), completionTokens: Type.Integer(), totalTokens: Type.Integer() }, { additionalProperties: false }),
+      Type.Object(
+        {
+          promptTokens: Type.Integer(),
+          completionTokens: Type.Integer(),
+          totalTokens: Type.Integer(),
+          cacheReadTokens: Type.Optional(Type.Integer()),
+          cacheCreationTokens: Type.Optional(Type.Integer()),
+          reasoningTokens: Type.Optional(Type.Integer()),
+        },
+        { additionalProperties: false },
+      ),
       Type.Null(),
     ]),
     cost: Type.Union([Type.Number(), Type.Null()]),
     tags: Type.Array(Type.String()),
     metadata: JsonObject,
     createdAt: Timestamp,
+    provider: Type.Union([Type.String(), Type.Null()]),
+    sessionId: Type.Union([Type.String(), Type.Null()]),
+    userId: Type.Union([Type.String(), Type.Null()]),
   },
   { $id: 'Run', title: 'Run', additionalProperties: false },
 );
@@ -77,10 +101,13 @@ export const RunInputSchema = Type.Object(
     status: Type.Optional(RunStatusSchema),
     startTime: Timestamp,
     endTime: Type.Optional(NullableTimestamp),
-    inputs: Type.Optional(JsonObject),
-    outputs: Type.Optional(Type.Union([JsonObject, Type.Null()])),
+    inputs: Type.Optional(JsonValue('Any JSON value; default `{}`')),
+    outputs: Type.Optional(JsonValue('Any JSON value; default null')),
     error: Type.Optional(Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()])),
     model: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()])),
+    provider: Type.Optional(Type.Union([ContextId('The model provider (openai, anthropic, …)'), Type.Null()])),
+    sessionId: Type.Optional(Type.Union([ContextId('The conversation (session) the run belongs to'), Type.Null()])),
+    userId: Type.Optional(Type.Union([ContextId('The end user the run acted for'), Type.Null()])),
     usage: Type.Optional(Type.Union([UsageSchema, Type.Null()])),
     cost: Type.Optional(Type.Union([Cost, Type.Null()])),
     tags: Type.Optional(Tags),
@@ -94,7 +121,7 @@ export const RunPatchSchema = Type.Object(
   {
     status: Type.Optional(RunStatusSchema),
     endTime: Type.Optional(Timestamp),
-    outputs: Type.Optional(Type.Union([JsonObject, Type.Null()])),
+    outputs: Type.Optional(JsonValue('Any JSON value')),
     error: Type.Optional(Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()])),
     usage: Type.Optional(Type.Union([UsageSchema, Type.Null()])),
     cost: Type.Optional(Type.Union([Cost, Type.Null()])),
@@ -140,6 +167,8 @@ export const runFilterProperties = {
   tag: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 10, description: 'Repeatable; every tag must be present' })),
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   traceId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  userId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   parentRunId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: '`null` lists root runs only' })),
   startedAfter: Type.Optional(Timestamp),
   startedBefore: Type.Optional(Timestamp),

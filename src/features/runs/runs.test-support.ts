@@ -28,6 +28,9 @@ export const RUN_FIELDS = [
   'tags',
   'metadata',
   'createdAt',
+  'provider',
+  'sessionId',
+  'userId',
 ].sort();
 
 /** Shared by both engines' suites of a file; every test starts at NOW and only ever moves it forward (tokens carry nbf). */

@@ -1,0 +1,81 @@
+import { createRequire } from 'node:module';
+import { Problem } from '../../lib/problems.js';
+
+/**
+ * How many messages (spans, attributes, values…) one request may hold. Decoding allocates an object of
+ * 100 to 200 bytes per message, and a message costs as little as two bytes on the wire: 12 MB of empty
+ * spans would be six million objects (over a gigabyte). A real 1,000-span export with 50 attributes per
+ * span holds about 100,000.
+ */
+export const MAX_OTLP_MESSAGES = 1_000_000;
+const MAX_DEPTH = 64;
+
+export const tooManyMessages = () =>
+  new Problem('payload-too-large', {
+    detail: `The request holds more than ${MAX_OTLP_MESSAGES.toLocaleString('en-US')} spans, attributes and values; export fewer spans at once.`,
+  });
+
+interface Reader {
+  pos: number;
+  len: number;
+  uint32(): number;
+  skipType(wireType: number): Reader;
+}
+const protobuf = createRequire(createRequire(import.meta.url).resolve('@opentelemetry/otlp-transformer/package.json'))('protobufjs/minimal') as {
+  Reader: { create(bytes: Uint8Array): Reader };
+};
+
+/**
+ * The fields of the trace messages (opentelemetry-proto, collector/trace/v1 and its imports) that are
+ * messages themselves, by message and field number: what decoding turns into objects.
+ */
+type Kind =
+  'request' | 'resourceSpans' | 'resource' | 'scopeSpans' | 'scope' | 'span' | 'event' | 'link' | 'status' | 'keyValue' | 'anyValue' | 'array' | 'kvList';
+const CHILDREN: Record<Kind, Record<number, Kind>> = {
+  request: { 1: 'resourceSpans' },
+  resourceSpans: { 1: 'resource', 2: 'scopeSpans' },
+  resource: { 1: 'keyValue' },
+  scopeSpans: { 1: 'scope', 2: 'span' },
+  scope: { 3: 'keyValue' },
+  span: { 9: 'keyValue', 11: 'event', 13: 'link', 15: 'status' },
+  event: { 3: 'keyValue' },
+  link: { 4: 'keyValue' },
+  status: {},
+  keyValue: { 2: 'anyValue' },
+  anyValue: { 5: 'array', 6: 'kvList' },
+  array: { 1: 'anyValue' },
+  kvList: { 1: 'keyValue' },
+};
+
+/**
+ * Counts the messages of an `ExportTraceServiceRequest` on its wire bytes, with protobufjs' reader,
+ * without decoding anything: a 413 problem past MAX_OTLP_MESSAGES, before any object is made. Bytes
+ * that are not protobuf are left for the decoder to refuse with its own words.
+ */
+export function checkOtlpSize(bytes: Uint8Array): void {
+  let count = 0;
+  const walk = (reader: Reader, end: number, kind: Kind, depth: number): void => {
+    const children = CHILDREN[kind];
+    while (reader.pos < end) {
+      const tag = reader.uint32();
+      const child = children[tag >>> 3];
+      if (child === undefined || (tag & 7) !== 2) {
+        reader.skipType(tag & 7);
+        continue;
+      }
+      const length = reader.uint32();
+      if (++count > MAX_OTLP_MESSAGES) throw tooManyMessages();
+      const stop = reader.pos + length;
+      if (stop > end) return; // truncated: the decoder says so
+      // Deeper than this, the decoder refuses the nesting itself.
+      if (depth < MAX_DEPTH) walk(reader, stop, child, depth + 1);
+      reader.pos = stop;
+    }
+  };
+  try {
+    const reader = protobuf.Reader.create(bytes);
+    walk(reader, reader.len, 'request', 0);
+  } catch (error) {
+    if (error instanceof Problem) throw error;
+  }
+}

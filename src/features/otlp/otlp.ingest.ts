@@ -1,0 +1,170 @@
+import type { Kysely } from 'kysely';
+import { can } from '../../auth/roles.js';
+import type { Principal } from '../../auth/tokens.js';
+import type { Database, ProjectRow } from '../../db/schema.js';
+import { Problem, problems } from '../../lib/problems.js';
+import { TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { createProject, findProject } from '../projects/projects.repo.js';
+import { ingestRuns } from '../runs/runs.ingest.js';
+import { projectNameOf } from './otlp.context.js';
+import { attributesToJson, type ExportTraceServiceRequest, type OtlpSpan, type PartialSuccess } from './otlp.decode.js';
+import { mapSpan, type MappedSpan } from './otlp.map.js';
+
+const MAX_ERROR_LENGTH = 100_000;
+const MAX_TOKENS = 1_000_000_000_000;
+const PROJECT_NAME = new RegExp(TRIMMED_TEXT_PATTERN);
+/** A project id (never taken as the name of a project to create). */
+const PROJECT_ID = /^prj_[0-9a-z]{26}$/;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const tokenCount = (value: number | null | undefined) => (Number.isSafeInteger(value) && value! >= 0 && value! <= MAX_TOKENS ? value! : undefined);
+
+/** A mapped span as the runs API takes it: from here on, spans go through the one ingestion pipeline. */
+export function runInputOf(span: MappedSpan): Record<string, unknown> {
+  const usage = span.usage;
+  const prompt = tokenCount(usage?.inputTokens);
+  const completion = tokenCount(usage?.outputTokens);
+  const details = {
+    totalTokens: tokenCount(usage?.totalTokens),
+    cacheReadTokens: tokenCount(usage?.cacheReadTokens),
+    cacheCreationTokens: tokenCount(usage?.cacheCreationTokens),
+    reasoningTokens: tokenCount(usage?.reasoningTokens),
+  };
+  const ended = span.endTime !== null;
+  return {
+    id: span.id,
+    traceId: span.traceId,
+    parentRunId: span.parentRunId,
+    name: span.name,
+    kind: span.kind,
+    // A span is exported once it has ended; one without an end is still running.
+    status: ended ? span.status : 'running',
+    startTime: iso(span.startTime),
+    endTime: ended ? iso(span.endTime!) : null,
+    inputs: span.inputs ?? {},
+    outputs: span.outputs ?? null,
+    error: ended && span.status === 'failed' ? (span.error ?? '').slice(0, MAX_ERROR_LENGTH) || null : null,
+    model: span.model,
+    provider: span.provider,
+    // Counts the engines cannot store exactly are left out of usage; their attributes stay in metadata.
+    usage:
+      prompt !== undefined && completion !== undefined
+        ? { promptTokens: prompt, completionTokens: completion, ...Object.fromEntries(Object.entries(details).filter(([, v]) => v !== undefined)) }
+        : null,
+    tags: span.tags,
+    metadata: span.metadata,
+    sessionId: span.sessionId,
+    userId: span.userId,
+  };
+}
+
+/** Counts what was not stored, and keeps the first reason (OTLP's `partialSuccess`). */
+class Rejections {
+  count = 0;
+  private first = '';
+
+  add(count: number, reason: string): void {
+    if (count === 0) return;
+    if (this.count === 0) this.first = reason;
+    this.count += count;
+  }
+
+  result(): PartialSuccess | null {
+    return this.count === 0 ? null : { rejectedSpans: this.count, errorMessage: this.first };
+  }
+}
+
+function reasonOf(spanId: string | null, problem: Problem): string {
+  const fault = problem.errors?.[0];
+  const where = fault?.pointer ? ` at ${fault.pointer}` : '';
+  return `Span ${spanId ?? '(no id)'} was not stored${where}: ${fault?.detail ?? problem.detail}`;
+}
+
+/**
+ * The project of each resource's spans, created on first use when the caller may create projects
+ * (else 404). A project named by the header must exist or be creatable too; names that no project
+ * could have are the resource's spans' rejection reason, or for the header a 400 problem.
+ */
+class ProjectRouter {
+  private readonly known = new Map<string, ProjectRow>();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly principal: Principal,
+    private readonly now: number,
+  ) {}
+
+  async resolve(name: string): Promise<ProjectRow> {
+    const key = name.toLowerCase();
+    const cached = this.known.get(key) ?? this.known.get(name);
+    if (cached) return cached;
+    const { organizationId, role } = this.principal;
+    let project = await findProject(this.db, organizationId, name);
+    if (!project && PROJECT_ID.test(name)) throw problems.notFound(`Project ${name} does not exist.`);
+    if (!project) {
+      if (!can(role, 'projects:write')) throw problems.notFound(`Project ${name} does not exist, and your role (${role}) cannot create it.`);
+      try {
+        project = await createProject(this.db, organizationId, { name }, this.now);
+      } catch (error) {
+        // Created meanwhile by a concurrent export.
+        project = await findProject(this.db, organizationId, name);
+        if (!project) throw error;
+      }
+    }
+    this.known.set(name, project);
+    this.known.set(key, project);
+    return project;
+  }
+}
+
+/**
+ * Stores the spans of an OTLP export request as runs, through the runs ingestion (validation,
+ * idempotency: a span exported again is `existing`, children before parents). Spans that cannot be
+ * stored are counted, with the first reason; the rest are stored.
+ */
+export async function exportTraces(
+  db: Kysely<Database>,
+  principal: Principal,
+  projectHeader: string | undefined,
+  request: ExportTraceServiceRequest,
+  now: number,
+): Promise<PartialSuccess | null> {
+  const header = projectHeader?.trim();
+  if (header !== undefined && (header === '' || header.length > 100 || !PROJECT_NAME.test(header)))
+    throw problems.validation([{ parameter: 'Sightline-Project', detail: 'Must be a project id or name (1..100 characters, no control characters).' }]);
+  const router = new ProjectRouter(db, principal, now);
+  const rejections = new Rejections();
+  const byProject = new Map<string, { project: ProjectRow; spans: MappedSpan[] }>();
+
+  for (const resourceSpans of request.resourceSpans ?? []) {
+    const resource = attributesToJson(resourceSpans.resource?.attributes);
+    const spans: { span: OtlpSpan; scope: Record<string, unknown> }[] = [];
+    for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
+      const scope = scopeSpans.scope?.name ? { 'otel.scope.name': scopeSpans.scope.name, 'otel.scope.version': scopeSpans.scope.version || undefined } : {};
+      for (const span of scopeSpans.spans ?? []) spans.push({ span, scope });
+    }
+    if (spans.length === 0) continue;
+    const name = projectNameOf(header, resource);
+    if (name === null || name.length > 100 || !PROJECT_NAME.test(name)) {
+      rejections.add(
+        spans.length,
+        'No project: send a Sightline-Project header, or a sightline.project or service.name resource attribute (1..100 characters).',
+      );
+      continue;
+    }
+    const project = await router.resolve(name);
+    const group = byProject.get(project.id) ?? { project, spans: [] };
+    byProject.set(project.id, group);
+    for (const { span, scope } of spans) {
+      const mapped = mapSpan(span, { ...resource, ...scope });
+      if ('rejected' in mapped) rejections.add(1, mapped.rejected);
+      else group.spans.push(mapped);
+    }
+  }
+
+  for (const { project, spans } of byProject.values()) {
+    const results = await ingestRuns(db, project.id, spans.map(runInputOf), now, () => '');
+    for (const result of results) if (result.status === 'rejected') rejections.add(1, reasonOf(result.id, result.problem));
+  }
+  return rejections.result();
+}
