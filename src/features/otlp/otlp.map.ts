@@ -1,6 +1,7 @@
 import { sessionOf, tagsOf, userOf } from './otlp.context.js';
 import { attributesToJson, hexId, nanos, type OtlpSpan } from './otlp.decode.js';
 import { kindOf, modelOf, outcomeOf, providerOf, type RunKind } from './otlp.kind.js';
+import { eventMessagesOf, type EventLike } from './otlp.events.js';
 import { inputMessagesOf, outputMessagesOf } from './otlp.messages.js';
 import { metadataOf } from './otlp.metadata.js';
 import { usageOf, type SpanUsage } from './otlp.usage.js';
@@ -75,8 +76,8 @@ function valueOf(value: unknown, mimeType: unknown): unknown {
   return value;
 }
 
-function ioOf(attributes: Record<string, unknown>, side: 'input' | 'output'): unknown {
-  const messages = side === 'input' ? inputMessagesOf(attributes) : outputMessagesOf(attributes);
+function ioOf(attributes: Record<string, unknown>, events: EventLike[], side: 'input' | 'output'): unknown {
+  const messages = (side === 'input' ? inputMessagesOf(attributes) : outputMessagesOf(attributes)) ?? eventMessagesOf(events)[side];
   if (messages) return { messages };
   if (attributes[`${side}.value`] !== undefined) return valueOf(attributes[`${side}.value`], attributes[`${side}.mime_type`]);
   return valueOf(attributes[`traceloop.entity.${side}`], undefined);
@@ -121,8 +122,8 @@ export function mapSpan(span: OtlpSpan, resource: Record<string, unknown>): Mapp
     sessionId: sessionOf(context),
     userId: userOf(context),
     tags: tagsOf(attributes),
-    inputs: ioOf(attributes, 'input'),
-    outputs: ioOf(attributes, 'output'),
+    inputs: ioOf(attributes, events, 'input'),
+    outputs: ioOf(attributes, events, 'output'),
     attributes,
     metadata: metadataOf(attributes, resource, isField),
   };

@@ -92,9 +92,12 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
                   )
                 }
               />
-              <Fact label="Model" value={run.model ?? '—'} />
+              <Fact label="Model" value={run.model ? `${run.model}${run.provider ? ` (${run.provider})` : ''}` : (run.provider ?? '—')} />
               <Fact label="Prompt tokens" value={fmtNumber(usage?.promptTokens)} />
+              {usage?.cacheReadTokens !== undefined && <Fact label="of which cache reads" value={fmtNumber(usage.cacheReadTokens)} />}
+              {usage?.cacheCreationTokens !== undefined && <Fact label="of which cache writes" value={fmtNumber(usage.cacheCreationTokens)} />}
               <Fact label="Completion tokens" value={fmtNumber(usage?.completionTokens)} />
+              {usage?.reasoningTokens !== undefined && <Fact label="of which reasoning" value={fmtNumber(usage.reasoningTokens)} />}
               <Fact label="Total tokens" value={fmtNumber(usage?.totalTokens)} />
               <Fact label="Cost" value={fmtCost(run.cost)} />
             </dl>
@@ -117,6 +120,26 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
                   </Link>
                 ) : (
                   <span className="muted">none (root run)</span>
+                )}
+              </dd>
+              <dt>Session</dt>
+              <dd>
+                {run.sessionId ? (
+                  <Link to={`${listLink}?sessionId=${encodeURIComponent(run.sessionId)}`} title="List the runs of this session">
+                    <code>{run.sessionId}</code>
+                  </Link>
+                ) : (
+                  <span className="muted">none</span>
+                )}
+              </dd>
+              <dt>User</dt>
+              <dd>
+                {run.userId ? (
+                  <Link to={`${listLink}?userId=${encodeURIComponent(run.userId)}`} title="List the runs of this user">
+                    <code>{run.userId}</code>
+                  </Link>
+                ) : (
+                  <span className="muted">none</span>
                 )}
               </dd>
               <dt>Tags</dt>

@@ -10,6 +10,8 @@ const FILTER_LABELS: Record<string, string> = {
   name: 'Name',
   model: 'Model',
   traceId: 'Trace id',
+  sessionId: 'Session',
+  userId: 'User',
   parentRunId: 'Parent run',
   startedAfter: 'Started after',
   startedBefore: 'Started before',
@@ -129,6 +131,12 @@ export function RunFilters({
         </Field>
         <Field label="Trace id">
           <input value={draft.traceId} onChange={(e) => change('traceId', e.target.value)} autoComplete="off" maxLength={128} spellCheck={false} />
+        </Field>
+        <Field label="Session">
+          <input value={draft.sessionId} onChange={(e) => change('sessionId', e.target.value)} autoComplete="off" maxLength={256} spellCheck={false} />
+        </Field>
+        <Field label="User">
+          <input value={draft.userId} onChange={(e) => change('userId', e.target.value)} autoComplete="off" maxLength={256} spellCheck={false} />
         </Field>
         <Field label="Started after">
           <input type="datetime-local" value={draft.startedAfter} onChange={(e) => change('startedAfter', e.target.value)} />

@@ -4,7 +4,7 @@ import { fromLocalInput, toLocalInput } from '../../format.js';
 /** The runs-list query (API names; `tag` repeated, `metadata.<key>` as they are). */
 export type RunQuery = Record<string, string | string[] | undefined>;
 
-const SINGLE_KEYS = ['status', 'kind', 'name', 'model', 'traceId', 'parentRunId', 'startedAfter', 'startedBefore'] as const;
+const SINGLE_KEYS = ['status', 'kind', 'name', 'model', 'traceId', 'sessionId', 'userId', 'parentRunId', 'startedAfter', 'startedBefore'] as const;
 
 /** The runs-list query held in the page's URL. */
 export function filtersFromSearch(search: URLSearchParams): RunQuery {
@@ -27,6 +27,8 @@ export interface Draft {
   model: string;
   tags: string;
   traceId: string;
+  sessionId: string;
+  userId: string;
   rootsOnly: boolean;
   startedAfter: string;
   startedBefore: string;
@@ -44,6 +46,8 @@ export function draftFromFilters(filters: RunQuery): Draft {
     model: str('model'),
     tags: ((filters.tag as string[] | undefined) ?? []).join(', '),
     traceId: str('traceId'),
+    sessionId: str('sessionId'),
+    userId: str('userId'),
     rootsOnly: str('parentRunId') === 'null',
     startedAfter: toLocalInput(str('startedAfter') || null),
     startedBefore: toLocalInput(str('startedBefore') || null),
@@ -70,6 +74,8 @@ export function searchFromDraft(draft: Draft, current: RunQuery, range: Range): 
   ))
     params.append('tag', tag);
   set('traceId', draft.traceId);
+  set('sessionId', draft.sessionId);
+  set('userId', draft.userId);
   const parent = typeof current.parentRunId === 'string' ? current.parentRunId : '';
   if (draft.rootsOnly) params.set('parentRunId', 'null');
   else if (parent && parent !== 'null') params.set('parentRunId', parent);
