@@ -10,10 +10,7 @@ export interface TracerOptions {
   batchSize?: number;
   /** How often queued runs are sent in the background (default 1,000 ms; 0 turns the timer off). */
   flushIntervalMs?: number;
-  /**
-   * The most runs held in memory: queued, being sent, or finished and waiting for a parent that is
-   * still running (default 10,000). Beyond it new runs are dropped, never queued.
-   */
+  /** The most runs held in memory: queued or being sent (default 10,000). Beyond it new runs are dropped, never queued. */
   maxQueue?: number;
   /** Told of every run that is dropped (instead of the default `console.warn`, at most every 10 s). */
   onDrop?: (run: RunCreate, reason: DropReason) => void;
@@ -24,10 +21,16 @@ export interface TracerOptions {
 export interface TraceOptions {
   /** Default `chain`. */
   kind?: RunKind;
-  inputs?: Record<string, unknown>;
+  /** Any JSON value (default `{}`). */
+  inputs?: unknown;
   tags?: string[];
   metadata?: Record<string, unknown>;
   model?: string;
+  provider?: string;
+  /** The conversation the run belongs to. Default: the parent's. */
+  sessionId?: string;
+  /** The end user the run acts for. Default: the parent's. */
+  userId?: string;
   /**
    * The parent run. Default: the run whose `trace` callback we are in (async context, where the
    * runtime has AsyncLocalStorage). `null` starts a new trace; a `{ id, traceId }` of a stored run
@@ -42,6 +45,12 @@ export interface Usage {
   promptTokens: number;
   completionTokens: number;
   totalTokens?: number;
+  /** Input tokens read from a prompt cache (part of promptTokens). */
+  cacheReadTokens?: number;
+  /** Input tokens written to a prompt cache (part of promptTokens). */
+  cacheCreationTokens?: number;
+  /** Output tokens spent on reasoning (part of completionTokens). */
+  reasoningTokens?: number;
 }
 
 /** A run in progress. */
@@ -51,8 +60,11 @@ export interface RunHandle {
   readonly parentRunId: string | null;
   /** Replaces the outputs (by default a `trace` run's outputs are what its function returned). */
   setOutputs(outputs: unknown): void;
-  setModel(model: string): void;
+  setModel(model: string, provider?: string): void;
   setUsage(usage: Usage): void;
+  /** The conversation and the end user (children started later inherit them). */
+  setSession(sessionId: string): void;
+  setUser(userId: string): void;
   setCost(cost: number): void;
   addTags(...tags: string[]): void;
   addMetadata(metadata: Record<string, unknown>): void;
@@ -77,8 +89,8 @@ interface Span {
   parentRunId: string | null;
   parent: Span | null;
   open: boolean;
-  /** Finished descendants waiting for this run to finish (a parent is always sent before its children). */
-  pending: RunCreate[];
+  sessionId: string | undefined;
+  userId: string | undefined;
 }
 
 interface ContextStorage {
@@ -184,8 +196,6 @@ export class Tracer {
   private readonly onDrop: ((run: RunCreate, reason: DropReason) => void) | undefined;
   private readonly onError: (error: unknown) => void;
   private readonly queue: RunCreate[] = [];
-  /** Finished runs held in an open parent's `pending`. */
-  private held = 0;
   /** Runs in the batch being sent. */
   private sending = 0;
   private pumping: Promise<void> | null = null;
@@ -215,9 +225,9 @@ export class Tracer {
     void loadContextStorage();
   }
 
-  /** Runs held in memory now (queued, being sent, or waiting for their parent). */
+  /** Runs held in memory now (queued or being sent). */
   get size(): number {
-    return this.queue.length + this.held + this.sending;
+    return this.queue.length + this.sending;
   }
 
   /**
@@ -339,12 +349,22 @@ export class Tracer {
     const id = newRunId();
     const traceId = parentSpan?.traceId ?? explicitRef?.traceId ?? id;
     const parentRunId = parentSpan?.id ?? explicitRef?.id ?? null;
-    const span: Span = { tracer: this, id, traceId, parentRunId, parent: parentSpan, open: true, pending: [] };
+    const span: Span = {
+      tracer: this,
+      id,
+      traceId,
+      parentRunId,
+      parent: parentSpan,
+      open: true,
+      sessionId: options.sessionId ?? parentSpan?.sessionId,
+      userId: options.userId ?? parentSpan?.userId,
+    };
     const startTime = (options.startTime ?? new Date()).toISOString();
     const state = {
       outputs: undefined as unknown,
       outputsSet: false,
       model: options.model,
+      provider: options.provider,
       usage: undefined as Usage | undefined,
       cost: undefined as number | undefined,
       tags: [...(options.tags ?? [])],
@@ -363,16 +383,19 @@ export class Tracer {
         status,
         startTime,
         endTime,
-        inputs: asObject(options.inputs ?? {}, 'input') ?? {},
-        outputs: status === 'failed' && !state.outputsSet ? null : asObject(state.outputsSet ? state.outputs : result),
+        inputs: snapshot(options.inputs ?? {}) ?? {},
+        outputs: status === 'failed' && !state.outputsSet ? null : (snapshot(state.outputsSet ? state.outputs : result) ?? null),
         ...(status === 'failed' ? { error: errorText(error) } : {}),
         ...(state.model ? { model: state.model.slice(0, 256) } : {}),
+        ...(state.provider ? { provider: state.provider.slice(0, 256) } : {}),
+        ...(span.sessionId ? { sessionId: span.sessionId.slice(0, 256) } : {}),
+        ...(span.userId ? { userId: span.userId.slice(0, 256) } : {}),
         ...(state.usage ? { usage: state.usage } : {}),
         ...(state.cost !== undefined ? { cost: state.cost } : {}),
         tags: [...new Set(state.tags.filter((t) => t.length > 0).map((t) => t.slice(0, 128)))].slice(0, 50),
         metadata: asObject(state.metadata, 'value') ?? {},
       };
-      this.finished(span, run);
+      this.finished(run);
     };
     const handle: ActiveRun & { [SPAN]: Span } = {
       [SPAN]: span,
@@ -383,13 +406,18 @@ export class Tracer {
         state.outputs = outputs;
         state.outputsSet = true;
       },
-      setModel: (model) => (state.model = model),
+      setModel: (model, provider) => {
+        state.model = model;
+        if (provider !== undefined) state.provider = provider;
+      },
       setUsage: (usage) =>
-        (state.usage = {
-          promptTokens: usage.promptTokens,
-          completionTokens: usage.completionTokens,
-          ...(usage.totalTokens !== undefined ? { totalTokens: usage.totalTokens } : {}),
-        }),
+        (state.usage = Object.fromEntries(
+          (['promptTokens', 'completionTokens', 'totalTokens', 'cacheReadTokens', 'cacheCreationTokens', 'reasoningTokens'] as const)
+            .filter((key) => usage[key] !== undefined)
+            .map((key) => [key, usage[key]]),
+        ) as unknown as Usage),
+      setSession: (sessionId) => void (span.sessionId = sessionId),
+      setUser: (userId) => void (span.userId = userId),
       setCost: (cost) => (state.cost = cost),
       addTags: (...tags) => void state.tags.push(...tags),
       addMetadata: (metadata) => void Object.assign(state.metadata, metadata),
@@ -428,26 +456,13 @@ export class Tracer {
     return (...args: A) => this.trace(name, () => fn(...args), { ...options, inputs: { args } });
   }
 
-  /** A finished run: queued, or held by its still-running parent (with its own waiting descendants). */
-  private finished(span: Span, run: RunCreate): void {
-    const group = [run, ...span.pending];
-    span.pending = [];
-    // `span.pending` was counted in `held` already; only `run` is new.
-    const ownPending = group.length - 1;
-    if (!this.admit([run])) {
-      // Without this run its waiting descendants would be rejected (no parent): drop them too.
-      this.held -= ownPending;
-      if (ownPending > 0) this.drop(group.slice(1), this.closed ? 'shut_down' : 'queue_full');
-      return;
-    }
-    const parent = span.parent;
-    if (parent && parent.open) {
-      parent.pending.push(...group);
-      this.held += 1;
-      return;
-    }
-    this.held -= ownPending;
-    this.queue.push(...group);
+  /**
+   * A finished run: queued at once, whether its parent has finished or not (the server stores a child
+   * before its parent and links them when the parent arrives).
+   */
+  private finished(run: RunCreate): void {
+    if (!this.admit([run])) return;
+    this.queue.push(run);
     this.kick();
   }
 }
