@@ -98,8 +98,12 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         }
       });
 
-      it(`${r.method} ${r.route}: prototype-pollution keys at the top level → 400 naming them as unknown fields`, async () => {
+      it(`${r.method} ${r.route}: prototype-pollution keys at the top level → 400 naming them as unknown fields (or ignored where the format says so)`, async () => {
         for (const [payload, pointer] of PROTO_POLLUTION) {
+          if (r.ignoresUnknownFields) {
+            expect((await send(r, { payload })).statusCode).toBe(r.ok);
+            continue;
+          }
           const faults = expectValidation(await send(r, { payload }), { pointers: [pointer] });
           expect(faults.find((f) => f.pointer === pointer)?.detail).toBe(`Unknown field '${pointer.slice(1)}'.`);
         }

@@ -24,6 +24,8 @@ export interface Route {
   ok: number;
   /** Wrong values per field of the body; each must be a 400 naming the field. */
   fields?: Record<string, unknown[]>;
+  /** The body's format ignores fields it does not know (OTLP JSON, as its specification asks). */
+  ignoresUnknownFields?: boolean;
 }
 
 export const validRun = (): Record<string, unknown> => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z' });
@@ -201,6 +203,7 @@ export const ROUTES: Route[] = [
     ok: 200,
     fields: { runs: ['x', [], {}, null, 1, Array.from({ length: 1001 }, validRun)], bogus: [1] },
   },
+  { method: 'POST', route: '/v1/traces', path: () => '/v1/traces', body: () => ({ resourceSpans: [] }), ok: 200, ignoresUnknownFields: true },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (f) => `/v1/projects/${f.projectId}/runs/metrics`, query: true, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (f) => `/v1/projects/${f.projectId}/runs/${f.runId}`, ok: 200 },
   {
@@ -395,6 +398,11 @@ export const FILTER_JUNK: [string, string][] = [
   ['parentRunId=', 'parentRunId'],
   [`traceId=${'x'.repeat(129)}`, 'traceId'],
   ['name=', 'name'],
+  ['sessionId=', 'sessionId'],
+  [`sessionId=${'s'.repeat(257)}`, 'sessionId'],
+  ['sessionId=a&sessionId=b', 'sessionId'],
+  ['userId=', 'userId'],
+  [`userId=${'u'.repeat(257)}`, 'userId'],
 ];
 
 export const METRICS_JUNK: [string, string][] = [

@@ -102,6 +102,19 @@ describeEachDialect('OTLP/HTTP', (ctx) => {
     expectProblem(await o.send(body, { 'sightline-project': 'prj_01m7yzmhg0dyhthj46ymj7w5ae' }), 404, 'not-found');
   });
 
+  it("never writes into another organization's project, by id or by name", async () => {
+    const o = await otlpCaller(ctx);
+    const other = await otlpCaller(ctx);
+    const theirs = await ctx.make.project(other.caller.organizationId, 'shared-name');
+    const body = JSON.stringify(exportRequest([jsonSpan()], { 'service.name': 'shared-name' }));
+    expectProblem(await o.send(body, { 'sightline-project': theirs.id }), 404, 'not-found');
+    expect((await o.send(body)).statusCode).toBe(200);
+    expect(await other.runs(theirs.id)).toEqual([]);
+    const mine = await o.project('shared-name');
+    expect(mine.id).not.toBe(theirs.id);
+    expect(await o.runs(mine.id)).toHaveLength(1);
+  });
+
   it('routes by the Sightline-Project header (id or name) before resource attributes, creating projects on first use', async () => {
     const o = await otlpCaller(ctx);
     const existing = await ctx.make.project(o.caller.organizationId, 'Existing One');
