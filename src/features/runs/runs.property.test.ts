@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { metadataMatches } from '../../../test/helpers/run-filters.js';
 import { describeRuns, HOUR, iso, projectFor, type Query } from './runs.test-support.js';
 
-/** The list and the metrics agree, for any runs and any filter. */
+/** The list and the metrics agree, for any runs and any filter, whatever order parents and children arrive in. */
 describeRuns('counting property', (ctx) => {
   const P0 = Date.parse('2026-10-01T00:00:00.000Z');
   const absentOr = <T>(arb: fc.Arbitrary<T>, absentWeight = 3) =>
@@ -18,6 +18,7 @@ describeRuns('counting property', (ctx) => {
     hour: fc.integer({ min: 0, max: 9 }),
     latency: fc.integer({ min: 0, max: 5000 }),
     parent: absentOr(fc.nat(), 1),
+    session: absentOr(fc.constantFrom('s1', 's2'), 1),
   });
   const filterArb = fc.record({
     status: absentOr(fc.constantFrom('running', 'succeeded', 'failed')),
@@ -30,12 +31,15 @@ describeRuns('counting property', (ctx) => {
     after: absentOr(fc.integer({ min: 0, max: 10 })),
     before: absentOr(fc.integer({ min: 0, max: 10 })),
     meta: absentOr(fc.constantFrom('1', 'true', 'v', '2.5', 'null', 'false', 'nope')),
+    session: absentOr(fc.constantFrom('s1', 's2')),
     limit: fc.integer({ min: 1, max: 5 }),
   });
+  // How the runs arrive: parents first, children first (one call), or children in an earlier call than their parents.
+  const orderArb = fc.constantFrom('parents-first', 'children-first', 'children-earlier-call');
 
   it('metrics total.count equals the length of a full walk of the list with the same filter', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(runArb, { maxLength: 14 }), filterArb, async (specs, f) => {
+      fc.asyncProperty(fc.array(runArb, { maxLength: 14 }), filterArb, orderArb, async (specs, f, order) => {
         const p = await projectFor(ctx);
         const runs = specs.map((s, i) => {
           // Even hours put runs on the same instant, so ties broken by id are exercised too.
@@ -51,9 +55,15 @@ describeRuns('counting property', (ctx) => {
             tags: s.tags,
             metadata: s.meta === undefined ? {} : { k: s.meta },
             ...(s.parent !== undefined && i > 0 ? { parentRunId: `r${s.parent % i}` } : {}),
+            ...(s.session === undefined ? {} : { sessionId: s.session }),
           };
         });
-        if (runs.length > 0) await p.seed(runs);
+        if (order === 'parents-first' && runs.length > 0) await p.seed(runs);
+        if (order === 'children-first' && runs.length > 0) await p.seed([...runs].reverse());
+        if (order === 'children-earlier-call') {
+          const half = Math.ceil(runs.length / 2);
+          for (const part of [runs.slice(half).reverse(), runs.slice(0, half).reverse()]) if (part.length > 0) await p.seed(part);
+        }
         const traceOf = (i: number): string => {
           const parent = runs[i]!.parentRunId;
           return parent === undefined ? `r${i}` : traceOf(Number(parent.slice(1)));
@@ -70,6 +80,7 @@ describeRuns('counting property', (ctx) => {
           startedAfter: f.after === undefined ? undefined : iso(P0 + f.after * HOUR),
           startedBefore: f.before === undefined ? undefined : iso(P0 + f.before * HOUR),
           'metadata.k': f.meta,
+          sessionId: f.session,
         };
         const expected = runs
           .map((r, i) => ({ r, i, start: Date.parse(r.startTime) }))
@@ -85,6 +96,7 @@ describeRuns('counting property', (ctx) => {
             if (f.after !== undefined && start < P0 + f.after * HOUR) return false;
             if (f.before !== undefined && start >= P0 + f.before * HOUR) return false;
             if (f.meta !== undefined && !metadataMatches((r.metadata as { k?: unknown }).k, f.meta)) return false;
+            if (f.session !== undefined && r.sessionId !== f.session) return false;
             return true;
           })
           .sort((a, b) => b.start - a.start || (a.r.id < b.r.id ? 1 : -1))
