@@ -9,6 +9,8 @@ import { EXPORT_PATH, startGrpcReceiver, type GrpcReceiver } from './otlp.grpc.j
 export interface ExportAnswer {
   error: grpc.ServiceError | null;
   response: Buffer | null;
+  /** The trailers, whatever the outcome. */
+  trailers: grpc.Metadata;
 }
 
 /** One unary Export call with a generic client: the bytes as the message, the headers as metadata. */
@@ -18,9 +20,14 @@ export function exportCall(port: number, message: Buffer, headers: Record<string
   for (const [key, value] of Object.entries(headers)) metadata.set(key, value);
   const bytes = (b: Buffer) => b;
   return new Promise((resolve) => {
-    client.makeUnaryRequest(EXPORT_PATH, bytes, bytes, message, metadata, { deadline: Date.now() + 20_000 }, (error, response) => {
+    let answer: Omit<ExportAnswer, 'trailers'> = { error: null, response: null };
+    const call = client.makeUnaryRequest(EXPORT_PATH, bytes, bytes, message, metadata, { deadline: Date.now() + 20_000 }, (error, response) => {
+      answer = { error: error ?? null, response: response ?? null };
+    });
+    // After the callback: the status, with its trailers.
+    call.on('status', (status: grpc.StatusObject) => {
       client.close();
-      resolve({ error: error ?? null, response: response ?? null });
+      resolve({ ...answer, trailers: status.metadata });
     });
   });
 }

@@ -9,8 +9,10 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect, type TestContext } from '../../../test/helpers/harness.js';
 import { ConfigError } from '../../config.js';
 import { BODY_LIMIT } from '../../lib/body.js';
+import { encodeOtlpRequest } from './otlp.decode.js';
 import { startGrpcReceiver, type GrpcReceiver } from './otlp.grpc.js';
 import { exportCall, retryOf, servedApp } from './otlp.grpc.test-support.js';
+import { exportRequest, jsonSpan } from './otlp.test-support.js';
 
 type Compression = NonNullable<ConstructorParameters<typeof OTLPTraceExporter>[0]>['compression'];
 
@@ -110,6 +112,7 @@ describeEachDialect('OTLP over gRPC', (ctx: TestContext) => {
     const answer = await exportCall(receiver.port, Buffer.alloc(0), headers);
     expect(answer.error).toBeNull();
     expect(answer.response).toEqual(Buffer.alloc(0));
+    expect(answer.trailers.get('x-request-id')).toEqual(['grpc-req-1']);
   });
 
   it('refuses a call without a token: UNAUTHENTICATED, with the problem detail the HTTP route gives', async () => {
@@ -130,11 +133,13 @@ describeEachDialect('OTLP over gRPC', (ctx: TestContext) => {
     expect(answer.error?.details).not.toBe('');
   });
 
-  it('refuses a project the caller cannot see: NOT_FOUND', async () => {
+  it('refuses spans for a project id that does not exist: NOT_FOUND', async () => {
     const { caller } = await ownerWithProject();
-    const answer = await exportCall(receiver.port, Buffer.alloc(0), { authorization: `Bearer ${caller.token}`, 'sightline-project': 'no-such-project' });
+    const missing = `prj_${'0'.repeat(26)}`;
+    const message = Buffer.from(encodeOtlpRequest(exportRequest([jsonSpan()])));
+    const answer = await exportCall(receiver.port, message, { authorization: `Bearer ${caller.token}`, 'sightline-project': missing });
     expect(answer.error?.code).toBe(grpc.status.NOT_FOUND);
-    expect(answer.error?.details).toContain('no-such-project');
+    expect(answer.error?.details).toBe(`Project ${missing} does not exist.`);
   });
 
   it('refuses bytes that are no ExportTraceServiceRequest: INVALID_ARGUMENT', async () => {
