@@ -1,6 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
 import { request } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -86,6 +88,20 @@ describe('the sightline command', () => {
     expect(res.status).toBe(2);
     expect(res.stderr.trim()).toMatch(/^sightline: Invalid configuration: PORT /);
     expect(res.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('stops start-up with one line when the OTLP/gRPC port set explicitly is taken', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const grpcPort = (taken.address() as AddressInfo).port;
+    try {
+      const port = await freePort();
+      const res = cli(['serve'], { ...env, PORT: String(port), HOST: '127.0.0.1', SIGHTLINE_OTLP_GRPC_PORT: String(grpcPort) });
+      expect(res.status).toBe(2);
+      expect(res.stderr.trim()).toBe(`sightline: Invalid configuration: SIGHTLINE_OTLP_GRPC_PORT ${grpcPort} is in use`);
+    } finally {
+      taken.close();
+    }
   });
 
   it('mints a token the server accepts, and shuts down gracefully on SIGTERM with a request in flight', async () => {

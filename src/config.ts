@@ -9,6 +9,11 @@ export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgre
 export interface Config {
   port: number;
   host: string;
+  /**
+   * The OTLP/gRPC receiver's port, on `host` (null: off). `explicit`: named by SIGHTLINE_OTLP_GRPC_PORT,
+   * so a taken port stops start-up; the default 4317 taken only turns gRPC off, with a warning.
+   */
+  otlpGrpc: { port: number; explicit: boolean } | null;
   database: DatabaseConfig;
   publicUrl: string;
   problemBase: string;
@@ -175,6 +180,17 @@ function sqliteSynchronous(raw: string | undefined): 'NORMAL' | 'FULL' {
   throw new ConfigError(`Invalid configuration: SIGHTLINE_SQLITE_SYNCHRONOUS must be NORMAL or FULL (got ${JSON.stringify(raw)})`);
 }
 
+/** An integer port, or `off`; unset: 4317, OTLP's gRPC port. */
+function otlpGrpc(raw: string | undefined): Config['otlpGrpc'] {
+  if (raw === undefined || raw === '') return { port: 4317, explicit: false };
+  const value = raw.trim();
+  if (value.toLowerCase() === 'off') return null;
+  const port = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
+  if (!(port >= 1 && port <= 65535))
+    throw new ConfigError(`Invalid configuration: SIGHTLINE_OTLP_GRPC_PORT must be an integer between 1 and 65535, or off (got ${JSON.stringify(raw)})`);
+  return { port, explicit: true };
+}
+
 const LOG_LEVELS = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 export function loadConfig(env: Env = process.env): Config {
@@ -204,6 +220,7 @@ export function loadConfig(env: Env = process.env): Config {
   return {
     port,
     host,
+    otlpGrpc: otlpGrpc(env.SIGHTLINE_OTLP_GRPC_PORT),
     database,
     publicUrl,
     problemBase,

@@ -1,12 +1,17 @@
 import { buildApp, loggerOptions } from './app.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openStorage } from './db/index.js';
+import { startGrpcReceiver, type GrpcReceiver } from './features/otlp/otlp.grpc.js';
 
-/** Starts the service: migrations, then listen; SIGTERM/SIGINT finish in-flight requests and close the database. */
+/**
+ * Starts the service: migrations, then listen (HTTP, then OTLP/gRPC); SIGTERM/SIGINT finish in-flight
+ * calls and requests, gRPC first (its calls are HTTP requests inside), and close the database.
+ */
 export async function serve(config: Config): Promise<void> {
   const storage = await openStorage(config);
   await migrateToLatest(storage.db);
   const app = await buildApp({ config, storage, logger: loggerOptions(config), background: true });
+  let grpcReceiver: GrpcReceiver | null = null;
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
@@ -18,6 +23,7 @@ export async function serve(config: Config): Promise<void> {
     }, 25_000);
     force.unref();
     try {
+      await grpcReceiver?.close(10_000);
       await app.close();
       await storage.close();
       app.log.info('shutdown complete');
@@ -34,4 +40,14 @@ export async function serve(config: Config): Promise<void> {
     { database: config.database.kind, publicUrl: config.publicUrl },
     `Sightline listening on ${config.host}:${config.port}: dashboard at ${config.publicUrl}/, API reference at ${config.publicUrl}/docs`,
   );
+  if (config.otlpGrpc) {
+    try {
+      grpcReceiver = await startGrpcReceiver(app, { host: config.host, ...config.otlpGrpc });
+    } catch (error) {
+      // A port set explicitly and taken: start-up stops with the one line the CLI prints.
+      await app.close();
+      await storage.close();
+      throw error;
+    }
+  }
 }

@@ -168,6 +168,9 @@ describe('configuration', () => {
     ['LOG_LEVEL', 'loud'],
     ['SIGHTLINE_TRUST_PROXY', 'the load balancer'],
     ['SIGHTLINE_SQLITE_SYNCHRONOUS', 'OFF'],
+    ['SIGHTLINE_OTLP_GRPC_PORT', '0'],
+    ['SIGHTLINE_OTLP_GRPC_PORT', '65536'],
+    ['SIGHTLINE_OTLP_GRPC_PORT', 'on'],
   ])('refuses %s=%s with one line naming the setting', (name, value) => {
     let error: unknown;
     try {
@@ -186,6 +189,13 @@ describe('configuration', () => {
     expect(loadConfig({ SIGHTLINE_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ SIGHTLINE_TRUST_PROXY: '1' }).trustProxy).toBe(1);
     expect(loadConfig({ SIGHTLINE_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
+  });
+
+  it('reads the OTLP/gRPC port: 4317 unless set, a port set explicitly, or off', () => {
+    expect(loadConfig({}).otlpGrpc).toEqual({ port: 4317, explicit: false });
+    expect(loadConfig({ SIGHTLINE_OTLP_GRPC_PORT: '4317' }).otlpGrpc).toEqual({ port: 4317, explicit: true });
+    expect(loadConfig({ SIGHTLINE_OTLP_GRPC_PORT: ' 14317 ' }).otlpGrpc).toEqual({ port: 14317, explicit: true });
+    expect(loadConfig({ SIGHTLINE_OTLP_GRPC_PORT: 'off' }).otlpGrpc).toBeNull();
   });
 
   it('refuses a default token lifetime above the maximum, and shrinks an unset default to fit', () => {
