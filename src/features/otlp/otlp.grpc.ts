@@ -3,7 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { ConfigError } from '../../config.js';
 import type { App } from '../../deps.js';
 import { BODY_LIMIT } from '../../lib/body.js';
-import { answerMetadata, grpcErrorOf, grpcErrorOfFailure } from './otlp.grpc-status.js';
+import { answerMetadata, grpcErrorOf, grpcErrorOfFailure, retryableError } from './otlp.grpc-status.js';
 
 /**
  * The OTLP/gRPC receiver (README, OTLP over gRPC): `opentelemetry.proto.collector.trace.v1.TraceService/Export`
@@ -89,10 +89,53 @@ function exportHandler(app: App): grpc.handleUnaryCall<Buffer, Buffer> {
   };
 }
 
+/** Calls in progress at once, over all connections: grpc-js holds each call's whole message (up to 10 MB) before it is forwarded. */
+export const MAX_GRPC_CALLS = 16;
+
+/**
+ * Refuses a call at its metadata, before its message is read, while `max` calls are in progress:
+ * UNAVAILABLE with a RetryInfo of 1 s, like the HTTP path's 503. What grpc-js buffers stays bounded
+ * (`max` × the message limit) however many clients connect.
+ */
+function callLimit(max: number): grpc.ServerInterceptor {
+  let inProgress = 0;
+  return (_method, call) => {
+    let counted = false;
+    const release = () => {
+      if (!counted) return;
+      counted = false;
+      inProgress--;
+    };
+    return new grpc.ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, nextMetadata) => {
+            if (inProgress >= max) {
+              call.sendStatus(
+                retryableError(grpc.status.UNAVAILABLE, 'This instance is processing as many exports as it can; retry shortly.', 1, answerMetadata(null)),
+              );
+              return;
+            }
+            inProgress++;
+            counted = true;
+            nextMetadata(metadata);
+          },
+          onCancel: release,
+        }),
+      sendStatus: (status, nextStatus) => {
+        release();
+        nextStatus(status);
+      },
+    });
+  };
+}
+
 export interface GrpcReceiverOptions {
   host: string;
   /** 0: any free port (tests). */
   port: number;
+  /** Calls in progress at once (default MAX_GRPC_CALLS). */
+  maxCalls?: number;
   /** The port was named by SIGHTLINE_OTLP_GRPC_PORT: if taken, start-up stops; otherwise gRPC is off. */
   explicit: boolean;
 }
@@ -135,7 +178,7 @@ function shutdown(server: grpc.Server, graceMs: number): Promise<void> {
 export async function startGrpcReceiver(app: App, options: GrpcReceiverOptions, log: Log = app.log): Promise<GrpcReceiver | null> {
   // grpc-js would also print its own lines to stderr (a failed bind among them); what matters is logged here.
   grpc.setLogVerbosity(grpc.logVerbosity.NONE);
-  const server = new grpc.Server(SERVER_OPTIONS);
+  const server = new grpc.Server({ ...SERVER_OPTIONS, interceptors: [callLimit(options.maxCalls ?? MAX_GRPC_CALLS)] });
   server.addService(traceServiceDefinition, { Export: exportHandler(app) });
   const target = address(options.host, options.port);
   let port: number;
