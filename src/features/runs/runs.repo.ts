@@ -1,6 +1,6 @@
 import { insertIgnoringConflicts } from '../../db/bulk.js';
 import { isUniqueViolation } from '../../db/errors.js';
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
@@ -183,7 +183,7 @@ export async function adoptWaitingRuns(db: Kysely<Database>, projectId: string, 
         .selectFrom('runs')
         .select(['id', 'trace_id', 'doc'])
         .where('project_id', '=', projectId)
-        .where('trace_pending', '=', 1)
+        .where('trace_pending', '=', sql.lit(1)) // a literal, so both engines may use the partial index
         .where('trace_id', 'in', chunk)
         .execute(),
     );
