@@ -246,6 +246,46 @@ export interface WebhookAttemptsTable {
   created_at: Millis;
 }
 
+/** What a trace, a session or an end user adds up to (kept at ingest: runs.rollups.ts). */
+export interface RollupTotals {
+  run_count: number;
+  error_count: number;
+  running_count: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  cache_read_tokens: number;
+  cache_creation_tokens: number;
+  reasoning_tokens: number;
+  cost: number;
+  /** The earliest start of its runs. */
+  start_time: Millis;
+  /** The latest end of its runs (the start of one still running). */
+  end_time: Millis;
+}
+
+export interface TracesTable extends RollupTotals {
+  project_id: string;
+  trace_id: string;
+  /** The run without a parent, once it has arrived. */
+  root_run_id: string | null;
+  /** The root's name, else the first run's to arrive. */
+  name: string;
+  /** The first session and end user its runs named. */
+  session_id: string | null;
+  user_id: string | null;
+}
+
+export interface RunSessionsTable extends RollupTotals {
+  project_id: string;
+  session_id: string;
+}
+
+export interface RunUsersTable extends RollupTotals {
+  project_id: string;
+  user_id: string;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -267,6 +307,9 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   sessions: SessionsTable;
   auth_requests: AuthRequestsTable;
+  traces: TracesTable;
+  run_sessions: RunSessionsTable;
+  run_users: RunUsersTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -279,6 +322,7 @@ export type PromptVersionRow = Selectable<PromptVersionsTable>;
 export type PromptLabelEventRow = Selectable<PromptLabelEventsTable>;
 export type ProjectRow = Selectable<ProjectsTable>;
 export type RunRow = Selectable<RunsTable>;
+export type TraceRow = Selectable<TracesTable>;
 export type { Generated };
 export type MonitorRow = Selectable<MonitorsTable>;
 export type MonitorEventRow = Selectable<MonitorEventsTable>;

@@ -5,6 +5,7 @@ import * as prompts from './2026-11-22-003-prompts.js';
 import * as monitors from './2026-11-22-004-monitors.js';
 import * as sessions from './2026-11-22-005-sessions.js';
 import * as runContext from './2026-11-23-006-run-context.js';
+import * as rollups from './2026-11-23-008-rollups.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-004-monitors': monitors,
   '2026-11-22-005-sessions': sessions,
   '2026-11-23-006-run-context': runContext,
+  '2026-11-23-008-rollups': rollups,
 };

@@ -213,7 +213,7 @@ async function insertAccepted(db: Kysely<Database>, projectId: string, accepted:
   const inserted = await insertRuns(
     db,
     projectId,
-    accepted.map((c) => ({ row: c.row, tags: c.body.tags })),
+    accepted.map((c) => ({ row: c.row, tags: c.body.tags, usage: c.body.usage })),
   );
   // Ids the project already had (an earlier call, or a concurrent one): idempotent when the content matches.
   const taken = accepted.filter((c) => !inserted.has(c.row.id));

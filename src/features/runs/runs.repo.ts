@@ -10,7 +10,8 @@ import { requireTimestamp } from '../../lib/clock.js';
 import { runRecord, serializeRun, toRun } from './runs.document.js';
 import { runFilterWhere, type RunFilters } from './runs.filters.js';
 import { jsonValueFault } from '../../lib/json.js';
-import { runStateFaults, TERMINAL_STATUSES, usageWithTotal } from './runs.rules.js';
+import { runStateFaults, TERMINAL_STATUSES, usageWithTotal, type StoredUsage } from './runs.rules.js';
+import { contributionOf, rollUp, type Contribution } from './runs.rollups.js';
 import type { RunPatch } from './runs.schemas.js';
 
 export { toRun };
@@ -106,6 +107,7 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
       .returningAll()
       .executeTakeFirst();
     if (!updated) throw problems.conflict(`Run ${runId} has already finished; finished runs cannot change.`);
+    await rollUp(trx, projectId, { add: [contributionOf(updated, record.usage)], remove: [contributionOf(run, toRun(run).usage)] });
     if (patch.tags !== undefined) {
       await trx.deleteFrom('run_tags').where('project_id', '=', projectId).where('run_id', '=', runId).execute();
       if (patch.tags.length > 0) {
@@ -181,7 +183,7 @@ export async function adoptWaitingRuns(db: Kysely<Database>, projectId: string, 
     const waiting = await inChunks(awaited, (chunk) =>
       db
         .selectFrom('runs')
-        .select(['id', 'trace_id', 'doc'])
+        .select(['id', 'trace_id', 'doc', 'parent_run_id', 'name', 'status', 'start_time', 'end_time', 'cost', 'session_id', 'user_id'])
         .where('project_id', '=', projectId)
         .where('trace_pending', '=', sql.lit(1)) // a literal, so both engines may use the partial index
         .where('trace_id', 'in', chunk)
@@ -191,6 +193,7 @@ export async function adoptWaitingRuns(db: Kysely<Database>, projectId: string, 
     const found = await storedParents(db, projectId, [...new Set(waiting.map((w) => w.trace_id))]);
     const next = new Set<string>();
     await db.transaction().execute(async (trx) => {
+      const moved: { add: Contribution[]; remove: Contribution[] } = { add: [], remove: [] };
       for (const run of waiting) {
         const parent = found.get(run.trace_id);
         if (!parent) continue;
@@ -208,7 +211,11 @@ export async function adoptWaitingRuns(db: Kysely<Database>, projectId: string, 
         if (Number(updated.numUpdatedRows) === 0) continue;
         docs.set(run.id, doc);
         if (parent.trace_pending === 1) next.add(parent.trace_id);
+        // Its contribution moves from the provisional trace to its parent's.
+        moved.remove.push(contributionOf(run, record.usage));
+        moved.add.push(contributionOf({ ...run, trace_id: parent.trace_id }, record.usage));
       }
+      await rollUp(trx, projectId, moved);
     });
     awaited = [...next];
   }
@@ -221,7 +228,11 @@ export async function adoptWaitingRuns(db: Kysely<Database>, projectId: string, 
  * id), so concurrent calls naming the same runs in different orders wait on each other instead of
  * deadlocking (PostgreSQL locks each conflicting row).
  */
-export async function insertRuns(db: Kysely<Database>, projectId: string, runs: { row: RunRow; tags: string[] }[]): Promise<Set<string>> {
+export async function insertRuns(
+  db: Kysely<Database>,
+  projectId: string,
+  runs: { row: RunRow; tags: string[]; usage: StoredUsage | null }[],
+): Promise<Set<string>> {
   const inserted = new Set<string>();
   const ordered = [...runs].sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
   try {
@@ -249,6 +260,9 @@ export async function insertRuns(db: Kysely<Database>, projectId: string, runs: 
           tags.slice(i, i + INSERT_CHUNK * 4),
         );
       }
+      // The runs' traces, sessions and end users add them up, in the same transaction.
+      const add = runs.filter((c) => inserted.has(c.row.id)).map((c) => contributionOf(c.row, c.usage));
+      await rollUp(trx, projectId, { add, remove: [] });
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw problems.conflict('A concurrent request created some of these runs; retry the request.');

@@ -1,0 +1,172 @@
+import fc from 'fast-check';
+import { expect, it } from 'vitest';
+import * as rollupsMigration from '../../db/migrations/2026-11-23-008-rollups.js';
+import type { Database } from '../../db/schema.js';
+import { describeRuns, HOUR, iso, NOW, projectFor } from './runs.test-support.js';
+import type { Kysely } from 'kysely';
+
+type Row = Record<string, unknown>;
+const TOTALS = [
+  'run_count',
+  'error_count',
+  'running_count',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cache_read_tokens',
+  'cache_creation_tokens',
+  'reasoning_tokens',
+];
+
+/** The rollups as stored, with numbers as numbers (PostgreSQL returns bigints as text) and costs rounded. */
+async function stored(db: Kysely<Database>, projectId: string) {
+  const norm = (rows: Row[], key: string) =>
+    Object.fromEntries(
+      rows.map((r) => [
+        r[key] as string,
+        {
+          ...Object.fromEntries(TOTALS.map((k) => [k, Number(r[k])])),
+          cost: Math.round(Number(r.cost) * 1e9) / 1e9,
+          start_time: Number(r.start_time),
+          end_time: Number(r.end_time),
+          ...(key === 'trace_id' ? { root_run_id: r.root_run_id, name: r.name, session_id: r.session_id, user_id: r.user_id } : {}),
+        },
+      ]),
+    );
+  return {
+    traces: norm(await db.selectFrom('traces').selectAll().where('project_id', '=', projectId).execute(), 'trace_id'),
+    sessions: norm(await db.selectFrom('run_sessions').selectAll().where('project_id', '=', projectId).execute(), 'session_id'),
+    users: norm(await db.selectFrom('run_users').selectAll().where('project_id', '=', projectId).execute(), 'user_id'),
+  };
+}
+
+/** The rollups recomputed from the runs the API lists. */
+function expected(runs: Row[]) {
+  const group = (keyOf: (r: Row) => string | null, withTrace: boolean) => {
+    const out: Record<string, Row> = {};
+    const byKey = new Map<string, Row[]>();
+    for (const r of runs) {
+      const key = keyOf(r);
+      if (key !== null) byKey.set(key, [...(byKey.get(key) ?? []), r]);
+    }
+    for (const [key, list] of byKey) {
+      const usage = (f: string) => list.reduce((n, r) => n + (((r.usage as Row | null)?.[f] as number | undefined) ?? 0), 0);
+      const root = list.find((r) => r.parentRunId === null);
+      const firstWith = (f: string) => (list.find((r) => r[f] !== null)?.[f] as string | undefined) ?? null;
+      out[key] = {
+        run_count: list.length,
+        error_count: list.filter((r) => r.status === 'failed').length,
+        running_count: list.filter((r) => r.status === 'running').length,
+        prompt_tokens: usage('promptTokens'),
+        completion_tokens: usage('completionTokens'),
+        total_tokens: usage('totalTokens'),
+        cache_read_tokens: usage('cacheReadTokens'),
+        cache_creation_tokens: usage('cacheCreationTokens'),
+        reasoning_tokens: usage('reasoningTokens'),
+        cost: Math.round(list.reduce((n, r) => n + ((r.cost as number | null) ?? 0), 0) * 1e9) / 1e9,
+        start_time: Math.min(...list.map((r) => Date.parse(r.startTime as string))),
+        end_time: Math.max(...list.map((r) => Date.parse((r.endTime ?? r.startTime) as string))),
+        ...(withTrace
+          ? {
+              root_run_id: root?.id ?? null,
+              name: expect.any(String),
+              session_id: firstWith('sessionId') === null ? null : expect.any(String),
+              user_id: firstWith('userId') === null ? null : expect.any(String),
+            }
+          : {}),
+      };
+      if (withTrace && root) out[key]!.name = root.name;
+    }
+    return out;
+  };
+  return {
+    traces: group((r) => r.traceId as string, true),
+    sessions: group((r) => r.sessionId as string | null, false),
+    users: group((r) => r.userId as string | null, false),
+  };
+}
+
+/** Traces, sessions and end users add up their runs, whatever order runs and parents arrive in and however they end. */
+describeRuns('rollups', (ctx) => {
+  const at = (offset: number) => iso(NOW - HOUR + offset);
+  const specArb = fc.record({
+    parent: fc.option(fc.nat(), { nil: undefined }),
+    status: fc.constantFrom('running', 'succeeded', 'failed'),
+    session: fc.constantFrom(undefined, 's1', 's2'),
+    user: fc.constantFrom(undefined, 'u1'),
+    tokens: fc.option(fc.record({ p: fc.nat(1000), c: fc.nat(1000), cache: fc.boolean() }), { nil: undefined }),
+    cost: fc.option(fc.constantFrom(0.1, 0.0003, 2.5), { nil: undefined }),
+    offset: fc.nat(100_000),
+    latency: fc.nat(5000),
+  });
+
+  it('equal the sums over their runs, for any arrival order, ended runs and children before parents', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(specArb, { minLength: 1, maxLength: 12 }), fc.nat(), fc.boolean(), async (specs, split, endLater) => {
+        const p = await projectFor(ctx);
+        const runs = specs.map((s, i) => ({
+          id: `r${i}`,
+          name: `step-${i}`,
+          kind: 'chain',
+          status: endLater && s.status !== 'running' ? 'running' : s.status,
+          startTime: at(s.offset),
+          ...(s.status !== 'running' && !endLater ? { endTime: at(s.offset + s.latency) } : {}),
+          ...(s.parent !== undefined && i > 0 ? { parentRunId: `r${s.parent % i}` } : {}),
+          ...(s.session ? { sessionId: s.session } : {}),
+          ...(s.user ? { userId: s.user } : {}),
+          ...(s.tokens
+            ? { usage: { promptTokens: s.tokens.p, completionTokens: s.tokens.c, ...(s.tokens.cache ? { cacheReadTokens: Math.floor(s.tokens.p / 2) } : {}) } }
+            : {}),
+          ...(s.cost !== undefined ? { cost: s.cost } : {}),
+        }));
+        // Children first, in two calls: the later half (children) before the earlier one (their parents).
+        const cut = split % (runs.length + 1);
+        for (const part of [runs.slice(cut).reverse(), runs.slice(0, cut).reverse()]) if (part.length > 0) await p.seed(part);
+        if (endLater) {
+          for (const [i, s] of specs.entries()) {
+            if (s.status === 'running') continue;
+            const res = await p.patch(`r${i}`, { status: s.status, endTime: at(s.offset + s.latency), ...(s.status === 'failed' ? { error: 'boom' } : {}) });
+            expect(res.statusCode, res.body).toBe(200);
+          }
+        }
+        const db = ctx.database.storage.db;
+        expect(await stored(db, p.id)).toEqual(expected(await p.walk()));
+      }),
+      { numRuns: 15 },
+    );
+  });
+
+  it('are what the migration computes from the runs alone (the backfill of runs stored before rollups)', async () => {
+    const p = await projectFor(ctx);
+    await p.seed([
+      {
+        id: 'root',
+        name: 'agent',
+        kind: 'agent',
+        startTime: at(0),
+        sessionId: 'chat',
+        userId: 'ada',
+        usage: { promptTokens: 3, completionTokens: 4, reasoningTokens: 1 },
+      },
+      {
+        id: 'leaf',
+        name: 'llm',
+        kind: 'llm',
+        startTime: at(10),
+        status: 'failed',
+        endTime: at(20),
+        error: 'x',
+        parentRunId: 'root',
+        sessionId: 'chat',
+        cost: 0.5,
+      },
+      { id: 'orphan', name: 'tool', kind: 'tool', startTime: at(30), parentRunId: 'missing', userId: 'bob' },
+    ]);
+    const db = ctx.database.storage.db;
+    const before = await stored(db, p.id);
+    expect(Object.keys(before.traces).sort()).toEqual(['missing', 'root']);
+    await rollupsMigration.down(db as never);
+    await rollupsMigration.up(db as never);
+    expect(await stored(db, p.id)).toEqual(before);
+  });
+});

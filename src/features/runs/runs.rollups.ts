@@ -1,0 +1,167 @@
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { dialectOf } from '../../db/dialect.js';
+import type { Database, RollupTotals, RunRow } from '../../db/schema.js';
+import type { StoredUsage } from './runs.rules.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** What one run adds to its trace, its session and its end user. */
+export interface Contribution {
+  traceId: string;
+  runId: string;
+  root: boolean;
+  name: string;
+  sessionId: string | null;
+  userId: string | null;
+  totals: RollupTotals;
+}
+
+/** A run's contribution, from its columns and its usage (the token types live in the record). */
+export function contributionOf(
+  row: Pick<RunRow, 'id' | 'trace_id' | 'parent_run_id' | 'name' | 'status' | 'start_time' | 'end_time' | 'cost' | 'session_id' | 'user_id'>,
+  usage: StoredUsage | null,
+): Contribution {
+  return {
+    traceId: row.trace_id,
+    runId: row.id,
+    root: row.parent_run_id === null,
+    name: row.name,
+    sessionId: row.session_id,
+    userId: row.user_id,
+    totals: {
+      run_count: 1,
+      error_count: row.status === 'failed' ? 1 : 0,
+      running_count: row.status === 'running' ? 1 : 0,
+      prompt_tokens: usage?.promptTokens ?? 0,
+      completion_tokens: usage?.completionTokens ?? 0,
+      total_tokens: usage?.totalTokens ?? 0,
+      cache_read_tokens: usage?.cacheReadTokens ?? 0,
+      cache_creation_tokens: usage?.cacheCreationTokens ?? 0,
+      reasoning_tokens: usage?.reasoningTokens ?? 0,
+      cost: row.cost ?? 0,
+      start_time: row.start_time,
+      end_time: row.end_time ?? row.start_time,
+    },
+  };
+}
+
+const SUMMED = [
+  'run_count',
+  'error_count',
+  'running_count',
+  'prompt_tokens',
+  'completion_tokens',
+  'total_tokens',
+  'cache_read_tokens',
+  'cache_creation_tokens',
+  'reasoning_tokens',
+  'cost',
+] as const;
+
+/** No time of its own: a removal leaves the span of what remains as it was. */
+const NO_START = Number.MAX_SAFE_INTEGER;
+const NO_END = 0;
+
+function emptyTotals(): RollupTotals {
+  const totals = Object.fromEntries(SUMMED.map((k) => [k, 0])) as unknown as RollupTotals;
+  return { ...totals, start_time: NO_START, end_time: NO_END };
+}
+
+/** Sums contributions per key: added ones count, removed ones are taken away (their times do not). */
+function sumBy(changes: { add: Contribution[]; remove: Contribution[] }, keyOf: (c: Contribution) => string | null) {
+  const sums = new Map<string, { totals: RollupTotals; first: Contribution | null; root: Contribution | null; session: string | null; user: string | null }>();
+  const entry = (key: string) => {
+    let found = sums.get(key);
+    if (!found) sums.set(key, (found = { totals: emptyTotals(), first: null, root: null, session: null, user: null }));
+    return found;
+  };
+  for (const [list, sign] of [
+    [changes.add, 1],
+    [changes.remove, -1],
+  ] as const) {
+    for (const c of list) {
+      const key = keyOf(c);
+      if (key === null) continue;
+      const e = entry(key);
+      for (const k of SUMMED) e.totals[k] += sign * c.totals[k];
+      if (sign === 1) {
+        e.totals.start_time = Math.min(e.totals.start_time, c.totals.start_time);
+        e.totals.end_time = Math.max(e.totals.end_time, c.totals.end_time);
+        e.first ??= c;
+        if (c.root) e.root ??= c;
+        e.session ??= c.sessionId;
+        e.user ??= c.userId;
+      }
+    }
+  }
+  // One global order, so concurrent writers of the same rows wait on each other instead of deadlocking.
+  return [...sums].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function accumulate(table: 'traces' | 'run_sessions' | 'run_users', db: Db): Record<string, RawBuilder<unknown>> {
+  const postgres = dialectOf(db as Kysely<Database>) === 'postgres';
+  const set: Record<string, RawBuilder<unknown>> = {};
+  for (const k of SUMMED) set[k] = sql`${sql.ref(`${table}.${k}`)} + excluded.${sql.ref(k)}`;
+  set.start_time = sql`${sql.raw(postgres ? 'least' : 'min')}(${sql.ref(`${table}.start_time`)}, excluded.start_time)`;
+  set.end_time = sql`${sql.raw(postgres ? 'greatest' : 'max')}(${sql.ref(`${table}.end_time`)}, excluded.end_time)`;
+  return set;
+}
+
+/**
+ * Applies runs' contributions to the rollups of their traces, sessions and end users, in the caller's
+ * transaction: `add` for runs stored (or as they are now), `remove` for runs as they were (a run that
+ * ended, a run that moved to its parent's trace). A trace left without runs is deleted.
+ */
+export async function rollUp(db: Db, projectId: string, changes: { add: Contribution[]; remove: Contribution[] }): Promise<void> {
+  if (changes.add.length === 0 && changes.remove.length === 0) return;
+  const traces = sumBy(changes, (c) => c.traceId);
+  if (traces.length > 0) {
+    await db
+      .insertInto('traces')
+      .values(
+        traces.map(([traceId, e]) => ({
+          project_id: projectId,
+          trace_id: traceId,
+          root_run_id: e.root?.runId ?? null,
+          name: (e.root ?? e.first)?.name ?? '',
+          session_id: e.session,
+          user_id: e.user,
+          ...e.totals,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'trace_id']).doUpdateSet({
+          ...accumulate('traces', db),
+          root_run_id: sql`coalesce(excluded.root_run_id, traces.root_run_id)`,
+          name: sql`case when excluded.root_run_id is not null or traces.name = '' then excluded.name else traces.name end`,
+          session_id: sql`coalesce(traces.session_id, excluded.session_id)`,
+          user_id: sql`coalesce(traces.user_id, excluded.user_id)`,
+        }),
+      )
+      .execute();
+    if (changes.remove.length > 0) {
+      await db
+        .deleteFrom('traces')
+        .where('project_id', '=', projectId)
+        .where(
+          'trace_id',
+          'in',
+          traces.map(([id]) => id),
+        )
+        .where('run_count', '<=', 0)
+        .execute();
+    }
+  }
+  for (const [table, key, keyOf] of [
+    ['run_sessions', 'session_id', (c: Contribution) => c.sessionId],
+    ['run_users', 'user_id', (c: Contribution) => c.userId],
+  ] as const) {
+    const rows = sumBy(changes, keyOf);
+    if (rows.length === 0) continue;
+    await db
+      .insertInto(table)
+      .values(rows.map(([value, e]) => ({ project_id: projectId, [key]: value, ...e.totals }) as never))
+      .onConflict((oc) => oc.columns(['project_id', key] as never).doUpdateSet(accumulate(table, db) as never))
+      .execute();
+  }
+}
