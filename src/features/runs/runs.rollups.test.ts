@@ -2,21 +2,12 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import * as rollupsMigration from '../../db/migrations/2026-11-23-008-rollups.js';
 import type { Database } from '../../db/schema.js';
+import { SUMMED } from './runs.rollups.js';
 import { describeRuns, HOUR, iso, NOW, projectFor } from './runs.test-support.js';
 import type { Kysely } from 'kysely';
 
 type Row = Record<string, unknown>;
-const TOTALS = [
-  'run_count',
-  'error_count',
-  'running_count',
-  'prompt_tokens',
-  'completion_tokens',
-  'total_tokens',
-  'cache_read_tokens',
-  'cache_creation_tokens',
-  'reasoning_tokens',
-];
+const TOTALS = SUMMED.filter((k) => k !== 'cost');
 
 /** The rollups as stored, with numbers as numbers (PostgreSQL returns bigints as text) and costs rounded. */
 async function stored(db: Kysely<Database>, projectId: string) {

@@ -45,7 +45,7 @@ export function contributionOf(
   };
 }
 
-const SUMMED = [
+export const SUMMED = [
   'run_count',
   'error_count',
   'running_count',
