@@ -101,6 +101,30 @@ describe('a span as a run', () => {
     expect(mapSpan(spans[1]!, {})).toMatchObject({ inputs: { args: [1] }, outputs: '"done"', metadata: {} });
   });
 
+  it("a tool call's arguments and result (GenAI, the Vercel AI SDK), and the values the Vercel AI SDK embeds, as inputs and outputs", () => {
+    const { spans } = decoded([
+      span({
+        attributes: [
+          attr('gen_ai.operation.name', 'execute_tool'),
+          attr('gen_ai.tool.call.arguments', '{"city":"Paris"}'),
+          attr('gen_ai.tool.call.result', 'sunny'),
+        ],
+      }),
+      span({ name: 'ai.toolCall', attributes: [attr('ai.toolCall.args', '{"city":"Paris"}'), attr('ai.toolCall.result', '"14 °C"')] }),
+      span({ name: 'ai.embed', attributes: [attr('ai.value', '"hello"')] }),
+      span({
+        name: 'ai.embedMany.doEmbed',
+        attributes: [{ key: 'ai.values', value: { arrayValue: { values: [{ stringValue: '"a"' }, { stringValue: '{"b":1}' }] } } }],
+      }),
+    ]);
+    const [genAi, vercel, embed, embedMany] = spans.map((s) => mapSpan(s, {}));
+    expect(genAi).toMatchObject({ kind: 'tool', inputs: { city: 'Paris' }, outputs: 'sunny', metadata: { 'gen_ai.operation.name': 'execute_tool' } });
+    expect(Object.keys((genAi as { metadata: object }).metadata)).toEqual(['gen_ai.operation.name']);
+    expect(vercel).toMatchObject({ kind: 'tool', inputs: { city: 'Paris' }, outputs: '14 °C', metadata: {} });
+    expect(embed).toMatchObject({ kind: 'embedding', inputs: 'hello', outputs: null, metadata: {} });
+    expect(embedMany).toMatchObject({ kind: 'embedding', inputs: ['a', { b: 1 }], metadata: {} });
+  });
+
   it('an end before the start (clock skew) is read as the start; a span without an end keeps none', () => {
     const { spans } = decoded([span({ endTimeUnixNano: '1699999999000000000' }), span({ spanId: '1111111111111111', endTimeUnixNano: '0' })]);
     expect(mapSpan(spans[0]!, {})).toMatchObject({ startTime: 1700000000123, endTime: 1700000000123, endNanos: 456789 });

@@ -11,7 +11,8 @@ import { usageOf, type SpanUsage } from './otlp.usage.js';
  * every other attribute as metadata. Where it cannot be one (no valid ids, no start time), the reason,
  * counted in the answer's `partialSuccess`. A model call's inputs and outputs are `{ messages }` in the
  * one message shape (otlp.messages.ts); other spans' are their `input.value` / `output.value` (JSON
- * parsed when so typed) or OpenLLMetry's entity input and output.
+ * parsed when so typed), a tool call's arguments and result (GenAI `gen_ai.tool.call.*`, the Vercel AI
+ * SDK's `ai.toolCall.*`), the values the Vercel AI SDK embeds, or OpenLLMetry's entity input and output.
  */
 export interface MappedSpan {
   id: string;
@@ -57,6 +58,12 @@ const FIELD_KEYS = new Set([
   'ai.prompt.messages',
   'ai.response.text',
   'ai.response.toolCalls',
+  'gen_ai.tool.call.arguments',
+  'gen_ai.tool.call.result',
+  'ai.toolCall.args',
+  'ai.toolCall.result',
+  'ai.value',
+  'ai.values',
   'traceloop.entity.input',
   'traceloop.entity.output',
 ]);
@@ -76,10 +83,20 @@ function valueOf(value: unknown, mimeType: unknown): unknown {
   return value;
 }
 
+/** The Vercel AI SDK writes these values with JSON.stringify (a string value too). */
+const stringified = (value: unknown) => valueOf(value, 'application/json');
+
+const TOOL_CALL = { input: ['gen_ai.tool.call.arguments', 'ai.toolCall.args'], output: ['gen_ai.tool.call.result', 'ai.toolCall.result'] };
+
 function ioOf(attributes: Record<string, unknown>, events: EventLike[], side: 'input' | 'output'): unknown {
   const messages = (side === 'input' ? inputMessagesOf(attributes) : outputMessagesOf(attributes)) ?? eventMessagesOf(events)[side];
   if (messages) return { messages };
   if (attributes[`${side}.value`] !== undefined) return valueOf(attributes[`${side}.value`], attributes[`${side}.mime_type`]);
+  const [genAiTool, vercelTool] = TOOL_CALL[side];
+  if (attributes[genAiTool!] !== undefined) return valueOf(attributes[genAiTool!], undefined);
+  if (attributes[vercelTool!] !== undefined) return stringified(attributes[vercelTool!]);
+  if (side === 'input' && attributes['ai.value'] !== undefined) return stringified(attributes['ai.value']);
+  if (side === 'input' && Array.isArray(attributes['ai.values'])) return attributes['ai.values'].map(stringified);
   return valueOf(attributes[`traceloop.entity.${side}`], undefined);
 }
 

@@ -36,6 +36,10 @@ describe("a span's conversation in one message shape", () => {
     expect(outputMessagesOf(attributes)).toEqual([
       { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_2', name: 'weather', arguments: { city: 'Paris' } }] },
     ]);
+    // The first choice's finish reason, recorded beside its message.
+    expect(outputMessagesOf({ ...attributes, 'llm.finish_reason': 'tool_calls' })).toEqual([
+      { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_2', name: 'weather', arguments: { city: 'Paris' } }], finish_reason: 'tool_calls' },
+    ]);
   });
 
   it('the Vercel AI SDK: prompt messages with tool calls and results, the response text and tool calls', () => {
@@ -58,6 +62,21 @@ describe("a span's conversation in one message shape", () => {
         'ai.response.finishReason': 'stop',
       }),
     ).toEqual([{ role: 'assistant', parts: [t('It is 18°C.'), { type: 'tool_call', id: 'c2', name: 'log', arguments: 'plain text' }], finish_reason: 'stop' }]);
+  });
+
+  it("the Vercel AI SDK's outer spans: the prompt as given (system, a text or messages)", () => {
+    expect(inputMessagesOf({ 'ai.prompt': '{"system":"Be brief.","prompt":"Weather in Paris?"}' })).toEqual([
+      { role: 'system', parts: [t('Be brief.')] },
+      { role: 'user', parts: [t('Weather in Paris?')] },
+    ]);
+    const messages = [{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }];
+    expect(inputMessagesOf({ 'ai.prompt': JSON.stringify({ messages }) })).toEqual([{ role: 'user', parts: [t('Hi')] }]);
+    expect(inputMessagesOf({ 'ai.prompt': JSON.stringify({ prompt: messages }) })).toEqual([{ role: 'user', parts: [t('Hi')] }]);
+    // The model call's own messages, when the span has both.
+    expect(inputMessagesOf({ 'ai.prompt': '{"prompt":"outer"}', 'ai.prompt.messages': JSON.stringify(messages) })).toEqual([
+      { role: 'user', parts: [t('Hi')] },
+    ]);
+    expect(inputMessagesOf({ 'ai.prompt': '{}' })).toBeNull();
   });
 
   it('the older indexed GenAI attributes', () => {

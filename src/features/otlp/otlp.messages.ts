@@ -4,7 +4,7 @@
  * { type: 'tool_call_response', id, response } | { type: 'reasoning', content } | …] }`), which the
  * dashboard renders. Sources, in order: GenAI `gen_ai.input.messages` / `gen_ai.output.messages` (and
  * `gen_ai.system_instructions`), OpenInference `llm.input_messages.N.*` / `llm.output_messages.N.*`, the
- * Vercel AI SDK's `ai.prompt.messages` / `ai.response.*`, and the older indexed `gen_ai.prompt.N.*` /
+ * Vercel AI SDK's `ai.prompt.messages` (or an outer span's `ai.prompt`) / `ai.response.*`, and the older indexed `gen_ai.prompt.N.*` /
  * `gen_ai.completion.N.*`. Dependency-free.
  */
 
@@ -117,6 +117,21 @@ function vercelMessages(value: unknown): Message[] | null {
   });
 }
 
+/**
+ * The Vercel AI SDK's outer spans (`ai.generateText`, `ai.streamObject`, …) carry the call's prompt as
+ * given (`ai.prompt`: `{ system?, prompt?, messages? }`, the prompt a text or messages): as messages.
+ */
+function vercelPrompt(value: unknown): Message[] | null {
+  const prompt = structured(value);
+  if (!isObject(prompt)) return null;
+  const messages: Message[] = [];
+  if (typeof prompt.system === 'string') messages.push({ role: 'system', parts: [text(prompt.system)] });
+  if (typeof prompt.prompt === 'string') messages.push({ role: 'user', parts: [text(prompt.prompt)] });
+  else messages.push(...(vercelMessages(prompt.prompt) ?? []));
+  messages.push(...(vercelMessages(prompt.messages) ?? []));
+  return messages.length > 0 ? messages : null;
+}
+
 /** The older indexed GenAI attributes (`gen_ai.prompt.N.role`, `.content`, `gen_ai.completion.N.tool_calls.J.*`). */
 function indexedGenAi(attributes: Attributes, prefix: string): Message[] | null {
   const messages = [...indexed(attributes, prefix).values()].map((fields): Message => {
@@ -138,7 +153,10 @@ export function inputMessagesOf(attributes: Attributes): Message[] | null {
     return Array.isArray(system) ? [{ role: 'system', parts: system as Part[] }, ...genAi] : genAi;
   }
   return (
-    openInferenceMessages(attributes, 'llm.input_messages.') ?? vercelMessages(attributes['ai.prompt.messages']) ?? indexedGenAi(attributes, 'gen_ai.prompt.')
+    openInferenceMessages(attributes, 'llm.input_messages.') ??
+    vercelMessages(attributes['ai.prompt.messages']) ??
+    vercelPrompt(attributes['ai.prompt']) ??
+    indexedGenAi(attributes, 'gen_ai.prompt.')
   );
 }
 
@@ -147,7 +165,12 @@ export function outputMessagesOf(attributes: Attributes): Message[] | null {
   const genAi = genAiMessages(attributes['gen_ai.output.messages']);
   if (genAi) return genAi;
   const openInference = openInferenceMessages(attributes, 'llm.output_messages.');
-  if (openInference) return openInference;
+  if (openInference) {
+    // OpenInference records the first choice only, and its finish reason beside it.
+    const finish = attributes['llm.finish_reason'];
+    if (openInference.length === 1 && typeof finish === 'string' && finish !== '') openInference[0]!.finish_reason = finish;
+    return openInference;
+  }
   if (attributes['ai.response.text'] !== undefined || attributes['ai.response.toolCalls'] !== undefined) {
     const calls = structured(attributes['ai.response.toolCalls']);
     const parts: Part[] =
