@@ -7,7 +7,7 @@ import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { TestContext } from '../../../test/helpers/harness.js';
 import type { Json } from '../../../test/helpers/json.js';
 import { otlpCaller } from './otlp.test-support.js';
@@ -33,13 +33,14 @@ export function listenForExporters(ctx: TestContext): { url: () => string; warni
     const ignore = () => {};
     diag.setLogger({ error: keep, warn: keep, info: ignore, debug: ignore, verbose: ignore }, DiagLogLevel.WARN);
   });
-  afterAll(() => {
-    diag.disable();
-    // Global registrations a suite made (a NodeTracerProvider's register()): none outlives it.
+  // What a test registered globally (a NodeTracerProvider's register(): tracer provider, context
+  // manager, propagator) does not outlive it.
+  afterEach(() => {
     trace.disable();
     context.disable();
     propagation.disable();
   });
+  afterAll(() => diag.disable());
   return { url: () => url, warnings };
 }
 

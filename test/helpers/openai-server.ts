@@ -1,0 +1,130 @@
+// A local OpenAI-compatible API for the suites of real client libraries (the `openai` package and the
+// instrumentation around it): POST /v1/chat/completions and POST /v1/embeddings, answered with the JSON
+// the OpenAI API sends, usage details included. What it answers is chosen by the request's model.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** The model whose chat completions are refused with 429 (rate limit), and the one answered with 500. */
+export const RATE_LIMITED_MODEL = 'gpt-rate-limited';
+export const FAILING_MODEL = 'gpt-server-error';
+/** The model version every answer names (as OpenAI answers `gpt-4o-mini` with a dated snapshot). */
+export const answeredModel = (model: string) => `${model}-2024-07-18`;
+
+/** The usage of every chat completion: cached prompt tokens and reasoning tokens are parts of the totals. */
+export const CHAT_USAGE = {
+  prompt_tokens: 42,
+  completion_tokens: 18,
+  total_tokens: 60,
+  prompt_tokens_details: { cached_tokens: 32, audio_tokens: 0 },
+  completion_tokens_details: { reasoning_tokens: 6, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+};
+export const ANSWER = 'It is 14 °C and raining in Paris.';
+export const TOOL_CALL = { id: 'call_weather_1', name: 'get_weather', arguments: '{"city":"Paris"}' };
+export const EMBEDDING = [0.0123, -0.0456, 0.0789];
+
+export interface OpenAiRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: Record<string, any>;
+}
+
+export interface OpenAiServer {
+  /** The base URL to give the client (`…/v1`). */
+  baseURL: string;
+  requests: OpenAiRequest[];
+  close(): Promise<void>;
+}
+
+const ERRORS: Record<string, { status: number; error: Record<string, unknown> }> = {
+  [RATE_LIMITED_MODEL]: {
+    status: 429,
+    error: {
+      message: 'Rate limit reached for gpt-4o-mini in organization org-test on requests per min (RPM): Limit 3, Used 3, Requested 1.',
+      type: 'requests',
+      param: null,
+      code: 'rate_limit_exceeded',
+    },
+  },
+  [FAILING_MODEL]: {
+    status: 500,
+    error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null },
+  },
+};
+
+/** A chat completion: a tool call when tools are offered and no tool has answered yet, else the text answer. */
+function chatCompletion(body: Record<string, any>) {
+  const messages: { role: string }[] = Array.isArray(body.messages) ? body.messages : [];
+  const callsTool = Array.isArray(body.tools) && body.tools.length > 0 && !messages.some((m) => m.role === 'tool');
+  const message = callsTool
+    ? {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: TOOL_CALL.id, type: 'function', function: { name: TOOL_CALL.name, arguments: TOOL_CALL.arguments } }],
+        refusal: null,
+        annotations: [],
+      }
+    : { role: 'assistant', content: ANSWER, refusal: null, annotations: [] };
+  return {
+    id: `chatcmpl-${callsTool ? 'tool' : 'text'}-1`,
+    object: 'chat.completion',
+    created: 1_700_000_000,
+    model: answeredModel(String(body.model)),
+    choices: [{ index: 0, message, logprobs: null, finish_reason: callsTool ? 'tool_calls' : 'stop' }],
+    usage: CHAT_USAGE,
+    service_tier: 'default',
+    system_fingerprint: 'fp_0ba0d124f1',
+  };
+}
+
+/** Embeddings, as floats or (what the `openai` client asks for unless told otherwise) base64 of little-endian float32s. */
+function embeddings(body: Record<string, any>) {
+  const inputs = Array.isArray(body.input) ? body.input : [body.input];
+  const embedding = body.encoding_format === 'base64' ? Buffer.from(new Float32Array(EMBEDDING).buffer).toString('base64') : EMBEDDING;
+  return {
+    object: 'list',
+    data: inputs.map((_: unknown, index: number) => ({ object: 'embedding', index, embedding })),
+    model: String(body.model),
+    usage: { prompt_tokens: 5 * inputs.length, total_tokens: 5 * inputs.length },
+  };
+}
+
+function answer(path: string, body: Record<string, any>): { status: number; json: unknown } {
+  if (path === '/v1/chat/completions') {
+    const failure = ERRORS[String(body.model)];
+    return failure ? { status: failure.status, json: { error: failure.error } } : { status: 200, json: chatCompletion(body) };
+  }
+  if (path === '/v1/embeddings') return { status: 200, json: embeddings(body) };
+  return { status: 404, json: { error: { message: `Invalid URL (POST ${path})`, type: 'invalid_request_error', param: null, code: null } } };
+}
+
+/** Starts the server on 127.0.0.1 (a port the OS picks). */
+export async function startOpenAiServer(): Promise<OpenAiServer> {
+  const requests: OpenAiRequest[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const path = (req.url ?? '').split('?')[0]!;
+      let body: Record<string, any> = {};
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+      } catch {
+        // answered below as an unknown request
+      }
+      requests.push({ path, headers: req.headers, body });
+      const { status, json } = req.method === 'POST' ? answer(path, body) : { status: 405, json: { error: { message: 'POST only' } } };
+      res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_${requests.length}` });
+      res.end(JSON.stringify(json));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    requests,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
