@@ -7,6 +7,7 @@ import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { TestContext } from '../../../test/helpers/harness.js';
 import type { Json } from '../../../test/helpers/json.js';
@@ -58,6 +59,8 @@ export async function exportTarget(ctx: TestContext) {
   };
 }
 
+export type ExportTarget = Awaited<ReturnType<typeof exportTarget>>;
+
 export type ExporterKind = 'proto' | 'proto+gzip' | 'json';
 
 /** One of the OpenTelemetry OTLP/HTTP exporters, sending to the suite's server. */
@@ -108,6 +111,28 @@ export function recordedProvider(
     spanProcessors: [new SimpleSpanProcessor(recording), new SimpleSpanProcessor(memory)],
   });
   return { provider, recording, memory };
+}
+
+/**
+ * Calls traced by a registered NodeTracerProvider (its context manager parents the spans the libraries
+ * start inside others, and carries their context attributes), each span exported as it ends to a
+ * project of its own; what was exported, and the project's runs afterwards.
+ */
+export async function tracedCalls(
+  ctx: TestContext,
+  endpoint: { url: () => string; warnings: string[] },
+  kind: ExporterKind,
+  resource: Record<string, string>,
+  calls: (provider: NodeTracerProvider) => Promise<void>,
+) {
+  const target = await exportTarget(ctx);
+  const { provider, recording } = recordedProvider(otlpExporter(kind, endpoint.url(), target.headers), resource, NodeTracerProvider);
+  (provider as NodeTracerProvider).register();
+  await calls(provider as NodeTracerProvider);
+  await provider.forceFlush();
+  await provider.shutdown();
+  expect(endpoint.warnings).toEqual([]);
+  return { target, recording, runs: await target.runs() };
 }
 
 /** Exports spans in one call with a fresh exporter; the exporter's own result. */
