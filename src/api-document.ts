@@ -20,6 +20,10 @@ export const API_TAGS: readonly ApiTag[] = [
     description: 'Traced steps of LLM applications: ingest (one, a batch of up to 1,000, idempotent with client ids), list with filters, end, and aggregate.',
   },
   {
+    name: 'Traces',
+    description: 'Runs grouped by trace: totals (runs, errors, tokens by type, cost), the root run’s previews, and the run tree of one trace.',
+  },
+  {
     name: 'OpenTelemetry',
     description: 'OTLP/HTTP trace ingestion (`POST /v1/traces`), for the OpenTelemetry SDKs, OpenInference, OpenLLMetry, the Vercel AI SDK and Collectors.',
   },

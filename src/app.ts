@@ -26,6 +26,8 @@ import { PromptSchema, PromptVersionSchema } from './features/prompts/prompts.sc
 import { ProjectSchema } from './features/projects/projects.schemas.js';
 import { runRoutes } from './features/runs/runs.routes.js';
 import { otlpRoutes } from './features/otlp/otlp.routes.js';
+import { traceRoutes } from './features/traces/traces.routes.js';
+import { TraceSchema } from './features/traces/traces.schemas.js';
 import { RunSchema } from './features/runs/runs.schemas.js';
 import { systemRoutes } from './features/system/system.routes.js';
 import { tokenRoutes } from './features/tokens/tokens.routes.js';
@@ -201,7 +203,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     return sendProblem(reply, request, problem, config.problemBase);
   });
 
-  for (const schema of [ProblemSchema, ProjectSchema, RunSchema, TokenRecordSchema, PromptSchema, PromptVersionSchema, MonitorSchema]) app.addSchema(schema);
+  for (const schema of [ProblemSchema, ProjectSchema, RunSchema, TraceSchema, TokenRecordSchema, PromptSchema, PromptVersionSchema, MonitorSchema])
+    app.addSchema(schema);
 
   await registerApiDocument(app, config);
 
@@ -252,6 +255,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       promptRoutes(api, deps);
       runRoutes(api, deps);
       otlpRoutes(api, deps);
+      traceRoutes(api, deps);
       monitorRoutes(api, deps);
     },
     { prefix: '/v1' },

@@ -281,7 +281,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
               /* keep raw */
             }
             const body = expectCleanProblem(res, [junk, decoded, url]);
-            expect([400, 404], `${r.method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`).toContain(res.statusCode);
+            // `..` may resolve to another route (`/v1/projects/../traces` is `/v1/traces`), whose answer to a method it does not take is a 405.
+            expect([400, 404, 405], `${r.method} ${url}: ${res.statusCode} ${res.body.slice(0, 300)}`).toContain(res.statusCode);
             if (res.statusCode === 400) expect((body.errors as FieldFault[]).length).toBeGreaterThan(0);
             expect(res.headers['x-injected']).toBeUndefined();
           }

@@ -208,6 +208,45 @@ export function listEndpoints(ctx: TestContext) {
     ],
   });
 
+  // One trace per run (each a root): the traces list, keyed by the trace's start.
+  const traces = defineList({
+    name: 'traces',
+    perUser: false,
+    async fresh(p) {
+      const who = p ?? (await principal());
+      const project = await ctx.make.project(who.organizationId);
+      return { principal: who, path: `/v1/projects/${project.id}/traces`, projectId: project.id };
+    },
+    async sibling(parent) {
+      return traces.fresh(parent.principal);
+    },
+    async insert(parent, keys) {
+      const ids = await ctx.make.runs(parent.projectId!, keys.length, (i) => ({ startTime: iso(keys[i]!), tags: ['a', 'b'], metadata: { x: '1', y: 2 } }));
+      return ids.map((id, i) => ({ id, key: keys[i]! }));
+    },
+    async create(parent) {
+      const projectRuns = parent.path.replace(/\/traces$/, '/runs');
+      const run = await created(
+        await send('POST', projectRuns, { token: parent.principal.token, body: { name: 'api-run', kind: 'llm', startTime: new Date().toISOString() } }),
+      );
+      return { id: run.traceId as string, key: Date.parse(run.startTime as string) };
+    },
+    async remove(parent, id) {
+      await db().deleteFrom('runs').where('project_id', '=', parent.projectId!).where('trace_id', '=', id).execute();
+      const result = await db().deleteFrom('traces').where('project_id', '=', parent.projectId!).where('trace_id', '=', id).executeTakeFirst();
+      expect(Number(result.numDeletedRows)).toBe(1);
+    },
+    keyOf: (item) => Date.parse(item.startTime as string),
+    idOf: (item) => item.traceId as string,
+    filterChanges: [
+      { from: '', to: 'status=running' },
+      { from: 'kind=llm', to: 'kind=chain' },
+      { from: 'tag=a', to: 'tag=b' },
+      { from: 'metadata.x=1', to: 'metadata.x=2' },
+    ],
+    filterEquivalents: [{ from: 'tag=a&tag=b', to: 'tag=b&tag=a' }],
+  });
+
   const projects = defineList({
     name: 'projects',
     perUser: false,
@@ -780,6 +819,7 @@ export function listEndpoints(ctx: TestContext) {
   return {
     lists: [
       runs,
+      traces,
       projects,
       tokens,
       invitations,

@@ -37,6 +37,9 @@ import type {
   RunMetrics,
   RunMetricsQuery,
   RunPatch,
+  Trace,
+  TraceDetail,
+  TraceFilters,
   TokenRecord,
   UpdateMemberInput,
   UpdateMonitorInput,
@@ -221,6 +224,18 @@ class RunsResource extends Resource {
   }
 }
 
+/** `/v1/projects/{id}/traces`. */
+class TracesResource extends Resource {
+  /** Newest first; each trace with its totals and its root's previews. */
+  list(projectId: string, filters: TraceFilters = {}, options: ListOptions = {}): Paginated<Trace> {
+    return this.paginate<Trace>(`/projects/${seg(projectId)}/traces`, filters, options);
+  }
+  /** A trace's totals and its runs in tree order. */
+  get(projectId: string, traceId: string, options: CallOptions = {}): Promise<TraceDetail> {
+    return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/traces/${seg(traceId)}`, signal: options.signal });
+  }
+}
+
 class PromptVersionsResource extends Resource {
   /** Newest version first. */
   list(prompt: string, options: ListOptions = {}): Paginated<PromptVersion> {
@@ -353,6 +368,7 @@ export class Sightline {
   readonly organization: OrganizationResource;
   readonly projects: ProjectsResource;
   readonly runs: RunsResource;
+  readonly traces: TracesResource;
   readonly prompts: PromptsResource;
   readonly monitors: MonitorsResource;
   /** The transport every call goes through (low-level: `client.http.request({...})`). */
@@ -365,6 +381,7 @@ export class Sightline {
     this.organization = new OrganizationResource(this.http);
     this.projects = new ProjectsResource(this.http);
     this.runs = new RunsResource(this.http);
+    this.traces = new TracesResource(this.http);
     this.prompts = new PromptsResource(this.http);
     this.monitors = new MonitorsResource(this.http);
   }

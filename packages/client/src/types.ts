@@ -22,6 +22,7 @@ import type {
   UpdateOrganizationBody,
 } from '../../../src/features/organizations/organizations.schemas.js';
 import type { CreateProjectBody, ListProjectsQuery, ProjectSchema, UpdateProjectBody } from '../../../src/features/projects/projects.schemas.js';
+import type { ListTracesQuery, TraceDetailSchema, TraceSchema } from '../../../src/features/traces/traces.schemas.js';
 import type {
   BatchResultSchema,
   ListRunsQuery,
@@ -120,6 +121,13 @@ type RunFilterFields = Omit<Static<typeof ListRunsQuery>, PageParams | 'parentRu
 /** The runs list's filters (also those of the runs metrics). */
 export type RunFilters = RunFilterFields & MetadataFilters;
 export type RunMetricsQuery = Omit<Static<typeof RunMetricsQuerySchema>, 'parentRunId'> & Pick<RunFilterFields, 'parentRunId'> & MetadataFilters;
+
+// Traces
+export type Trace = Static<typeof TraceSchema>;
+/** A trace's totals and its runs in tree order (outlines: GET the run for its inputs and outputs). */
+export type TraceDetail = Omit<Static<typeof TraceDetailSchema>, 'trace'> & { trace: Trace };
+/** The traces list's filters: a trace matches when one of its runs matches them all (the time range bounds its start). */
+export type TraceFilters = Omit<Static<typeof ListTracesQuery>, PageParams> & MetadataFilters;
 
 // Prompts
 export type Prompt = Static<typeof PromptSchema>;

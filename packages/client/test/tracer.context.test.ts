@@ -40,6 +40,21 @@ describeSdk((sdk) => {
         parentRunId: null,
       });
       expect(tracer.stats).toMatchObject({ sent: 2, rejected: 0, dropped: 0 });
+
+      // The trace, through the SDK: its totals and its runs in tree order.
+      const [trace] = await sdk.client.traces.list(project.id, { sessionId: 'conversation-7' }).toArray();
+      expect(trace).toMatchObject({
+        traceId: root.id,
+        runCount: 2,
+        input: 'Where is my order?',
+        output: '["a","list"]',
+        usage: { cacheReadTokens: 80, reasoningTokens: 5 },
+      });
+      const detail = await sdk.client.traces.get(project.id, root.id);
+      expect(detail.runs.map((r) => [r.name, r.depth])).toEqual([
+        ['conversation turn', 0],
+        ['answer', 1],
+      ]);
     });
   });
 });

@@ -9,6 +9,7 @@ import { ProjectParams } from '../projects/projects.schemas.js';
 import { metricsRangeFaults } from './metrics.rules.js';
 import { parseRunFilters } from './runs.filters.js';
 import { ingestRuns } from './runs.ingest.js';
+import { filteredListRequest } from './runs.list-request.js';
 import { runMetrics } from './runs.metrics.js';
 import { getRun, listRuns, patchRun } from './runs.repo.js';
 import {
@@ -42,14 +43,10 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       response: { 200: RunPage },
     },
     handler: async (request, reply) => {
-      const { organizationId } = request.principal;
-      const project = await requestedProject(db, request);
-      const { limit, cursor, ...rest } = request.query as Record<string, unknown> & { limit?: number; cursor?: string };
-      const filters = parseRunFilters(rest);
-      const identity = { endpoint: 'runs', organizationId, parents: [project.id], filters: { ...filters } };
+      const { project, filters, page: asked, identity } = await filteredListRequest(db, request, 'runs');
       const page = await paginate(
         cursors,
-        { limit, cursor },
+        asked,
         identity,
         (after, take) => listRuns(db, dialect, project.id, filters, after, take),
         (row) => row.doc,

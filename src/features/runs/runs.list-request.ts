@@ -1,0 +1,26 @@
+import type { Kysely } from 'kysely';
+import type { Principal } from '../../auth/tokens.js';
+import type { Database, ProjectRow } from '../../db/schema.js';
+import type { ListIdentity, PageRequest } from '../../lib/pagination.js';
+import { requestedProject } from '../projects/projects.repo.js';
+import { parseRunFilters, type RunFilters } from './runs.filters.js';
+
+/**
+ * What a list filtered like the runs list reads from its request: the project (404 when not the
+ * caller's), the filters, the page asked for, and the identity its cursors are bound to.
+ */
+export async function filteredListRequest(
+  db: Kysely<Database>,
+  request: { principal: Principal; params: { project_id: string }; query: unknown },
+  endpoint: string,
+): Promise<{ project: ProjectRow; filters: RunFilters; page: PageRequest; identity: ListIdentity }> {
+  const project = await requestedProject(db, request);
+  const { limit, cursor, ...rest } = request.query as Record<string, unknown> & PageRequest;
+  const filters = parseRunFilters(rest);
+  return {
+    project,
+    filters,
+    page: { limit, cursor },
+    identity: { endpoint, organizationId: request.principal.organizationId, parents: [project.id], filters: { ...filters } },
+  };
+}

@@ -1,0 +1,187 @@
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../../db/dialect.js';
+import type { Database, RollupTotals, TraceRow } from '../../db/schema.js';
+import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
+import { problems } from '../../lib/problems.js';
+import { toRun } from '../runs/runs.document.js';
+import { runFilterWhere, type RunFilters } from '../runs/runs.filters.js';
+import type { Run } from '../runs/runs.schemas.js';
+import { previewOf } from './traces.preview.js';
+import { MAX_OUTLINE_RUNS, type RunOutline, type Trace } from './traces.schemas.js';
+
+/** A trace's row with the record of the run that represents it (its root, else its earliest run). */
+export type TraceListRow = TraceRow & { head: Run | null };
+
+const TRACE_ORDER = { sort: 'traces.start_time', id: 'traces.trace_id' } as const;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The totals of a rollup row as the API shows them. */
+export function totalsOf(row: RollupTotals) {
+  return {
+    startTime: iso(Number(row.start_time)),
+    endTime: iso(Number(row.end_time)),
+    runCount: Number(row.run_count),
+    errorCount: Number(row.error_count),
+    runningCount: Number(row.running_count),
+    usage: {
+      promptTokens: Number(row.prompt_tokens),
+      completionTokens: Number(row.completion_tokens),
+      totalTokens: Number(row.total_tokens),
+      cacheReadTokens: Number(row.cache_read_tokens),
+      cacheCreationTokens: Number(row.cache_creation_tokens),
+      reasoningTokens: Number(row.reasoning_tokens),
+    },
+    cost: Number(row.cost),
+  };
+}
+
+export function toTrace(row: TraceListRow): Trace {
+  const totals = totalsOf(row);
+  return {
+    traceId: row.trace_id,
+    projectId: row.project_id,
+    rootRunId: row.root_run_id,
+    name: row.name,
+    status: totals.runningCount > 0 ? 'running' : totals.errorCount > 0 ? 'failed' : 'succeeded',
+    ...totals,
+    latencyMs: Number(row.end_time) - Number(row.start_time),
+    sessionId: row.session_id,
+    userId: row.user_id,
+    tags: row.head?.tags ?? [],
+    input: previewOf(row.head?.inputs, 'input'),
+    output: previewOf(row.head?.outputs, 'output'),
+  };
+}
+
+/** The records that represent traces: their roots, else (while the root has not arrived) their earliest runs. */
+async function withHeads(db: Kysely<Database>, projectId: string, rows: TraceRow[]): Promise<TraceListRow[]> {
+  const roots = rows.filter((r) => r.root_run_id !== null).map((r) => r.root_run_id!);
+  const docs = new Map<string, string>();
+  if (roots.length > 0) {
+    for (const run of await db.selectFrom('runs').select(['id', 'doc']).where('project_id', '=', projectId).where('id', 'in', roots).execute())
+      docs.set(run.id, run.doc);
+  }
+  const heads: TraceListRow[] = [];
+  for (const row of rows) {
+    let doc = row.root_run_id ? docs.get(row.root_run_id) : undefined;
+    if (doc === undefined) {
+      const earliest = await db
+        .selectFrom('runs')
+        .select('doc')
+        .where('project_id', '=', projectId)
+        .where('trace_id', '=', row.trace_id)
+        .orderBy('start_time')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst();
+      doc = earliest?.doc;
+    }
+    heads.push({ ...row, head: doc === undefined ? null : toRun({ doc }) });
+  }
+  return heads;
+}
+
+/**
+ * A project's traces, newest first (by their earliest start), then by trace id. `startedAfter` and
+ * `startedBefore` bound the trace's start; every other filter of the runs list selects the traces that
+ * hold at least one run matching it (all of them together, on the same run).
+ */
+export async function listTraces(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  projectId: string,
+  filters: RunFilters,
+  after: Position | null,
+  take: number,
+): Promise<KeysetRows<TraceListRow>> {
+  const { startedAfter, startedBefore, ...runFilters } = filters;
+  let query = db.selectFrom('traces').selectAll().where('traces.project_id', '=', projectId);
+  if (startedAfter !== undefined) query = query.where('traces.start_time', '>=', startedAfter);
+  if (startedBefore !== undefined) query = query.where('traces.start_time', '<', startedBefore);
+  if (Object.keys(runFilters).length > 0) {
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('runs')
+          .select(sql`1`.as('one'))
+          .whereRef('runs.project_id', '=', 'traces.project_id')
+          .whereRef('runs.trace_id', '=', 'traces.trace_id')
+          .where(runFilterWhere(dialect, runFilters) as never),
+      ),
+    );
+  }
+  const rows = await keysetQuery(query, TRACE_ORDER, after, take).execute();
+  return keysetRows(TRACE_ORDER, await withHeads(db, projectId, rows));
+}
+
+/** One trace: its row (404 when the project has none of that id) and its runs in tree order. */
+export async function getTrace(db: Kysely<Database>, projectId: string, traceId: string): Promise<{ trace: Trace; runs: RunOutline[]; truncated: boolean }> {
+  const row = await db.selectFrom('traces').selectAll().where('project_id', '=', projectId).where('trace_id', '=', traceId).executeTakeFirst();
+  if (!row) throw problems.notFound(`Trace ${traceId} does not exist in this project.`);
+  const [head] = await withHeads(db, projectId, [row]);
+  const runs = await db
+    .selectFrom('runs')
+    .select(['id', 'parent_run_id', 'name', 'kind', 'status', 'start_time', 'end_time', 'latency_ms', 'model', 'total_tokens', 'cost'])
+    .where('project_id', '=', projectId)
+    .where('trace_id', '=', traceId)
+    .orderBy('start_time')
+    .orderBy('id')
+    .limit(MAX_OUTLINE_RUNS + 1)
+    .execute();
+  const truncated = runs.length > MAX_OUTLINE_RUNS;
+  return { trace: toTrace(head!), runs: treeOrder(truncated ? runs.slice(0, MAX_OUTLINE_RUNS) : runs), truncated };
+}
+
+type OutlineRow = {
+  id: string;
+  parent_run_id: string | null;
+  name: string;
+  kind: string;
+  status: string;
+  start_time: number;
+  end_time: number | null;
+  latency_ms: number | null;
+  model: string | null;
+  total_tokens: number | null;
+  cost: number | null;
+};
+
+/** Parents before their children, siblings by start time (the rows come so ordered); runs whose parent is absent start a tree of their own. */
+function treeOrder(rows: OutlineRow[]): RunOutline[] {
+  const ids = new Set(rows.map((r) => r.id));
+  const children = new Map<string, OutlineRow[]>();
+  const tops: OutlineRow[] = [];
+  for (const row of rows) {
+    if (row.parent_run_id !== null && ids.has(row.parent_run_id) && row.parent_run_id !== row.id) {
+      const siblings = children.get(row.parent_run_id) ?? [];
+      siblings.push(row);
+      children.set(row.parent_run_id, siblings);
+    } else tops.push(row);
+  }
+  const out: RunOutline[] = [];
+  const seen = new Set<string>();
+  // Iterative depth-first walk: a 25,000-deep chain must not exhaust the stack.
+  const stack: [OutlineRow, number][] = tops.reverse().map((row) => [row, 0]);
+  while (stack.length > 0) {
+    const [row, depth] = stack.pop()!;
+    if (seen.has(row.id)) continue;
+    seen.add(row.id);
+    out.push({
+      id: row.id,
+      parentRunId: row.parent_run_id,
+      depth,
+      name: row.name,
+      kind: row.kind as RunOutline['kind'],
+      status: row.status as RunOutline['status'],
+      startTime: iso(Number(row.start_time)),
+      endTime: row.end_time === null ? null : iso(Number(row.end_time)),
+      latencyMs: row.latency_ms === null ? null : Number(row.latency_ms),
+      model: row.model,
+      totalTokens: row.total_tokens === null ? null : Number(row.total_tokens),
+      cost: row.cost,
+    });
+    for (const child of [...(children.get(row.id) ?? [])].reverse()) stack.push([child, depth + 1]);
+  }
+  // Runs on a cycle of parents (possible across calls) are listed at the top level rather than lost.
+  for (const row of rows) if (!seen.has(row.id)) out.push({ ...treeOrder([{ ...row, parent_run_id: null }])[0]!, parentRunId: row.parent_run_id });
+  return out;
+}

@@ -1,0 +1,49 @@
+import type { App, Deps } from '../../deps.js';
+import { paginate } from '../../lib/pagination.js';
+import { requestedProject } from '../projects/projects.repo.js';
+import { ProjectParams } from '../projects/projects.schemas.js';
+import { filteredListRequest } from '../runs/runs.list-request.js';
+import { getTrace, listTraces, toTrace } from './traces.repo.js';
+import { ListTracesQuery, TraceDetailSchema, TracePage, TraceParams } from './traces.schemas.js';
+
+const tags = ['Traces'];
+
+export function traceRoutes(app: App, { db, dialect, cursors }: Deps): void {
+  app.get('/projects/:project_id/traces', {
+    config: { scope: 'runs:read' },
+    schema: {
+      operationId: 'listTraces',
+      tags,
+      summary: 'List traces',
+      description:
+        'One item per trace, newest first by its earliest start, then trace id: its root run (the earliest run while the root has not arrived), ' +
+        'totals over all its runs, and previews of the root’s inputs and outputs. `startedAfter` (inclusive) and `startedBefore` (exclusive) bound the trace’s start; ' +
+        'every other filter is the runs list’s, and a trace matches when at least one of its runs matches them all.',
+      params: ProjectParams,
+      querystring: ListTracesQuery,
+      response: { 200: TracePage },
+    },
+    handler: async (request) => {
+      const { project, filters, page, identity } = await filteredListRequest(db, request, 'traces');
+      return paginate(cursors, page, identity, (after, take) => listTraces(db, dialect, project.id, filters, after, take), toTrace);
+    },
+  });
+
+  app.get('/projects/:project_id/traces/:trace_id', {
+    config: { scope: 'runs:read' },
+    schema: {
+      operationId: 'getTrace',
+      tags,
+      summary: 'Get a trace with its runs in tree order',
+      description:
+        'The trace’s totals and every run as an outline (no inputs, outputs or metadata: GET the run for those), parents before children and siblings by start time. ' +
+        'A run whose parent is not in the trace (it has not arrived) is listed at depth 0.',
+      params: TraceParams,
+      response: { 200: TraceDetailSchema },
+    },
+    handler: async (request) => {
+      const project = await requestedProject(db, request);
+      return getTrace(db, project.id, request.params.trace_id);
+    },
+  });
+}

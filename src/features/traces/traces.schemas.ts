@@ -1,0 +1,106 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
+import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+import { IdParam, StringEnum, Timestamp } from '../../schemas/common.js';
+import { METADATA_FILTER_PATTERN, RunKind, RunStatusSchema, runFilterProperties } from '../runs/runs.schemas.js';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const Count = Type.Integer({ minimum: 0 });
+
+/** Tokens by type, summed over runs (each run's `usage`; runs without usage add nothing). */
+export const UsageTotalsSchema = Type.Object(
+  {
+    promptTokens: Count,
+    completionTokens: Count,
+    totalTokens: Count,
+    cacheReadTokens: Count,
+    cacheCreationTokens: Count,
+    reasoningTokens: Count,
+  },
+  { additionalProperties: false },
+);
+
+/** What a trace, a session or an end user adds up to. */
+export const rollupProperties = {
+  startTime: Timestamp,
+  endTime: Type.String({ format: 'date-time', description: 'The latest end of its runs (the start of one still running)' }),
+  runCount: Count,
+  errorCount: Count,
+  runningCount: Count,
+  usage: UsageTotalsSchema,
+  cost: Type.Number({ description: 'The sum of its runs’ costs (USD)' }),
+};
+
+export const TraceSchema = Type.Object(
+  {
+    traceId: Type.String(),
+    projectId: Type.String(),
+    rootRunId: Type.Union([Type.String(), Type.Null()], { description: 'Null until the run without a parent has arrived' }),
+    name: Type.String({ description: 'The root run’s name (the first run’s while the root has not arrived)' }),
+    status: StringEnum(['running', 'failed', 'succeeded'] as const, { description: '`running` while a run runs, else `failed` when one failed' }),
+    ...rollupProperties,
+    latencyMs: Type.Integer({ description: 'endTime − startTime' }),
+    sessionId: Nullable(Type.String()),
+    userId: Nullable(Type.String()),
+    tags: Type.Array(Type.String(), { description: 'The root run’s tags' }),
+    input: Nullable(Type.String({ description: 'A preview of the root run’s inputs (at most 200 characters)' })),
+    output: Nullable(Type.String({ description: 'A preview of the root run’s outputs (at most 200 characters)' })),
+  },
+  { $id: 'Trace', title: 'Trace', additionalProperties: false },
+);
+export type Trace = Static<typeof TraceSchema>;
+export const TracePage = pageSchema(Type.Ref('Trace'), 'TracePage');
+
+/** The runs of a trace in tree order, without their inputs, outputs and metadata (GET the run for those). */
+export const RunOutlineSchema = Type.Object(
+  {
+    id: Type.String(),
+    parentRunId: Nullable(Type.String()),
+    depth: Type.Integer({ minimum: 0, description: '0 for a root (or a run whose parent is not in the trace)' }),
+    name: Type.String(),
+    kind: RunKind,
+    status: RunStatusSchema,
+    startTime: Timestamp,
+    endTime: Type.Union([Timestamp, Type.Null()]),
+    latencyMs: Type.Union([Type.Integer(), Type.Null()]),
+    model: Nullable(Type.String()),
+    totalTokens: Type.Union([Type.Integer(), Type.Null()]),
+    cost: Type.Union([Type.Number(), Type.Null()]),
+  },
+  { title: 'RunOutline', additionalProperties: false },
+);
+export type RunOutline = Static<typeof RunOutlineSchema>;
+
+/** The most runs a trace's outline lists (its totals always count every run). */
+export const MAX_OUTLINE_RUNS = 50_000;
+
+export const TraceDetailSchema = Type.Object(
+  {
+    trace: Type.Ref('Trace'),
+    runs: Type.Array(RunOutlineSchema, {
+      description: `Every run in tree order: parents before children, siblings by start time (at most ${MAX_OUTLINE_RUNS.toLocaleString('en-US')})`,
+    }),
+    truncated: Type.Boolean({
+      description: `True when the trace has more than ${MAX_OUTLINE_RUNS.toLocaleString('en-US')} runs: list them with the runs list's traceId filter`,
+    }),
+  },
+  { title: 'TraceDetail', additionalProperties: false },
+);
+
+const { parentRunId: _p, traceId: _t, ...traceFilterProperties } = runFilterProperties;
+export const ListTracesQuery = Type.Object(
+  { ...pageQueryProperties, ...traceFilterProperties },
+  {
+    additionalProperties: false,
+    patternProperties: { [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: '`metadata.<key>=<value>`, as on the runs list' }) },
+  },
+);
+
+export const TraceParams = Type.Object(
+  {
+    project_id: IdParam('prj', 'Project id'),
+    // The pattern bounds the length too; `maxLength` says so to readers (and is not checked twice).
+    trace_id: enforcedElsewhere(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$', description: 'Trace id' }), { maxLength: 128 }),
+  },
+  { additionalProperties: false },
+);
