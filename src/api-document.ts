@@ -23,6 +23,8 @@ export const API_TAGS: readonly ApiTag[] = [
     name: 'Traces',
     description: 'Runs grouped by trace: totals (runs, errors, tokens by type, cost), the root run’s previews, and the run tree of one trace.',
   },
+  { name: 'Sessions', description: 'Conversations (the runs’ `sessionId`): their totals, newest activity first, and each one’s traces in order.' },
+  { name: 'End users', description: 'The people an application serves (the runs’ `userId`): their totals and their traces.' },
   {
     name: 'OpenTelemetry',
     description: 'OTLP/HTTP trace ingestion (`POST /v1/traces`), for the OpenTelemetry SDKs, OpenInference, OpenLLMetry, the Vercel AI SDK and Collectors.',

@@ -27,6 +27,8 @@ import { ProjectSchema } from './features/projects/projects.schemas.js';
 import { runRoutes } from './features/runs/runs.routes.js';
 import { otlpRoutes } from './features/otlp/otlp.routes.js';
 import { traceRoutes } from './features/traces/traces.routes.js';
+import { sessionRoutes } from './features/sessions/sessions.routes.js';
+import { EndUserSchema, SessionSchema } from './features/sessions/sessions.schemas.js';
 import { TraceSchema } from './features/traces/traces.schemas.js';
 import { RunSchema } from './features/runs/runs.schemas.js';
 import { systemRoutes } from './features/system/system.routes.js';
@@ -203,7 +205,18 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     return sendProblem(reply, request, problem, config.problemBase);
   });
 
-  for (const schema of [ProblemSchema, ProjectSchema, RunSchema, TraceSchema, TokenRecordSchema, PromptSchema, PromptVersionSchema, MonitorSchema])
+  for (const schema of [
+    ProblemSchema,
+    ProjectSchema,
+    RunSchema,
+    TraceSchema,
+    SessionSchema,
+    EndUserSchema,
+    TokenRecordSchema,
+    PromptSchema,
+    PromptVersionSchema,
+    MonitorSchema,
+  ])
     app.addSchema(schema);
 
   await registerApiDocument(app, config);
@@ -256,6 +269,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       runRoutes(api, deps);
       otlpRoutes(api, deps);
       traceRoutes(api, deps);
+      sessionRoutes(api, deps);
       monitorRoutes(api, deps);
     },
     { prefix: '/v1' },

@@ -206,6 +206,8 @@ export const ROUTES: Route[] = [
   { method: 'GET', route: '/v1/projects/{project_id}/traces', path: (f) => `/v1/projects/${f.projectId}/traces`, query: true, ok: 200 },
   // The fixture's runs are roots: each is a trace of its own id.
   { method: 'GET', route: '/v1/projects/{project_id}/traces/{trace_id}', path: (f) => `/v1/projects/${f.projectId}/traces/${f.runId}`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/sessions', path: (f) => `/v1/projects/${f.projectId}/sessions`, query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/users', path: (f) => `/v1/projects/${f.projectId}/users`, query: true, ok: 200 },
   { method: 'POST', route: '/v1/traces', path: () => '/v1/traces', body: () => ({ resourceSpans: [] }), ok: 200, ignoresUnknownFields: true },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (f) => `/v1/projects/${f.projectId}/runs/metrics`, query: true, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (f) => `/v1/projects/${f.projectId}/runs/${f.runId}`, ok: 200 },

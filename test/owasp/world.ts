@@ -75,6 +75,8 @@ export const ID_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/projects/{project_id}', path: (w) => `/v1/projects/${w.projectId}`, ok: 204 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs', path: (w) => `/v1/projects/${w.projectId}/runs`, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/traces', path: (w) => `/v1/projects/${w.projectId}/traces`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/sessions', path: (w) => `/v1/projects/${w.projectId}/sessions`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/users', path: (w) => `/v1/projects/${w.projectId}/users`, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/traces/{trace_id}', path: (w) => `/v1/projects/${w.projectId}/traces/${w.runId}`, ok: 200 },
   { method: 'POST', route: '/v1/projects/{project_id}/runs', path: (w) => `/v1/projects/${w.projectId}/runs`, body: validRun, ok: 201 },
   {

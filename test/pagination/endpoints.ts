@@ -247,6 +247,50 @@ export function listEndpoints(ctx: TestContext) {
     filterEquivalents: [{ from: 'tag=a&tag=b', to: 'tag=b&tag=a' }],
   });
 
+  // One session (one end user) per run: the activity lists, keyed by the latest end of their runs.
+  const activityList = (name: 'sessions' | 'users', field: 'sessionId' | 'userId', table: 'run_sessions' | 'run_users', column: 'session_id' | 'user_id') => {
+    const list: ListEndpoint = defineList({
+      name,
+      perUser: false,
+      async fresh(p) {
+        const who = p ?? (await principal());
+        const project = await ctx.make.project(who.organizationId);
+        return { principal: who, path: `/v1/projects/${project.id}/${name}`, projectId: project.id };
+      },
+      async sibling(parent) {
+        return list.fresh(parent.principal);
+      },
+      async insert(parent, keys) {
+        const values = keys.map(() => uniq(field));
+        await ctx.make.runs(parent.projectId!, keys.length, (i) => ({ startTime: iso(keys[i]!), [field]: values[i] }));
+        return values.map((id, i) => ({ id, key: keys[i]! }));
+      },
+      async create(parent) {
+        const value = uniq(field);
+        const runs = parent.path.replace(new RegExp(`/${name}$`), '/runs');
+        const run = await created(
+          await send('POST', runs, {
+            token: parent.principal.token,
+            body: { name: 'api-run', kind: 'llm', startTime: new Date().toISOString(), [field]: value },
+          }),
+        );
+        return { id: value, key: Date.parse(run.startTime as string) };
+      },
+      async remove(parent, id) {
+        await db().deleteFrom('runs').where('project_id', '=', parent.projectId!).where(column, '=', id).execute();
+        const result = await db().deleteFrom(table).where('project_id', '=', parent.projectId!).where(column, '=', id).executeTakeFirst();
+        expect(Number(result.numDeletedRows)).toBe(1);
+      },
+      keyOf: (item) => Date.parse(item.endTime as string),
+      idOf: (item) => item[field] as string,
+      filterChanges: [],
+      filterEquivalents: [],
+    });
+    return list;
+  };
+  const conversations = activityList('sessions', 'sessionId', 'run_sessions', 'session_id');
+  const endUsers = activityList('users', 'userId', 'run_users', 'user_id');
+
   const projects = defineList({
     name: 'projects',
     perUser: false,
@@ -820,6 +864,8 @@ export function listEndpoints(ctx: TestContext) {
     lists: [
       runs,
       traces,
+      conversations,
+      endUsers,
       projects,
       tokens,
       invitations,

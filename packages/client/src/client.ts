@@ -40,6 +40,10 @@ import type {
   Trace,
   TraceDetail,
   TraceFilters,
+  Session,
+  SessionDetail,
+  EndUser,
+  EndUserDetail,
   TokenRecord,
   UpdateMemberInput,
   UpdateMonitorInput,
@@ -236,6 +240,30 @@ class TracesResource extends Resource {
   }
 }
 
+/** `/v1/projects/{id}/sessions`: conversations. */
+class SessionsResource extends Resource {
+  /** Newest activity first. */
+  list(projectId: string, options: ListOptions = {}): Paginated<Session> {
+    return this.paginate<Session>(`/projects/${seg(projectId)}/sessions`, {}, options);
+  }
+  /** A session's totals and its traces, oldest first. */
+  get(projectId: string, sessionId: string, options: CallOptions = {}): Promise<SessionDetail> {
+    return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/sessions/${seg(sessionId)}`, signal: options.signal });
+  }
+}
+
+/** `/v1/projects/{id}/users`: the end users an application serves. */
+class EndUsersResource extends Resource {
+  /** Newest activity first. */
+  list(projectId: string, options: ListOptions = {}): Paginated<EndUser> {
+    return this.paginate<EndUser>(`/projects/${seg(projectId)}/users`, {}, options);
+  }
+  /** An end user's totals and their traces, oldest first. */
+  get(projectId: string, userId: string, options: CallOptions = {}): Promise<EndUserDetail> {
+    return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/users/${seg(userId)}`, signal: options.signal });
+  }
+}
+
 class PromptVersionsResource extends Resource {
   /** Newest version first. */
   list(prompt: string, options: ListOptions = {}): Paginated<PromptVersion> {
@@ -369,6 +397,8 @@ export class Sightline {
   readonly projects: ProjectsResource;
   readonly runs: RunsResource;
   readonly traces: TracesResource;
+  readonly sessions: SessionsResource;
+  readonly endUsers: EndUsersResource;
   readonly prompts: PromptsResource;
   readonly monitors: MonitorsResource;
   /** The transport every call goes through (low-level: `client.http.request({...})`). */
@@ -382,6 +412,8 @@ export class Sightline {
     this.projects = new ProjectsResource(this.http);
     this.runs = new RunsResource(this.http);
     this.traces = new TracesResource(this.http);
+    this.sessions = new SessionsResource(this.http);
+    this.endUsers = new EndUsersResource(this.http);
     this.prompts = new PromptsResource(this.http);
     this.monitors = new MonitorsResource(this.http);
   }

@@ -23,6 +23,7 @@ import type {
 } from '../../../src/features/organizations/organizations.schemas.js';
 import type { CreateProjectBody, ListProjectsQuery, ProjectSchema, UpdateProjectBody } from '../../../src/features/projects/projects.schemas.js';
 import type { ListTracesQuery, TraceDetailSchema, TraceSchema } from '../../../src/features/traces/traces.schemas.js';
+import type { EndUserSchema, SessionSchema } from '../../../src/features/sessions/sessions.schemas.js';
 import type {
   BatchResultSchema,
   ListRunsQuery,
@@ -128,6 +129,13 @@ export type Trace = Static<typeof TraceSchema>;
 export type TraceDetail = Omit<Static<typeof TraceDetailSchema>, 'trace'> & { trace: Trace };
 /** The traces list's filters: a trace matches when one of its runs matches them all (the time range bounds its start). */
 export type TraceFilters = Omit<Static<typeof ListTracesQuery>, PageParams> & MetadataFilters;
+
+// Sessions and end users
+export type Session = Static<typeof SessionSchema>;
+export type EndUser = Static<typeof EndUserSchema>;
+/** A session's totals and its traces, oldest first (the conversation as it happened). */
+export type SessionDetail = { session: Session; traces: Trace[]; truncated: boolean };
+export type EndUserDetail = { user: EndUser; traces: Trace[]; truncated: boolean };
 
 // Prompts
 export type Prompt = Static<typeof PromptSchema>;

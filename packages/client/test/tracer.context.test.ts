@@ -55,6 +55,10 @@ describeSdk((sdk) => {
         ['conversation turn', 0],
         ['answer', 1],
       ]);
+      const conversation = await sdk.client.sessions.get(project.id, 'conversation-7');
+      expect(conversation.session).toMatchObject({ sessionId: 'conversation-7', traceCount: 1, runCount: 2, userId: 'user-42' });
+      expect(conversation.traces.map((t) => t.traceId)).toEqual([root.id]);
+      expect((await sdk.client.endUsers.list(project.id).toArray()).map((u) => u.userId)).toEqual(['user-42']);
     });
   });
 });

@@ -113,6 +113,26 @@ export async function listTraces(
   return keysetRows(TRACE_ORDER, await withHeads(db, projectId, rows));
 }
 
+/** The traces of a session or an end user, oldest first (at most `take`). */
+export async function listedTraces(
+  db: Kysely<Database>,
+  projectId: string,
+  key: 'session_id' | 'user_id',
+  value: string,
+  take: number,
+): Promise<TraceListRow[]> {
+  const rows = await db
+    .selectFrom('traces')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where(key, '=', value)
+    .orderBy('start_time')
+    .orderBy('trace_id')
+    .limit(take)
+    .execute();
+  return withHeads(db, projectId, rows);
+}
+
 /** One trace: its row (404 when the project has none of that id) and its runs in tree order. */
 export async function getTrace(db: Kysely<Database>, projectId: string, traceId: string): Promise<{ trace: Trace; runs: RunOutline[]; truncated: boolean }> {
   const row = await db.selectFrom('traces').selectAll().where('project_id', '=', projectId).where('trace_id', '=', traceId).executeTakeFirst();

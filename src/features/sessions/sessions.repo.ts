@@ -1,0 +1,100 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database, RollupTotals } from '../../db/schema.js';
+import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
+import { problems } from '../../lib/problems.js';
+import { listedTraces, totalsOf, toTrace } from '../traces/traces.repo.js';
+import type { Trace } from '../traces/traces.schemas.js';
+import { MAX_LISTED_TRACES, type EndUser, type Session } from './sessions.schemas.js';
+
+/** Sessions and end users: the same rollup, keyed by a different run field. */
+const KINDS = {
+  session: { table: 'run_sessions', key: 'session_id', counted: 'user_id' },
+  user: { table: 'run_users', key: 'user_id', counted: 'session_id' },
+} as const;
+type Kind = keyof typeof KINDS;
+
+export type ActivityRow = RollupTotals & { key: string; traceCount: number; other: string | null; otherCount: number };
+
+/** Per key of a page: how many traces it has, and the first other key (session → its user) or how many (user → its sessions). */
+async function traceFacts(db: Kysely<Database>, projectId: string, kind: Kind, keys: string[]) {
+  const { key, counted } = KINDS[kind];
+  if (keys.length === 0) return new Map<string, { traces: number; other: string | null; others: number }>();
+  const rows = await db
+    .selectFrom('traces')
+    .select([
+      sql.ref<string>(key).as('key'),
+      sql<number>`count(*)`.as('traces'),
+      sql<string | null>`min(${sql.ref(counted)})`.as('other'),
+      sql<number>`count(distinct ${sql.ref(counted)})`.as('others'),
+    ])
+    .where('project_id', '=', projectId)
+    .where(sql.ref(key), 'in', keys)
+    .groupBy(sql.ref(key))
+    .execute();
+  return new Map(rows.map((r) => [r.key, { traces: Number(r.traces), other: r.other, others: Number(r.others) }]));
+}
+
+async function withFacts(db: Kysely<Database>, projectId: string, kind: Kind, rows: (RollupTotals & { key: string })[]): Promise<ActivityRow[]> {
+  const facts = await traceFacts(
+    db,
+    projectId,
+    kind,
+    rows.map((r) => r.key),
+  );
+  return rows.map((r) => {
+    const f = facts.get(r.key);
+    return { ...r, traceCount: f?.traces ?? 0, other: f?.other ?? null, otherCount: f?.others ?? 0 };
+  });
+}
+
+const ORDER = { sort: 'end_time', id: 'key' } as const;
+
+/** A project's sessions or end users, newest activity first (then by id). */
+export async function listActivity(
+  db: Kysely<Database>,
+  projectId: string,
+  kind: Kind,
+  after: Position | null,
+  take: number,
+): Promise<KeysetRows<ActivityRow>> {
+  const { table, key } = KINDS[kind];
+  // Either table has this shape (typed as the sessions one); the keyset names the table's own key column.
+  const query = db
+    .selectFrom(table as 'run_sessions')
+    .selectAll()
+    .select(sql.ref<string>(key).as('key'))
+    .where('project_id', '=', projectId);
+  const rows = (await keysetQuery(query as never, { sort: 'end_time', id: key } as never, after, take).execute()) as unknown as (RollupTotals & {
+    key: string;
+  })[];
+  return keysetRows(ORDER, await withFacts(db, projectId, kind, rows));
+}
+
+/** One session or end user (404 when the project has none of that id), with its traces oldest first. */
+export async function getActivity(
+  db: Kysely<Database>,
+  projectId: string,
+  kind: Kind,
+  id: string,
+): Promise<{ row: ActivityRow; traces: Trace[]; truncated: boolean }> {
+  const { table, key } = KINDS[kind];
+  const found: (RollupTotals & { key: string }) | undefined = await db
+    .selectFrom(table as 'run_sessions')
+    .selectAll()
+    .select(sql.ref<string>(key).as('key'))
+    .where('project_id', '=', projectId)
+    .where(sql.ref(key), '=', id)
+    .executeTakeFirst();
+  if (!found) throw problems.notFound(`${kind === 'session' ? 'Session' : 'End user'} ${id} does not exist in this project.`);
+  const [row] = await withFacts(db, projectId, kind, [found]);
+  const traces = await listedTraces(db, projectId, key, id, MAX_LISTED_TRACES + 1);
+  return { row: row!, traces: traces.slice(0, MAX_LISTED_TRACES).map(toTrace), truncated: traces.length > MAX_LISTED_TRACES };
+}
+
+export function toSession(projectId: string, row: ActivityRow): Session {
+  return { sessionId: row.key, projectId, ...totalsOf(row), traceCount: row.traceCount, userId: row.other };
+}
+
+export function toEndUser(projectId: string, row: ActivityRow): EndUser {
+  return { userId: row.key, projectId, ...totalsOf(row), traceCount: row.traceCount, sessionCount: row.otherCount };
+}

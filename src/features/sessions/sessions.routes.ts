@@ -1,0 +1,56 @@
+import type { App, Deps } from '../../deps.js';
+import { PageOnlyQuery, paginate, type PageRequest } from '../../lib/pagination.js';
+import { requestedProject } from '../projects/projects.repo.js';
+import { ProjectParams } from '../projects/projects.schemas.js';
+import { getActivity, listActivity, toEndUser, toSession } from './sessions.repo.js';
+import { EndUserDetailSchema, EndUserPage, EndUserParams, SessionDetailSchema, SessionPage, SessionParams } from './sessions.schemas.js';
+
+const ORDER =
+  'Newest activity first (the latest end of its runs), then id. Its activity moves forward as runs arrive, so a walk that runs while it does may pass over one that became newer.';
+
+export function sessionRoutes(app: App, { db, cursors }: Deps): void {
+  for (const kind of ['session', 'user'] as const) {
+    const session = kind === 'session';
+    const plural = session ? 'sessions' : 'users';
+    const tags = [session ? 'Sessions' : 'End users'];
+    const toItem = (projectId: string) => (row: Parameters<typeof toSession>[1]) => (session ? toSession(projectId, row) : toEndUser(projectId, row));
+
+    app.get(`/projects/:project_id/${plural}`, {
+      config: { scope: 'runs:read' },
+      schema: {
+        operationId: session ? 'listSessions' : 'listEndUsers',
+        tags,
+        summary: session ? 'List sessions' : 'List end users',
+        description: `${session ? 'Each conversation (the runs’ sessionId)' : 'Each end user (the runs’ userId)'} with its totals. ${ORDER}`,
+        params: ProjectParams,
+        querystring: PageOnlyQuery,
+        response: { 200: session ? SessionPage : EndUserPage },
+      },
+      handler: async (request) => {
+        const project = await requestedProject(db, request);
+        const identity = { endpoint: plural, organizationId: request.principal.organizationId, parents: [project.id] };
+        return paginate(cursors, request.query as PageRequest, identity, (after, take) => listActivity(db, project.id, kind, after, take), toItem(project.id));
+      },
+    });
+
+    app.get(`/projects/:project_id/${plural}/:${kind}_id`, {
+      config: { scope: 'runs:read' },
+      schema: {
+        operationId: session ? 'getSession' : 'getEndUser',
+        tags,
+        summary: session ? 'Get a session with its traces' : 'Get an end user with their traces',
+        description: session
+          ? 'The session’s totals and its traces oldest first: the conversation as it happened.'
+          : 'The end user’s totals and their traces oldest first.',
+        params: session ? SessionParams : EndUserParams,
+        response: { 200: session ? SessionDetailSchema : EndUserDetailSchema },
+      },
+      handler: async (request) => {
+        const project = await requestedProject(db, request);
+        const params = request.params as { session_id?: string; user_id?: string };
+        const { row, traces, truncated } = await getActivity(db, project.id, kind, (session ? params.session_id : params.user_id)!);
+        return session ? { session: toSession(project.id, row), traces, truncated } : { user: toEndUser(project.id, row), traces, truncated };
+      },
+    });
+  }
+}

@@ -1,0 +1,56 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
+import { pageSchema } from '../../lib/pagination.js';
+import { IdParam } from '../../schemas/common.js';
+import { rollupProperties } from '../traces/traces.schemas.js';
+
+const Count = Type.Integer({ minimum: 0 });
+/** Session and end-user ids are the client's: 1..256 characters, any but control characters. */
+const ContextKey = (description: string) =>
+  enforcedElsewhere(Type.String({ minLength: 1, pattern: '^[^\\u0000-\\u001f]{1,256}$', description }), { maxLength: 256 });
+
+const activity = {
+  ...rollupProperties,
+  startTime: Type.String({ format: 'date-time', description: 'Its first activity: the earliest start of its runs' }),
+  endTime: Type.String({ format: 'date-time', description: 'Its last activity: the latest end of its runs (the start of one still running)' }),
+  traceCount: Count,
+};
+
+export const SessionSchema = Type.Object(
+  {
+    sessionId: Type.String(),
+    projectId: Type.String(),
+    ...activity,
+    userId: Type.Union([Type.String(), Type.Null()], { description: 'The end user of its first trace that names one' }),
+  },
+  { $id: 'Session', title: 'Session', additionalProperties: false },
+);
+export type Session = Static<typeof SessionSchema>;
+export const SessionPage = pageSchema(Type.Ref('Session'), 'SessionPage');
+
+export const EndUserSchema = Type.Object(
+  { userId: Type.String(), projectId: Type.String(), ...activity, sessionCount: Count },
+  { $id: 'EndUser', title: 'EndUser', additionalProperties: false },
+);
+export type EndUser = Static<typeof EndUserSchema>;
+export const EndUserPage = pageSchema(Type.Ref('EndUser'), 'EndUserPage');
+
+/** The most traces a session's or end user's page lists (its totals always count them all). */
+export const MAX_LISTED_TRACES = 1000;
+const tracesOf = (of: string) =>
+  Type.Array(Type.Ref('Trace'), { description: `Its traces, oldest first: the ${of} as it happened (at most ${MAX_LISTED_TRACES.toLocaleString('en-US')})` });
+const truncated = Type.Boolean({
+  description: `True when it has more than ${MAX_LISTED_TRACES.toLocaleString('en-US')} traces: list them with the traces list's filter`,
+});
+
+export const SessionDetailSchema = Type.Object(
+  { session: Type.Ref('Session'), traces: tracesOf('conversation'), truncated },
+  { title: 'SessionDetail', additionalProperties: false },
+);
+export const EndUserDetailSchema = Type.Object(
+  { user: Type.Ref('EndUser'), traces: tracesOf('user’s activity'), truncated },
+  { title: 'EndUserDetail', additionalProperties: false },
+);
+
+export const SessionParams = Type.Object({ project_id: IdParam('prj', 'Project id'), session_id: ContextKey('Session id') }, { additionalProperties: false });
+export const EndUserParams = Type.Object({ project_id: IdParam('prj', 'Project id'), user_id: ContextKey('End-user id') }, { additionalProperties: false });
