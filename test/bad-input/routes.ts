@@ -43,6 +43,8 @@ export const MONITOR_FIELDS: Record<string, unknown[]> = {
     1,
     null,
     { bogus: 1 },
+    { q: '!!!' },
+    { q: '' },
     { startedAfter: '2026-11-01T00:00:00.000Z' },
     { status: 'bogus' },
     { kind: 1 },
@@ -408,6 +410,10 @@ export const FILTER_JUNK: [string, string][] = [
   ['sessionId=a&sessionId=b', 'sessionId'],
   ['userId=', 'userId'],
   [`userId=${'u'.repeat(257)}`, 'userId'],
+  ['q=', 'q'],
+  ['q=%21%21%21', 'q'],
+  [`q=${'w '.repeat(17)}`, 'q'],
+  ['q=a&q=b', 'q'],
 ];
 
 export const METRICS_JUNK: [string, string][] = [

@@ -6,6 +6,7 @@ import * as monitors from './2026-11-22-004-monitors.js';
 import * as sessions from './2026-11-22-005-sessions.js';
 import * as runContext from './2026-11-23-006-run-context.js';
 import * as rollups from './2026-11-23-008-rollups.js';
+import * as search from './2026-11-23-009-search.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-005-sessions': sessions,
   '2026-11-23-006-run-context': runContext,
   '2026-11-23-008-rollups': rollups,
+  '2026-11-23-009-search': search,
 };

@@ -3,8 +3,9 @@ import { lockRows, type Dialect } from '../../db/dialect.js';
 import type { Database, MonitorEventRow, MonitorRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
-import { problems } from '../../lib/problems.js';
+import { Problem, problems } from '../../lib/problems.js';
 import { parseRunFilters, type RunFilters } from '../runs/runs.filters.js';
+import { queryWords } from '../runs/runs.search.js';
 import { CLAIM_BATCH, LEASE_MS } from './monitors.leases.js';
 import type { Monitor, MonitorEvent, MonitorFilter, MonitorState, Operator } from './monitors.schemas.js';
 
@@ -43,6 +44,15 @@ export function monitorRunFilters(filter: MonitorFilter): RunFilters {
 
 /** A filter stored with its keys sorted and its tags deduplicated, so equal filters read back equal. */
 export function normaliseFilter(filter: MonitorFilter | undefined): MonitorFilter {
+  // A search the runs list would refuse is refused here, at the field, rather than at every evaluation.
+  if (typeof filter?.q === 'string') {
+    try {
+      queryWords(filter.q);
+    } catch (error) {
+      if (error instanceof Problem) throw problems.validation((error.errors ?? []).map((e) => ({ pointer: '/filter/q', detail: e.detail })));
+      throw error;
+    }
+  }
   const entries = Object.entries((filter ?? {}) as Record<string, unknown>)
     .filter(([, value]) => value !== undefined)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

@@ -7,6 +7,7 @@ import { newId } from '../../lib/ids.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { deleteMonitorsWhere } from '../monitors/monitors.repo.js';
+import { forgetProjectWords } from '../runs/runs.search.js';
 import type { Project } from './projects.schemas.js';
 
 export function toProject(row: ProjectRow): Project {
@@ -130,6 +131,7 @@ export async function deleteProject(db: Kysely<Database>, organizationId: string
     await trx.deleteFrom('run_tags').where('project_id', '=', projectId).execute();
     await trx.deleteFrom('runs').where('project_id', '=', projectId).execute();
     for (const rollup of ['traces', 'run_sessions', 'run_users'] as const) await trx.deleteFrom(rollup).where('project_id', '=', projectId).execute();
+    await forgetProjectWords(trx, projectId);
     await deleteMonitorsWhere(trx, { projectId });
   });
 }

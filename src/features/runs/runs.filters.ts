@@ -2,6 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import type { Dialect } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { requireTimestamp } from '../../lib/clock.js';
+import { queryWords, searchMatch } from './runs.search.js';
 
 /** Normalised run filters: what the list, the metrics and monitors all apply, through `runFilterWhere`. */
 export interface RunFilters {
@@ -18,6 +19,8 @@ export interface RunFilters {
   startedAfter?: number;
   startedBefore?: number;
   metadata?: Record<string, string>;
+  /** Words that must all appear in a run's name, inputs, outputs or error. */
+  q?: string;
 }
 
 /** Reads the filter parameters out of a validated query (anything else in it is ignored here). */
@@ -26,6 +29,7 @@ export function parseRunFilters(query: Record<string, unknown>): RunFilters {
   for (const key of ['status', 'kind', 'name', 'model', 'traceId', 'sessionId', 'userId'] as const) {
     if (typeof query[key] === 'string') filters[key] = query[key] as string;
   }
+  if (typeof query.q === 'string') filters.q = queryWords(query.q).join(' ');
   if (Array.isArray(query.tag)) filters.tags = [...new Set(query.tag as string[])].sort();
   if (typeof query.parentRunId === 'string') filters.parentRunId = query.parentRunId === 'null' ? null : query.parentRunId;
   if (typeof query.startedAfter === 'string') filters.startedAfter = requireTimestamp(query.startedAfter, { parameter: 'startedAfter' });
@@ -90,6 +94,7 @@ export function runFilterWhere(dialect: Dialect, filters: RunFilters) {
         ),
       );
     }
+    if (filters.q !== undefined) and.push(searchMatch(dialect, queryWords(filters.q)));
     for (const [key, value] of Object.entries(filters.metadata ?? {})) {
       and.push(metadataMatch(dialect, key, value));
     }

@@ -9,6 +9,7 @@ import { Problem, problems, type FieldError } from '../../lib/problems.js';
 import { textFaults, toFieldErrors, validatorFor } from '../../lib/validation.js';
 import { runRecord, serializeRun, type RunBody } from './runs.document.js';
 import { runStateFaults, usageWithTotal } from './runs.rules.js';
+import { searchText } from './runs.search.js';
 import { RunInputSchema, type RunInput } from './runs.schemas.js';
 
 export type IngestResult =
@@ -213,7 +214,7 @@ async function insertAccepted(db: Kysely<Database>, projectId: string, accepted:
   const inserted = await insertRuns(
     db,
     projectId,
-    accepted.map((c) => ({ row: c.row, tags: c.body.tags, usage: c.body.usage })),
+    accepted.map((c) => ({ row: c.row, tags: c.body.tags, usage: c.body.usage, text: searchText({ name: c.row.name, ...c.body }) })),
   );
   // Ids the project already had (an earlier call, or a concurrent one): idempotent when the content matches.
   const taken = accepted.filter((c) => !inserted.has(c.row.id));

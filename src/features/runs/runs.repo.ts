@@ -12,6 +12,7 @@ import { runFilterWhere, type RunFilters } from './runs.filters.js';
 import { jsonValueFault } from '../../lib/json.js';
 import { runStateFaults, TERMINAL_STATUSES, usageWithTotal, type StoredUsage } from './runs.rules.js';
 import { contributionOf, rollUp, type Contribution } from './runs.rollups.js';
+import { indexRuns, searchText } from './runs.search.js';
 import type { RunPatch } from './runs.schemas.js';
 
 export { toRun };
@@ -108,6 +109,8 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
       .executeTakeFirst();
     if (!updated) throw problems.conflict(`Run ${runId} has already finished; finished runs cannot change.`);
     await rollUp(trx, projectId, { add: [contributionOf(updated, record.usage)], remove: [contributionOf(run, toRun(run).usage)] });
+    if (patch.outputs !== undefined || patch.error !== undefined)
+      await indexRuns(trx, projectId, [{ id: runId, text: searchText({ ...record, name: run.name }) }], true);
     if (patch.tags !== undefined) {
       await trx.deleteFrom('run_tags').where('project_id', '=', projectId).where('run_id', '=', runId).execute();
       if (patch.tags.length > 0) {
@@ -231,7 +234,7 @@ export async function adoptWaitingRuns(db: Kysely<Database>, projectId: string, 
 export async function insertRuns(
   db: Kysely<Database>,
   projectId: string,
-  runs: { row: RunRow; tags: string[]; usage: StoredUsage | null }[],
+  runs: { row: RunRow; tags: string[]; usage: StoredUsage | null; text: string }[],
 ): Promise<Set<string>> {
   const inserted = new Set<string>();
   const ordered = [...runs].sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
@@ -261,8 +264,13 @@ export async function insertRuns(
         );
       }
       // The runs' traces, sessions and end users add them up, in the same transaction.
-      const add = runs.filter((c) => inserted.has(c.row.id)).map((c) => contributionOf(c.row, c.usage));
-      await rollUp(trx, projectId, { add, remove: [] });
+      const stored = runs.filter((c) => inserted.has(c.row.id));
+      await rollUp(trx, projectId, { add: stored.map((c) => contributionOf(c.row, c.usage)), remove: [] });
+      await indexRuns(
+        trx,
+        projectId,
+        stored.map((c) => ({ id: c.row.id, text: c.text })),
+      );
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw problems.conflict('A concurrent request created some of these runs; retry the request.');

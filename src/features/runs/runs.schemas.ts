@@ -172,6 +172,13 @@ export const runFilterProperties = {
   parentRunId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: '`null` lists root runs only' })),
   startedAfter: Type.Optional(Timestamp),
   startedBefore: Type.Optional(Timestamp),
+  q: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description: 'Full-text search: every word (whole words, case-insensitive) must appear in the run’s name, inputs, outputs or error',
+    }),
+  ),
 };
 export const METADATA_FILTER_PATTERN = '^metadata\\.[A-Za-z0-9_-]{1,64}$';
 const metadataFilters = {

@@ -1,0 +1,97 @@
+import { sql, type Expression, type Kysely, type SqlBool, type Transaction } from 'kysely';
+import { dialectOf, type Dialect } from '../../db/dialect.js';
+import type { Database } from '../../db/schema.js';
+import { problems } from '../../lib/problems.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** How much of a run's text is searchable: its name and error, then its inputs' and outputs' text, to this many characters. */
+export const MAX_SEARCH_TEXT = 32_768;
+export const MAX_QUERY_WORDS = 16;
+
+// eslint-disable-next-line no-control-regex -- U+0000 is what this removes
+const UNINDEXABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** The words of a run: its name, its error, and every text (and key) of its inputs and outputs, in order, bounded. */
+export function searchText(run: { name: string; error: string | null; inputs: unknown; outputs: unknown }): string {
+  const pieces: string[] = [run.name];
+  let length = run.name.length;
+  const add = (text: string) => {
+    if (length >= MAX_SEARCH_TEXT) return;
+    pieces.push(text);
+    length += text.length + 1;
+  };
+  if (run.error) add(run.error);
+  // Iterative: values may nest deep.
+  const stack: unknown[] = [run.outputs, run.inputs];
+  while (stack.length > 0 && length < MAX_SEARCH_TEXT) {
+    const value = stack.pop();
+    if (typeof value === 'string') add(value);
+    else if (typeof value === 'number' || typeof value === 'boolean') add(String(value));
+    else if (Array.isArray(value)) for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
+    else if (value && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push(entries[i]![1]);
+    }
+  }
+  // Characters no engine indexes as text (U+0000, half a surrogate pair) are word breaks here: the run
+  // keeps them as sent, its words do not. Cutting at the bound never splits a pair either.
+  return pieces.join(' ').slice(0, MAX_SEARCH_TEXT).replace(UNINDEXABLE, ' ');
+}
+
+/**
+ * The words of a `q` filter: whitespace-separated, each with a letter or digit; all must appear in a
+ * run (whole words, case-insensitive). A 400 problem naming `q` when there is no word or too many.
+ */
+export function queryWords(q: string): string[] {
+  const words = q.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w));
+  if (words.length === 0) throw problems.validation([{ parameter: 'q', detail: 'Must contain at least one word (letters or digits).' }]);
+  if (words.length > MAX_QUERY_WORDS) throw problems.validation([{ parameter: 'q', detail: `Must contain at most ${MAX_QUERY_WORDS} words.` }]);
+  return words;
+}
+
+/**
+ * `runs` rows whose words contain every word of `q`. One uncorrelated subquery, so each engine reads its
+ * index once per query: FTS5 with every word as a quoted phrase (no query syntax reaches it), and
+ * PostgreSQL's `plainto_tsquery` (which has none).
+ */
+export function searchMatch(dialect: Dialect, words: string[]): Expression<SqlBool> {
+  if (dialect === 'postgres') {
+    return sql<SqlBool>`(runs.project_id, runs.id) in (select run_search.project_id, run_search.run_id from run_search where run_search.words @@ plainto_tsquery('simple', ${words.join(' ')}))`;
+  }
+  const phrases = words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ');
+  return sql<SqlBool>`(runs.project_id, runs.id) in (select k.project_id, k.run_id from run_search_keys k where k.id in (select rowid from run_search where run_search match ${phrases}))`;
+}
+
+/** Writes runs' words (new runs, or `replace` to rewrite those of stored runs), in the caller's transaction. */
+export async function indexRuns(db: Db, projectId: string, runs: { id: string; text: string }[], replace = false): Promise<void> {
+  const postgres = dialectOf(db as Kysely<Database>) === 'postgres';
+  for (let i = 0; i < runs.length; i += 500) {
+    const chunk = runs.slice(i, i + 500);
+    if (postgres) {
+      await sql`insert into run_search (project_id, run_id, words)
+        select ${projectId}, r.id, to_tsvector('simple', r.text) from unnest(${chunk.map((r) => r.id)}::text[], ${chunk.map((r) => r.text)}::text[]) as r(id, text)
+        on conflict (project_id, run_id) do update set words = excluded.words`.execute(db);
+      continue;
+    }
+    if (replace) {
+      const ids = sql.join(chunk.map((r) => r.id));
+      await sql`delete from run_search where rowid in (select id from run_search_keys where project_id = ${projectId} and run_id in (${ids}))`.execute(db);
+      await sql`delete from run_search_keys where project_id = ${projectId} and run_id in (${ids})`.execute(db);
+    }
+    const keys = await sql<{ id: number; run_id: string }>`insert into run_search_keys (project_id, run_id)
+      values ${sql.join(chunk.map((r) => sql`(${projectId}, ${r.id})`))} returning id, run_id`.execute(db);
+    const text = new Map(chunk.map((r) => [r.id, r.text]));
+    await sql`insert into run_search (rowid, words) values ${sql.join(keys.rows.map((k) => sql`(${k.id}, ${text.get(k.run_id)!})`))}`.execute(db);
+  }
+}
+
+/** Forgets a project's words (the project is being deleted), in the caller's transaction. */
+export async function forgetProjectWords(db: Db, projectId: string): Promise<void> {
+  if (dialectOf(db as Kysely<Database>) === 'postgres') {
+    await sql`delete from run_search where project_id = ${projectId}`.execute(db);
+    return;
+  }
+  await sql`delete from run_search where rowid in (select id from run_search_keys where project_id = ${projectId})`.execute(db);
+  await sql`delete from run_search_keys where project_id = ${projectId}`.execute(db);
+}
