@@ -37,11 +37,13 @@ function wordsOf(doc: string, name: string): string {
     } else if (Array.isArray(value)) for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
     else if (value && typeof value === 'object') stack.push(...Object.values(value).reverse());
   }
-  return pieces
-    .join(' ')
-    .slice(0, 32_768)
-// eslint-disable-next-line no-control-regex -- U+0000 is what this removes
-    .replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, ' ');
+  return (
+    pieces
+      .join(' ')
+      .slice(0, 32_768)
+      // eslint-disable-next-line no-control-regex -- U+0000 is what this removes
+      .replace(/\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, ' ')
+  );
 }
 
 /** The words of the runs stored before search existed, 500 at a time. */
