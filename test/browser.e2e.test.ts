@@ -449,7 +449,7 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     await page.getByRole('list', { name: 'Allowed origins' }).getByText('https://app.example.com').waitFor();
     await labelled(origins, 'Origin').fill('http://example.com');
     await origins.getByRole('button', { name: 'Add origin' }).click();
-    await page.getByRole('alert').filter({ hasText: 'Validation failed' }).filter({ hasText: 'https' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'Validation failed' }).filter({ hasText: 'Allowed origin 2: Must use https' }).waitFor();
     await page.getByRole('button', { name: 'Remove https://app.example.com' }).click();
     await page.getByText('No custom origins').waitFor();
     expect((await apiCall<{ allowedOrigins: string[] }>(base(), await ensureToken(), 'GET', '/v1/organization')).body.allowedOrigins).toEqual([]);

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type ButtonHTMLAttributes, type CSSProperties, type ReactNode } from 'react';
 import { describeError } from '../api.js';
 import { fmtDate, fmtRelative } from '../format.js';
+import { FaultList, type FieldLabels } from './problems.js';
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
   return (
@@ -10,22 +11,17 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
   );
 }
 
-/** A problem document (or any error) shown as its title and detail, with the field faults listed. */
-export function ErrorBox({ error, onRetry }: { error: unknown; onRetry?: () => void }) {
+/**
+ * A problem document (or any error) shown as its title and detail, with the field faults listed, each
+ * named by the form's label for it (`fields`; see components/problems.tsx).
+ */
+export function ErrorBox({ error, onRetry, fields }: { error: unknown; onRetry?: () => void; fields?: FieldLabels }) {
   const { title, detail, errors } = describeError(error);
   return (
     <div className="error-box" role="alert">
       <strong>{title}</strong>
       {detail && <p>{detail}</p>}
-      {errors.length > 0 && (
-        <ul>
-          {errors.map((e, i) => (
-            <li key={i}>
-              <code>{e.pointer ?? e.parameter}</code> {e.detail}
-            </li>
-          ))}
-        </ul>
-      )}
+      <FaultList errors={errors} labels={fields} />
       {onRetry && (
         <button type="button" className="button" onClick={onRetry}>
           Retry

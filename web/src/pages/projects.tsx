@@ -236,7 +236,7 @@ function ProjectForm({
           className="sl-plain-textarea"
         />
       </Field>
-      {error !== null && <ErrorBox error={error} />}
+      {error !== null && <ErrorBox error={error} fields={{ name: 'Name', description: 'Description' }} />}
       <div className="sl-form-actions">
         <Button onClick={onCancel}>Cancel</Button>
         <Button type="submit" variant="primary" disabled={busy || name.trim() === ''}>

@@ -205,7 +205,7 @@ function Description({ prompt, canWrite, onSaved }: { prompt: Prompt; canWrite: 
           <textarea {...control} autoFocus rows={2} maxLength={2000} value={text} onChange={(e) => setText(e.target.value)} style={{ minHeight: 60 }} />
         )}
       </FormField>
-      {error !== null && <ErrorBox error={error} />}
+      {error !== null && <ErrorBox error={error} fields={{ description: 'Description' }} />}
       <div className="actions">
         <Button type="submit" variant="primary" disabled={busy}>
           {busy ? 'Saving…' : 'Save description'}

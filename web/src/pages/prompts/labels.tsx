@@ -96,7 +96,7 @@ export function LabelsPanel({ prompt, canWrite, onChanged }: { prompt: Prompt; c
           </Button>
         </form>
       )}
-      {error !== null && <ErrorBox error={error} />}
+      {error !== null && <ErrorBox error={error} fields={{ label: 'Label name', version: 'Version' }} />}
     </Panel>
   );
 }

@@ -80,7 +80,7 @@ export function InvitationsPanel() {
           {sent}
         </p>
       )}
-      {error !== null && <ErrorBox error={error} />}
+      {error !== null && <ErrorBox error={error} fields={{ email: 'Email', role: 'Role' }} />}
       <PagedTable
         list={list}
         loadingLabel="Loading invitations…"

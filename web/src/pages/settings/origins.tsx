@@ -1,8 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { organization } from '../../api.js';
+import type { FieldLabels } from '../../components/problems.js';
 import { Button, Empty, ErrorBox, Field, Loading } from '../../components/ui.js';
 import { useAsync } from '../../hooks.js';
 import { useSession } from '../../session.js';
+
+/** The list is sent whole: a fault in its second origin is `/allowedOrigins/1` (components/problems.tsx). */
+const FIELDS: FieldLabels = { allowedOrigins: 'Allowed origins', 'allowedOrigins/*': 'Allowed origin {n}' };
 
 /**
  * Custom CORS origins of the organization (GET/PATCH /v1/organization, `allowedOrigins`). The plan's
@@ -73,7 +77,7 @@ export function OriginsPanel() {
       <p style={{ marginTop: 0 }}>
         Plan: <strong>{org.data.plan}</strong> <span className="muted">(the plan sets how many custom origins you may list; an operator can allow more)</span>
       </p>
-      {error !== null && <ErrorBox error={error} />}
+      {error !== null && <ErrorBox error={error} fields={FIELDS} />}
       {current.length === 0 ? (
         <Empty title="No custom origins">Only the dashboard&apos;s own origin may call the API from a browser.</Empty>
       ) : (

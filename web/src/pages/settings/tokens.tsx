@@ -1,11 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { organization, tokens } from '../../api.js';
 import { narrow, PagedTable, type Column } from '../../components/paged.js';
+import type { FieldLabels } from '../../components/problems.js';
 import { Badge, Button, CopyButton, Empty, ErrorBox, Field, When } from '../../components/ui.js';
 import { useList } from '../../hooks.js';
 import { useSession } from '../../session.js';
 import type { Member, NewToken, TokenRecord } from '../../types.js';
 import { ConfirmDialog, type ConfirmRequest } from './confirm.js';
+
+/** The token form's fields by their names in the API (components/problems.tsx). */
+const FIELDS: FieldLabels = { name: 'Token name', expiresInDays: 'Lifetime (days)' };
 
 type TokenStatus = 'active' | 'revoked' | 'expired';
 
@@ -180,7 +184,7 @@ export function TokensPanel({ members }: { members: Member[] }) {
         Leave the lifetime empty for the server&apos;s default; it must be at least 1 day and at most the server&apos;s maximum (the server says which). Tokens
         that never expire are not offered.
       </p>
-      {formError !== null && <ErrorBox error={formError} />}
+      {formError !== null && <ErrorBox error={formError} fields={FIELDS} />}
       {secret && <SecretReveal secret={secret} onDone={() => setSecret(null)} />}
 
       <h3 style={{ fontSize: '1rem', margin: '16px 0 8px' }}>Your tokens</h3>
