@@ -28,10 +28,17 @@ export function fmtNumber(n: number | null | undefined): string {
   return n.toLocaleString(undefined, { maximumFractionDigits: 4 });
 }
 
-/** Money in dollars: `$0.0042`, `$12.00`. */
+/**
+ * Money in dollars, per run or in total: from a cent up, to the cent (`$12.00`, `$1,234.57`); under a
+ * cent, two significant digits (`$0.00042`, `$0.0021`), so a cheap call neither reads as `$0.00` nor
+ * as a long tail of digits. Only nothing is `$0.00`.
+ */
 export function fmtCost(n: number | null | undefined): string {
   if (n === null || n === undefined) return '—';
-  return `$${n.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 6 })}`;
+  const abs = Math.abs(n);
+  const sign = n < 0 ? '-' : '';
+  const digits: Intl.NumberFormatOptions = abs === 0 || abs >= 0.01 ? { minimumFractionDigits: 2, maximumFractionDigits: 2 } : { maximumSignificantDigits: 2 };
+  return `${sign}$${abs.toLocaleString(undefined, digits)}`;
 }
 
 /** `2 minutes ago`, `in 3 days`. */

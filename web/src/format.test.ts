@@ -1,0 +1,38 @@
+/**
+ * The dashboard's formatting of money (format.ts). The browser's locale decides the separators: the
+ * expectations are written in en-US and turned into the running locale's.
+ */
+import { describe, expect, it } from 'vitest';
+import { fmtCost } from './format.js';
+
+const DECIMAL = (1.5).toLocaleString().charAt(1);
+const GROUP = (1000).toLocaleString().length === 5 ? (1000).toLocaleString().charAt(1) : '';
+/** `$1,234.57` in the running locale's separators. */
+const local = (enUS: string) => enUS.replace(/[,.]/g, (c) => (c === '.' ? DECIMAL : GROUP));
+
+describe('fmtCost', () => {
+  it('shows amounts under a cent with two significant digits, never as $0.00', () => {
+    expect(fmtCost(0.00042)).toBe(local('$0.00042'));
+    expect(fmtCost(0.000423)).toBe(local('$0.00042'));
+    expect(fmtCost(0.0021)).toBe(local('$0.0021'));
+    expect(fmtCost(0.005)).toBe(local('$0.005'));
+    expect(fmtCost(0.000000012)).toBe(local('$0.000000012'));
+  });
+
+  it('shows a cent and more, totals included, with two decimals', () => {
+    expect(fmtCost(0.01)).toBe(local('$0.01'));
+    expect(fmtCost(0.0149)).toBe(local('$0.01'));
+    expect(fmtCost(0.1)).toBe(local('$0.10'));
+    expect(fmtCost(12)).toBe(local('$12.00'));
+    expect(fmtCost(1234.567)).toBe(local('$1,234.57'));
+    expect(fmtCost(0.0021 * 1000)).toBe(local('$2.10'));
+  });
+
+  it('shows nothing as $0.00, a refund with its sign, and no value as a dash', () => {
+    expect(fmtCost(0)).toBe(local('$0.00'));
+    expect(fmtCost(-0.5)).toBe(local('-$0.50'));
+    expect(fmtCost(-0.0003)).toBe(local('-$0.0003'));
+    expect(fmtCost(null)).toBe('—');
+    expect(fmtCost(undefined)).toBe('—');
+  });
+});
