@@ -1,4 +1,5 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useRef, useState, type FormEvent } from 'react';
+import type { FieldLabels } from '../../components/problems.js';
 import { Button, ErrorBox, Options } from '../../components/ui.js';
 import type { CreateMonitorInput, Monitor } from '../../types.js';
 import { Checkbox, FormField, InvalidBox } from '../prompts/controls.js';
@@ -13,6 +14,9 @@ import {
   type Metric,
   type MonitorFilter,
   type Operator,
+  thresholdFault,
+  thresholdInput,
+  thresholdValue,
   type Threshold,
   type Window,
 } from './model.js';
@@ -68,7 +72,7 @@ function draftOf(monitor?: Monitor): Draft {
     metric: monitor.metric,
     window: monitor.window,
     op: monitor.threshold?.op ?? '',
-    threshold: monitor.threshold ? String(monitor.threshold.value) : '',
+    threshold: monitor.threshold ? thresholdInput(monitor.metric, monitor.threshold.value) : '',
     status: status ?? '',
     kind: kind ?? '',
     model: model ?? '',
@@ -99,23 +103,42 @@ function filterOf(draft: Draft): MonitorFilter {
   return filter as MonitorFilter;
 }
 
-/** The threshold, null when there is none, or undefined while the typed value is not a number. */
+/** The server's pointers into a monitor body, named as the form's fields (components/problems.tsx). */
+const FIELDS: FieldLabels = {
+  name: 'Name',
+  description: 'Description',
+  metric: 'Metric',
+  window: 'Window',
+  threshold: 'Threshold',
+  'threshold/op': 'Operator',
+  'threshold/value': 'Threshold',
+  filter: 'Runs filter',
+  'filter/*': 'Filter {n}',
+  'filter/status': 'Status',
+  'filter/kind': 'Kind',
+  'filter/model': 'Model',
+  'filter/name': 'Run name',
+  'filter/tag': 'Tag',
+  'filter/tag/*': 'Tag {n}',
+  'filter/parentRunId': 'Roots only',
+  webhookUrls: 'Webhook URLs',
+  'webhookUrls/*': 'Webhook URL {n}',
+};
+
+/** Why the typed threshold cannot be sent, or null (always null without an operator). */
+const thresholdError = (draft: Draft) => (draft.op === '' ? null : thresholdFault(draft.metric, draft.threshold));
+
+/** The threshold as the API takes it (an error rate typed in percent becomes a fraction), null when there is none, or undefined while the typed value is not valid. */
 function thresholdOf(draft: Draft): Threshold | null | undefined {
   if (draft.op === '') return null;
-  const value = Number(draft.threshold);
-  if (draft.threshold.trim() === '' || !Number.isFinite(value)) return undefined;
-  return { op: draft.op, value };
+  if (thresholdError(draft) !== null) return undefined;
+  return { op: draft.op, value: thresholdValue(draft.metric, Number(draft.threshold)) };
 }
 
 function check(draft: Draft): { ok: true; body: MonitorBody } | { ok: false; title: string; detail: string } {
   if (draft.name.trim() === '') return { ok: false, title: 'The monitor needs a name', detail: 'Type a name, such as "prod error rate".' };
   const threshold = thresholdOf(draft);
-  if (threshold === undefined)
-    return {
-      ok: false,
-      title: 'The threshold is not a number',
-      detail: `With operator ${draft.op}, type the value to compare with (${METRIC_UNITS[draft.metric]}), or choose the operator "none".`,
-    };
+  if (threshold === undefined) return { ok: false, title: 'The threshold is not valid', detail: thresholdError(draft) ?? '' };
   const webhookUrls = [
     ...new Set(
       draft.webhookUrls
@@ -158,6 +181,9 @@ export function MonitorForm({
   const [invalid, setInvalid] = useState<{ title: string; detail: string } | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  /** Whether sending was tried: from then on an empty threshold is said to be missing, not only a wrong one. */
+  const [tried, setTried] = useState(false);
+  const thresholdRef = useRef<HTMLInputElement>(null);
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => {
     setDraft((d) => ({ ...d, [key]: value }));
     setInvalid(null);
@@ -166,9 +192,15 @@ export function MonitorForm({
   const filter = useMemo(() => filterOf(draft), [draft]);
   const threshold = thresholdOf(draft) ?? null;
   const others = describeFilter(draft.otherFilters as MonitorFilter);
+  const thresholdMessage = tried || draft.threshold.trim() !== '' ? thresholdError(draft) : null;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    setTried(true);
+    if (thresholdError(draft) !== null) {
+      thresholdRef.current?.focus();
+      return;
+    }
     const checked = check(draft);
     if (!checked.ok) {
       setInvalid(checked);
@@ -214,13 +246,15 @@ export function MonitorForm({
             </select>
           )}
         </FormField>
-        <FormField label="Threshold" hint={`Unit: ${METRIC_UNITS[draft.metric]}.`}>
+        <FormField label="Threshold" hint={`Unit: ${METRIC_UNITS[draft.metric]}.`} error={thresholdMessage}>
           {(control) => (
             <input
               {...control}
+              ref={thresholdRef}
               type="number"
               step="any"
               inputMode="decimal"
+              {...(draft.metric === 'error_rate' ? { min: 0, max: 100 } : {})}
               disabled={draft.op === ''}
               value={draft.threshold}
               onChange={(e) => set('threshold', e.target.value)}
@@ -287,7 +321,7 @@ export function MonitorForm({
       </FormField>
 
       {invalid && <InvalidBox {...invalid} />}
-      {error !== null && <ErrorBox error={error} />}
+      {error !== null && <ErrorBox error={error} fields={FIELDS} />}
       <div className="form-actions">
         <Button onClick={onCancel}>Cancel</Button>
         <Button type="submit" variant="primary" disabled={busy}>

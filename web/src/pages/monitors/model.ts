@@ -46,13 +46,40 @@ export const OPERATORS: Operator[] = [...SERVER_OPERATORS];
 export const METRIC_UNITS: Record<Metric, string> = {
   count: 'runs',
   error_count: 'failed runs',
-  error_rate: 'a fraction: 0.05 is 5 %',
+  error_rate: 'percent: type 5 for 5 %',
   latency_p50: 'milliseconds',
   latency_p95: 'milliseconds',
   latency_p99: 'milliseconds',
   total_tokens: 'tokens',
   cost: 'dollars',
 };
+
+/**
+ * The form takes an error rate as a percentage (5 for 5 %), while the API's `error_rate` is a fraction
+ * (0.05): these two turn one into the other, rounded to 12 significant digits so that 7 % is 7, not
+ * 7.000000000000001.
+ */
+const PERCENT: ReadonlySet<Metric> = new Set<Metric>(['error_rate']);
+const tidy = (n: number) => Number(n.toPrecision(12));
+
+/** A stored threshold value as the form shows it. */
+export function thresholdInput(metric: Metric, value: number): string {
+  return String(PERCENT.has(metric) ? tidy(value * 100) : value);
+}
+
+/** A typed threshold as the API takes it. */
+export function thresholdValue(metric: Metric, typed: number): number {
+  return PERCENT.has(metric) ? tidy(typed / 100) : typed;
+}
+
+/** Why a typed threshold cannot be sent (said under the field), or null. */
+export function thresholdFault(metric: Metric, typed: string): string | null {
+  if (typed.trim() === '') return `Type the value to compare with (${METRIC_UNITS[metric]}), or choose the operator “none”.`;
+  const value = Number(typed);
+  if (!Number.isFinite(value)) return 'The threshold must be a number.';
+  if (PERCENT.has(metric) && (value < 0 || value > 100)) return 'An error rate is a percentage from 0 to 100.';
+  return null;
+}
 
 export function formatMetric(metric: Metric, value: number | null | undefined): string {
   if (value === null || value === undefined) return '—';

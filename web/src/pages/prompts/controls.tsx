@@ -9,25 +9,35 @@ import './controls.css';
 
 /**
  * A labelled control whose accessible name is exactly its label: the hint is linked with
- * aria-describedby instead of sitting inside the <label> (where it would join the name).
+ * aria-describedby instead of sitting inside the <label> (where it would join the name). `error`, a
+ * fault found before sending, is said under the control, which is marked invalid and described by it.
  */
 export function FormField({
   label,
   hint,
+  error,
   children,
 }: {
   label: string;
   hint?: ReactNode;
-  children: (control: { id: string; 'aria-describedby'?: string }) => ReactNode;
+  error?: string | null | undefined;
+  children: (control: { id: string; 'aria-describedby'?: string; 'aria-invalid'?: true }) => ReactNode;
 }) {
   const id = useId();
   const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  const describedBy = [error ? errorId : '', hint ? hintId : ''].filter(Boolean).join(' ');
   return (
     <div className="field">
       <label className="field-label" htmlFor={id}>
         {label}
       </label>
-      {children(hint ? { id, 'aria-describedby': hintId } : { id })}
+      {children({ id, ...(describedBy ? { 'aria-describedby': describedBy } : {}), ...(error ? { 'aria-invalid': true as const } : {}) })}
+      {error && (
+        <span id={errorId} className="field-error" role="alert">
+          {error}
+        </span>
+      )}
       {hint && (
         <span id={hintId} className="field-hint">
           {hint}
