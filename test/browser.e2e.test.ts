@@ -454,9 +454,9 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     await page.getByText('No custom origins').waitFor();
     expect((await apiCall<{ allowedOrigins: string[] }>(base(), await ensureToken(), 'GET', '/v1/organization')).body.allowedOrigins).toEqual([]);
 
-    // The last owner cannot be demoted: the server's 409 is shown as it is, and nothing changes.
-    await page.getByLabel(`Role of ${LOGIN}`).selectOption('admin');
-    await page.getByRole('alert').filter({ hasText: 'The organization must keep at least one owner.' }).waitFor();
+    // The last owner is offered no demotion and no removal (the server would refuse both with 409): the role is shown, and why.
+    await page.getByRole('row').filter({ hasText: LOGIN }).getByText('The last owner').waitFor();
+    expect([await page.getByLabel(`Role of ${LOGIN}`).count(), await page.getByRole('button', { name: `Remove ${LOGIN}` }).count()]).toEqual([0, 0]);
     expect((await apiCall<{ role: string }>(base(), await ensureToken(), 'GET', '/v1/me')).body.role).toBe('owner');
   });
   step('works at phone width: no page scrolls sideways', async () => {

@@ -3,6 +3,7 @@ import { mayAssignRole, ROLES, type Role } from '../../../../src/auth/roles.js';
 import { organization } from '../../api.js';
 import { narrow, PagedTable } from '../../components/paged.js';
 import { Badge, Button, Empty, ErrorBox, Options, When } from '../../components/ui.js';
+import type { FieldLabels } from '../../components/problems.js';
 import type { List } from '../../hooks.js';
 import { useSession } from '../../session.js';
 import type { Member } from '../../types.js';
@@ -16,6 +17,9 @@ export const ROLE_HELP: Record<Role, string> = {
   member: 'also creates and changes projects, runs, prompts and monitors',
   viewer: 'reads everything',
 };
+
+/** The server's names for a member change's fields, as the table shows them (components/problems.tsx). */
+const FIELDS: FieldLabels = { role: 'Role', user_id: 'Member' };
 
 /** The roles the signed-in user may grant: only an owner grants (or takes) `owner`. */
 export function useGrantableRoles(): Role[] {
@@ -31,8 +35,15 @@ export function MembersPanel({ list }: { list: MemberList }) {
   const [saving, setSaving] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<ConfirmRequest | null>(null);
 
-  /** Whether the signed-in user may change this member: admins below owner, owners anyone. */
-  const manageable = (member: Member) => can('members:admin') && mayAssignRole(me.role, { from: member.role });
+  /**
+   * The organization keeps at least one owner (the server refuses otherwise, 409): the only owner among
+   * the members listed is neither offered for removal nor a role below owner. (With more members still
+   * to load, another owner may be among them: "Load more" brings them and the actions back.)
+   */
+  const owners = list.items.filter((m) => m.role === 'owner').length;
+  const lastOwner = (member: Member) => member.role === 'owner' && owners <= 1;
+  /** Whether the signed-in user may change this member: admins below owner, owners anyone but the last owner. */
+  const manageable = (member: Member) => can('members:admin') && mayAssignRole(me.role, { from: member.role }) && !lastOwner(member);
 
   const changeRole = async (member: Member, role: Role) => {
     setError(null);
@@ -71,7 +82,7 @@ export function MembersPanel({ list }: { list: MemberList }) {
           Only admins and owners change roles or remove members.
         </p>
       )}
-      {error !== null && <ErrorBox error={error} />}
+      {error !== null && <ErrorBox error={error} fields={FIELDS} />}
       <PagedTable
         list={list}
         loadingLabel="Loading members…"
@@ -96,7 +107,14 @@ export function MembersPanel({ list }: { list: MemberList }) {
                   <Options values={grantable.includes(member.role) ? grantable : [member.role, ...grantable]} />
                 </select>
               ) : (
-                <Badge tone={member.role === 'owner' ? 'info' : 'neutral'}>{member.role}</Badge>
+                <>
+                  <Badge tone={member.role === 'owner' ? 'info' : 'neutral'}>{member.role}</Badge>
+                  {lastOwner(member) && can('members:admin') && mayAssignRole(me.role, { from: 'owner' }) && (
+                    <span className="field-hint" style={{ display: 'block' }}>
+                      The last owner: make another member owner before changing or removing this one.
+                    </span>
+                  )}
+                </>
               )}
             </td>
             <td className="hide-narrow">
