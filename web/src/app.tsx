@@ -1,6 +1,7 @@
 import { useEffect, type ReactElement } from 'react';
 import { Layout, SignIn } from './components/layout.js';
 import { Empty, ErrorBox, Loading } from './components/ui.js';
+import { useDocumentTitle } from './hooks.js';
 import { MonitorPage } from './pages/monitor.js';
 import { MonitorsPage } from './pages/monitors.js';
 import { ProjectsPage } from './pages/projects.js';
@@ -38,6 +39,11 @@ function Routes() {
     const params = match(pattern, path);
     if (params) return render(params);
   }
+  return <NotFound />;
+}
+
+function NotFound() {
+  useDocumentTitle('Page not found');
   return (
     <Empty title="Page not found">
       <Link to="/projects">Go to projects</Link>

@@ -22,6 +22,17 @@ export function useAsync<T>(load: () => Promise<T>, key: string) {
   return { ...state, reload: run, setData: (data: T) => setState({ data, loading: false }) };
 }
 
+/**
+ * The tab's title while a page is shown: its parts from the most specific, then the product
+ * (`Runs · support-bot · Sightline`); a part not known yet (still loading) is left out. Every page sets it.
+ */
+export function useDocumentTitle(...parts: (string | null | undefined)[]): void {
+  const title = [...parts.filter((part): part is string => Boolean(part)), 'Sightline'].join(' · ');
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
+}
+
 /** A project, loaded by id. */
 export function useProject(projectId: string) {
   return useAsync(() => projects.get(projectId), `project:${projectId}`);

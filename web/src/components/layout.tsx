@@ -1,5 +1,6 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { auth } from '../api.js';
+import { useDocumentTitle } from '../hooks.js';
 import type { SignInStatus } from '../types.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
@@ -58,6 +59,7 @@ export function Layout({ children }: { children: ReactNode }) {
 /** Shown when there is no session: sign-in goes through the identity provider (or says what to configure). */
 export function SignIn({ reason }: { reason?: string | undefined }) {
   const [status, setStatus] = useState<SignInStatus | null>(null);
+  useDocumentTitle('Sign in');
   useEffect(() => {
     void auth.status().then(setStatus);
   }, []);

@@ -4,7 +4,7 @@ import { ConfirmModal } from '../components/confirm.js';
 import { ProjectTabs } from '../components/layout.js';
 import { Badge, Button, Empty, ErrorBox, Loading, Modal, PageHeader, Panel, StatusBadge } from '../components/ui.js';
 import { fmtDate, fmtRelative } from '../format.js';
-import { useAsync, useList, useProject } from '../hooks.js';
+import { useAsync, useDocumentTitle, useList, useProject } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
 import type { Monitor } from '../types.js';
@@ -19,6 +19,7 @@ export function MonitorPage({ projectId, monitorId }: { projectId: string; monit
   const project = useProject(projectId);
   const monitor = useAsync(() => monitors.get(projectId, monitorId), `${projectId}/${monitorId}`);
   const listPath = `/projects/${encodeURIComponent(projectId)}/monitors`;
+  useDocumentTitle(monitor.data?.name ?? 'Monitor', 'Monitors', project.data?.name);
   return (
     <>
       <Link to={listPath} className="back-link">

@@ -3,7 +3,7 @@ import { ApiError, monitors } from '../api.js';
 import { ProjectTabs } from '../components/layout.js';
 import { EmptyList, narrow, PagedTable } from '../components/paged.js';
 import { Badge, Button, Empty, ErrorBox, Modal, Options, PageHeader, StatusBadge, When } from '../components/ui.js';
-import { useList, useProject } from '../hooks.js';
+import { useDocumentTitle, useList, useProject } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
 import type { MonitorWithSecret } from '../types.js';
@@ -27,6 +27,7 @@ export function MonitorsPage({ projectId }: { projectId: string }) {
   const [creating, setCreating] = useState(false);
   const [created, setCreated] = useState<MonitorWithSecret | null>(null);
   const filtered = state !== '' || enabled !== '';
+  useDocumentTitle('Monitors', project.data?.name);
 
   if (project.error instanceof ApiError && project.error.status === 404) {
     return (

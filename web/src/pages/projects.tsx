@@ -3,11 +3,11 @@ import { projects } from '../api.js';
 import { ConfirmModal } from '../components/confirm.js';
 import { narrow, PagedTable } from '../components/paged.js';
 import { Button, Empty, ErrorBox, Field, Modal, PageHeader, When } from '../components/ui.js';
-import { useList } from '../hooks.js';
+import { useDocumentTitle, useList } from '../hooks.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
 import type { CreateProjectInput, Project, UpdateProjectInput } from '../types.js';
-import { setQuery, useDocumentTitle } from './runs/shared.js';
+import { setQuery } from './runs/shared.js';
 import './runs/runs.css';
 
 /** The organization's projects: newest first, filtered by a substring of the name (kept in the URL). */

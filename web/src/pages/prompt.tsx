@@ -3,7 +3,7 @@ import { ApiError, prompts } from '../api.js';
 import { ConfirmModal } from '../components/confirm.js';
 import { Button, Empty, ErrorBox, Loading, Modal, PageHeader, Panel } from '../components/ui.js';
 import { fmtDate, fmtRelative } from '../format.js';
-import { useAsync, useList } from '../hooks.js';
+import { useAsync, useDocumentTitle, useList } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
 import type { Prompt } from '../types.js';
@@ -17,6 +17,7 @@ import { NewVersionForm, VersionsPanel } from './prompts/versions.js';
 /** One prompt: its versions, a diff between any two, labels and their history, a render preview. */
 export function PromptPage({ promptId }: { promptId: string }) {
   const prompt = useAsync(() => prompts.get(promptId), promptId);
+  useDocumentTitle(prompt.data?.name ?? promptId, 'Prompts');
   return (
     <>
       <Link to="/prompts" className="back-link">

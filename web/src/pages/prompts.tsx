@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { prompts } from '../api.js';
-import { useList } from '../hooks.js';
+import { useDocumentTitle, useList } from '../hooks.js';
 import { EmptyList, narrow, num, PagedTable } from '../components/paged.js';
 import { Badge, Button, Modal, PageHeader, When } from '../components/ui.js';
 import { Link, navigate } from '../router.js';
@@ -21,6 +21,7 @@ export function PromptsPage() {
   const query = { name: nameFilter || undefined, label: labelFilter || undefined };
   const list = useList(prompts.list, query);
   const filtered = query.name !== undefined || query.label !== undefined;
+  useDocumentTitle('Prompts');
 
   return (
     <>

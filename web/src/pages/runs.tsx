@@ -3,12 +3,12 @@ import { ApiError, runs } from '../api.js';
 import { ProjectTabs } from '../components/layout.js';
 import { Button, ErrorBox, PageHeader } from '../components/ui.js';
 import { fmtNumber } from '../format.js';
-import { useList, useProject } from '../hooks.js';
+import { useDocumentTitle, useList, useProject } from '../hooks.js';
 import { useLocation } from '../router.js';
 import { RunsChart } from './runs/chart.js';
 import { RunFilters } from './runs/filters.js';
 import { clearedSearch, DEFAULT_RANGE, filtersFromSearch, isRange, type Range } from './runs/query.js';
-import { Breadcrumbs, rememberRunsSearch, setQuery, useDocumentTitle } from './runs/shared.js';
+import { Breadcrumbs, rememberRunsSearch, setQuery } from './runs/shared.js';
 import { RunsTable } from './runs/table.js';
 import './runs/runs.css';
 
@@ -25,7 +25,7 @@ export function RunsPage({ projectId }: { projectId: string }) {
   const project = useProject(projectId);
   const [tick, setTick] = useState(0);
   const list = useList(runs.list(projectId), filters, 50);
-  useDocumentTitle(project.data ? `Runs · ${project.data.name}` : 'Runs');
+  useDocumentTitle('Runs', project.data?.name);
   // The run page links back to the list as it was filtered.
   useEffect(() => rememberRunsSearch(projectId, searchText), [projectId, searchText]);
 

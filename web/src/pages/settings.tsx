@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { PageHeader, Panel } from '../components/ui.js';
 import { organization } from '../api.js';
-import { useList } from '../hooks.js';
+import { useDocumentTitle, useList } from '../hooks.js';
 import { useSession } from '../session.js';
 import { InvitationsPanel } from './settings/invitations.js';
 import { MembersPanel } from './settings/members.js';
@@ -25,6 +25,7 @@ export function SettingsPage(props: Record<string, string>) {
   void props;
   const { me, can } = useSession();
   const members = useList(organization.members);
+  useDocumentTitle('Settings', me.organization.name);
   const sections = [
     { id: 'tokens', title: 'API tokens' },
     { id: 'members', title: 'Members' },

@@ -1,5 +1,5 @@
 /** Pieces shared by the projects, runs and run pages (and the run vocabulary the monitor form uses too). */
-import { Fragment, useEffect, type ReactNode } from 'react';
+import { Fragment, type ReactNode } from 'react';
 import { Link } from '../../router.js';
 import type { RunKind, RunStatus } from '../../types.js';
 
@@ -10,12 +10,8 @@ const KINDS: Record<RunKind, true> = { llm: true, chain: true, tool: true, retri
 export const RUN_STATUSES = Object.keys(STATUSES) as RunStatus[];
 export const RUN_KINDS = Object.keys(KINDS) as RunKind[];
 
-/** Sets the tab's title while the page is shown. */
-export function useDocumentTitle(title: string | null | undefined): void {
-  useEffect(() => {
-    document.title = title ? `${title} · Sightline` : 'Sightline';
-  }, [title]);
-}
+/** The page title hook, here too for the run page, which imports it from this module. */
+export { useDocumentTitle } from '../../hooks.js';
 
 /** Where the page sits: links up to the projects list and the project. */
 export function Breadcrumbs({ items }: { items: { label: ReactNode; to?: string }[] }) {
