@@ -6,36 +6,39 @@ import type { Prompt, RenderResult } from '../../types.js';
 import { FormField } from './controls.js';
 import { TemplateView } from './template-view.js';
 
-/** `v:3` or `label:production`. */
+/** `latest` (whichever version is newest: it follows a version created on the page), `v:3` or `label:production`. */
 type Ref = string;
+const LATEST = 'latest';
 
 /**
  * Fills a version's (or a label's) variables and renders it on the server: the result is exactly what
  * an application would get, and a missing or unknown variable is the server's 400, shown as it is.
  */
 export function RenderPreview({ prompt }: { prompt: Prompt }) {
-  const [ref, setRef] = useState<Ref>(`v:${prompt.latestVersion}`);
+  const [ref, setRef] = useState<Ref>(LATEST);
   const [values, setValues] = useState<Record<string, string>>({});
   const [result, setResult] = useState<RenderResult | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const labels = Object.entries(prompt.labels).sort(([a], [b]) => a.localeCompare(b));
 
-  // A label may have been removed, or a new version created: fall back to the latest.
+  // A label may have been removed: fall back to the latest.
   useEffect(() => {
-    if (ref.startsWith('label:') && prompt.labels[ref.slice(6)] === undefined) setRef(`v:${prompt.latestVersion}`);
+    if (ref.startsWith('label:') && prompt.labels[ref.slice(6)] === undefined) setRef(LATEST);
   }, [prompt, ref]);
 
-  const versionRef = ref.startsWith('label:') ? ref.slice(6) : ref.slice(2);
+  /** What is rendered: `latest` resolved to the newest version's number, so a new version is fetched and shown. */
+  const resolved = ref === LATEST ? `v:${prompt.latestVersion}` : ref;
+  const versionRef = resolved.startsWith('label:') ? resolved.slice(6) : resolved.slice(2);
   const version = useAsync(
     () => prompts.version(prompt.id, versionRef),
-    `${prompt.id}/${versionRef}/${ref.startsWith('label:') ? String(prompt.labels[versionRef]) : ''}`,
+    `${prompt.id}/${versionRef}/${resolved.startsWith('label:') ? String(prompt.labels[versionRef]) : ''}`,
   );
 
   useEffect(() => {
     setResult(null);
     setError(null);
-  }, [ref]);
+  }, [resolved]);
 
   const render = (event: FormEvent) => {
     event.preventDefault();
@@ -46,7 +49,7 @@ export function RenderPreview({ prompt }: { prompt: Prompt }) {
     // An empty field is not sent: the server names every variable that is missing.
     const variables: Record<string, string> = {};
     for (const name of version.data.variables) if (values[name]) variables[name] = values[name];
-    const target = ref.startsWith('label:') ? { label: ref.slice(6) } : { version: Number(ref.slice(2)) };
+    const target = resolved.startsWith('label:') ? { label: resolved.slice(6) } : { version: Number(resolved.slice(2)) };
     prompts
       .render(prompt.id, { ...target, variables })
       .then(setResult)
@@ -70,10 +73,10 @@ export function RenderPreview({ prompt }: { prompt: Prompt }) {
                 </optgroup>
               )}
               <optgroup label="Versions">
-                {Array.from({ length: prompt.latestVersion }, (_, i) => prompt.latestVersion - i).map((v) => (
+                <option value={LATEST}>v{prompt.latestVersion} (latest)</option>
+                {Array.from({ length: prompt.latestVersion - 1 }, (_, i) => prompt.latestVersion - 1 - i).map((v) => (
                   <option key={v} value={`v:${v}`}>
                     v{v}
-                    {v === prompt.latestVersion ? ' (latest)' : ''}
                   </option>
                 ))}
               </optgroup>
@@ -106,13 +109,15 @@ export function RenderPreview({ prompt }: { prompt: Prompt }) {
                 </div>
               </fieldset>
             )}
-            <Button type="submit" variant="primary" disabled={busy}>
+            <Button type="submit" variant="primary" disabled={busy || version.loading}>
               {busy ? 'Rendering…' : 'Render'}
             </Button>
           </>
         )}
       </form>
-      {error !== null && <ErrorBox error={error} />}
+      {error !== null && (
+        <ErrorBox error={error} fields={{ variables: 'Variables', 'variables/*': 'Variable {n}', version: 'Version or label', label: 'Version or label' }} />
+      )}
       {result && (
         <div style={{ marginTop: 12 }} aria-live="polite">
           <h3 style={{ fontSize: '0.95rem', margin: '0 0 6px' }}>Rendered</h3>
