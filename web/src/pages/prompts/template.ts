@@ -4,7 +4,9 @@ import type { CreateVersionInput, PromptVersion } from '../../types.js';
 export type Template = PromptVersion['template'];
 export type ChatMessage = Exclude<Template, string>[number];
 
-const ROLES: readonly ChatMessage['role'][] = ['system', 'user', 'assistant', 'tool'];
+export const ROLES: readonly ChatMessage['role'][] = ['system', 'user', 'assistant', 'tool'];
+/** The most messages a chat template holds (the API's `maxItems`). */
+export const MAX_MESSAGES = 100;
 
 export function isChat(template: Template): template is ChatMessage[] {
   return Array.isArray(template);
@@ -16,38 +18,7 @@ export function templateText(template: Template): string {
   return template.map((m) => `[${m.role}]\n${m.content}`).join('\n\n');
 }
 
-/** What the editor's textarea holds for a template. */
-export function editorText(template: Template): string {
-  return isChat(template) ? JSON.stringify(template, null, 2) : template;
-}
-
 export type Checked<T> = { ok: true; value: T } | { ok: false; title: string; detail: string };
-
-/** Chat messages typed as JSON: every fault named, in words a person can act on. */
-export function parseChat(text: string): Checked<ChatMessage[]> {
-  const fail = (detail: string): Checked<ChatMessage[]> => ({ ok: false, title: 'The chat template is not valid', detail });
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return fail(
-      `It is not valid JSON (${error instanceof Error ? error.message : 'parse error'}). Write an array such as [{"role": "user", "content": "Hello {{customer}}"}].`,
-    );
-  }
-  if (!Array.isArray(value) || value.length === 0) return fail('It must be a non-empty JSON array of {"role", "content"} objects.');
-  if (value.length > 100) return fail('It may hold at most 100 chat messages.');
-  for (const [index, item] of value.entries()) {
-    const where = `Item ${index + 1}`;
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) return fail(`${where} must be an object with "role" and "content".`);
-    const record = item as Record<string, unknown>;
-    const extra = Object.keys(record).filter((k) => k !== 'role' && k !== 'content');
-    if (extra.length > 0) return fail(`${where} has ${extra.map((k) => `"${k}"`).join(', ')}; only "role" and "content" are allowed.`);
-    if (typeof record.role !== 'string' || !ROLES.includes(record.role as ChatMessage['role']))
-      return fail(`${where}: "role" must be one of ${ROLES.join(', ')}.`);
-    if (typeof record.content !== 'string') return fail(`${where}: "content" must be a string.`);
-  }
-  return { ok: true, value: value as ChatMessage[] };
-}
 
 /** The optional config: empty means none; otherwise a JSON object. */
 export function parseConfig(text: string): Checked<Record<string, unknown> | undefined> {
@@ -71,23 +42,34 @@ export function parseConfig(text: string): Checked<Record<string, unknown> | und
   return { ok: true, value: value as Record<string, unknown> };
 }
 
-/** The editor's state for a version (a new prompt's or the next one). */
+/** A chat message as the editor holds it: `key` follows the row when messages are moved. */
+export type DraftMessage = ChatMessage & { key: number };
+
+let nextKey = 0;
+export function draftMessage(role: ChatMessage['role'], content = ''): DraftMessage {
+  return { key: nextKey++, role, content };
+}
+
+/** The editor's state for a version (a new prompt's or the next one): the text of a string template, or chat messages. */
 export interface VersionDraft {
   chat: boolean;
-  template: string;
+  text: string;
+  messages: DraftMessage[];
   config: string;
   message: string;
 }
 
 export function emptyDraft(): VersionDraft {
-  return { chat: false, template: '', config: '', message: '' };
+  return { chat: false, text: '', messages: [], config: '', message: '' };
 }
 
 /** A draft starting from an existing version (edit the latest into the next). */
 export function draftFrom(version: PromptVersion): VersionDraft {
+  const template = version.template;
   return {
-    chat: isChat(version.template),
-    template: editorText(version.template),
+    chat: isChat(template),
+    text: isChat(template) ? '' : template,
+    messages: isChat(template) ? template.map((m) => draftMessage(m.role, m.content)) : [],
     config: Object.keys(version.config).length > 0 ? JSON.stringify(version.config, null, 2) : '',
     message: '',
   };
@@ -95,12 +77,15 @@ export function draftFrom(version: PromptVersion): VersionDraft {
 
 /** The body fields of a version, or the first fault found. */
 export function versionBody(draft: VersionDraft): Checked<CreateVersionInput> {
-  let template: Template = draft.template;
-  if (draft.chat) {
-    const chat = parseChat(draft.template);
-    if (!chat.ok) return chat;
-    template = chat.value;
-  }
+  if (draft.chat && draft.messages.length === 0)
+    return { ok: false, title: 'The chat template has no message', detail: 'Add a message with "Add message", or switch off chat messages.' };
+  if (draft.chat && draft.messages.length > MAX_MESSAGES)
+    return {
+      ok: false,
+      title: 'Too many messages',
+      detail: `A chat template holds at most ${MAX_MESSAGES} messages; remove ${draft.messages.length - MAX_MESSAGES}.`,
+    };
+  const template: Template = draft.chat ? draft.messages.map(({ role, content }) => ({ role, content })) : draft.text;
   const config = parseConfig(draft.config);
   if (!config.ok) return config;
   const body: CreateVersionInput = { template };
@@ -110,16 +95,17 @@ export function versionBody(draft: VersionDraft): Checked<CreateVersionInput> {
 }
 
 /**
- * Switching the editor between plain text and chat JSON carries the text over: plain text becomes one
- * user message; chat JSON of a single message becomes its content. Anything else is left as typed.
+ * Switching the editor between a string template and chat messages carries the text over: a string
+ * becomes one user message (an empty one, a system and a user message to fill); one message becomes
+ * its content, several the text they read as (`[role]` lines, as the diff shows them).
  */
 export function switchFormat(draft: VersionDraft, chat: boolean): VersionDraft {
   if (chat === draft.chat) return draft;
   if (chat) {
-    const text = draft.template.trim() === '' ? '' : JSON.stringify([{ role: 'user', content: draft.template }], null, 2);
-    return { ...draft, chat, template: text || '[\n  {"role": "system", "content": ""},\n  {"role": "user", "content": ""}\n]' };
+    const messages = draft.text.trim() === '' ? [draftMessage('system'), draftMessage('user')] : [draftMessage('user', draft.text)];
+    return { ...draft, chat, messages };
   }
-  const parsed = parseChat(draft.template);
-  if (parsed.ok && parsed.value.length === 1) return { ...draft, chat, template: parsed.value[0]!.content };
-  return { ...draft, chat };
+  const plain = draft.messages.map(({ role, content }) => ({ role, content }));
+  const text = plain.length === 1 ? plain[0]!.content : plain.every((m) => m.content === '') ? '' : templateText(plain);
+  return { ...draft, chat, text };
 }

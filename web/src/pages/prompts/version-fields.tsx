@@ -1,8 +1,22 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
+import type { FieldLabels } from '../../components/problems.js';
 import { Button, ErrorBox } from '../../components/ui.js';
 import type { CreateVersionInput } from '../../types.js';
 import { Checkbox, FormField, InvalidBox } from './controls.js';
+import { MessagesEditor } from './messages-editor.js';
 import { switchFormat, versionBody, type VersionDraft } from './template.js';
+
+/** A prompt's and a version's fields by their pointers, as the form names them (components/problems.tsx). */
+const FIELDS: FieldLabels = {
+  name: 'Name',
+  description: 'Description',
+  template: 'Template',
+  'template/*': 'Message {n}',
+  'template/*/role': 'Role of message {n}',
+  'template/*/content': 'Content of message {n}',
+  config: 'Config (JSON)',
+  message: 'Message',
+};
 
 /**
  * A form that creates a version (a new prompt's first one, or the next): `children` above the version's
@@ -52,7 +66,7 @@ export function VersionForm({
         }}
       />
       {invalid && <InvalidBox {...invalid} />}
-      {error !== null && <ErrorBox error={error} />}
+      {error !== null && <ErrorBox error={error} fields={FIELDS} />}
       <div className="form-actions">
         <Button onClick={onCancel}>Cancel</Button>
         <Button type="submit" variant="primary" disabled={busy}>
@@ -63,35 +77,23 @@ export function VersionForm({
   );
 }
 
-/** The fields of a version: its template (plain text or chat messages as JSON), config and message. */
+/** The fields of a version: its template (a string, or chat messages one row each), config and message. */
 export function VersionFields({ draft, onChange }: { draft: VersionDraft; onChange: (draft: VersionDraft) => void }) {
   return (
     <>
       <Checkbox
-        label="Chat format (JSON array)"
+        label="Chat messages"
         checked={draft.chat}
         onChange={(chat) => onChange(switchFormat(draft, chat))}
-        hint={'A list of {"role", "content"} objects; role is system, user, assistant or tool.'}
+        hint="A list of messages, each with a role (system, user, assistant or tool), instead of one text."
       />
-      <FormField
-        label="Template"
-        hint={
-          draft.chat
-            ? 'JSON array, e.g. [{"role": "user", "content": "Hello {{customer}}"}]. Variables: {{variable}}.'
-            : 'Plain text. Variables are written {{variable}}.'
-        }
-      >
-        {(control) => (
-          <textarea
-            {...control}
-            required
-            rows={draft.chat ? 10 : 7}
-            spellCheck={!draft.chat}
-            value={draft.template}
-            onChange={(e) => onChange({ ...draft, template: e.target.value })}
-          />
-        )}
-      </FormField>
+      {draft.chat ? (
+        <MessagesEditor messages={draft.messages} onChange={(messages) => onChange({ ...draft, messages })} />
+      ) : (
+        <FormField label="Template" hint="Plain text. Variables are written {{variable}}.">
+          {(control) => <textarea {...control} required rows={7} value={draft.text} onChange={(e) => onChange({ ...draft, text: e.target.value })} />}
+        </FormField>
+      )}
       <FormField label="Config (JSON)" hint='Optional model settings, e.g. {"model": "gpt-4o", "temperature": 0.2}.'>
         {(control) => (
           <textarea
