@@ -4,7 +4,7 @@ import { ConfirmModal } from '../components/confirm.js';
 import { Button, Empty, ErrorBox, Loading, Modal, PageHeader, Panel } from '../components/ui.js';
 import { fmtDate, fmtRelative } from '../format.js';
 import { useAsync, useDocumentTitle, useList } from '../hooks.js';
-import { Link, navigate } from '../router.js';
+import { Link, navigate, useLocation } from '../router.js';
 import { useSession } from '../session.js';
 import type { Prompt } from '../types.js';
 import { LabelBadges } from './prompts.js';
@@ -14,9 +14,14 @@ import { LabelHistoryPanel, LabelsPanel } from './prompts/labels.js';
 import { RenderPreview } from './prompts/render-preview.js';
 import { NewVersionForm, VersionsPanel } from './prompts/versions.js';
 
-/** One prompt: its versions, a diff between any two, labels and their history, a render preview. */
+/**
+ * One prompt: its versions, a diff between any two, labels and their history, a render preview.
+ * `?version=3` (a run's link to the version it used) opens that version in the list and the preview.
+ */
 export function PromptPage({ promptId }: { promptId: string }) {
   const prompt = useAsync(() => prompts.get(promptId), promptId);
+  const asked = Number(useLocation().search.get('version'));
+  const focus = Number.isSafeInteger(asked) && asked >= 1 ? asked : null;
   useDocumentTitle(prompt.data?.name ?? promptId, 'Prompts');
   return (
     <>
@@ -32,12 +37,22 @@ export function PromptPage({ promptId }: { promptId: string }) {
           <ErrorBox error={prompt.error} onRetry={prompt.reload} />
         ))}
       {prompt.loading && !prompt.data && <Loading label="Loading the prompt…" />}
-      {prompt.data && <PromptView key={prompt.data.id} prompt={prompt.data} setPrompt={prompt.setData} reload={prompt.reload} />}
+      {prompt.data && <PromptView key={prompt.data.id} prompt={prompt.data} focus={focus} setPrompt={prompt.setData} reload={prompt.reload} />}
     </>
   );
 }
 
-function PromptView({ prompt, setPrompt, reload }: { prompt: Prompt; setPrompt: (prompt: Prompt) => void; reload: () => Promise<void> }) {
+function PromptView({
+  prompt,
+  focus,
+  setPrompt,
+  reload,
+}: {
+  prompt: Prompt;
+  focus: number | null;
+  setPrompt: (prompt: Prompt) => void;
+  reload: () => Promise<void>;
+}) {
   const { can } = useSession();
   const userName = useUserNames();
   const versions = useList(prompts.versions(prompt.id));
@@ -108,14 +123,14 @@ function PromptView({ prompt, setPrompt, reload }: { prompt: Prompt; setPrompt: 
         </dl>
       </Panel>
 
-      <VersionsPanel prompt={prompt} versions={versions} userName={userName} onCompare={showCompare} />
+      <VersionsPanel prompt={prompt} versions={versions} userName={userName} onCompare={showCompare} focus={focus} />
       <CompareVersions
         prompt={prompt}
         from={Math.min(compare.from, prompt.latestVersion)}
         to={Math.min(compare.to, prompt.latestVersion)}
         onChange={(from, to) => setCompare({ from, to })}
       />
-      <RenderPreview prompt={prompt} />
+      <RenderPreview prompt={prompt} initialVersion={focus} />
       <div className="grid">
         <LabelsPanel
           prompt={prompt}

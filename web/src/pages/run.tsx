@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { ApiError, runs } from '../api.js';
+import { RunPromptFact } from '../components/prompt-link.js';
 import { Button, CopyButton, Empty, ErrorBox, JsonView, Loading, PageHeader, Panel, StatusBadge } from '../components/ui.js';
 import { fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
 import { useAsync, useProject } from '../hooks.js';
@@ -156,6 +157,7 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
                   <span className="muted">none</span>
                 )}
               </dd>
+              <RunPromptFact metadata={run.metadata} />
             </dl>
           </Panel>
 

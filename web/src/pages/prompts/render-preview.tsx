@@ -14,8 +14,10 @@ const LATEST = 'latest';
  * Fills a version's (or a label's) variables and renders it on the server: the result is exactly what
  * an application would get, and a missing or unknown variable is the server's 400, shown as it is.
  */
-export function RenderPreview({ prompt }: { prompt: Prompt }) {
-  const [ref, setRef] = useState<Ref>(LATEST);
+export function RenderPreview({ prompt, initialVersion = null }: { prompt: Prompt; initialVersion?: number | null }) {
+  const [ref, setRef] = useState<Ref>(() =>
+    initialVersion !== null && initialVersion >= 1 && initialVersion < prompt.latestVersion ? `v:${initialVersion}` : LATEST,
+  );
   const [values, setValues] = useState<Record<string, string>>({});
   const [result, setResult] = useState<RenderResult | null>(null);
   const [error, setError] = useState<unknown>(null);

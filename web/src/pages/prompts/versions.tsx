@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { prompts } from '../../api.js';
 import { Paged } from '../../components/paged.js';
 import { Badge, Button, Empty, Loading, Panel, When } from '../../components/ui.js';
@@ -27,18 +28,27 @@ export function useVersion(promptId: string, version: number | null) {
   return useAsync(() => (version === null ? Promise.resolve(null) : fetchVersion(promptId, version)), `${promptId}/${version}`);
 }
 
-/** The versions, newest first: message, author, date, variables, and the template on demand. */
+/** The versions, newest first: message, author, date, variables, and the template on demand (`focus`'s shown, and scrolled to). */
 export function VersionsPanel({
   prompt,
   versions,
   userName,
   onCompare,
+  focus = null,
 }: {
   prompt: Prompt;
   versions: VersionList;
   userName: (id: string) => string;
   onCompare: (from: number, to: number) => void;
+  focus?: number | null;
 }) {
+  const focused = useRef<number | null>(null);
+  const listed = versions.items.some((v) => v.version === focus);
+  useEffect(() => {
+    if (focus === null || !listed || focused.current === focus) return;
+    focused.current = focus;
+    document.getElementById(`version-${focus}`)?.scrollIntoView({ block: 'start' });
+  }, [focus, listed]);
   const labelsOf = new Map<number, string[]>();
   for (const [label, version] of Object.entries(prompt.labels)) labelsOf.set(version, [...(labelsOf.get(version) ?? []), label]);
   return (
@@ -47,7 +57,7 @@ export function VersionsPanel({
         {(items) => (
           <ol className="version-list" aria-label="Versions, newest first">
             {items.map((v) => (
-              <li key={v.version}>
+              <li key={v.version} id={`version-${v.version}`} aria-current={v.version === focus ? 'true' : undefined}>
                 <div className="version-head">
                   <span className="vnum">v{v.version}</span>
                   {v.version === prompt.latestVersion && <Badge tone="neutral">latest</Badge>}
@@ -76,7 +86,7 @@ export function VersionsPanel({
                     </>
                   )}
                 </div>
-                <details>
+                <details open={v.version === focus || undefined}>
                   <summary>Template of v{v.version}</summary>
                   <TemplateView template={v.template} />
                   {Object.keys(v.config).length > 0 && (
