@@ -14,10 +14,9 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from '../scripts/build-if-needed.js';
-import { apiCall, chromiumAvailable, CHROMIUM, formScope, labelled, launchBrowser, screenshot, startServer, type Server } from './helpers/browser.js';
+import { apiCall, chromiumAvailable, CHROMIUM, formScope, labelled, mintToken, openDashboard, screenshot, signIn, type Dashboard } from './helpers/browser.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'screenshots');
@@ -102,9 +101,7 @@ function sampleRuns(now: number) {
 }
 
 suite('the dashboard in a real browser (chromium + playwright-core)', () => {
-  let server: Server | undefined;
-  let browser: Browser | undefined;
-  let context: BrowserContext | undefined;
+  let dashboard: Dashboard | undefined;
   let page: Page;
   let shot = 0;
   let deadline = Number.POSITIVE_INFINITY;
@@ -112,7 +109,7 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
   let projectId: string | undefined;
   const cursorRequests: string[] = [];
 
-  const base = () => server!.url;
+  const base = () => dashboard!.server.url;
   const snap = async (name: string) => {
     if (!page) return;
     await screenshot(page, join(ARTIFACTS, `${String(++shot).padStart(2, '0')}-${name}.png`), true).catch(() => {});
@@ -133,7 +130,7 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
           await snap(name.replace(/[^a-z0-9]+/gi, '-').toLowerCase());
         } catch (error) {
           await snap(`${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}-FAILED`);
-          const tail = server?.logs().slice(-3_000).trim();
+          const tail = dashboard?.server.logs().slice(-3_000).trim();
           if (error instanceof Error && tail) error.message += `\n--- server log (tail) ---\n${tail}`;
           throw error;
         }
@@ -143,12 +140,7 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
 
   /** The token minted in the UI, or (when that step failed) one minted with the session cookie, so later steps can go on. */
   const ensureToken = async (): Promise<string> => {
-    if (token) return token;
-    const minted = await page.evaluate(async () => {
-      const r = await fetch('/v1/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'e2e-fallback' }) });
-      return (await r.json()) as { token: string };
-    });
-    token = minted.token;
+    token ??= await mintToken(page, 'e2e-fallback');
     return token;
   };
   /** The project created in the UI, or (when that step failed) the same one made through the API. */
@@ -177,20 +169,8 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
     rmSync(ARTIFACTS, { recursive: true, force: true }); // this run's screenshots only
     mkdirSync(ARTIFACTS, { recursive: true });
-    ensureBuilt(); // dist/ and dist/web (a no-op when they are up to date)
-    server = await startServer();
-    browser = await launchBrowser();
-    context = await browser.newContext({
-      viewport: VIEWPORT,
-      deviceScaleFactor: 1,
-      baseURL: server.url,
-      locale: 'en-US',
-      timezoneId: 'UTC',
-      colorScheme: 'light',
-    });
-    context.setDefaultTimeout(ACTION_MS);
-    context.setDefaultNavigationTimeout(15_000);
-    page = await context.newPage();
+    dashboard = await openDashboard(ACTION_MS); // builds dist/ and dist/web first when they are stale
+    page = dashboard.page;
     deadline = Date.now() + STEPS_BUDGET_MS;
     page.on('request', (request) => {
       const url = request.url();
@@ -199,23 +179,11 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
   }, 120_000);
 
   afterAll(async () => {
-    await context?.close().catch(() => {});
-    await browser?.close().catch(() => {});
-    await server?.stop();
+    await dashboard?.close();
   }, 30_000);
 
   step('signs in through the development identity provider', async () => {
-    await page.goto('/');
-    await page.getByRole('link', { name: 'Sign in' }).click();
-    await page.locator('input[name=login]').fill(LOGIN);
-    await page.locator('input[name=password]').fill('any password');
-    await page.locator('button[type=submit]').click();
-    // A consent screen is not expected (a first-party client), but pass it if the provider shows one.
-    const consent = page.getByRole('button', { name: 'Continue' });
-    const home = () => new URL(page.url()).pathname.startsWith('/projects');
-    await expect.poll(async () => home() || (await consent.count()) > 0, { timeout: 15_000, interval: 100 }).toBe(true);
-    if (!home()) await consent.click();
-    await page.waitForURL((url) => url.pathname.startsWith('/projects'), { timeout: 15_000 });
+    await signIn(page, LOGIN);
     const banner = page.getByRole('banner');
     await banner.getByText("e2e-user's organization").waitFor();
     expect(await banner.textContent()).toContain('owner');

@@ -7,7 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { ensureBuilt } from '../../scripts/build-if-needed.js';
 import { freePort } from './services.js';
 
 const BIN = new URL('../../bin/sightline.js', import.meta.url).pathname;
@@ -118,4 +119,73 @@ export async function apiCall<T = any>(base: string, token: string, method: stri
   });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+/** What a browser suite drives: the real server on a fresh database, chromium, and one page on the server. */
+export interface Dashboard {
+  server: Server;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  /** Closes the page's context and the browser, and stops the server. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds what is stale (dist/ and dist/web), starts the server and chromium, and opens a page on the
+ * server's URL at a desktop size, en-US in UTC, light, each action bounded by `actionMs`.
+ */
+export async function openDashboard(actionMs: number): Promise<Dashboard> {
+  ensureBuilt();
+  const server = await startServer();
+  let browser: Browser | undefined;
+  try {
+    browser = await launchBrowser();
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      deviceScaleFactor: 1,
+      baseURL: server.url,
+      locale: 'en-US',
+      timezoneId: 'UTC',
+      colorScheme: 'light',
+    });
+    context.setDefaultTimeout(actionMs);
+    context.setDefaultNavigationTimeout(15_000);
+    const page = await context.newPage();
+    const close = async () => {
+      await context.close().catch(() => {});
+      await browser!.close().catch(() => {});
+      await server.stop();
+    };
+    return { server, browser, context, page, close };
+  } catch (error) {
+    await browser?.close().catch(() => {});
+    await server.stop();
+    throw error;
+  }
+}
+
+/** Signs in at the development identity provider with any password (passing a consent screen if one is shown); resolves on the projects page. */
+export async function signIn(page: Page, login: string): Promise<void> {
+  await page.goto('/');
+  await page.getByRole('link', { name: 'Sign in' }).click();
+  await page.locator('input[name=login]').fill(login);
+  await page.locator('input[name=password]').fill('any password');
+  await page.locator('button[type=submit]').click();
+  // A consent screen is not expected (a first-party client), but pass it if the provider shows one.
+  const consent = page.getByRole('button', { name: 'Continue' });
+  const home = () => new URL(page.url()).pathname.startsWith('/projects');
+  const deadline = Date.now() + 15_000;
+  while (!home() && (await consent.count()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (!home()) await consent.click();
+  await page.waitForURL((url) => url.pathname.startsWith('/projects'), { timeout: 15_000 });
+}
+
+/** A personal access token minted with the page's session cookie, for the API calls a suite makes. */
+export async function mintToken(page: Page, name: string): Promise<string> {
+  const minted = await page.evaluate(async (tokenName) => {
+    const r = await fetch('/v1/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: tokenName }) });
+    return (await r.json()) as { token: string };
+  }, name);
+  return minted.token;
 }

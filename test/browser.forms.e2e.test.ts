@@ -1,0 +1,215 @@
+/**
+ * The dashboard's forms and page furniture in a real browser (the same machinery as
+ * test/browser.e2e.test.ts, on a server and a user of its own): an error-rate threshold typed and shown
+ * in percent and sent as a fraction, checked before sending; a problem's field faults named as the form
+ * names the field; a title per page; the render preview following a new version; chat templates
+ * edited message by message; a run linking to the prompt version its metadata names, its cost shown
+ * to two significant digits. Skipped without chromium locally, a failure in CI.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiCall, chromiumAvailable, CHROMIUM, formScope, labelled, mintToken, openDashboard, screenshot, signIn, type Dashboard } from './helpers/browser.js';
+
+const ARTIFACTS = join(new URL('..', import.meta.url).pathname, 'test-artifacts', 'screenshots-forms');
+const ACTION_MS = 8_000;
+const LOGIN = 'e2e-forms@example.test';
+const PROJECT = 'forms-project';
+const MONITOR = 'forms error rate';
+const GREETING = 'forms-greeting';
+const CHAT = 'forms-chat';
+
+const available = chromiumAvailable();
+const suite = available || process.env.CI ? describe : describe.skip;
+
+suite('the dashboard’s forms in a real browser (chromium + playwright-core)', () => {
+  let dashboard: Dashboard | undefined;
+  let page: Page;
+  let token = '';
+  let projectId = '';
+
+  const api = async <T>(method: string, path: string, body?: unknown) => {
+    const response = await apiCall<T>(dashboard!.server.url, token, method, path, body);
+    expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
+    return response.body;
+  };
+  /** A step, with a screenshot after it (and after a failure, with the server's log tail in the error). */
+  const step = (name: string, fn: () => Promise<void>) =>
+    it(
+      name,
+      async () => {
+        const file = join(ARTIFACTS, `${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`);
+        try {
+          await fn();
+          await screenshot(page, `${file}.png`, true).catch(() => {});
+        } catch (error) {
+          await screenshot(page, `${file}-FAILED.png`, true).catch(() => {});
+          if (error instanceof Error) error.message += `\n--- server log (tail) ---\n${dashboard?.server.logs().slice(-3_000).trim() ?? ''}`;
+          throw error;
+        }
+      },
+      25_000,
+    );
+  const titled = (title: string) => expect.poll(() => page.title(), { timeout: ACTION_MS, interval: 100 }).toBe(title);
+
+  beforeAll(async () => {
+    if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    dashboard = await openDashboard(ACTION_MS);
+    page = dashboard.page;
+    await signIn(page, LOGIN);
+    token = await mintToken(page, 'e2e-forms');
+    projectId = (await api<{ id: string }>('POST', '/v1/projects', { name: PROJECT })).id;
+    await api('POST', '/v1/prompts', { name: GREETING, template: 'Hello {{customer}}.' });
+    await api('POST', '/v1/prompts', {
+      name: CHAT,
+      template: [
+        { role: 'system', content: 'You help {{customer}}.' },
+        { role: 'user', content: '{{question}}' },
+      ],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await dashboard?.close();
+  }, 30_000);
+
+  step('takes an error-rate threshold in percent, checks its range before sending, and shows it back in percent', async () => {
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith(`/projects/${projectId}/monitors`)) sent.push(request.postData() ?? '');
+    });
+    await page.goto(`/projects/${projectId}/monitors`);
+    await page.getByRole('button', { name: 'New monitor' }).first().click();
+    const form = await formScope(page);
+    await labelled(form, 'Name').fill(MONITOR);
+    await labelled(form, 'Metric').selectOption('error_rate');
+    await labelled(form, 'Operator').selectOption('>');
+    const threshold = labelled(form, 'Threshold');
+    await threshold.fill('150');
+    // Said next to the field, which is marked invalid and described by it; nothing is sent.
+    const fault = form.getByRole('alert').filter({ hasText: 'An error rate is a percentage from 0 to 100.' });
+    await fault.waitFor();
+    expect(await threshold.getAttribute('aria-invalid')).toBe('true');
+    expect(await threshold.getAttribute('aria-describedby')).toContain(await fault.getAttribute('id'));
+    await form.getByRole('button', { name: 'Create monitor' }).click();
+    await expect.poll(() => page.evaluate<string | null>("document.activeElement.getAttribute('aria-invalid')"), { timeout: ACTION_MS }).toBe('true');
+    expect(sent).toEqual([]);
+
+    await threshold.fill('5');
+    await fault.waitFor({ state: 'detached' });
+    await form.getByRole('button', { name: 'Create monitor' }).click();
+    await page.getByRole('button', { name: 'Open monitor' }).click();
+    await page.waitForURL(/\/monitors\/mon_/);
+    const stored = await api<{ items: { name: string; metric: string; threshold: { op: string; value: number } }[] }>(
+      'GET',
+      `/v1/projects/${projectId}/monitors`,
+    );
+    expect(stored.items.find((m) => m.name === MONITOR)).toMatchObject({ metric: 'error_rate', threshold: { op: '>', value: 0.05 } });
+    expect(sent).toHaveLength(1);
+
+    await page.getByText('alert while error rate > 5 %').waitFor();
+    await page.getByRole('button', { name: 'Edit', exact: true }).click();
+    expect(await labelled(await formScope(page), 'Threshold').inputValue()).toBe('5');
+    await page.keyboard.press('Escape');
+  });
+
+  step('titles every page: the page, where it is, then Sightline', async () => {
+    await titled(`${MONITOR} · Monitors · ${PROJECT} · Sightline`);
+    const pages: [string, string][] = [
+      ['/projects', 'Projects · Sightline'],
+      [`/projects/${projectId}/runs`, `Runs · ${PROJECT} · Sightline`],
+      [`/projects/${projectId}/monitors`, `Monitors · ${PROJECT} · Sightline`],
+      ['/prompts', 'Prompts · Sightline'],
+      [`/prompts/${GREETING}`, `${GREETING} · Prompts · Sightline`],
+      ['/settings', "Settings · e2e-forms's organization · Sightline"],
+      ['/no-such-page', 'Page not found · Sightline'],
+    ];
+    for (const [path, title] of pages) {
+      await page.goto(path);
+      await titled(title);
+    }
+  });
+
+  step('names a field fault by the field, never by its JSON pointer', async () => {
+    await page.goto(`/projects/${projectId}/monitors`);
+    await page.getByRole('button', { name: 'New monitor' }).first().click();
+    const form = await formScope(page);
+    await labelled(form, 'Name').fill('forms webhooks');
+    await labelled(form, 'Webhook URLs').fill('https://hooks.example.com/ok\nhttps://user:secret@hooks.example.com/x');
+    await form.getByRole('button', { name: 'Create monitor' }).click();
+    const alert = form.getByRole('alert').filter({ hasText: 'Validation failed' });
+    await alert.getByText('Webhook URL 2:').waitFor();
+    expect(await alert.textContent()).toContain('Webhook URL 2: Must not contain credentials.');
+    expect(await alert.textContent()).not.toContain('/webhookUrls');
+    await page.keyboard.press('Escape');
+  });
+
+  step('renders the newest version in the preview once it is created, without a reload', async () => {
+    await page.goto(`/prompts/${GREETING}`);
+    const preview = page.getByRole('region', { name: 'Render preview' });
+    await preview.getByRole('group', { name: 'Variables of v1' }).waitFor();
+    await page.getByRole('button', { name: 'New version' }).click();
+    const form = await formScope(page);
+    await labelled(form, 'Template').fill('Hi {{customer}}, about {{topic}}.');
+    await form.getByRole('button', { name: 'Create version' }).click();
+    await preview.getByRole('group', { name: 'Variables of v2' }).waitFor();
+    await labelled(preview, 'customer').fill('Ada');
+    await labelled(preview, 'topic').fill('billing');
+    await preview.getByRole('button', { name: 'Render' }).click();
+    await preview.getByText('Hi Ada, about billing.').waitFor();
+  });
+
+  step('edits a chat template message by message: add, reorder, remove, change a role', async () => {
+    await page.goto(`/prompts/${CHAT}`);
+    await page.getByRole('button', { name: 'New version' }).click();
+    const form = await formScope(page);
+    expect(await form.getByLabel('Template', { exact: true }).count()).toBe(0); // no JSON textarea
+    expect(await form.getByLabel('Content of message 1').inputValue()).toBe('You help {{customer}}.');
+    expect(await form.getByLabel('Role of message 2').inputValue()).toBe('user');
+    await form.getByRole('button', { name: 'Add message' }).click();
+    expect(await form.getByLabel('Role of message 3').inputValue()).toBe('assistant');
+    await form.getByLabel('Content of message 3').fill('Sure, {{customer}}.');
+    await form.getByRole('button', { name: 'Move message 3 up' }).click();
+    await form.getByRole('button', { name: 'Remove message 1' }).click();
+    await form.getByLabel('Role of message 2').selectOption('tool');
+    await form.getByRole('button', { name: 'Create version' }).click();
+    await page.getByRole('dialog').first().waitFor({ state: 'hidden' });
+    const version = await api<{ template: unknown }>('GET', `/v1/prompts/${CHAT}/versions/2`);
+    expect(version.template).toEqual([
+      { role: 'assistant', content: 'Sure, {{customer}}.' },
+      { role: 'tool', content: '{{question}}' },
+    ]);
+  });
+
+  step('links a run to the prompt version its metadata names, and shows its cost under a cent', async () => {
+    const start = Date.now() - 60_000;
+    const batch = await api<{ results: { status: string }[] }>('POST', `/v1/projects/${projectId}/runs/batch`, {
+      runs: [
+        {
+          id: 'forms-run',
+          name: 'greet-customer',
+          kind: 'llm',
+          status: 'succeeded',
+          startTime: new Date(start).toISOString(),
+          endTime: new Date(start + 800).toISOString(),
+          cost: 0.00042,
+          metadata: { prompt: GREETING, promptVersion: 1 },
+        },
+      ],
+    });
+    expect(batch.results.map((r) => r.status)).toEqual(['created']);
+    await page.goto(`/projects/${projectId}/runs/forms-run`);
+    await titled('greet-customer · Sightline');
+    await page.getByText('$0.00042').first().waitFor();
+    const link = page.getByRole('link', { name: `${GREETING} v1` });
+    expect(await link.getAttribute('href')).toBe(`/prompts/${GREETING}?version=1`);
+    await link.click();
+    await page.waitForURL((url) => url.pathname === `/prompts/${GREETING}` && url.search === '?version=1');
+    // The version it used is the one marked and opened in the list.
+    const entry = page.locator('#version-1');
+    await expect.poll(() => entry.getAttribute('aria-current'), { timeout: ACTION_MS }).toBe('true');
+    expect(await entry.locator('details').getAttribute('open')).not.toBeNull();
+  });
+});
