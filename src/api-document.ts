@@ -31,6 +31,11 @@ export const API_TAGS: readonly ApiTag[] = [
   },
   { name: 'Prompts', description: 'Versioned prompt templates with movable labels, read with ETags and rendered with variables.' },
   { name: 'Monitors', description: 'A metric over a runs filter and a window, evaluated on a schedule, with a state, its history and signed webhooks.' },
+  {
+    name: 'Models',
+    description:
+      'What models cost: the built-in price table (dated, with its source) and the organization’s own prices, which add to and override it from a date on.',
+  },
   { name: 'Operations', description: 'Unauthenticated routes for load balancers and token verifiers: liveness, readiness and the JWT public keys.' },
 ];
 

@@ -15,6 +15,8 @@ import { authRoutes } from './features/auth/auth.routes.js';
 import { identityProvider } from './features/auth/identity-provider.js';
 import { dashboardRoutes } from './features/dashboard/dashboard.routes.js';
 import { meRoutes } from './features/me/me.routes.js';
+import { modelRoutes } from './features/models/models.routes.js';
+import { ModelPriceSchema } from './features/models/models.schemas.js';
 import { monitorRoutes } from './features/monitors/monitors.routes.js';
 import { MonitorSchema } from './features/monitors/monitors.schemas.js';
 import { Monitoring } from './features/monitors/monitors.service.js';
@@ -216,6 +218,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     PromptSchema,
     PromptVersionSchema,
     MonitorSchema,
+    ModelPriceSchema,
   ])
     app.addSchema(schema);
 
@@ -271,6 +274,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       traceRoutes(api, deps);
       sessionRoutes(api, deps);
       monitorRoutes(api, deps);
+      modelRoutes(api, deps);
     },
     { prefix: '/v1' },
   );

@@ -286,6 +286,27 @@ export interface RunUsersTable extends RollupTotals {
   user_id: string;
 }
 
+/** An organization's price for a model (features/models): USD per million tokens, in force from `effective_from`. */
+export interface ModelPricesTable {
+  id: string;
+  organization_id: string;
+  model: string;
+  /** The model as matched: lower case. */
+  model_key: string;
+  /** '' for any provider. */
+  provider: string;
+  input_price: number;
+  output_price: number;
+  cache_read_price: number | null;
+  cache_write_price: number | null;
+  reasoning_price: number | null;
+  currency: string;
+  effective_from: Millis;
+  created_by: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -310,6 +331,7 @@ export interface Database {
   traces: TracesTable;
   run_sessions: RunSessionsTable;
   run_users: RunUsersTable;
+  model_prices: ModelPricesTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -328,3 +350,4 @@ export type MonitorRow = Selectable<MonitorsTable>;
 export type MonitorEventRow = Selectable<MonitorEventsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
+export type ModelPriceRow = Selectable<ModelPricesTable>;
