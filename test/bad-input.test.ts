@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../src/lib/ids.js';
 import { describeEachDialect, expectProblem, type Caller, type TestContext } from './helpers/harness.js';
+import { missingIds } from './helpers/ids.js';
 import { expectCleanProblem, expectValidation, type FieldFault } from './helpers/problems.js';
 
 import {
@@ -30,6 +30,8 @@ import {
   METRICS_JUNK,
   PROMPT_LIST_JUNK,
   PROJECT_LIST_JUNK,
+  MODEL_LIST_JUNK,
+  validModelPrice,
 } from './bad-input/routes.js';
 
 describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: TestContext) => {
@@ -46,11 +48,13 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     expect(prompt.statusCode, prompt.body).toBe(201);
     const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, { token: owner.token, body: validMonitor() });
     expect(monitor.statusCode, monitor.body).toBe(201);
-    f = { projectId: project.id, runId: runId!, tokenId: spare.json().id, promptId: prompt.json().id, monitorId: monitor.json().id };
+    const price = await ctx.request('POST', '/v1/models', { token: owner.token, body: validModelPrice() });
+    expect(price.statusCode, price.body).toBe(201);
+    f = { projectId: project.id, runId: runId!, tokenId: spare.json().id, promptId: prompt.json().id, monitorId: monitor.json().id, modelId: price.json().id };
   });
 
   /** Ids that name nothing: for requests that must be refused before any lookup. */
-  const nowhere = (): Fixture => ({ projectId: newId('prj'), runId: newId('run'), tokenId: newId('tok'), promptId: newId('prm'), monitorId: newId('mon') });
+  const nowhere = (): Fixture => missingIds();
 
   const send = (route: Route, options: { path?: string; payload?: string; contentType?: string; body?: unknown; ids?: Fixture } = {}) => {
     const headers: Record<string, string> = { authorization: `Bearer ${owner.token}` };
@@ -73,7 +77,9 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
           expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/staging`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
           const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, { token: owner.token, body: validMonitor() });
           expect(monitor.statusCode, monitor.body).toBe(201);
-          ids = { ...f, projectId: project.id, tokenId: token.json().id, promptId, monitorId: monitor.json().id };
+          const price = await ctx.request('POST', '/v1/models', { token: owner.token, body: validModelPrice() });
+          expect(price.statusCode, price.body).toBe(201);
+          ids = { ...f, projectId: project.id, tokenId: token.json().id, promptId, monitorId: monitor.json().id, modelId: price.json().id };
         }
         const res = await send(r, { ids, ...(r.body ? { body: r.body() } : {}) });
         expect(res.statusCode, res.body).toBe(r.ok);
@@ -270,6 +276,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             { ...f, tokenId: junk },
             { ...f, promptId: junk },
             { ...f, monitorId: junk },
+            { ...f, modelId: junk },
           ]) {
             const url = r.path(ids);
             if (url === r.path(f)) continue;
@@ -350,6 +357,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         ...(r.route.includes('/runs') ? FILTER_JUNK : []),
         ...(r.route.endsWith('/metrics') ? METRICS_JUNK : []),
         ...(r.route === '/v1/projects/{project_id}/monitors' ? MONITOR_LIST_JUNK : []),
+        ...(r.route === '/v1/models' || r.route === '/v1/models/builtin' ? MODEL_LIST_JUNK : []),
         ...(r.route === '/v1/projects/{project_id}/monitors/{monitor_id}/metrics' ? MONITOR_METRICS_JUNK : []),
       ];
       it(`${r.method} ${r.route}: ${junk.length} junk queries → 400 naming the parameter`, async () => {
@@ -421,8 +429,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         else if (res.statusCode >= 400) expectCleanProblem(res, ['\u0000']);
       };
       for (const r of ID_ROUTES) {
-        for (const key of ['projectId', 'runId', 'tokenId', 'monitorId'] as const) {
-          const url = r.path({ ...g, [key]: `${{ projectId: 'prj', runId: 'run', tokenId: 'tok', monitorId: 'mon' }[key]}_%00` });
+        for (const key of ['projectId', 'runId', 'tokenId', 'monitorId', 'modelId'] as const) {
+          const url = r.path({ ...g, [key]: `${{ projectId: 'prj', runId: 'run', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl' }[key]}_%00` });
           if (url === r.path(g)) continue;
           check(`${r.method} ${url}`, await send(r, { path: url, ...(r.body ? { body: r.body() } : {}) }));
         }

@@ -48,7 +48,7 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
 
         const res = await send(ctx, outsider, r, w);
         const body = expectProblem(res, 404, 'not-found');
-        expectCleanProblem(res, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId, w.promptId, w.monitorId]);
+        expectCleanProblem(res, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId, w.promptId, w.monitorId, w.modelId]);
 
         // Indistinguishable from an id that does not exist at all.
         const ghost: World = {
@@ -59,13 +59,23 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
           invitationId: newId('inv'),
           promptId: newId('prm'),
           monitorId: newId('mon'),
+          modelId: newId('mdl'),
           member: { ...w.member, userId: newId('usr') },
         };
         const missing = await send(ctx, outsider, r, ghost);
         const body2 = expectProblem(missing, 404, 'not-found');
         const strip = (b: Record<string, unknown>, ids: string[]) => ids.reduce((d, id) => d.split(id).join('<id>'), String(b.detail));
-        expect(strip(body, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId, w.promptId, w.monitorId])).toBe(
-          strip(body2, [ghost.projectId, ghost.runId, ghost.spareTokenId, ghost.member.userId, ghost.invitationId, ghost.promptId, ghost.monitorId]),
+        expect(strip(body, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId, w.promptId, w.monitorId, w.modelId])).toBe(
+          strip(body2, [
+            ghost.projectId,
+            ghost.runId,
+            ghost.spareTokenId,
+            ghost.member.userId,
+            ghost.invitationId,
+            ghost.promptId,
+            ghost.monitorId,
+            ghost.modelId,
+          ]),
         );
 
         expect(await snapshot(ctx, w)).toEqual(before);
@@ -405,7 +415,7 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
           // The member route's target is w.member: a member acting on themselves is still refused.
           const res = await send(ctx, caller, r, w);
           expectProblem(res, 403, 'forbidden');
-          expectCleanProblem(res, [w.projectId, w.member.userId, w.invitationId, w.promptId]);
+          expectCleanProblem(res, [w.projectId, w.member.userId, w.invitationId, w.promptId, w.modelId]);
         }
         expect(await snapshot(ctx, w)).toEqual(before);
         const ok = await send(ctx, admin, r, w);

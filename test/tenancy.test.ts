@@ -4,6 +4,7 @@ import { setMembership } from '../src/features/organizations/organizations.repo.
 import { newId } from '../src/lib/ids.js';
 import { describeEachDialect, expectProblem, type Caller, type TestContext } from './helpers/harness.js';
 import { expectUnauthorized } from './helpers/auth.js';
+import { missingIds } from './helpers/ids.js';
 import { expectCleanProblem } from './helpers/problems.js';
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
@@ -17,6 +18,8 @@ interface Ids {
   promptId: string;
   /** A monitor of the project. */
   monitorId: string;
+  /** A model price of the organization. */
+  modelId: string;
 }
 
 interface RouteCase {
@@ -103,6 +106,9 @@ const ID_ROUTES: RouteCase[] = [
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/events', path: (i) => monitorPath(i, '/events'), ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/deliveries', path: (i) => monitorPath(i, '/deliveries'), ok: 200 },
   { method: 'POST', route: '/v1/projects/{project_id}/monitors/{monitor_id}/rotate-secret', path: (i) => monitorPath(i, '/rotate-secret'), ok: 200 },
+  { method: 'GET', route: '/v1/models/{model_id}', path: (i) => `/v1/models/${i.modelId}`, ok: 200 },
+  { method: 'PATCH', route: '/v1/models/{model_id}', path: (i) => `/v1/models/${i.modelId}`, body: () => ({ inputPrice: 0 }), ok: 200, adminOnly: true },
+  { method: 'DELETE', route: '/v1/models/{model_id}', path: (i) => `/v1/models/${i.modelId}`, ok: 204 },
 ];
 
 const adminOnly = (r: RouteCase) => r.adminOnly ?? r.method === 'DELETE';
@@ -115,6 +121,15 @@ const WRITE_ROUTES: RouteCase[] = [
   ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/projects')),
   { method: 'POST', route: '/v1/prompts', path: () => '/v1/prompts', body: () => ({ name: `p-${newId('prm').slice(-10)}`, template: 'x' }), ok: 201 },
   ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/prompts')),
+  {
+    method: 'POST',
+    route: '/v1/models',
+    path: () => '/v1/models',
+    body: () => ({ model: `m-${newId('mdl').slice(-10)}`, inputPrice: 1, outputPrice: 2 }),
+    ok: 201,
+    adminOnly: true,
+  },
+  ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/models')),
 ];
 
 interface World extends Ids {
@@ -139,7 +154,20 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       body: { name: 'latency', metric: 'latency_p95', window: '1h', threshold: { op: '>', value: 1000 } },
     });
     expect(monitor.statusCode, monitor.body).toBe(201);
-    return { owner, projectId: project.id, runId: runId!, tokenId: owner.tokenId, promptId, monitorId: monitor.json().id as string };
+    const price = await ctx.request('POST', '/v1/models', {
+      token: owner.token,
+      body: { model: `m-${newId('mdl').slice(-12)}`, inputPrice: 1, outputPrice: 2 },
+    });
+    expect(price.statusCode, price.body).toBe(201);
+    return {
+      owner,
+      projectId: project.id,
+      runId: runId!,
+      tokenId: owner.tokenId,
+      promptId,
+      monitorId: monitor.json().id as string,
+      modelId: price.json().id as string,
+    };
   }
 
   const send = (caller: Caller, r: RouteCase, ids: Ids) => ctx.request(r.method, r.path(ids), { token: caller.token, ...(r.body ? { body: r.body() } : {}) });
@@ -156,6 +184,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const prompts = await ctx.request('GET', '/v1/prompts?limit=100', { token: w.owner.token });
     const monitors = await ctx.request('GET', `/v1/projects/${w.projectId}/monitors?limit=100`, { token: w.owner.token });
     const events = await ctx.request('GET', `/v1/projects/${w.projectId}/monitors/${w.monitorId}/events?limit=100`, { token: w.owner.token });
+    const price = await ctx.request('GET', `/v1/models/${w.modelId}`, { token: w.owner.token });
+    const prices = await ctx.request('GET', '/v1/models?limit=100', { token: w.owner.token });
     // The monitor as stored (its signing secret included), less what its evaluation moves by itself.
     const monitorRow = await db().selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
     const {
@@ -177,6 +207,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       monitor,
       monitors: [monitors.statusCode, monitors.json().items?.length],
       monitorEvents: [events.statusCode, events.json().items?.length],
+      modelPrice: [price.statusCode, price.body],
+      modelPrices: [prices.statusCode, prices.json().items?.length],
     };
   }
 
@@ -195,13 +227,13 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
 
       const res = await send(outsider, r, w);
       const body = expectProblem(res, 404, 'not-found');
-      expectCleanProblem(res, [w.projectId, w.runId, w.tokenId, w.promptId, w.monitorId]);
+      expectCleanProblem(res, [w.projectId, w.runId, w.tokenId, w.promptId, w.monitorId, w.modelId]);
 
-      const missing: Ids = { projectId: newId('prj'), runId: newId('run'), tokenId: newId('tok'), promptId: newId('prm'), monitorId: newId('mon') };
+      const missing: Ids = missingIds();
       const res2 = await send(outsider, r, missing);
       const body2 = expectProblem(res2, 404, 'not-found');
-      expect(normalized(body, [w.projectId, w.runId, w.tokenId, w.promptId, w.monitorId])).toEqual(
-        normalized(body2, [missing.projectId, missing.runId, missing.tokenId, missing.promptId, missing.monitorId]),
+      expect(normalized(body, [w.projectId, w.runId, w.tokenId, w.promptId, w.monitorId, w.modelId])).toEqual(
+        normalized(body2, [missing.projectId, missing.runId, missing.tokenId, missing.promptId, missing.monitorId, missing.modelId]),
       );
 
       expect(await snapshot(w)).toEqual(before);
@@ -279,6 +311,9 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const prompts = await ctx.request('GET', '/v1/prompts?limit=100', { token: outsider.token });
     expect(prompts.statusCode).toBe(200);
     expect(prompts.json().items).toEqual([]);
+    const prices = await ctx.request('GET', '/v1/models?limit=100', { token: outsider.token });
+    expect(prices.statusCode).toBe(200);
+    expect(prices.json().items).toEqual([]);
   });
 
   for (const r of WRITE_ROUTES) {
@@ -291,7 +326,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
 
       const res = await send(viewer, r, w);
       expectProblem(res, 403, 'forbidden');
-      expect(res.json().detail).toMatch(/^Your role \(viewer\) does not allow (projects|runs|prompts|monitors):(write|delete)\.$/);
+      expect(res.json().detail).toMatch(/^Your role \(viewer\) does not allow (projects|runs|prompts|monitors|models):(write|delete)\.$/);
       expectCleanProblem(res);
       expect(await snapshot(w)).toEqual(before);
       expect((await ctx.request('GET', '/v1/projects?limit=100', { token: w.owner.token })).json().items.length).toBe(projectsBefore);
@@ -299,7 +334,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       const asMember = await send(member, r, w);
       if (adminOnly(r)) {
         expectProblem(asMember, 403, 'forbidden');
-        expect(asMember.json().detail).toMatch(/^Your role \(member\) does not allow (projects|runs|prompts|monitors):delete\.$/);
+        expect(asMember.json().detail).toMatch(/^Your role \(member\) does not allow ((projects|runs|prompts|monitors):delete|models:write)\.$/);
         expect(await snapshot(w)).toEqual(before);
       } else {
         expect(asMember.statusCode, asMember.body).toBe(r.ok);

@@ -10,6 +10,8 @@ export interface Fixture {
   promptId: string;
   /** A monitor of the fixture's project. */
   monitorId: string;
+  /** A model price of the fixture's organization. */
+  modelId: string;
 }
 
 export interface Route {
@@ -32,6 +34,7 @@ export const validRun = (): Record<string, unknown> => ({ name: 'ChatOpenAI', ki
 export const uniqueName = () => `p-${newId('prj').slice(-12)}`;
 export const uniquePromptName = () => `prompt-${newId('prm').slice(-12)}`;
 export const validMonitor = (): Record<string, unknown> => ({ name: 'errors', metric: 'error_count', window: '1h', threshold: { op: '>', value: 0 } });
+export const validModelPrice = (): Record<string, unknown> => ({ model: `acme-${newId('mdl').slice(-12)}`, inputPrice: 1, outputPrice: 2 });
 export const monitorPath = (f: Fixture, suffix = '') => `/v1/projects/${f.projectId}/monitors/${f.monitorId}${suffix}`;
 
 export const MONITOR_FIELDS: Record<string, unknown[]> = {
@@ -101,6 +104,31 @@ export const MONITOR_LIST_JUNK: [string, string][] = [
   ['enabled=true&enabled=false', 'enabled'],
   ['status=running', 'status'],
   ['metric=count', 'metric'],
+];
+
+export const MODEL_PRICE_FIELDS: Record<string, unknown[]> = {
+  model: [1, null, [], '', ' lead', 'has space', 'a*b', '*', 'x'.repeat(201)],
+  provider: [1, [], '', 'OpenAI', 'has space', 'x'.repeat(65)],
+  inputPrice: ['1', -1, -0.001, null, {}, 1_000_001],
+  outputPrice: ['2', -1, null, true],
+  cacheReadPrice: ['0.1', -1, {}],
+  cacheWritePrice: ['0.1', -1, []],
+  reasoningPrice: ['0.1', -1, 2_000_000],
+  currency: [1, null, '', 'EUR', 'usd'],
+  effectiveFrom: [1, null, '', 'tomorrow', '2026-11-02', '2026-11-02T10:00:00', '2026-13-01T00:00:00Z'],
+  id: ['mdl_x'],
+  createdBy: ['usr_x'],
+};
+
+/** Query strings the model price lists refuse. */
+export const MODEL_LIST_JUNK: [string, string][] = [
+  ['model=', 'model'],
+  [`model=${'x'.repeat(201)}`, 'model'],
+  ['model=a&model=b', 'model'],
+  ['provider=', 'provider'],
+  ['provider=OpenAI', 'provider'],
+  ['provider=a&provider=b', 'provider'],
+  ['status=running', 'status'],
 ];
 
 /** Query strings a monitor's metrics refuse (besides the runs metrics' ones). */
@@ -310,6 +338,19 @@ export const ROUTES: Route[] = [
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/events', path: (f) => monitorPath(f, '/events'), query: true, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/deliveries', path: (f) => monitorPath(f, '/deliveries'), query: true, ok: 200 },
   { method: 'POST', route: '/v1/projects/{project_id}/monitors/{monitor_id}/rotate-secret', path: (f) => monitorPath(f, '/rotate-secret'), ok: 200 },
+  { method: 'GET', route: '/v1/models', path: () => '/v1/models', query: true, ok: 200 },
+  { method: 'POST', route: '/v1/models', path: () => '/v1/models', body: validModelPrice, ok: 201, fields: MODEL_PRICE_FIELDS },
+  { method: 'GET', route: '/v1/models/builtin', path: () => '/v1/models/builtin', query: true, ok: 200 },
+  { method: 'GET', route: '/v1/models/{model_id}', path: (f) => `/v1/models/${f.modelId}`, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/models/{model_id}',
+    path: (f) => `/v1/models/${f.modelId}`,
+    body: () => ({ outputPrice: 3 }),
+    ok: 200,
+    fields: { ...MODEL_PRICE_FIELDS, inputPrice: ['1', -1, null], outputPrice: [-1, null], createdAt: ['2026-11-02T10:00:00.000Z'] },
+  },
+  { method: 'DELETE', route: '/v1/models/{model_id}', path: (f) => `/v1/models/${f.modelId}`, ok: 204 },
 ];
 
 export const BODY_ROUTES = ROUTES.filter((r) => r.body);

@@ -23,6 +23,8 @@ export interface World {
   /** A monitor of the project (its webhook secret was shown once, at creation). */
   monitorId: string;
   webhookSecret: string;
+  /** A model price of the organization. */
+  modelId: string;
 }
 
 export async function buildWorld(ctx: TestContext): Promise<World> {
@@ -44,6 +46,8 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
   expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/production`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
   const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, { token: owner.token, body: validMonitor() });
   expect(monitor.statusCode, monitor.body).toBe(201);
+  const price = await ctx.request('POST', '/v1/models', { token: owner.token, body: { model: unique('model'), inputPrice: 1, outputPrice: 2 } });
+  expect(price.statusCode, price.body).toBe(201);
   return {
     owner,
     member,
@@ -54,6 +58,7 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
     promptId,
     monitorId: monitor.json().id,
     webhookSecret: monitor.json().webhookSecret,
+    modelId: price.json().id,
   };
 }
 
@@ -150,6 +155,9 @@ export const ID_ROUTES: RouteCase[] = [
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/events', path: (w) => monitorPath(w, '/events'), ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/deliveries', path: (w) => monitorPath(w, '/deliveries'), ok: 200 },
   { method: 'POST', route: '/v1/projects/{project_id}/monitors/{monitor_id}/rotate-secret', path: (w) => monitorPath(w, '/rotate-secret'), ok: 200 },
+  { method: 'GET', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, ok: 200 },
+  { method: 'PATCH', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, body: () => ({ inputPrice: 0 }), ok: 200 },
+  { method: 'DELETE', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, ok: 204 },
 ];
 
 /** API5: every admin-only route, with what an admin gets. */
@@ -183,6 +191,9 @@ export const ADMIN_ROUTES: RouteCase[] = [
   },
   { method: 'DELETE', route: '/v1/organization/invitations/{invitation_id}', path: (w) => `/v1/organization/invitations/${w.invitationId}`, ok: 204 },
   { method: 'GET', route: '/v1/organization/tokens', path: () => '/v1/organization/tokens', ok: 200 },
+  { method: 'POST', route: '/v1/models', path: () => '/v1/models', body: () => ({ model: unique('model'), inputPrice: 0, outputPrice: 0 }), ok: 201 },
+  { method: 'PATCH', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, body: () => ({ outputPrice: 0 }), ok: 200 },
+  { method: 'DELETE', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, ok: 204 },
 ];
 
 export const send = (ctx: TestContext, caller: Caller, r: RouteCase, w: World) =>
@@ -206,6 +217,7 @@ export async function snapshot(ctx: TestContext, w: World) {
   const promptHistory = await get(`/v1/prompts/${w.promptId}/label-history?limit=100`);
   const monitors = await get(`/v1/projects/${w.projectId}/monitors?limit=100`);
   const monitorEvents = await get(`${monitorPath(w, '/events')}?limit=100`);
+  const modelPrices = await get('/v1/models?limit=100');
   // The monitor as stored (its sealed signing secret included), less what its evaluation moves by itself.
   const monitorRow = await ctx.database.storage.db.selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
   const {
@@ -230,6 +242,7 @@ export async function snapshot(ctx: TestContext, w: World) {
     monitor,
     monitors: items(monitors).map((m) => m.id),
     monitorEvents: items(monitorEvents).map((e) => e.id),
+    modelPrices: items(modelPrices).map((p) => [p.id, p.inputPrice, p.outputPrice]),
   };
 }
 

@@ -8,6 +8,7 @@ import { TokenService } from '../../src/auth/tokens.js';
 import { createInvitation } from '../../src/features/organizations/invitations.repo.js';
 import { ensureUser, setMembership } from '../../src/features/organizations/organizations.repo.js';
 import { createProject } from '../../src/features/projects/projects.repo.js';
+import { createModelPrice } from '../../src/features/models/models.repo.js';
 import { createPrompt } from '../../src/features/prompts/prompts.repo.js';
 import { issuePersonalAccessToken } from '../../src/features/tokens/tokens.repo.js';
 import { newId } from '../../src/lib/ids.js';
@@ -860,6 +861,56 @@ export function listEndpoints(ctx: TestContext) {
     filterEquivalents: [],
   });
 
+  /** An organization's model prices: seeded with `price` in the model and provider `groq`, so they match every `from`. */
+  const modelPrices = defineList({
+    name: 'model prices',
+    perUser: false,
+    async fresh(p) {
+      return { principal: p ?? (await principal()), path: '/v1/models' };
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const fields = {
+          model: uniq('price'),
+          provider: 'groq',
+          inputPrice: 1,
+          outputPrice: 2,
+          cacheReadPrice: null,
+          cacheWritePrice: null,
+          reasoningPrice: null,
+        };
+        const row = await createModelPrice(db(), parent.principal, { ...fields, currency: 'USD', effectiveFrom: key }, key);
+        rows.push({ id: row.id, key: row.created_at });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const price = await created(
+        await send('POST', '/v1/models', {
+          token: parent.principal.token,
+          body: { model: uniq('price-api'), provider: 'groq', inputPrice: 1, outputPrice: 2 },
+        }),
+      );
+      return { id: price.id as string, key: Date.parse(price.createdAt as string) };
+    },
+    async remove(parent, id) {
+      const res = await send('DELETE', `/v1/models/${id}`, { token: parent.principal.token });
+      expect(res.statusCode, res.body).toBe(204);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [
+      { from: '', to: 'model=price' },
+      { from: 'model=price', to: '' },
+      { from: 'model=price', to: 'model=rice' },
+      { from: '', to: 'provider=groq' },
+      { from: 'provider=groq', to: 'provider=azure' },
+      { from: 'model=price&provider=groq', to: 'model=price' },
+    ],
+    filterEquivalents: [{ from: 'model=price&provider=groq', to: 'provider=groq&model=price' }],
+  });
+
   return {
     lists: [
       runs,
@@ -876,6 +927,7 @@ export function listEndpoints(ctx: TestContext) {
       monitors,
       monitorEvents,
       monitorDeliveries,
+      modelPrices,
     ] as ListEndpoint[],
     runs,
     principal,
