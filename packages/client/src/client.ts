@@ -3,7 +3,10 @@ import { MAX_BATCH, withRunIds } from './batch.js';
 import { Paginated, type ListOptions } from './pagination.js';
 import { Tracer, type TracerOptions } from './tracer.js';
 import type {
+  BuiltinModelPrice,
+  BuiltinModelPriceFilters,
   CreateInvitationInput,
+  CreateModelPriceInput,
   CreateMonitorInput,
   CreateProjectInput,
   CreatePromptInput,
@@ -19,6 +22,8 @@ import type {
   MonitorMetrics,
   MonitorMetricsQuery,
   MonitorWithSecret,
+  ModelPrice,
+  ModelPriceFilters,
   NewToken,
   Organization,
   OrganizationToken,
@@ -46,6 +51,7 @@ import type {
   EndUserDetail,
   TokenRecord,
   UpdateMemberInput,
+  UpdateModelPriceInput,
   UpdateMonitorInput,
   UpdateOrganizationInput,
   UpdateProjectInput,
@@ -382,6 +388,30 @@ class MonitorsResource extends Resource {
   }
 }
 
+/** `/v1/models`: the organization's model prices (admins and owners write them), and the built-in table. */
+class ModelsResource extends Resource {
+  list(filters: ModelPriceFilters = {}, options: ListOptions = {}): Paginated<ModelPrice> {
+    return this.paginate<ModelPrice>('/models', filters, options);
+  }
+  /** The built-in price table (dated, with its source), by provider then model. */
+  builtin(filters: BuiltinModelPriceFilters = {}, options: ListOptions = {}): Paginated<BuiltinModelPrice> {
+    return this.paginate<BuiltinModelPrice>('/models/builtin', filters, options);
+  }
+  /** A price in force from `effectiveFrom` (default now); runs that started before keep theirs. */
+  create(body: CreateModelPriceInput, options: CallOptions = {}): Promise<ModelPrice> {
+    return this.call({ method: 'POST', path: '/models', body, signal: options.signal });
+  }
+  get(modelId: string, options: CallOptions = {}): Promise<ModelPrice> {
+    return this.call({ method: 'GET', path: `/models/${seg(modelId)}`, signal: options.signal });
+  }
+  update(modelId: string, body: UpdateModelPriceInput, options: CallOptions = {}): Promise<ModelPrice> {
+    return this.call({ method: 'PATCH', path: `/models/${seg(modelId)}`, body, signal: options.signal });
+  }
+  async delete(modelId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/models/${seg(modelId)}`, signal: options.signal });
+  }
+}
+
 /**
  * The Sightline API client.
  *
@@ -401,6 +431,7 @@ export class Sightline {
   readonly endUsers: EndUsersResource;
   readonly prompts: PromptsResource;
   readonly monitors: MonitorsResource;
+  readonly models: ModelsResource;
   /** The transport every call goes through (low-level: `client.http.request({...})`). */
   readonly http: Transport;
 
@@ -416,6 +447,7 @@ export class Sightline {
     this.endUsers = new EndUsersResource(this.http);
     this.prompts = new PromptsResource(this.http);
     this.monitors = new MonitorsResource(this.http);
+    this.models = new ModelsResource(this.http);
   }
 
   /** Replaces a fixed token (a client built with `tokenProvider` reads its token from the provider). */

@@ -55,6 +55,14 @@ import type {
   UpdateMonitorBody,
   WebhookAttemptSchema,
 } from '../../../src/features/monitors/monitors.schemas.js';
+import type {
+  BuiltinModelPriceSchema,
+  CreateModelPriceBody,
+  ListBuiltinPricesQuery,
+  ListModelPricesQuery,
+  ModelPriceSchema,
+  UpdateModelPriceBody,
+} from '../../../src/features/models/models.schemas.js';
 
 type PageParams = 'limit' | 'cursor';
 
@@ -161,3 +169,11 @@ export type MonitorMetricsQuery = Static<typeof MonitorMetricsQuerySchema>;
 export type MonitorMetrics = Static<typeof MonitorMetricsSchema>;
 export type MonitorEvent = Static<typeof MonitorEventSchema>;
 export type WebhookAttempt = Static<typeof WebhookAttemptSchema>;
+
+// Model prices
+export type ModelPrice = Static<typeof ModelPriceSchema>;
+export type BuiltinModelPrice = Static<typeof BuiltinModelPriceSchema>;
+export type CreateModelPriceInput = Static<typeof CreateModelPriceBody>;
+export type UpdateModelPriceInput = Static<typeof UpdateModelPriceBody>;
+export type ModelPriceFilters = Omit<Static<typeof ListModelPricesQuery>, PageParams>;
+export type BuiltinModelPriceFilters = Omit<Static<typeof ListBuiltinPricesQuery>, PageParams>;
