@@ -427,11 +427,39 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     expect([await page.getByLabel(`Role of ${LOGIN}`).count(), await page.getByRole('button', { name: `Remove ${LOGIN}` }).count()]).toEqual([0, 0]);
     expect((await apiCall<{ role: string }>(base(), await ensureToken(), 'GET', '/v1/me')).body.role).toBe('owner');
   });
+  step('lists the built-in prices, and adds, edits and deletes a price of its own', async () => {
+    await closeDialogs();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models' }).click();
+    const builtin = page.getByRole('table', { name: /Built-in model prices/ });
+    await labelled(page, 'Search models').fill('gpt-4o-mini');
+    await builtin.getByRole('row').filter({ hasText: 'gpt-4o-mini' }).filter({ hasText: '$0.15' }).first().waitFor();
+
+    await page.getByRole('button', { name: 'New price' }).click();
+    let form = await formScope(page);
+    await labelled(form, 'Model').fill('e2e-llm');
+    await labelled(form, 'Input').fill('1.5');
+    await labelled(form, 'Output').fill('6');
+    await form.getByRole('button', { name: 'Add price' }).click();
+    const own = page.getByRole('table', { name: /organization’s model prices/ });
+    await own.getByRole('row').filter({ hasText: 'e2e-llm' }).filter({ hasText: '$6.00' }).first().waitFor();
+
+    await page.getByRole('button', { name: 'Edit the price of e2e-llm' }).click();
+    form = await formScope(page);
+    await labelled(form, 'Output').fill('7');
+    await form.getByRole('button', { name: 'Save' }).click();
+    await own.getByRole('row').filter({ hasText: 'e2e-llm' }).filter({ hasText: '$7.00' }).first().waitFor();
+    const prices = (await apiCall<{ items: { model: string; outputPrice: number }[] }>(base(), await ensureToken(), 'GET', '/v1/models')).body.items;
+    expect(prices.map((p) => [p.model, p.outputPrice])).toEqual([['e2e-llm', 7]]);
+
+    await page.getByRole('button', { name: 'Delete the price of e2e-llm' }).click();
+    await page.getByRole('dialog', { name: 'Delete model price' }).getByRole('button', { name: 'Delete price' }).click();
+    await own.getByRole('row').filter({ hasText: 'e2e-llm' }).first().waitFor({ state: 'detached' });
+  });
   step('works at phone width: no page scrolls sideways', async () => {
     await closeDialogs();
     await page.setViewportSize({ width: 390, height: 844 });
     try {
-      for (const path of ['/projects', `/projects/${await ensureProject()}/runs`, '/settings']) {
+      for (const path of ['/projects', `/projects/${await ensureProject()}/runs`, '/settings', '/models']) {
         await page.goto(path);
         await page.getByRole('heading', { level: 1 }).first().waitFor();
         await page.waitForLoadState('networkidle').catch(() => {});

@@ -5,7 +5,9 @@
  * problem document; it becomes an ApiError carrying its title and detail, which the pages show as they are.
  */
 import type {
+  BuiltinModelPrice,
   CreateInvitationInput,
+  CreateModelPriceInput,
   CreateMonitorInput,
   CreateProjectInput,
   CreatePromptInput,
@@ -16,6 +18,7 @@ import type {
   LabelEvent,
   Me,
   Member,
+  ModelPrice,
   Monitor,
   MonitorEvent,
   MonitorMetrics,
@@ -35,6 +38,7 @@ import type {
   RunMetrics,
   TokenRecord,
   UpdateMemberInput,
+  UpdateModelPriceInput,
   UpdateMonitorInput,
   UpdateOrganizationInput,
   UpdateProjectInput,
@@ -180,6 +184,12 @@ export const prompts = {
   setLabel: (prompt: string, label: string, version: number) => put<Prompt>(`${promptPath(prompt)}/labels/${seg(label)}`, { version }),
   removeLabel: (prompt: string, label: string) => del(`${promptPath(prompt)}/labels/${seg(label)}`),
   render: (prompt: string, body: RenderInput) => post<RenderResult>(`${promptPath(prompt)}/render`, body),
+};
+
+/** The organization's model prices (`/v1/models`) and the built-in table (`/v1/models/builtin`). */
+export const models = {
+  ...collection<ModelPrice, CreateModelPriceInput, UpdateModelPriceInput>('/models'),
+  builtin: listing<BuiltinModelPrice>('/models/builtin'),
 };
 
 export const tokens = {

@@ -2,6 +2,7 @@ import { useEffect, type ReactElement } from 'react';
 import { Layout, SignIn } from './components/layout.js';
 import { Empty, ErrorBox, Loading } from './components/ui.js';
 import { useDocumentTitle } from './hooks.js';
+import { ModelsPage } from './pages/models.js';
 import { MonitorPage } from './pages/monitor.js';
 import { MonitorsPage } from './pages/monitors.js';
 import { ProjectsPage } from './pages/projects.js';
@@ -22,6 +23,7 @@ const ROUTES: [string, (params: Params) => ReactElement][] = [
   ['/projects/:projectId/monitors/:monitorId', (p) => <MonitorPage projectId={p.projectId!} monitorId={p.monitorId!} />],
   ['/prompts', () => <PromptsPage />],
   ['/prompts/:promptId', (p) => <PromptPage promptId={p.promptId!} />],
+  ['/models', () => <ModelsPage />],
   ['/settings', () => <SettingsPage />],
 ];
 

@@ -9,6 +9,12 @@ export function fmtDate(iso: string | null | undefined): string {
   return new Date(iso).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
+/** A calendar day given in UTC (a table's date), as that day wherever the browser is: `Nov 23, 2026`. */
+export function fmtDay(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
+}
+
 /** The time of day: `15:48`. */
 export function fmtTime(iso: string): string {
   return new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
@@ -39,6 +45,12 @@ export function fmtCost(n: number | null | undefined): string {
   const sign = n < 0 ? '-' : '';
   const digits: Intl.NumberFormatOptions = abs === 0 || abs >= 0.01 ? { minimumFractionDigits: 2, maximumFractionDigits: 2 } : { maximumSignificantDigits: 2 };
   return `${sign}$${abs.toLocaleString(undefined, digits)}`;
+}
+
+/** A price per million tokens in dollars, to its own precision: `$2.50`, `$0.075`, `$0.0375`. */
+export function fmtPrice(n: number | null | undefined): string {
+  if (n === null || n === undefined) return '—';
+  return `$${n.toLocaleString(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 6 })}`;
 }
 
 /** `2 minutes ago`, `in 3 days`. */

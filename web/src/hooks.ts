@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
 import { projects, type Listing, type Query } from './api.js';
 
 /** Runs an async loader when its key changes; `reload` runs it again. */
@@ -101,3 +101,24 @@ export function useList<T>(list: Listing<T> | null, query: Query = {}, limit = 2
 
 /** What `useList` gives a page: the items so far, the states, and the ways to load more or again. */
 export type List<T> = ReturnType<typeof useList<T>>;
+
+/**
+ * A dialog form's submission: `submit` runs `action`, busy meanwhile; a failure (a problem document) is
+ * kept in `error` to show, and the form may be sent again. On success the caller closes the dialog.
+ */
+export function useSubmit(action: () => Promise<void>) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (e) {
+      setError(e);
+      setBusy(false);
+    }
+  }
+  return { busy, error, submit };
+}

@@ -66,6 +66,36 @@ export function Button({ variant = 'default', ...rest }: ButtonHTMLAttributes<HT
   return <button type="button" {...rest} className={`button ${variant} ${rest.className ?? ''}`} />;
 }
 
+/** The end of a form in a dialog: the submission's error (a problem document) if any, Cancel, and the submit button, busy while it runs. */
+export function FormActions({
+  error,
+  fields,
+  busy,
+  disabled,
+  submitLabel,
+  onCancel,
+}: {
+  error: unknown;
+  /** How the form names its fields, for the problem's field faults. */
+  fields?: FieldLabels;
+  busy: boolean;
+  disabled: boolean;
+  submitLabel: string;
+  onCancel: () => void;
+}) {
+  return (
+    <>
+      {error !== null && <ErrorBox error={error} fields={fields} />}
+      <div className="sl-form-actions">
+        <Button onClick={onCancel}>Cancel</Button>
+        <Button type="submit" variant="primary" disabled={busy || disabled}>
+          {busy ? 'Saving…' : submitLabel}
+        </Button>
+      </div>
+    </>
+  );
+}
+
 /** A labelled form control; `hint` under it. */
 export function Field({ label, hint, children }: { label: string; hint?: ReactNode; children: ReactNode }) {
   return (

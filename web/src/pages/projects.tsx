@@ -1,9 +1,9 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useState } from 'react';
 import { projects } from '../api.js';
 import { ConfirmModal } from '../components/confirm.js';
 import { narrow, PagedTable } from '../components/paged.js';
-import { Button, Empty, ErrorBox, Field, Modal, PageHeader, When } from '../components/ui.js';
-import { useDocumentTitle, useList } from '../hooks.js';
+import { Button, Empty, Field, FormActions, Modal, PageHeader, When } from '../components/ui.js';
+import { useDocumentTitle, useList, useSubmit } from '../hooks.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
 import type { CreateProjectInput, Project, UpdateProjectInput } from '../types.js';
@@ -203,20 +203,7 @@ function ProjectForm({
 }) {
   const [name, setName] = useState(initial?.name ?? '');
   const [description, setDescription] = useState(initial?.description ?? '');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await onSubmit({ name: name.trim(), description: description.trim() });
-    } catch (e) {
-      setError(e);
-      setBusy(false);
-    }
-  }
+  const { busy, error, submit } = useSubmit(() => onSubmit({ name: name.trim(), description: description.trim() }));
 
   return (
     <form onSubmit={(e) => void submit(e)}>
@@ -236,13 +223,14 @@ function ProjectForm({
           className="sl-plain-textarea"
         />
       </Field>
-      {error !== null && <ErrorBox error={error} fields={{ name: 'Name', description: 'Description' }} />}
-      <div className="sl-form-actions">
-        <Button onClick={onCancel}>Cancel</Button>
-        <Button type="submit" variant="primary" disabled={busy || name.trim() === ''}>
-          {busy ? 'Saving…' : submitLabel}
-        </Button>
-      </div>
+      <FormActions
+        error={error}
+        fields={{ name: 'Name', description: 'Description' }}
+        busy={busy}
+        disabled={name.trim() === ''}
+        submitLabel={submitLabel}
+        onCancel={onCancel}
+      />
     </form>
   );
 }

@@ -1,0 +1,183 @@
+import { useState, type ReactNode } from 'react';
+import { models } from '../api.js';
+import { ConfirmModal } from '../components/confirm.js';
+import { EmptyList, narrow, num, PagedTable } from '../components/paged.js';
+import { Button, Field, Modal, PageHeader, Panel, When } from '../components/ui.js';
+import { fmtDay, fmtPrice } from '../format.js';
+import { useDocumentTitle, useList } from '../hooks.js';
+import { useSession } from '../session.js';
+import type { BuiltinModelPrice, ModelPrice } from '../types.js';
+import { PriceForm } from './models/price-form.js';
+import './runs/runs.css';
+import './models/models.css';
+
+const PRICE_COLUMNS = [num('Input'), num('Output'), num('Cache read', 'hide-narrow'), num('Cache write', 'hide-narrow'), num('Reasoning', 'hide-narrow')];
+
+/** The five prices of a row, per million tokens; '—' where none is set (the input or output price applies). */
+function PriceCells({ price }: { price: Pick<ModelPrice, 'inputPrice' | 'outputPrice' | 'cacheReadPrice' | 'cacheWritePrice' | 'reasoningPrice'> }) {
+  const cell = (value: number | null, className = ''): ReactNode => <td className={`num ${className}`.trim()}>{fmtPrice(value)}</td>;
+  return (
+    <>
+      {cell(price.inputPrice)}
+      {cell(price.outputPrice)}
+      {cell(price.cacheReadPrice, 'hide-narrow')}
+      {cell(price.cacheWritePrice, 'hide-narrow')}
+      {cell(price.reasoningPrice, 'hide-narrow')}
+    </>
+  );
+}
+
+/**
+ * What models cost: the organization's own prices (admins add, change and delete them), which add to and
+ * override the built-in table from their effective instant on, and the built-in table itself with its date.
+ */
+export function ModelsPage() {
+  useDocumentTitle('Models');
+  const { can } = useSession();
+  const mayWrite = can('models:write');
+  const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<ModelPrice | null>(null);
+  const [deleting, setDeleting] = useState<ModelPrice | null>(null);
+  const [search, setSearch] = useState('');
+  const own = useList(models.list);
+  const builtin = useList(models.builtin, { model: search.trim() || undefined });
+  const tableDate = builtin.items[0]?.effectiveFrom;
+
+  return (
+    <>
+      <PageHeader
+        title="Models"
+        subtitle="What model tokens cost, in US dollars per million tokens: the built-in table, and your organization’s prices, which override it from their date on."
+        actions={
+          mayWrite && (
+            <Button variant="primary" onClick={() => setCreating(true)}>
+              New price
+            </Button>
+          )
+        }
+      />
+
+      <Panel heading="own-prices-heading" title="Your organization’s prices">
+        <PagedTable
+          list={own}
+          loadingLabel="Loading prices…"
+          empty={
+            <EmptyList one="price" many="prices of your own" filtered={false}>
+              {mayWrite
+                ? 'Add one with “New price” to price a model the table lacks, or at your own rate.'
+                : 'Admins and owners add them; until then the built-in table applies.'}
+            </EmptyList>
+          }
+          caption="The organization’s model prices, newest first"
+          columns={[
+            'Model',
+            narrow('Provider'),
+            ...PRICE_COLUMNS,
+            narrow('In force from'),
+            ...(mayWrite ? [{ label: <span className="sl-sr-only">Actions</span> }] : []),
+          ]}
+          row={(price) => (
+            <tr key={price.id}>
+              <td className="cell-wrap">
+                <code>{price.model}</code>
+              </td>
+              <td className="hide-narrow">{price.provider ?? <span className="muted">any</span>}</td>
+              <PriceCells price={price} />
+              <td className="hide-narrow sl-nowrap">
+                <When iso={price.effectiveFrom} />
+              </td>
+              {mayWrite && (
+                <td className="sl-row-actions">
+                  <Button aria-label={`Edit the price of ${price.model}`} onClick={() => setEditing(price)}>
+                    Edit
+                  </Button>
+                  <Button variant="danger" aria-label={`Delete the price of ${price.model}`} onClick={() => setDeleting(price)}>
+                    Delete
+                  </Button>
+                </td>
+              )}
+            </tr>
+          )}
+        />
+      </Panel>
+
+      <Panel heading="builtin-prices-heading" title="Built-in prices">
+        <p className="muted" style={{ marginTop: 0 }}>
+          From LiteLLM’s public price table{tableDate ? `, as of ${fmtDay(tableDate)}` : ''}. A model’s name also prices its dated and versioned names (gpt-4o
+          prices gpt-4o-2024-08-06).
+        </p>
+        <form className="filters" role="search" aria-label="Filter built-in prices" onSubmit={(e) => e.preventDefault()}>
+          <Field label="Search models">
+            <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="e.g. claude" maxLength={200} autoComplete="off" />
+          </Field>
+        </form>
+        <PagedTable<BuiltinModelPrice>
+          list={builtin}
+          loadingLabel="Loading the built-in table…"
+          empty={
+            <EmptyList one="model" many="built-in prices" filtered={search.trim() !== ''}>
+              The table is empty.
+            </EmptyList>
+          }
+          caption="Built-in model prices, by provider"
+          columns={['Model', narrow('Provider'), ...PRICE_COLUMNS]}
+          row={(row) => (
+            <tr key={`${row.provider}/${row.model}`}>
+              <td className="cell-wrap">
+                <code>{row.model}</code>
+                {row.match.length > 1 && <div className="muted sl-price-names">also {row.match.filter((name) => name !== row.model).join(', ')}</div>}
+              </td>
+              <td className="hide-narrow">{row.provider}</td>
+              <PriceCells price={row} />
+            </tr>
+          )}
+        />
+      </Panel>
+
+      <Modal title="New model price" open={creating} onClose={() => setCreating(false)}>
+        <PriceForm
+          submitLabel="Add price"
+          onCancel={() => setCreating(false)}
+          onSubmit={async (body) => {
+            const price = await models.create(body);
+            own.setItems((items) => [price, ...items]);
+            setCreating(false);
+          }}
+        />
+      </Modal>
+
+      <Modal title={editing ? `Edit the price of ${editing.model}` : 'Edit price'} open={editing !== null} onClose={() => setEditing(null)}>
+        {editing && (
+          <PriceForm
+            initial={editing}
+            submitLabel="Save"
+            onCancel={() => setEditing(null)}
+            onSubmit={async (body) => {
+              const updated = await models.update(editing.id, body);
+              own.setItems((items) => items.map((p) => (p.id === updated.id ? updated : p)));
+              setEditing(null);
+            }}
+          />
+        )}
+      </Modal>
+
+      <ConfirmModal
+        open={deleting !== null}
+        title="Delete model price"
+        confirmLabel="Delete price"
+        busyLabel="Deleting…"
+        onClose={() => setDeleting(null)}
+        onConfirm={async () => {
+          if (!deleting) return;
+          await models.delete(deleting.id);
+          own.setItems((items) => items.filter((p) => p.id !== deleting.id));
+          setDeleting(null);
+        }}
+      >
+        <p>
+          Delete the price of <strong>{deleting?.model}</strong>? Runs recorded from now on get the built-in price (or an earlier one of yours), if any.
+        </p>
+      </ConfirmModal>
+    </>
+  );
+}
