@@ -309,6 +309,17 @@ export function readRssNow(pid) {
   }
 }
 
+/** CPU time a process has used so far (user + system, in ms; /proc/<pid>/stat counts clock ticks of 10 ms). */
+export function cpuMsNow(pid) {
+  try {
+    // The command name (field 2) may hold spaces: the fields after it start past its closing parenthesis.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
 /** Creates (after dropping any leftover) a PostgreSQL database next to the admin URL; returns its URL. Dropped by `dropPgDatabase` or on exit. */
 export async function createPgDatabase(name) {
   const admin = new pg.Client({ connectionString: settings.pgUrl });

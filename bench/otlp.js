@@ -31,6 +31,7 @@ import {
   api,
   CLIENT_CPU,
   configureBench,
+  cpuMsNow,
   createPgDatabase,
   dropPgDatabase,
   envInt,
@@ -205,7 +206,9 @@ async function phase(engine, scenario, round, data) {
       const warm = (await api(server, token, 'POST', '/v1/projects', { name: WARMUP_PROJECT })).json;
       // The warm-up spans name their own service (the warm-up project), so OTLP routes them there too.
       if (data.warmup[scenario].length > 0) await drive(server, token, scenario, warm.id, data.warmup[scenario]);
+      const cpu0 = cpuMsNow(server.pid);
       measured = await drive(server, token, scenario, project.id, data.measured[scenario]);
+      measured.serverCpuMs = cpuMsNow(server.pid) - cpu0;
     } finally {
       rss = await stopServer(server);
     }
@@ -213,9 +216,10 @@ async function phase(engine, scenario, round, data) {
     if (check.count !== cfg.spans) throw new Error(`${name}: the project holds ${check.count} runs, expected ${cfg.spans}`);
     if (check.pending !== 0) throw new Error(`${name}: ${check.pending} runs still wait for their trace`);
     const rate = cfg.spans / measured.elapsedS;
+    const cpuPer1000 = (measured.serverCpuMs / cfg.spans) * 1000;
     log(
       `round ${round} ${ENGINE_LABEL[engine]} ${scenario}: ${fmtInt(rate)}/s (${measured.elapsedS.toFixed(2)} s), request p50 ${fmtMs(percentile(measured.latencies, 50))} ms, ` +
-        `peak RSS ${fmtMb(rss.peakKb)}`,
+        `server CPU ${fmtMs(cpuPer1000)} ms per 1,000, peak RSS ${fmtMb(rss.peakKb)}`,
     );
     return {
       engine,
@@ -223,6 +227,7 @@ async function phase(engine, scenario, round, data) {
       round,
       rate,
       elapsedS: measured.elapsedS,
+      serverCpuMsPer1000: cpuPer1000,
       requestMs: { p50: percentile(measured.latencies, 50), p99: percentile(measured.latencies, 99), max: Math.max(...measured.latencies) },
       peakRssKb: rss.peakKb,
       hwmKb: rss.hwmKb,
@@ -270,6 +275,7 @@ function summarize(measurements) {
         ratio: median(ratios),
         perRound: ratios,
         rates: ms.map((m) => m.rate),
+        cpu: median(ms.map((m) => m.serverCpuMsPer1000)),
         p50: median(ms.map((m) => m.requestMs.p50)),
         p99: median(ms.map((m) => m.requestMs.p99)),
         peakRssKb: Math.max(...ms.map((m) => m.peakRssKb)),
@@ -300,7 +306,7 @@ function table(rows) {
   const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
   for (const r of rows) {
     lines.push(
-      `| ${ENGINE_LABEL[r.engine]} | ${r.label} | ${fmtInt(r.rate)} ${r.unit}/s | ${fmtRatio(r.ratio)} | ${r.perRound.map(fmtRatio).join(', ')} | ` +
+      `| ${ENGINE_LABEL[r.engine]} | ${r.label} | ${fmtInt(r.rate)} ${r.unit}/s | ${fmtRatio(r.ratio)} | ${r.perRound.map(fmtRatio).join(', ')} | ${fmtMs(r.cpu)} | ` +
         `${fmtMs(r.p50)} / ${fmtMs(r.p99)} | ${fmtMb(r.peakRssKb)} | ${target(r).join(' | ')} |`,
     );
   }
@@ -352,6 +358,7 @@ async function main() {
     `${fmtInt(cfg.spans)} spans (= runs) per phase, ${cfg.batch} per request, ${cfg.concurrency} in flight, ${cfg.rounds} round(s), ${cfg.warmup} warm-up request(s) per phase; ` +
       `each phase on a fresh server (pinned to core ${SERVER_CPU}; the client on core ${CLIENT_CPU}) and a fresh database. ` +
       `Average body: protobuf ${fmtInt(sizes.otlp / 1024)} KiB, JSON with ids ${fmtInt(sizes.ids / 1024)} KiB, without ids ${fmtInt(sizes.noids / 1024)} KiB. ` +
+      `Server CPU: user and system time of the Sightline process over the measured requests (PostgreSQL's processes not included), less sensitive than rates to other load on the machine. ` +
       `Peak RSS: the server's VmHWM (and VmRSS sampled every ${cfg.rssIntervalMs} ms), the highest of the rounds. ` +
       `${compared} stored records compared between OTLP and the JSON batch with ids: equal but for projectId and createdAt.`,
     '',
