@@ -43,6 +43,17 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
+ * Sets a member of a plain object built from client data, as `Object.fromEntries` would: an own
+ * enumerable property for any key, `__proto__` included (which an assignment would take as the
+ * prototype), keeping the first position of a repeated key and its last value. Cheaper than collecting
+ * entries for `Object.fromEntries` where every span or run builds a few such objects.
+ */
+export function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
  * How deeply free-form JSON fields (run inputs, outputs and metadata, prompt configs, monitor filters)
  * may nest: far beyond real use, well within the recursion of JSON.stringify and of SQLite's JSON functions.
  */
