@@ -24,6 +24,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -129,14 +130,27 @@ function payloads(seed, service, requests, spansPerRequest) {
 // ---------------------------------------------------------------------------------------------
 // One phase: a fresh database and server, warm-up, the measured requests, the stored runs checked.
 
-async function send(server, token, scenario, projectId, body) {
+const MAX_RETRIES = 20;
+
+/**
+ * Sends one request, and again after `Retry-After` when the server sheds it with a 503, as exporters and
+ * the SDK do (a loaded machine can stall the server's event loop past its bound); `shed` counts them.
+ */
+async function send(server, token, scenario, projectId, body, shed) {
   const otlp = scenario === 'otlp';
-  const res = await fetch(otlp ? `${server.base}/v1/traces` : `${server.base}/v1/projects/${projectId}/runs/batch`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': otlp ? 'application/x-protobuf' : 'application/json' },
-    body,
-  });
-  const bytes = Buffer.from(await res.arrayBuffer());
+  let res;
+  let bytes;
+  for (let attempt = 0; ; attempt++) {
+    res = await fetch(otlp ? `${server.base}/v1/traces` : `${server.base}/v1/projects/${projectId}/runs/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': otlp ? 'application/x-protobuf' : 'application/json' },
+      body,
+    });
+    bytes = Buffer.from(await res.arrayBuffer());
+    if (res.status !== 503 || attempt === MAX_RETRIES) break;
+    shed.count++;
+    await sleep(1000 * Math.min(10, Number(res.headers.get('retry-after')) || 1));
+  }
   if (res.status !== 200) throw new Error(`${scenario}: answered ${res.status}: ${bytes.toString('utf8').slice(0, 1000)}`);
   if (otlp) {
     const { partialSuccess } = decodeOtlpResponse(bytes);
@@ -149,18 +163,19 @@ async function send(server, token, scenario, projectId, body) {
 
 async function drive(server, token, scenario, projectId, bodies) {
   const latencies = [];
+  const shed = { count: 0 };
   let next = 0;
   const worker = async () => {
     while (next < bodies.length) {
       const body = bodies[next++];
       const t0 = performance.now();
-      await send(server, token, scenario, projectId, body);
+      await send(server, token, scenario, projectId, body, shed);
       latencies.push(performance.now() - t0);
     }
   };
   const started = performance.now();
   await Promise.all(Array.from({ length: Math.min(cfg.concurrency, bodies.length) }, worker));
-  return { elapsedS: (performance.now() - started) / 1000, latencies };
+  return { elapsedS: (performance.now() - started) / 1000, latencies, shed: shed.count };
 }
 
 /** How many runs the project holds, how many still wait for a trace, and the stored records of some. */
@@ -201,11 +216,12 @@ async function phase(engine, scenario, round, data) {
     let rss;
     let measured;
     let project;
+    let warmShed = 0;
     try {
       project = (await api(server, token, 'POST', '/v1/projects', { name: PROJECT })).json;
       const warm = (await api(server, token, 'POST', '/v1/projects', { name: WARMUP_PROJECT })).json;
       // The warm-up spans name their own service (the warm-up project), so OTLP routes them there too.
-      if (data.warmup[scenario].length > 0) await drive(server, token, scenario, warm.id, data.warmup[scenario]);
+      if (data.warmup[scenario].length > 0) warmShed = (await drive(server, token, scenario, warm.id, data.warmup[scenario])).shed;
       const cpu0 = cpuMsNow(server.pid);
       measured = await drive(server, token, scenario, project.id, data.measured[scenario]);
       measured.serverCpuMs = cpuMsNow(server.pid) - cpu0;
@@ -219,7 +235,8 @@ async function phase(engine, scenario, round, data) {
     const cpuPer1000 = (measured.serverCpuMs / cfg.spans) * 1000;
     log(
       `round ${round} ${ENGINE_LABEL[engine]} ${scenario}: ${fmtInt(rate)}/s (${measured.elapsedS.toFixed(2)} s), request p50 ${fmtMs(percentile(measured.latencies, 50))} ms, ` +
-        `server CPU ${fmtMs(cpuPer1000)} ms per 1,000, peak RSS ${fmtMb(rss.peakKb)}`,
+        `server CPU ${fmtMs(cpuPer1000)} ms per 1,000, peak RSS ${fmtMb(rss.peakKb)}` +
+        (measured.shed + warmShed > 0 ? `; shed with 503 and retried: ${measured.shed} measured, ${warmShed} warm-up` : ''),
     );
     return {
       engine,
@@ -228,6 +245,8 @@ async function phase(engine, scenario, round, data) {
       rate,
       elapsedS: measured.elapsedS,
       serverCpuMsPer1000: cpuPer1000,
+      shed: measured.shed,
+      warmupShed: warmShed,
       requestMs: { p50: percentile(measured.latencies, 50), p99: percentile(measured.latencies, 99), max: Math.max(...measured.latencies) },
       peakRssKb: rss.peakKb,
       hwmKb: rss.hwmKb,
@@ -279,6 +298,7 @@ function summarize(measurements) {
         p50: median(ms.map((m) => m.requestMs.p50)),
         p99: median(ms.map((m) => m.requestMs.p99)),
         peakRssKb: Math.max(...ms.map((m) => m.peakRssKb)),
+        shed: ms.reduce((n, m) => n + m.shed, 0),
       });
     }
   }
@@ -298,6 +318,7 @@ function table(rows) {
     'Rate (median)',
     'Ratio vs JSON with ids (median of per-round)',
     'Per-round ratios',
+    'Server CPU ms per 1,000 (median)',
     'Request p50 / p99 ms',
     'Peak RSS',
     'Target',
@@ -307,7 +328,7 @@ function table(rows) {
   for (const r of rows) {
     lines.push(
       `| ${ENGINE_LABEL[r.engine]} | ${r.label} | ${fmtInt(r.rate)} ${r.unit}/s | ${fmtRatio(r.ratio)} | ${r.perRound.map(fmtRatio).join(', ')} | ${fmtMs(r.cpu)} | ` +
-        `${fmtMs(r.p50)} / ${fmtMs(r.p99)} | ${fmtMb(r.peakRssKb)} | ${target(r).join(' | ')} |`,
+        `${fmtMs(r.p50)} / ${fmtMs(r.p99)}${r.shed ? ` (${r.shed} shed with 503, retried)` : ''} | ${fmtMb(r.peakRssKb)} | ${target(r).join(' | ')} |`,
     );
   }
   return lines.join('\n');
