@@ -32,29 +32,44 @@
 // Node process uses no CPU), which lets the rounds interleave (a),(b),(c) without restarting anything.
 // autocannon runs as a child pinned to core 1; this orchestrator pins itself to core 1 as well, so the
 // payload generation of the seeding never competes with the server.
-import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import {
+  api,
+  CLIENT_CPU,
+  configureBench,
+  createPgDatabase,
+  dropPgDatabase,
+  envInt,
+  fmtBytes,
+  fmtInt,
+  fmtMb,
+  fmtMs,
+  fmtRatio,
+  freePort,
+  log,
+  median,
+  mintToken,
+  outputOf,
+  percentile,
+  pinSelf,
+  readRssNow,
+  runBench,
+  root,
+  SERVER_CPU,
+  serverEnv,
+  spawnTracked,
+  startPinned,
+  startSightline,
+  state,
+  stopServer,
+} from './harness.js';
 import { RunGenerator } from './runs-gen.js';
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const SERVER_CPU = '0';
-const CLIENT_CPU = '1';
-
-function envInt(name, fallback, min = 0) {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw.replace(/_/g, ''));
-  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min} (got ${JSON.stringify(raw)})`);
-  return value;
-}
 
 const PHASES = ['sqlite', 'sync', 'pg'];
 
@@ -91,6 +106,8 @@ const cfg = {
   connections: [1, 50],
 };
 
+configureBench(cfg);
+
 const TARGETS = {
   readRatio: 0.2, // (b)/(a) at 50 connections
   depthRatio: 0.85, // (c)/(b)
@@ -99,274 +116,6 @@ const TARGETS = {
   peakRssMb: 200,
   metricsMedianMs: 100, // runs metrics (last 24 h, hourly) and monitor metrics (last 24 windows), each
 };
-
-// ---------------------------------------------------------------------------------------------
-// Process bookkeeping and cleanup (on success, on error, on Ctrl-C)
-
-const children = new Set();
-const state = { tmp: null, pgDatabase: null, cleaning: null };
-
-function log(message) {
-  process.stderr.write(`[bench] ${message}\n`);
-}
-
-function spawnTracked(command, args, { env = process.env, logFile = null, stdout = null } = {}) {
-  const fd = logFile ? openSync(logFile, 'a') : null;
-  const child = spawn(command, args, {
-    cwd: root,
-    env,
-    stdio: ['ignore', stdout ?? fd ?? 'ignore', fd ?? 'pipe'],
-  });
-  if (fd !== null) closeSync(fd);
-  children.add(child);
-  child.exited = new Promise((resolve) => {
-    // 'close' (not 'exit'): fires once the process has exited and its stdio is drained.
-    child.once('close', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal });
-    });
-  });
-  child.once('error', (error) => log(`could not start ${command}: ${error.message}`));
-  return child;
-}
-
-async function stopChild(child, timeoutMs = 30_000) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const done = await Promise.race([child.exited.then(() => true), sleep(timeoutMs).then(() => false)]);
-  if (!done) {
-    child.kill('SIGKILL');
-    await child.exited;
-  }
-}
-
-async function dropPgDatabase() {
-  const name = state.pgDatabase;
-  if (!name) return;
-  const client = new pg.Client({ connectionString: cfg.pgUrl });
-  try {
-    await client.connect();
-    await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    state.pgDatabase = null;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
-
-function cleanup() {
-  state.cleaning ??= (async () => {
-    await Promise.all([...children].map((child) => stopChild(child, 10_000).catch(() => {})));
-    try {
-      await dropPgDatabase();
-    } catch (error) {
-      log(`could not drop PostgreSQL database ${state.pgDatabase}: ${error.message}`);
-    }
-    if (state.tmp) {
-      rmSync(state.tmp, { recursive: true, force: true });
-      state.tmp = null;
-    }
-  })();
-  return state.cleaning;
-}
-
-process.on('exit', () => {
-  // Last resort (e.g. process.exit from elsewhere): nothing async runs here.
-  for (const child of children) {
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-  if (state.tmp) rmSync(state.tmp, { recursive: true, force: true });
-  if (state.pgDatabase) {
-    try {
-      execFileSync('psql', [cfg.pgUrl, '-Atqc', `DROP DATABASE IF EXISTS "${state.pgDatabase}" WITH (FORCE)`], { stdio: 'ignore', timeout: 10_000 });
-    } catch {
-      // reported nowhere: the process is exiting
-    }
-  }
-});
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.once(signal, () => {
-    log(`${signal}: cleaning up`);
-    cleanup().finally(() => process.exit(130));
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Small helpers
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const median = (values) => {
-  const sorted = values.filter((v) => Number.isFinite(v)).sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const percentile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-};
-const fmtInt = (n) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : 'n/a');
-const fmtMs = (n) => (!Number.isFinite(n) ? 'n/a' : Number.isInteger(n) || n >= 100 ? Math.round(n).toString() : n < 10 ? n.toFixed(2) : n.toFixed(1));
-const fmtRatio = (n) => (Number.isFinite(n) ? n.toFixed(3) : 'n/a');
-const fmtMb = (kb) => (Number.isFinite(kb) ? `${(kb / 1024).toFixed(1)} MB` : 'n/a');
-const fmtBytes = (b) => (b >= 1 << 30 ? `${(b / (1 << 30)).toFixed(2)} GiB` : `${(b / (1 << 20)).toFixed(1)} MiB`);
-
-function pinSelf() {
-  try {
-    execFileSync('taskset', ['-a', '-p', '-c', CLIENT_CPU, String(process.pid)], { stdio: 'ignore' });
-  } catch (error) {
-    log(`warning: could not pin the orchestrator to core ${CLIENT_CPU}: ${error.message}`);
-  }
-}
-
-/** Peak resident memory of a process: VmRSS sampled every 200 ms, and VmHWM (the kernel's own peak). */
-function trackRss(pid) {
-  const sample = { peakSampledKb: 0, hwmKb: 0, lastKb: 0, phases: {} };
-  let phasePeakKb = 0;
-  const read = () => {
-    try {
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
-      const hwm = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
-      sample.lastKb = rss;
-      sample.peakSampledKb = Math.max(sample.peakSampledKb, rss);
-      phasePeakKb = Math.max(phasePeakKb, rss);
-      sample.hwmKb = Math.max(sample.hwmKb, hwm);
-    } catch {
-      // the process is gone
-    }
-  };
-  const timer = setInterval(read, 200);
-  timer.unref();
-  read();
-  return {
-    read,
-    /** Ends a phase: records the highest VmRSS sampled since the previous mark (or the start). */
-    mark(label) {
-      read();
-      sample.phases[label] = phasePeakKb;
-      phasePeakKb = sample.lastKb;
-    },
-    stop() {
-      read();
-      clearInterval(timer);
-      return { ...sample, peakKb: Math.max(sample.peakSampledKb, sample.hwmKb) };
-    },
-  };
-}
-
-function tail(file, lines = 40) {
-  try {
-    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no log)';
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Servers
-
-function serverEnv(port, databaseUrl, extra = {}) {
-  return {
-    ...process.env,
-    ...extra,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    DATABASE_URL: databaseUrl,
-    // The JWT issuer: identical for the CLI that mints the token and the server that verifies it.
-    SIGHTLINE_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    LOG_LEVEL: cfg.logLevel,
-    SIGHTLINE_RATE_LIMIT: '10000000',
-  };
-}
-
-async function mintToken(env) {
-  const child = spawnTracked(
-    process.execPath,
-    [join(root, 'bin/sightline.js'), 'token', 'create', '--email', 'bench@sightline.test', '--org', 'bench', '--role', 'owner', '--name', 'bench'],
-    { env, stdout: 'pipe' },
-  );
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
-  const { code, signal } = await child.exited;
-  if (code !== 0) throw new Error(`sightline token create failed (exit ${code}, signal ${signal}):\n${out.slice(-2000)}${err.slice(-4000)}`);
-  const token = out.trim().split('\n').pop()?.trim();
-  if (!token || !/^[\w-]+\.[\w-]+\.[\w-]+$/.test(token)) throw new Error(`token create printed no token:\n${out}`);
-  return token;
-}
-
-async function waitHealthy(name, child, base, logFile, timeoutMs = 120_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${name} exited during start (code ${child.exitCode}, signal ${child.signalCode}):\n${tail(logFile)}`);
-    }
-    try {
-      const res = await fetch(`${base}/healthz`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(100);
-  }
-  throw new Error(`${name} did not become healthy within ${timeoutMs / 1000}s:\n${tail(logFile)}`);
-}
-
-/** Starts a Node process pinned to the server core and waits for /healthz; tracks its RSS. */
-async function startPinned(name, nodeArgs, env, port) {
-  const logFile = join(state.tmp, `${name}.log`);
-  const child = spawnTracked('taskset', ['-c', SERVER_CPU, process.execPath, ...nodeArgs], { env, logFile });
-  const base = `http://127.0.0.1:${port}`;
-  await waitHealthy(name, child, base, logFile);
-  // taskset execs node in place: the pid is the server's own.
-  const rss = trackRss(child.pid);
-  rss.mark('start');
-  return { name, child, base, logFile, pid: child.pid, rss };
-}
-
-function startSightline(name, port, databaseUrl, extraEnv = {}) {
-  const profile = cfg.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${cfg.cpuProfDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
-  // The same Node flags as `npm start` (package.json), so the bench measures the service as it ships.
-  const heap = `--max-old-space-size=${process.env.SIGHTLINE_HEAP_MB || 160}`;
-  return startPinned(name, [heap, ...profile, join(root, 'bin/sightline.js'), 'serve'], serverEnv(port, databaseUrl, extraEnv), port);
-}
-
-async function stopServer(server) {
-  const rss = server.rss.stop();
-  await stopChild(server.child);
-  const result = await server.child.exited;
-  if (result.code !== 0 && result.signal !== 'SIGTERM')
-    log(`${server.name} exited with code ${result.code} signal ${result.signal}:\n${tail(server.logFile, 15)}`);
-  return rss;
-}
-
-async function api(server, token, method, path, body) {
-  const res = await fetch(`${server.base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 1000)}`);
-  return { status: res.status, text, json: text ? JSON.parse(text) : null };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Ingestion: BENCH_RUNS runs, 1,000 per POST …/runs/batch, `concurrency` requests in flight.
@@ -439,14 +188,6 @@ async function ingest(label, server, token, projectId, total, now, order = 'chro
   };
 }
 
-function readRssNow(pid) {
-  try {
-    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-  } catch {
-    return NaN;
-  }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Load generation: autocannon in a child pinned to the client core.
 
@@ -458,11 +199,7 @@ async function cannon(url, connections, seconds, headers) {
       stdout: 'pipe',
     },
   );
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
-  const { code } = await child.exited;
+  const { code, out, err } = await outputOf(child);
   if (code !== 0) throw new Error(`autocannon failed (code ${code}): ${err.slice(-2000)}`);
   return JSON.parse(out.trim().split('\n').pop());
 }
@@ -716,18 +453,7 @@ async function syncPhase(results) {
 
 async function pgPhase(results) {
   const name = `sightline_bench_${process.pid}`;
-  const admin = new pg.Client({ connectionString: cfg.pgUrl });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${name}"`);
-    state.pgDatabase = name;
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(cfg.pgUrl);
-  url.pathname = `/${name}`;
-  const databaseUrl = url.toString();
+  const databaseUrl = await createPgDatabase(name);
   const port = await freePort();
   const token = await mintToken(serverEnv(port, databaseUrl));
   const server = await startSightline('sightline-postgres', port, databaseUrl);
@@ -1031,11 +757,4 @@ async function main() {
   process.stdout.write(`\n${table}\n\nFull results: bench/results/latest.md\n`);
 }
 
-try {
-  await main();
-  await cleanup();
-} catch (error) {
-  log(`FAILED: ${error?.stack ?? error}`);
-  await cleanup();
-  process.exitCode = 1;
-}
+await runBench(main);

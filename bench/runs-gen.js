@@ -3,7 +3,7 @@
 
 const DAY = 86_400_000;
 
-function mulberry32(seed) {
+export function mulberry32(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -27,7 +27,7 @@ const WORDS = (
 ).split(' ');
 
 /** A ~64 KB corpus of words; text fields are random slices of it (cheap, and still varied). */
-function buildCorpus(rand) {
+export function buildCorpus(rand) {
   const parts = [];
   let length = 0;
   while (length < 65_536) {

@@ -1,16 +1,56 @@
+const quotedKeys = new Map<string, string>();
+
+/** An object key as JSON text: the same few keys recur in every run, so their quoted text is kept (within a bound). */
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size >= 4096) quotedKeys.clear();
+    quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
 /**
  * JSON with object keys sorted (and undefined members left out), so equal values always give equal
- * text: what cursors bind their filters with and what idempotent run retries are compared by.
+ * text: what cursors bind their filters with and what idempotent run retries are compared by (the text
+ * is hashed and stored, so it never changes: keys in code-unit order, `null` for undefined array items).
+ * Written with loops rather than entries, filter, map and join: it runs over every run a client names.
  */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (i > 0) out += ',';
+      out += item === undefined ? 'null' : canonicalJson(item);
+    }
+    return `${out}]`;
   }
-  return JSON.stringify(value);
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item === undefined) continue;
+    if (!first) out += ',';
+    first = false;
+    out += `${quotedKey(key)}:${typeof item === 'string' ? JSON.stringify(item) : canonicalJson(item)}`;
+  }
+  return `${out}}`;
+}
+
+/**
+ * Sets a member of a plain object built from client data, as `Object.fromEntries` would: an own
+ * enumerable property for any key, `__proto__` included (which an assignment would take as the
+ * prototype), keeping the first position of a repeated key and its last value. Cheaper than collecting
+ * entries for `Object.fromEntries` where every span or run builds a few such objects.
+ */
+export function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 /**

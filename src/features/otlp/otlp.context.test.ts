@@ -27,6 +27,14 @@ describe('the context of a span', () => {
     expect(userOf({ 'user.id': true })).toBeNull();
   });
 
+  it("reads the span's attributes over its resource's, as one object: a key the span has hides the resource's", () => {
+    expect(sessionOf({ 'session.id': 'span' }, { 'session.id': 'resource' })).toBe('span');
+    expect(sessionOf({ 'langfuse.session.id': 'span' }, { 'session.id': 'resource' })).toBe('resource');
+    expect(sessionOf({ 'session.id': '  ' }, { 'session.id': 'resource', 'langfuse.session.id': 'l' })).toBe('l');
+    expect(userOf({}, { 'user.id': 7 })).toBe('7');
+    expect(userOf({ 'enduser.id': 'e' }, {})).toBe('e');
+  });
+
   it('tags from arrays, JSON strings and comma lists, merged, trimmed and unique', () => {
     expect(tagsOf({ 'tag.tags': ['vip', 'beta'] })).toEqual(['vip', 'beta']);
     expect(tagsOf({ 'tag.tags': '["vip","beta"]' })).toEqual(['vip', 'beta']);

@@ -13,9 +13,13 @@ const USER_KEYS = ['user.id', 'enduser.id', 'langfuse.user.id', 'ai.telemetry.me
 const TAG_KEYS = ['tag.tags', 'langfuse.trace.tags', 'ai.telemetry.metadata.tags'];
 const PROJECT_KEYS = ['sightline.project', 'openinference.project.name', 'service.name'];
 
-function firstText(attributes: Attributes, keys: string[]): string | null {
+/**
+ * The first of `keys` with text, in the span's attributes over its resource's, as if they were one object
+ * (a key the span has hides the resource's), without building that object for every span.
+ */
+function firstText(keys: string[], attributes: Attributes, resource?: Attributes): string | null {
   for (const key of keys) {
-    const value = attributes[key];
+    const value = resource === undefined || Object.hasOwn(attributes, key) ? attributes[key] : resource[key];
     const text = typeof value === 'number' && Number.isFinite(value) ? String(value) : value;
     if (typeof text === 'string' && text.trim() !== '') return text.slice(0, MAX_CONTEXT_ID_LENGTH);
   }
@@ -23,10 +27,10 @@ function firstText(attributes: Attributes, keys: string[]): string | null {
 }
 
 /** The conversation a span is part of: OpenInference and OTel `session.id`, GenAI's conversation id, Langfuse's, Vercel metadata. */
-export const sessionOf = (attributes: Attributes): string | null => firstText(attributes, SESSION_KEYS);
+export const sessionOf = (attributes: Attributes, resource?: Attributes): string | null => firstText(SESSION_KEYS, attributes, resource);
 
 /** The end user a span served. */
-export const userOf = (attributes: Attributes): string | null => firstText(attributes, USER_KEYS);
+export const userOf = (attributes: Attributes, resource?: Attributes): string | null => firstText(USER_KEYS, attributes, resource);
 
 /** A tag list as instrumentation sends it: an array, a JSON array in a string, or a comma-separated string. */
 function tagList(value: unknown): string[] {
@@ -62,5 +66,5 @@ export function tagsOf(attributes: Attributes): string[] {
  */
 export function projectNameOf(header: string | undefined, resource: Attributes): string | null {
   if (header !== undefined && header.trim() !== '') return header.trim();
-  return firstText(resource, PROJECT_KEYS);
+  return firstText(PROJECT_KEYS, resource);
 }

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { setMember } from '../../lib/json.js';
 import { problems } from '../../lib/problems.js';
 
 /**
@@ -139,8 +140,12 @@ export function int64(value: Int64): number | string {
 
 /** A trace or span id in lower-case hex; null when absent, empty or all zeros (OTLP's "invalid"). */
 export function hexId(bytes: Uint8Array | null | undefined, length: 8 | 16): string | null {
-  if (!bytes || bytes.length !== length || bytes.every((b) => b === 0)) return null;
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+  if (!bytes || bytes.length !== length) return null;
+  let zero = true;
+  for (let i = 0; i < length && zero; i++) zero = bytes[i] === 0;
+  if (zero) return null;
+  // Decoded protobuf holds ids as Buffers already; OTLP JSON's are made so too (decodeOtlpJson).
+  return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('hex');
 }
 
 /** How deeply attribute values (arrays and key-value lists) are followed; deeper values are kept as a marker. */
@@ -161,7 +166,7 @@ export function anyValueToJson(value: AnyValue | null | undefined, depth = 0): u
     case 'arrayValue':
       return (value.arrayValue?.values ?? []).map((item) => anyValueToJson(item, depth + 1));
     case 'kvlistValue':
-      return Object.fromEntries((value.kvlistValue?.values ?? []).map((kv) => [kv.key, anyValueToJson(kv.value, depth + 1)]));
+      return keyValuesToJson(value.kvlistValue?.values, depth + 1);
     case 'bytesValue':
       return Buffer.from(value.bytesValue ?? []).toString('base64');
     default:
@@ -169,9 +174,15 @@ export function anyValueToJson(value: AnyValue | null | undefined, depth = 0): u
   }
 }
 
+function keyValuesToJson(list: KeyValue[] | null | undefined, depth: number): Record<string, unknown> {
+  const object: Record<string, unknown> = {};
+  for (const kv of list ?? []) setMember(object, kv.key, anyValueToJson(kv.value, depth));
+  return object;
+}
+
 /** Attributes as a plain object of JSON values, in order; a repeated key keeps its last value. */
 export function attributesToJson(attributes: KeyValue[] | null | undefined): Record<string, unknown> {
-  return Object.fromEntries((attributes ?? []).map((kv) => [kv.key, anyValueToJson(kv.value)]));
+  return keyValuesToJson(attributes, 0);
 }
 
 /** The protobuf encoding of an OTLP/JSON request (what an exporter would send): for tests and benchmarks. */

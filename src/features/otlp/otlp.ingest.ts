@@ -16,6 +16,8 @@ const PROJECT_NAME = new RegExp(TRIMMED_TEXT_PATTERN);
 /** A project id (never taken as the name of a project to create). */
 const PROJECT_ID = /^prj_[0-9a-z]{26}$/;
 
+const USAGE_DETAILS = ['totalTokens', 'cacheReadTokens', 'cacheCreationTokens', 'reasoningTokens'] as const;
+
 const iso = (ms: number) => new Date(ms).toISOString();
 const tokenCount = (value: number | null | undefined) => (Number.isSafeInteger(value) && value! >= 0 && value! <= MAX_TOKENS ? value! : undefined);
 
@@ -24,12 +26,15 @@ export function runInputOf(span: MappedSpan): Record<string, unknown> {
   const usage = span.usage;
   const prompt = tokenCount(usage?.inputTokens);
   const completion = tokenCount(usage?.outputTokens);
-  const details = {
-    totalTokens: tokenCount(usage?.totalTokens),
-    cacheReadTokens: tokenCount(usage?.cacheReadTokens),
-    cacheCreationTokens: tokenCount(usage?.cacheCreationTokens),
-    reasoningTokens: tokenCount(usage?.reasoningTokens),
-  };
+  // Counts the engines cannot store exactly are left out of usage; their attributes stay in metadata.
+  let counts: Record<string, number> | null = null;
+  if (prompt !== undefined && completion !== undefined) {
+    counts = { promptTokens: prompt, completionTokens: completion };
+    for (const key of USAGE_DETAILS) {
+      const count = tokenCount(usage![key]);
+      if (count !== undefined) counts[key] = count;
+    }
+  }
   const ended = span.endTime !== null;
   return {
     id: span.id,
@@ -46,11 +51,7 @@ export function runInputOf(span: MappedSpan): Record<string, unknown> {
     error: ended && span.status === 'failed' ? (span.error ?? '').slice(0, MAX_ERROR_LENGTH) || null : null,
     model: span.model,
     provider: span.provider,
-    // Counts the engines cannot store exactly are left out of usage; their attributes stay in metadata.
-    usage:
-      prompt !== undefined && completion !== undefined
-        ? { promptTokens: prompt, completionTokens: completion, ...Object.fromEntries(Object.entries(details).filter(([, v]) => v !== undefined)) }
-        : null,
+    usage: counts,
     tags: span.tags,
     metadata: span.metadata,
     sessionId: span.sessionId,
@@ -134,14 +135,18 @@ export async function exportTraces(
     throw problems.validation([{ parameter: 'Sightline-Project', detail: 'Must be a project id or name (1..100 characters, no control characters).' }]);
   const router = new ProjectRouter(db, principal, now);
   const rejections = new Rejections();
-  const byProject = new Map<string, { project: ProjectRow; spans: MappedSpan[] }>();
+  // Each span becomes the run the pipeline takes as soon as it is mapped: what was decoded is not held
+  // while the runs are stored.
+  const byProject = new Map<string, { project: ProjectRow; runs: Record<string, unknown>[] }>();
 
   for (const resourceSpans of request.resourceSpans ?? []) {
     const resource = attributesToJson(resourceSpans.resource?.attributes);
-    const spans: { span: OtlpSpan; scope: Record<string, unknown> }[] = [];
+    // What every span of a scope shares: its resource's attributes and the scope's name and version.
+    const spans: { span: OtlpSpan; shared: Record<string, unknown> }[] = [];
     for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
       const scope = scopeSpans.scope?.name ? { 'otel.scope.name': scopeSpans.scope.name, 'otel.scope.version': scopeSpans.scope.version || undefined } : {};
-      for (const span of scopeSpans.spans ?? []) spans.push({ span, scope });
+      const shared = { ...resource, ...scope };
+      for (const span of scopeSpans.spans ?? []) spans.push({ span, shared });
     }
     if (spans.length === 0) continue;
     const name = projectNameOf(header, resource);
@@ -153,17 +158,17 @@ export async function exportTraces(
       continue;
     }
     const project = await router.resolve(name);
-    const group = byProject.get(project.id) ?? { project, spans: [] };
+    const group = byProject.get(project.id) ?? { project, runs: [] };
     byProject.set(project.id, group);
-    for (const { span, scope } of spans) {
-      const mapped = mapSpan(span, { ...resource, ...scope });
+    for (const { span, shared } of spans) {
+      const mapped = mapSpan(span, shared);
       if ('rejected' in mapped) rejections.add(1, mapped.rejected);
-      else group.spans.push(mapped);
+      else group.runs.push(runInputOf(mapped));
     }
   }
 
-  for (const { project, spans } of byProject.values()) {
-    const results = await ingestRuns(db, project.id, spans.map(runInputOf), now, () => '');
+  for (const { project, runs } of byProject.values()) {
+    const results = await ingestRuns(db, project.id, runs, now, () => '');
     for (const result of results) if (result.status === 'rejected') rejections.add(1, reasonOf(result.id, result.problem));
   }
   return rejections.result();

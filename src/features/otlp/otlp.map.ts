@@ -1,5 +1,5 @@
 import { sessionOf, tagsOf, userOf } from './otlp.context.js';
-import { attributesToJson, hexId, nanos, type OtlpSpan } from './otlp.decode.js';
+import { attributesToJson, hexId, nanos, type Int64, type OtlpSpan } from './otlp.decode.js';
 import { kindOf, modelOf, outcomeOf, providerOf, type RunKind } from './otlp.kind.js';
 import { eventMessagesOf, type EventLike } from './otlp.events.js';
 import { inputMessagesOf, outputMessagesOf } from './otlp.messages.js';
@@ -102,7 +102,19 @@ function ioOf(attributes: Record<string, unknown>, events: EventLike[], side: 'i
 
 const MAX_NAME_LENGTH = 256;
 
-function split(time: bigint | null): [number, number] | null {
+/** A time as milliseconds and the nanoseconds within them, exactly; null when absent or zero (OTLP's "unset"), or past what a date holds. */
+function split(value: Int64 | null): [number, number] | null {
+  if (value !== null && typeof value === 'object') {
+    // Decoded protobuf (unsigned { low, high }), without BigInt: 2^32 = 4294 × 10^6 + 967296, so
+    // high × 2^32 + low = high × 4294 × 10^6 + rest, and rest (< 2^53) and every step stay exact.
+    const high = value.high >>> 0;
+    const low = value.low >>> 0;
+    if (high === 0 && low === 0) return null;
+    const rest = high * 967_296 + low;
+    const nanosWithin = rest % 1_000_000;
+    return [high * 4294 + (rest - nanosWithin) / 1_000_000, nanosWithin];
+  }
+  const time = nanos(value);
   if (time === null) return null;
   const ms = time / 1_000_000n;
   return ms > BigInt(Number.MAX_SAFE_INTEGER) ? null : [Number(ms), Number(time % 1_000_000n)];
@@ -112,14 +124,13 @@ export function mapSpan(span: OtlpSpan, resource: Record<string, unknown>): Mapp
   const id = hexId(span.spanId, 8);
   const traceId = hexId(span.traceId, 16);
   if (!id || !traceId) return { rejected: 'A span has no valid trace id (16 bytes) or span id (8 bytes).' };
-  const start = split(nanos(span.startTimeUnixNano));
+  const start = split(span.startTimeUnixNano);
   if (!start) return { rejected: `Span ${id} has no start time.` };
-  const end = split(nanos(span.endTimeUnixNano));
+  const end = split(span.endTimeUnixNano);
   const attributes = attributesToJson(span.attributes);
   const events = (span.events ?? []).map((event) => ({ name: event.name, attributes: attributesToJson(event.attributes) }));
   const name = (span.name || '(unnamed span)').slice(0, MAX_NAME_LENGTH);
   const outcome = outcomeOf(span.status, events, attributes);
-  const context = { ...resource, ...attributes };
   return {
     id,
     traceId,
@@ -136,8 +147,8 @@ export function mapSpan(span: OtlpSpan, resource: Record<string, unknown>): Mapp
     model: modelOf(attributes),
     provider: providerOf(attributes),
     usage: usageOf(name, attributes),
-    sessionId: sessionOf(context),
-    userId: userOf(context),
+    sessionId: sessionOf(attributes, resource),
+    userId: userOf(attributes, resource),
     tags: tagsOf(attributes),
     inputs: ioOf(attributes, events, 'input'),
     outputs: ioOf(attributes, events, 'output'),

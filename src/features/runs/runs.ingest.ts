@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { adoptWaitingRuns, insertRuns, runsByIds, storedParents } from './runs.repo.js';
 import type { Database, RunRow } from '../../db/schema.js';
@@ -77,7 +77,7 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
       cost: input.cost ?? null,
       metadata: JSON.stringify(input.metadata ?? {}),
       // Only a client-chosen id can be retried into; generated ids never collide.
-      content_hash: input.id === undefined ? '' : createHash('sha256').update(canonicalJson(input)).digest('base64url'),
+      content_hash: input.id === undefined ? '' : hash('sha256', canonicalJson(input), 'base64url'),
       created_at: now,
       doc: '', // serialized once the trace is resolved, just before insertion
       session_id: input.sessionId ?? null,

@@ -1,0 +1,403 @@
+#!/usr/bin/env node
+// OTLP ingestion benchmark: the same spans stored as runs three ways, on SQLite and on PostgreSQL, each
+// phase on a fresh server process and a fresh database (so peaks of memory are the phase's own):
+//   (1) OTLP/HTTP protobuf: POST /v1/traces, BENCH_OTLP_BATCH spans per request;
+//   (2) JSON batch with ids: POST /v1/projects/{id}/runs/batch with the runs the server maps those spans
+//       to (the span ids as client ids, traceId, parentRunId, …): the same runs, stored the same way;
+//   (3) JSON batch without ids: the same runs without id, traceId and parentRunId (server ids, all roots).
+// Requests are encoded before any server starts (protobuf with the server's own encoder, JSON bodies
+// stringified), so the client costs only the sending. The server is pinned to core 0, this client to core 1.
+//
+//   npm run build && node bench/otlp.js        (or: npm run bench:otlp, which builds when needed)
+//
+// Knobs (env):
+//   BENCH_OTLP_SPANS         spans (= runs) per phase (default 100000)
+//   BENCH_OTLP_BATCH         spans per request (default 1000)
+//   BENCH_OTLP_CONCURRENCY   requests in flight (default 2)
+//   BENCH_OTLP_ROUNDS        rounds; each measures every engine and scenario once, the scenarios' order
+//                            rotated from round to round; rates are medians, ratios medians of per-round
+//                            ratios, peak RSS the highest of the rounds (default 3)
+//   BENCH_OTLP_WARMUP        unrecorded requests into another project before each measurement (default 3)
+//   BENCH_OTLP_ENGINES       sqlite,pg (default both)
+//   BENCH_PG_URL, BENCH_CPU_PROF_DIR, BENCH_LOG_LEVEL   as for bench/run.js
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import {
+  api,
+  CLIENT_CPU,
+  configureBench,
+  cpuMsNow,
+  createPgDatabase,
+  dropPgDatabase,
+  envInt,
+  fmtInt,
+  fmtMb,
+  fmtMs,
+  fmtRatio,
+  freePort,
+  log,
+  median,
+  mintToken,
+  percentile,
+  pinSelf,
+  root,
+  runBench,
+  SERVER_CPU,
+  serverEnv,
+  startSightline,
+  state,
+  stopServer,
+} from './harness.js';
+import { OtlpTraceGenerator } from './otlp-gen.js';
+
+const built = (path) => import(pathToFileURL(join(root, 'dist/features/otlp', path)).href);
+if (!existsSync(join(root, 'dist/features/otlp/otlp.decode.js'))) throw new Error('dist/ is missing: run `npm run build` first');
+const { attributesToJson, decodeOtlpProtobuf, decodeOtlpResponse, encodeOtlpRequest } = await built('otlp.decode.js');
+const { mapSpan } = await built('otlp.map.js');
+const { runInputOf } = await built('otlp.ingest.js');
+
+const ENGINES = ['sqlite', 'pg'];
+const engines = (process.env.BENCH_OTLP_ENGINES || ENGINES.join(','))
+  .split(',')
+  .map((e) => e.trim())
+  .filter(Boolean);
+if (engines.length === 0 || engines.some((e) => !ENGINES.includes(e))) throw new Error(`BENCH_OTLP_ENGINES must list engines among ${ENGINES.join(', ')}`);
+
+const cfg = {
+  spans: envInt('BENCH_OTLP_SPANS', 100_000, 1),
+  batch: envInt('BENCH_OTLP_BATCH', 1000, 1),
+  concurrency: envInt('BENCH_OTLP_CONCURRENCY', 2, 1),
+  rounds: envInt('BENCH_OTLP_ROUNDS', 3, 1),
+  warmup: envInt('BENCH_OTLP_WARMUP', 3, 0),
+  engines,
+  pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
+  cpuProfDir: process.env.BENCH_CPU_PROF_DIR || null,
+  logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
+  rssIntervalMs: 50,
+};
+configureBench(cfg);
+
+const SCENARIOS = [
+  { key: 'otlp', label: 'OTLP/HTTP protobuf, POST /v1/traces', unit: 'spans' },
+  { key: 'ids', label: 'JSON batch with ids, POST …/runs/batch', unit: 'runs' },
+  { key: 'noids', label: 'JSON batch without ids (server ids, all roots)', unit: 'runs' },
+];
+const ENGINE_LABEL = { sqlite: 'SQLite', pg: 'PostgreSQL' };
+const PROJECT = 'bench-otlp';
+const WARMUP_PROJECT = 'bench-warmup';
+
+// ---------------------------------------------------------------------------------------------
+// Payloads: OTLP requests, and the runs the server maps their spans to (its own mapping, from dist/).
+
+/** The runs `exportTraces` hands to the ingestion for one decoded request (one resource, one scope here). */
+function runsOf(bytes) {
+  const runs = [];
+  for (const resourceSpans of decodeOtlpProtobuf(bytes).resourceSpans ?? []) {
+    const resource = attributesToJson(resourceSpans.resource?.attributes);
+    for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
+      const scope = scopeSpans.scope?.name ? { 'otel.scope.name': scopeSpans.scope.name, 'otel.scope.version': scopeSpans.scope.version || undefined } : {};
+      for (const span of scopeSpans.spans ?? []) {
+        const mapped = mapSpan(span, { ...resource, ...scope });
+        if ('rejected' in mapped) throw new Error(`the generator made a span the server rejects: ${mapped.rejected}`);
+        runs.push(runInputOf(mapped));
+      }
+    }
+  }
+  return runs;
+}
+
+function payloads(seed, service, requests, spansPerRequest) {
+  const generator = new OtlpTraceGenerator({ seed, service });
+  const out = { otlp: [], ids: [], noids: [], sampleIds: [] };
+  for (let i = 0; i < requests; i++) {
+    const bytes = Buffer.from(encodeOtlpRequest(generator.request(spansPerRequest)));
+    const runs = runsOf(bytes);
+    out.otlp.push(bytes);
+    out.ids.push(Buffer.from(JSON.stringify({ runs })));
+    out.noids.push(Buffer.from(JSON.stringify({ runs: runs.map(({ id: _id, traceId: _trace, parentRunId: _parent, ...rest }) => rest) })));
+    // Runs whose stored records the phases compare: a few of every request, roots and children.
+    for (let j = 0; j < runs.length; j += 97) out.sampleIds.push(runs[j].id);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One phase: a fresh database and server, warm-up, the measured requests, the stored runs checked.
+
+const MAX_RETRIES = 20;
+
+/**
+ * Sends one request, and again after `Retry-After` when the server sheds it with a 503, as exporters and
+ * the SDK do (a loaded machine can stall the server's event loop past its bound); `shed` counts them.
+ */
+async function send(server, token, scenario, projectId, body, shed) {
+  const otlp = scenario === 'otlp';
+  let res;
+  let bytes;
+  for (let attempt = 0; ; attempt++) {
+    res = await fetch(otlp ? `${server.base}/v1/traces` : `${server.base}/v1/projects/${projectId}/runs/batch`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': otlp ? 'application/x-protobuf' : 'application/json' },
+      body,
+    });
+    bytes = Buffer.from(await res.arrayBuffer());
+    if (res.status !== 503 || attempt === MAX_RETRIES) break;
+    shed.count++;
+    await sleep(1000 * Math.min(10, Number(res.headers.get('retry-after')) || 1));
+  }
+  if (res.status !== 200) throw new Error(`${scenario}: answered ${res.status}: ${bytes.toString('utf8').slice(0, 1000)}`);
+  if (otlp) {
+    const { partialSuccess } = decodeOtlpResponse(bytes);
+    if (partialSuccess) throw new Error(`OTLP export partly refused: ${JSON.stringify(partialSuccess)}`);
+    return;
+  }
+  const refused = JSON.parse(bytes.toString('utf8')).results.filter((r) => r.status !== 'created');
+  if (refused.length > 0) throw new Error(`${scenario}: ${refused.length} runs not created; first: ${JSON.stringify(refused[0])}`);
+}
+
+async function drive(server, token, scenario, projectId, bodies) {
+  const latencies = [];
+  const shed = { count: 0 };
+  let next = 0;
+  const worker = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++];
+      const t0 = performance.now();
+      await send(server, token, scenario, projectId, body, shed);
+      latencies.push(performance.now() - t0);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: Math.min(cfg.concurrency, bodies.length) }, worker));
+  return { elapsedS: (performance.now() - started) / 1000, latencies, shed: shed.count };
+}
+
+/** How many runs the project holds, how many still wait for a trace, and the stored records of some. */
+async function stored(engine, databaseUrl, projectId, sampleIds) {
+  const sql = (p) => `select count(*) as n, coalesce(sum(trace_pending), 0) as pending from runs where project_id = ${p}`;
+  if (engine === 'sqlite') {
+    const db = new Database(databaseUrl.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
+    try {
+      const { n, pending } = db.prepare(sql('?')).get(projectId);
+      const docs =
+        sampleIds.length === 0
+          ? []
+          : db.prepare(`select id, doc from runs where project_id = ? and id in (${sampleIds.map(() => '?').join(',')})`).all(projectId, ...sampleIds);
+      return { count: Number(n), pending: Number(pending), docs: new Map(docs.map((r) => [r.id, r.doc])) };
+    } finally {
+      db.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { n, pending } = (await client.query(sql('$1'), [projectId])).rows[0];
+    const docs = (await client.query('select id, doc from runs where project_id = $1 and id = any($2)', [projectId, sampleIds])).rows;
+    return { count: Number(n), pending: Number(pending), docs: new Map(docs.map((r) => [r.id, r.doc])) };
+  } finally {
+    await client.end();
+  }
+}
+
+async function phase(engine, scenario, round, data) {
+  const name = `otlp-${engine}-${scenario}-r${round}`;
+  const dir = mkdtempSync(join(state.tmp, `${name}-`));
+  const databaseUrl = engine === 'sqlite' ? `sqlite:${join(dir, 'bench.db')}` : await createPgDatabase(`sightline_bench_otlp_${process.pid}`);
+  try {
+    const port = await freePort();
+    const token = await mintToken(serverEnv(port, databaseUrl));
+    const server = await startSightline(name, port, databaseUrl);
+    let rss;
+    let measured;
+    let project;
+    let warmShed = 0;
+    try {
+      project = (await api(server, token, 'POST', '/v1/projects', { name: PROJECT })).json;
+      const warm = (await api(server, token, 'POST', '/v1/projects', { name: WARMUP_PROJECT })).json;
+      // The warm-up spans name their own service (the warm-up project), so OTLP routes them there too.
+      if (data.warmup[scenario].length > 0) warmShed = (await drive(server, token, scenario, warm.id, data.warmup[scenario])).shed;
+      const cpu0 = cpuMsNow(server.pid);
+      measured = await drive(server, token, scenario, project.id, data.measured[scenario]);
+      measured.serverCpuMs = cpuMsNow(server.pid) - cpu0;
+    } finally {
+      rss = await stopServer(server);
+    }
+    const check = await stored(engine, databaseUrl, project.id, scenario === 'noids' ? [] : data.measured.sampleIds);
+    if (check.count !== cfg.spans) throw new Error(`${name}: the project holds ${check.count} runs, expected ${cfg.spans}`);
+    if (check.pending !== 0) throw new Error(`${name}: ${check.pending} runs still wait for their trace`);
+    const rate = cfg.spans / measured.elapsedS;
+    const cpuPer1000 = (measured.serverCpuMs / cfg.spans) * 1000;
+    log(
+      `round ${round} ${ENGINE_LABEL[engine]} ${scenario}: ${fmtInt(rate)}/s (${measured.elapsedS.toFixed(2)} s), request p50 ${fmtMs(percentile(measured.latencies, 50))} ms, ` +
+        `server CPU ${fmtMs(cpuPer1000)} ms per 1,000, peak RSS ${fmtMb(rss.peakKb)}` +
+        (measured.shed + warmShed > 0 ? `; shed with 503 and retried: ${measured.shed} measured, ${warmShed} warm-up` : ''),
+    );
+    return {
+      engine,
+      scenario,
+      round,
+      rate,
+      elapsedS: measured.elapsedS,
+      serverCpuMsPer1000: cpuPer1000,
+      shed: measured.shed,
+      warmupShed: warmShed,
+      requestMs: { p50: percentile(measured.latencies, 50), p99: percentile(measured.latencies, 99), max: Math.max(...measured.latencies) },
+      peakRssKb: rss.peakKb,
+      hwmKb: rss.hwmKb,
+      peakSampledKb: rss.peakSampledKb,
+      docs: check.docs,
+    };
+  } finally {
+    if (engine === 'pg') await dropPgDatabase();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The records OTLP stored and the JSON batch stored for the same ids: equal but for project and creation time. */
+function compareDocs(a, b) {
+  const strip = (doc) => {
+    const { projectId: _project, createdAt: _created, ...rest } = JSON.parse(doc);
+    return JSON.stringify(rest);
+  };
+  let compared = 0;
+  for (const [id, doc] of a.docs) {
+    const other = b.docs.get(id);
+    if (other === undefined) throw new Error(`run ${id} stored by ${a.scenario} is missing from ${b.scenario}`);
+    if (strip(doc) !== strip(other)) throw new Error(`run ${id} differs between ${a.scenario} and ${b.scenario}:\n${doc}\n${other}`);
+    compared++;
+  }
+  return compared;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+function summarize(measurements) {
+  const rows = [];
+  for (const engine of cfg.engines) {
+    const of = (scenario) => measurements.filter((m) => m.engine === engine && m.scenario === scenario);
+    for (const s of SCENARIOS) {
+      const ms = of(s.key);
+      const ratios = ms.map((m) => m.rate / of('ids').find((i) => i.round === m.round).rate);
+      rows.push({
+        engine,
+        scenario: s.key,
+        label: s.label,
+        unit: s.unit,
+        rate: median(ms.map((m) => m.rate)),
+        ratio: median(ratios),
+        perRound: ratios,
+        rates: ms.map((m) => m.rate),
+        cpu: median(ms.map((m) => m.serverCpuMsPer1000)),
+        p50: median(ms.map((m) => m.requestMs.p50)),
+        p99: median(ms.map((m) => m.requestMs.p99)),
+        peakRssKb: Math.max(...ms.map((m) => m.peakRssKb)),
+        shed: ms.reduce((n, m) => n + m.shed, 0),
+      });
+    }
+  }
+  return rows;
+}
+
+function table(rows) {
+  const target = (r) =>
+    r.scenario === 'otlp'
+      ? [`≥ 1.000 (no slower than the JSON batch)`, r.ratio >= 1 ? 'yes' : 'NO']
+      : r.scenario === 'noids'
+        ? [`≤ 1.000 (runs with ids at least as fast)`, r.ratio <= 1 ? 'yes' : 'NO']
+        : ['— (baseline)', '—'];
+  const header = [
+    'Engine',
+    'Scenario',
+    'Rate (median)',
+    'Ratio vs JSON with ids (median of per-round)',
+    'Per-round ratios',
+    'Server CPU ms per 1,000 (median)',
+    'Request p50 / p99 ms',
+    'Peak RSS',
+    'Target',
+    'Met',
+  ];
+  const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`];
+  for (const r of rows) {
+    lines.push(
+      `| ${ENGINE_LABEL[r.engine]} | ${r.label} | ${fmtInt(r.rate)} ${r.unit}/s | ${fmtRatio(r.ratio)} | ${r.perRound.map(fmtRatio).join(', ')} | ${fmtMs(r.cpu)} | ` +
+        `${fmtMs(r.p50)} / ${fmtMs(r.p99)}${r.shed ? ` (${r.shed} shed with 503, retried)` : ''} | ${fmtMb(r.peakRssKb)} | ${target(r).join(' | ')} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+async function main() {
+  pinSelf();
+  state.tmp = mkdtempSync(join(os.tmpdir(), 'sightline-bench-otlp-'));
+  if (cfg.cpuProfDir) mkdirSync(cfg.cpuProfDir, { recursive: true });
+  log(`config: ${JSON.stringify({ ...cfg, pgUrl: undefined })}`);
+  const requests = Math.ceil(cfg.spans / cfg.batch);
+  if (cfg.spans % cfg.batch !== 0) throw new Error('BENCH_OTLP_SPANS must be a multiple of BENCH_OTLP_BATCH');
+  const t0 = performance.now();
+  const data = { measured: payloads(20261124, PROJECT, requests, cfg.batch), warmup: payloads(7, WARMUP_PROJECT, cfg.warmup, cfg.batch) };
+  const avg = (list) => list.reduce((n, b) => n + b.length, 0) / list.length;
+  const sizes = { otlp: avg(data.measured.otlp), ids: avg(data.measured.ids), noids: avg(data.measured.noids) };
+  log(
+    `encoded ${requests} requests of ${cfg.batch} spans in ${((performance.now() - t0) / 1000).toFixed(1)} s; average body: protobuf ${fmtInt(sizes.otlp / 1024)} KiB, ` +
+      `JSON with ids ${fmtInt(sizes.ids / 1024)} KiB, without ${fmtInt(sizes.noids / 1024)} KiB`,
+  );
+
+  const started = new Date().toISOString();
+  const measurements = [];
+  let compared = 0;
+  for (let round = 1; round <= cfg.rounds; round++) {
+    for (const engine of cfg.engines) {
+      const order = SCENARIOS.map((_, i) => SCENARIOS[(i + round - 1) % SCENARIOS.length].key);
+      const byScenario = {};
+      for (const scenario of order) {
+        byScenario[scenario] = await phase(engine, scenario, round, data);
+        measurements.push(byScenario[scenario]);
+      }
+      compared += compareDocs(byScenario.otlp, byScenario.ids);
+    }
+  }
+  for (const m of measurements) delete m.docs;
+  const rows = summarize(measurements);
+  const cores = os.availableParallelism();
+  const summary = table(rows);
+  const markdown = [
+    '# Sightline OTLP ingestion benchmark',
+    '',
+    `${started} · Node ${process.version} · ${cores} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}) · load average at the end ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+    '',
+    `${fmtInt(cfg.spans)} spans (= runs) per phase, ${cfg.batch} per request, ${cfg.concurrency} in flight, ${cfg.rounds} round(s), ${cfg.warmup} warm-up request(s) per phase; ` +
+      `each phase on a fresh server (pinned to core ${SERVER_CPU}; the client on core ${CLIENT_CPU}) and a fresh database. ` +
+      `Average body: protobuf ${fmtInt(sizes.otlp / 1024)} KiB, JSON with ids ${fmtInt(sizes.ids / 1024)} KiB, without ids ${fmtInt(sizes.noids / 1024)} KiB. ` +
+      `Server CPU: user and system time of the Sightline process over the measured requests (PostgreSQL's processes not included), less sensitive than rates to other load on the machine. ` +
+      `Peak RSS: the server's VmHWM (and VmRSS sampled every ${cfg.rssIntervalMs} ms), the highest of the rounds. ` +
+      `${compared} stored records compared between OTLP and the JSON batch with ids: equal but for projectId and createdAt.`,
+    '',
+    summary,
+    '',
+    'For reference: Phoenix took 238 spans/s on SQLite over OTLP (another product, not measured here).',
+    '',
+    '## Every measurement',
+    '',
+    '```json',
+    JSON.stringify({ config: { ...cfg, pgUrl: undefined }, sizes, measurements }, null, 2),
+    '```',
+    '',
+  ].join('\n');
+  const outDir = join(root, 'bench/results');
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, 'otlp-latest.md'), markdown);
+  process.stdout.write(`\n${summary}\n\nFull results: bench/results/otlp-latest.md\n`);
+}
+
+await runBench(main);

@@ -1,0 +1,51 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from './json.js';
+
+/**
+ * The definition of the canonical text, as first written: stored runs' content hashes are digests of
+ * it, so any faster writing of it must give the same text for every value, or retries of runs stored
+ * earlier would become conflicts.
+ */
+function reference(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : reference(item))).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${reference(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+describe('canonicalJson', () => {
+  it('sorts keys in code-unit order at every depth, leaves undefined members out and writes undefined items as null', () => {
+    const value = JSON.parse('{"b":1,"10":[2,{"z":null,"a":"\\u2028\\"é"}],"2":true,"":{},"__proto__":{"y":1,"x":-0},"B":[]}');
+    value.u = undefined;
+    value.list = [undefined, 1e21];
+    expect(canonicalJson(value)).toBe('{"":{},"10":[2,{"a":"\u2028\\"é","z":null}],"2":true,"B":[],"__proto__":{"x":0,"y":1},"b":1,"list":[null,1e+21]}');
+    expect(canonicalJson(value)).toBe(reference(value));
+  });
+
+  it('gives the reference text for any JSON value, keys of any characters and undefined members included', () => {
+    const key = fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', '0', '10', '2', 'é', '\u{1f600}', 'A', 'a'));
+    const { value } = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.constant(null),
+        fc.boolean(),
+        fc.double(),
+        fc.integer(),
+        fc.string({ unit: 'binary' }),
+        fc.array(fc.oneof(tie('value'), fc.constant(undefined)), { maxLength: 4 }),
+        fc.dictionary(key, fc.oneof(tie('value'), fc.constant(undefined)), { maxKeys: 6 }),
+      ),
+    }));
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(canonicalJson(v)).toBe(reference(v));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
