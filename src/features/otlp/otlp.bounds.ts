@@ -53,6 +53,8 @@ const CHILDREN: Record<Kind, Record<number, Kind>> = {
  * that are not protobuf are left for the decoder to refuse with its own words.
  */
 export function checkOtlpSize(bytes: Uint8Array): void {
+  // Each message counted takes two bytes at least (its tag and its length): fewer bytes cannot hold too many.
+  if (bytes.length <= 2 * MAX_OTLP_MESSAGES) return;
   let count = 0;
   const walk = (reader: Reader, end: number, kind: Kind, depth: number): void => {
     const children = CHILDREN[kind];

@@ -2,7 +2,7 @@ import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { expect, it } from 'vitest';
 import { describeEachDialect, expectProblem } from '../../../test/helpers/harness.js';
 import { decodeOtlpResponse } from './otlp.decode.js';
-import { attr, exportRequest, jsonSpan, otlpCaller, TRACE } from './otlp.test-support.js';
+import { attr, emptySpansRequest, exportRequest, jsonSpan, otlpCaller, TRACE } from './otlp.test-support.js';
 
 /** POST /v1/traces over raw HTTP: encodings, compression, limits, credentials and partial success. */
 describeEachDialect('OTLP/HTTP', (ctx) => {
@@ -59,20 +59,7 @@ describeEachDialect('OTLP/HTTP', (ctx) => {
     expect(tooBig.detail).toMatch(/once decompressed/);
     expectProblem(await o.send(Buffer.from('not gzip at all'), { 'content-encoding': 'gzip' }), 400, 'validation');
     // Small on the wire, millions of objects once decoded: refused before decoding, in either encoding.
-    const field = (tag: number, body: Buffer) => {
-      const length: number[] = [];
-      for (let n = body.length; ; n >>>= 7) {
-        if (n < 0x80) {
-          length.push(n);
-          break;
-        }
-        length.push((n & 0x7f) | 0x80);
-      }
-      return Buffer.concat([Buffer.from([tag, ...length]), body]);
-    };
-    const spans = Buffer.alloc(2 * 1_100_000);
-    for (let i = 0; i < spans.length; i += 2) spans[i] = 0x12; // ScopeSpans.spans (field 2), length 0
-    const emptySpans = field(0x0a, field(0x12, spans)); // request.resource_spans > scope_spans > spans
+    const emptySpans = emptySpansRequest(1_100_000);
     const many = expectProblem(await o.send(emptySpans, { 'content-type': 'application/x-protobuf' }), 413, 'payload-too-large');
     expect(many.detail).toMatch(/1,000,000 spans, attributes and values/);
     const jsonMany = `{"resourceSpans":[${'{},'.repeat(1_100_000)}{}]}`;

@@ -47,6 +47,26 @@ export const exportRequest = (spans: unknown[], resource: Record<string, string>
   ],
 });
 
+/** A length-delimited protobuf field: its tag, its length as a varint, its bytes. */
+function protobufField(tag: number, body: Buffer): Buffer {
+  const length: number[] = [];
+  for (let n = body.length; ; n >>>= 7) {
+    if (n < 0x80) {
+      length.push(n);
+      break;
+    }
+    length.push((n & 0x7f) | 0x80);
+  }
+  return Buffer.concat([Buffer.from([tag, ...length]), body]);
+}
+
+/** The densest protobuf request there is: one resource, one scope, and `count` empty spans of two bytes each. */
+export function emptySpansRequest(count: number): Buffer {
+  const spans = Buffer.alloc(2 * count);
+  for (let i = 0; i < spans.length; i += 2) spans[i] = 0x12; // ScopeSpans.spans (field 2), length 0
+  return protobufField(0x0a, protobufField(0x12, spans)); // request.resource_spans > scope_spans > spans
+}
+
 /** A member of a fresh organization, and ways to send to /v1/traces and read what was stored. */
 export async function otlpCaller(ctx: TestContext, role: 'member' | 'viewer' | 'owner' = 'member') {
   const caller = await ctx.make.caller({ role });
