@@ -335,6 +335,7 @@ function table(rows) {
 }
 
 async function main() {
+  const cores = os.availableParallelism(); // before this process pins itself to one core
   pinSelf();
   state.tmp = mkdtempSync(join(os.tmpdir(), 'sightline-bench-otlp-'));
   if (cfg.cpuProfDir) mkdirSync(cfg.cpuProfDir, { recursive: true });
@@ -366,7 +367,6 @@ async function main() {
   }
   for (const m of measurements) delete m.docs;
   const rows = summarize(measurements);
-  const cores = os.availableParallelism();
   const summary = table(rows);
   const markdown = [
     '# Sightline OTLP ingestion benchmark',
