@@ -280,13 +280,13 @@ function destroySocket(request: FastifyRequest): void {
   socket?.destroy?.();
 }
 
+/** The 415 answer of every route but those that decode their own bodies. */
+export const jsonOnly = () => new Problem('unsupported-media-type', { detail: 'Request bodies must be JSON (Content-Type: application/json).' });
+
 /** What a route takes, for its 415 answer. */
 export function unsupportedMediaType(request: Pick<FastifyRequest, 'routeOptions'>): Problem {
-  return new Problem('unsupported-media-type', {
-    detail: request.routeOptions.config.rawBody
-      ? `This endpoint takes ${RAW_BODY_TYPES.join(' or ')} bodies (OTLP/HTTP).`
-      : 'Request bodies must be JSON (Content-Type: application/json).',
-  });
+  if (!request.routeOptions.config.rawBody) return jsonOnly();
+  return new Problem('unsupported-media-type', { detail: `This endpoint takes ${RAW_BODY_TYPES.join(' or ')} bodies (OTLP/HTTP).` });
 }
 
 const overloaded = () => problems.unavailable('The server holds as many request bodies as it can right now; retry shortly.', 1);

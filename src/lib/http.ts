@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { BODY_LIMIT, payloadTooLarge as tooLarge } from './body.js';
+import { BODY_LIMIT, jsonOnly, payloadTooLarge as tooLarge } from './body.js';
 import { Problem, problemBody, problems } from './problems.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -33,7 +33,6 @@ interface FastifyLikeError {
 }
 
 const payloadTooLarge = () => tooLarge(BODY_LIMIT);
-const unsupportedMediaType = () => new Problem('unsupported-media-type', { detail: 'Request bodies must be JSON (Content-Type: application/json).' });
 
 /** Maps anything thrown into the closed set of problems. Unknown errors become a bare 500. */
 export function toProblem(error: unknown): Problem {
@@ -43,7 +42,7 @@ export function toProblem(error: unknown): Problem {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return payloadTooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return unsupportedMediaType();
+      return jsonOnly();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return problems.validation([{ pointer: '', detail: 'The body is empty but Content-Type says JSON.' }]);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -64,7 +63,7 @@ export function toProblem(error: unknown): Problem {
   if (typeof e.statusCode === 'number') {
     if (e.statusCode === 404) return problems.notFound('Not found.');
     if (e.statusCode === 413) return payloadTooLarge();
-    if (e.statusCode === 415) return unsupportedMediaType();
+    if (e.statusCode === 415) return jsonOnly();
     if (e.statusCode === 503) return new Problem('service-unavailable', { detail: 'The service is not available right now. Retry later.' });
     if (e.statusCode >= 400 && e.statusCode < 500) return problems.validation([{ pointer: '', detail: 'The request could not be processed.' }]);
   }
