@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './json.js';
+import { canonicalJson, canonicalText } from './json.js';
 
 /**
  * The definition of the canonical text, as first written: stored runs' content hashes are digests of
@@ -47,5 +47,40 @@ describe('canonicalJson', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('canonicalText', () => {
+  // A small world of keys and values, so that pairs of values often come close: "1" and 1, "a" and "a;".
+  const key = fc.constantFrom('', 'a', 'b', '1', 'a:1', '"', '#1;', '__proto__');
+  const { value } = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant(null),
+      fc.boolean(),
+      fc.constantFrom(0, 1, 11, -1, 1.5, 1e21),
+      fc.constantFrom('', '1', '11', 'a', '"', '#1;', 'n', '1"a', ']', '}'),
+      fc.array(fc.oneof(tie('value'), fc.constant(undefined)), { maxLength: 3 }),
+      fc.dictionary(key, fc.oneof(tie('value'), fc.constant(undefined)), { maxKeys: 3 }),
+    ),
+  }));
+
+  it('gives two values one text exactly when their canonical JSON is one text', () => {
+    fc.assert(
+      fc.property(value, value, (a, b) => {
+        expect(canonicalText(a) === canonicalText(b)).toBe(canonicalJson(a) === canonicalJson(b));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('does not depend on the order of keys', () => {
+    fc.assert(
+      fc.property(fc.dictionary(key, value, { maxKeys: 6 }), (object) => {
+        const reversed = Object.fromEntries(Object.entries(object).reverse());
+        expect(canonicalText(reversed)).toBe(canonicalText(object));
+      }),
+    );
+    expect(canonicalText({ b: [1, 'x'], a: { d: null, c: true } })).toBe('{1:a{1:ct1:dn}1:b[#1;1"x]}');
   });
 });

@@ -43,6 +43,41 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
+ * A canonical text of a JSON value for hashing, cheaper to write than canonicalJson: object keys sorted
+ * (undefined members left out, undefined array items as null), strings and keys written as they are
+ * after their length, numbers closed by `;`, so every token ends where the text says and no two values
+ * give one text. Not JSON; never parsed. What new runs' content hashes digest (runs.content-hash.ts).
+ */
+export function canonicalText(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return `${value.length}"${value}`;
+    case 'number':
+      return `#${value};`;
+    case 'boolean':
+      return value ? 't' : 'f';
+    case 'object':
+      break;
+    default:
+      return 'n';
+  }
+  if (value === null) return 'n';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += canonicalText(value[i]);
+    return `${out}]`;
+  }
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort();
+  let out = '{';
+  for (const key of keys) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== undefined) out += `${key.length}:${key}${canonicalText(item)}`;
+  }
+  return `${out}}`;
+}
+
+/**
  * Sets a member of a plain object built from client data, as `Object.fromEntries` would: an own
  * enumerable property for any key, `__proto__` included (which an assignment would take as the
  * prototype), keeping the first position of a repeated key and its last value. Cheaper than collecting

@@ -133,6 +133,31 @@ describeEachDialect('OTLP/HTTP', (ctx) => {
     expectProblem(await o.sendJson(request, { 'sightline-project': ' ' }), 400, 'validation');
   });
 
+  it('takes a span exported again (same trace and span id) as the run it is, even changed; the same span id in another trace is refused', async () => {
+    const o = await otlpCaller(ctx);
+    const first = await o.sendJson(exportRequest([jsonSpan({ spanId: '00000000000000c1' })], { 'service.name': 'reexport' }));
+    expect(first.statusCode, first.body).toBe(200);
+    const project = await o.project('reexport');
+    const [stored] = await o.runs(project.id);
+    // A collector's retry with an attribute added on the way: the same span, kept as first stored.
+    const again = await o.sendProtobuf(
+      exportRequest([jsonSpan({ spanId: '00000000000000c1', attributes: [attr('gen_ai.operation.name', 'chat'), attr('collector.added', 'yes')] })], {
+        'service.name': 'reexport',
+      }),
+    );
+    expect(decodeOtlpResponse(again.rawPayload)).toEqual({});
+    expect(await o.runs(project.id)).toEqual([stored]);
+    const otherTrace = await o.sendJson(exportRequest([jsonSpan({ spanId: '00000000000000c1', traceId: 'f'.repeat(32) })], { 'service.name': 'reexport' }));
+    expect(otherTrace.json()).toEqual({
+      partialSuccess: {
+        rejectedSpans: '1',
+        errorMessage:
+          'Span 00000000000000c1 was not stored: A run with id 00000000000000c1 already exists in this project, in another trace or sent other than as a span.',
+      },
+    });
+    expect(await o.runs(project.id)).toEqual([stored]);
+  });
+
   it('counts the spans it cannot store in partialSuccess, with the first reason, and stores the rest', async () => {
     const o = await otlpCaller(ctx);
     const request = exportRequest(

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { toIso } from '../../lib/clock.js';
 import { can } from '../../auth/roles.js';
 import type { Principal } from '../../auth/tokens.js';
 import type { Database, ProjectRow } from '../../db/schema.js';
@@ -18,7 +19,6 @@ const PROJECT_ID = /^prj_[0-9a-z]{26}$/;
 
 const USAGE_DETAILS = ['totalTokens', 'cacheReadTokens', 'cacheCreationTokens', 'reasoningTokens'] as const;
 
-const iso = (ms: number) => new Date(ms).toISOString();
 const tokenCount = (value: number | null | undefined) => (Number.isSafeInteger(value) && value! >= 0 && value! <= MAX_TOKENS ? value! : undefined);
 
 /** A mapped span as the runs API takes it: from here on, spans go through the one ingestion pipeline. */
@@ -44,8 +44,8 @@ export function runInputOf(span: MappedSpan): Record<string, unknown> {
     kind: span.kind,
     // A span is exported once it has ended; one without an end is still running.
     status: ended ? span.status : 'running',
-    startTime: iso(span.startTime),
-    endTime: ended ? iso(span.endTime!) : null,
+    startTime: toIso(span.startTime),
+    endTime: ended ? toIso(span.endTime!) : null,
     inputs: span.inputs ?? {},
     outputs: span.outputs ?? null,
     error: ended && span.status === 'failed' ? (span.error ?? '').slice(0, MAX_ERROR_LENGTH) || null : null,
@@ -120,7 +120,7 @@ class ProjectRouter {
 
 /**
  * Stores the spans of an OTLP export request as runs, through the runs ingestion (validation,
- * idempotency: a span exported again is `existing`, children before parents). Spans that cannot be
+ * idempotency: a span exported again, same trace and span id, is `existing`; children before parents). Spans that cannot be
  * stored are counted, with the first reason; the rest are stored.
  */
 export async function exportTraces(
@@ -147,6 +147,7 @@ export async function exportTraces(
       const scope = scopeSpans.scope?.name ? { 'otel.scope.name': scopeSpans.scope.name, 'otel.scope.version': scopeSpans.scope.version || undefined } : {};
       const shared = { ...resource, ...scope };
       for (const span of scopeSpans.spans ?? []) spans.push({ span, shared });
+      scopeSpans.spans = null; // held from here on by `spans` alone, and let go span by span as mapped
     }
     if (spans.length === 0) continue;
     const name = projectNameOf(header, resource);
@@ -160,7 +161,9 @@ export async function exportTraces(
     const project = await router.resolve(name);
     const group = byProject.get(project.id) ?? { project, runs: [] };
     byProject.set(project.id, group);
-    for (const { span, shared } of spans) {
+    for (let i = 0; i < spans.length; i++) {
+      const { span, shared } = spans[i]!;
+      spans[i] = null!;
       const mapped = mapSpan(span, shared);
       if ('rejected' in mapped) rejections.add(1, mapped.rejected);
       else group.runs.push(runInputOf(mapped));
@@ -168,7 +171,7 @@ export async function exportTraces(
   }
 
   for (const { project, runs } of byProject.values()) {
-    const results = await ingestRuns(db, project.id, runs, now, () => '');
+    const results = await ingestRuns(db, project.id, runs, now, () => '', 'span');
     for (const result of results) if (result.status === 'rejected') rejections.add(1, reasonOf(result.id, result.problem));
   }
   return rejections.result();

@@ -37,11 +37,10 @@ const text = (content: unknown): Part => ({ type: 'text', content: typeof conten
 function genAiMessages(value: unknown): Message[] | null {
   const list = structured(value);
   if (!Array.isArray(list) || !list.every((m) => isObject(m) && typeof m.role === 'string')) return null;
-  return list.map((m) => ({
-    ...(m as object),
-    role: m.role as string,
-    parts: Array.isArray(m.parts) ? (m.parts as Part[]) : m.content !== undefined ? [text(m.content)] : [],
-  }));
+  // A message with its parts is the shape already, kept as it came (no copy of every message of every span).
+  return list.map((m) =>
+    Array.isArray(m.parts) ? (m as unknown as Message) : { ...(m as object), role: m.role as string, parts: m.content !== undefined ? [text(m.content)] : [] },
+  );
 }
 
 /** Indexed attributes (`prefix.0.role`, `prefix.0.content`, `prefix.1…`) grouped per index, with the rest of each key. */

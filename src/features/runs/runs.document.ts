@@ -1,4 +1,5 @@
 import type { RunRow } from '../../db/schema.js';
+import { toIso } from '../../lib/clock.js';
 import type { Run } from './runs.schemas.js';
 
 /**
@@ -32,8 +33,8 @@ export function runRecord(row: RunColumns, body: RunBody): Run {
     name: row.name,
     kind: row.kind as Run['kind'],
     status: row.status as Run['status'],
-    startTime: new Date(row.start_time).toISOString(),
-    endTime: row.end_time === null ? null : new Date(row.end_time).toISOString(),
+    startTime: toIso(row.start_time),
+    endTime: toIso(row.end_time),
     latencyMs: row.latency_ms,
     inputs: body.inputs,
     outputs: body.outputs,
@@ -43,7 +44,7 @@ export function runRecord(row: RunColumns, body: RunBody): Run {
     cost: row.cost,
     tags: body.tags,
     metadata: body.metadata,
-    createdAt: new Date(row.created_at).toISOString(),
+    createdAt: toIso(row.created_at),
     // Last, in this order: where the records stored before these fields existed have them too.
     provider: body.provider,
     sessionId: row.session_id,

@@ -1,10 +1,10 @@
-import { hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { adoptWaitingRuns, insertRuns, runsByIds, storedParents } from './runs.repo.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import { parseTimestamp, TIMESTAMP_FAULT } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { canonicalJson, jsonValueFault } from '../../lib/json.js';
+import { jsonValueFault } from '../../lib/json.js';
+import { contentHash, sameContent, spanIdentity } from './runs.content-hash.js';
 import { Problem, problems, type FieldError } from '../../lib/problems.js';
 import { textFaults, toFieldErrors, validatorFor } from '../../lib/validation.js';
 import { runRecord, serializeRun, type RunBody } from './runs.document.js';
@@ -25,7 +25,14 @@ interface Candidate {
 }
 
 /** Validates one run (schema, then the rules the schema cannot say) and builds its row. */
-function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: string, now: number): Candidate | Problem {
+/**
+ * What a retry of a run with a client id is compared by: its content (the API: the same content is
+ * `existing`, other content a 409), or for runs made from OpenTelemetry spans their trace (OTLP: the
+ * same trace and span id is the same span).
+ */
+export type RetryIdentity = 'content' | 'span';
+
+function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: string, now: number, retries: RetryIdentity): Candidate | Problem {
   const validate = validatorFor(RunInputSchema);
   if (!validate(raw)) return problems.validation(toFieldErrors(validate.errors ?? [], 'body', pointerPrefix));
   const input = raw as RunInput;
@@ -77,7 +84,7 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
       cost: input.cost ?? null,
       metadata: JSON.stringify(input.metadata ?? {}),
       // Only a client-chosen id can be retried into; generated ids never collide.
-      content_hash: input.id === undefined ? '' : hash('sha256', canonicalJson(input), 'base64url'),
+      content_hash: input.id === undefined ? '' : retries === 'span' && input.traceId !== undefined ? spanIdentity(input.traceId) : contentHash(input),
       created_at: now,
       doc: '', // serialized once the trace is resolved, just before insertion
       session_id: input.sessionId ?? null,
@@ -87,8 +94,12 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
   };
 }
 
-function idConflict(id: string): Problem {
-  return problems.conflict(`A run with id ${id} already exists in this project with different content.`);
+function idConflict(id: string, retries: RetryIdentity): Problem {
+  return problems.conflict(
+    retries === 'span'
+      ? `A run with id ${id} already exists in this project, in another trace or sent other than as a span.`
+      : `A run with id ${id} already exists in this project with different content.`,
+  );
 }
 
 /**
@@ -110,13 +121,14 @@ export async function ingestRuns(
   raws: unknown[],
   now: number,
   pointerPrefix: (index: number) => string,
+  retries: RetryIdentity = 'content',
 ): Promise<IngestResult[]> {
   const results: IngestResult[] = new Array(raws.length);
   // Duplicates within the call: a repeat with the same content shares the first one's fate.
   const fresh = new Map<string, Candidate>();
   const repeats: Candidate[] = [];
   for (let i = 0; i < raws.length; i++) {
-    const c = prepare(raws[i], i, pointerPrefix(i), projectId, now);
+    const c = prepare(raws[i], i, pointerPrefix(i), projectId, now, retries);
     if (c instanceof Problem) {
       const raw = raws[i] as { id?: unknown };
       results[i] = { index: i, id: typeof raw?.id === 'string' ? raw.id : null, status: 'rejected', problem: c };
@@ -125,7 +137,7 @@ export async function ingestRuns(
     const twin = fresh.get(c.row.id);
     if (!twin) fresh.set(c.row.id, c);
     else if (twin.row.content_hash === c.row.content_hash) repeats.push(c);
-    else results[c.index] = { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
+    else results[c.index] = { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id, retries) };
   }
 
   // Stored parents, read only for runs whose parent is not in the call: their trace, or the check of it.
@@ -169,7 +181,7 @@ export async function ingestRuns(
     }
   }
 
-  if (accepted.length > 0) await insertAccepted(db, projectId, accepted, results);
+  if (accepted.length > 0) await insertAccepted(db, projectId, accepted, results, retries);
   for (const c of repeats) {
     const first = results[fresh.get(c.row.id)!.index]!;
     results[c.index] =
@@ -209,7 +221,7 @@ function repointed(problem: Problem, from: string, to: string): Problem {
   return new Problem(problem.slug, { detail: problem.detail, errors });
 }
 
-async function insertAccepted(db: Kysely<Database>, projectId: string, accepted: Candidate[], results: IngestResult[]): Promise<void> {
+async function insertAccepted(db: Kysely<Database>, projectId: string, accepted: Candidate[], results: IngestResult[], retries: RetryIdentity): Promise<void> {
   for (const c of accepted) c.row.doc = serializeRun(runRecord(c.row, c.body));
   const inserted = await insertRuns(
     db,
@@ -237,9 +249,9 @@ async function insertAccepted(db: Kysely<Database>, projectId: string, accepted:
     } else {
       const prior = stored.get(c.row.id);
       results[c.index] =
-        prior && prior.content_hash === c.row.content_hash
+        prior && sameContent(prior.content_hash, c.input, c.row.content_hash)
           ? { index: c.index, id: c.row.id, status: 'existing', row: prior }
-          : { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id) };
+          : { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id, retries) };
     }
   }
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { toIso } from '../../lib/clock.js';
 import type { Dialect } from '../../db/dialect.js';
 import type { Database, RollupTotals, TraceRow } from '../../db/schema.js';
 import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
@@ -13,13 +14,12 @@ import { MAX_OUTLINE_RUNS, type RunOutline, type Trace } from './traces.schemas.
 export type TraceListRow = TraceRow & { head: Run | null };
 
 const TRACE_ORDER = { sort: 'traces.start_time', id: 'traces.trace_id' } as const;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The totals of a rollup row as the API shows them. */
 export function totalsOf(row: RollupTotals) {
   return {
-    startTime: iso(Number(row.start_time)),
-    endTime: iso(Number(row.end_time)),
+    startTime: toIso(Number(row.start_time)),
+    endTime: toIso(Number(row.end_time)),
     runCount: Number(row.run_count),
     errorCount: Number(row.error_count),
     runningCount: Number(row.running_count),
@@ -192,8 +192,8 @@ function treeOrder(rows: OutlineRow[]): RunOutline[] {
       name: row.name,
       kind: row.kind as RunOutline['kind'],
       status: row.status as RunOutline['status'],
-      startTime: iso(Number(row.start_time)),
-      endTime: row.end_time === null ? null : iso(Number(row.end_time)),
+      startTime: toIso(Number(row.start_time)),
+      endTime: row.end_time === null ? null : toIso(Number(row.end_time)),
       latencyMs: row.latency_ms === null ? null : Number(row.latency_ms),
       model: row.model,
       totalTokens: row.total_tokens === null ? null : Number(row.total_tokens),
