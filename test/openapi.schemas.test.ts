@@ -213,8 +213,8 @@ describe('request schemas state what the server enforces', () => {
   it("a monitor filter's keys: the runs filters and metadata.<key>, nothing else", () => {
     const filter = (requestSchema('/v1/projects/{project_id}/monitors', 'post').properties as Json).filter as Json;
     expect(filter.additionalProperties).toBe(false);
-    expect(Object.keys(filter.patternProperties as Json)).toEqual(['^metadata\\.[A-Za-z0-9_-]{1,64}$']);
-    expect(Object.keys(filter.properties as Json)).toEqual(['status', 'kind', 'name', 'tag', 'model', 'traceId', 'sessionId', 'userId', 'q', 'parentRunId']);
+    expect(Object.keys(filter.patternProperties as Json)).toEqual(['^metadata\\.[A-Za-z0-9_-]{1,64}!?$']);
+    expect(Object.keys(filter.properties as Json)).toEqual('status kind name tag model traceId sessionId userId hasMetadata q parentRunId'.split(' '));
   });
 
   it('the runs filters named by a pattern (metadata.<key>): an exploded object parameter whose property names follow it', () => {
@@ -224,7 +224,7 @@ describe('request schemas state what the server enforces', () => {
         in: 'query',
         style: 'form',
         explode: true,
-        schema: { type: 'object', propertyNames: { pattern: '^metadata\\.[A-Za-z0-9_-]{1,64}$' }, additionalProperties: { type: 'string', maxLength: 1000 } },
+        schema: { type: 'object', propertyNames: { pattern: '^metadata\\.[A-Za-z0-9_-]{1,64}!?$' }, additionalProperties: { type: 'string', maxLength: 1000 } },
       });
     }
   });

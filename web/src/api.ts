@@ -6,6 +6,12 @@
  */
 import type {
   BuiltinModelPrice,
+  EndUser,
+  EndUserDetail,
+  Session,
+  SessionDetail,
+  Trace,
+  TraceDetail,
   CreateInvitationInput,
   CreateModelPriceInput,
   CreateMonitorInput,
@@ -156,6 +162,22 @@ export const runs = {
   list: (projectId: string) => listing<Run>(runsPath(projectId)),
   get: (projectId: string, runId: string) => get<Run>(`${runsPath(projectId)}/${seg(runId)}`),
   metrics: (projectId: string, query: Query) => get<RunMetrics>(`${runsPath(projectId)}/metrics`, query),
+};
+
+const tracesPath = (projectId: string) => `${projectPath(projectId)}/traces`;
+export const traces = {
+  list: (projectId: string) => listing<Trace>(tracesPath(projectId)),
+  get: (projectId: string, traceId: string, query: Query = {}) => get<TraceDetail>(`${tracesPath(projectId)}/${seg(traceId)}`, query),
+};
+
+export const sessions = {
+  list: (projectId: string) => listing<Session>(`${projectPath(projectId)}/sessions`),
+  get: (projectId: string, sessionId: string) => get<SessionDetail>(`${projectPath(projectId)}/sessions/${seg(sessionId)}`),
+};
+
+export const endUsers = {
+  list: (projectId: string) => listing<EndUser>(`${projectPath(projectId)}/users`),
+  get: (projectId: string, userId: string) => get<EndUserDetail>(`${projectPath(projectId)}/users/${seg(userId)}`),
 };
 
 const monitorsPath = (projectId: string) => `${projectPath(projectId)}/monitors`;

@@ -3,6 +3,7 @@ import { MAX_BATCH, withRunIds } from './batch.js';
 import { Paginated, type ListOptions } from './pagination.js';
 import { Tracer, type TracerOptions } from './tracer.js';
 import type {
+  ActivityFilters,
   BuiltinModelPrice,
   BuiltinModelPriceFilters,
   CreateInvitationInput,
@@ -248,9 +249,9 @@ class TracesResource extends Resource {
 
 /** `/v1/projects/{id}/sessions`: conversations. */
 class SessionsResource extends Resource {
-  /** Newest activity first. */
-  list(projectId: string, options: ListOptions = {}): Paginated<Session> {
-    return this.paginate<Session>(`/projects/${seg(projectId)}/sessions`, {}, options);
+  /** Newest activity first; with filters, those with a run that matches them all. */
+  list(projectId: string, filters: ActivityFilters = {}, options: ListOptions = {}): Paginated<Session> {
+    return this.paginate<Session>(`/projects/${seg(projectId)}/sessions`, filters, options);
   }
   /** A session's totals and its traces, oldest first. */
   get(projectId: string, sessionId: string, options: CallOptions = {}): Promise<SessionDetail> {
@@ -260,9 +261,9 @@ class SessionsResource extends Resource {
 
 /** `/v1/projects/{id}/users`: the end users an application serves. */
 class EndUsersResource extends Resource {
-  /** Newest activity first. */
-  list(projectId: string, options: ListOptions = {}): Paginated<EndUser> {
-    return this.paginate<EndUser>(`/projects/${seg(projectId)}/users`, {}, options);
+  /** Newest activity first; with filters, those with a run that matches them all. */
+  list(projectId: string, filters: ActivityFilters = {}, options: ListOptions = {}): Paginated<EndUser> {
+    return this.paginate<EndUser>(`/projects/${seg(projectId)}/users`, filters, options);
   }
   /** An end user's totals and their traces, oldest first. */
   get(projectId: string, userId: string, options: CallOptions = {}): Promise<EndUserDetail> {

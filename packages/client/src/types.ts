@@ -23,7 +23,7 @@ import type {
 } from '../../../src/features/organizations/organizations.schemas.js';
 import type { CreateProjectBody, ListProjectsQuery, ProjectSchema, UpdateProjectBody } from '../../../src/features/projects/projects.schemas.js';
 import type { ListTracesQuery, TraceDetailSchema, TraceSchema } from '../../../src/features/traces/traces.schemas.js';
-import type { EndUserSchema, SessionSchema } from '../../../src/features/sessions/sessions.schemas.js';
+import type { EndUserSchema, ListActivityQuery, SessionSchema } from '../../../src/features/sessions/sessions.schemas.js';
 import type {
   BatchResultSchema,
   ListRunsQuery,
@@ -137,6 +137,8 @@ export type Trace = Static<typeof TraceSchema>;
 export type TraceDetail = Omit<Static<typeof TraceDetailSchema>, 'trace'> & { trace: Trace };
 /** The traces list's filters: a trace matches when one of its runs matches them all (the time range bounds its start). */
 export type TraceFilters = Omit<Static<typeof ListTracesQuery>, PageParams> & MetadataFilters;
+/** The sessions and end-users lists' filters: the runs list's (one of its runs must match them all). */
+export type ActivityFilters = Omit<Static<typeof ListActivityQuery>, PageParams> & MetadataFilters;
 
 // Sessions and end users
 export type Session = Static<typeof SessionSchema>;

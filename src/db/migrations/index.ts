@@ -8,6 +8,7 @@ import * as runContext from './2026-11-23-006-run-context.js';
 import * as rollups from './2026-11-23-008-rollups.js';
 import * as search from './2026-11-23-009-search.js';
 import * as modelPrices from './2026-11-23-010-model-prices.js';
+import * as runCostSource from './2026-11-24-011-run-cost-source.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-008-rollups': rollups,
   '2026-11-23-009-search': search,
   '2026-11-23-010-model-prices': modelPrices,
+  '2026-11-24-011-run-cost-source': runCostSource,
 };

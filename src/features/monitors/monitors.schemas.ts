@@ -24,9 +24,14 @@ export const MonitorFilterSchema = Type.Object(
   {
     title: 'MonitorFilter',
     additionalProperties: false,
-    patternProperties: { [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: 'Exact match on a top-level metadata value' }) },
+    patternProperties: {
+      [METADATA_FILTER_PATTERN]: Type.String({
+        maxLength: 1000,
+        description: 'A top-level metadata value: `metadata.<key>` equal to it, `metadata.<key>!` not',
+      }),
+    },
     description:
-      'The runs list filter names (`status`, `kind`, `name`, `tag` (array, all must match), `model`, `traceId`, `sessionId`, `userId`, `parentRunId`, `metadata.<key>`).',
+      'The runs list filter names (`status`, `kind`, `name`, `tag` (array, all must match), `model`, `traceId`, `sessionId`, `userId`, `hasMetadata` (array), `q`, `parentRunId`, `metadata.<key>`, `metadata.<key>!`).',
   },
 );
 export type MonitorFilter = Static<typeof MonitorFilterSchema>;

@@ -105,7 +105,10 @@ describeEachDialect('OTLP from OpenInference instrumenting the openai client', (
         kind: 'llm',
         model: answeredModel(MODEL),
         usage: USAGE,
-        cost: null,
+        // Priced from the built-in table: 10 input tokens at 0.15, 32 cache reads at 0.075, 12 output and 6 reasoning tokens at 0.6 per million.
+        cost: 0.0000147,
+        costSource: 'computed',
+        price: { source: 'builtin', model: 'gpt-4o-mini', inputPrice: 0.15, outputPrice: 0.6, cacheReadPrice: 0.075 },
         sessionId: 'conv-9',
         userId: 'user-3',
         tags: ['vip', 'beta'],

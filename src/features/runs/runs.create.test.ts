@@ -52,6 +52,8 @@ describeRuns('create', (ctx) => {
       provider: 'openai',
       sessionId: 'conversation-7',
       userId: 'user-42',
+      costSource: 'client',
+      price: null,
     });
     const got = await p.get(run.id);
     expect(got.statusCode).toBe(200);
@@ -86,6 +88,8 @@ describeRuns('create', (ctx) => {
       provider: null,
       sessionId: null,
       userId: null,
+      costSource: null,
+      price: null,
     });
   });
 

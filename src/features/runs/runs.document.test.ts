@@ -29,6 +29,19 @@ describe('run documents', () => {
           user: fc.option(fc.string({ minLength: 1 })),
           provider: fc.option(fc.string({ minLength: 1 })),
           details: fc.boolean(),
+          price: fc.option(
+            fc.record({
+              source: fc.constantFrom('builtin' as const, 'organization' as const),
+              id: fc.option(fc.string()),
+              model: fc.string(),
+              provider: fc.option(fc.string()),
+              inputPrice: fc.double({ min: 0, max: 1000, noNaN: true }),
+              outputPrice: fc.double({ min: 0, max: 1000, noNaN: true }),
+              cacheReadPrice: fc.option(fc.double({ min: 0, max: 1000, noNaN: true })),
+              cacheWritePrice: fc.option(fc.double({ min: 0, max: 1000, noNaN: true })),
+              reasoningPrice: fc.option(fc.double({ min: 0, max: 1000, noNaN: true })),
+            }),
+          ),
           error: fc.option(fc.string()),
           tags: fc.array(fc.string({ minLength: 1 }), { maxLength: 5 }),
           metadata: json,
@@ -60,6 +73,8 @@ describe('run documents', () => {
               tags: r.tags,
               metadata: r.metadata,
               provider: r.provider,
+              costSource: r.price ? 'computed' : r.cost === null ? null : 'client',
+              price: r.price,
               usage:
                 r.tokens === null
                   ? null

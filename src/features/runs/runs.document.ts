@@ -20,6 +20,8 @@ export interface RunBody {
   tags: string[];
   metadata: Run['metadata'];
   provider: string | null;
+  costSource: Run['costSource'];
+  price: Run['price'];
 }
 
 type RunColumns = Omit<RunRow, 'doc' | 'metadata' | 'content_hash' | 'trace_pending'>;
@@ -45,10 +47,22 @@ export function runRecord(row: RunColumns, body: RunBody): Run {
     tags: body.tags,
     metadata: body.metadata,
     createdAt: toIso(row.created_at),
-    // Last, in this order: where the records stored before these fields existed have them too.
+    // Last, in this order: where the records stored before these fields existed have them too (migrations 006, 011).
     provider: body.provider,
     sessionId: row.session_id,
     userId: row.user_id,
+    costSource: body.costSource,
+    price: body.price && {
+      source: body.price.source,
+      id: body.price.id,
+      model: body.price.model,
+      provider: body.price.provider,
+      inputPrice: body.price.inputPrice,
+      outputPrice: body.price.outputPrice,
+      cacheReadPrice: body.price.cacheReadPrice,
+      cacheWritePrice: body.price.cacheWritePrice,
+      reasoningPrice: body.price.reasoningPrice,
+    },
   };
 }
 

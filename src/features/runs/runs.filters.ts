@@ -19,6 +19,10 @@ export interface RunFilters {
   startedAfter?: number;
   startedBefore?: number;
   metadata?: Record<string, string>;
+  /** `metadata.<key>!=<value>`: runs without that value under that key. */
+  metadataNot?: Record<string, string>;
+  /** Top-level metadata keys that must be present. */
+  hasMetadata?: string[];
   /** Words that must all appear in a run's name, inputs, outputs or error. */
   q?: string;
 }
@@ -34,13 +38,18 @@ export function parseRunFilters(query: Record<string, unknown>): RunFilters {
   if (typeof query.parentRunId === 'string') filters.parentRunId = query.parentRunId === 'null' ? null : query.parentRunId;
   if (typeof query.startedAfter === 'string') filters.startedAfter = requireTimestamp(query.startedAfter, { parameter: 'startedAfter' });
   if (typeof query.startedBefore === 'string') filters.startedBefore = requireTimestamp(query.startedBefore, { parameter: 'startedBefore' });
+  if (Array.isArray(query.hasMetadata)) filters.hasMetadata = [...new Set(query.hasMetadata as string[])].sort();
   // fromEntries defines own properties, so a key such as `__proto__` stays a filter instead of vanishing.
-  const metadata: Record<string, string> = Object.fromEntries(
-    Object.entries(query)
-      .filter(([key, value]) => key.startsWith('metadata.') && typeof value === 'string')
-      .map(([key, value]) => [key.slice('metadata.'.length), value as string]),
-  );
+  const metadataOf = (negated: boolean): Record<string, string> =>
+    Object.fromEntries(
+      Object.entries(query)
+        .filter(([key, value]) => key.startsWith('metadata.') && key.endsWith('!') === negated && typeof value === 'string')
+        .map(([key, value]) => [key.slice('metadata.'.length, negated ? -1 : undefined), value as string]),
+    );
+  const metadata = metadataOf(false);
+  const metadataNot = metadataOf(true);
   if (Object.keys(metadata).length > 0) filters.metadata = metadata;
+  if (Object.keys(metadataNot).length > 0) filters.metadataNot = metadataNot;
   return filters;
 }
 
@@ -59,12 +68,24 @@ function metadataCandidates(value: string): string[] {
   return candidates;
 }
 
-function metadataMatch(dialect: Dialect, key: string, value: string): Expression<SqlBool> {
-  const candidates = metadataCandidates(value);
+/** A top-level metadata value's JSON text, or SQL null when the key is absent (a JSON null is the text `null`). */
+function metadataValue(dialect: Dialect, key: string) {
   // Keys are limited to [A-Za-z0-9_-] by the query schema, so quoting them in a JSON path is safe.
-  return dialect === 'postgres'
-    ? sql<SqlBool>`((runs.metadata)::json -> ${key})::text in (${sql.join(candidates)})`
-    : sql<SqlBool>`(runs.metadata -> ${`$."${key}"`}) in (${sql.join(candidates)})`;
+  return dialect === 'postgres' ? sql`((runs.metadata)::json -> ${key})::text` : sql`(runs.metadata -> ${`$."${key}"`})`;
+}
+
+function metadataMatch(dialect: Dialect, key: string, value: string, negated = false): Expression<SqlBool> {
+  const value_ = metadataValue(dialect, key);
+  const candidates = sql.join(metadataCandidates(value));
+  return negated ? sql<SqlBool>`(${value_} is null or ${value_} not in (${candidates}))` : sql<SqlBool>`${value_} in (${candidates})`;
+}
+
+/** A run name filter: exact, or ending in `*` a prefix (compared by characters, so no pattern syntax reaches the engine). */
+function nameMatch(name: string): Expression<SqlBool> {
+  if (!name.endsWith('*')) return sql<SqlBool>`runs.name = ${name}`;
+  const prefix = name.slice(0, -1);
+  // Both engines count characters (code points) in length and substr.
+  return sql<SqlBool>`substr(runs.name, 1, ${sql.lit([...prefix].length)}) = ${prefix}`;
 }
 
 /** The WHERE clause for a filter set, for queries over `runs` (project scoping is the caller's). */
@@ -73,7 +94,7 @@ export function runFilterWhere(dialect: Dialect, filters: RunFilters) {
     const and: Expression<SqlBool>[] = [];
     if (filters.status !== undefined) and.push(eb('runs.status', '=', filters.status));
     if (filters.kind !== undefined) and.push(eb('runs.kind', '=', filters.kind));
-    if (filters.name !== undefined) and.push(eb('runs.name', '=', filters.name));
+    if (filters.name !== undefined) and.push(nameMatch(filters.name));
     if (filters.model !== undefined) and.push(eb('runs.model', '=', filters.model));
     if (filters.traceId !== undefined) and.push(eb('runs.trace_id', '=', filters.traceId));
     if (filters.sessionId !== undefined) and.push(eb('runs.session_id', '=', filters.sessionId));
@@ -95,9 +116,9 @@ export function runFilterWhere(dialect: Dialect, filters: RunFilters) {
       );
     }
     if (filters.q !== undefined) and.push(searchMatch(dialect, queryWords(filters.q)));
-    for (const [key, value] of Object.entries(filters.metadata ?? {})) {
-      and.push(metadataMatch(dialect, key, value));
-    }
+    for (const [key, value] of Object.entries(filters.metadata ?? {})) and.push(metadataMatch(dialect, key, value));
+    for (const [key, value] of Object.entries(filters.metadataNot ?? {})) and.push(metadataMatch(dialect, key, value, true));
+    for (const key of filters.hasMetadata ?? []) and.push(sql<SqlBool>`${metadataValue(dialect, key)} is not null`);
     return eb.and(and);
   };
 }

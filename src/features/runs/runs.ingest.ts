@@ -10,6 +10,8 @@ import { textFaults, toFieldErrors, validatorFor } from '../../lib/validation.js
 import { runRecord, serializeRun, type RunBody } from './runs.document.js';
 import { runStateFaults, usageWithTotal } from './runs.rules.js';
 import { searchText } from './runs.search.js';
+import { needsPrice, projectPrices, runCost } from '../models/models.cost.js';
+import type { PriceOverride } from '../models/models.pricing.js';
 import { RunInputSchema, type RunInput } from './runs.schemas.js';
 
 export type IngestResult =
@@ -32,7 +34,15 @@ interface Candidate {
  */
 export type RetryIdentity = 'content' | 'span';
 
-function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: string, now: number, retries: RetryIdentity): Candidate | Problem {
+function prepare(
+  raw: unknown,
+  index: number,
+  pointerPrefix: string,
+  projectId: string,
+  now: number,
+  retries: RetryIdentity,
+  prices: readonly PriceOverride[],
+): Candidate | Problem {
   const validate = validatorFor(RunInputSchema);
   if (!validate(raw)) return problems.validation(toFieldErrors(validate.errors ?? [], 'body', pointerPrefix));
   const input = raw as RunInput;
@@ -55,6 +65,7 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
   const id = input.id ?? newId('run', now);
   const usage = input.usage ?? null;
   const stored = usage ? usageWithTotal(usage) : null;
+  const priced = runCost(input.cost, { model: input.model ?? null, provider: input.provider ?? null, usage: stored, startTime }, prices);
   return {
     index,
     input,
@@ -67,6 +78,8 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
       tags: input.tags ?? [],
       metadata: input.metadata ?? {},
       provider: input.provider ?? null,
+      costSource: priced.costSource,
+      price: priced.price,
     },
     row: {
       project_id: projectId,
@@ -81,7 +94,7 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, projectId: 
       latency_ms: endTime === null ? null : endTime - startTime,
       model: input.model ?? null,
       total_tokens: stored?.totalTokens ?? null,
-      cost: input.cost ?? null,
+      cost: priced.cost,
       metadata: JSON.stringify(input.metadata ?? {}),
       // Only a client-chosen id can be retried into; generated ids never collide.
       content_hash: input.id === undefined ? '' : retries === 'span' && input.traceId !== undefined ? spanIdentity(input.traceId) : contentHash(input),
@@ -127,8 +140,10 @@ export async function ingestRuns(
   // Duplicates within the call: a repeat with the same content shares the first one's fate.
   const fresh = new Map<string, Candidate>();
   const repeats: Candidate[] = [];
+  // The organization's prices, read once, only when some run is to be priced (a model, no cost).
+  const prices = raws.some(needsPrice) ? await projectPrices(db, projectId) : [];
   for (let i = 0; i < raws.length; i++) {
-    const c = prepare(raws[i], i, pointerPrefix(i), projectId, now, retries);
+    const c = prepare(raws[i], i, pointerPrefix(i), projectId, now, retries, prices);
     if (c instanceof Problem) {
       const raw = raws[i] as { id?: unknown };
       results[i] = { index: i, id: typeof raw?.id === 'string' ? raw.id : null, status: 'rejected', problem: c };

@@ -35,13 +35,20 @@ describeRuns('patch', (ctx) => {
       outputs: { partial: 'Hel' },
       usage: { promptTokens: 3, completionTokens: 4, totalTokens: 7 },
       cost: 0.5,
+      costSource: 'client',
       tags: ['b', 'c'],
       metadata: { step: 2 },
     });
     expect(res.json()).toMatchObject({ status: 'running', endTime: null, latencyMs: null });
 
     const again = await p.patch('amend', { usage: { promptTokens: 3, completionTokens: 4, totalTokens: 10 }, outputs: null, cost: null });
-    expect(again.json()).toMatchObject({ usage: { promptTokens: 3, completionTokens: 4, totalTokens: 10 }, outputs: null, cost: null, tags: ['b', 'c'] });
+    expect(again.json()).toMatchObject({
+      usage: { promptTokens: 3, completionTokens: 4, totalTokens: 10 },
+      outputs: null,
+      cost: null,
+      costSource: null,
+      tags: ['b', 'c'],
+    });
     const cleared = await p.patch('amend', { usage: null });
     expect(cleared.json().usage).toBeNull();
     expect((await p.get('amend')).json()).toEqual(cleared.json());

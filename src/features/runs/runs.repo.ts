@@ -12,6 +12,7 @@ import { runFilterWhere, type RunFilters } from './runs.filters.js';
 import { jsonValueFault } from '../../lib/json.js';
 import { runStateFaults, TERMINAL_STATUSES, usageWithTotal, type StoredUsage } from './runs.rules.js';
 import { contributionOf, rollUp, type Contribution } from './runs.rollups.js';
+import { projectPrices, runCost } from '../models/models.cost.js';
 import { indexRuns, searchText } from './runs.search.js';
 import type { RunPatch } from './runs.schemas.js';
 
@@ -90,7 +91,13 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
       record.usage = patch.usage ? usageWithTotal(patch.usage) : null;
       changes.total_tokens = record.usage?.totalTokens ?? null;
     }
-    if (patch.cost !== undefined) changes.cost = patch.cost;
+    // A cost the client gives is kept; otherwise new usage (or a cleared cost) is priced again, at the run's start.
+    if (patch.cost !== undefined || (patch.usage !== undefined && record.costSource !== 'client')) {
+      const usage = { model: run.model, provider: record.provider, usage: record.usage, startTime: run.start_time };
+      const priced = runCost(patch.cost, usage, typeof patch.cost !== 'number' && run.model ? await projectPrices(trx, projectId) : []);
+      Object.assign(record, { costSource: priced.costSource, price: priced.price });
+      changes.cost = priced.cost;
+    }
     if (patch.tags !== undefined) record.tags = patch.tags;
     if (patch.metadata !== undefined) {
       record.metadata = patch.metadata;

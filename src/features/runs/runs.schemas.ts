@@ -47,6 +47,23 @@ const JsonValue = (description: string) => Type.Unknown({ description });
 /** The conversation and end user a run belongs to, and the model's provider: short ids of the client's. */
 const ContextId = (description: string) => Type.String({ minLength: 1, maxLength: 256, description });
 
+/** The price a run's computed cost was reckoned at (README: Model prices), in USD per million tokens. */
+const PerMillion = (what: string) => Type.Number({ description: `USD per million ${what}` });
+const RunPriceSchema = Type.Object(
+  {
+    source: Type.Union([Type.Literal('builtin'), Type.Literal('organization')], { description: "The built-in table, or one of the organization's prices" }),
+    id: Type.Union([Type.String(), Type.Null()], { description: "The organization's price (GET /v1/models/{id}); null for the built-in table" }),
+    model: Type.String({ description: 'The model name (or pattern) that matched' }),
+    provider: Type.Union([Type.String(), Type.Null()]),
+    inputPrice: PerMillion('input tokens'),
+    outputPrice: PerMillion('output tokens'),
+    cacheReadPrice: Type.Union([PerMillion('cache-read tokens'), Type.Null()]),
+    cacheWritePrice: Type.Union([PerMillion('cache-write tokens'), Type.Null()]),
+    reasoningPrice: Type.Union([PerMillion('reasoning tokens'), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
 export const RunSchema = Type.Object(
   {
     id: Type.String(),
@@ -84,6 +101,10 @@ export const RunSchema = Type.Object(
     provider: Type.Union([Type.String(), Type.Null()]),
     sessionId: Type.Union([Type.String(), Type.Null()]),
     userId: Type.Union([Type.String(), Type.Null()]),
+    costSource: Type.Union([Type.Literal('client'), Type.Literal('computed'), Type.Null()], {
+      description: '`client`: the cost the client sent; `computed`: from the model, the usage and `price`; null: no cost',
+    }),
+    price: Type.Union([RunPriceSchema, Type.Null()], { description: 'The price a computed cost was reckoned at' }),
   },
   { $id: 'Run', title: 'Run', additionalProperties: false },
 );
@@ -163,7 +184,9 @@ export const BatchResultSchema = Type.Object(
 export const runFilterProperties = {
   status: Type.Optional(RunStatusSchema),
   kind: Type.Optional(RunKind),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 256, description: 'Exact run name' })),
+  name: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 256, description: 'The run name, exactly; ending in `*`, the names that start with the rest (`Chat*`)' }),
+  ),
   tag: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 10, description: 'Repeatable; every tag must be present' })),
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
   traceId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
@@ -172,6 +195,12 @@ export const runFilterProperties = {
   parentRunId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: '`null` lists root runs only' })),
   startedAfter: Type.Optional(Timestamp),
   startedBefore: Type.Optional(Timestamp),
+  hasMetadata: Type.Optional(
+    Type.Array(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', maxLength: 64 }), {
+      maxItems: 10,
+      description: 'Repeatable; runs whose metadata has this top-level key (any value, null included)',
+    }),
+  ),
   q: Type.Optional(
     Type.String({
       minLength: 1,
@@ -180,11 +209,13 @@ export const runFilterProperties = {
     }),
   ),
 };
-export const METADATA_FILTER_PATTERN = '^metadata\\.[A-Za-z0-9_-]{1,64}$';
-const metadataFilters = {
+/** `metadata.<key>=<value>`, and `metadata.<key>!=<value>` (the parameter's name then ends in `!`). */
+export const METADATA_FILTER_PATTERN = '^metadata\\.[A-Za-z0-9_-]{1,64}!?$';
+export const metadataFilters = {
   [METADATA_FILTER_PATTERN]: Type.String({
     maxLength: 1000,
-    description: '`metadata.<key>=<value>`: exact match on a top-level metadata value (a number, boolean or null matches its JSON text too)',
+    description:
+      '`metadata.<key>=<value>`: exact match on a top-level metadata value (a number, boolean or null matches its JSON text too); `metadata.<key>!=<value>`: runs without that value (the key absent included)',
   }),
 };
 

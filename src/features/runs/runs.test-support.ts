@@ -31,6 +31,8 @@ export const RUN_FIELDS = [
   'provider',
   'sessionId',
   'userId',
+  'costSource',
+  'price',
 ].sort();
 
 /** Shared by both engines' suites of a file; every test starts at NOW and only ever moves it forward (tokens carry nbf). */

@@ -1,4 +1,6 @@
 import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../../db/dialect.js';
+import { runFilterWhere, type RunFilters } from '../runs/runs.filters.js';
 import type { Database, RollupTotals } from '../../db/schema.js';
 import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
@@ -49,21 +51,37 @@ async function withFacts(db: Kysely<Database>, projectId: string, kind: Kind, ro
 
 const ORDER = { sort: 'end_time', id: 'key' } as const;
 
-/** A project's sessions or end users, newest activity first (then by id). */
+/**
+ * A project's sessions or end users, newest activity first (then by id); with filters, those with at
+ * least one run that matches them all (the runs list's filters, `q` included).
+ */
 export async function listActivity(
   db: Kysely<Database>,
+  dialect: Dialect,
   projectId: string,
   kind: Kind,
+  filters: RunFilters,
   after: Position | null,
   take: number,
 ): Promise<KeysetRows<ActivityRow>> {
   const { table, key } = KINDS[kind];
   // Either table has this shape (typed as the sessions one); the keyset names the table's own key column.
-  const query = db
+  let query = db
     .selectFrom(table as 'run_sessions')
     .selectAll()
     .select(sql.ref<string>(key).as('key'))
     .where('project_id', '=', projectId);
+  if (Object.keys(filters).length > 0) {
+    query = query.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('runs')
+          .select(sql`1`.as('one'))
+          .whereRef('runs.project_id', '=', sql.ref(`${table}.project_id`) as never)
+          .whereRef(sql.ref(`runs.${key}`) as never, '=', sql.ref(`${table}.${key}`) as never)
+          .where(runFilterWhere(dialect, filters) as never),
+      ),
+    );
+  }
   const rows = (await keysetQuery(query as never, { sort: 'end_time', id: key } as never, after, take).execute()) as unknown as (RollupTotals & {
     key: string;
   })[];

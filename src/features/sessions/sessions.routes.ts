@@ -1,14 +1,15 @@
 import type { App, Deps } from '../../deps.js';
-import { PageOnlyQuery, paginate, type PageRequest } from '../../lib/pagination.js';
+import { paginate } from '../../lib/pagination.js';
+import { filteredListRequest } from '../runs/runs.list-request.js';
 import { requestedProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
 import { getActivity, listActivity, toEndUser, toSession } from './sessions.repo.js';
-import { EndUserDetailSchema, EndUserPage, EndUserParams, SessionDetailSchema, SessionPage, SessionParams } from './sessions.schemas.js';
+import { EndUserDetailSchema, EndUserPage, EndUserParams, ListActivityQuery, SessionDetailSchema, SessionPage, SessionParams } from './sessions.schemas.js';
 
 const ORDER =
   'Newest activity first (the latest end of its runs), then id. Its activity moves forward as runs arrive, so a walk that runs while it does may pass over one that became newer.';
 
-export function sessionRoutes(app: App, { db, cursors }: Deps): void {
+export function sessionRoutes(app: App, { db, dialect, cursors }: Deps): void {
   for (const kind of ['session', 'user'] as const) {
     const session = kind === 'session';
     const plural = session ? 'sessions' : 'users';
@@ -21,15 +22,14 @@ export function sessionRoutes(app: App, { db, cursors }: Deps): void {
         operationId: session ? 'listSessions' : 'listEndUsers',
         tags,
         summary: session ? 'List sessions' : 'List end users',
-        description: `${session ? 'Each conversation (the runs’ sessionId)' : 'Each end user (the runs’ userId)'} with its totals. ${ORDER}`,
+        description: `${session ? 'Each conversation (the runs’ sessionId)' : 'Each end user (the runs’ userId)'} with its totals. ${ORDER} The filters are the runs list’s (\`q\` included): ${session ? 'a session' : 'an end user'} matches when at least one of its runs matches them all.`,
         params: ProjectParams,
-        querystring: PageOnlyQuery,
+        querystring: ListActivityQuery,
         response: { 200: session ? SessionPage : EndUserPage },
       },
       handler: async (request) => {
-        const project = await requestedProject(db, request);
-        const identity = { endpoint: plural, organizationId: request.principal.organizationId, parents: [project.id] };
-        return paginate(cursors, request.query as PageRequest, identity, (after, take) => listActivity(db, project.id, kind, after, take), toItem(project.id));
+        const { project, filters, page, identity } = await filteredListRequest(db, request, plural);
+        return paginate(cursors, page, identity, (after, take) => listActivity(db, dialect, project.id, kind, filters, after, take), toItem(project.id));
       },
     });
 

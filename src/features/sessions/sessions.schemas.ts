@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
-import { pageSchema } from '../../lib/pagination.js';
+import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+import { metadataFilters, runFilterProperties } from '../runs/runs.schemas.js';
 import { IdParam } from '../../schemas/common.js';
 import { rollupProperties } from '../traces/traces.schemas.js';
 
@@ -54,3 +55,9 @@ export const EndUserDetailSchema = Type.Object(
 
 export const SessionParams = Type.Object({ project_id: IdParam('prj', 'Project id'), session_id: ContextKey('Session id') }, { additionalProperties: false });
 export const EndUserParams = Type.Object({ project_id: IdParam('prj', 'Project id'), user_id: ContextKey('End-user id') }, { additionalProperties: false });
+
+/** The sessions and end-users lists' query: a page, and the runs list's filters (a session or user matches when one of its runs does). */
+export const ListActivityQuery = Type.Object(
+  { ...pageQueryProperties, ...runFilterProperties },
+  { additionalProperties: false, patternProperties: metadataFilters },
+);

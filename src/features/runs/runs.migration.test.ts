@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Migrator, sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPostgresDatabase, dialects } from '../../../test/helpers/storage.js';
+import { migrateToLatest, openStorage, type Storage } from '../../db/index.js';
+import { migrations } from '../../db/migrations/index.js';
+import { ensureOrganization } from '../organizations/organizations.repo.js';
+import { createProject } from '../projects/projects.repo.js';
+import { ingestRuns } from './runs.ingest.js';
+
+const NOW = Date.parse('2026-11-23T12:00:00.000Z');
+
+/**
+ * Migration 011 on a database whose runs an earlier server stored (records without `costSource` and
+ * `price`): each record gains the two fields at its end and is otherwise the same text, byte for byte.
+ */
+describe.each(dialects)('migration 011 (run cost sources) [%s]', (dialect) => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+
+  async function storageAt(migration: string): Promise<Storage> {
+    let storage: Storage;
+    if (dialect === 'sqlite') {
+      const dir = mkdtempSync(join(tmpdir(), 'sightline-migration-'));
+      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+      storage = await openStorage({ database: { kind: 'sqlite', path: join(dir, 'test.db') }, sqliteSynchronous: 'NORMAL' });
+    } else {
+      const database = await createPostgresDatabase('sl_migration');
+      cleanups.push(database.drop);
+      storage = await openStorage({ database: { kind: 'postgres', url: database.url }, sqliteSynchronous: 'NORMAL' });
+    }
+    cleanups.push(() => storage.close());
+    const result = await new Migrator({ db: storage.db, provider: { getMigrations: async () => migrations } }).migrateTo(migration);
+    if (result.error) throw result.error;
+    return storage;
+  }
+
+  it('gives every stored record costSource (client when it has a cost) and price null, leaving the rest as it was', async () => {
+    const { db } = await storageAt('2026-11-23-010-model-prices');
+    const org = await ensureOrganization(db, `migration-${dialect}`, 'free', NOW);
+    const project = await createProject(db, org.id, { name: 'migrated' }, NOW);
+    const base = { kind: 'llm', startTime: '2026-11-20T10:00:00.000Z', inputs: { text: 'a "quoted" }' }, metadata: { n: 1e-7 } };
+    const results = await ingestRuns(
+      db,
+      project.id,
+      [
+        { ...base, id: 'with-cost', name: 'priced by the client', cost: 0.0012 },
+        { ...base, id: 'without-cost', name: 'not priced', model: 'in-house' },
+      ],
+      NOW,
+      (i) => `/runs/${i}`,
+    );
+    const written = new Map(results.map((r) => [r.id, r.status === 'rejected' ? '' : r.row.doc]));
+    expect(written.get('with-cost')).toMatch(/,"costSource":"client","price":null\}$/);
+    // As an earlier server stored them: the records without their last two fields.
+    await sql`update runs set doc = substr(doc, 1, length(doc) - length(${',"costSource":"client","price":null}'}) ) || '}' where id = 'with-cost'`.execute(db);
+    await sql`update runs set doc = substr(doc, 1, length(doc) - length(${',"costSource":null,"price":null}'}) ) || '}' where id = 'without-cost'`.execute(db);
+    const before = await db.selectFrom('runs').select(['id', 'doc']).execute();
+    for (const row of before) expect(row.doc).not.toContain('costSource');
+
+    await migrateToLatest(db);
+    const after = new Map((await db.selectFrom('runs').select(['id', 'doc']).execute()).map((r) => [r.id, r.doc]));
+    expect(after).toEqual(written);
+  });
+});
