@@ -173,9 +173,17 @@ export function keysetQuery<DB, TB extends keyof DB, O extends KeyedRow<Sort, Id
   keyset: Keyset<Sort, Id>,
   after: Position | null,
   take: number,
+  options: { sortSelected?: boolean } = {},
 ): SelectQueryBuilder<DB, TB, O> {
-  const continued = after === null ? query : query.where(sql<SqlBool>`(${sql.ref(keyset.sort)}, ${sql.ref(keyset.id)}) < (${after[0]}, ${after[1]})`);
-  return continued.orderBy(keyset.sort, 'desc').orderBy(keyset.id, 'desc').limit(take);
+  // `sortSelected`: the caller's conditions select few rows through another index (a rare search's
+  // matches); the sort key is then compared and ordered as a value (`+key`, numeric keys only), so the
+  // engine sorts those rows rather than walking the list's index in order and testing every row of it.
+  const sort = options.sortSelected ? sql`+${sql.ref(keyset.sort)}` : sql.ref(keyset.sort);
+  const continued = after === null ? query : query.where(sql<SqlBool>`(${sort}, ${sql.ref(keyset.id)}) < (${after[0]}, ${after[1]})`);
+  return continued
+    .orderBy(options.sortSelected ? sort : keyset.sort, 'desc')
+    .orderBy(keyset.id, 'desc')
+    .limit(take);
 }
 
 /** Runs a list query in its keyset's order (`keysetQuery`): what a repository's list function returns to `paginate`. */

@@ -2,7 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import type { Dialect } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { requireTimestamp } from '../../lib/clock.js';
-import { queryWords, searchMatch } from './runs.search.js';
+import { queryWords, searchMatch, type SearchPlan } from './runs.search.js';
 
 /** Normalised run filters: what the list, the metrics and monitors all apply, through `runFilterWhere`. */
 export interface RunFilters {
@@ -88,8 +88,11 @@ function nameMatch(name: string): Expression<SqlBool> {
   return sql<SqlBool>`substr(runs.name, 1, ${sql.lit([...prefix].length)}) = ${prefix}`;
 }
 
-/** The WHERE clause for a filter set, for queries over `runs` (project scoping is the caller's). */
-export function runFilterWhere(dialect: Dialect, filters: RunFilters) {
+/**
+ * The WHERE clause for a filter set, for queries over `runs` (project scoping is the caller's); `search`:
+ * how a list finds the matches of `q` (planSearch), else as an aggregate does.
+ */
+export function runFilterWhere(dialect: Dialect, filters: RunFilters, search?: SearchPlan) {
   return (eb: ExpressionBuilder<Database, 'runs'>): Expression<SqlBool> => {
     const and: Expression<SqlBool>[] = [];
     if (filters.status !== undefined) and.push(eb('runs.status', '=', filters.status));
@@ -115,7 +118,7 @@ export function runFilterWhere(dialect: Dialect, filters: RunFilters) {
         ),
       );
     }
-    if (filters.q !== undefined) and.push(searchMatch(dialect, queryWords(filters.q)));
+    if (filters.q !== undefined) and.push(searchMatch(dialect, queryWords(filters.q), search));
     for (const [key, value] of Object.entries(filters.metadata ?? {})) and.push(metadataMatch(dialect, key, value));
     for (const [key, value] of Object.entries(filters.metadataNot ?? {})) and.push(metadataMatch(dialect, key, value, true));
     for (const key of filters.hasMetadata ?? []) and.push(sql<SqlBool>`${metadataValue(dialect, key)} is not null`);

@@ -13,7 +13,7 @@ import { jsonValueFault } from '../../lib/json.js';
 import { runStateFaults, TERMINAL_STATUSES, usageWithTotal, type StoredUsage } from './runs.rules.js';
 import { contributionOf, rollUp, type Contribution } from './runs.rollups.js';
 import { projectPrices, runCost } from '../models/models.cost.js';
-import { indexRuns, searchText } from './runs.search.js';
+import { indexRuns, planSearch, searchText } from './runs.search.js';
 import type { RunPatch } from './runs.schemas.js';
 
 export { toRun };
@@ -42,8 +42,11 @@ export async function listRuns(
   take: number,
 ): Promise<KeysetRows<RunListRow>> {
   const filtered = Object.keys(filters).length > 0;
+  const search = filters.q === undefined ? undefined : await planSearch(db, projectId, filters.q);
   const rows = filtered
-    ? await keysetQuery(streamOf(db, projectId).where(runFilterWhere(dialect, filters)), STREAM_ORDER, after, take).execute()
+    ? await keysetQuery(streamOf(db, projectId).where(runFilterWhere(dialect, filters, search)), STREAM_ORDER, after, take, {
+        sortSelected: search?.kind === 'few',
+      }).execute()
     : after
       ? await streamAfter(db, projectId, after[0], after[1], take)
       : await streamHead(db, projectId, take);

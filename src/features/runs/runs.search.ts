@@ -50,17 +50,55 @@ export function queryWords(q: string): string[] {
   return words;
 }
 
+/** FTS5's query for the words: each a quoted phrase, so no query syntax reaches it. */
+const phrasesOf = (words: string[]) => words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ');
+
+/** At most this many matches in a project make a search "few": lists then start from the matches. */
+export const FEW_MATCHES = 1000;
+
 /**
- * `runs` rows whose words contain every word of `q`. One uncorrelated subquery, so each engine reads its
- * index once per query: FTS5 with every word as a quoted phrase (no query syntax reaches it), and
- * PostgreSQL's `plainto_tsquery` (which has none).
+ * How a list finds the runs that match `q`, decided per request by a bounded probe of the project's
+ * matches: `few` (at most FEW_MATCHES) lists start from those runs and sort them; `many` lists walk
+ * their own order and test each run, and stop once the page is full. Either way takes an index walk
+ * of the size of the page, where one form for all made a rare word scan every run of the project, or
+ * a common one read all its matches first.
  */
-export function searchMatch(dialect: Dialect, words: string[]): Expression<SqlBool> {
+export type SearchPlan = { kind: 'few'; runIds: string[] } | { kind: 'many' };
+
+export async function planSearch(db: Db, projectId: string, q: string): Promise<SearchPlan> {
+  const words = queryWords(q);
+  // PostgreSQL: the project compared as a value, else it ANDs the word index's bitmap with one of every
+  // run of the project (a read of the whole project), where reading the matches' rows to the limit is cheap.
+  const probe =
+    dialectOf(db as Kysely<Database>) === 'postgres'
+      ? sql<{ run_id: string }>`select run_id from run_search where (project_id || '') = ${projectId}
+          and words @@ plainto_tsquery('simple', ${words.join(' ')}) limit ${FEW_MATCHES + 1}`
+      : sql<{ run_id: string }>`select k.run_id from run_search s join run_search_keys k on k.id = s.rowid
+          where s.run_search match ${phrasesOf(words)} and k.project_id = ${projectId} limit ${FEW_MATCHES + 1}`;
+  const rows = (await probe.execute(db)).rows;
+  return rows.length <= FEW_MATCHES ? { kind: 'few', runIds: rows.map((r) => r.run_id) } : { kind: 'many' };
+}
+
+/**
+ * `runs` rows whose words contain every word of `q`. Without a plan (aggregates over a time range, which
+ * read every run in it), one uncorrelated subquery, so each engine reads its index once per query: FTS5,
+ * and PostgreSQL's `plainto_tsquery` (which has no query syntax either). With a plan, as it says.
+ */
+export function searchMatch(dialect: Dialect, words: string[], plan?: SearchPlan): Expression<SqlBool> {
+  if (plan?.kind === 'few') return plan.runIds.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`runs.id in (${sql.join(plan.runIds)})`;
   if (dialect === 'postgres') {
-    return sql<SqlBool>`(runs.project_id, runs.id) in (select run_search.project_id, run_search.run_id from run_search where run_search.words @@ plainto_tsquery('simple', ${words.join(' ')}))`;
+    const query = sql`plainto_tsquery('simple', ${words.join(' ')})`;
+    // A correlated scalar subquery, which PostgreSQL evaluates run by run as the list walks its order (an
+    // EXISTS it would turn into a join reading every match first).
+    return plan?.kind === 'many'
+      ? sql<SqlBool>`coalesce((select s.words @@ ${query} from run_search s where s.project_id = runs.project_id and s.run_id = runs.id), false)`
+      : sql<SqlBool>`(runs.project_id, runs.id) in (select run_search.project_id, run_search.run_id from run_search where run_search.words @@ ${query})`;
   }
-  const phrases = words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ');
-  return sql<SqlBool>`(runs.project_id, runs.id) in (select k.project_id, k.run_id from run_search_keys k where k.id in (select rowid from run_search where run_search match ${phrases}))`;
+  const phrases = phrasesOf(words);
+  return plan?.kind === 'many'
+    ? sql<SqlBool>`exists (select 1 from run_search_keys k where k.project_id = runs.project_id and k.run_id = runs.id
+        and exists (select 1 from run_search where run_search match ${phrases} and run_search.rowid = k.id))`
+    : sql<SqlBool>`(runs.project_id, runs.id) in (select k.project_id, k.run_id from run_search_keys k where k.id in (select rowid from run_search where run_search match ${phrases}))`;
 }
 
 /** Writes runs' words (new runs, or `replace` to rewrite those of stored runs), in the caller's transaction. */

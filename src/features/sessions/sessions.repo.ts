@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import { runFilterWhere, type RunFilters } from '../runs/runs.filters.js';
+import { planSearch } from '../runs/runs.search.js';
 import type { Database, RollupTotals } from '../../db/schema.js';
 import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
@@ -71,18 +72,29 @@ export async function listActivity(
     .selectAll()
     .select(sql.ref<string>(key).as('key'))
     .where('project_id', '=', projectId);
-  if (Object.keys(filters).length > 0) {
+  const search = filters.q === undefined ? undefined : await planSearch(db, projectId, filters.q);
+  if (search?.kind === 'few') {
+    // Few matches: the sessions (or users) of the matching runs, sorted.
+    const matching = db
+      .selectFrom('runs')
+      .select(sql.ref<string>(`runs.${key}`).as('key'))
+      .where('runs.project_id', '=', projectId)
+      .where(runFilterWhere(dialect, filters, search));
+    query = query.where(sql.ref(`${table}.${key}`) as never, 'in', matching as never);
+  } else if (Object.keys(filters).length > 0) {
     query = query.where(({ exists, selectFrom }) =>
       exists(
         selectFrom('runs')
           .select(sql`1`.as('one'))
           .whereRef('runs.project_id', '=', sql.ref(`${table}.project_id`) as never)
           .whereRef(sql.ref(`runs.${key}`) as never, '=', sql.ref(`${table}.${key}`) as never)
-          .where(runFilterWhere(dialect, filters) as never),
+          .where(runFilterWhere(dialect, filters, search) as never),
       ),
     );
   }
-  const rows = (await keysetQuery(query as never, { sort: 'end_time', id: key } as never, after, take).execute()) as unknown as (RollupTotals & {
+  const rows = (await keysetQuery(query as never, { sort: 'end_time', id: key } as never, after, take, {
+    sortSelected: search?.kind === 'few',
+  }).execute()) as unknown as (RollupTotals & {
     key: string;
   })[];
   return keysetRows(ORDER, await withFacts(db, projectId, kind, rows));

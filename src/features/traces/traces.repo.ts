@@ -6,6 +6,7 @@ import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../l
 import { problems } from '../../lib/problems.js';
 import { toRun } from '../runs/runs.document.js';
 import { runFilterWhere, type RunFilters } from '../runs/runs.filters.js';
+import { planSearch } from '../runs/runs.search.js';
 import type { Run } from '../runs/runs.schemas.js';
 import { previewOf } from './traces.preview.js';
 import { MAX_OUTLINE_RUNS, type RunOutline, type Trace } from './traces.schemas.js';
@@ -70,7 +71,7 @@ async function withHeads(db: Kysely<Database>, projectId: string, rows: TraceRow
         .select('doc')
         .where('project_id', '=', projectId)
         .where('trace_id', '=', row.trace_id)
-        .orderBy('start_time')
+        .orderBy(sql`+start_time`) // a value, not the stream index's order: the trace's own runs, sorted
         .orderBy('id')
         .limit(1)
         .executeTakeFirst();
@@ -98,18 +99,27 @@ export async function listTraces(
   let query = db.selectFrom('traces').selectAll().where('traces.project_id', '=', projectId);
   if (startedAfter !== undefined) query = query.where('traces.start_time', '>=', startedAfter);
   if (startedBefore !== undefined) query = query.where('traces.start_time', '<', startedBefore);
-  if (Object.keys(runFilters).length > 0) {
+  const search = runFilters.q === undefined ? undefined : await planSearch(db, projectId, runFilters.q);
+  if (search?.kind === 'few') {
+    // Few matches: the traces of the matching runs, sorted (rather than testing every trace of the project).
+    const matching = db
+      .selectFrom('runs')
+      .select('runs.trace_id')
+      .where('runs.project_id', '=', projectId)
+      .where(runFilterWhere(dialect, runFilters, search));
+    query = query.where('traces.trace_id', 'in', matching);
+  } else if (Object.keys(runFilters).length > 0) {
     query = query.where(({ exists, selectFrom }) =>
       exists(
         selectFrom('runs')
           .select(sql`1`.as('one'))
           .whereRef('runs.project_id', '=', 'traces.project_id')
           .whereRef('runs.trace_id', '=', 'traces.trace_id')
-          .where(runFilterWhere(dialect, runFilters) as never),
+          .where(runFilterWhere(dialect, runFilters, search) as never),
       ),
     );
   }
-  const rows = await keysetQuery(query, TRACE_ORDER, after, take).execute();
+  const rows = await keysetQuery(query, TRACE_ORDER, after, take, { sortSelected: search?.kind === 'few' }).execute();
   return keysetRows(TRACE_ORDER, await withHeads(db, projectId, rows));
 }
 
@@ -126,7 +136,7 @@ export async function listedTraces(
     .selectAll()
     .where('project_id', '=', projectId)
     .where(key, '=', value)
-    .orderBy('start_time')
+    .orderBy(sql`+start_time`) // its own traces, sorted: SQLite would otherwise walk every trace in start order
     .orderBy('trace_id')
     .limit(take)
     .execute();
@@ -143,7 +153,7 @@ export async function getTrace(db: Kysely<Database>, projectId: string, traceId:
     .select(['id', 'parent_run_id', 'name', 'kind', 'status', 'start_time', 'end_time', 'latency_ms', 'model', 'total_tokens', 'cost'])
     .where('project_id', '=', projectId)
     .where('trace_id', '=', traceId)
-    .orderBy('start_time')
+    .orderBy(sql`+start_time`) // the trace's runs by its index, sorted: not a walk of the project's runs in start order
     .orderBy('id')
     .limit(MAX_OUTLINE_RUNS + 1)
     .execute();

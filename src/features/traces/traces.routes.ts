@@ -1,4 +1,5 @@
 import type { App, Deps } from '../../deps.js';
+import { sendJsonText } from '../../lib/http.js';
 import { paginate } from '../../lib/pagination.js';
 import { requestedProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
@@ -41,9 +42,11 @@ export function traceRoutes(app: App, { db, dialect, cursors }: Deps): void {
       params: TraceParams,
       response: { 200: TraceDetailSchema },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const project = await requestedProject(db, request);
-      return getTrace(db, project.id, request.params.trace_id);
+      // Native JSON.stringify of objects built in the schema's shape and order (getTrace): for a trace of
+      // 25,000 runs, several times faster than the schema serializer, which escapes every string in JS.
+      return sendJsonText(reply, JSON.stringify(await getTrace(db, project.id, request.params.trace_id)));
     },
   });
 }
