@@ -9,8 +9,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCall, chromiumAvailable, CHROMIUM, formScope, labelled, mintToken, openDashboard, screenshot, signIn, type Dashboard } from './helpers/browser.js';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { apiCall, chromiumAvailable, CHROMIUM, stepsIn, formScope, labelled, mintToken, openDashboard, signIn, type Dashboard } from './helpers/browser.js';
 
 const ARTIFACTS = join(new URL('..', import.meta.url).pathname, 'test-artifacts', 'screenshots-forms');
 const ACTION_MS = 8_000;
@@ -34,23 +34,7 @@ suite('the dashboard’s forms in a real browser (chromium + playwright-core)', 
     expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
     return response.body;
   };
-  /** A step, with a screenshot after it (and after a failure, with the server's log tail in the error). */
-  const step = (name: string, fn: () => Promise<void>) =>
-    it(
-      name,
-      async () => {
-        const file = join(ARTIFACTS, `${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`);
-        try {
-          await fn();
-          await screenshot(page, `${file}.png`, true).catch(() => {});
-        } catch (error) {
-          await screenshot(page, `${file}-FAILED.png`, true).catch(() => {});
-          if (error instanceof Error) error.message += `\n--- server log (tail) ---\n${dashboard?.server.logs().slice(-3_000).trim() ?? ''}`;
-          throw error;
-        }
-      },
-      25_000,
-    );
+  const step = stepsIn(ARTIFACTS, () => ({ page, dashboard }), 25_000);
   const titled = (title: string) => expect.poll(() => page.title(), { timeout: ACTION_MS, interval: 100 }).toBe(title);
 
   beforeAll(async () => {

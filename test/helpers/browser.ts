@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { it } from 'vitest';
 import { ensureBuilt } from '../../scripts/build-if-needed.js';
 import { freePort } from './services.js';
 
@@ -83,6 +84,31 @@ export async function launchBrowser(): Promise<Browser> {
 export async function screenshot(page: Page, path: string, fullPage = false): Promise<void> {
   mkdirSync(dirname(path), { recursive: true });
   await page.screenshot({ path, fullPage, animations: 'disabled' });
+}
+
+/**
+ * A suite's steps: each a test that saves a screenshot under `dir` after it, and after a failure one
+ * marked FAILED, with the server's log tail added to the error. `state` gives the page and dashboard
+ * once `beforeAll` has opened them.
+ */
+export function stepsIn(dir: string, state: () => { page: Page; dashboard: Dashboard | undefined }, timeoutMs = 25_000) {
+  return (name: string, fn: () => Promise<void>) =>
+    it(
+      name,
+      async () => {
+        const { page, dashboard } = state();
+        const file = join(dir, name.replace(/[^a-z0-9]+/gi, '-').toLowerCase());
+        try {
+          await fn();
+          await screenshot(page, `${file}.png`, true).catch(() => {});
+        } catch (error) {
+          await screenshot(page, `${file}-FAILED.png`, true).catch(() => {});
+          if (error instanceof Error) error.message += `\n--- server log (tail) ---\n${dashboard?.server.logs().slice(-3_000).trim() ?? ''}`;
+          throw error;
+        }
+      },
+      timeoutMs,
+    );
 }
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

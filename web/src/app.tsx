@@ -10,6 +10,10 @@ import { PromptPage } from './pages/prompt.js';
 import { PromptsPage } from './pages/prompts.js';
 import { RunPage } from './pages/run.js';
 import { RunsPage } from './pages/runs.js';
+import { SessionPage } from './pages/session.js';
+import { ActivityPage } from './pages/sessions.js';
+import { TracePage } from './pages/trace.js';
+import { TracesPage } from './pages/traces.js';
 import { SettingsPage } from './pages/settings.js';
 import { Link, match, navigate, useLocation } from './router.js';
 import { SessionProvider } from './session.js';
@@ -17,6 +21,12 @@ import { SessionProvider } from './session.js';
 type Params = Record<string, string>;
 const ROUTES: [string, (params: Params) => ReactElement][] = [
   ['/projects', () => <ProjectsPage />],
+  ['/projects/:projectId/traces', (p) => <TracesPage projectId={p.projectId!} />],
+  ['/projects/:projectId/traces/:traceId', (p) => <TracePage projectId={p.projectId!} traceId={p.traceId!} />],
+  ['/projects/:projectId/sessions', (p) => <ActivityPage projectId={p.projectId!} kind="sessions" />],
+  ['/projects/:projectId/sessions/:sessionId', (p) => <SessionPage projectId={p.projectId!} id={p.sessionId!} kind="sessions" />],
+  ['/projects/:projectId/users', (p) => <ActivityPage projectId={p.projectId!} kind="users" />],
+  ['/projects/:projectId/users/:userId', (p) => <SessionPage projectId={p.projectId!} id={p.userId!} kind="users" />],
   ['/projects/:projectId/runs', (p) => <RunsPage projectId={p.projectId!} />],
   ['/projects/:projectId/runs/:runId', (p) => <RunPage projectId={p.projectId!} runId={p.runId!} />],
   ['/projects/:projectId/monitors', (p) => <MonitorsPage projectId={p.projectId!} />],
@@ -36,7 +46,7 @@ function Routes() {
   const { path } = useLocation();
   if (path === '/' || path === '') return <Redirect to="/projects" />;
   const project = match('/projects/:projectId', path);
-  if (project) return <Redirect to={`/projects/${project.projectId}/runs`} />;
+  if (project) return <Redirect to={`/projects/${project.projectId}/traces`} />;
   for (const [pattern, render] of ROUTES) {
     const params = match(pattern, path);
     if (params) return render(params);

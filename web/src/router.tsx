@@ -4,10 +4,10 @@ import { useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent } from
 
 const listeners = new Set<() => void>();
 
-export function navigate(to: string, options: { replace?: boolean } = {}): void {
+export function navigate(to: string, options: { replace?: boolean; keepScroll?: boolean } = {}): void {
   if (options.replace) window.history.replaceState(null, '', to);
   else window.history.pushState(null, '', to);
-  window.scrollTo(0, 0);
+  if (!options.keepScroll) window.scrollTo(0, 0);
   for (const listener of listeners) listener();
 }
 

@@ -27,13 +27,17 @@ export function Chart({
   threshold,
   height = 180,
   ariaLabel,
+  onSelect,
 }: {
   labels: string[];
   series: ChartSeries[];
   threshold?: number | null;
   height?: number;
   ariaLabel: string;
+  /** Points `first`..`last` picked: a click picks one (drill into it), a drag several (zoom to them). */
+  onSelect?: (first: number, last: number) => void;
 }) {
+  const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);
   const ref = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(720);
   useEffect(() => {
@@ -58,7 +62,15 @@ export function Chart({
   const bars = series.filter((s) => s.kind === 'bar');
   return (
     <div ref={ref} className="chart-box">
-      <svg className="chart" width={width} height={height} viewBox={`0 0 ${width} ${height}`} role="img" aria-label={ariaLabel}>
+      <svg
+        className="chart"
+        onMouseLeave={() => setDrag(null)}
+        width={width}
+        height={height}
+        viewBox={`0 0 ${width} ${height}`}
+        role="img"
+        aria-label={ariaLabel}
+      >
         {ticks.map((t) => (
           <g key={t}>
             <line x1={pad.left} x2={width - pad.right} y1={y(t)} y2={y(t)} className="chart-grid" />
@@ -101,6 +113,39 @@ export function Chart({
             <title>{`threshold ${threshold}`}</title>
           </line>
         )}
+        {drag && (
+          <rect
+            x={pad.left + step * Math.min(drag.from, drag.to)}
+            width={step * (Math.abs(drag.to - drag.from) + 1)}
+            y={pad.top}
+            height={height - pad.top - pad.bottom}
+            className="chart-selection"
+          />
+        )}
+        {onSelect &&
+          labels.map((l, i) => (
+            <rect
+              key={`pick-${i}`}
+              x={pad.left + step * i}
+              width={step}
+              y={pad.top}
+              height={height - pad.top - pad.bottom}
+              fill="transparent"
+              style={{ cursor: 'zoom-in' }}
+              data-point={i}
+              onMouseDown={(e) => {
+                e.preventDefault();
+                setDrag({ from: i, to: i });
+              }}
+              onMouseEnter={() => setDrag((d) => (d ? { ...d, to: i } : d))}
+              onMouseUp={() => {
+                if (drag) onSelect(Math.min(drag.from, i), Math.max(drag.from, i));
+                setDrag(null);
+              }}
+            >
+              <title>{`${l}: click to look at this ${labels.length > 1 ? 'bucket' : 'point'}, drag to zoom`}</title>
+            </rect>
+          ))}
         {labels.map((l, i) =>
           i % labelEvery === 0 ? (
             <text key={i} x={x(i)} y={height - 6} textAnchor="middle" className="chart-tick">

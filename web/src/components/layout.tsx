@@ -89,15 +89,21 @@ export function SignIn({ reason }: { reason?: string | undefined }) {
 }
 
 /** Tabs of a project: runs and monitors. */
-export function ProjectTabs({ projectId, active }: { projectId: string; active: 'runs' | 'monitors' }) {
+export function ProjectTabs({ projectId, active }: { projectId: string; active: 'traces' | 'runs' | 'sessions' | 'users' | 'monitors' }) {
+  const tabs = [
+    ['traces', 'Traces'],
+    ['runs', 'Runs'],
+    ['sessions', 'Sessions'],
+    ['users', 'Users'],
+    ['monitors', 'Monitors'],
+  ] as const;
   return (
     <nav className="tabs" aria-label="Project">
-      <Link to={`/projects/${projectId}/runs`} aria-current={active === 'runs' ? 'page' : undefined}>
-        Runs
-      </Link>
-      <Link to={`/projects/${projectId}/monitors`} aria-current={active === 'monitors' ? 'page' : undefined}>
-        Monitors
-      </Link>
+      {tabs.map(([tab, label]) => (
+        <Link key={tab} to={`/projects/${projectId}/${tab}`} aria-current={active === tab ? 'page' : undefined}>
+          {label}
+        </Link>
+      ))}
     </nav>
   );
 }

@@ -108,7 +108,7 @@ export function ProjectsPage() {
         row={(project) => (
           <tr key={project.id}>
             <td>
-              <Link to={`/projects/${project.id}/runs`} className="sl-strong-link">
+              <Link to={`/projects/${project.id}/traces`} className="sl-strong-link">
                 {project.name}
               </Link>
               {project.description && <div className="muted sl-clamp">{project.description}</div>}

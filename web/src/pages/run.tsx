@@ -1,5 +1,7 @@
 import { useState, type ReactNode } from 'react';
 import { ApiError, runs } from '../api.js';
+import { RunValue } from '../components/conversation.js';
+import { costSourceText } from './trace/run-panel.js';
 import { RunPromptFact } from '../components/prompt-link.js';
 import { Button, CopyButton, Empty, ErrorBox, JsonView, Loading, PageHeader, Panel, StatusBadge } from '../components/ui.js';
 import { fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
@@ -100,7 +102,7 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
               <Fact label="Completion tokens" value={fmtNumber(usage?.completionTokens)} />
               {usage?.reasoningTokens !== undefined && <Fact label="of which reasoning" value={fmtNumber(usage.reasoningTokens)} />}
               <Fact label="Total tokens" value={fmtNumber(usage?.totalTokens)} />
-              <Fact label="Cost" value={fmtCost(run.cost)} />
+              <Fact label="Cost" value={`${fmtCost(run.cost)}${run.costSource ? ` (${costSourceText(run)})` : ''}`} />
             </dl>
             <dl className="sl-ids">
               <dt>Run id</dt>
@@ -109,7 +111,10 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
               </dd>
               <dt>Trace id</dt>
               <dd>
-                <Link to={`${listLink}?traceId=${encodeURIComponent(run.traceId)}`} title="List the runs of this trace">
+                <Link
+                  to={`/projects/${projectId}/traces/${encodeURIComponent(run.traceId)}?run=${encodeURIComponent(run.id)}`}
+                  title="Open the trace's waterfall"
+                >
                   <code>{run.traceId}</code>
                 </Link>
               </dd>
@@ -172,14 +177,16 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
           )}
 
           <div className="sl-io">
-            <JsonPanel id="run-inputs" title="Inputs" value={run.inputs} openDepth={3} />
-            <JsonPanel
-              id="run-outputs"
-              title="Outputs"
-              value={run.outputs}
-              openDepth={3}
-              empty={run.status === 'running' ? 'No outputs yet: the run is still running.' : 'This run has no outputs.'}
-            />
+            <section className="panel">
+              <RunValue value={run.inputs} side="input" label="Inputs" />
+            </section>
+            <section className="panel">
+              {run.outputs === null ? (
+                <p className="muted">{run.status === 'running' ? 'No outputs yet: the run is still running.' : 'This run has no outputs.'}</p>
+              ) : (
+                <RunValue value={run.outputs} side="output" label="Outputs" />
+              )}
+            </section>
           </div>
 
           <JsonPanel id="run-metadata" title="Metadata" value={run.metadata} empty="No metadata." />

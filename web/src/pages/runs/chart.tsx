@@ -1,9 +1,10 @@
+import { useMemo } from 'react';
 import { ApiError, runs } from '../../api.js';
 import { Chart } from '../../components/chart.js';
 import { ErrorBox, Field, Loading } from '../../components/ui.js';
 import { fmtBucket, fmtCost, fmtMs, fmtNumber, fmtShare } from '../../format.js';
 import { useAsync } from '../../hooks.js';
-import { RANGES, type Range, type RunQuery } from './query.js';
+import { RANGES, windowOf, type Range, type RunQuery } from './query.js';
 
 /** Run counts and errors per bucket over the chosen range, for the same filters as the table. */
 export function RunsChart({
@@ -11,26 +12,28 @@ export function RunsChart({
   filters,
   range,
   onRange,
+  onZoom,
   tick,
+  now: givenNow,
 }: {
   projectId: string;
   filters: RunQuery;
   range: Range;
   onRange: (range: Range) => void;
+  /** Zoom or drill into [from, to) (ISO times): dragging over bars, or clicking one. */
+  onZoom?: (from: string, to: string) => void;
   tick: number;
+  now?: number;
 }) {
+  // "Now" moves with the range, the filters and a refresh only: a new one every render would refetch forever.
+  const ownNow = useMemo(() => Date.now(), [range, tick, JSON.stringify(filters)]); // eslint-disable-line react-hooks/exhaustive-deps
+  const win = windowOf(filters, range, givenNow ?? ownNow);
   const metrics = useAsync(
     () => {
-      const to = Date.now();
-      const { ms, bucket } = RANGES[range];
-      return runs.metrics(projectId, {
-        ...filters,
-        from: new Date(to - ms).toISOString(),
-        to: new Date(to).toISOString(),
-        bucket,
-      });
+      const { startedAfter: _a, startedBefore: _b, ...rest } = filters;
+      return runs.metrics(projectId, { ...rest, from: new Date(win.from).toISOString(), to: new Date(win.to).toISOString(), bucket: win.bucket });
     },
-    `${projectId}|${JSON.stringify(filters)}|${range}|${tick}`,
+    `${projectId}|${JSON.stringify(filters)}|${range}|${tick}|${win.from}|${win.to}`,
   );
   const data = metrics.data;
   const series = data?.groups[0]?.series ?? [];
@@ -70,7 +73,15 @@ export function RunsChart({
           <div className="sl-chart-box">
             <Chart
               ariaLabel="Runs and errors over time"
-              labels={series.map((p) => fmtBucket(p.start, RANGES[range].bucketMs, range === '7d'))}
+              labels={series.map((p) => fmtBucket(p.start, win.bucketMs, win.to - win.from > 86_400_000 && win.bucketMs < 86_400_000))}
+              onSelect={
+                onZoom &&
+                ((first, last) => {
+                  const start = series[first]?.start;
+                  const end = series[last]?.start;
+                  if (start && end) onZoom(start, new Date(Date.parse(end) + win.bucketMs).toISOString());
+                })
+              }
               series={[
                 { name: 'runs', values: series.map((p) => p.count), kind: 'bar', tone: 'primary' },
                 { name: 'errors', values: series.map((p) => p.errorCount), kind: 'bar', tone: 'bad' },
@@ -87,7 +98,9 @@ export function RunsChart({
               Errors
             </span>
             <span>
-              per {RANGES[range].bucket === '1m' ? 'minute' : RANGES[range].bucket === '1h' ? 'hour' : 'day'}, {RANGES[range].label.toLowerCase()}
+              per {win.bucket === '1m' ? 'minute' : win.bucket === '1h' ? 'hour' : 'day'},{' '}
+              {typeof filters.startedAfter === 'string' || typeof filters.startedBefore === 'string' ? 'the chosen window' : RANGES[range].label.toLowerCase()}
+              {onZoom ? ' · drag over bars to zoom, click one to drill in' : ''}
             </span>
           </div>
         </div>

@@ -16,6 +16,7 @@ const FILTER_LABELS: Record<string, string> = {
   startedAfter: 'Started after',
   startedBefore: 'Started before',
   tag: 'Tag',
+  q: 'Search',
 };
 
 /** Every runs-list filter as a labelled control; selects and the checkbox apply at once, the rest on submit. */
@@ -24,14 +25,17 @@ export function RunFilters({
   range,
   onApply,
   searchText,
+  defaultOpen = true,
 }: {
   filters: RunQuery;
   range: Range;
   onApply: (params: URLSearchParams) => void;
   searchText: string;
+  /** Whether the form starts unfolded (on wide screens); the active filters always show as chips. */
+  defaultOpen?: boolean;
 }) {
   const [draft, setDraft] = useState<Draft>(() => draftFromFilters(filters));
-  const [open, setOpen] = useState(() => typeof window === 'undefined' || !window.matchMedia?.('(max-width: 720px)').matches);
+  const [open, setOpen] = useState(() => defaultOpen && (typeof window === 'undefined' || !window.matchMedia?.('(max-width: 720px)').matches));
   const [problem, setProblem] = useState('');
   // The URL is the truth: back/forward and chip removal reset the form.
   useEffect(() => {

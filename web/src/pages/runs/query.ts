@@ -4,7 +4,7 @@ import { fromLocalInput, toLocalInput } from '../../format.js';
 /** The runs-list query (API names; `tag` repeated, `metadata.<key>` as they are). */
 export type RunQuery = Record<string, string | string[] | undefined>;
 
-const SINGLE_KEYS = ['status', 'kind', 'name', 'model', 'traceId', 'sessionId', 'userId', 'parentRunId', 'startedAfter', 'startedBefore'] as const;
+const SINGLE_KEYS = ['status', 'kind', 'name', 'model', 'traceId', 'sessionId', 'userId', 'parentRunId', 'startedAfter', 'startedBefore', 'q'] as const;
 
 /** The runs-list query held in the page's URL. */
 export function filtersFromSearch(search: URLSearchParams): RunQuery {
@@ -85,6 +85,7 @@ export function searchFromDraft(draft: Draft, current: RunQuery, range: Range): 
     else set(key, fromLocalInput(draft[key]));
   }
   if (draft.metaKey.trim() !== '' && draft.metaValue !== '') params.set(`metadata.${draft.metaKey.trim()}`, draft.metaValue);
+  if (typeof current.q === 'string') params.set('q', current.q);
   if (range !== DEFAULT_RANGE) params.set('range', range);
   return params;
 }
@@ -103,4 +104,19 @@ export const isRange = (value: string | null): value is Range => value !== null 
 /** The URL query without any filter: only the range, when it is not the default. */
 export function clearedSearch(range: Range): URLSearchParams {
   return new URLSearchParams(range === DEFAULT_RANGE ? '' : `range=${range}`);
+}
+
+/**
+ * The time window the chart and the list show: `startedAfter`/`startedBefore` when set (a zoom or a
+ * drill, or typed), else the range back from `now`; with the bucket that gives a few dozen bars.
+ */
+export function windowOf(filters: RunQuery, range: Range, now: number): { from: number; to: number; bucket: '1m' | '1h' | '1d'; bucketMs: number } {
+  const after = typeof filters.startedAfter === 'string' ? Date.parse(filters.startedAfter) : NaN;
+  const before = typeof filters.startedBefore === 'string' ? Date.parse(filters.startedBefore) : NaN;
+  const to = Number.isNaN(before) ? now : before;
+  const from = Number.isNaN(after) ? to - RANGES[range].ms : after;
+  const span = Math.max(1, to - from);
+  if (span <= 3 * 3_600_000) return { from, to, bucket: '1m', bucketMs: 60_000 };
+  if (span <= 3 * 86_400_000) return { from, to, bucket: '1h', bucketMs: 3_600_000 };
+  return { from, to, bucket: '1d', bucketMs: 86_400_000 };
 }

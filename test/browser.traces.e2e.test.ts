@@ -1,0 +1,218 @@
+/**
+ * Debugging a conversation in a real browser (chromium + playwright-core, the machinery of
+ * test/browser.e2e.test.ts on a server and a user of its own): the project opens on its traces with
+ * input and output previews; a search narrows them; dragging over the chart zooms the window (the URL and
+ * the rows follow); a trace opens as a waterfall with its failed run marked; a model call opens beside
+ * it as a conversation (roles, Markdown, a code block, a tool call: text on the page, not JSON) with
+ * the raw JSON a click away; its session reads turn by turn. With SIGHTLINE_UPDATE_SCREENSHOTS=1 the
+ * traces list, the trace view and the conversation are saved to docs/screenshots/ for the README.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { apiCall, chromiumAvailable, CHROMIUM, stepsIn, mintToken, openDashboard, screenshot, signIn, type Dashboard } from './helpers/browser.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'screenshots-traces');
+const README_SHOTS = process.env.SIGHTLINE_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : null;
+const ACTION_MS = 8_000;
+const available = chromiumAvailable();
+const suite = available || process.env.CI ? describe : describe.skip;
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+/** Five minutes into an hour that began at least two hours ago: the conversation's turns share one hourly bucket. */
+const T0 = Math.floor((Date.now() - 2 * HOUR) / HOUR) * HOUR + 5 * MIN;
+const at = (ms: number) => new Date(T0 + ms).toISOString();
+const SYSTEM = '## Refund policy\nAnswer **briefly**. Use this query:\n```sql\nselect * from orders where id = 42\n```';
+
+/** Two turns of one conversation, and a trace about something else 80 minutes later. */
+function traceRuns(): Record<string, unknown>[] {
+  const turn = (n: number, start: number, question: string, answer: string) => [
+    {
+      id: `turn-${n}`,
+      name: 'support-agent',
+      kind: 'agent',
+      status: 'succeeded',
+      startTime: at(start),
+      endTime: at(start + 4000),
+      sessionId: 'conv-1',
+      userId: 'ada',
+      inputs: { messages: [{ role: 'user', content: question }] },
+      outputs: { content: answer },
+    },
+    {
+      id: `turn-${n}-llm`,
+      parentRunId: `turn-${n}`,
+      name: 'chat gpt-4o',
+      kind: 'llm',
+      status: 'succeeded',
+      startTime: at(start + 200),
+      endTime: at(start + 2500),
+      model: 'gpt-4o',
+      sessionId: 'conv-1',
+      usage: { promptTokens: 1200, completionTokens: 80 },
+      inputs: {
+        messages: [
+          { role: 'system', parts: [{ type: 'text', content: SYSTEM }] },
+          { role: 'user', parts: [{ type: 'text', content: question }] },
+        ],
+      },
+      outputs: {
+        messages: [
+          {
+            role: 'assistant',
+            parts: [
+              { type: 'tool_call', id: 'call-1', name: 'lookup_order', arguments: { orderId: 42 } },
+              { type: 'text', content: answer },
+            ],
+          },
+        ],
+      },
+    },
+    {
+      id: `turn-${n}-tool`,
+      parentRunId: `turn-${n}`,
+      name: 'lookup_order',
+      kind: 'tool',
+      status: 'failed',
+      startTime: at(start + 2600),
+      endTime: at(start + 3900),
+      error: 'TimeoutError: orders service did not answer',
+      inputs: { orderId: 42 },
+    },
+  ];
+  return [
+    ...turn(1, 0, 'Where is my refund for order 42?', 'Your refund was issued on Monday.'),
+    ...turn(2, 60_000, 'Can you split the invoice?', 'Yes, I split the invoice in two.'),
+    {
+      id: 'weather',
+      name: 'weather-bot',
+      kind: 'chain',
+      status: 'succeeded',
+      startTime: at(80 * MIN),
+      endTime: at(80 * MIN + 900),
+      inputs: { prompt: 'weather in Paris' },
+      outputs: { text: 'sunny' },
+    },
+  ];
+}
+
+suite('debugging traces in a real browser (chromium + playwright-core)', () => {
+  let dashboard: Dashboard | undefined;
+  let page: Page;
+  let projectId = '';
+  const step = stepsIn(ARTIFACTS, () => ({ page, dashboard }), 30_000);
+  const rows = () => page.getByRole('table', { name: 'Traces' }).getByRole('row');
+
+  beforeAll(async () => {
+    if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    if (README_SHOTS) mkdirSync(README_SHOTS, { recursive: true });
+    dashboard = await openDashboard(ACTION_MS);
+    page = dashboard.page;
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await signIn(page, 'e2e-traces@example.test');
+    const token = await mintToken(page, 'e2e-traces');
+    const project = await apiCall<{ id: string }>(dashboard.server.url, token, 'POST', '/v1/projects', { name: 'traces-project' });
+    projectId = project.body.id;
+    const batch = await apiCall<{ results: { status: string }[] }>(dashboard.server.url, token, 'POST', `/v1/projects/${projectId}/runs/batch`, {
+      runs: traceRuns(),
+    });
+    expect(batch.body.results.map((r) => r.status)).toEqual(traceRuns().map(() => 'created'));
+  }, 120_000);
+
+  afterAll(async () => {
+    await dashboard?.close();
+  }, 30_000);
+
+  step('opens the project on its traces, root rows with their input and output previews', async () => {
+    await page.goto(`/projects/${projectId}`);
+    await page.waitForURL(/\/traces$/);
+    await expect.poll(() => page.title(), { timeout: ACTION_MS }).toContain('Traces');
+    await rows().filter({ hasText: 'weather-bot' }).waitFor();
+    // A header row and the three traces, newest first, each with its previews.
+    await expect.poll(async () => rows().count(), { timeout: ACTION_MS }).toBe(4);
+    await expect(rows().nth(1).textContent()).resolves.toMatch(/weather-bot.*weather in Paris.*sunny/s);
+    await expect(rows().nth(3).textContent()).resolves.toMatch(/support-agent.*Where is my refund for order 42\?.*Your refund was issued on Monday\./s);
+    if (README_SHOTS) await screenshot(page, join(README_SHOTS, 'traces.png'));
+  });
+
+  step('searches with q: only the traces whose runs mention the words', async () => {
+    await page.getByRole('searchbox', { name: 'Search inputs, outputs, errors and names' }).fill('invoice');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.waitForURL(/[?&]q=invoice/);
+    await expect.poll(async () => rows().count(), { timeout: ACTION_MS }).toBe(2);
+    await expect(rows().nth(1).textContent()).resolves.toContain('Can you split the invoice?');
+    await page.goto(`/projects/${projectId}/traces?range=24h`);
+  });
+
+  step('zooms the window by dragging over the chart: the URL and the rows follow', async () => {
+    await rows().filter({ hasText: 'weather-bot' }).waitFor();
+    const chart = page.getByRole('img', { name: 'Runs and errors over time' });
+    await expect.poll(async () => page.locator('rect[data-point]').count(), { timeout: ACTION_MS }).toBeGreaterThanOrEqual(24);
+    // The hour of the conversation's six runs: its bar is the tallest; a click there drills into it.
+    const bars = chart.locator('rect.chart-bar.primary');
+    const counts = await bars.evaluateAll((els) => els.map((el) => Number(/runs (\d+)/.exec(el.querySelector('title')?.textContent ?? '')?.[1] ?? 0)));
+    const tallest = counts.indexOf(Math.max(...counts));
+    expect(counts[tallest], counts.join(',')).toBe(6);
+    const bar = (await bars.nth(tallest).boundingBox())!;
+    await page.mouse.move(bar.x + bar.width / 2, bar.y + 2);
+    await page.mouse.down();
+    await page.mouse.up();
+    await page.waitForURL(/startedAfter=.*startedBefore=/);
+    // The drilled hour's traces only: the conversation's two, not the later one.
+    await expect
+      .poll(
+        async () =>
+          (await rows().allTextContents()).slice(1).map((text) => (text.includes('weather-bot') ? 'weather' : text.includes('support-agent') ? 'turn' : '?')),
+        {
+          timeout: ACTION_MS,
+        },
+      )
+      .toEqual(['turn', 'turn']);
+    await page.getByRole('button', { name: 'Reset zoom' }).click();
+    await expect.poll(async () => page.url(), { timeout: ACTION_MS }).not.toContain('startedAfter');
+  });
+
+  step('opens a trace as a waterfall, its failed run marked, and a model call beside it as a conversation', async () => {
+    await page.goto(`/projects/${projectId}/traces/turn-1`);
+    const waterfall = page.getByRole('table', { name: 'Runs of the trace on a time axis' });
+    await waterfall.getByRole('row').filter({ hasText: 'lookup_order' }).waitFor();
+    await expect(waterfall.getByRole('row').count()).resolves.toBe(4); // the axis and three runs
+    await expect(waterfall.getByRole('row').filter({ hasText: 'lookup_order' }).getByLabel('failed').count()).resolves.toBe(1);
+    // Bars at their true offsets: the tool starts after the model call ends.
+    const left = async (id: string) => (await page.locator(`[data-run="${id}"]`).boundingBox())!.x;
+    expect(await left('turn-1-tool')).toBeGreaterThan(await left('turn-1-llm'));
+    if (README_SHOTS) await screenshot(page, join(README_SHOTS, 'trace.png'));
+
+    await waterfall.getByRole('button', { name: /chat gpt-4o/ }).click();
+    await page.waitForURL(/\?run=turn-1-llm/);
+    const input = page.getByRole('list', { name: 'Input' });
+    await input.getByText('Refund policy').waitFor();
+    await expect(input.getByRole('heading', { name: 'Refund policy' }).count()).resolves.toBe(1);
+    await expect(input.locator('pre code').textContent()).resolves.toBe('select * from orders where id = 42');
+    await expect(input.locator('strong').textContent()).resolves.toBe('briefly');
+    await expect(input.locator('.sl-msg-role').allTextContents()).resolves.toEqual(['system', 'user']);
+    const output = page.getByRole('list', { name: 'Output' });
+    await expect(output.textContent()).resolves.toMatch(/Tool call\s*lookup_order.*"orderId": 42.*Your refund was issued on Monday\./s);
+    await expect(page.getByText('tool_call').count()).resolves.toBe(0); // no JSON until asked for
+    await expect(page.getByRole('complementary').textContent()).resolves.toMatch(/computed at the built-in price of gpt-4o/);
+    if (README_SHOTS) await screenshot(page, join(README_SHOTS, 'conversation.png'));
+    await page.getByRole('button', { name: 'Raw JSON' }).first().click();
+    await expect.poll(async () => page.getByRole('list', { name: 'Input' }).count(), { timeout: ACTION_MS }).toBe(0);
+    await expect(page.getByRole('region', { name: 'Input' }).textContent()).resolves.toContain('messages');
+  });
+
+  step('reads the session as its conversation, turn by turn, and lists the sessions', async () => {
+    await page.goto(`/projects/${projectId}/sessions/conv-1`);
+    const turns = page.getByRole('list', { name: 'The conversation, turn by turn' });
+    await turns.getByText('Your refund was issued on Monday.').waitFor();
+    await expect(turns.textContent()).resolves.toMatch(
+      /Turn 1.*Where is my refund for order 42\?.*Your refund was issued on Monday\..*Turn 2.*Can you split the invoice\?.*Yes, I split the invoice in two\./s,
+    );
+    await page.getByRole('link', { name: 'Sessions', exact: true }).first().click();
+    await page.getByRole('link', { name: 'conv-1' }).waitFor();
+  });
+});

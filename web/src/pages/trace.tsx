@@ -1,0 +1,119 @@
+import { ApiError, traces } from '../api.js';
+import { ErrorBox, Loading, PageHeader, StatusBadge } from '../components/ui.js';
+import { fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
+import { useAsync, useDocumentTitle, useProject } from '../hooks.js';
+import { Link, navigate, useLocation } from '../router.js';
+import type { Trace } from '../types.js';
+import { Breadcrumbs } from './runs/shared.js';
+import { RunPanel } from './trace/run-panel.js';
+import { Waterfall } from './trace/waterfall.js';
+import './trace/trace.css';
+
+/** Tokens by type and cost: a trace's, a session's or a user's totals. */
+export function Totals({ of, label }: { of: Pick<Trace, 'runCount' | 'errorCount' | 'usage' | 'cost'> & { latencyMs?: number }; label: string }) {
+  const u = of.usage;
+  return (
+    <dl className="stats sl-stats" aria-label={label}>
+      {of.latencyMs !== undefined && (
+        <div className="stat">
+          <dt>Latency</dt>
+          <dd>{fmtMs(of.latencyMs)}</dd>
+        </div>
+      )}
+      <div className="stat">
+        <dt>Runs</dt>
+        <dd>{fmtNumber(of.runCount)}</dd>
+      </div>
+      <div className="stat">
+        <dt>Errors</dt>
+        <dd>{fmtNumber(of.errorCount)}</dd>
+      </div>
+      <div className="stat">
+        <dt>Tokens</dt>
+        <dd
+          title={`prompt ${u.promptTokens}, completion ${u.completionTokens}, cache reads ${u.cacheReadTokens}, cache writes ${u.cacheCreationTokens}, reasoning ${u.reasoningTokens}`}
+        >
+          {fmtNumber(u.totalTokens)}
+          <small className="muted">
+            {' '}
+            {fmtNumber(u.promptTokens)} in · {fmtNumber(u.completionTokens)} out
+            {u.cacheReadTokens > 0 ? ` · ${fmtNumber(u.cacheReadTokens)} cached` : ''}
+            {u.reasoningTokens > 0 ? ` · ${fmtNumber(u.reasoningTokens)} reasoning` : ''}
+          </small>
+        </dd>
+      </div>
+      <div className="stat">
+        <dt>Cost</dt>
+        <dd>{fmtCost(of.cost)}</dd>
+      </div>
+    </dl>
+  );
+}
+
+/** A trace: its totals, its runs as a waterfall, and the selected run beside it (`?run=`), without reloading. */
+export function TracePage({ projectId, traceId }: { projectId: string; traceId: string }) {
+  const project = useProject(projectId);
+  const { search } = useLocation();
+  const selected = search.get('run');
+  const state = useAsync(() => traces.get(projectId, traceId), `${projectId}/${traceId}`);
+  const detail = state.data?.trace.traceId === traceId ? state.data : undefined;
+  useDocumentTitle(detail ? `Trace ${detail.trace.name}` : 'Trace', project.data?.name);
+  const base = `/projects/${projectId}`;
+  const select = (runId: string | null) => {
+    const params = new URLSearchParams(search);
+    if (runId) params.set('run', runId);
+    else params.delete('run');
+    const query = params.toString();
+    navigate(`${base}/traces/${encodeURIComponent(traceId)}${query ? `?${query}` : ''}`, { replace: true, keepScroll: true });
+  };
+  const crumbs = [
+    { label: 'Projects', to: '/projects' },
+    { label: project.data?.name ?? 'Project', to: `${base}/traces` },
+    { label: detail?.trace.name ?? traceId },
+  ];
+  if (state.error)
+    return (
+      <>
+        <Breadcrumbs items={crumbs} />
+        <ErrorBox error={state.error} onRetry={state.error instanceof ApiError && state.error.status === 404 ? undefined : state.reload} />
+      </>
+    );
+  if (!detail)
+    return (
+      <>
+        <Breadcrumbs items={crumbs} />
+        <Loading label="Loading trace…" />
+      </>
+    );
+  const t = detail.trace;
+  return (
+    <>
+      <Breadcrumbs items={crumbs} />
+      <PageHeader
+        title={<span className="sl-title">{t.name}</span>}
+        subtitle={
+          <>
+            <StatusBadge status={t.status} /> <span className="muted">{fmtInstant(t.startTime)}</span>
+            {t.sessionId && (
+              <>
+                {' · session '}
+                <Link to={`${base}/sessions/${encodeURIComponent(t.sessionId)}`}>{t.sessionId}</Link>
+              </>
+            )}
+            {t.userId && (
+              <>
+                {' · user '}
+                <Link to={`${base}/users/${encodeURIComponent(t.userId)}`}>{t.userId}</Link>
+              </>
+            )}
+          </>
+        }
+      />
+      <Totals of={t} label="Trace totals" />
+      <div className={`sl-trace-layout${selected ? ' with-panel' : ''}`}>
+        <Waterfall detail={detail} selected={selected} onSelect={(id) => select(id)} />
+        {selected && <RunPanel projectId={projectId} runId={selected} onClose={() => select(null)} />}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,157 @@
+import { useMemo, useState } from 'react';
+import type { TraceDetail } from '../../types.js';
+import { VirtualRows } from '../../components/virtual-rows.js';
+import { fmtCost, fmtMs, fmtNumber } from '../../format.js';
+
+type Outline = TraceDetail['runs'][number];
+
+const ROW = 30;
+
+/** "Nice" tick steps for a duration in ms: 1, 2 or 5 × 10^k, about five ticks. */
+function tickStep(span: number): number {
+  const raw = Math.max(1, span / 5);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  for (const step of [1, 2, 5, 10]) if (step * power >= raw) return step * power;
+  return 10 * power;
+}
+
+/**
+ * A trace's runs as a waterfall: one row per run in tree order, indented by depth (subtrees fold), a bar
+ * at the run's true offset from the trace's start and of its true length on a shared time axis, failed
+ * runs marked (colour, icon and text), running ones open-ended. `filter` keeps the runs whose name,
+ * kind or model contains it (with their ancestors, so each stays in its place).
+ */
+export function Waterfall({ detail, selected, onSelect }: { detail: TraceDetail; selected: string | null; onSelect: (runId: string) => void }) {
+  const [folded, setFolded] = useState<Set<string>>(new Set());
+  const [filter, setFilter] = useState('');
+  const start = Date.parse(detail.trace.startTime);
+  const end = Math.max(Date.parse(detail.trace.endTime), start + 1);
+  const span = end - start;
+  const now = Date.now();
+
+  const rows = useMemo(() => {
+    const needle = filter.trim().toLowerCase();
+    const byId = new Map(detail.runs.map((r) => [r.id, r]));
+    const keep = new Set<string>();
+    if (needle) {
+      for (const run of detail.runs) {
+        if (![run.name, run.kind, run.model ?? ''].some((text) => text.toLowerCase().includes(needle))) continue;
+        for (let at: Outline | undefined = run; at && !keep.has(at.id); at = at.parentRunId ? byId.get(at.parentRunId) : undefined) keep.add(at.id);
+      }
+    }
+    const out: Outline[] = [];
+    let hideBelow: number | null = null;
+    for (const run of detail.runs) {
+      if (hideBelow !== null && run.depth > hideBelow) continue;
+      hideBelow = null;
+      if (needle && !keep.has(run.id)) continue;
+      out.push(run);
+      if (folded.has(run.id)) hideBelow = run.depth;
+    }
+    return out;
+  }, [detail.runs, folded, filter]);
+  const hasChildren = useMemo(() => new Set(detail.runs.map((r) => r.parentRunId).filter((id): id is string => id !== null)), [detail.runs]);
+
+  const step = tickStep(span);
+  const ticks: number[] = [];
+  for (let t = 0; t <= span; t += step) ticks.push(t);
+  const pct = (ms: number) => `${Math.min(100, Math.max(0, (ms / span) * 100))}%`;
+
+  const toggle = (id: string) =>
+    setFolded((previous) => {
+      const next = new Set(previous);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+
+  return (
+    <section className="panel sl-waterfall" aria-labelledby="waterfall-title">
+      <div className="sl-panel-head">
+        <h2 id="waterfall-title">Waterfall</h2>
+        <label className="sl-inline-field">
+          <span>Find in trace</span>
+          <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="name, kind or model" />
+        </label>
+        <span className="muted" role="status">
+          {filter ? `${fmtNumber(rows.length)} of ${fmtNumber(detail.runs.length)} runs` : `${fmtNumber(detail.runs.length)} runs`}
+          {detail.truncated ? ' (the first of more)' : ''}
+        </span>
+      </div>
+      <VirtualRows
+        label="Runs of the trace on a time axis"
+        items={rows}
+        rowHeight={ROW}
+        height={Math.min(560, Math.max(3, rows.length) * ROW)}
+        header={
+          <div role="row" className="sl-wf-axis">
+            <span role="columnheader" className="sl-wf-name">
+              Run
+            </span>
+            <span role="columnheader" className="sl-wf-track" aria-label="Time from the trace's start">
+              {ticks.map((t) => (
+                <span key={t} className="sl-wf-tick" style={{ left: pct(t) }}>
+                  {fmtMs(t)}
+                </span>
+              ))}
+            </span>
+          </div>
+        }
+        renderRow={(run) => {
+          const offset = Date.parse(run.startTime) - start;
+          const length = (run.endTime ? Date.parse(run.endTime) : Math.max(now, end)) - Date.parse(run.startTime);
+          const failed = run.status === 'failed';
+          return (
+            <>
+              <span role="cell" className="sl-wf-name" style={{ paddingLeft: 8 + run.depth * 14 }}>
+                {hasChildren.has(run.id) ? (
+                  <button
+                    type="button"
+                    className="sl-wf-fold"
+                    aria-expanded={!folded.has(run.id)}
+                    aria-label={`${folded.has(run.id) ? 'Unfold' : 'Fold'} ${run.name}`}
+                    onClick={() => toggle(run.id)}
+                  >
+                    {folded.has(run.id) ? '▸' : '▾'}
+                  </button>
+                ) : (
+                  <span className="sl-wf-fold" />
+                )}
+                <button
+                  type="button"
+                  className={`sl-wf-run${selected === run.id ? ' selected' : ''}`}
+                  onClick={() => onSelect(run.id)}
+                  aria-current={selected === run.id ? 'true' : undefined}
+                >
+                  {failed && (
+                    <span aria-label="failed" title="failed">
+                      ✕{' '}
+                    </span>
+                  )}
+                  {run.name}
+                  <span className="muted">
+                    {' '}
+                    {run.kind}
+                    {run.model ? ` · ${run.model}` : ''}
+                  </span>
+                </button>
+              </span>
+              <span
+                role="cell"
+                className="sl-wf-track"
+                title={`${run.name}: starts at +${fmtMs(offset)}, lasts ${run.endTime ? fmtMs(length) : 'still running'}${run.cost ? `, ${fmtCost(run.cost)}` : ''}`}
+              >
+                <span
+                  className={`sl-wf-bar ${failed ? 'bad' : run.status === 'running' ? 'running' : run.kind}`}
+                  style={{ left: pct(offset), width: `max(2px, ${pct(length)})` }}
+                  data-run={run.id}
+                />
+                <span className="sl-wf-len">{run.endTime ? fmtMs(length) : 'running'}</span>
+              </span>
+            </>
+          );
+        }}
+      />
+    </section>
+  );
+}
