@@ -24,6 +24,10 @@ export const API_TAGS: readonly ApiTag[] = [
     description: 'Runs grouped by trace: totals (runs, errors, tokens by type, cost), the root run’s previews, and the run tree of one trace.',
   },
   { name: 'Sessions', description: 'Conversations (the runs’ `sessionId`): their totals, newest activity first, and each one’s traces in order.' },
+  {
+    name: 'Saved views',
+    description: 'Your own named filter sets for a project’s lists (traces, runs, sessions, users), validated like the lists’ own filters.',
+  },
   { name: 'End users', description: 'The people an application serves (the runs’ `userId`): their totals and their traces.' },
   {
     name: 'OpenTelemetry',

@@ -30,6 +30,8 @@ import { runRoutes } from './features/runs/runs.routes.js';
 import { otlpRoutes } from './features/otlp/otlp.routes.js';
 import { traceRoutes } from './features/traces/traces.routes.js';
 import { sessionRoutes } from './features/sessions/sessions.routes.js';
+import { viewRoutes } from './features/views/views.routes.js';
+import { SavedViewSchema } from './features/views/views.schemas.js';
 import { EndUserSchema, SessionSchema } from './features/sessions/sessions.schemas.js';
 import { TraceSchema } from './features/traces/traces.schemas.js';
 import { RunSchema } from './features/runs/runs.schemas.js';
@@ -219,6 +221,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     PromptVersionSchema,
     MonitorSchema,
     ModelPriceSchema,
+    SavedViewSchema,
   ])
     app.addSchema(schema);
 
@@ -273,6 +276,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       otlpRoutes(api, deps);
       traceRoutes(api, deps);
       sessionRoutes(api, deps);
+      viewRoutes(api, deps);
       monitorRoutes(api, deps);
       modelRoutes(api, deps);
     },

@@ -32,6 +32,7 @@ import {
   PROJECT_LIST_JUNK,
   MODEL_LIST_JUNK,
   validModelPrice,
+  validView,
 } from './bad-input/routes.js';
 
 describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: TestContext) => {
@@ -50,7 +51,17 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     expect(monitor.statusCode, monitor.body).toBe(201);
     const price = await ctx.request('POST', '/v1/models', { token: owner.token, body: validModelPrice() });
     expect(price.statusCode, price.body).toBe(201);
-    f = { projectId: project.id, runId: runId!, tokenId: spare.json().id, promptId: prompt.json().id, monitorId: monitor.json().id, modelId: price.json().id };
+    const view = await ctx.request('POST', `/v1/projects/${project.id}/views`, { token: owner.token, body: validView() });
+    expect(view.statusCode, view.body).toBe(201);
+    f = {
+      projectId: project.id,
+      runId: runId!,
+      tokenId: spare.json().id,
+      promptId: prompt.json().id,
+      monitorId: monitor.json().id,
+      modelId: price.json().id,
+      viewId: view.json().id,
+    };
   });
 
   /** Ids that name nothing: for requests that must be refused before any lookup. */
@@ -79,7 +90,17 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
           expect(monitor.statusCode, monitor.body).toBe(201);
           const price = await ctx.request('POST', '/v1/models', { token: owner.token, body: validModelPrice() });
           expect(price.statusCode, price.body).toBe(201);
-          ids = { ...f, projectId: project.id, tokenId: token.json().id, promptId, monitorId: monitor.json().id, modelId: price.json().id };
+          const view = await ctx.request('POST', `/v1/projects/${project.id}/views`, { token: owner.token, body: validView() });
+          expect(view.statusCode, view.body).toBe(201);
+          ids = {
+            ...f,
+            projectId: project.id,
+            tokenId: token.json().id,
+            promptId,
+            monitorId: monitor.json().id,
+            modelId: price.json().id,
+            viewId: view.json().id,
+          };
         }
         const res = await send(r, { ids, ...(r.body ? { body: r.body() } : {}) });
         expect(res.statusCode, res.body).toBe(r.ok);
@@ -277,6 +298,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             { ...f, promptId: junk },
             { ...f, monitorId: junk },
             { ...f, modelId: junk },
+            { ...f, viewId: junk },
           ]) {
             const url = r.path(ids);
             if (url === r.path(f)) continue;
@@ -429,8 +451,11 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         else if (res.statusCode >= 400) expectCleanProblem(res, ['\u0000']);
       };
       for (const r of ID_ROUTES) {
-        for (const key of ['projectId', 'runId', 'tokenId', 'monitorId', 'modelId'] as const) {
-          const url = r.path({ ...g, [key]: `${{ projectId: 'prj', runId: 'run', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl' }[key]}_%00` });
+        for (const key of ['projectId', 'runId', 'tokenId', 'monitorId', 'modelId', 'viewId'] as const) {
+          const url = r.path({
+            ...g,
+            [key]: `${{ projectId: 'prj', runId: 'run', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl', viewId: 'vew' }[key]}_%00`,
+          });
           if (url === r.path(g)) continue;
           check(`${r.method} ${url}`, await send(r, { path: url, ...(r.body ? { body: r.body() } : {}) }));
         }

@@ -148,6 +148,22 @@ suite('debugging traces in a real browser (chromium + playwright-core)', () => {
     await page.goto(`/projects/${projectId}/traces?range=24h`);
   });
 
+  step('saves the current filters as a view of its own, and applies it later', async () => {
+    await page.goto(`/projects/${projectId}/traces?q=invoice&kind=llm`);
+    await expect.poll(async () => rows().count(), { timeout: ACTION_MS }).toBe(2);
+    await page.getByRole('textbox', { name: 'Name of the new view' }).fill('LLM calls about invoices');
+    await page.getByRole('button', { name: 'Save view' }).click();
+    const views = page.getByRole('group', { name: 'Saved views' }).getByRole('combobox');
+    await expect.poll(async () => views.locator('option').allTextContents(), { timeout: ACTION_MS }).toContain('LLM calls about invoices');
+    await page.goto(`/projects/${projectId}/traces`);
+    await expect.poll(async () => rows().count(), { timeout: ACTION_MS }).toBe(4);
+    await views.selectOption({ label: 'LLM calls about invoices' });
+    await page.waitForURL(/q=invoice/);
+    expect(new URL(page.url()).searchParams.get('kind')).toBe('llm');
+    await expect.poll(async () => rows().count(), { timeout: ACTION_MS }).toBe(2);
+    await page.goto(`/projects/${projectId}/traces?range=24h`);
+  });
+
   step('zooms the window by dragging over the chart: the URL and the rows follow', async () => {
     await rows().filter({ hasText: 'weather-bot' }).waitFor();
     const chart = page.getByRole('img', { name: 'Runs and errors over time' });

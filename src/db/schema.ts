@@ -307,6 +307,20 @@ export interface ModelPricesTable {
   updated_at: Millis;
 }
 
+/** A user's named filter set for one of a project's lists (README: Saved views). */
+export interface SavedViewsTable {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  user_id: string;
+  name: string;
+  page: string;
+  /** The list's query parameters, as JSON text. */
+  filters: string;
+  created_at: number;
+  updated_at: number;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -332,6 +346,7 @@ export interface Database {
   run_sessions: RunSessionsTable;
   run_users: RunUsersTable;
   model_prices: ModelPricesTable;
+  saved_views: SavedViewsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -351,3 +366,4 @@ export type MonitorEventRow = Selectable<MonitorEventsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
 export type ModelPriceRow = Selectable<ModelPricesTable>;
+export type SavedViewRow = Selectable<SavedViewsTable>;

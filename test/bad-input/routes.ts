@@ -12,6 +12,8 @@ export interface Fixture {
   monitorId: string;
   /** A model price of the fixture's organization. */
   modelId: string;
+  /** A saved view of the fixture's owner in its project. */
+  viewId: string;
 }
 
 export interface Route {
@@ -34,6 +36,11 @@ export const validRun = (): Record<string, unknown> => ({ name: 'ChatOpenAI', ki
 export const uniqueName = () => `p-${newId('prj').slice(-12)}`;
 export const uniquePromptName = () => `prompt-${newId('prm').slice(-12)}`;
 export const validMonitor = (): Record<string, unknown> => ({ name: 'errors', metric: 'error_count', window: '1h', threshold: { op: '>', value: 0 } });
+export const validView = (): Record<string, unknown> => ({
+  name: `view-${newId('vew').slice(-12)}`,
+  page: 'traces',
+  filters: { status: 'failed', q: 'refund' },
+});
 export const validModelPrice = (): Record<string, unknown> => ({ model: `acme-${newId('mdl').slice(-12)}`, inputPrice: 1, outputPrice: 2 });
 export const monitorPath = (f: Fixture, suffix = '') => `/v1/projects/${f.projectId}/monitors/${f.monitorId}${suffix}`;
 
@@ -338,6 +345,29 @@ export const ROUTES: Route[] = [
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/events', path: (f) => monitorPath(f, '/events'), query: true, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/monitors/{monitor_id}/deliveries', path: (f) => monitorPath(f, '/deliveries'), query: true, ok: 200 },
   { method: 'POST', route: '/v1/projects/{project_id}/monitors/{monitor_id}/rotate-secret', path: (f) => monitorPath(f, '/rotate-secret'), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/views', path: (f) => `/v1/projects/${f.projectId}/views`, query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/views',
+    path: (f) => `/v1/projects/${f.projectId}/views`,
+    body: validView,
+    ok: 201,
+    fields: {
+      name: ['', ' padded', 'x'.repeat(101), 1, null],
+      page: ['dashboards', null, 1],
+      filters: [[], 'status=failed', { status: 'broken' }, { nope: 1 }, { 'metadata.bad key': 'x' }],
+    },
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/views/{view_id}', path: (f) => `/v1/projects/${f.projectId}/views/${f.viewId}`, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/views/{view_id}',
+    path: (f) => `/v1/projects/${f.projectId}/views/${f.viewId}`,
+    body: () => ({ filters: { kind: 'llm', tag: ['a', 'b'] } }),
+    ok: 200,
+    fields: { name: ['', 2], filters: [{ kind: 'robot' }, null] },
+  },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/views/{view_id}', path: (f) => `/v1/projects/${f.projectId}/views/${f.viewId}`, ok: 204 },
   { method: 'GET', route: '/v1/models', path: () => '/v1/models', query: true, ok: 200 },
   { method: 'POST', route: '/v1/models', path: () => '/v1/models', body: validModelPrice, ok: 201, fields: MODEL_PRICE_FIELDS },
   { method: 'GET', route: '/v1/models/builtin', path: () => '/v1/models/builtin', query: true, ok: 200 },

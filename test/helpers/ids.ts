@@ -2,5 +2,13 @@ import { newId } from '../../src/lib/ids.js';
 
 /** Ids of every kind a route may name, each naming nothing: what a missing resource's 404 is compared with. */
 export function missingIds() {
-  return { projectId: newId('prj'), runId: newId('run'), tokenId: newId('tok'), promptId: newId('prm'), monitorId: newId('mon'), modelId: newId('mdl') };
+  return {
+    projectId: newId('prj'),
+    runId: newId('run'),
+    tokenId: newId('tok'),
+    promptId: newId('prm'),
+    monitorId: newId('mon'),
+    modelId: newId('mdl'),
+    viewId: newId('vew'),
+  };
 }

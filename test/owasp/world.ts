@@ -25,6 +25,8 @@ export interface World {
   webhookSecret: string;
   /** A model price of the organization. */
   modelId: string;
+  /** A saved view of the owner's, in the project. */
+  viewId: string;
 }
 
 export async function buildWorld(ctx: TestContext): Promise<World> {
@@ -48,6 +50,8 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
   expect(monitor.statusCode, monitor.body).toBe(201);
   const price = await ctx.request('POST', '/v1/models', { token: owner.token, body: { model: unique('model'), inputPrice: 1, outputPrice: 2 } });
   expect(price.statusCode, price.body).toBe(201);
+  const view = await ctx.request('POST', `/v1/projects/${project.id}/views`, { token: owner.token, body: { name: unique('view'), page: 'traces' } });
+  expect(view.statusCode, view.body).toBe(201);
   return {
     owner,
     member,
@@ -59,6 +63,7 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
     monitorId: monitor.json().id,
     webhookSecret: monitor.json().webhookSecret,
     modelId: price.json().id,
+    viewId: view.json().id,
   };
 }
 
@@ -158,6 +163,15 @@ export const ID_ROUTES: RouteCase[] = [
   { method: 'GET', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, ok: 200 },
   { method: 'PATCH', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, body: () => ({ inputPrice: 0 }), ok: 200 },
   { method: 'DELETE', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/views/{view_id}', path: (w) => `/v1/projects/${w.projectId}/views/${w.viewId}`, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/views/{view_id}',
+    path: (w) => `/v1/projects/${w.projectId}/views/${w.viewId}`,
+    body: () => ({ name: unique('pwned') }),
+    ok: 200,
+  },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/views/{view_id}', path: (w) => `/v1/projects/${w.projectId}/views/${w.viewId}`, ok: 204 },
 ];
 
 /** API5: every admin-only route, with what an admin gets. */

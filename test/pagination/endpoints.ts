@@ -911,6 +911,58 @@ export function listEndpoints(ctx: TestContext) {
     filterEquivalents: [{ from: 'model=price&provider=groq', to: 'provider=groq&model=price' }],
   });
 
+  /** A user's saved views of a project: all of the `traces` page, so they match every `from`. */
+  const savedViews = defineList({
+    name: 'saved views',
+    perUser: true,
+    async fresh(p) {
+      const who = p ?? (await principal());
+      const project = await ctx.make.project(who.organizationId);
+      return { principal: who, path: `/v1/projects/${project.id}/views`, projectId: project.id };
+    },
+    async sibling(parent) {
+      return savedViews.fresh(parent.principal);
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      for (const key of keys) {
+        // Straight into the table: a seed of 200 passes the API's bound of views per user.
+        const id = newId('vew', key);
+        await db()
+          .insertInto('saved_views')
+          .values({
+            id,
+            organization_id: parent.principal.organizationId,
+            project_id: parent.projectId!,
+            user_id: parent.principal.userId,
+            name: uniq('view'),
+            page: 'traces',
+            filters: '{}',
+            created_at: key,
+            updated_at: key,
+          })
+          .execute();
+        rows.push({ id, key });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const view = await created(await send('POST', parent.path, { token: parent.principal.token, body: { name: uniq('view-api'), page: 'traces' } }));
+      return { id: view.id as string, key: Date.parse(view.createdAt as string) };
+    },
+    async remove(parent, id) {
+      const res = await send('DELETE', `${parent.path}/${id}`, { token: parent.principal.token });
+      expect(res.statusCode, res.body).toBe(204);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [
+      { from: '', to: 'page=traces' },
+      { from: 'page=traces', to: 'page=runs' },
+    ],
+    filterEquivalents: [],
+  });
+
   return {
     lists: [
       runs,
@@ -928,6 +980,7 @@ export function listEndpoints(ctx: TestContext) {
       monitorEvents,
       monitorDeliveries,
       modelPrices,
+      savedViews,
     ] as ListEndpoint[],
     runs,
     principal,

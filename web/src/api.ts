@@ -6,6 +6,8 @@
  */
 import type {
   BuiltinModelPrice,
+  CreateSavedViewInput,
+  SavedView,
   EndUser,
   EndUserDetail,
   Session,
@@ -173,6 +175,12 @@ export const traces = {
 export const sessions = {
   list: (projectId: string) => listing<Session>(`${projectPath(projectId)}/sessions`),
   get: (projectId: string, sessionId: string) => get<SessionDetail>(`${projectPath(projectId)}/sessions/${seg(sessionId)}`),
+};
+
+export const views = {
+  list: (projectId: string) => listing<SavedView>(`${projectPath(projectId)}/views`),
+  create: (projectId: string, body: CreateSavedViewInput) => post<SavedView>(`${projectPath(projectId)}/views`, body),
+  remove: (projectId: string, viewId: string) => del(`${projectPath(projectId)}/views/${seg(viewId)}`),
 };
 
 export const endUsers = {

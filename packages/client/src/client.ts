@@ -4,6 +4,10 @@ import { Paginated, type ListOptions } from './pagination.js';
 import { Tracer, type TracerOptions } from './tracer.js';
 import type {
   ActivityFilters,
+  CreateSavedViewInput,
+  SavedView,
+  SavedViewFilters,
+  UpdateSavedViewInput,
   BuiltinModelPrice,
   BuiltinModelPriceFilters,
   CreateInvitationInput,
@@ -413,6 +417,26 @@ class ModelsResource extends Resource {
   }
 }
 
+/** `/v1/projects/{id}/views`: your own named filter sets for a project's lists. */
+class SavedViewsResource extends Resource {
+  /** Newest first; `page` keeps one list's views. */
+  list(projectId: string, filters: SavedViewFilters = {}, options: ListOptions = {}): Paginated<SavedView> {
+    return this.paginate<SavedView>(`/projects/${seg(projectId)}/views`, filters, options);
+  }
+  create(projectId: string, body: CreateSavedViewInput, options: CallOptions = {}): Promise<SavedView> {
+    return this.call({ method: 'POST', path: `/projects/${seg(projectId)}/views`, body, signal: options.signal });
+  }
+  get(projectId: string, viewId: string, options: CallOptions = {}): Promise<SavedView> {
+    return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/views/${seg(viewId)}`, signal: options.signal });
+  }
+  update(projectId: string, viewId: string, body: UpdateSavedViewInput, options: CallOptions = {}): Promise<SavedView> {
+    return this.call({ method: 'PATCH', path: `/projects/${seg(projectId)}/views/${seg(viewId)}`, body, signal: options.signal });
+  }
+  async delete(projectId: string, viewId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/projects/${seg(projectId)}/views/${seg(viewId)}`, signal: options.signal });
+  }
+}
+
 /**
  * The Sightline API client.
  *
@@ -433,6 +457,7 @@ export class Sightline {
   readonly prompts: PromptsResource;
   readonly monitors: MonitorsResource;
   readonly models: ModelsResource;
+  readonly views: SavedViewsResource;
   /** The transport every call goes through (low-level: `client.http.request({...})`). */
   readonly http: Transport;
 
@@ -449,6 +474,7 @@ export class Sightline {
     this.prompts = new PromptsResource(this.http);
     this.monitors = new MonitorsResource(this.http);
     this.models = new ModelsResource(this.http);
+    this.views = new SavedViewsResource(this.http);
   }
 
   /** Replaces a fixed token (a client built with `tokenProvider` reads its token from the provider). */

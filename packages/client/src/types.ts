@@ -23,6 +23,7 @@ import type {
 } from '../../../src/features/organizations/organizations.schemas.js';
 import type { CreateProjectBody, ListProjectsQuery, ProjectSchema, UpdateProjectBody } from '../../../src/features/projects/projects.schemas.js';
 import type { ListTracesQuery, TraceDetailSchema, TraceSchema } from '../../../src/features/traces/traces.schemas.js';
+import type { CreateViewBody, ListViewsQuery, SavedViewSchema, UpdateViewBody } from '../../../src/features/views/views.schemas.js';
 import type { EndUserSchema, ListActivityQuery, SessionSchema } from '../../../src/features/sessions/sessions.schemas.js';
 import type {
   BatchResultSchema,
@@ -177,5 +178,9 @@ export type ModelPrice = Static<typeof ModelPriceSchema>;
 export type BuiltinModelPrice = Static<typeof BuiltinModelPriceSchema>;
 export type CreateModelPriceInput = Static<typeof CreateModelPriceBody>;
 export type UpdateModelPriceInput = Static<typeof UpdateModelPriceBody>;
+export type SavedView = Static<typeof SavedViewSchema>;
+export type CreateSavedViewInput = Static<typeof CreateViewBody>;
+export type UpdateSavedViewInput = Static<typeof UpdateViewBody>;
+export type SavedViewFilters = Omit<Static<typeof ListViewsQuery>, PageParams>;
 export type ModelPriceFilters = Omit<Static<typeof ListModelPricesQuery>, PageParams>;
 export type BuiltinModelPriceFilters = Omit<Static<typeof ListBuiltinPricesQuery>, PageParams>;

@@ -9,6 +9,7 @@ import * as rollups from './2026-11-23-008-rollups.js';
 import * as search from './2026-11-23-009-search.js';
 import * as modelPrices from './2026-11-23-010-model-prices.js';
 import * as runCostSource from './2026-11-24-011-run-cost-source.js';
+import * as savedViews from './2026-11-24-012-saved-views.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-009-search': search,
   '2026-11-23-010-model-prices': modelPrices,
   '2026-11-24-011-run-cost-source': runCostSource,
+  '2026-11-24-012-saved-views': savedViews,
 };

@@ -1,6 +1,7 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { traces } from '../api.js';
 import { ProjectTabs } from '../components/layout.js';
+import { SavedViews } from '../components/saved-views.js';
 import { Button, ErrorBox, PageHeader } from '../components/ui.js';
 import { VirtualRows } from '../components/virtual-rows.js';
 import { fmtCost, fmtMs, fmtNumber, fmtStart } from '../format.js';
@@ -134,6 +135,7 @@ export function TracesPage({ projectId }: { projectId: string }) {
         />
         <Button type="submit">Search</Button>
       </form>
+      <SavedViews projectId={projectId} page="traces" search={search} onApply={go} />
       <RunFilters filters={filters} range={range} onApply={go} searchText={searchText} defaultOpen={false} />
       <RunsChart projectId={projectId} filters={filters} range={range} onRange={setRange} onZoom={zoom} tick={tick} now={now} />
       {(filters.startedAfter || filters.startedBefore) && (

@@ -1,0 +1,109 @@
+import { Type } from '@sinclair/typebox';
+import type { App, Deps } from '../../deps.js';
+import { problemResponses } from '../../lib/problems.js';
+import { pageRoute } from '../page-route.js';
+import { requestedProject } from '../projects/projects.repo.js';
+import { ProjectParams } from '../projects/projects.schemas.js';
+import { createView, deleteView, listViews, requireView, toSavedView, updateView, type ViewOwner } from './views.repo.js';
+import { CreateViewBody, ListViewsQuery, MAX_VIEWS, SavedViewPage, UpdateViewBody, ViewParams } from './views.schemas.js';
+
+const tags = ['Saved views'];
+
+/** The caller's views of the project named in the path (a 404 for a project of another organization). */
+async function ownerOf(db: Deps['db'], request: { principal: { organizationId: string; userId: string }; params: { project_id: string } }): Promise<ViewOwner> {
+  const project = await requestedProject(db, request);
+  return { organizationId: request.principal.organizationId, projectId: project.id, userId: request.principal.userId };
+}
+
+export function viewRoutes(app: App, { db, clock, cursors }: Deps): void {
+  pageRoute(
+    app,
+    cursors,
+    '/projects/:project_id/views',
+    {
+      scope: 'runs:read',
+      operationId: 'listSavedViews',
+      tags,
+      summary: 'List your saved views of a project',
+      description: 'Your own views only, newest first (then id). Filter `page` for one list’s views.',
+      params: ProjectParams,
+      querystring: ListViewsQuery,
+      page: SavedViewPage,
+    },
+    async (request) => {
+      const owner = await ownerOf(db, request);
+      const { page } = request.query;
+      return {
+        identity: {
+          endpoint: 'views',
+          organizationId: owner.organizationId,
+          parents: [owner.projectId, owner.userId],
+          filters: page === undefined ? {} : { page },
+        },
+        fetch: (after, take) => listViews(db, owner, page, after, take),
+      };
+    },
+    toSavedView,
+  );
+
+  app.post('/projects/:project_id/views', {
+    config: { scope: 'runs:read' },
+    schema: {
+      operationId: 'createSavedView',
+      tags,
+      summary: 'Save a view',
+      description: `A named set of a list’s filters, yours alone. Its name is unique among your views of the project (409); at most ${MAX_VIEWS} per project (409).`,
+      params: ProjectParams,
+      body: CreateViewBody,
+      response: { 201: Type.Ref('SavedView'), ...problemResponses(409) },
+    },
+    handler: async (request, reply) => {
+      const owner = await ownerOf(db, request);
+      const { name, page, filters } = request.body;
+      return reply.code(201).send(toSavedView(await createView(db, owner, { name, page, filters: filters ?? {} }, clock.now())));
+    },
+  });
+
+  app.get('/projects/:project_id/views/:view_id', {
+    config: { scope: 'runs:read' },
+    schema: {
+      operationId: 'getSavedView',
+      tags,
+      summary: 'Get one of your saved views',
+      description: 'Another user’s view is a 404, as one that does not exist.',
+      params: ViewParams,
+      response: { 200: Type.Ref('SavedView') },
+    },
+    handler: async (request) => toSavedView(await requireView(db, await ownerOf(db, request), request.params.view_id)),
+  });
+
+  app.patch('/projects/:project_id/views/:view_id', {
+    config: { scope: 'runs:read' },
+    schema: {
+      operationId: 'updateSavedView',
+      tags,
+      summary: 'Rename a saved view or replace its filters',
+      description: 'The filters are replaced whole, and validated as the list validates them. Another user’s view is a 404.',
+      params: ViewParams,
+      body: UpdateViewBody,
+      response: { 200: Type.Ref('SavedView'), ...problemResponses(409) },
+    },
+    handler: async (request) => toSavedView(await updateView(db, await ownerOf(db, request), request.params.view_id, request.body, clock.now())),
+  });
+
+  app.delete('/projects/:project_id/views/:view_id', {
+    config: { scope: 'runs:read' },
+    schema: {
+      operationId: 'deleteSavedView',
+      tags,
+      summary: 'Delete one of your saved views',
+      description: 'Another user’s view is a 404, as one that does not exist.',
+      params: ViewParams,
+      response: { 204: Type.Null({ description: 'Deleted' }) },
+    },
+    handler: async (request, reply) => {
+      await deleteView(db, await ownerOf(db, request), request.params.view_id);
+      return reply.code(204).send(null);
+    },
+  });
+}
