@@ -31,6 +31,7 @@ import { otlpRoutes } from './features/otlp/otlp.routes.js';
 import { traceRoutes } from './features/traces/traces.routes.js';
 import { sessionRoutes } from './features/sessions/sessions.routes.js';
 import { viewRoutes } from './features/views/views.routes.js';
+import { exportRoutes } from './features/runs/runs.export.js';
 import { SavedViewSchema } from './features/views/views.schemas.js';
 import { EndUserSchema, SessionSchema } from './features/sessions/sessions.schemas.js';
 import { TraceSchema } from './features/traces/traces.schemas.js';
@@ -277,6 +278,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       traceRoutes(api, deps);
       sessionRoutes(api, deps);
       viewRoutes(api, deps);
+      exportRoutes(api, deps);
       monitorRoutes(api, deps);
       modelRoutes(api, deps);
     },

@@ -164,6 +164,23 @@ suite('debugging traces in a real browser (chromium + playwright-core)', () => {
     await page.goto(`/projects/${projectId}/traces?range=24h`);
   });
 
+  step('exports the traces it shows as NDJSON, counting them as they stream, then saves the file', async () => {
+    await page.goto(`/projects/${projectId}/traces`);
+    await rows().filter({ hasText: 'weather-bot' }).waitFor();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export traces' }).click();
+    const file = await download;
+    await page.getByRole('group', { name: 'Export traces' }).getByText('3 traces exported').waitFor();
+    const path = await file.path();
+    const lines = (await import('node:fs'))
+      .readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((l) => l.name ?? l.cursor)).toEqual(['weather-bot', 'support-agent', 'support-agent', null]);
+    await page.goto(`/projects/${projectId}/traces?range=24h`);
+  });
+
   step('zooms the window by dragging over the chart: the URL and the rows follow', async () => {
     await rows().filter({ hasText: 'weather-bot' }).waitFor();
     const chart = page.getByRole('img', { name: 'Runs and errors over time' });

@@ -241,6 +241,8 @@ export const ROUTES: Route[] = [
     fields: { runs: ['x', [], {}, null, 1, Array.from({ length: 1001 }, validRun)], bogus: [1] },
   },
   { method: 'GET', route: '/v1/projects/{project_id}/traces', path: (f) => `/v1/projects/${f.projectId}/traces`, query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/traces/export', path: (f) => `/v1/projects/${f.projectId}/traces/export`, query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/export', path: (f) => `/v1/projects/${f.projectId}/runs/export`, query: true, ok: 200 },
   // The fixture's runs are roots: each is a trace of its own id.
   { method: 'GET', route: '/v1/projects/{project_id}/traces/{trace_id}', path: (f) => `/v1/projects/${f.projectId}/traces/${f.runId}`, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/sessions', path: (f) => `/v1/projects/${f.projectId}/sessions`, query: true, ok: 200 },

@@ -115,6 +115,32 @@ async function request<T>(method: string, path: string, body?: unknown): Promise
   return json as T;
 }
 
+/**
+ * Streams an export (`GET …/runs/export` or `…/traces/export`), calling `onChunk` with each piece of
+ * text as it arrives; ends when the response does, or when `signal` aborts. Errors before the body are
+ * the API's problems, as for every call.
+ */
+export async function streamExport(
+  projectId: string,
+  what: 'runs' | 'traces',
+  query: Query,
+  onChunk: (text: string) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const response = await fetch(`/v1${projectPath(projectId)}/${what}/export${queryString(query)}`, { credentials: 'same-origin', signal });
+  if (!response.ok || !response.body) {
+    const problem = (await response.json().catch(() => ({}))) as Partial<ProblemDocument>;
+    if (response.status === 401) onUnauthorized();
+    throw new ApiError(response.status, problem.title ?? `HTTP ${response.status}`, problem.detail ?? '', problem.errors ?? [], problem.type ?? '');
+  }
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    onChunk(value);
+  }
+}
+
 /** Human text for any error thrown by the API client (or anything else). */
 export function describeError(error: unknown): { title: string; detail: string; errors: FieldError[] } {
   if (error instanceof ApiError) return { title: error.title, detail: error.detail, errors: error.errors };

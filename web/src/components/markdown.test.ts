@@ -88,3 +88,16 @@ describe('conversationOf', () => {
     expect(conversationOf({ messages: [{ nope: true }] }, 'input')).toBeNull();
   });
 });
+
+describe('recordCounter', () => {
+  it('counts NDJSON records and CSV rows across pieces that split lines, leaving out cursor lines and the header', async () => {
+    const { recordCounter } = await import('./export-button.js');
+    const ndjson = recordCounter('ndjson');
+    expect(ndjson('{"id":"a"}\n{"id":')).toBe(1);
+    expect(ndjson('"b"}\n{"cursor":"x"}\n{"cur')).toBe(2);
+    expect(ndjson('sor":null}\n')).toBe(2);
+    const csv = recordCounter('csv');
+    expect(csv('id,name\r\na,"two\nlines"\r')).toBe(0);
+    expect(csv('\nb,c\r\n')).toBe(2);
+  });
+});

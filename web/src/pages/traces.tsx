@@ -1,6 +1,7 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { traces } from '../api.js';
 import { ProjectTabs } from '../components/layout.js';
+import { ExportButton } from '../components/export-button.js';
 import { SavedViews } from '../components/saved-views.js';
 import { Button, ErrorBox, PageHeader } from '../components/ui.js';
 import { VirtualRows } from '../components/virtual-rows.js';
@@ -114,14 +115,17 @@ export function TracesPage({ projectId }: { projectId: string }) {
       <PageHeader
         title={<span className="sl-title">{project.data?.name ?? 'Traces'}</span>}
         actions={
-          <Button
-            onClick={() => {
-              setTick((t) => t + 1);
-              list.reload();
-            }}
-          >
-            ↻ Refresh
-          </Button>
+          <>
+            <ExportButton projectId={projectId} what="traces" query={query} />
+            <Button
+              onClick={() => {
+                setTick((t) => t + 1);
+                list.reload();
+              }}
+            >
+              ↻ Refresh
+            </Button>
+          </>
         }
       />
       <ProjectTabs projectId={projectId} active="traces" />

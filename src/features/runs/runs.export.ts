@@ -1,0 +1,157 @@
+import { Readable } from 'node:stream';
+import { Type } from '@sinclair/typebox';
+import type { App, Deps } from '../../deps.js';
+import { pageQueryProperties, type KeysetRows, type Position } from '../../lib/pagination.js';
+import { StringEnum } from '../../schemas/common.js';
+import { ProjectParams } from '../projects/projects.schemas.js';
+import { listTraces, toTrace, type TraceListRow } from '../traces/traces.repo.js';
+import { toRun } from './runs.document.js';
+import { filteredListRequest } from './runs.list-request.js';
+import { listRuns, type RunListRow } from './runs.repo.js';
+import { metadataFilters, runFilterProperties, type Run } from './runs.schemas.js';
+
+/** Rows read per step: a list page's most, so an export holds no more in memory than a list request. */
+const STEP = 100;
+/** How long one export response may stream; past it, it ends at a cursor line and the client resumes. */
+const MAX_STREAM_MS = 10 * 60_000;
+
+const ExportQuery = Type.Object(
+  {
+    format: Type.Optional(StringEnum(['ndjson', 'csv'] as const, { description: 'NDJSON (default: one record per line, with cursor lines) or CSV' })),
+    cursor: pageQueryProperties.cursor,
+    ...runFilterProperties,
+  },
+  { additionalProperties: false, patternProperties: metadataFilters },
+);
+
+type Cell = string | number | boolean | null | undefined;
+
+/**
+ * A CSV cell (RFC 4180): quoted when it holds a comma, a quote or a line break. Text that a spreadsheet
+ * would run as a formula (starting with =, +, -, @, a tab or a carriage return) is prefixed with `'`.
+ */
+export function csvCell(value: Cell): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value !== 'string') return String(value);
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+const RUN_COLUMNS =
+  'id,traceId,parentRunId,name,kind,status,startTime,endTime,latencyMs,model,provider,promptTokens,completionTokens,totalTokens,cost,costSource,sessionId,userId,tags,error,inputs,outputs,metadata';
+const runCells = (r: Run): Cell[] => [
+  r.id,
+  r.traceId,
+  r.parentRunId,
+  r.name,
+  r.kind,
+  r.status,
+  r.startTime,
+  r.endTime,
+  r.latencyMs,
+  r.model,
+  r.provider,
+  r.usage?.promptTokens,
+  r.usage?.completionTokens,
+  r.usage?.totalTokens,
+  r.cost,
+  r.costSource,
+  r.sessionId,
+  r.userId,
+  json(r.tags),
+  r.error,
+  json(r.inputs),
+  json(r.outputs),
+  json(r.metadata),
+];
+const TRACE_COLUMNS = 'traceId,rootRunId,name,status,startTime,endTime,latencyMs,runCount,errorCount,totalTokens,cost,sessionId,userId,tags,input,output';
+
+export function exportRoutes(app: App, { db, dialect, cursors }: Deps): void {
+  for (const what of ['runs', 'traces'] as const) {
+    app.get(`/projects/:project_id/${what}/export`, {
+      config: { scope: 'runs:read' },
+      schema: {
+        operationId: what === 'runs' ? 'exportRuns' : 'exportTraceList',
+        tags: [what === 'runs' ? 'Runs' : 'Traces'],
+        summary: `Export ${what} as NDJSON or CSV`,
+        description:
+          `Every ${what === 'runs' ? 'run' : 'trace'} the list's filters select, in the list's order, streamed. NDJSON: one record per line as the list gives it; ` +
+          'after every 100 records a line `{"cursor": "…"}` (a position to resume from with `cursor`, which list cursors are too), and last `{"cursor": null}`: ' +
+          "an export without that line did not finish. CSV: a header row, then one row per record (JSON-valued fields as JSON text; cells starting with = + - @ prefixed with ').",
+        params: ProjectParams,
+        querystring: ExportQuery,
+        response: {
+          200: {
+            description: 'The records, streamed',
+            content: {
+              'application/x-ndjson': { schema: { type: 'string', description: 'One JSON record per line, with cursor lines' } },
+              'text/csv': { schema: { type: 'string', description: 'RFC 4180, a header row first' } },
+            },
+          },
+        },
+      },
+      handler: async (request, reply) => {
+        const { format, ...listQuery } = request.query as { format?: 'ndjson' | 'csv' } & Record<string, unknown>;
+        const csv = format === 'csv';
+        const { project, filters, page, identity } = await filteredListRequest(db, { ...request, query: listQuery }, what);
+        const start = page.cursor === undefined ? null : await cursors.decode(identity, page.cursor);
+        const fetch = (after: Position | null): Promise<KeysetRows<RunListRow | TraceListRow>> =>
+          what === 'runs' ? listRuns(db, dialect, project.id, filters, after, STEP + 1) : listTraces(db, dialect, project.id, filters, after, STEP + 1);
+        const line = (row: RunListRow | TraceListRow): string => {
+          if (what === 'runs')
+            return csv
+              ? runCells(toRun(row as RunListRow))
+                  .map(csvCell)
+                  .join(',')
+              : (row as RunListRow).doc;
+          const t = toTrace(row as TraceListRow);
+          if (!csv) return JSON.stringify(t);
+          const cells: Cell[] = [
+            t.traceId,
+            t.rootRunId,
+            t.name,
+            t.status,
+            t.startTime,
+            t.endTime,
+            t.latencyMs,
+            t.runCount,
+            t.errorCount,
+            t.usage.totalTokens,
+            t.cost,
+            t.sessionId,
+            t.userId,
+            json(t.tags),
+            t.input,
+            t.output,
+          ];
+          return cells.map(csvCell).join(',');
+        };
+        async function* stream(): AsyncGenerator<string> {
+          const deadline = Date.now() + MAX_STREAM_MS;
+          if (csv) yield `${what === 'runs' ? RUN_COLUMNS : TRACE_COLUMNS}\r\n`;
+          let after = start;
+          for (;;) {
+            const { rows, positionOf } = await fetch(after);
+            const more = rows.length > STEP;
+            const step = more ? rows.slice(0, STEP) : rows;
+            if (step.length > 0) yield step.map((row) => `${line(row)}${csv ? '\r\n' : '\n'}`).join('');
+            if (!more) {
+              if (!csv) yield '{"cursor":null}\n';
+              return;
+            }
+            after = positionOf(step[step.length - 1]!);
+            if (!csv) yield `{"cursor":${JSON.stringify(cursors.encode(identity, after))}}\n`;
+            // A stream bounded in time: it stops at a cursor line, from which the client goes on.
+            if (Date.now() > deadline) return;
+          }
+        }
+        const name = `${what}-${project.id}.${csv ? 'csv' : 'ndjson'}`;
+        return reply
+          .type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
+          .header('content-disposition', `attachment; filename="${name}"`)
+          .send(Readable.from(stream(), { objectMode: false }));
+      },
+    });
+  }
+}
