@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database, SavedViewRow } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { toIso } from '../../lib/clock.js';
@@ -26,12 +26,11 @@ export function toSavedView(row: SavedViewRow): SavedView {
   };
 }
 
-const owned = (db: Kysely<Database>, owner: ViewOwner) =>
-  db
-    .selectFrom('saved_views')
-    .where('organization_id', '=', owner.organizationId)
-    .where('project_id', '=', owner.projectId)
-    .where('user_id', '=', owner.userId);
+/** The caller's own rows: the one condition every query of views is bound by (organization, project and user). */
+const ownedBy = (owner: ViewOwner) => (eb: ExpressionBuilder<Database, 'saved_views'>) =>
+  eb.and([eb('organization_id', '=', owner.organizationId), eb('project_id', '=', owner.projectId), eb('user_id', '=', owner.userId)]);
+const owned = (db: Kysely<Database>, owner: ViewOwner) => db.selectFrom('saved_views').where(ownedBy(owner));
+const missing = (id: string) => problems.notFound(`Saved view ${id} does not exist.`);
 
 const nameTaken = (name: string) => problems.conflict(`You already have a view named "${name}" in this project.`);
 
@@ -80,7 +79,7 @@ export async function createView(
 /** One of the caller's views; another user's (or another project's) is a 404, as one that does not exist. */
 export async function requireView(db: Kysely<Database>, owner: ViewOwner, id: string): Promise<SavedViewRow> {
   const row = await owned(db, owner).selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw problems.notFound(`Saved view ${id} does not exist.`);
+  if (!row) throw missing(id);
   return row;
 }
 
@@ -91,33 +90,21 @@ export async function updateView(
   input: { name?: string | undefined; filters?: Record<string, unknown> | undefined },
   now: number,
 ): Promise<SavedViewRow> {
-  await requireView(db, owner, id);
   const changes: Partial<SavedViewRow> = { updated_at: now };
   if (input.name !== undefined) changes.name = input.name;
   if (input.filters !== undefined) changes.filters = JSON.stringify(input.filters);
+  let row: SavedViewRow | undefined;
   try {
-    await db
-      .updateTable('saved_views')
-      .set(changes)
-      .where('id', '=', id)
-      .where('organization_id', '=', owner.organizationId)
-      .where('project_id', '=', owner.projectId)
-      .where('user_id', '=', owner.userId)
-      .execute();
+    row = await db.updateTable('saved_views').set(changes).where('id', '=', id).where(ownedBy(owner)).returningAll().executeTakeFirst();
   } catch (error) {
     if (isUniqueViolation(error)) throw nameTaken(input.name ?? '');
     throw error;
   }
-  return requireView(db, owner, id);
+  if (!row) throw missing(id);
+  return row;
 }
 
 export async function deleteView(db: Kysely<Database>, owner: ViewOwner, id: string): Promise<void> {
-  const result = await db
-    .deleteFrom('saved_views')
-    .where('id', '=', id)
-    .where('organization_id', '=', owner.organizationId)
-    .where('project_id', '=', owner.projectId)
-    .where('user_id', '=', owner.userId)
-    .executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw problems.notFound(`Saved view ${id} does not exist.`);
+  const result = await db.deleteFrom('saved_views').where('id', '=', id).where(ownedBy(owner)).executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) throw missing(id);
 }
