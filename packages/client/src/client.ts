@@ -1,5 +1,6 @@
 import { Transport, type ClientOptions, type Query, type RequestSpec } from './http.js';
 import { MAX_BATCH, withRunIds } from './batch.js';
+import { Exported, type ExportOptions } from './export.js';
 import { Paginated, type ListOptions } from './pagination.js';
 import { Tracer, type TracerOptions } from './tracer.js';
 import type {
@@ -233,6 +234,14 @@ class RunsResource extends Resource {
   patch(projectId: string, runId: string, body: RunPatch, options: CallOptions = {}): Promise<Run> {
     return this.call({ method: 'PATCH', path: `/projects/${seg(projectId)}/runs/${seg(runId)}`, body, signal: options.signal });
   }
+  /**
+   * Every run the filters select, streamed (`GET …/runs/export`, NDJSON) and yielded one by one in the
+   * list's order; a dropped or stalled stream resumes from its last cursor without repeating a run.
+   * `onCursor` reports where to resume after a crash (pass it back as `cursor`).
+   */
+  export(projectId: string, filters: RunFilters = {}, options: ExportOptions = {}): Exported<Run> {
+    return new Exported<Run>(this.http, `/projects/${seg(projectId)}/runs/export`, filters, (run) => run.id, options);
+  }
   /** Counts and aggregates over the runs matching the list's filters, within [from, to). */
   metrics(projectId: string, query: RunMetricsQuery = {}, options: CallOptions = {}): Promise<RunMetrics> {
     return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/runs/metrics`, query: query as Query, signal: options.signal });
@@ -244,6 +253,10 @@ class TracesResource extends Resource {
   /** Newest first; each trace with its totals and its root's previews. */
   list(projectId: string, filters: TraceFilters = {}, options: ListOptions = {}): Paginated<Trace> {
     return this.paginate<Trace>(`/projects/${seg(projectId)}/traces`, filters, options);
+  }
+  /** Every trace the filters select, streamed and resumable like `runs.export`. */
+  export(projectId: string, filters: TraceFilters = {}, options: ExportOptions = {}): Exported<Trace> {
+    return new Exported<Trace>(this.http, `/projects/${seg(projectId)}/traces/export`, filters, (trace) => trace.traceId, options);
   }
   /** A trace's totals and its runs in tree order. */
   get(projectId: string, traceId: string, options: CallOptions = {}): Promise<TraceDetail> {

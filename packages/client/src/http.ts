@@ -73,6 +73,23 @@ export interface ApiResponse<T> {
   headers: Headers;
 }
 
+/** A successful answer whose body is read as it arrives (an export). */
+export interface StreamResponse {
+  status: number;
+  headers: Headers;
+  /** The body's bytes, as they arrive. */
+  body: ReadableStream<Uint8Array>;
+  /** Stops the transfer (the connection is aborted); safe to call more than once. */
+  close(reason?: unknown): void;
+}
+
+/** An answer from the server: its whole text, or (a stream's success) none yet. */
+interface Answer {
+  response: Response;
+  text: string | undefined;
+  close(reason?: unknown): void;
+}
+
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 
 function queryString(query: Query | undefined): string {
@@ -244,18 +261,45 @@ export class Transport {
     return ceiling / 2 + Math.random() * (ceiling / 2); // "equal jitter": never less than half
   }
 
+  /** The time limit of one attempt (a stream's reader waits at most this long for its next bytes). */
+  get attemptTimeoutMs(): number {
+    return this.timeoutMs;
+  }
+
+  /** Waits before retry number `attempt` of `request` (a stream resumed after a drop), telling `onRetry`. */
+  async pauseBeforeRetry(attempt: number, request: string, reason: string, signal: AbortSignal | undefined): Promise<void> {
+    const delayMs = this.backoff(attempt);
+    this.onRetry?.({ attempt, delayMs, reason, request });
+    await sleep(delayMs, signal);
+  }
+
   async request<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
+    const { response, text } = await this.guarded(spec, false);
+    return { status: response.status, data: (text === undefined || text.length === 0 ? null : safeJson(text)) as T, headers: response.headers };
+  }
+
+  /**
+   * Like `request`, with the same retries until the answer's head arrives, but the body is left to the
+   * caller to read as it streams; the time limit then applies to the head only (the caller bounds its
+   * reads). A problem answer is read in full and thrown as usual.
+   */
+  async stream(spec: RequestSpec): Promise<StreamResponse> {
+    const { response, close } = await this.guarded(spec, true);
+    return { status: response.status, headers: response.headers, body: response.body ?? new Response('').body!, close };
+  }
+
+  private async guarded(spec: RequestSpec, streaming: boolean): Promise<Answer> {
     if (!spec.exclusive) while (this.hold) await this.hold;
     this.inflight += 1;
     try {
-      return await this.send<T>(spec);
+      return await this.send(spec, streaming);
     } finally {
       this.inflight -= 1;
       if (this.inflight === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
 
-  private async send<T>(spec: RequestSpec): Promise<ApiResponse<T>> {
+  private async send(spec: RequestSpec, streaming: boolean): Promise<Answer> {
     const label = `${spec.method} /v1${spec.path}`;
     const url = `${this.baseUrl}/v1${spec.path}${queryString(spec.query)}`;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
@@ -268,7 +312,7 @@ export class Transport {
       const token = tokenOverride ?? (await this.credentials.current());
       tokenOverride = null;
       attempts += 1;
-      const outcome = await this.attempt(url, spec, token, body);
+      const outcome = await this.attempt(url, spec, token, body, streaming);
       if ('error' in outcome) {
         if (spec.signal?.aborted) throw spec.signal.reason;
         const kind = outcome.timedOut ? 'timeout' : 'connection';
@@ -281,13 +325,11 @@ export class Transport {
         }
         throw new SightlineNetworkError({ kind, request: label, attempts, cause: outcome.error });
       }
-      const { response, text } = outcome;
+      const { response } = outcome;
       const expires = response.headers.get('sightline-token-expires-at');
       if (expires) this.expiry = { token, expiresAt: expires };
-      if (response.ok || (response.status === 304 && spec.allowNotModified)) {
-        const data = (text.length === 0 ? null : safeJson(text)) as T;
-        return { status: response.status, data, headers: response.headers };
-      }
+      if (response.ok || (response.status === 304 && spec.allowNotModified)) return outcome;
+      const text = outcome.text ?? ''; // only a stream's success leaves it unread
       const problem = this.problemOf(response, text, label);
       if (response.status === 401 && !renewed && this.credentials.refreshable) {
         // A 401 means the request was not carried out, so any request may be sent again (once).
@@ -312,13 +354,17 @@ export class Transport {
     }
   }
 
-  /** One attempt: the answer with its whole body, or what went wrong on the way. */
+  /**
+   * One attempt: the answer with its whole body (or, streaming and successful, with its body unread and
+   * the means to stop it), or what went wrong on the way.
+   */
   private async attempt(
     url: string,
     spec: RequestSpec,
     token: string,
     body: string | undefined,
-  ): Promise<{ response: Response; text: string } | { error: unknown; timedOut: boolean }> {
+    streaming: boolean,
+  ): Promise<Answer | { error: unknown; timedOut: boolean }> {
     const controller = new AbortController();
     let timedOut = false;
     const onAbort = () => controller.abort(spec.signal!.reason);
@@ -328,18 +374,36 @@ export class Transport {
       timedOut = true;
       controller.abort(new Error(`timed out after ${this.timeoutMs} ms`));
     }, this.timeoutMs);
-    const headers: Record<string, string> = { accept: 'application/json, application/problem+json', authorization: `Bearer ${token}`, ...spec.headers };
+    const close = (reason?: unknown) => {
+      clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', onAbort);
+      if (!controller.signal.aborted) controller.abort(reason ?? new Error('closed'));
+    };
+    const headers: Record<string, string> = {
+      accept: streaming ? 'application/x-ndjson, text/csv, application/problem+json' : 'application/json, application/problem+json',
+      authorization: `Bearer ${token}`,
+      ...spec.headers,
+    };
     if (body !== undefined) headers['content-type'] = 'application/json';
+    let handedOver = false;
     try {
       const doFetch = this.fetchImpl ?? globalThis.fetch;
       const response = await doFetch(url, { method: spec.method, headers, body, signal: controller.signal });
+      if (streaming && response.ok) {
+        // The head is in: the caller reads (and bounds) the body, and stops it with `close`.
+        clearTimeout(timer);
+        handedOver = true;
+        return { response, text: undefined, close };
+      }
       const text = await response.text();
-      return { response, text };
+      return { response, text, close };
     } catch (error) {
       return { error, timedOut };
     } finally {
-      clearTimeout(timer);
-      spec.signal?.removeEventListener('abort', onAbort);
+      if (!handedOver) {
+        clearTimeout(timer);
+        spec.signal?.removeEventListener('abort', onAbort);
+      }
     }
   }
 

@@ -48,13 +48,7 @@ export class Paginated<T> implements AsyncIterable<T> {
 
   /** Every item, in order (mind the memory on long lists; `max` stops early). */
   async toArray(max = Infinity): Promise<T[]> {
-    const out: T[] = [];
-    if (max <= 0) return out;
-    for await (const item of this) {
-      out.push(item);
-      if (out.length >= max) break;
-    }
-    return out;
+    return collect(this, max);
   }
 
   /** The first item, or undefined (requests one page). */
@@ -62,4 +56,15 @@ export class Paginated<T> implements AsyncIterable<T> {
     for await (const page of this.pages()) return page.items[0];
     return undefined;
   }
+}
+
+/** The first `max` items of an async iterable (all by default), stopping the walk there. */
+export async function collect<T>(items: AsyncIterable<T>, max = Infinity): Promise<T[]> {
+  const out: T[] = [];
+  if (max <= 0) return out;
+  for await (const item of items) {
+    out.push(item);
+    if (out.length >= max) break;
+  }
+  return out;
 }

@@ -20,6 +20,8 @@ export async function ok(projectId: string): Promise<void> {
   const session: string | null = run.sessionId;
   const cached: number | undefined = run.usage?.cacheReadTokens;
   for await (const r of client.runs.list(projectId, { status: 'failed', tag: ['prod'], parentRunId: null, 'metadata.customer': 'c_17' })) void r.id;
+  for await (const r of client.runs.export(projectId, { q: 'refund', 'metadata.customer': 'c_17' }, { onCursor: (c: string) => void c })) void r.costSource;
+  for await (const t of client.traces.export(projectId, { status: 'failed' })) void t.rootRunId;
   for await (const page of client.projects.list({ name: 'support' }, { limit: 100 }).pages()) void page.nextCursor;
   const { results } = await client.runs.batch(projectId, [input]);
   void results[0]?.problem?.detail;
