@@ -27,7 +27,7 @@ async function* linesOf(stream: StreamResponse, idleMs: number): AsyncGenerator<
       const idle = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new IdleTimeout(idleMs)), idleMs);
       });
-      let chunk: ReadableStreamReadResult<Uint8Array>;
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
       try {
         chunk = await Promise.race([reader.read(), idle]);
       } finally {
