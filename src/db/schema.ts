@@ -258,6 +258,8 @@ export interface RollupTotals {
   cache_creation_tokens: number;
   reasoning_tokens: number;
   cost: number;
+  /** The part of `cost` computed from the price table (the rest was sent by clients). */
+  computed_cost: number;
   /** The earliest start of its runs. */
   start_time: Millis;
   /** The latest end of its runs (the start of one still running). */

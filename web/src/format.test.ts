@@ -3,7 +3,7 @@
  * expectations are written in en-US and turned into the running locale's.
  */
 import { describe, expect, it } from 'vitest';
-import { fmtCost } from './format.js';
+import { costSplit, fmtCost } from './format.js';
 
 const DECIMAL = (1.5).toLocaleString().charAt(1);
 const GROUP = (1000).toLocaleString().length === 5 ? (1000).toLocaleString().charAt(1) : '';
@@ -34,5 +34,15 @@ describe('fmtCost', () => {
     expect(fmtCost(-0.0003)).toBe(local('-$0.0003'));
     expect(fmtCost(null)).toBe('—');
     expect(fmtCost(undefined)).toBe('—');
+  });
+});
+
+describe('costSplit', () => {
+  it('says where a total came from, with the amounts when it came from both', () => {
+    expect(costSplit(0.45, 0)).toBe('sent by clients');
+    expect(costSplit(0.45, 0.45)).toBe('computed from model prices');
+    expect(costSplit(0.46, 0.45)).toBe(`${local('$0.45')} computed from model prices · ${local('$0.01')} sent by clients`);
+    // Floating-point sums: 0.1 + 0.2 computed of a total of 0.3 is all computed.
+    expect(costSplit(0.3, 0.1 + 0.2)).toBe('computed from model prices');
   });
 });

@@ -131,3 +131,12 @@ export function fromLocalInput(local: string): string {
   const d = new Date(local);
   return Number.isNaN(d.getTime()) ? '' : d.toISOString();
 }
+
+/** Where a total cost came from: computed from model prices, sent by clients, or both (how much of each). */
+export function costSplit(cost: number, computed: number): string {
+  // Sums of floating-point costs: a remainder under a millionth of a cent is rounding, not a client's cost.
+  const client = cost - computed > 1e-8 ? cost - computed : 0;
+  if (computed <= 1e-8) return 'sent by clients';
+  if (client === 0) return 'computed from model prices';
+  return `${fmtCost(computed)} computed from model prices · ${fmtCost(client)} sent by clients`;
+}

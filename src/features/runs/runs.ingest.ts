@@ -241,7 +241,13 @@ async function insertAccepted(db: Kysely<Database>, projectId: string, accepted:
   const inserted = await insertRuns(
     db,
     projectId,
-    accepted.map((c) => ({ row: c.row, tags: c.body.tags, usage: c.body.usage, text: searchText({ name: c.row.name, ...c.body }) })),
+    accepted.map((c) => ({
+      row: c.row,
+      tags: c.body.tags,
+      usage: c.body.usage,
+      costSource: c.body.costSource,
+      text: searchText({ name: c.row.name, ...c.body }),
+    })),
   );
   // Ids the project already had (an earlier call, or a concurrent one): idempotent when the content matches.
   const taken = accepted.filter((c) => !inserted.has(c.row.id));

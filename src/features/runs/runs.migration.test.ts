@@ -34,13 +34,18 @@ describe.each(dialects)('migration 011 (run cost sources) [%s]', (dialect) => {
       storage = await openStorage({ database: { kind: 'postgres', url: database.url }, sqliteSynchronous: 'NORMAL' });
     }
     cleanups.push(() => storage.close());
+    await migrateTo(storage, migration);
+    return storage;
+  }
+  async function migrateTo(storage: Storage, migration: string): Promise<void> {
     const result = await new Migrator({ db: storage.db, provider: { getMigrations: async () => migrations } }).migrateTo(migration);
     if (result.error) throw result.error;
-    return storage;
   }
 
   it('gives every stored record costSource (client when it has a cost) and price null, leaving the rest as it was', async () => {
-    const { db } = await storageAt('2026-11-23-010-model-prices');
+    // Stored by today's ingestion, then the schema taken back to before 011 (later migrations undone).
+    const storage = await storageAt(Object.keys(migrations).sort().at(-1)!);
+    const { db } = storage;
     const org = await ensureOrganization(db, `migration-${dialect}`, 'free', NOW);
     const project = await createProject(db, org.id, { name: 'migrated' }, NOW);
     const base = { kind: 'llm', startTime: '2026-11-20T10:00:00.000Z', inputs: { text: 'a "quoted" }' }, metadata: { n: 1e-7 } };
@@ -56,6 +61,7 @@ describe.each(dialects)('migration 011 (run cost sources) [%s]', (dialect) => {
     );
     const written = new Map(results.map((r) => [r.id, r.status === 'rejected' ? '' : r.row.doc]));
     expect(written.get('with-cost')).toMatch(/,"costSource":"client","price":null\}$/);
+    await migrateTo(storage, '2026-11-23-010-model-prices');
     // As an earlier server stored them: the records without their last two fields.
     await sql`update runs set doc = substr(doc, 1, length(doc) - length(${',"costSource":"client","price":null}'}) ) || '}' where id = 'with-cost'`.execute(db);
     await sql`update runs set doc = substr(doc, 1, length(doc) - length(${',"costSource":null,"price":null}'}) ) || '}' where id = 'without-cost'`.execute(db);

@@ -118,7 +118,7 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
       .returningAll()
       .executeTakeFirst();
     if (!updated) throw problems.conflict(`Run ${runId} has already finished; finished runs cannot change.`);
-    await rollUp(trx, projectId, { add: [contributionOf(updated, record.usage)], remove: [contributionOf(run, toRun(run).usage)] });
+    await rollUp(trx, projectId, { add: [contributionOf(updated, record)], remove: [contributionOf(run, toRun(run))] });
     if (patch.outputs !== undefined || patch.error !== undefined)
       await indexRuns(trx, projectId, [{ id: runId, text: searchText({ ...record, name: run.name }) }], true);
     if (patch.tags !== undefined) {
@@ -225,8 +225,8 @@ export async function adoptWaitingRuns(db: Kysely<Database>, projectId: string, 
         docs.set(run.id, doc);
         if (parent.trace_pending === 1) next.add(parent.trace_id);
         // Its contribution moves from the provisional trace to its parent's.
-        moved.remove.push(contributionOf(run, record.usage));
-        moved.add.push(contributionOf({ ...run, trace_id: parent.trace_id }, record.usage));
+        moved.remove.push(contributionOf(run, record));
+        moved.add.push(contributionOf({ ...run, trace_id: parent.trace_id }, record));
       }
       await rollUp(trx, projectId, moved);
     });
@@ -244,7 +244,7 @@ export async function adoptWaitingRuns(db: Kysely<Database>, projectId: string, 
 export async function insertRuns(
   db: Kysely<Database>,
   projectId: string,
-  runs: { row: RunRow; tags: string[]; usage: StoredUsage | null; text: string }[],
+  runs: { row: RunRow; tags: string[]; usage: StoredUsage | null; costSource: 'client' | 'computed' | null; text: string }[],
 ): Promise<Set<string>> {
   const inserted = new Set<string>();
   const ordered = [...runs].sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
@@ -275,7 +275,7 @@ export async function insertRuns(
       }
       // The runs' traces, sessions and end users add them up, in the same transaction.
       const stored = runs.filter((c) => inserted.has(c.row.id));
-      await rollUp(trx, projectId, { add: stored.map((c) => contributionOf(c.row, c.usage)), remove: [] });
+      await rollUp(trx, projectId, { add: stored.map((c) => contributionOf(c.row, c)), remove: [] });
       await indexRuns(
         trx,
         projectId,

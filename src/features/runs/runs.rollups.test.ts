@@ -1,13 +1,15 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import * as rollupsMigration from '../../db/migrations/2026-11-23-008-rollups.js';
+import * as computedCostMigration from '../../db/migrations/2026-11-26-013-computed-cost.js';
 import type { Database } from '../../db/schema.js';
 import { SUMMED } from './runs.rollups.js';
 import { describeRuns, HOUR, iso, NOW, projectFor } from './runs.test-support.js';
 import type { Kysely } from 'kysely';
 
 type Row = Record<string, unknown>;
-const TOTALS = SUMMED.filter((k) => k !== 'cost');
+const TOTALS = SUMMED.filter((k) => k !== 'cost' && k !== 'computed_cost');
+const cents = (n: number) => Math.round(n * 1e9) / 1e9;
 
 /** The rollups as stored, with numbers as numbers (PostgreSQL returns bigints as text) and costs rounded. */
 async function stored(db: Kysely<Database>, projectId: string) {
@@ -17,7 +19,8 @@ async function stored(db: Kysely<Database>, projectId: string) {
         r[key] as string,
         {
           ...Object.fromEntries(TOTALS.map((k) => [k, Number(r[k])])),
-          cost: Math.round(Number(r.cost) * 1e9) / 1e9,
+          cost: cents(Number(r.cost)),
+          computed_cost: cents(Number(r.computed_cost)),
           start_time: Number(r.start_time),
           end_time: Number(r.end_time),
           ...(key === 'trace_id' ? { root_run_id: r.root_run_id, name: r.name, session_id: r.session_id, user_id: r.user_id } : {}),
@@ -54,7 +57,8 @@ function expected(runs: Row[]) {
         cache_read_tokens: usage('cacheReadTokens'),
         cache_creation_tokens: usage('cacheCreationTokens'),
         reasoning_tokens: usage('reasoningTokens'),
-        cost: Math.round(list.reduce((n, r) => n + ((r.cost as number | null) ?? 0), 0) * 1e9) / 1e9,
+        cost: cents(list.reduce((n, r) => n + ((r.cost as number | null) ?? 0), 0)),
+        computed_cost: cents(list.reduce((n, r) => n + (r.costSource === 'computed' ? (r.cost as number) : 0), 0)),
         start_time: Math.min(...list.map((r) => Date.parse(r.startTime as string))),
         end_time: Math.max(...list.map((r) => Date.parse((r.endTime ?? r.startTime) as string))),
         ...(withTrace
@@ -87,11 +91,14 @@ describeRuns('rollups', (ctx) => {
     user: fc.constantFrom(undefined, 'u1'),
     tokens: fc.option(fc.record({ p: fc.nat(1000), c: fc.nat(1000), cache: fc.boolean() }), { nil: undefined }),
     cost: fc.option(fc.constantFrom(0.1, 0.0003, 2.5), { nil: undefined }),
+    // A priced model: a run with usage and no cost of its own gets one computed.
+    model: fc.constantFrom(undefined, 'gpt-4o-mini', 'claude-3-5-sonnet-20241022'),
     offset: fc.nat(100_000),
     latency: fc.nat(5000),
   });
 
   it('equal the sums over their runs, for any arrival order, ended runs and children before parents', async () => {
+    let computedSeen = false;
     await fc.assert(
       fc.asyncProperty(fc.array(specArb, { minLength: 1, maxLength: 12 }), fc.nat(), fc.boolean(), async (specs, split, endLater) => {
         const p = await projectFor(ctx);
@@ -109,6 +116,7 @@ describeRuns('rollups', (ctx) => {
             ? { usage: { promptTokens: s.tokens.p, completionTokens: s.tokens.c, ...(s.tokens.cache ? { cacheReadTokens: Math.floor(s.tokens.p / 2) } : {}) } }
             : {}),
           ...(s.cost !== undefined ? { cost: s.cost } : {}),
+          ...(s.model ? { model: s.model } : {}),
         }));
         // Children first, in two calls: the later half (children) before the earlier one (their parents).
         const cut = split % (runs.length + 1);
@@ -121,13 +129,17 @@ describeRuns('rollups', (ctx) => {
           }
         }
         const db = ctx.database.storage.db;
-        expect(await stored(db, p.id)).toEqual(expected(await p.walk()));
+        const walked = await p.walk();
+        expect(await stored(db, p.id)).toEqual(expected(walked));
+        // The property covers computed costs (the generator's priced models make them often enough).
+        computedSeen ||= walked.some((r) => r.costSource === 'computed');
       }),
       { numRuns: 15 },
     );
+    expect(computedSeen).toBe(true);
   });
 
-  it('are what the migration computes from the runs alone (the backfill of runs stored before rollups)', async () => {
+  it('are what the migrations compute from the runs alone (the backfills of runs stored before rollups and before computed costs)', async () => {
     const p = await projectFor(ctx);
     await p.seed([
       {
@@ -138,6 +150,7 @@ describeRuns('rollups', (ctx) => {
         sessionId: 'chat',
         userId: 'ada',
         usage: { promptTokens: 3, completionTokens: 4, reasoningTokens: 1 },
+        model: 'gpt-4o-mini',
       },
       {
         id: 'leaf',
@@ -156,8 +169,11 @@ describeRuns('rollups', (ctx) => {
     const db = ctx.database.storage.db;
     const before = await stored(db, p.id);
     expect(Object.keys(before.traces).sort()).toEqual(['missing', 'root']);
+    expect(before.traces.root!.computed_cost).toBeGreaterThan(0);
+    expect(before.traces.root!.cost).toBeGreaterThan(0.5);
     await rollupsMigration.down(db as never);
     await rollupsMigration.up(db as never);
+    await computedCostMigration.up(db as never);
     expect(await stored(db, p.id)).toEqual(before);
   });
 });

@@ -16,10 +16,10 @@ export interface Contribution {
   totals: RollupTotals;
 }
 
-/** A run's contribution, from its columns and its usage (the token types live in the record). */
+/** A run's contribution, from its columns and its record (the token types and the cost's source live there). */
 export function contributionOf(
   row: Pick<RunRow, 'id' | 'trace_id' | 'parent_run_id' | 'name' | 'status' | 'start_time' | 'end_time' | 'cost' | 'session_id' | 'user_id'>,
-  usage: StoredUsage | null,
+  { usage, costSource }: { usage: StoredUsage | null; costSource: 'client' | 'computed' | null },
 ): Contribution {
   return {
     traceId: row.trace_id,
@@ -39,6 +39,7 @@ export function contributionOf(
       cache_creation_tokens: usage?.cacheCreationTokens ?? 0,
       reasoning_tokens: usage?.reasoningTokens ?? 0,
       cost: row.cost ?? 0,
+      computed_cost: costSource === 'computed' ? (row.cost ?? 0) : 0,
       start_time: row.start_time,
       end_time: row.end_time ?? row.start_time,
     },
@@ -56,6 +57,7 @@ export const SUMMED = [
   'cache_creation_tokens',
   'reasoning_tokens',
   'cost',
+  'computed_cost',
 ] as const;
 
 /** No time of its own: a removal leaves the span of what remains as it was. */

@@ -37,7 +37,19 @@ describeRuns('sessions and end users', (ctx) => {
         inputs: 'And then?',
       },
       { id: 'b1', name: 'turn', kind: 'agent', startTime: at(2000), sessionId: 'chat-b', userId: 'bob' },
-      { id: 'b2', name: 'turn', kind: 'agent', status: 'succeeded', startTime: at(3000), endTime: at(9000), sessionId: 'chat-c', userId: 'ada' },
+      {
+        id: 'b2',
+        name: 'turn',
+        kind: 'llm',
+        status: 'succeeded',
+        startTime: at(3000),
+        endTime: at(9000),
+        sessionId: 'chat-c',
+        userId: 'ada',
+        // No cost of its own: computed from the built-in price ($0.15 / $0.60 per million tokens).
+        model: 'gpt-4o-mini',
+        usage: { promptTokens: 1_000_000, completionTokens: 500_000 },
+      },
     ]);
     return p;
   };
@@ -58,10 +70,15 @@ describeRuns('sessions and end users', (ctx) => {
       runningCount: 0,
       usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15, cacheReadTokens: 0, cacheCreationTokens: 0, reasoningTokens: 2 },
       cost: 0.01,
+      computedCost: 0,
       traceCount: 2,
       userId: 'ada',
     });
     expect(items[2]).toMatchObject({ sessionId: 'chat-b', runningCount: 1, endTime: at(2000) });
+    // Where a cost came from: chat-c's was computed from prices, chat-a's sent by the client.
+    expect(items[0]).toMatchObject({ sessionId: 'chat-c', cost: 0.45, computedCost: 0.45 });
+    const users = (await get(p, '/users')).json().items;
+    expect(users.find((u: { userId: string }) => u.userId === 'ada')).toMatchObject({ cost: 0.46, computedCost: 0.45 });
   });
 
   it('serves a session as its traces in order, the conversation as it happened', async () => {

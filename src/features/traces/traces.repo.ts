@@ -33,6 +33,7 @@ export function totalsOf(row: RollupTotals) {
       reasoningTokens: Number(row.reasoning_tokens),
     },
     cost: Number(row.cost),
+    computedCost: Number(row.computed_cost),
   };
 }
 

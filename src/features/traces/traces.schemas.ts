@@ -29,6 +29,7 @@ export const rollupProperties = {
   runningCount: Count,
   usage: UsageTotalsSchema,
   cost: Type.Number({ description: 'The sum of its runs’ costs (USD)' }),
+  computedCost: Type.Number({ description: 'The part of `cost` computed from model prices (the rest was sent by clients: see a run’s `costSource`)' }),
 };
 
 export const TraceSchema = Type.Object(

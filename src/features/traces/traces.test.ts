@@ -71,6 +71,7 @@ describeRuns('traces', (ctx) => {
       runningCount: 0,
       usage: { promptTokens: 100, completionTokens: 20, totalTokens: 120, cacheReadTokens: 60, cacheCreationTokens: 0, reasoningTokens: 0 },
       cost: 0.002,
+      computedCost: 0,
       sessionId: 'chat-1',
       userId: 'ada',
       tags: ['prod'],

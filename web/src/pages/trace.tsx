@@ -1,6 +1,6 @@
 import { ApiError, traces } from '../api.js';
 import { ErrorBox, Loading, PageHeader, StatusBadge } from '../components/ui.js';
-import { fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
+import { costSplit, fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
 import { useAsync, useDocumentTitle, useProject } from '../hooks.js';
 import { Link, navigate, useLocation } from '../router.js';
 import type { Trace } from '../types.js';
@@ -10,7 +10,13 @@ import { Waterfall } from './trace/waterfall.js';
 import './trace/trace.css';
 
 /** Tokens by type and cost: a trace's, a session's or a user's totals. */
-export function Totals({ of, label }: { of: Pick<Trace, 'runCount' | 'errorCount' | 'usage' | 'cost'> & { latencyMs?: number }; label: string }) {
+export function Totals({
+  of,
+  label,
+}: {
+  of: Pick<Trace, 'runCount' | 'errorCount' | 'usage' | 'cost' | 'computedCost'> & { latencyMs?: number };
+  label: string;
+}) {
   const u = of.usage;
   return (
     <dl className="stats sl-stats" aria-label={label}>
@@ -44,7 +50,10 @@ export function Totals({ of, label }: { of: Pick<Trace, 'runCount' | 'errorCount
       </div>
       <div className="stat">
         <dt>Cost</dt>
-        <dd>{fmtCost(of.cost)}</dd>
+        <dd>
+          {fmtCost(of.cost)}
+          {of.cost > 0 && <small className="muted"> {costSplit(of.cost, of.computedCost)}</small>}
+        </dd>
       </div>
     </dl>
   );
