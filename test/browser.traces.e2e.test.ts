@@ -96,6 +96,18 @@ function traceRuns(): Record<string, unknown>[] {
       inputs: { prompt: 'weather in Paris' },
       outputs: { text: 'sunny' },
     },
+    {
+      // A model call with a long history: 120 messages, most of them folded.
+      id: 'weather-llm',
+      parentRunId: 'weather',
+      name: 'forecast model',
+      kind: 'llm',
+      status: 'succeeded',
+      startTime: at(80 * MIN + 100),
+      endTime: at(80 * MIN + 800),
+      inputs: { messages: Array.from({ length: 120 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `forecast line ${i + 1}` })) },
+      outputs: { content: 'sunny' },
+    },
   ];
 }
 
@@ -236,6 +248,32 @@ suite('debugging traces in a real browser (chromium + playwright-core)', () => {
     await page.getByRole('button', { name: 'Raw JSON' }).first().click();
     await expect.poll(async () => page.getByRole('list', { name: 'Input' }).count(), { timeout: ACTION_MS }).toBe(0);
     await expect(page.getByRole('region', { name: 'Input' }).textContent()).resolves.toContain('messages');
+  });
+
+  step('folds a 120-message input to its first and last messages, opening the middle 50 at a time', async () => {
+    await page.goto(`/projects/${projectId}/traces/weather?run=weather-llm`);
+    const input = page.getByRole('list', { name: 'Input' });
+    await input.getByText('forecast line 120').waitFor();
+    const texts = () => input.locator('.sl-msg-body').allTextContents();
+    await expect(texts()).resolves.toEqual([
+      'forecast line 1',
+      'forecast line 2',
+      'forecast line 3',
+      'forecast line 4',
+      'forecast line 117',
+      'forecast line 118',
+      'forecast line 119',
+      'forecast line 120',
+    ]);
+    await expect(input.textContent()).resolves.toContain('112 messages hidden');
+    await input.getByRole('button', { name: 'Show 50 more' }).click();
+    await expect.poll(async () => (await texts()).length, { timeout: ACTION_MS }).toBe(58);
+    await expect(input.textContent()).resolves.toContain('62 messages hidden');
+    expect((await texts()).slice(3, 6)).toEqual(['forecast line 4', 'forecast line 5', 'forecast line 6']);
+    await input.getByRole('button', { name: 'Show 50 more' }).click();
+    await input.getByRole('button', { name: 'Show 12 more' }).click();
+    await expect.poll(async () => (await texts()).length, { timeout: ACTION_MS }).toBe(120);
+    await expect(texts()).resolves.toEqual(Array.from({ length: 120 }, (_, i) => `forecast line ${i + 1}`));
   });
 
   step('reads the session as its conversation, turn by turn, and lists the sessions', async () => {

@@ -76,6 +76,8 @@ export function conversationOf(value: unknown, side: 'input' | 'output'): Messag
 
 const LONG = 1500;
 const EDGE = 4;
+/** Messages opened per click in a long conversation's middle. */
+const STEP = 50;
 
 function TextPart({ text }: { text: string }) {
   const [open, setOpen] = useState(text.length <= LONG);
@@ -139,23 +141,32 @@ function MessageView({ message }: { message: Message }) {
   );
 }
 
-/** A conversation, long ones shown by their first and last messages with the rest a click away. */
+/**
+ * A conversation, long ones shown by their first and last messages with the middle opened 50 at a time
+ * (a 400-message input stays a short page until asked for more, and never all at once by accident).
+ */
 export function Conversation({ messages, label }: { messages: Message[]; label: string }) {
-  const [all, setAll] = useState(messages.length <= EDGE * 2 + 2);
-  const shown = all ? messages : [...messages.slice(0, EDGE), ...messages.slice(-EDGE)];
+  const middle = Math.max(0, messages.length - EDGE * 2);
+  const [opened, setOpened] = useState(messages.length <= EDGE * 2 + 2 ? middle : 0);
+  const hidden = middle - opened;
+  const head = messages.slice(0, EDGE + opened);
+  const tail = messages.slice(EDGE + middle);
   return (
     <ol className="sl-conversation" aria-label={label}>
-      {shown.slice(0, all ? shown.length : EDGE).map((m, i) => (
+      {head.map((m, i) => (
         <MessageView key={i} message={m} />
       ))}
-      {!all && (
+      {hidden > 0 && (
         <li className="sl-msg-more">
-          <button type="button" onClick={() => setAll(true)}>
-            Show {messages.length - EDGE * 2} more messages
+          <span className="muted">{hidden.toLocaleString('en-US')} messages hidden</span>{' '}
+          <button type="button" onClick={() => setOpened(opened + Math.min(STEP, hidden))}>
+            Show {Math.min(STEP, hidden)} more
           </button>
         </li>
       )}
-      {!all && shown.slice(EDGE).map((m, i) => <MessageView key={`end-${i}`} message={m} />)}
+      {tail.map((m, i) => (
+        <MessageView key={EDGE + middle + i} message={m} />
+      ))}
     </ol>
   );
 }
