@@ -334,7 +334,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       const asMember = await send(member, r, w);
       if (adminOnly(r)) {
         expectProblem(asMember, 403, 'forbidden');
-        expect(asMember.json().detail).toMatch(/^Your role \(member\) does not allow ((projects|runs|prompts|monitors):delete|models:write)\.$/);
+        expect(asMember.json().detail).toMatch(/^Your role \(member\) does not allow ((projects|runs|prompts|monitors):delete|models:write|quality:admin)\.$/);
         expect(await snapshot(w)).toEqual(before);
       } else {
         expect(asMember.statusCode, asMember.body).toBe(r.ok);

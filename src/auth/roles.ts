@@ -6,9 +6,18 @@
 export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
-const READ = ['organization:read', 'projects:read', 'runs:read', 'prompts:read', 'monitors:read', 'models:read'] as const;
-const WRITE = ['projects:write', 'runs:write', 'prompts:write', 'monitors:write'] as const;
-const ADMIN = ['projects:delete', 'prompts:delete', 'monitors:delete', 'models:write', 'tokens:admin', 'members:admin', 'organization:admin'] as const;
+const READ = ['organization:read', 'projects:read', 'runs:read', 'prompts:read', 'monitors:read', 'models:read', 'scores:read'] as const;
+const WRITE = ['projects:write', 'runs:write', 'prompts:write', 'monitors:write', 'scores:write'] as const;
+const ADMIN = [
+  'projects:delete',
+  'prompts:delete',
+  'monitors:delete',
+  'models:write',
+  'quality:admin',
+  'tokens:admin',
+  'members:admin',
+  'organization:admin',
+] as const;
 const OWNER = ['owners:admin'] as const;
 
 export type Scope = (typeof READ)[number] | (typeof WRITE)[number] | (typeof ADMIN)[number] | (typeof OWNER)[number];
