@@ -28,6 +28,11 @@ export const API_TAGS: readonly ApiTag[] = [
     name: 'Saved views',
     description: 'Your own named filter sets for a project’s lists (traces, runs, sessions, users), validated like the lists’ own filters.',
   },
+  {
+    name: 'Scores',
+    description:
+      'Judgments on runs, traces and sessions (numeric, boolean or categorical) from the API, reviewers and evaluators, and the organization’s score configs that validate them.',
+  },
   { name: 'End users', description: 'The people an application serves (the runs’ `userId`): their totals and their traces.' },
   {
     name: 'OpenTelemetry',

@@ -31,6 +31,9 @@ import { otlpRoutes } from './features/otlp/otlp.routes.js';
 import { traceRoutes } from './features/traces/traces.routes.js';
 import { sessionRoutes } from './features/sessions/sessions.routes.js';
 import { viewRoutes } from './features/views/views.routes.js';
+import { scoreConfigRoutes } from './features/scores/score-configs.routes.js';
+import { scoreRoutes } from './features/scores/scores.routes.js';
+import { ScoreConfigSchema, ScoreSchema } from './features/scores/scores.schemas.js';
 import { exportRoutes } from './features/runs/runs.export.js';
 import { SavedViewSchema } from './features/views/views.schemas.js';
 import { EndUserSchema, SessionSchema } from './features/sessions/sessions.schemas.js';
@@ -223,6 +226,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     MonitorSchema,
     ModelPriceSchema,
     SavedViewSchema,
+    ScoreSchema,
+    ScoreConfigSchema,
   ])
     app.addSchema(schema);
 
@@ -281,6 +286,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       exportRoutes(api, deps);
       monitorRoutes(api, deps);
       modelRoutes(api, deps);
+      scoreRoutes(api, deps);
+      scoreConfigRoutes(api, deps);
     },
     { prefix: '/v1' },
   );

@@ -310,6 +310,50 @@ export interface ModelPricesTable {
 }
 
 /** A user's named filter set for one of a project's lists (README: Saved views). */
+export interface ScoreConfigsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  /** `numeric`, `boolean` or `categorical`. */
+  data_type: string;
+  min_value: number | null;
+  max_value: number | null;
+  /** A JSON array of the allowed labels (categorical), else null. */
+  categories: string | null;
+  description: string | null;
+  archived: number;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+export interface ScoresTable {
+  project_id: string;
+  id: string;
+  organization_id: string;
+  /** `run`, `trace` or `session`. */
+  target: string;
+  target_id: string;
+  name: string;
+  data_type: string;
+  /** Numeric: the number; boolean: 1 or 0; categorical: null. */
+  value: number | null;
+  /** Categorical: the label; boolean: 'true' or 'false'; numeric: null. */
+  label: string | null;
+  comment: string | null;
+  /** `api`, `annotation` or `evaluator`. */
+  source: string;
+  /** `user` (author_id a user id) or `rule` (an evaluator rule's id). */
+  author_kind: string;
+  author_id: string;
+  config_id: string | null;
+  queue_id: string | null;
+  /** A JSON object. */
+  metadata: string;
+  content_hash: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
 export interface SavedViewsTable {
   id: string;
   organization_id: string;
@@ -349,6 +393,8 @@ export interface Database {
   run_users: RunUsersTable;
   model_prices: ModelPricesTable;
   saved_views: SavedViewsTable;
+  score_configs: ScoreConfigsTable;
+  scores: ScoresTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -369,3 +415,5 @@ export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type WebhookAttemptRow = Selectable<WebhookAttemptsTable>;
 export type ModelPriceRow = Selectable<ModelPricesTable>;
 export type SavedViewRow = Selectable<SavedViewsTable>;
+export type ScoreConfigRow = Selectable<ScoreConfigsTable>;
+export type ScoreRow = Selectable<ScoresTable>;

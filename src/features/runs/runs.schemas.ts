@@ -15,10 +15,10 @@ export const RunStatusSchema = StringEnum(RUN_STATUSES);
 /** Client-chosen ids: URL-safe, and never a word the API uses in the same path position. */
 export const RUN_ID_PATTERN = '^(?!(null|metrics|batch)$)[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$';
 // The pattern bounds the length too; `maxLength` says so to readers (and is not checked twice).
-const RunRef = (options: { description?: string } = {}) => enforcedElsewhere(Type.String({ pattern: RUN_ID_PATTERN, ...options }), { maxLength: 128 });
+export const RunRef = (options: { description?: string } = {}) => enforcedElsewhere(Type.String({ pattern: RUN_ID_PATTERN, ...options }), { maxLength: 128 });
 const RunIdInput = RunRef({ description: 'A client-chosen id (1..128 of A-Z a-z 0-9 _ . : -); makes the create idempotent.' });
 
-const JsonObject = Type.Object({}, { additionalProperties: true, description: 'Any JSON object' });
+export const JsonObject = Type.Object({}, { additionalProperties: true, description: 'Any JSON object' });
 // Bounds that keep every stored value, and sums over millions of runs, inside both engines' bigint and
 // double precision (a larger value was a 500 on PostgreSQL).
 const MAX_TOKENS = 1_000_000_000_000;

@@ -1,0 +1,182 @@
+import type { Kysely } from 'kysely';
+import { insertIgnoringConflicts } from '../../db/bulk.js';
+import type { Database, ScoreRow } from '../../db/schema.js';
+import { toIso } from '../../lib/clock.js';
+import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
+import { problems } from '../../lib/problems.js';
+import { valueOf, type ScoreTarget } from './scores.rules.js';
+import type { Score } from './scores.schemas.js';
+
+export function toScore(row: ScoreRow): Score {
+  const target = row.target as ScoreTarget;
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    target,
+    runId: target === 'run' ? row.target_id : null,
+    traceId: target === 'trace' ? row.target_id : null,
+    sessionId: target === 'session' ? row.target_id : null,
+    name: row.name,
+    dataType: row.data_type as Score['dataType'],
+    value: valueOf(row),
+    comment: row.comment,
+    source: row.source as Score['source'],
+    author: { kind: row.author_kind as Score['author']['kind'], id: row.author_id },
+    configId: row.config_id,
+    queueId: row.queue_id,
+    metadata: JSON.parse(row.metadata) as Score['metadata'],
+    createdAt: toIso(Number(row.created_at)),
+    updatedAt: toIso(Number(row.updated_at)),
+  };
+}
+
+/** What a target of each kind is called in problems, and where it lives. */
+export const TARGET_NOUN: Record<ScoreTarget, string> = { run: 'Run', trace: 'Trace', session: 'Session' };
+
+/** Which of `ids` name a target of this kind in the project (one query). */
+export async function existingTargets(db: Kysely<Database>, projectId: string, target: ScoreTarget, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const unique = [...new Set(ids)];
+  const rows =
+    target === 'run'
+      ? await db.selectFrom('runs').select('id as key').where('project_id', '=', projectId).where('id', 'in', unique).execute()
+      : target === 'trace'
+        ? await db.selectFrom('traces').select('trace_id as key').where('project_id', '=', projectId).where('trace_id', 'in', unique).execute()
+        : await db.selectFrom('run_sessions').select('session_id as key').where('project_id', '=', projectId).where('session_id', 'in', unique).execute();
+  return new Set(rows.map((r) => r.key));
+}
+
+const COLUMNS = [
+  'project_id',
+  'id',
+  'organization_id',
+  'target',
+  'target_id',
+  'name',
+  'data_type',
+  'value',
+  'label',
+  'comment',
+  'source',
+  'author_kind',
+  'author_id',
+  'config_id',
+  'queue_id',
+  'metadata',
+  'content_hash',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof ScoreRow)[];
+const INSERT_CHUNK = 500; // 19 columns × 500 rows stays under both engines' parameter limits
+
+/**
+ * Inserts scores in one transaction, skipping ids the project already has; returns the ids inserted and
+ * the stored content hashes of those it skipped (for the caller to tell a retry from a clash).
+ */
+export async function insertScores(
+  db: Kysely<Database>,
+  projectId: string,
+  rows: readonly ScoreRow[],
+): Promise<{ inserted: Set<string>; stored: Map<string, string> }> {
+  const inserted = new Set<string>();
+  const ordered = [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)); // one lock order for concurrent batches
+  await db.transaction().execute(async (trx) => {
+    for (let i = 0; i < ordered.length; i += INSERT_CHUNK) {
+      const done = await insertIgnoringConflicts(trx, 'scores', COLUMNS, ['project_id', 'id'], 'id', ordered.slice(i, i + INSERT_CHUNK));
+      for (const r of done) inserted.add(r.id as string);
+    }
+  });
+  const skipped = rows.filter((r) => !inserted.has(r.id)).map((r) => r.id);
+  const stored = new Map<string, string>();
+  for (let i = 0; i < skipped.length; i += INSERT_CHUNK) {
+    const found = await db
+      .selectFrom('scores')
+      .select(['id', 'content_hash'])
+      .where('project_id', '=', projectId)
+      .where('id', 'in', skipped.slice(i, i + INSERT_CHUNK))
+      .execute();
+    for (const r of found) stored.set(r.id, r.content_hash);
+  }
+  return { inserted, stored };
+}
+
+export interface ScoreListFilters {
+  name?: string | undefined;
+  source?: string | undefined;
+  target?: string | undefined;
+  runId?: string | undefined;
+  traceId?: string | undefined;
+  sessionId?: string | undefined;
+  configId?: string | undefined;
+  queueId?: string | undefined;
+  authorId?: string | undefined;
+  createdAfter?: number | undefined;
+  createdBefore?: number | undefined;
+}
+
+export async function listScores(
+  db: Kysely<Database>,
+  projectId: string,
+  filters: ScoreListFilters,
+  after: Position | null,
+  take: number,
+): Promise<KeysetRows<ScoreRow>> {
+  let query = db.selectFrom('scores').selectAll().where('project_id', '=', projectId);
+  if (filters.name !== undefined) query = query.where('name', '=', filters.name);
+  if (filters.source !== undefined) query = query.where('source', '=', filters.source);
+  if (filters.target !== undefined) query = query.where('target', '=', filters.target);
+  if (filters.runId !== undefined) query = query.where('target', '=', 'run').where('target_id', '=', filters.runId);
+  if (filters.sessionId !== undefined) query = query.where('target', '=', 'session').where('target_id', '=', filters.sessionId);
+  if (filters.traceId !== undefined) {
+    // The trace's own scores and those of its runs.
+    const traceId = filters.traceId;
+    query = query.where((eb) =>
+      eb.or([
+        eb.and([eb('target', '=', 'trace'), eb('target_id', '=', traceId)]),
+        eb.and([
+          eb('target', '=', 'run'),
+          eb('target_id', 'in', eb.selectFrom('runs').select('runs.id').where('runs.project_id', '=', projectId).where('runs.trace_id', '=', traceId)),
+        ]),
+      ]),
+    );
+  }
+  if (filters.configId !== undefined) query = query.where('config_id', '=', filters.configId);
+  if (filters.queueId !== undefined) query = query.where('queue_id', '=', filters.queueId);
+  if (filters.authorId !== undefined) query = query.where('author_id', '=', filters.authorId);
+  if (filters.createdAfter !== undefined) query = query.where('created_at', '>=', filters.createdAfter);
+  if (filters.createdBefore !== undefined) query = query.where('created_at', '<', filters.createdBefore);
+  return keysetPage(query, { sort: 'created_at', id: 'id' }, after, take);
+}
+
+const missing = (id: string) => problems.notFound(`Score ${id} does not exist.`);
+
+export async function requireScore(db: Kysely<Database>, projectId: string, id: string): Promise<ScoreRow> {
+  const row = await db.selectFrom('scores').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw missing(id);
+  return row;
+}
+
+/** Writes a score's new value, comment or metadata, if it is still the one read (`updated_at`). */
+export async function writeScore(
+  db: Kysely<Database>,
+  projectId: string,
+  id: string,
+  seen: number,
+  changes: Pick<ScoreRow, 'data_type' | 'value' | 'label' | 'comment' | 'metadata' | 'content_hash' | 'updated_at' | 'config_id'>,
+): Promise<ScoreRow> {
+  const row = await db
+    .updateTable('scores')
+    .set(changes)
+    .where('project_id', '=', projectId)
+    .where('id', '=', id)
+    .where('updated_at', '=', seen)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw problems.conflict(`Score ${id} changed while this change was made; read it again and retry.`);
+  return row;
+}
+
+export async function deleteScore(db: Kysely<Database>, projectId: string, id: string): Promise<void> {
+  const deleted = await db.deleteFrom('scores').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
+  if (Number(deleted.numDeletedRows) === 0) throw missing(id);
+}

@@ -1,0 +1,176 @@
+import { Type } from '@sinclair/typebox';
+import { can } from '../../auth/roles.js';
+import type { App, Deps } from '../../deps.js';
+import { requireTimestamp } from '../../lib/clock.js';
+import { problemBody, problemResponses } from '../../lib/problems.js';
+import { pageRoute } from '../page-route.js';
+import { requestedProject } from '../projects/projects.repo.js';
+import { ProjectParams } from '../projects/projects.schemas.js';
+import { ProjectRunParams } from '../runs/runs.schemas.js';
+import { SessionParams } from '../sessions/sessions.schemas.js';
+import { TraceParams } from '../traces/traces.schemas.js';
+import { ingestScores, removeScore, updateScore, type ScoreAuthor, type ScoreEditor } from './scores.ingest.js';
+import { listScores, requireScore, toScore } from './scores.repo.js';
+import type { ScoreTarget } from './scores.rules.js';
+import { ListScoresQuery, ScoreBatchBody, ScoreBatchResult, ScoreInputSchema, ScoreParams, ScorePage, UpdateScoreBody } from './scores.schemas.js';
+
+const tags = ['Scores'];
+
+type Principal = { organizationId: string; userId: string; role: Parameters<typeof can>[0] };
+
+async function authorOf(db: Deps['db'], request: { principal: Principal; params: { project_id: string } }): Promise<ScoreAuthor> {
+  const project = await requestedProject(db, request);
+  return { organizationId: request.principal.organizationId, projectId: project.id, kind: 'user', id: request.principal.userId };
+}
+
+async function editorOf(db: Deps['db'], request: { principal: Principal; params: { project_id: string } }): Promise<ScoreEditor> {
+  const project = await requestedProject(db, request);
+  const { organizationId, userId, role } = request.principal;
+  return { organizationId, projectId: project.id, userId, mayChangeAny: can(role, 'quality:admin') };
+}
+
+export function scoreRoutes(app: App, { db, clock, cursors, config }: Deps): void {
+  const targets: {
+    target: ScoreTarget;
+    path: string;
+    params: typeof ProjectRunParams | typeof TraceParams | typeof SessionParams;
+    key: string;
+    noun: string;
+  }[] = [
+    { target: 'run', path: '/projects/:project_id/runs/:run_id/scores', params: ProjectRunParams, key: 'run_id', noun: 'run' },
+    { target: 'trace', path: '/projects/:project_id/traces/:trace_id/scores', params: TraceParams, key: 'trace_id', noun: 'trace' },
+    { target: 'session', path: '/projects/:project_id/sessions/:session_id/scores', params: SessionParams, key: 'session_id', noun: 'session' },
+  ];
+  for (const { target, path, params, key, noun } of targets) {
+    app.post(path, {
+      config: { scope: 'scores:write' },
+      schema: {
+        operationId: `create${noun[0]!.toUpperCase()}${noun.slice(1)}Score`,
+        tags,
+        summary: `Score a ${noun}`,
+        description:
+          `A judgment on the ${noun}: a number, true or false, or a category. A score config of the organization named by \`configId\`, or by the score's \`name\`, validates the value (400 when it does not fit). ` +
+          'With a client `id` the create is idempotent: the same content again answers 200 with the stored score; different content is a 409.',
+        params,
+        body: ScoreInputSchema,
+        response: { 200: Type.Ref('Score'), 201: Type.Ref('Score'), ...problemResponses(409) },
+      },
+      handler: async (request, reply) => {
+        const author = await authorOf(db, request as never);
+        const targetId = (request.params as Record<string, string>)[key]!;
+        const [result] = await ingestScores(db, author, [request.body], clock.now(), () => '', { target, targetId });
+        if (!result) throw new Error('ingest returned no result');
+        if (result.status === 'rejected') throw result.problem;
+        const row = result.row ?? (await requireScore(db, author.projectId, result.id));
+        return reply.code(result.status === 'created' ? 201 : 200).send(toScore(row));
+      },
+    });
+  }
+
+  app.post('/projects/:project_id/scores/batch', {
+    config: { scope: 'scores:write' },
+    schema: {
+      operationId: 'createScoreBatch',
+      tags,
+      summary: 'Create up to 1,000 scores',
+      description:
+        'Each score names exactly one of `runId`, `traceId` and `sessionId`. One result per score, in order: a bad score (or one whose target does not exist) is rejected with its own problem and does not sink the others; a retried batch creates nothing twice (client ids).',
+      params: ProjectParams,
+      body: ScoreBatchBody,
+      response: { 200: ScoreBatchResult },
+    },
+    handler: async (request) => {
+      const author = await authorOf(db, request);
+      const results = await ingestScores(db, author, request.body.scores, clock.now(), (i) => `/scores/${i}`);
+      return {
+        results: results.map((r) =>
+          r.status === 'rejected'
+            ? { index: r.index, id: r.id, status: r.status, problem: problemBody(r.problem, config.problemBase, undefined) }
+            : { index: r.index, id: r.id, status: r.status },
+        ),
+      };
+    },
+  });
+
+  pageRoute(
+    app,
+    cursors,
+    '/projects/:project_id/scores',
+    {
+      scope: 'scores:read',
+      operationId: 'listScores',
+      tags,
+      summary: 'List scores',
+      description:
+        'Newest first (then id). Filters: `name`, `source`, `target`, `runId`, `traceId` (the trace’s scores and its runs’), `sessionId`, `configId`, `queueId`, `authorId`, `createdAfter` (inclusive), `createdBefore` (exclusive).',
+      params: ProjectParams,
+      querystring: ListScoresQuery,
+      page: ScorePage,
+    },
+    async (request) => {
+      const project = await requestedProject(db, request);
+      const { limit: _limit, cursor: _cursor, createdAfter, createdBefore, ...rest } = request.query;
+      const filters = {
+        ...rest,
+        createdAfter: createdAfter === undefined ? undefined : requireTimestamp(createdAfter, { parameter: 'createdAfter' }),
+        createdBefore: createdBefore === undefined ? undefined : requireTimestamp(createdBefore, { parameter: 'createdBefore' }),
+      };
+      return {
+        identity: {
+          endpoint: 'scores',
+          organizationId: request.principal.organizationId,
+          parents: [project.id],
+          filters: { ...rest, createdAfter, createdBefore },
+        },
+        fetch: (after, take) => listScores(db, project.id, filters, after, take),
+      };
+    },
+    toScore,
+  );
+
+  app.get('/projects/:project_id/scores/:score_id', {
+    config: { scope: 'scores:read' },
+    schema: {
+      operationId: 'getScore',
+      tags,
+      summary: 'Get a score',
+      description: 'Any score of the project, whoever gave it.',
+      params: ScoreParams,
+      response: { 200: Type.Ref('Score') },
+    },
+    handler: async (request) => {
+      const project = await requestedProject(db, request);
+      return toScore(await requireScore(db, project.id, request.params.score_id));
+    },
+  });
+
+  app.patch('/projects/:project_id/scores/:score_id', {
+    config: { scope: 'scores:write' },
+    schema: {
+      operationId: 'updateScore',
+      tags,
+      summary: 'Change a score’s value, comment or metadata',
+      description: 'By its author, or an admin (403 for anyone else). A new value is validated against the score’s config as at creation.',
+      params: ScoreParams,
+      body: UpdateScoreBody,
+      response: { 200: Type.Ref('Score'), ...problemResponses(409) },
+    },
+    handler: async (request) => toScore(await updateScore(db, await editorOf(db, request), request.params.score_id, request.body, clock.now())),
+  });
+
+  app.delete('/projects/:project_id/scores/:score_id', {
+    config: { scope: 'scores:write' },
+    schema: {
+      operationId: 'deleteScore',
+      tags,
+      summary: 'Delete a score',
+      description: 'By its author, or an admin (403 for anyone else).',
+      params: ScoreParams,
+      response: { 204: Type.Null({ description: 'Deleted' }) },
+    },
+    handler: async (request, reply) => {
+      await removeScore(db, await editorOf(db, request), request.params.score_id);
+      return reply.code(204).send(null);
+    },
+  });
+}

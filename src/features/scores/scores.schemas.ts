@@ -1,0 +1,190 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { JsonObject, RunRef } from '../runs/runs.schemas.js';
+import { SCORE_DATA_TYPES, SCORE_SOURCES, SCORE_TARGETS, MAX_CATEGORIES, MAX_COMMENT } from './scores.rules.js';
+
+const Name = (description: string) => Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_TEXT_PATTERN, description });
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ScoreValue = Type.Union([Type.Number(), Type.Boolean(), Type.String({ minLength: 1, maxLength: 100 })], {
+  description: 'A number (numeric), true or false (boolean), or a category (categorical): the type of the value is the type of the score',
+});
+export const ScoreDataType = StringEnum(SCORE_DATA_TYPES);
+export const ScoreSource = StringEnum(SCORE_SOURCES, { description: '`api` (default), `annotation` (a reviewer), `evaluator` (an automatic judge)' });
+export const ScoreTarget = StringEnum(SCORE_TARGETS);
+
+export const ScoreSchema = Type.Object(
+  {
+    id: Type.String(),
+    projectId: Type.String(),
+    target: ScoreTarget,
+    runId: Nullable(Type.String({ description: 'The run it judges (target `run`)' })),
+    traceId: Nullable(Type.String({ description: 'The trace it judges (target `trace`)' })),
+    sessionId: Nullable(Type.String({ description: 'The session it judges (target `session`)' })),
+    name: Type.String(),
+    dataType: ScoreDataType,
+    value: ScoreValue,
+    comment: Nullable(Type.String()),
+    source: ScoreSource,
+    author: Type.Object(
+      {
+        kind: StringEnum(['user', 'rule'] as const, { description: '`user`: the member (or token) that sent it; `rule`: an evaluator rule' }),
+        id: Type.String(),
+      },
+      { additionalProperties: false },
+    ),
+    configId: Nullable(Type.String({ description: 'The score config it was validated against' })),
+    queueId: Nullable(Type.String({ description: 'The annotation queue it was given in' })),
+    metadata: JsonObject,
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Score', title: 'Score', additionalProperties: false },
+);
+export type Score = Static<typeof ScoreSchema>;
+export const ScorePage = pageSchema(Type.Ref('Score'), 'ScorePage');
+
+const scoreFields = {
+  id: Type.Optional(RunRef({ description: 'A client-chosen id (1..128 of A-Z a-z 0-9 _ . : -); makes the create idempotent.' })),
+  name: Type.Optional(Name('The score’s name (default: its config’s); a config of the organization with this name validates it')),
+  configId: Type.Optional(IdParam('scc', 'A score config to validate the value against')),
+  value: ScoreValue,
+  comment: Type.Optional(Nullable(Type.String({ maxLength: MAX_COMMENT }))),
+  source: Type.Optional(ScoreSource),
+  metadata: Type.Optional(JsonObject),
+};
+
+/** A score of the target the path names. */
+export const ScoreInputSchema = Type.Object(scoreFields, { title: 'ScoreCreate', additionalProperties: false });
+export type ScoreInput = Static<typeof ScoreInputSchema>;
+
+/** A score in a batch: it names its target. */
+export const ScoreBatchItemSchema = Type.Object(
+  {
+    ...scoreFields,
+    runId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    traceId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  },
+  { title: 'ScoreBatchItem', additionalProperties: false },
+);
+export type ScoreBatchItem = Static<typeof ScoreBatchItemSchema>;
+
+export const ScoreBatchBody = Type.Object(
+  {
+    scores: Type.Array(
+      Type.Object({}, { additionalProperties: true, description: 'A score with exactly one of runId, traceId and sessionId; each is validated on its own' }),
+      { minItems: 1, maxItems: 1000 },
+    ),
+  },
+  { title: 'ScoreBatch', additionalProperties: false },
+);
+
+export const ScoreBatchResult = Type.Object(
+  {
+    results: Type.Array(
+      Type.Object(
+        {
+          index: Type.Integer(),
+          id: Type.Union([Type.String(), Type.Null()]),
+          status: StringEnum(['created', 'existing', 'rejected'] as const),
+          problem: Type.Optional(Type.Ref('Problem')),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { title: 'ScoreBatchResult', additionalProperties: false },
+);
+
+export const UpdateScoreBody = Type.Object(
+  { value: Type.Optional(ScoreValue), comment: Type.Optional(Nullable(Type.String({ maxLength: MAX_COMMENT }))), metadata: Type.Optional(JsonObject) },
+  { title: 'ScoreUpdate', additionalProperties: false, minProperties: 1 },
+);
+export type ScoreUpdate = Static<typeof UpdateScoreBody>;
+
+export const ListScoresQuery = Type.Object(
+  {
+    ...pageQueryProperties,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Scores of this name' })),
+    source: Type.Optional(ScoreSource),
+    target: Type.Optional(ScoreTarget),
+    runId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Scores of this run' })),
+    traceId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Scores of this trace and of its runs' })),
+    sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Scores of this session' })),
+    configId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    queueId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    authorId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Scores given by this user or evaluator rule' })),
+    createdAfter: Type.Optional(Timestamp),
+    createdBefore: Type.Optional(Timestamp),
+  },
+  { additionalProperties: false },
+);
+export type ScoreFilters = Omit<Static<typeof ListScoresQuery>, 'limit' | 'cursor'>;
+
+export const ScoreParams = Type.Object({ project_id: IdParam('prj', 'Project id'), score_id: IdParam('scr', 'Score id') }, { additionalProperties: false });
+
+// Score configs
+
+const Bound = Type.Union([Type.Number(), Type.Null()]);
+const Categories = Type.Array(Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_TEXT_PATTERN }), {
+  minItems: 1,
+  maxItems: MAX_CATEGORIES,
+  uniqueItems: true,
+  description: 'Categorical only: the labels a score may take',
+});
+
+export const ScoreConfigSchema = Type.Object(
+  {
+    id: Type.String(),
+    name: Type.String(),
+    dataType: ScoreDataType,
+    min: Type.Union([Type.Number(), Type.Null()], { description: 'Numeric: the least value allowed, or null' }),
+    max: Type.Union([Type.Number(), Type.Null()], { description: 'Numeric: the greatest value allowed, or null' }),
+    categories: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Categorical: the labels allowed; else null' }),
+    description: Nullable(Type.String()),
+    archived: Type.Boolean({ description: 'Still validates the scores that name it; no longer offered by the dashboard' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'ScoreConfig', title: 'ScoreConfig', additionalProperties: false },
+);
+export type ScoreConfig = Static<typeof ScoreConfigSchema>;
+export const ScoreConfigPage = pageSchema(Type.Ref('ScoreConfig'), 'ScoreConfigPage');
+
+export const CreateScoreConfigBody = Type.Object(
+  {
+    name: Name('Unique in the organization; scores of this name are validated against it'),
+    dataType: ScoreDataType,
+    min: Type.Optional(Bound),
+    max: Type.Optional(Bound),
+    categories: Type.Optional(Categories),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+  },
+  { title: 'ScoreConfigCreate', additionalProperties: false },
+);
+export type CreateScoreConfig = Static<typeof CreateScoreConfigBody>;
+
+export const UpdateScoreConfigBody = Type.Object(
+  {
+    name: Type.Optional(Name('Unique in the organization')),
+    min: Type.Optional(Bound),
+    max: Type.Optional(Bound),
+    categories: Type.Optional(Categories),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+    archived: Type.Optional(Type.Boolean()),
+  },
+  { title: 'ScoreConfigUpdate', additionalProperties: false, minProperties: 1 },
+);
+export type UpdateScoreConfig = Static<typeof UpdateScoreConfigBody>;
+
+export const ListScoreConfigsQuery = Type.Object(
+  {
+    ...pageQueryProperties,
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the name' })),
+    archived: Type.Optional(Type.Boolean({ description: 'Only archived configs (true) or only those in use (false)' })),
+  },
+  { additionalProperties: false },
+);
+export const ScoreConfigParams = Type.Object({ config_id: IdParam('scc', 'Score config id') }, { additionalProperties: false });
