@@ -33,35 +33,50 @@ import {
   MODEL_LIST_JUNK,
   validModelPrice,
   validView,
+  validScore,
+  validScoreConfig,
+  FIXTURE_SESSION,
 } from './bad-input/routes.js';
 
 describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: TestContext) => {
   let owner: Caller;
   let f: Fixture;
 
+  /** The resources a fixture names, made in a project (a fresh set for each DELETE, so the shared fixture survives). */
+  async function resourcesIn(projectId: string): Promise<Omit<Fixture, 'projectId' | 'runId' | 'sessionId'>> {
+    const token = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'spare' } });
+    const prompt = await ctx.request('POST', '/v1/prompts', { token: owner.token, body: { name: uniquePromptName(), template: 'Hi {{name}}' } });
+    expect(prompt.statusCode, prompt.body).toBe(201);
+    const promptId = prompt.json().id as string;
+    expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/staging`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
+    const monitor = await ctx.request('POST', `/v1/projects/${projectId}/monitors`, { token: owner.token, body: validMonitor() });
+    expect(monitor.statusCode, monitor.body).toBe(201);
+    const price = await ctx.request('POST', '/v1/models', { token: owner.token, body: validModelPrice() });
+    expect(price.statusCode, price.body).toBe(201);
+    const view = await ctx.request('POST', `/v1/projects/${projectId}/views`, { token: owner.token, body: validView() });
+    expect(view.statusCode, view.body).toBe(201);
+    const [scored] = await ctx.make.runs(projectId, 1);
+    const score = await ctx.request('POST', `/v1/projects/${projectId}/runs/${scored}/scores`, { token: owner.token, body: validScore() });
+    expect(score.statusCode, score.body).toBe(201);
+    const config = await ctx.request('POST', '/v1/score-configs', { token: owner.token, body: validScoreConfig() });
+    expect(config.statusCode, config.body).toBe(201);
+    return {
+      tokenId: token.json().id,
+      promptId,
+      monitorId: monitor.json().id,
+      modelId: price.json().id,
+      viewId: view.json().id,
+      scoreId: score.json().id,
+      scoreConfigId: config.json().id,
+    };
+  }
+
   /** A fixture nobody deletes or ends: DELETE and PATCH tests use throwaway ones. */
   beforeAll(async () => {
     owner = await ctx.make.caller({ role: 'owner' });
     const project = await ctx.make.project(owner.organizationId);
-    const [runId] = await ctx.make.runs(project.id, 3);
-    const spare = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'spare' } });
-    const prompt = await ctx.request('POST', '/v1/prompts', { token: owner.token, body: { name: uniquePromptName(), template: 'Hi {{name}}' } });
-    expect(prompt.statusCode, prompt.body).toBe(201);
-    const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, { token: owner.token, body: validMonitor() });
-    expect(monitor.statusCode, monitor.body).toBe(201);
-    const price = await ctx.request('POST', '/v1/models', { token: owner.token, body: validModelPrice() });
-    expect(price.statusCode, price.body).toBe(201);
-    const view = await ctx.request('POST', `/v1/projects/${project.id}/views`, { token: owner.token, body: validView() });
-    expect(view.statusCode, view.body).toBe(201);
-    f = {
-      projectId: project.id,
-      runId: runId!,
-      tokenId: spare.json().id,
-      promptId: prompt.json().id,
-      monitorId: monitor.json().id,
-      modelId: price.json().id,
-      viewId: view.json().id,
-    };
+    const [runId] = await ctx.make.runs(project.id, 3, () => ({ sessionId: FIXTURE_SESSION }));
+    f = { projectId: project.id, runId: runId!, sessionId: FIXTURE_SESSION, ...(await resourcesIn(project.id)) };
   });
 
   /** Ids that name nothing: for requests that must be refused before any lookup. */
@@ -82,25 +97,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         let ids = f;
         if (r.method === 'DELETE') {
           const project = await ctx.make.project(owner.organizationId);
-          const token = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'throwaway' } });
-          const prompt = await ctx.request('POST', '/v1/prompts', { token: owner.token, body: { name: uniquePromptName(), template: 'x' } });
-          const promptId = prompt.json().id as string;
-          expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/staging`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
-          const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, { token: owner.token, body: validMonitor() });
-          expect(monitor.statusCode, monitor.body).toBe(201);
-          const price = await ctx.request('POST', '/v1/models', { token: owner.token, body: validModelPrice() });
-          expect(price.statusCode, price.body).toBe(201);
-          const view = await ctx.request('POST', `/v1/projects/${project.id}/views`, { token: owner.token, body: validView() });
-          expect(view.statusCode, view.body).toBe(201);
-          ids = {
-            ...f,
-            projectId: project.id,
-            tokenId: token.json().id,
-            promptId,
-            monitorId: monitor.json().id,
-            modelId: price.json().id,
-            viewId: view.json().id,
-          };
+          ids = { ...f, projectId: project.id, ...(await resourcesIn(project.id)) };
         }
         const res = await send(r, { ids, ...(r.body ? { body: r.body() } : {}) });
         expect(res.statusCode, res.body).toBe(r.ok);
@@ -451,10 +448,10 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         else if (res.statusCode >= 400) expectCleanProblem(res, ['\u0000']);
       };
       for (const r of ID_ROUTES) {
-        for (const key of ['projectId', 'runId', 'tokenId', 'monitorId', 'modelId', 'viewId'] as const) {
+        for (const key of ['projectId', 'runId', 'sessionId', 'tokenId', 'monitorId', 'modelId', 'viewId', 'scoreId', 'scoreConfigId'] as const) {
           const url = r.path({
             ...g,
-            [key]: `${{ projectId: 'prj', runId: 'run', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl', viewId: 'vew' }[key]}_%00`,
+            [key]: `${{ projectId: 'prj', runId: 'run', sessionId: 'ses', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl', viewId: 'vew', scoreId: 'scr', scoreConfigId: 'scc' }[key]}_%00`,
           });
           if (url === r.path(g)) continue;
           check(`${r.method} ${url}`, await send(r, { path: url, ...(r.body ? { body: r.body() } : {}) }));

@@ -60,23 +60,32 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
           promptId: newId('prm'),
           monitorId: newId('mon'),
           modelId: newId('mdl'),
+          viewId: newId('vew'),
+          sessionId: 'no-such-session',
+          userId: 'no-such-user',
+          scoreId: newId('scr'),
+          scoreConfigId: newId('scc'),
           member: { ...w.member, userId: newId('usr') },
         };
         const missing = await send(ctx, outsider, r, ghost);
         const body2 = expectProblem(missing, 404, 'not-found');
         const strip = (b: Record<string, unknown>, ids: string[]) => ids.reduce((d, id) => d.split(id).join('<id>'), String(b.detail));
-        expect(strip(body, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId, w.promptId, w.monitorId, w.modelId])).toBe(
-          strip(body2, [
-            ghost.projectId,
-            ghost.runId,
-            ghost.spareTokenId,
-            ghost.member.userId,
-            ghost.invitationId,
-            ghost.promptId,
-            ghost.monitorId,
-            ghost.modelId,
-          ]),
-        );
+        const idsOf = (x: World) => [
+          x.projectId,
+          x.runId,
+          x.spareTokenId,
+          x.member.userId,
+          x.invitationId,
+          x.promptId,
+          x.monitorId,
+          x.modelId,
+          x.viewId,
+          x.sessionId,
+          x.userId,
+          x.scoreId,
+          x.scoreConfigId,
+        ];
+        expect(strip(body, idsOf(w))).toBe(strip(body2, idsOf(ghost)));
 
         expect(await snapshot(ctx, w)).toEqual(before);
 

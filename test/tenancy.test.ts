@@ -20,6 +20,12 @@ interface Ids {
   monitorId: string;
   /** A model price of the organization. */
   modelId: string;
+  /** The run's session and end user. */
+  sessionId: string;
+  userId: string;
+  /** A score of the run, and a score config of the organization. */
+  scoreId: string;
+  scoreConfigId: string;
 }
 
 interface RouteCase {
@@ -37,6 +43,8 @@ interface RouteCase {
 const validRun = () => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z', inputs: { q: 'hi' } });
 const validMonitor = () => ({ name: 'errors', metric: 'error_count', window: '1h', threshold: { op: '>', value: 0 } });
 const monitorPath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/monitors/${i.monitorId}${suffix}`;
+const scorePath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/scores${suffix}`;
+const validScore = () => ({ name: 'helpfulness', value: 0.5 });
 
 /** Every /v1 route that takes an id. Add new id-taking routes here. */
 const ID_ROUTES: RouteCase[] = [
@@ -109,6 +117,55 @@ const ID_ROUTES: RouteCase[] = [
   { method: 'GET', route: '/v1/models/{model_id}', path: (i) => `/v1/models/${i.modelId}`, ok: 200 },
   { method: 'PATCH', route: '/v1/models/{model_id}', path: (i) => `/v1/models/${i.modelId}`, body: () => ({ inputPrice: 0 }), ok: 200, adminOnly: true },
   { method: 'DELETE', route: '/v1/models/{model_id}', path: (i) => `/v1/models/${i.modelId}`, ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/traces', path: (i) => `/v1/projects/${i.projectId}/traces`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/traces/{trace_id}', path: (i) => `/v1/projects/${i.projectId}/traces/${i.runId}`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/sessions', path: (i) => `/v1/projects/${i.projectId}/sessions`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/sessions/{session_id}', path: (i) => `/v1/projects/${i.projectId}/sessions/${i.sessionId}`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/users', path: (i) => `/v1/projects/${i.projectId}/users`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/users/{user_id}', path: (i) => `/v1/projects/${i.projectId}/users/${i.userId}`, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/runs/{run_id}/scores',
+    path: (i) => `/v1/projects/${i.projectId}/runs/${i.runId}/scores`,
+    body: validScore,
+    ok: 201,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/traces/{trace_id}/scores',
+    path: (i) => `/v1/projects/${i.projectId}/traces/${i.runId}/scores`,
+    body: validScore,
+    ok: 201,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/sessions/{session_id}/scores',
+    path: (i) => `/v1/projects/${i.projectId}/sessions/${i.sessionId}/scores`,
+    body: validScore,
+    ok: 201,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/scores/batch',
+    path: (i) => scorePath(i, '/batch'),
+    body: () => ({ scores: [{ ...validScore(), traceId: 'any' }] }),
+    ok: 200,
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/scores', path: (i) => scorePath(i), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/scores/{score_id}', path: (i) => scorePath(i, `/${i.scoreId}`), ok: 200 },
+  // By their author or an admin: the member of the roles table is neither (scores.test.ts has the author).
+  { method: 'PATCH', route: '/v1/projects/{project_id}/scores/{score_id}', path: (i) => scorePath(i, `/${i.scoreId}`), body: () => ({ value: 0 }), ok: 200 },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/scores/{score_id}', path: (i) => scorePath(i, `/${i.scoreId}`), ok: 204 },
+  { method: 'GET', route: '/v1/score-configs/{config_id}', path: (i) => `/v1/score-configs/${i.scoreConfigId}`, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/score-configs/{config_id}',
+    path: (i) => `/v1/score-configs/${i.scoreConfigId}`,
+    body: () => ({ description: 'hijacked' }),
+    ok: 200,
+    adminOnly: true,
+  },
+  { method: 'DELETE', route: '/v1/score-configs/{config_id}', path: (i) => `/v1/score-configs/${i.scoreConfigId}`, ok: 204 },
 ];
 
 const adminOnly = (r: RouteCase) => r.adminOnly ?? r.method === 'DELETE';
@@ -118,7 +175,7 @@ const isWrite = (r: RouteCase) => r.method !== 'GET' && !r.route.endsWith('/rend
 /** Every write a viewer must be refused, with what a member gets instead. */
 const WRITE_ROUTES: RouteCase[] = [
   { method: 'POST', route: '/v1/projects', path: () => '/v1/projects', body: () => ({ name: `p-${newId('prj').slice(-10)}` }), ok: 201 },
-  ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/projects')),
+  ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/projects') && !r.route.includes('{score_id}')),
   { method: 'POST', route: '/v1/prompts', path: () => '/v1/prompts', body: () => ({ name: `p-${newId('prm').slice(-10)}`, template: 'x' }), ok: 201 },
   ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/prompts')),
   {
@@ -130,6 +187,15 @@ const WRITE_ROUTES: RouteCase[] = [
     adminOnly: true,
   },
   ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/models')),
+  {
+    method: 'POST',
+    route: '/v1/score-configs',
+    path: () => '/v1/score-configs',
+    body: () => ({ name: `c-${newId('scc').slice(-10)}`, dataType: 'boolean' }),
+    ok: 201,
+    adminOnly: true,
+  },
+  ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/score-configs')),
 ];
 
 interface World extends Ids {
@@ -143,7 +209,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
   async function world(organizationId?: string): Promise<World> {
     const owner = await ctx.make.caller({ role: 'owner', ...(organizationId ? { organizationId } : {}) });
     const project = await ctx.make.project(owner.organizationId);
-    const [runId] = await ctx.make.runs(project.id, 1);
+    const [runId] = await ctx.make.runs(project.id, 1, () => ({ sessionId: 'tenancy-session', userId: 'tenancy-user' }));
     const prompt = await ctx.request('POST', '/v1/prompts', { token: owner.token, body: { name: `p-${newId('prm').slice(-12)}`, template: 'Hi {{name}}' } });
     expect(prompt.statusCode, prompt.body).toBe(201);
     const promptId = prompt.json().id as string;
@@ -159,6 +225,10 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       body: { model: `m-${newId('mdl').slice(-12)}`, inputPrice: 1, outputPrice: 2 },
     });
     expect(price.statusCode, price.body).toBe(201);
+    const score = await ctx.request('POST', `/v1/projects/${project.id}/runs/${runId}/scores`, { token: owner.token, body: validScore() });
+    expect(score.statusCode, score.body).toBe(201);
+    const config = await ctx.request('POST', '/v1/score-configs', { token: owner.token, body: { name: `c-${newId('scc').slice(-12)}`, dataType: 'boolean' } });
+    expect(config.statusCode, config.body).toBe(201);
     return {
       owner,
       projectId: project.id,
@@ -167,6 +237,10 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       promptId,
       monitorId: monitor.json().id as string,
       modelId: price.json().id as string,
+      sessionId: 'tenancy-session',
+      userId: 'tenancy-user',
+      scoreId: score.json().id as string,
+      scoreConfigId: config.json().id as string,
     };
   }
 
@@ -186,6 +260,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const events = await ctx.request('GET', `/v1/projects/${w.projectId}/monitors/${w.monitorId}/events?limit=100`, { token: w.owner.token });
     const price = await ctx.request('GET', `/v1/models/${w.modelId}`, { token: w.owner.token });
     const prices = await ctx.request('GET', '/v1/models?limit=100', { token: w.owner.token });
+    const scores = await ctx.request('GET', `/v1/projects/${w.projectId}/scores?limit=100`, { token: w.owner.token });
+    const configs = await ctx.request('GET', '/v1/score-configs?limit=100', { token: w.owner.token });
     // The monitor as stored (its signing secret included), less what its evaluation moves by itself.
     const monitorRow = await db().selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
     const {
@@ -209,6 +285,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       monitorEvents: [events.statusCode, events.json().items?.length],
       modelPrice: [price.statusCode, price.body],
       modelPrices: [prices.statusCode, prices.json().items?.length],
+      scores: [scores.statusCode, scores.body],
+      scoreConfigs: [configs.statusCode, configs.body],
     };
   }
 
@@ -227,14 +305,13 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
 
       const res = await send(outsider, r, w);
       const body = expectProblem(res, 404, 'not-found');
-      expectCleanProblem(res, [w.projectId, w.runId, w.tokenId, w.promptId, w.monitorId, w.modelId]);
+      const idsOf = (i: Ids) => [i.projectId, i.runId, i.tokenId, i.promptId, i.monitorId, i.modelId, i.sessionId, i.userId, i.scoreId, i.scoreConfigId];
+      expectCleanProblem(res, idsOf(w));
 
-      const missing: Ids = missingIds();
+      const missing: Ids = { ...missingIds(), userId: 'no-such-user' };
       const res2 = await send(outsider, r, missing);
       const body2 = expectProblem(res2, 404, 'not-found');
-      expect(normalized(body, [w.projectId, w.runId, w.tokenId, w.promptId, w.monitorId, w.modelId])).toEqual(
-        normalized(body2, [missing.projectId, missing.runId, missing.tokenId, missing.promptId, missing.monitorId, missing.modelId]),
-      );
+      expect(normalized(body, idsOf(w))).toEqual(normalized(body2, idsOf(missing)));
 
       expect(await snapshot(w)).toEqual(before);
 
@@ -326,7 +403,9 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
 
       const res = await send(viewer, r, w);
       expectProblem(res, 403, 'forbidden');
-      expect(res.json().detail).toMatch(/^Your role \(viewer\) does not allow (projects|runs|prompts|monitors|models):(write|delete)\.$/);
+      expect(res.json().detail).toMatch(
+        /^Your role \(viewer\) does not allow ((projects|runs|prompts|monitors|models|scores):(write|delete)|quality:admin)\.$/,
+      );
       expectCleanProblem(res);
       expect(await snapshot(w)).toEqual(before);
       expect((await ctx.request('GET', '/v1/projects?limit=100', { token: w.owner.token })).json().items.length).toBe(projectsBefore);

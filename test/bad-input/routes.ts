@@ -14,7 +14,14 @@ export interface Fixture {
   modelId: string;
   /** A saved view of the fixture's owner in its project. */
   viewId: string;
+  /** The session of the fixture's runs. */
+  sessionId: string;
+  /** A score (of a run of the project) and a score config of the organization. */
+  scoreId: string;
+  scoreConfigId: string;
 }
+
+export const FIXTURE_SESSION = 'bad-input-session';
 
 export interface Route {
   method: Method;
@@ -41,6 +48,18 @@ export const validView = (): Record<string, unknown> => ({
   page: 'traces',
   filters: { status: 'failed', q: 'refund' },
 });
+export const validScore = (): Record<string, unknown> => ({ name: 'helpfulness', value: 0.5, comment: 'fine', metadata: { by: 'ci' } });
+export const validScoreConfig = (): Record<string, unknown> => ({ name: `config-${newId('scc').slice(-12)}`, dataType: 'numeric', min: 0, max: 1 });
+export const SCORE_FIELDS: Record<string, unknown[]> = {
+  id: ['', 'has space', 'null', 'x'.repeat(129), 1],
+  name: ['', ' padded', 'x'.repeat(101), 1, null],
+  configId: ['', 1, null],
+  value: [null, [], {}, '', 'x'.repeat(101)],
+  comment: [1, {}, 'x'.repeat(10_001)],
+  source: ['robot', 1, null],
+  metadata: ['x', [], 1, null],
+};
+const scorePath = (f: Fixture, suffix = '') => `/v1/projects/${f.projectId}/scores${suffix}`;
 export const validModelPrice = (): Record<string, unknown> => ({ model: `acme-${newId('mdl').slice(-12)}`, inputPrice: 1, outputPrice: 2 });
 export const monitorPath = (f: Fixture, suffix = '') => `/v1/projects/${f.projectId}/monitors/${f.monitorId}${suffix}`;
 
@@ -370,6 +389,78 @@ export const ROUTES: Route[] = [
     fields: { name: ['', 2], filters: [{ kind: 'robot' }, null] },
   },
   { method: 'DELETE', route: '/v1/projects/{project_id}/views/{view_id}', path: (f) => `/v1/projects/${f.projectId}/views/${f.viewId}`, ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/sessions/{session_id}', path: (f) => `/v1/projects/${f.projectId}/sessions/${f.sessionId}`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/users/{user_id}', path: (f) => `/v1/projects/${f.projectId}/users/nobody`, ok: 404 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/runs/{run_id}/scores',
+    path: (f) => `/v1/projects/${f.projectId}/runs/${f.runId}/scores`,
+    body: validScore,
+    ok: 201,
+    fields: SCORE_FIELDS,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/traces/{trace_id}/scores',
+    path: (f) => `/v1/projects/${f.projectId}/traces/${f.runId}/scores`,
+    body: validScore,
+    ok: 201,
+    fields: SCORE_FIELDS,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/sessions/{session_id}/scores',
+    path: (f) => `/v1/projects/${f.projectId}/sessions/${f.sessionId}/scores`,
+    body: validScore,
+    ok: 201,
+    fields: SCORE_FIELDS,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/scores/batch',
+    path: (f) => scorePath(f, '/batch'),
+    // Every item is answered on its own (a score whose run does not exist too): the envelope is what is checked here.
+    body: () => ({ scores: [{ ...validScore(), runId: 'any-run' }] }),
+    ok: 200,
+    fields: { scores: [[], 'x', null, {}, [1], Array.from({ length: 1001 }, () => ({}))] },
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/scores', path: (f) => scorePath(f), query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/scores/{score_id}', path: (f) => scorePath(f, `/${f.scoreId}`), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/scores/{score_id}',
+    path: (f) => scorePath(f, `/${f.scoreId}`),
+    body: () => ({ comment: 'changed' }),
+    ok: 200,
+    fields: { value: [null, [], ''], comment: [1, []], metadata: ['x', null], name: ['other'], source: ['api'] },
+  },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/scores/{score_id}', path: (f) => scorePath(f, `/${f.scoreId}`), ok: 204 },
+  { method: 'GET', route: '/v1/score-configs', path: () => '/v1/score-configs', query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/score-configs',
+    path: () => '/v1/score-configs',
+    body: validScoreConfig,
+    ok: 201,
+    fields: {
+      name: ['', ' padded', 1, null],
+      dataType: ['ordinal', 1, null],
+      min: ['x', {}, 5],
+      max: ['x', [], -1],
+      categories: ['x', [], [''], [1], ['a', 'a']],
+      description: [1, 'x'.repeat(1001)],
+    },
+  },
+  { method: 'GET', route: '/v1/score-configs/{config_id}', path: (f) => `/v1/score-configs/${f.scoreConfigId}`, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/score-configs/{config_id}',
+    path: (f) => `/v1/score-configs/${f.scoreConfigId}`,
+    body: () => ({ description: 'changed' }),
+    ok: 200,
+    fields: { name: ['', 1], dataType: ['boolean'], archived: ['yes', 1, null], min: [2], categories: [['a']] },
+  },
+  { method: 'DELETE', route: '/v1/score-configs/{config_id}', path: (f) => `/v1/score-configs/${f.scoreConfigId}`, ok: 204 },
   { method: 'GET', route: '/v1/models', path: () => '/v1/models', query: true, ok: 200 },
   { method: 'POST', route: '/v1/models', path: () => '/v1/models', body: validModelPrice, ok: 201, fields: MODEL_PRICE_FIELDS },
   { method: 'GET', route: '/v1/models/builtin', path: () => '/v1/models/builtin', query: true, ok: 200 },

@@ -10,5 +10,8 @@ export function missingIds() {
     monitorId: newId('mon'),
     modelId: newId('mdl'),
     viewId: newId('vew'),
+    sessionId: 'no-such-session',
+    scoreId: newId('scr'),
+    scoreConfigId: newId('scc'),
   };
 }

@@ -27,13 +27,21 @@ export interface World {
   modelId: string;
   /** A saved view of the owner's, in the project. */
   viewId: string;
+  /** The session and end user of the run. */
+  sessionId: string;
+  userId: string;
+  /** A score of the run (the owner's) and a score config of the organization. */
+  scoreId: string;
+  scoreConfigId: string;
 }
+
+export const validScore = () => ({ name: 'helpfulness', value: 1 });
 
 export async function buildWorld(ctx: TestContext): Promise<World> {
   const owner = await ctx.make.caller({ role: 'owner' });
   const member = await ctx.make.caller({ role: 'member', organizationId: owner.organizationId });
   const project = await ctx.make.project(owner.organizationId);
-  const [runId] = await ctx.make.runs(project.id, 1);
+  const [runId] = await ctx.make.runs(project.id, 1, () => ({ sessionId: 'owasp-session', userId: 'owasp-user' }));
   const spare = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'spare' } });
   expect(spare.statusCode, spare.body).toBe(201);
   const invitation = await ctx.request('POST', '/v1/organization/invitations', {
@@ -52,6 +60,10 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
   expect(price.statusCode, price.body).toBe(201);
   const view = await ctx.request('POST', `/v1/projects/${project.id}/views`, { token: owner.token, body: { name: unique('view'), page: 'traces' } });
   expect(view.statusCode, view.body).toBe(201);
+  const score = await ctx.request('POST', `/v1/projects/${project.id}/runs/${runId}/scores`, { token: owner.token, body: validScore() });
+  expect(score.statusCode, score.body).toBe(201);
+  const config = await ctx.request('POST', '/v1/score-configs', { token: owner.token, body: { name: unique('config'), dataType: 'boolean' } });
+  expect(config.statusCode, config.body).toBe(201);
   return {
     owner,
     member,
@@ -64,8 +76,14 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
     webhookSecret: monitor.json().webhookSecret,
     modelId: price.json().id,
     viewId: view.json().id,
+    sessionId: 'owasp-session',
+    userId: 'owasp-user',
+    scoreId: score.json().id,
+    scoreConfigId: config.json().id,
   };
 }
+
+const scorePath = (w: World, suffix = '') => `/v1/projects/${w.projectId}/scores${suffix}`;
 
 export const monitorPath = (w: World, suffix = '') => `/v1/projects/${w.projectId}/monitors/${w.monitorId}${suffix}`;
 
@@ -174,6 +192,51 @@ export const ID_ROUTES: RouteCase[] = [
     ok: 200,
   },
   { method: 'DELETE', route: '/v1/projects/{project_id}/views/{view_id}', path: (w) => `/v1/projects/${w.projectId}/views/${w.viewId}`, ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/views', path: (w) => `/v1/projects/${w.projectId}/views`, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/views',
+    path: (w) => `/v1/projects/${w.projectId}/views`,
+    body: () => ({ name: unique('view'), page: 'runs' }),
+    ok: 201,
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/sessions/{session_id}', path: (w) => `/v1/projects/${w.projectId}/sessions/${w.sessionId}`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/users/{user_id}', path: (w) => `/v1/projects/${w.projectId}/users/${w.userId}`, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/runs/{run_id}/scores',
+    path: (w) => `/v1/projects/${w.projectId}/runs/${w.runId}/scores`,
+    body: validScore,
+    ok: 201,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/traces/{trace_id}/scores',
+    path: (w) => `/v1/projects/${w.projectId}/traces/${w.runId}/scores`,
+    body: validScore,
+    ok: 201,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/sessions/{session_id}/scores',
+    path: (w) => `/v1/projects/${w.projectId}/sessions/${w.sessionId}/scores`,
+    body: validScore,
+    ok: 201,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/scores/batch',
+    path: (w) => scorePath(w, '/batch'),
+    body: () => ({ scores: [{ ...validScore(), sessionId: 'owasp-session' }] }),
+    ok: 200,
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/scores', path: (w) => scorePath(w), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/scores/{score_id}', path: (w) => scorePath(w, `/${w.scoreId}`), ok: 200 },
+  { method: 'PATCH', route: '/v1/projects/{project_id}/scores/{score_id}', path: (w) => scorePath(w, `/${w.scoreId}`), body: () => ({ value: 0 }), ok: 200 },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/scores/{score_id}', path: (w) => scorePath(w, `/${w.scoreId}`), ok: 204 },
+  { method: 'GET', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, ok: 200 },
+  { method: 'PATCH', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, body: () => ({ archived: true }), ok: 200 },
+  { method: 'DELETE', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, ok: 204 },
 ];
 
 /** API5: every admin-only route, with what an admin gets. */
@@ -210,6 +273,9 @@ export const ADMIN_ROUTES: RouteCase[] = [
   { method: 'POST', route: '/v1/models', path: () => '/v1/models', body: () => ({ model: unique('model'), inputPrice: 0, outputPrice: 0 }), ok: 201 },
   { method: 'PATCH', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, body: () => ({ outputPrice: 0 }), ok: 200 },
   { method: 'DELETE', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, ok: 204 },
+  { method: 'POST', route: '/v1/score-configs', path: () => '/v1/score-configs', body: () => ({ name: unique('config'), dataType: 'numeric' }), ok: 201 },
+  { method: 'PATCH', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, body: () => ({ description: 'x' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, ok: 204 },
 ];
 
 export const send = (ctx: TestContext, caller: Caller, r: RouteCase, w: World) =>
@@ -234,6 +300,8 @@ export async function snapshot(ctx: TestContext, w: World) {
   const monitors = await get(`/v1/projects/${w.projectId}/monitors?limit=100`);
   const monitorEvents = await get(`${monitorPath(w, '/events')}?limit=100`);
   const modelPrices = await get('/v1/models?limit=100');
+  const scores = await get(`/v1/projects/${w.projectId}/scores?limit=100`);
+  const scoreConfigs = await get('/v1/score-configs?limit=100');
   // The monitor as stored (its sealed signing secret included), less what its evaluation moves by itself.
   const monitorRow = await ctx.database.storage.db.selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
   const {
@@ -259,6 +327,8 @@ export async function snapshot(ctx: TestContext, w: World) {
     monitors: items(monitors).map((m) => m.id),
     monitorEvents: items(monitorEvents).map((e) => e.id),
     modelPrices: items(modelPrices).map((p) => [p.id, p.inputPrice, p.outputPrice]),
+    scores: items(scores).map((x) => [x.id, x.value, x.comment]),
+    scoreConfigs: items(scoreConfigs).map((c) => [c.id, c.name, c.description, c.archived]),
   };
 }
 

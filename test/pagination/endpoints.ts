@@ -963,6 +963,128 @@ export function listEndpoints(ctx: TestContext) {
     filterEquivalents: [],
   });
 
+  /** A project's scores: all on its one run, named `quality`, from the API, so they match every `from`. */
+  const scores = defineList({
+    name: 'scores',
+    perUser: false,
+    async fresh(p) {
+      const who = p ?? (await principal());
+      const project = await ctx.make.project(who.organizationId);
+      await ctx.make.runs(project.id, 1, () => ({ id: 'scored' }));
+      return { principal: who, path: `/v1/projects/${project.id}/scores`, projectId: project.id };
+    },
+    async sibling(parent) {
+      return scores.fresh(parent.principal);
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const id = newId('scr', key);
+        await db()
+          .insertInto('scores')
+          .values({
+            project_id: parent.projectId!,
+            id,
+            organization_id: parent.principal.organizationId,
+            target: 'run',
+            target_id: 'scored',
+            name: 'quality',
+            data_type: 'numeric',
+            value: key % 10,
+            label: null,
+            comment: null,
+            source: 'api',
+            author_kind: 'user',
+            author_id: parent.principal.userId,
+            config_id: null,
+            queue_id: null,
+            metadata: '{}',
+            content_hash: id,
+            created_at: key,
+            updated_at: key,
+          })
+          .execute();
+        rows.push({ id, key });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const score = await created(
+        await send('POST', `/v1/projects/${parent.projectId}/runs/scored/scores`, { token: parent.principal.token, body: { name: 'quality', value: 1 } }),
+      );
+      return { id: score.id as string, key: Date.parse(score.createdAt as string) };
+    },
+    async remove(parent, id) {
+      const res = await send('DELETE', `${parent.path}/${id}`, { token: parent.principal.token });
+      expect(res.statusCode, res.body).toBe(204);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [
+      { from: '', to: 'name=quality' },
+      { from: 'name=quality', to: 'name=other' },
+      { from: '', to: 'source=api' },
+      { from: 'source=api', to: 'source=annotation' },
+      { from: 'target=run', to: 'target=trace' },
+      { from: 'runId=scored', to: 'traceId=scored' },
+      { from: 'name=quality&source=api', to: 'name=quality' },
+      { from: '', to: 'createdAfter=2019-01-01T00:00:00.000Z' },
+    ],
+    filterEquivalents: [{ from: 'name=quality&source=api', to: 'source=api&name=quality' }],
+  });
+
+  /** An organization's score configs: numeric, none archived, so they match every `from`. */
+  const scoreConfigs = defineList({
+    name: 'score configs',
+    perUser: false,
+    async fresh(p) {
+      return { principal: p ?? (await principal()), path: '/v1/score-configs' };
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const id = newId('scc', key);
+        await db()
+          .insertInto('score_configs')
+          .values({
+            id,
+            organization_id: parent.principal.organizationId,
+            name: uniq('config'),
+            data_type: 'numeric',
+            min_value: null,
+            max_value: null,
+            categories: null,
+            description: null,
+            archived: 0,
+            created_at: key,
+            updated_at: key,
+          })
+          .execute();
+        rows.push({ id, key });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const config = await created(
+        await send('POST', '/v1/score-configs', { token: parent.principal.token, body: { name: uniq('config-api'), dataType: 'boolean' } }),
+      );
+      return { id: config.id as string, key: Date.parse(config.createdAt as string) };
+    },
+    async remove(parent, id) {
+      const res = await send('DELETE', `/v1/score-configs/${id}`, { token: parent.principal.token });
+      expect(res.statusCode, res.body).toBe(204);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [
+      { from: '', to: 'name=config' },
+      { from: 'name=config', to: 'name=conf' },
+      { from: '', to: 'archived=false' },
+      { from: 'archived=false', to: 'archived=true' },
+    ],
+    filterEquivalents: [{ from: 'name=config&archived=false', to: 'archived=false&name=config' }],
+  });
+
   return {
     lists: [
       runs,
@@ -981,6 +1103,8 @@ export function listEndpoints(ctx: TestContext) {
       monitorDeliveries,
       modelPrices,
       savedViews,
+      scores,
+      scoreConfigs,
     ] as ListEndpoint[],
     runs,
     principal,

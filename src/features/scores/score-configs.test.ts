@@ -46,7 +46,10 @@ describeEachDialect('score configs', (ctx) => {
     const { admin, member, config } = await scoresWorld(ctx);
     const post = (body: Json, token = admin.token) => ctx.request('POST', '/v1/score-configs', { token, body });
     const faults = async (body: Json) => (expectProblem(await post(body), 400, 'validation').errors as Json[]).map((e) => [e.pointer, e.detail]);
-    expect(await faults({ name: 'a', dataType: 'numeric', min: 3, max: 1 })).toEqual([['/max', 'The maximum (1) is less than the minimum (3).']]);
+    expect(await faults({ name: 'a', dataType: 'numeric', min: 3, max: 1 })).toEqual([
+      ['/min', 'The minimum (3) is more than the maximum (1).'],
+      ['/max', 'The maximum (1) is less than the minimum (3).'],
+    ]);
     expect(await faults({ name: 'a', dataType: 'categorical' })).toEqual([['/categories', 'A categorical config lists its categories.']]);
     expect(await faults({ name: 'a', dataType: 'boolean', min: 0, categories: ['x'] })).toEqual([
       ['/min', 'A boolean config has no minimum.'],

@@ -68,6 +68,8 @@ export function configFaults(config: {
     if (hasBound(config.min)) faults.push({ field: 'min', detail: `A ${config.dataType} config has no minimum.` });
     if (hasBound(config.max)) faults.push({ field: 'max', detail: `A ${config.dataType} config has no maximum.` });
   } else if (hasBound(config.min) && hasBound(config.max) && config.min! > config.max!) {
+    // Either may be the one to change: both are named.
+    faults.push({ field: 'min', detail: `The minimum (${fmt(config.min!)}) is more than the maximum (${fmt(config.max!)}).` });
     faults.push({ field: 'max', detail: `The maximum (${fmt(config.max!)}) is less than the minimum (${fmt(config.min!)}).` });
   }
   const hasCategories = config.categories !== undefined && config.categories !== null;
