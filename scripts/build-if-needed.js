@@ -36,7 +36,13 @@ function ensureDashboardBuilt() {
     return;
   }
   process.stderr.write('sightline: building the dashboard…\n');
-  execFileSync(process.execPath, [vite, 'build', '--config', join(webDir, 'vite.config.ts'), '--logLevel', 'warn'], { stdio: 'inherit', cwd: root });
+  // NODE_ENV as the caller has it (Vitest sets "test") would make Vite bundle React's development build:
+  // twice the size, every effect run twice under StrictMode. What is served is always the production build.
+  execFileSync(process.execPath, [vite, 'build', '--config', join(webDir, 'vite.config.ts'), '--logLevel', 'warn'], {
+    stdio: 'inherit',
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
 }
 
 export function ensureBuilt() {

@@ -2,7 +2,8 @@
  * End to end in a real browser: Debian's chromium, driven by playwright-core, against the real server
  * (`node bin/sightline.js serve`, a fresh SQLite database, the built-in development identity provider).
  * It signs in, creates a project, mints a token in Settings and ingests runs with it through the API,
- * sees them in the runs table with a filter and paging, opens a run, creates a prompt version and a
+ * sees them in the runs list with a filter, scrolls it (windowed rows: a few hundred runs loaded, a few
+ * dozen in the document; the chart's range is the list's query), opens a run, creates a prompt version and a
  * monitor. Each step saves a screenshot to test-artifacts/screenshots/ (and, with
  * SIGHTLINE_UPDATE_SCREENSHOTS=1, the runs page at 1280×800 to docs/screenshots/runs.png for the README).
  *
@@ -39,7 +40,7 @@ const RUNS = 30;
 const FAILED_AT = new Set([3, 7, 11, 15, 19, 23]);
 const FAILED = FAILED_AT.size;
 
-/** 30 runs over the last half hour: 6 failed, four models, a parent (newest) with a child, and a distinctive oldest run (only on the second page). */
+/** 30 runs over the last half hour: 6 failed, four models, a parent (newest) with a child, and a distinctive oldest run (out of view until the list scrolls). */
 function sampleRuns(now: number) {
   const models = ['gpt-4o', 'gpt-4o-mini', 'claude-3-5-sonnet', 'llama-3.1-70b'];
   const names = ['chat-completion', 'summarize-ticket', 'classify-intent'];
@@ -108,6 +109,8 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
   let token: string | undefined;
   let projectId: string | undefined;
   const cursorRequests: string[] = [];
+  /** Every runs-list request the page made (path and query). */
+  const listRequests: URL[] = [];
 
   const base = () => dashboard!.server.url;
   const snap = async (name: string) => {
@@ -152,7 +155,21 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
       found.body.items.find((p) => p.name === PROJECT)?.id ?? (await apiCall<{ id: string }>(base(), t, 'POST', '/v1/projects', { name: PROJECT })).body.id;
     return projectId;
   };
-  const runRows = () => page.locator('table tbody tr');
+  const runsTable = () => page.getByRole('table', { name: 'Runs' });
+  /** The runs' rows in the document (the windowed ones; the heading row is outside the row group). */
+  const runRows = () => runsTable().getByRole('rowgroup').getByRole('row');
+  /** How many runs the list has loaded (its aria-rowcount), whether or not their rows are in the document. */
+  const loadedRuns = async () =>
+    Number(
+      (await runsTable()
+        .getAttribute('aria-rowcount', { timeout: 1_000 })
+        .catch(() => null)) ?? -1,
+    );
+  /** Scrolls the list's own box (not the page) to its top or its end. */
+  const scrollRuns = (to: 'top' | 'end') =>
+    runsTable()
+      .locator('.sl-vbox')
+      .evaluate((box, end) => box.scrollTo(0, end ? box.scrollHeight : 0), to === 'end');
   /** Closes whatever dialog a step left open (a created-once secret, say): Escape closes a native <dialog>. */
   const closeDialogs = async () => {
     for (let i = 0; i < 3 && (await page.getByRole('dialog').count()) > 0; i++) {
@@ -175,6 +192,7 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     page.on('request', (request) => {
       const url = request.url();
       if (/\/v1\/projects\/[^/]+\/runs\?/.test(url) && /[?&]cursor=/.test(url)) cursorRequests.push(url);
+      if (/\/v1\/projects\/[^/]+\/runs\?/.test(url)) listRequests.push(new URL(url));
     });
   }, 120_000);
 
@@ -236,7 +254,7 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
   });
 
   step(
-    'ingests 30 runs with the token and sees them in the runs table',
+    'ingests 30 runs with the token and sees them in the runs list',
     async () => {
       const id = await ensureProject();
       const t = await ensureToken();
@@ -247,10 +265,17 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
       expect(batch.body.results.filter((r) => r.status === 'created')).toHaveLength(RUNS);
 
       await page.goto(`/projects/${id}/runs`);
-      await expect.poll(() => runRows().count(), { timeout: ACTION_MS, interval: 200 }).toBeGreaterThanOrEqual(Math.min(25, RUNS - 1));
+      await expect.poll(loadedRuns, { timeout: ACTION_MS, interval: 200 }).toBe(RUNS);
       await page.getByRole('link', { name: 'support-agent', exact: true }).first().waitFor();
+      // Each row previews the run's input and output; the newest is the parent's child, marked as one.
+      await expect(runRows().first().textContent()).resolves.toMatch(/child run:\s*retrieve-docs.*rotate a token.*README#token-lifecycle/s);
+      await expect(runRows().filter({ hasText: 'support-agent' }).textContent()).resolves.toMatch(
+        /How do I rotate a token\?.*POST \/v1\/tokens\/\{id\}\/rotate/s,
+      );
       await page.waitForLoadState('networkidle').catch(() => {});
-      await page.evaluate('window.scrollTo(0, 0)');
+      // The chart and the list at the top of the view (the README's picture of the page).
+      const chart = (await page.getByRole('region', { name: 'Runs and errors' }).boundingBox())!;
+      await page.evaluate(`window.scrollBy(0, ${Math.round(chart.y) - 72})`); // below the sticky bar
       mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });
       if (process.env.SIGHTLINE_UPDATE_SCREENSHOTS === '1') await screenshot(page, README_SCREENSHOT);
     },
@@ -258,6 +283,10 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
   );
 
   step('filters the runs by status', async () => {
+    // The filters start folded into their heading (and the chips of those in force): unfold them.
+    const toggle = page.locator('button[aria-controls="run-filters"]');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    await toggle.click();
     await labelled(page, 'Status').selectOption('failed');
     await expect
       .poll(
@@ -268,36 +297,22 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
         { timeout: ACTION_MS, interval: 200 },
       )
       .toBe(FAILED);
+    expect(await loadedRuns()).toBe(FAILED);
   });
 
-  step('pages past the first 25 runs', async () => {
+  step('scrolls the list to its oldest run, the newest leaving the document', async () => {
     await page.goto(`/projects/${await ensureProject()}/runs`);
-    await expect.poll(() => runRows().count(), { timeout: ACTION_MS, interval: 200 }).toBeGreaterThanOrEqual(Math.min(25, RUNS - 1));
-    const firstPage = await runRows().count();
+    await expect.poll(loadedRuns, { timeout: ACTION_MS, interval: 200 }).toBe(RUNS);
     const oldest = page.getByRole('link', { name: 'oldest-call', exact: true });
-    // Scroll (infinite scroll) or press "Load more" until the oldest run, which is not on the first page, appears.
-    await expect
-      .poll(
-        async () => {
-          if ((await oldest.count()) > 0) return true;
-          await page.evaluate('window.scrollTo(0, document.body.scrollHeight)');
-          const more = page.getByRole('button', { name: 'Load more' });
-          if ((await more.count()) > 0 && (await more.first().isEnabled()))
-            await more
-              .first()
-              .click({ timeout: 1_000 })
-              .catch(() => {});
-          return false;
-        },
-        { timeout: ACTION_MS + 4_000, interval: 300 },
-      )
-      .toBe(true);
-    expect(await runRows().count()).toBeGreaterThan(25);
-    if (firstPage < RUNS - 1) expect(cursorRequests.length).toBeGreaterThan(0);
+    expect(await oldest.count()).toBe(0); // below the box's view: not in the document yet
+    await scrollRuns('end');
+    await oldest.waitFor();
+    await expect.poll(() => page.getByRole('link', { name: 'support-agent', exact: true }).count(), { timeout: ACTION_MS, interval: 100 }).toBe(0);
+    expect(await runRows().count()).toBeLessThan(RUNS);
   });
 
   step('opens a run: its inputs and its trace', async () => {
-    await page.evaluate('window.scrollTo(0, 0)');
+    await scrollRuns('top');
     await page.getByRole('link', { name: 'support-agent', exact: true }).first().click();
     await page.waitForURL(/\/runs\/e2e-parent$/);
     await page.getByRole('heading', { name: 'Inputs' }).first().waitFor();
@@ -305,6 +320,64 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     // The trace tree shows the child run.
     await page.getByText('retrieve-docs').first().waitFor();
   });
+
+  step(
+    "keeps the document small with 300 runs loaded, and the chart's range is the list's query",
+    async () => {
+      // A project of its own: 100 runs in the last half hour, 200 more between 2 and 20 hours ago.
+      const t = await ensureToken();
+      const other = (await apiCall<{ id: string }>(base(), t, 'POST', '/v1/projects', { name: 'e2e-windowed' })).body.id;
+      const now = Date.now();
+      const at = (i: number) => (i < 100 ? now - 60_000 - i * 15_000 : now - 2 * 3_600_000 - (i - 100) * 324_000);
+      const many = Array.from({ length: 300 }, (_, i) => ({
+        name: `windowed-${i}`,
+        kind: 'llm',
+        status: 'succeeded',
+        startTime: new Date(at(i)).toISOString(),
+        endTime: new Date(at(i) + 500).toISOString(),
+        inputs: { messages: [{ role: 'user', content: `Windowed question ${i}` }] },
+        outputs: { content: `Windowed answer ${i}` },
+      }));
+      const batch = await apiCall<{ results: { status: string }[] }>(base(), t, 'POST', `/v1/projects/${other}/runs/batch`, { runs: many });
+      expect(batch.body.results.filter((r) => r.status === 'created')).toHaveLength(300);
+      const requestsOf = () => listRequests.filter((url) => url.pathname === `/v1/projects/${other}/runs`);
+
+      await page.goto(`/projects/${other}/runs`);
+      // Scroll the box to its end until every run of the last 24 hours is loaded (pages of 100, by cursor).
+      await expect
+        .poll(
+          async () => {
+            if ((await runsTable().count()) > 0) await scrollRuns('end');
+            return loadedRuns();
+          },
+          { timeout: ACTION_MS, interval: 250 },
+        )
+        .toBe(300);
+      expect(requestsOf().filter((url) => url.searchParams.has('cursor')).length).toBeGreaterThanOrEqual(2);
+      const rendered = await runRows().count();
+      expect(rendered, 'rows in the document').toBeGreaterThan(0);
+      expect(rendered, 'rows in the document').toBeLessThan(100);
+      await page.getByRole('status').filter({ hasText: '300 shown, newest first' }).waitFor();
+      // The list asked for the chart's window: the last 24 hours up to the page's "now".
+      const first = requestsOf()[0]!;
+      const after = Date.parse(first.searchParams.get('startedAfter') ?? '');
+      const before = Date.parse(first.searchParams.get('startedBefore') ?? '');
+      expect(before - after).toBe(24 * 3_600_000);
+      expect(Math.abs(before - Date.now())).toBeLessThan(60_000);
+
+      // Another range: a new query for the list (the last hour), and only the runs in it.
+      const seen = requestsOf().length;
+      await labelled(page, 'Range').selectOption('1h');
+      await page.waitForURL(/[?&]range=1h/);
+      await expect.poll(loadedRuns, { timeout: ACTION_MS, interval: 200 }).toBe(100);
+      const hour = requestsOf().slice(seen);
+      expect(hour.length).toBeGreaterThan(0);
+      const span = Date.parse(hour[0]!.searchParams.get('startedBefore')!) - Date.parse(hour[0]!.searchParams.get('startedAfter')!);
+      expect(span).toBe(3_600_000);
+      expect(await runRows().count()).toBeLessThan(100);
+    },
+    25_000,
+  );
 
   step('creates a prompt and a new version through the UI', async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Prompts' }).click();

@@ -1,18 +1,14 @@
-import { useMemo, useState, type FormEvent } from 'react';
 import { traces } from '../api.js';
 import { ProjectTabs } from '../components/layout.js';
 import { ExportButton } from '../components/export-button.js';
-import { SavedViews } from '../components/saved-views.js';
 import { Button, ErrorBox, PageHeader } from '../components/ui.js';
 import { VirtualRows } from '../components/virtual-rows.js';
 import { fmtCost, fmtMs, fmtNumber, fmtStart } from '../format.js';
 import { useDocumentTitle, useList, useProject } from '../hooks.js';
-import { Link, navigate, useLocation } from '../router.js';
+import { Link, navigate } from '../router.js';
 import type { Trace } from '../types.js';
-import { RunsChart } from './runs/chart.js';
-import { RunFilters } from './runs/filters.js';
-import { clearedSearch, DEFAULT_RANGE, filtersFromSearch, isRange, windowOf, type Range } from './runs/query.js';
-import { Breadcrumbs, setQuery } from './runs/shared.js';
+import { Breadcrumbs } from './runs/shared.js';
+import { ListStatus, useListWindow, WindowControls } from './runs/window.js';
 import './runs/runs.css';
 import './trace/trace.css';
 
@@ -65,49 +61,11 @@ function TraceRow({ trace, base }: { trace: Trace; base: string }) {
 
 /** A project's home: its traces newest first (root rows with previews), the chart over the same window, search and filters. */
 export function TracesPage({ projectId }: { projectId: string }) {
-  const { search } = useLocation();
-  const searchText = search.toString();
-  const filters = useMemo(() => filtersFromSearch(search), [searchText]); // eslint-disable-line react-hooks/exhaustive-deps
-  const rangeParam = search.get('range');
-  const range: Range = isRange(rangeParam) ? rangeParam : DEFAULT_RANGE;
-  const [tick, setTick] = useState(0);
-  // "Now" moves only on refresh, so the window (and the list's query) stays put between renders.
-  const now = useMemo(() => Date.now(), [range, tick]); // eslint-disable-line react-hooks/exhaustive-deps
-  const win = windowOf(filters, range, now);
-  const query = useMemo(
-    () => ({ ...filters, startedAfter: new Date(win.from).toISOString(), startedBefore: new Date(win.to).toISOString() }),
-    [filters, win.from, win.to],
-  );
-  const project = useProject(projectId);
-  const list = useList(traces.list(projectId), query, 100);
-  useDocumentTitle('Traces', project.data?.name);
   const base = `/projects/${projectId}`;
-  const [q, setQ] = useState(typeof filters.q === 'string' ? filters.q : '');
-
-  const go = (params: URLSearchParams) => {
-    if (params.toString() !== searchText) setQuery(`${base}/traces`, params);
-  };
-  const setRange = (next: Range) => {
-    const params = new URLSearchParams(search);
-    params.delete('startedAfter');
-    params.delete('startedBefore');
-    if (next === DEFAULT_RANGE) params.delete('range');
-    else params.set('range', next);
-    go(params);
-  };
-  const zoom = (from: string, to: string) => {
-    const params = new URLSearchParams(search);
-    params.set('startedAfter', from);
-    params.set('startedBefore', to);
-    go(params);
-  };
-  const submitSearch = (event: FormEvent) => {
-    event.preventDefault();
-    const params = new URLSearchParams(search);
-    if (q.trim()) params.set('q', q.trim());
-    else params.delete('q');
-    go(params);
-  };
+  const win = useListWindow(`${base}/traces`);
+  const project = useProject(projectId);
+  const list = useList(traces.list(projectId), win.query, 100);
+  useDocumentTitle('Traces', project.data?.name);
 
   return (
     <>
@@ -116,10 +74,10 @@ export function TracesPage({ projectId }: { projectId: string }) {
         title={<span className="sl-title">{project.data?.name ?? 'Traces'}</span>}
         actions={
           <>
-            <ExportButton projectId={projectId} what="traces" query={query} />
+            <ExportButton projectId={projectId} what="traces" query={win.query} />
             <Button
               onClick={() => {
-                setTick((t) => t + 1);
+                win.refresh();
                 list.reload();
               }}
             >
@@ -129,43 +87,15 @@ export function TracesPage({ projectId }: { projectId: string }) {
         }
       />
       <ProjectTabs projectId={projectId} active="traces" />
-      <form className="sl-search" role="search" aria-label="Search traces" onSubmit={submitSearch}>
-        <input
-          type="search"
-          aria-label="Search inputs, outputs, errors and names"
-          placeholder="Search inputs, outputs, errors and names"
-          value={q}
-          onChange={(e) => setQ(e.target.value)}
-        />
-        <Button type="submit">Search</Button>
-      </form>
-      <SavedViews projectId={projectId} page="traces" search={search} onApply={go} />
-      <RunFilters filters={filters} range={range} onApply={go} searchText={searchText} defaultOpen={false} />
-      <RunsChart projectId={projectId} filters={filters} range={range} onRange={setRange} onZoom={zoom} tick={tick} now={now} />
-      {(filters.startedAfter || filters.startedBefore) && (
-        <p>
-          <Button variant="ghost" onClick={() => setRange(range)}>
-            Reset zoom
-          </Button>
-        </p>
-      )}
-      <div className="sl-list-meta">
-        <h2>Traces</h2>
-        <span className="muted" role="status" aria-live="polite">
-          {list.items.length > 0
-            ? `${fmtNumber(list.items.length)} shown, newest first${list.hasMore ? ' — scroll for more' : ''}`
-            : list.loading
-              ? 'Loading…'
-              : ''}
-        </span>
-      </div>
+      <WindowControls projectId={projectId} page="traces" win={win} />
+      <ListStatus title="Traces" count={list.items.length} hasMore={list.hasMore} loading={list.loading} />
       {list.error ? (
         <ErrorBox error={list.error} onRetry={list.reload} />
       ) : list.items.length === 0 && !list.loading && list.loaded ? (
         <p className="muted">
-          No traces in this window{Object.keys(filters).length > 0 ? ' match these filters' : ''}.{' '}
-          {Object.keys(filters).length > 0 && (
-            <button type="button" className="link" onClick={() => go(clearedSearch(range))}>
+          No traces in this window{win.filtered ? ' match these filters' : ''}.{' '}
+          {win.filtered && (
+            <button type="button" className="link" onClick={win.clear}>
               Clear the filters
             </button>
           )}

@@ -1,0 +1,159 @@
+/** The runs list: a fixed-height row per run in a windowed box (10,000 runs cost what 30 do), and its empty states. */
+import { memo } from 'react';
+import { runs } from '../../api.js';
+import { EmptyList } from '../../components/paged.js';
+import { Button, Empty, ErrorBox, StatusBadge } from '../../components/ui.js';
+import { VirtualRows } from '../../components/virtual-rows.js';
+import { fmtCost, fmtDate, fmtMs, fmtNumber, fmtStart } from '../../format.js';
+import { useAsync, type List } from '../../hooks.js';
+import { Link } from '../../router.js';
+import type { Run } from '../../types.js';
+import { runPreview } from './preview.js';
+import { RANGES } from './query.js';
+import type { ListWindow } from './window.js';
+
+const ROW = 52;
+const TAGS_SHOWN = 3;
+
+/** The headings and their cells' classes (`hide-narrow` columns give way on a phone). */
+const COLUMNS: [string, string][] = [
+  ['Status', 'sl-rr-status'],
+  ['Name', 'sl-rr-name'],
+  ['Kind', 'sl-rr-kind hide-narrow'],
+  ['Model', 'sl-rr-model hide-narrow'],
+  ['Started', 'sl-rr-when hide-narrow'],
+  ['Input and output', 'sl-tr-io'],
+  ['Latency', 'sl-tr-num'],
+  ['Tokens', 'sl-tr-num hide-narrow'],
+  ['Cost', 'sl-tr-num hide-narrow'],
+  ['Tags', 'sl-rr-tags hide-narrow'],
+];
+const cls = (heading: string) => COLUMNS.find(([h]) => h === heading)![1];
+
+// Memoised: scrolling re-renders the window of rows, and a row that stays in view is not redrawn (nor its previews recomputed).
+const RunRow = memo(function RunRow({ run, base }: { run: Run; base: string }) {
+  const input = runPreview(run.inputs, 'input');
+  const output = runPreview(run.outputs, 'output');
+  return (
+    <>
+      <span role="cell" className={cls('Status')}>
+        <StatusBadge status={run.status} />
+      </span>
+      <span role="cell" className={cls('Name')}>
+        {run.parentRunId !== null && (
+          <span className="sl-child-mark" title="Child run">
+            ↳<span className="sl-sr-only">child run:</span>
+          </span>
+        )}
+        <Link to={`${base}/runs/${encodeURIComponent(run.id)}`} className="sl-strong-link" title={run.name}>
+          {run.name}
+        </Link>
+      </span>
+      <span role="cell" className={cls('Kind')}>
+        {run.kind}
+      </span>
+      <span role="cell" className={cls('Model')} title={run.model ?? undefined}>
+        {run.model ?? <span className="muted">—</span>}
+      </span>
+      <span role="cell" className={cls('Started')}>
+        <time dateTime={run.startTime} title={fmtDate(run.startTime)}>
+          {fmtStart(run.startTime)}
+        </time>
+      </span>
+      <span role="cell" className={cls('Input and output')}>
+        <span className="sl-tr-preview" title={input ?? ''}>
+          <span className="muted">in </span>
+          {input ?? '—'}
+        </span>
+        <span className="sl-tr-preview" title={output ?? run.error ?? ''}>
+          <span className="muted">out </span>
+          {output ?? (run.error ? <span className="sl-rr-error">{run.error}</span> : run.status === 'running' ? 'running…' : '—')}
+        </span>
+      </span>
+      <span role="cell" className={cls('Latency')}>
+        {run.status === 'running' && run.latencyMs === null ? <span className="muted">running</span> : fmtMs(run.latencyMs)}
+      </span>
+      <span role="cell" className={cls('Tokens')}>
+        {fmtNumber(run.usage?.totalTokens)}
+      </span>
+      <span role="cell" className={cls('Cost')}>
+        {fmtCost(run.cost)}
+      </span>
+      <span role="cell" className={cls('Tags')} title={run.tags.join(', ')}>
+        {run.tags.length === 0 ? (
+          <span className="muted">—</span>
+        ) : (
+          <>
+            {run.tags.slice(0, TAGS_SHOWN).map((tag) => (
+              <span key={tag} className="sl-tag">
+                {tag}
+              </span>
+            ))}
+            {run.tags.length > TAGS_SHOWN && <span className="muted">+{run.tags.length - TAGS_SHOWN}</span>}
+          </>
+        )}
+      </span>
+    </>
+  );
+});
+
+/**
+ * The window's runs, newest first, the next page loaded as the view nears the end; the first page's
+ * error in place of the list, a later page's under it (its Retry asks for that page again).
+ */
+export function RunsList({ list, projectId, win, retryable }: { list: List<Run>; projectId: string; win: ListWindow; retryable: (error: unknown) => boolean }) {
+  const base = `/projects/${projectId}`;
+  if (list.error !== null && list.items.length === 0) return <ErrorBox error={list.error} onRetry={retryable(list.error) ? list.reload : undefined} />;
+  if (list.items.length === 0 && list.loaded && !list.loading) return <NoRuns projectId={projectId} win={win} />;
+  return (
+    <>
+      <VirtualRows
+        label="Runs"
+        items={list.items}
+        rowHeight={ROW}
+        height={Math.min(620, Math.max(4, list.items.length) * ROW)}
+        onNearEnd={list.hasMore && list.error === null ? list.loadMore : undefined}
+        header={
+          <div role="row" className="sl-tr-head">
+            {COLUMNS.map(([heading, className]) => (
+              <span key={heading} role="columnheader" className={className}>
+                {heading}
+              </span>
+            ))}
+          </div>
+        }
+        renderRow={(run) => <RunRow run={run} base={base} />}
+      />
+      {list.error !== null && <ErrorBox error={list.error} onRetry={list.loadMore} />}
+    </>
+  );
+}
+
+/**
+ * No run in the window: with filters (a zoom too), clearing them; else, when the project has runs
+ * outside the range, a longer one; when it has none at all, how to send the first.
+ */
+function NoRuns({ projectId, win }: { projectId: string; win: ListWindow }) {
+  const any = useAsync(() => (win.filtered ? Promise.resolve(null) : runs.list(projectId).page({ limit: '1' })), `${projectId}|${win.filtered}`);
+  if (win.filtered)
+    return (
+      <EmptyList one="run" many="runs" filtered whenFiltered={<Button onClick={win.clear}>Clear the filters</Button>}>
+        {null}
+      </EmptyList>
+    );
+  if (any.loading) return null;
+  if (any.data?.items.length !== 0)
+    return (
+      <Empty title={`No runs in the ${RANGES[win.range].label.toLowerCase()}`}>
+        {win.range !== '30d' && <Button onClick={() => win.setRange('30d')}>Show the last 30 days</Button>}
+      </Empty>
+    );
+  return (
+    <EmptyList one="run" many="runs" filtered={false}>
+      <p>
+        Send runs to <code>POST /v1/projects/{projectId}/runs</code> (or <code>…/runs/batch</code>) with a personal access token from{' '}
+        <Link to="/settings">Settings</Link>.
+      </p>
+    </EmptyList>
+  );
+}
