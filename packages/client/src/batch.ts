@@ -1,4 +1,4 @@
-import { newRunId } from './ids.js';
+import { newRunId, newScoreId } from './ids.js';
 import type { RunBatchResult, RunCreate } from './types.js';
 
 /** The most runs one batch request carries (the server's bound). */
@@ -7,6 +7,11 @@ export const MAX_BATCH = 1000;
 /** Gives every run without an id a client-generated one, so that sending it twice creates it once. */
 export function withRunIds<T extends { id?: string }>(runs: readonly T[]): (T & { id: string })[] {
   return runs.map((run) => (run.id === undefined ? { ...run, id: newRunId() } : (run as T & { id: string })));
+}
+
+/** Gives every score without an id a client-generated one, for the same reason. */
+export function withScoreIds<T extends { id?: string }>(scores: readonly T[]): (T & { id: string })[] {
+  return scores.map((score) => (score.id === undefined ? { ...score, id: newScoreId() } : (score as T & { id: string })));
 }
 
 /** What a `Tracer` sends its runs through: a `Sightline` client (its `runs.batch`). */

@@ -1,5 +1,5 @@
 import { Transport, type ClientOptions, type Query, type RequestSpec } from './http.js';
-import { MAX_BATCH, withRunIds } from './batch.js';
+import { MAX_BATCH, withRunIds, withScoreIds } from './batch.js';
 import { Exported, type ExportOptions } from './export.js';
 import { Paginated, type ListOptions } from './pagination.js';
 import { Tracer, type TracerOptions } from './tracer.js';
@@ -8,6 +8,17 @@ import type {
   CreateSavedViewInput,
   SavedView,
   SavedViewFilters,
+  Score,
+  ScoreBatchItem,
+  ScoreBatchResult,
+  ScoreConfig,
+  ScoreConfigFilters,
+  ScoreCreate,
+  ScoreFilters,
+  ScoreTarget,
+  ScoreUpdate,
+  CreateScoreConfigInput,
+  UpdateScoreConfigInput,
   UpdateSavedViewInput,
   BuiltinModelPrice,
   BuiltinModelPriceFilters,
@@ -430,6 +441,72 @@ class ModelsResource extends Resource {
   }
 }
 
+/** `/v1/projects/{id}/scores`: judgments on runs, traces and sessions. */
+class ScoresResource extends Resource {
+  /**
+   * Scores a run, a trace or a session. The score gets a client id when it lacks one, so a retried
+   * request never scores twice (the same content again answers the stored score).
+   */
+  create(projectId: string, target: ScoreTarget, score: ScoreCreate, options: CallOptions = {}): Promise<Score> {
+    const [path, id] = 'runId' in target ? ['runs', target.runId] : 'traceId' in target ? ['traces', target.traceId] : ['sessions', target.sessionId];
+    const [body] = withScoreIds([score]);
+    return this.call({ method: 'POST', path: `/projects/${seg(projectId)}/${path}/${seg(id)}/scores`, body, idempotent: true, signal: options.signal });
+  }
+  /**
+   * Creates many scores, each naming its target: one result per score, in order (`created`,
+   * `existing` or `rejected` with its own problem); client ids make retries safe; more than 1,000 go as
+   * several requests, in order.
+   */
+  async batch(projectId: string, scores: readonly ScoreBatchItem[], options: CallOptions = {}): Promise<ScoreBatchResult> {
+    const withIds = withScoreIds(scores);
+    const results: ScoreBatchResult['results'] = [];
+    for (let offset = 0; offset < withIds.length; offset += MAX_BATCH) {
+      const answer = await this.call<ScoreBatchResult>({
+        method: 'POST',
+        path: `/projects/${seg(projectId)}/scores/batch`,
+        body: { scores: withIds.slice(offset, offset + MAX_BATCH) },
+        idempotent: true,
+        signal: options.signal,
+      });
+      for (const result of answer.results) results.push({ ...result, index: result.index + offset });
+    }
+    return { results };
+  }
+  /** Newest first; `traceId` gives a trace's scores and its runs'. */
+  list(projectId: string, filters: ScoreFilters = {}, options: ListOptions = {}): Paginated<Score> {
+    return this.paginate<Score>(`/projects/${seg(projectId)}/scores`, filters, options);
+  }
+  get(projectId: string, scoreId: string, options: CallOptions = {}): Promise<Score> {
+    return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/scores/${seg(scoreId)}`, signal: options.signal });
+  }
+  /** By its author or an admin. */
+  update(projectId: string, scoreId: string, body: ScoreUpdate, options: CallOptions = {}): Promise<Score> {
+    return this.call({ method: 'PATCH', path: `/projects/${seg(projectId)}/scores/${seg(scoreId)}`, body, signal: options.signal });
+  }
+  async delete(projectId: string, scoreId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/projects/${seg(projectId)}/scores/${seg(scoreId)}`, signal: options.signal });
+  }
+}
+
+/** `/v1/score-configs`: what the scores of a name may be (admins and owners write them). */
+class ScoreConfigsResource extends Resource {
+  list(filters: ScoreConfigFilters = {}, options: ListOptions = {}): Paginated<ScoreConfig> {
+    return this.paginate<ScoreConfig>('/score-configs', filters, options);
+  }
+  create(body: CreateScoreConfigInput, options: CallOptions = {}): Promise<ScoreConfig> {
+    return this.call({ method: 'POST', path: '/score-configs', body, signal: options.signal });
+  }
+  get(configId: string, options: CallOptions = {}): Promise<ScoreConfig> {
+    return this.call({ method: 'GET', path: `/score-configs/${seg(configId)}`, signal: options.signal });
+  }
+  update(configId: string, body: UpdateScoreConfigInput, options: CallOptions = {}): Promise<ScoreConfig> {
+    return this.call({ method: 'PATCH', path: `/score-configs/${seg(configId)}`, body, signal: options.signal });
+  }
+  async delete(configId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/score-configs/${seg(configId)}`, signal: options.signal });
+  }
+}
+
 /** `/v1/projects/{id}/views`: your own named filter sets for a project's lists. */
 class SavedViewsResource extends Resource {
   /** Newest first; `page` keeps one list's views. */
@@ -471,6 +548,8 @@ export class Sightline {
   readonly monitors: MonitorsResource;
   readonly models: ModelsResource;
   readonly views: SavedViewsResource;
+  readonly scores: ScoresResource;
+  readonly scoreConfigs: ScoreConfigsResource;
   /** The transport every call goes through (low-level: `client.http.request({...})`). */
   readonly http: Transport;
 
@@ -488,6 +567,8 @@ export class Sightline {
     this.monitors = new MonitorsResource(this.http);
     this.models = new ModelsResource(this.http);
     this.views = new SavedViewsResource(this.http);
+    this.scores = new ScoresResource(this.http);
+    this.scoreConfigs = new ScoreConfigsResource(this.http);
   }
 
   /** Replaces a fixed token (a client built with `tokenProvider` reads its token from the provider). */

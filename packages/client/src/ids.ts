@@ -12,6 +12,15 @@ function randomBytes(n: number): Uint8Array {
  * a retried request answers "existing" instead of creating a duplicate.
  */
 export function newRunId(now: number = Date.now()): string {
+  return newClientId('run', now);
+}
+
+/** A client-generated score id (`scr_` and a ULID), for the same reason. */
+export function newScoreId(now: number = Date.now()): string {
+  return newClientId('scr', now);
+}
+
+function newClientId(prefix: string, now: number): string {
   let time = '';
   let t = Math.max(0, Math.floor(now));
   for (let i = 0; i < 10; i++) {
@@ -21,5 +30,5 @@ export function newRunId(now: number = Date.now()): string {
   const bytes = randomBytes(16);
   let random = '';
   for (let i = 0; i < 16; i++) random += ALPHABET[bytes[i]! % 32]!;
-  return `run_${time}${random}`;
+  return `${prefix}_${time}${random}`;
 }

@@ -3,7 +3,7 @@
  * `fetch` (Node >= 20.19, Deno, Bun, browsers' workers and edge runtimes).
  */
 export { Sightline, type CallOptions } from './client.js';
-export { withRunIds, MAX_BATCH } from './batch.js';
+export { withRunIds, withScoreIds, MAX_BATCH } from './batch.js';
 export type { ClientOptions, TokenProvider, RetryInfo, RequestSpec, ApiResponse, StreamResponse, Query, QueryValue } from './http.js';
 export { SightlineProblem, SightlineNetworkError } from './errors.js';
 export { Paginated, type PageResult, type ListOptions } from './pagination.js';
@@ -11,5 +11,5 @@ export { Exported, type ExportOptions } from './export.js';
 export { Tracer, snapshot, type TracerOptions, type TraceOptions, type RunHandle, type ActiveRun, type DropReason, type Usage } from './tracer.js';
 export { wrapOpenAI, traceChatCompletion, type ChatCompletionParams, type ChatTraceOptions } from './openai.js';
 export { rotateBeforeExpiry, type RotateBeforeExpiryOptions, type RotateResult } from './rotation.js';
-export { newRunId } from './ids.js';
+export { newRunId, newScoreId } from './ids.js';
 export type * from './types.js';

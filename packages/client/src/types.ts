@@ -26,6 +26,18 @@ import type { ListTracesQuery, TraceDetailSchema, TraceSchema } from '../../../s
 import type { CreateViewBody, ListViewsQuery, SavedViewSchema, UpdateViewBody } from '../../../src/features/views/views.schemas.js';
 import type { EndUserSchema, ListActivityQuery, SessionSchema } from '../../../src/features/sessions/sessions.schemas.js';
 import type {
+  CreateScoreConfigBody,
+  ListScoreConfigsQuery,
+  ListScoresQuery,
+  ScoreBatchItemSchema,
+  ScoreBatchResult as ScoreBatchResultSchema,
+  ScoreConfigSchema,
+  ScoreInputSchema,
+  ScoreSchema,
+  UpdateScoreBody,
+  UpdateScoreConfigBody,
+} from '../../../src/features/scores/scores.schemas.js';
+import type {
   BatchResultSchema,
   ListRunsQuery,
   RunInputSchema,
@@ -183,4 +195,18 @@ export type CreateSavedViewInput = Static<typeof CreateViewBody>;
 export type UpdateSavedViewInput = Static<typeof UpdateViewBody>;
 export type SavedViewFilters = Omit<Static<typeof ListViewsQuery>, PageParams>;
 export type ModelPriceFilters = Omit<Static<typeof ListModelPricesQuery>, PageParams>;
+
+// Scores
+export type Score = Static<typeof ScoreSchema>;
+export type ScoreCreate = Static<typeof ScoreInputSchema>;
+export type ScoreBatchItem = Static<typeof ScoreBatchItemSchema>;
+export type ScoreBatchResult = Static<typeof ScoreBatchResultSchema>;
+export type ScoreUpdate = Static<typeof UpdateScoreBody>;
+export type ScoreFilters = Omit<Static<typeof ListScoresQuery>, PageParams>;
+/** What a score judges: a run, a trace or a session. */
+export type ScoreTarget = { runId: string } | { traceId: string } | { sessionId: string };
+export type ScoreConfig = Static<typeof ScoreConfigSchema>;
+export type CreateScoreConfigInput = Static<typeof CreateScoreConfigBody>;
+export type UpdateScoreConfigInput = Static<typeof UpdateScoreConfigBody>;
+export type ScoreConfigFilters = Omit<Static<typeof ListScoreConfigsQuery>, PageParams>;
 export type BuiltinModelPriceFilters = Omit<Static<typeof ListBuiltinPricesQuery>, PageParams>;
