@@ -8,6 +8,11 @@ import type {
   BuiltinModelPrice,
   CreateSavedViewInput,
   SavedView,
+  Score,
+  ScoreConfig,
+  ScoreCreate,
+  CreateScoreConfigInput,
+  UpdateScoreConfigInput,
   EndUser,
   EndUserDetail,
   Session,
@@ -208,6 +213,18 @@ export const views = {
   create: (projectId: string, body: CreateSavedViewInput) => post<SavedView>(`${projectPath(projectId)}/views`, body),
   remove: (projectId: string, viewId: string) => del(`${projectPath(projectId)}/views/${seg(viewId)}`),
 };
+
+/** What a score judges, as the paths name it. */
+export type ScoreTargetKind = 'runs' | 'traces' | 'sessions';
+export const scores = {
+  list: (projectId: string) => listing<Score>(`${projectPath(projectId)}/scores`),
+  create: (projectId: string, kind: ScoreTargetKind, targetId: string, body: ScoreCreate) =>
+    post<Score>(`${projectPath(projectId)}/${kind}/${seg(targetId)}/scores`, body),
+  remove: (projectId: string, scoreId: string) => del(`${projectPath(projectId)}/scores/${seg(scoreId)}`),
+};
+
+/** The organization's score configs (`/v1/score-configs`). */
+export const scoreConfigs = collection<ScoreConfig, CreateScoreConfigInput, UpdateScoreConfigInput>('/score-configs');
 
 export const endUsers = {
   list: (projectId: string) => listing<EndUser>(`${projectPath(projectId)}/users`),

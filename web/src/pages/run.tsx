@@ -1,6 +1,7 @@
 import { useState, type ReactNode } from 'react';
 import { ApiError, runs } from '../api.js';
 import { RunValue } from '../components/conversation.js';
+import { ScoresPanel } from '../components/scores.js';
 import { costSourceText } from './trace/run-panel.js';
 import { RunPromptFact } from '../components/prompt-link.js';
 import { Button, CopyButton, Empty, ErrorBox, JsonView, Loading, PageHeader, Panel, StatusBadge } from '../components/ui.js';
@@ -190,6 +191,7 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
           </div>
 
           <JsonPanel id="run-metadata" title="Metadata" value={run.metadata} empty="No metadata." />
+          <ScoresPanel projectId={projectId} kind="runs" targetId={run.id} />
         </div>
 
         <aside className="sl-run-side">

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { endUsers, runs, sessions } from '../api.js';
 import { Conversation, conversationOf, type Message } from '../components/conversation.js';
+import { ScoresPanel } from '../components/scores.js';
 import { ErrorBox, Loading, PageHeader } from '../components/ui.js';
 import { fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
 import { useAsync, useDocumentTitle, useProject } from '../hooks.js';
@@ -114,6 +115,7 @@ export function SessionPage({ projectId, id, kind }: { projectId: string; id: st
         }
       />
       <Totals of={totals} label={`${session ? 'Session' : 'User'} totals`} />
+      {session && <ScoresPanel projectId={projectId} kind="sessions" targetId={id} />}
       <ol className="sl-turns" aria-label={session ? 'The conversation, turn by turn' : 'Their traces, oldest first'}>
         {traces.slice(0, shown).map((trace, i) => (
           <Turn key={trace.traceId} projectId={projectId} trace={trace} index={i} />

@@ -6,6 +6,7 @@ import { useSession } from '../session.js';
 import { InvitationsPanel } from './settings/invitations.js';
 import { MembersPanel } from './settings/members.js';
 import { OriginsPanel } from './settings/origins.js';
+import { ScoreConfigsPanel } from './settings/score-configs.js';
 import { TokensPanel } from './settings/tokens.js';
 
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
@@ -17,7 +18,7 @@ function Section({ id, title, children }: { id: string; title: string; children:
 }
 
 /**
- * Settings: API tokens, members, invitations and allowed origins, as stacked sections with an in-page
+ * Settings: API tokens, members, invitations, allowed origins and score configs, as stacked sections with an in-page
  * table of contents. Actions a role may not take are hidden using the server's permission table
  * (`can`); the server still decides, and its refusals are shown as the problems it sends.
  */
@@ -31,6 +32,7 @@ export function SettingsPage(props: Record<string, string>) {
     { id: 'members', title: 'Members' },
     ...(can('members:admin') ? [{ id: 'invitations', title: 'Invitations' }] : []),
     { id: 'origins', title: 'Allowed origins' },
+    { id: 'score-configs', title: 'Score configs' },
   ];
   return (
     <>
@@ -62,6 +64,9 @@ export function SettingsPage(props: Record<string, string>) {
       )}
       <Section id="origins" title="Allowed origins">
         <OriginsPanel />
+      </Section>
+      <Section id="score-configs" title="Score configs">
+        <ScoreConfigsPanel />
       </Section>
     </>
   );

@@ -1,4 +1,5 @@
 import { ApiError, traces } from '../api.js';
+import { ScoresPanel } from '../components/scores.js';
 import { ErrorBox, Loading, PageHeader, StatusBadge } from '../components/ui.js';
 import { costSplit, fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
 import { useAsync, useDocumentTitle, useProject } from '../hooks.js';
@@ -123,6 +124,10 @@ export function TracePage({ projectId, traceId }: { projectId: string; traceId: 
         <Waterfall detail={detail} selected={selected} onSelect={(id) => select(id)} />
         {selected && <RunPanel projectId={projectId} runId={selected} onClose={() => select(null)} />}
       </div>
+      <details className="sl-trace-scores" open>
+        <summary>Scores of the trace and its runs</summary>
+        <ScoresPanel projectId={projectId} kind="traces" targetId={traceId} />
+      </details>
     </>
   );
 }

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { runs } from '../../api.js';
 import { RunValue } from '../../components/conversation.js';
+import { ScoresPanel } from '../../components/scores.js';
 import { ErrorBox, JsonView, Loading, StatusBadge } from '../../components/ui.js';
 import { fmtCost, fmtInstant, fmtMs, fmtNumber, fmtPrice } from '../../format.js';
 import { useAsync } from '../../hooks.js';
@@ -87,6 +88,7 @@ export function RunPanel({ projectId, runId, onClose }: { projectId: string; run
           )}
           <RunValue value={run.inputs} side="input" label="Input" />
           {run.outputs !== null && <RunValue value={run.outputs} side="output" label="Output" />}
+          <ScoresPanel projectId={projectId} kind="runs" targetId={run.id} />
           {Object.keys(run.metadata).length > 0 && (
             <details>
               <summary>Metadata ({Object.keys(run.metadata).length})</summary>

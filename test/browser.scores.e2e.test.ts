@@ -1,0 +1,132 @@
+/**
+ * Scores in a real browser (chromium + playwright-core, the machinery of test/browser.e2e.test.ts on a
+ * server and a user of its own): an admin defines score configs in Settings; a model call is scored in
+ * place beside the trace's waterfall, its value typed by the config (a list of categories, a number
+ * within a range); the score stays after a reload and its author deletes it; a session is scored too.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { apiCall, chromiumAvailable, CHROMIUM, labelled, stepsIn, mintToken, openDashboard, signIn, type Dashboard } from './helpers/browser.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'screenshots-scores');
+const ACTION_MS = 8_000;
+const available = chromiumAvailable();
+const suite = available || process.env.CI ? describe : describe.skip;
+const at = (s: number) => new Date(Date.now() - 3_600_000 + s * 1000).toISOString();
+
+suite('scoring runs, traces and sessions in a real browser (chromium + playwright-core)', () => {
+  let dashboard: Dashboard | undefined;
+  let page: Page;
+  let projectId = '';
+  let token = '';
+  const step = stepsIn(ARTIFACTS, () => ({ page, dashboard }), 30_000);
+
+  beforeAll(async () => {
+    if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    dashboard = await openDashboard(ACTION_MS);
+    page = dashboard.page;
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await signIn(page, 'e2e-scores@example.test');
+    token = await mintToken(page, 'e2e-scores');
+    projectId = (await apiCall<{ id: string }>(dashboard.server.url, token, 'POST', '/v1/projects', { name: 'scores-project' })).body.id;
+    const batch = await apiCall(dashboard.server.url, token, 'POST', `/v1/projects/${projectId}/runs/batch`, {
+      runs: [
+        { id: 'turn', name: 'support-agent', kind: 'agent', status: 'succeeded', startTime: at(0), endTime: at(3), sessionId: 'conv-9', inputs: 'Hi' },
+        {
+          id: 'turn-llm',
+          parentRunId: 'turn',
+          name: 'chat gpt-4o',
+          kind: 'llm',
+          status: 'succeeded',
+          startTime: at(1),
+          endTime: at(2),
+          inputs: { messages: [{ role: 'user', content: 'Where is my refund?' }] },
+          outputs: { content: 'It was issued on Monday.' },
+        },
+      ],
+    });
+    expect(batch.status).toBe(200);
+  }, 120_000);
+
+  afterAll(async () => {
+    await dashboard?.close();
+  }, 30_000);
+
+  step('defines score configs in Settings: a range and categories', async () => {
+    await page.goto('/settings#score-configs');
+    const create = async (fill: () => Promise<void>) => {
+      await page.getByRole('button', { name: 'New score config' }).click();
+      const form = page.getByRole('form', { name: 'New score config' });
+      await form.waitFor();
+      await fill();
+      await form.getByRole('button', { name: 'Create config' }).click();
+      await form.waitFor({ state: 'detached' });
+    };
+    await create(async () => {
+      const form = page.getByRole('form', { name: 'New score config' });
+      await labelled(form, 'Name').fill('helpfulness');
+      await labelled(form, 'Minimum').fill('0');
+      await labelled(form, 'Maximum').fill('1');
+    });
+    await create(async () => {
+      const form = page.getByRole('form', { name: 'New score config' });
+      await labelled(form, 'Name').fill('tone');
+      await labelled(form, 'Type').selectOption('categorical');
+      await labelled(form, 'Categories').fill('friendly, neutral, rude');
+    });
+    const table = page.getByRole('table', { name: 'Score configs, newest first' });
+    await expect
+      .poll(async () => table.textContent(), { timeout: ACTION_MS })
+      .toMatch(/tone.*One of some categories.*friendly, neutral, rude.*helpfulness.*Number.*0 – 1/s);
+  });
+
+  step('scores a model call in place beside the waterfall, its value typed by the config; the score stays after a reload', async () => {
+    await page.goto(`/projects/${projectId}/traces/turn?run=turn-llm`);
+    const panel = page.getByRole('complementary');
+    const form = panel.getByRole('form', { name: 'Add a score to this run' });
+    await form.waitFor();
+    // A categorical config offers its categories.
+    await labelled(form, 'Name').fill('tone');
+    await expect(labelled(form, 'Value').locator('option').allTextContents()).resolves.toEqual(['Choose…', 'friendly', 'neutral', 'rude']);
+    // A number out of the config's range is refused before it is sent.
+    await labelled(form, 'Name').fill('helpfulness');
+    await labelled(form, 'Value').fill('1.5');
+    await form.getByRole('button', { name: 'Add score' }).click();
+    await expect(form.getByRole('alert').textContent()).resolves.toBe('At most 1.');
+    await labelled(form, 'Value').fill('0.8');
+    await labelled(form, 'Comment').fill('right, but long');
+    await form.getByRole('button', { name: 'Add score' }).click();
+    const scores = panel.getByRole('list', { name: 'Scores of this run' });
+    await expect.poll(async () => scores.textContent(), { timeout: ACTION_MS }).toMatch(/helpfulness\s*0\.8\s*api.*you.*right, but long/s);
+
+    const stored = await apiCall<{ items: { name: string; value: unknown; comment: string; runId: string }[] }>(
+      dashboard!.server.url,
+      token,
+      'GET',
+      `/v1/projects/${projectId}/scores?runId=turn-llm`,
+    );
+    expect(stored.body.items.map((s) => [s.name, s.value, s.comment])).toEqual([['helpfulness', 0.8, 'right, but long']]);
+
+    await page.reload();
+    await expect.poll(async () => page.getByRole('list', { name: 'Scores of this run' }).textContent(), { timeout: ACTION_MS }).toContain('helpfulness');
+    // The trace's scores include its runs'.
+    await expect
+      .poll(async () => page.getByRole('list', { name: 'Scores of this trace' }).textContent(), { timeout: ACTION_MS })
+      .toMatch(/helpfulness.*run turn-llm/s);
+    await page.getByRole('complementary').getByRole('button', { name: 'Delete the score helpfulness' }).click();
+    await expect.poll(async () => page.getByRole('complementary').getByRole('list', { name: 'Scores of this run' }).count(), { timeout: ACTION_MS }).toBe(0);
+  });
+
+  step('scores a session as the conversation it was', async () => {
+    await page.goto(`/projects/${projectId}/sessions/conv-9`);
+    const form = page.getByRole('form', { name: 'Add a score to this session' });
+    await labelled(form, 'Name').fill('tone');
+    await labelled(form, 'Value').selectOption('friendly');
+    await form.getByRole('button', { name: 'Add score' }).click();
+    await expect.poll(async () => page.getByRole('list', { name: 'Scores of this session' }).textContent(), { timeout: ACTION_MS }).toMatch(/tone\s*friendly/);
+  });
+});
