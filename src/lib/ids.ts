@@ -14,7 +14,8 @@ function randomPart(): Buffer {
   return pool.subarray(offset - 10, offset);
 }
 
-export type IdPrefix = 'org' | 'usr' | 'prj' | 'run' | 'prm' | 'mon' | 'tok' | 'key' | 'inv' | 'ple' | 'mev' | 'whd' | 'wha' | 'ses' | 'mdl' | 'vew';
+export type IdPrefix =
+  'org' | 'usr' | 'prj' | 'run' | 'prm' | 'mon' | 'tok' | 'key' | 'inv' | 'ple' | 'mev' | 'whd' | 'wha' | 'ses' | 'mdl' | 'vew' | 'ds' | 'dsi';
 
 let lastTime = -1;
 let lastRandom = '';
