@@ -20,6 +20,9 @@ interface Ids {
   monitorId: string;
   /** A model price of the organization. */
   modelId: string;
+  /** A dataset of the organization, and one of its items. */
+  datasetId: string;
+  itemId: string;
 }
 
 interface RouteCase {
@@ -27,7 +30,7 @@ interface RouteCase {
   /** The route as documented, for the test name. */
   route: string;
   path: (ids: Ids) => string;
-  body?: () => unknown;
+  body?: (ids: Ids) => unknown;
   /** What the resource's own owner gets for the same request. */
   ok: number;
   /** Refused to a member too (admin+); defaults to every DELETE. */
@@ -36,6 +39,8 @@ interface RouteCase {
 
 const validRun = () => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z', inputs: { q: 'hi' } });
 const validMonitor = () => ({ name: 'errors', metric: 'error_count', window: '1h', threshold: { op: '>', value: 0 } });
+const datasetPath = (i: Ids, suffix = '') => `/v1/datasets/${i.datasetId}${suffix}`;
+const itemPath = (i: Ids) => datasetPath(i, `/items/${i.itemId}`);
 const monitorPath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/monitors/${i.monitorId}${suffix}`;
 
 /** Every /v1 route that takes an id. Add new id-taking routes here. */
@@ -109,6 +114,27 @@ const ID_ROUTES: RouteCase[] = [
   { method: 'GET', route: '/v1/models/{model_id}', path: (i) => `/v1/models/${i.modelId}`, ok: 200 },
   { method: 'PATCH', route: '/v1/models/{model_id}', path: (i) => `/v1/models/${i.modelId}`, body: () => ({ inputPrice: 0 }), ok: 200, adminOnly: true },
   { method: 'DELETE', route: '/v1/models/{model_id}', path: (i) => `/v1/models/${i.modelId}`, ok: 204 },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}', path: (i) => datasetPath(i), ok: 200 },
+  { method: 'PATCH', route: '/v1/datasets/{dataset_id}', path: (i) => datasetPath(i), body: () => ({ description: 'hijacked' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/datasets/{dataset_id}', path: (i) => datasetPath(i), ok: 204 },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}/items', path: (i) => datasetPath(i, '/items'), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/datasets/{dataset_id}/items',
+    path: (i) => datasetPath(i, '/items'),
+    body: () => ({ items: [{ input: 'hijacked' }] }),
+    ok: 201,
+  },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, ok: 200 },
+  { method: 'PATCH', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, body: () => ({ input: 'hijacked' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, ok: 204, adminOnly: false },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/runs/{run_id}/dataset-items',
+    path: (i) => `/v1/projects/${i.projectId}/runs/${i.runId}/dataset-items`,
+    body: (i) => ({ datasetId: i.datasetId }),
+    ok: 201,
+  },
 ];
 
 const adminOnly = (r: RouteCase) => r.adminOnly ?? r.method === 'DELETE';
@@ -130,6 +156,8 @@ const WRITE_ROUTES: RouteCase[] = [
     adminOnly: true,
   },
   ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/models')),
+  { method: 'POST', route: '/v1/datasets', path: () => '/v1/datasets', body: () => ({ name: `d-${newId('ds').slice(-10)}` }), ok: 201 },
+  ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/datasets')),
 ];
 
 interface World extends Ids {
@@ -159,6 +187,11 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       body: { model: `m-${newId('mdl').slice(-12)}`, inputPrice: 1, outputPrice: 2 },
     });
     expect(price.statusCode, price.body).toBe(201);
+    const dataset = await ctx.request('POST', '/v1/datasets', { token: owner.token, body: { name: `d-${newId('ds').slice(-12)}` } });
+    expect(dataset.statusCode, dataset.body).toBe(201);
+    const datasetId = dataset.json().id as string;
+    const added = await ctx.request('POST', `/v1/datasets/${datasetId}/items`, { token: owner.token, body: { items: [{ input: 'Hi' }] } });
+    expect(added.statusCode, added.body).toBe(201);
     return {
       owner,
       projectId: project.id,
@@ -167,10 +200,13 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       promptId,
       monitorId: monitor.json().id as string,
       modelId: price.json().id as string,
+      datasetId,
+      itemId: added.json().items[0].id as string,
     };
   }
 
-  const send = (caller: Caller, r: RouteCase, ids: Ids) => ctx.request(r.method, r.path(ids), { token: caller.token, ...(r.body ? { body: r.body() } : {}) });
+  const send = (caller: Caller, r: RouteCase, ids: Ids) =>
+    ctx.request(r.method, r.path(ids), { token: caller.token, ...(r.body ? { body: r.body(ids) } : {}) });
 
   /** What an outsider could observe or have changed: read back with the rightful owner's token. */
   async function snapshot(w: World) {
@@ -186,6 +222,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const events = await ctx.request('GET', `/v1/projects/${w.projectId}/monitors/${w.monitorId}/events?limit=100`, { token: w.owner.token });
     const price = await ctx.request('GET', `/v1/models/${w.modelId}`, { token: w.owner.token });
     const prices = await ctx.request('GET', '/v1/models?limit=100', { token: w.owner.token });
+    const dataset = await ctx.request('GET', `/v1/datasets/${w.datasetId}`, { token: w.owner.token });
+    const items = await ctx.request('GET', `/v1/datasets/${w.datasetId}/items?limit=100`, { token: w.owner.token });
     // The monitor as stored (its signing secret included), less what its evaluation moves by itself.
     const monitorRow = await db().selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
     const {
@@ -209,6 +247,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       monitorEvents: [events.statusCode, events.json().items?.length],
       modelPrice: [price.statusCode, price.body],
       modelPrices: [prices.statusCode, prices.json().items?.length],
+      dataset: [dataset.statusCode, dataset.body],
+      datasetItems: [items.statusCode, items.body],
     };
   }
 
@@ -227,14 +267,13 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
 
       const res = await send(outsider, r, w);
       const body = expectProblem(res, 404, 'not-found');
-      expectCleanProblem(res, [w.projectId, w.runId, w.tokenId, w.promptId, w.monitorId, w.modelId]);
+      const ids = (i: Ids) => [i.projectId, i.runId, i.tokenId, i.promptId, i.monitorId, i.modelId, i.datasetId, i.itemId];
+      expectCleanProblem(res, ids(w));
 
       const missing: Ids = missingIds();
       const res2 = await send(outsider, r, missing);
       const body2 = expectProblem(res2, 404, 'not-found');
-      expect(normalized(body, [w.projectId, w.runId, w.tokenId, w.promptId, w.monitorId, w.modelId])).toEqual(
-        normalized(body2, [missing.projectId, missing.runId, missing.tokenId, missing.promptId, missing.monitorId, missing.modelId]),
-      );
+      expect(normalized(body, ids(w))).toEqual(normalized(body2, ids(missing)));
 
       expect(await snapshot(w)).toEqual(before);
 
@@ -314,6 +353,9 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const prices = await ctx.request('GET', '/v1/models?limit=100', { token: outsider.token });
     expect(prices.statusCode).toBe(200);
     expect(prices.json().items).toEqual([]);
+    const datasets = await ctx.request('GET', '/v1/datasets?limit=100', { token: outsider.token });
+    expect(datasets.statusCode).toBe(200);
+    expect(datasets.json().items).toEqual([]);
   });
 
   for (const r of WRITE_ROUTES) {
@@ -326,7 +368,9 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
 
       const res = await send(viewer, r, w);
       expectProblem(res, 403, 'forbidden');
-      expect(res.json().detail).toMatch(/^Your role \(viewer\) does not allow (projects|runs|prompts|monitors|models):(write|delete)\.$/);
+      expect(res.json().detail).toMatch(
+        /^Your role \(viewer\) does not allow ((projects|runs|prompts|monitors|models|scores):(write|delete)|quality:admin)\.$/,
+      );
       expectCleanProblem(res);
       expect(await snapshot(w)).toEqual(before);
       expect((await ctx.request('GET', '/v1/projects?limit=100', { token: w.owner.token })).json().items.length).toBe(projectsBefore);

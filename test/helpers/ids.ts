@@ -10,5 +10,7 @@ export function missingIds() {
     monitorId: newId('mon'),
     modelId: newId('mdl'),
     viewId: newId('vew'),
+    datasetId: newId('ds'),
+    itemId: newId('dsi'),
   };
 }

@@ -27,6 +27,9 @@ export interface World {
   modelId: string;
   /** A saved view of the owner's, in the project. */
   viewId: string;
+  /** A dataset of the organization, and one of its items. */
+  datasetId: string;
+  itemId: string;
 }
 
 export async function buildWorld(ctx: TestContext): Promise<World> {
@@ -52,6 +55,14 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
   expect(price.statusCode, price.body).toBe(201);
   const view = await ctx.request('POST', `/v1/projects/${project.id}/views`, { token: owner.token, body: { name: unique('view'), page: 'traces' } });
   expect(view.statusCode, view.body).toBe(201);
+  const dataset = await ctx.request('POST', '/v1/datasets', { token: owner.token, body: { name: unique('dataset') } });
+  expect(dataset.statusCode, dataset.body).toBe(201);
+  const datasetId = dataset.json().id as string;
+  const added = await ctx.request('POST', `/v1/datasets/${datasetId}/items`, {
+    token: owner.token,
+    body: { items: [{ input: 'Hi', expectedOutput: 'Hello' }] },
+  });
+  expect(added.statusCode, added.body).toBe(201);
   return {
     owner,
     member,
@@ -64,16 +75,20 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
     webhookSecret: monitor.json().webhookSecret,
     modelId: price.json().id,
     viewId: view.json().id,
+    datasetId,
+    itemId: added.json().items[0].id,
   };
 }
 
+export const datasetPath = (w: World, suffix = '') => `/v1/datasets/${w.datasetId}${suffix}`;
+export const itemPath = (w: World) => datasetPath(w, `/items/${w.itemId}`);
 export const monitorPath = (w: World, suffix = '') => `/v1/projects/${w.projectId}/monitors/${w.monitorId}${suffix}`;
 
 export interface RouteCase {
   method: Method;
   route: string;
   path: (w: World) => string;
-  body?: () => unknown;
+  body?: (w: World) => unknown;
   /** What the rightful owner of the organization gets (control: the refusal is about the caller, not the request). */
   ok: number;
 }
@@ -174,6 +189,21 @@ export const ID_ROUTES: RouteCase[] = [
     ok: 200,
   },
   { method: 'DELETE', route: '/v1/projects/{project_id}/views/{view_id}', path: (w) => `/v1/projects/${w.projectId}/views/${w.viewId}`, ok: 204 },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}', path: (w) => datasetPath(w), ok: 200 },
+  { method: 'PATCH', route: '/v1/datasets/{dataset_id}', path: (w) => datasetPath(w), body: () => ({ name: unique('pwned') }), ok: 200 },
+  { method: 'DELETE', route: '/v1/datasets/{dataset_id}', path: (w) => datasetPath(w), ok: 204 },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}/items', path: (w) => datasetPath(w, '/items'), ok: 200 },
+  { method: 'POST', route: '/v1/datasets/{dataset_id}/items', path: (w) => datasetPath(w, '/items'), body: () => ({ items: [{ input: 'pwned' }] }), ok: 201 },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, ok: 200 },
+  { method: 'PATCH', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, body: () => ({ expectedOutput: 'pwned' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, ok: 204 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/runs/{run_id}/dataset-items',
+    path: (w) => `/v1/projects/${w.projectId}/runs/${w.runId}/dataset-items`,
+    body: (w) => ({ datasetId: w.datasetId }),
+    ok: 201,
+  },
 ];
 
 /** API5: every admin-only route, with what an admin gets. */
@@ -210,10 +240,11 @@ export const ADMIN_ROUTES: RouteCase[] = [
   { method: 'POST', route: '/v1/models', path: () => '/v1/models', body: () => ({ model: unique('model'), inputPrice: 0, outputPrice: 0 }), ok: 201 },
   { method: 'PATCH', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, body: () => ({ outputPrice: 0 }), ok: 200 },
   { method: 'DELETE', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, ok: 204 },
+  { method: 'DELETE', route: '/v1/datasets/{dataset_id}', path: (w) => datasetPath(w), ok: 204 },
 ];
 
 export const send = (ctx: TestContext, caller: Caller, r: RouteCase, w: World) =>
-  ctx.request(r.method, r.path(w), { token: caller.token, ...(r.body ? { body: r.body() } : {}) });
+  ctx.request(r.method, r.path(w), { token: caller.token, ...(r.body ? { body: r.body(w) } : {}) });
 
 /** Everything an attacker could have changed, read back by the rightful owner (fields that move by themselves left out). */
 export async function snapshot(ctx: TestContext, w: World) {
@@ -234,6 +265,8 @@ export async function snapshot(ctx: TestContext, w: World) {
   const monitors = await get(`/v1/projects/${w.projectId}/monitors?limit=100`);
   const monitorEvents = await get(`${monitorPath(w, '/events')}?limit=100`);
   const modelPrices = await get('/v1/models?limit=100');
+  const dataset = await get(datasetPath(w));
+  const datasetItems = await get(datasetPath(w, '/items?limit=100'));
   // The monitor as stored (its sealed signing secret included), less what its evaluation moves by itself.
   const monitorRow = await ctx.database.storage.db.selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
   const {
@@ -259,6 +292,8 @@ export async function snapshot(ctx: TestContext, w: World) {
     monitors: items(monitors).map((m) => m.id),
     monitorEvents: items(monitorEvents).map((e) => e.id),
     modelPrices: items(modelPrices).map((p) => [p.id, p.inputPrice, p.outputPrice]),
+    dataset,
+    datasetItems: items(datasetItems),
   };
 }
 

@@ -21,10 +21,11 @@ export function datasetRoutes(app: App, { db, clock, cursors }: Deps): void {
       querystring: ListDatasetsQuery,
       page: DatasetPage,
     },
-    async ({ principal: { organizationId }, query: { limit: _limit, cursor: _cursor, ...filters } }) => ({
-      identity: { endpoint: 'datasets', organizationId, filters },
-      fetch: (after, take) => listDatasets(db, organizationId, filters, after, take),
-    }),
+    async ({ principal: { organizationId }, query: { name } }) => {
+      // The filter as it compares (in lower case): spellings that select the same datasets share cursors.
+      const filters = name === undefined ? {} : { name: name.toLowerCase() };
+      return { identity: { endpoint: 'datasets', organizationId, filters }, fetch: (after, take) => listDatasets(db, organizationId, filters, after, take) };
+    },
     toDataset,
   );
 

@@ -75,7 +75,14 @@ export const ListDatasetsQuery = Type.Object(
 );
 
 // Its upper bound is the dataset's own version, which the route checks (a 400 naming `version`).
-const Version = Type.Optional(Type.Integer({ minimum: 0, description: 'A version of the dataset, 0 to its current one (default: the current one)' }));
+const Version = Type.Optional(
+  Type.Integer({
+    minimum: 0,
+    maximum: 2_147_483_647,
+    format: 'int32',
+    description: 'A version of the dataset, 0 to its current one (default: the current one)',
+  }),
+);
 export const ListItemsQuery = Type.Object({ ...pageQueryProperties, version: Version }, { additionalProperties: false });
 export const ItemVersionQuery = Type.Object({ version: Version }, { additionalProperties: false });
 
