@@ -45,6 +45,11 @@ export const API_TAGS: readonly ApiTag[] = [
     description:
       'What models cost: the built-in price table (dated, with its source) and the organization’s own prices, which add to and override it from a date on.',
   },
+  {
+    name: 'Datasets',
+    description:
+      'Named sets of examples (an input, an expected output) to test an application against: every change to the items is a new version of the dataset, and any version can be read back.',
+  },
   { name: 'Operations', description: 'Unauthenticated routes for load balancers and token verifiers: liveness, readiness and the JWT public keys.' },
 ];
 

@@ -14,6 +14,9 @@ import type { App, Deps } from './deps.js';
 import { authRoutes } from './features/auth/auth.routes.js';
 import { identityProvider } from './features/auth/identity-provider.js';
 import { dashboardRoutes } from './features/dashboard/dashboard.routes.js';
+import { datasetItemRoutes } from './features/datasets/datasets.items.routes.js';
+import { datasetRoutes } from './features/datasets/datasets.routes.js';
+import { DatasetItemSchema, DatasetSchema } from './features/datasets/datasets.schemas.js';
 import { meRoutes } from './features/me/me.routes.js';
 import { modelRoutes } from './features/models/models.routes.js';
 import { ModelPriceSchema } from './features/models/models.schemas.js';
@@ -228,6 +231,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     SavedViewSchema,
     ScoreSchema,
     ScoreConfigSchema,
+    DatasetSchema,
+    DatasetItemSchema,
   ])
     app.addSchema(schema);
 
@@ -288,6 +293,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       modelRoutes(api, deps);
       scoreRoutes(api, deps);
       scoreConfigRoutes(api, deps);
+      datasetRoutes(api, deps);
+      datasetItemRoutes(api, deps);
     },
     { prefix: '/v1' },
   );

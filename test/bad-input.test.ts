@@ -33,6 +33,7 @@ import {
   MODEL_LIST_JUNK,
   validModelPrice,
   validView,
+  validDataset,
   validScore,
   validScoreConfig,
   FIXTURE_SESSION,
@@ -68,6 +69,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       viewId: view.json().id,
       scoreId: score.json().id,
       scoreConfigId: config.json().id,
+      ...(await datasetFixture()),
     };
   }
 
@@ -78,6 +80,15 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     const [runId] = await ctx.make.runs(project.id, 3, () => ({ sessionId: FIXTURE_SESSION }));
     f = { projectId: project.id, runId: runId!, sessionId: FIXTURE_SESSION, ...(await resourcesIn(project.id)) };
   });
+
+  /** A new dataset with one item (`itemId`). */
+  async function datasetFixture(): Promise<{ datasetId: string; itemId: string }> {
+    const dataset = await ctx.request('POST', '/v1/datasets', { token: owner.token, body: validDataset() });
+    expect(dataset.statusCode, dataset.body).toBe(201);
+    const added = await ctx.request('POST', `/v1/datasets/${dataset.json().id}/items`, { token: owner.token, body: { items: [{ input: 'Hi' }] } });
+    expect(added.statusCode, added.body).toBe(201);
+    return { datasetId: dataset.json().id, itemId: added.json().items[0].id };
+  }
 
   /** Ids that name nothing: for requests that must be refused before any lookup. */
   const nowhere = (): Fixture => missingIds();
@@ -99,7 +110,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
           const project = await ctx.make.project(owner.organizationId);
           ids = { ...f, projectId: project.id, ...(await resourcesIn(project.id)) };
         }
-        const res = await send(r, { ids, ...(r.body ? { body: r.body() } : {}) });
+        const res = await send(r, { ids, ...(r.body ? { body: r.body(ids) } : {}) });
         expect(res.statusCode, res.body).toBe(r.ok);
       });
     }
@@ -138,7 +149,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       it(`${r.method} ${r.route}: each field with a wrong type or value → 400 naming it`, async () => {
         for (const [field, values] of Object.entries(r.fields ?? {})) {
           for (const value of values) {
-            const body = { ...r.body!(), [field]: value };
+            const body = { ...r.body!(f), [field]: value };
             const res = await send(r, { body });
             const errors = expectValidation(res);
             const pointers = errors.map((e) => e.pointer ?? '');
@@ -151,7 +162,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       });
 
       it(`${r.method} ${r.route}: a body over 10 MB → 413 payload-too-large`, async () => {
-        const base = r.body!();
+        const base = r.body!(f);
         const huge = JSON.stringify({ ...base, padding: 'x'.repeat(10 * 1024 * 1024 + 1) });
         const res = await send(r, { payload: huge });
         expectProblem(res, 413, 'payload-too-large');
@@ -159,7 +170,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       });
 
       it(`${r.method} ${r.route}: a body that is not JSON → 415 unsupported-media-type`, async () => {
-        const json = JSON.stringify(r.body!());
+        const json = JSON.stringify(r.body!(f));
         for (const [contentType, payload] of [
           ['text/plain', json],
           ['text/plain; charset=utf-8', json],
@@ -181,14 +192,14 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
           method: r.method,
           url: r.path(f),
           headers: { authorization: `Bearer ${owner.token}` },
-          payload: JSON.stringify(r.body!()),
+          payload: JSON.stringify(r.body!(f)),
         });
         expectProblem(res, 415, 'unsupported-media-type');
         expectCleanProblem(res);
       });
 
       it(`${r.method} ${r.route}: JSON with a charset parameter is accepted`, async () => {
-        const res = await send(r, { payload: JSON.stringify(r.body!()), contentType: 'application/json; charset=utf-8' });
+        const res = await send(r, { payload: JSON.stringify(r.body!(f)), contentType: 'application/json; charset=utf-8' });
         expect(res.statusCode, res.body).toBe(r.ok);
       });
     }
@@ -296,10 +307,12 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             { ...f, monitorId: junk },
             { ...f, modelId: junk },
             { ...f, viewId: junk },
+            { ...f, datasetId: junk },
+            { ...f, itemId: junk },
           ]) {
             const url = r.path(ids);
             if (url === r.path(f)) continue;
-            const res = await send(r, { path: url, ...(r.body ? { body: r.body() } : {}) });
+            const res = await send(r, { path: url, ...(r.body ? { body: r.body(f) } : {}) });
             let decoded = junk;
             try {
               decoded = decodeURIComponent(junk);
@@ -428,7 +441,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       // Ids that name nothing: the refusal must come before any lookup, so nothing is changed either way.
       const ignored: string[] = [];
       for (const r of PLAIN_ROUTES) {
-        const res = await send(r, { path: `${r.path(nowhere())}?bogus=1`, ...(r.body ? { body: r.body() } : {}) });
+        const res = await send(r, { path: `${r.path(nowhere())}?bogus=1`, ...(r.body ? { body: r.body(f) } : {}) });
         if (res.statusCode >= 500) expectCleanProblem(res);
         if (res.statusCode !== 400) ignored.push(`${r.method} ${r.route}?bogus=1 → ${res.statusCode}`);
         else expectValidation(res, { parameters: ['bogus'] });
@@ -448,13 +461,25 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         else if (res.statusCode >= 400) expectCleanProblem(res, ['\u0000']);
       };
       for (const r of ID_ROUTES) {
-        for (const key of ['projectId', 'runId', 'sessionId', 'tokenId', 'monitorId', 'modelId', 'viewId', 'scoreId', 'scoreConfigId'] as const) {
+        for (const key of [
+          'projectId',
+          'runId',
+          'sessionId',
+          'tokenId',
+          'monitorId',
+          'modelId',
+          'viewId',
+          'scoreId',
+          'scoreConfigId',
+          'datasetId',
+          'itemId',
+        ] as const) {
           const url = r.path({
             ...g,
-            [key]: `${{ projectId: 'prj', runId: 'run', sessionId: 'ses', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl', viewId: 'vew', scoreId: 'scr', scoreConfigId: 'scc' }[key]}_%00`,
+            [key]: `${{ projectId: 'prj', runId: 'run', sessionId: 'ses', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl', viewId: 'vew', scoreId: 'scr', scoreConfigId: 'scc', datasetId: 'ds', itemId: 'dsi' }[key]}_%00`,
           });
           if (url === r.path(g)) continue;
-          check(`${r.method} ${url}`, await send(r, { path: url, ...(r.body ? { body: r.body() } : {}) }));
+          check(`${r.method} ${url}`, await send(r, { path: url, ...(r.body ? { body: r.body(f) } : {}) }));
         }
       }
       for (const r of QUERY_ROUTES) {

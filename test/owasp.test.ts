@@ -48,7 +48,18 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
 
         const res = await send(ctx, outsider, r, w);
         const body = expectProblem(res, 404, 'not-found');
-        expectCleanProblem(res, [w.projectId, w.runId, w.spareTokenId, w.member.userId, w.invitationId, w.promptId, w.monitorId, w.modelId]);
+        expectCleanProblem(res, [
+          w.projectId,
+          w.runId,
+          w.spareTokenId,
+          w.member.userId,
+          w.invitationId,
+          w.promptId,
+          w.monitorId,
+          w.modelId,
+          w.datasetId,
+          w.itemId,
+        ]);
 
         // Indistinguishable from an id that does not exist at all.
         const ghost: World = {
@@ -65,6 +76,8 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
           userId: 'no-such-user',
           scoreId: newId('scr'),
           scoreConfigId: newId('scc'),
+          datasetId: newId('ds'),
+          itemId: newId('dsi'),
           member: { ...w.member, userId: newId('usr') },
         };
         const missing = await send(ctx, outsider, r, ghost);
@@ -75,6 +88,8 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
           x.runId,
           x.spareTokenId,
           x.member.userId,
+          ghost.datasetId,
+          ghost.itemId,
           x.invitationId,
           x.promptId,
           x.monitorId,
@@ -84,6 +99,8 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
           x.userId,
           x.scoreId,
           x.scoreConfigId,
+          x.datasetId,
+          x.itemId,
         ];
         expect(strip(body, idsOf(w))).toBe(strip(body2, idsOf(ghost)));
 
@@ -424,7 +441,7 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
           // The member route's target is w.member: a member acting on themselves is still refused.
           const res = await send(ctx, caller, r, w);
           expectProblem(res, 403, 'forbidden');
-          expectCleanProblem(res, [w.projectId, w.member.userId, w.invitationId, w.promptId, w.modelId]);
+          expectCleanProblem(res, [w.projectId, w.member.userId, w.invitationId, w.promptId, w.modelId, w.datasetId]);
         }
         expect(await snapshot(ctx, w)).toEqual(before);
         const ok = await send(ctx, admin, r, w);
@@ -449,6 +466,41 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
       }
       expect(await snapshot(ctx, w)).toEqual(before);
       for (const r of ID_ROUTES.filter((x) => x.route.includes('/monitors') && x.method === 'GET')) {
+        expect((await send(ctx, viewer, r, w)).statusCode, r.route).toBe(200);
+      }
+      for (const r of writes) {
+        const res = await send(ctx, w.member, r, w);
+        expect(res.statusCode, `${r.route}: ${res.body}`).toBe(r.ok);
+      }
+    });
+
+    it('datasets: a viewer can read but not create, change, fill or empty one (403, nothing changes); a member can, all but delete it', async () => {
+      const w = await buildWorld(ctx);
+      const viewer = await ctx.make.caller({ role: 'viewer', organizationId: w.owner.organizationId });
+      const writes = [
+        ...ID_ROUTES.filter((r) => r.route.includes('dataset') && r.method !== 'GET' && r.route !== '/v1/datasets/{dataset_id}'),
+        { method: 'POST', route: '/v1/datasets', path: () => '/v1/datasets', body: () => ({ name: unique('dataset') }), ok: 201 },
+        ...ID_ROUTES.filter((r) => r.method === 'PATCH' && r.route === '/v1/datasets/{dataset_id}'),
+      ] as const;
+      expect(writes.map((r) => `${r.method} ${r.route}`)).toEqual([
+        'POST /v1/datasets/{dataset_id}/items',
+        'PATCH /v1/datasets/{dataset_id}/items/{item_id}',
+        'DELETE /v1/datasets/{dataset_id}/items/{item_id}',
+        'POST /v1/projects/{project_id}/runs/{run_id}/dataset-items',
+        'POST /v1/datasets',
+        'PATCH /v1/datasets/{dataset_id}',
+      ]);
+      const before = await snapshot(ctx, w);
+      const datasets = async () => (await ctx.request('GET', '/v1/datasets?limit=100', { token: w.owner.token })).json().items;
+      const listed = await datasets();
+      for (const r of writes) {
+        const res = await send(ctx, viewer, r, w);
+        expectProblem(res, 403, 'forbidden', 'Your role (viewer) does not allow scores:write.');
+        expectCleanProblem(res, [w.projectId, w.datasetId, w.itemId]);
+      }
+      expect(await snapshot(ctx, w)).toEqual(before);
+      expect(await datasets()).toEqual(listed);
+      for (const r of ID_ROUTES.filter((x) => x.route.includes('/datasets') && x.method === 'GET')) {
         expect((await send(ctx, viewer, r, w)).statusCode, r.route).toBe(200);
       }
       for (const r of writes) {

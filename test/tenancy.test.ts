@@ -26,6 +26,9 @@ interface Ids {
   /** A score of the run, and a score config of the organization. */
   scoreId: string;
   scoreConfigId: string;
+  /** A dataset of the organization, and one of its items. */
+  datasetId: string;
+  itemId: string;
 }
 
 interface RouteCase {
@@ -33,7 +36,7 @@ interface RouteCase {
   /** The route as documented, for the test name. */
   route: string;
   path: (ids: Ids) => string;
-  body?: () => unknown;
+  body?: (ids: Ids) => unknown;
   /** What the resource's own owner gets for the same request. */
   ok: number;
   /** Refused to a member too (admin+); defaults to every DELETE. */
@@ -42,6 +45,8 @@ interface RouteCase {
 
 const validRun = () => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z', inputs: { q: 'hi' } });
 const validMonitor = () => ({ name: 'errors', metric: 'error_count', window: '1h', threshold: { op: '>', value: 0 } });
+const datasetPath = (i: Ids, suffix = '') => `/v1/datasets/${i.datasetId}${suffix}`;
+const itemPath = (i: Ids) => datasetPath(i, `/items/${i.itemId}`);
 const monitorPath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/monitors/${i.monitorId}${suffix}`;
 const scorePath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/scores${suffix}`;
 const validScore = () => ({ name: 'helpfulness', value: 0.5 });
@@ -166,6 +171,27 @@ const ID_ROUTES: RouteCase[] = [
     adminOnly: true,
   },
   { method: 'DELETE', route: '/v1/score-configs/{config_id}', path: (i) => `/v1/score-configs/${i.scoreConfigId}`, ok: 204 },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}', path: (i) => datasetPath(i), ok: 200 },
+  { method: 'PATCH', route: '/v1/datasets/{dataset_id}', path: (i) => datasetPath(i), body: () => ({ description: 'hijacked' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/datasets/{dataset_id}', path: (i) => datasetPath(i), ok: 204 },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}/items', path: (i) => datasetPath(i, '/items'), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/datasets/{dataset_id}/items',
+    path: (i) => datasetPath(i, '/items'),
+    body: () => ({ items: [{ input: 'hijacked' }] }),
+    ok: 201,
+  },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, ok: 200 },
+  { method: 'PATCH', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, body: () => ({ input: 'hijacked' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, ok: 204, adminOnly: false },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/runs/{run_id}/dataset-items',
+    path: (i) => `/v1/projects/${i.projectId}/runs/${i.runId}/dataset-items`,
+    body: (i) => ({ datasetId: i.datasetId }),
+    ok: 201,
+  },
 ];
 
 const adminOnly = (r: RouteCase) => r.adminOnly ?? r.method === 'DELETE';
@@ -196,6 +222,8 @@ const WRITE_ROUTES: RouteCase[] = [
     adminOnly: true,
   },
   ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/score-configs')),
+  { method: 'POST', route: '/v1/datasets', path: () => '/v1/datasets', body: () => ({ name: `d-${newId('ds').slice(-10)}` }), ok: 201 },
+  ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/datasets')),
 ];
 
 interface World extends Ids {
@@ -229,6 +257,11 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     expect(score.statusCode, score.body).toBe(201);
     const config = await ctx.request('POST', '/v1/score-configs', { token: owner.token, body: { name: `c-${newId('scc').slice(-12)}`, dataType: 'boolean' } });
     expect(config.statusCode, config.body).toBe(201);
+    const dataset = await ctx.request('POST', '/v1/datasets', { token: owner.token, body: { name: `d-${newId('ds').slice(-12)}` } });
+    expect(dataset.statusCode, dataset.body).toBe(201);
+    const datasetId = dataset.json().id as string;
+    const added = await ctx.request('POST', `/v1/datasets/${datasetId}/items`, { token: owner.token, body: { items: [{ input: 'Hi' }] } });
+    expect(added.statusCode, added.body).toBe(201);
     return {
       owner,
       projectId: project.id,
@@ -241,10 +274,13 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       userId: 'tenancy-user',
       scoreId: score.json().id as string,
       scoreConfigId: config.json().id as string,
+      datasetId,
+      itemId: added.json().items[0].id as string,
     };
   }
 
-  const send = (caller: Caller, r: RouteCase, ids: Ids) => ctx.request(r.method, r.path(ids), { token: caller.token, ...(r.body ? { body: r.body() } : {}) });
+  const send = (caller: Caller, r: RouteCase, ids: Ids) =>
+    ctx.request(r.method, r.path(ids), { token: caller.token, ...(r.body ? { body: r.body(ids) } : {}) });
 
   /** What an outsider could observe or have changed: read back with the rightful owner's token. */
   async function snapshot(w: World) {
@@ -261,6 +297,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const price = await ctx.request('GET', `/v1/models/${w.modelId}`, { token: w.owner.token });
     const prices = await ctx.request('GET', '/v1/models?limit=100', { token: w.owner.token });
     const scores = await ctx.request('GET', `/v1/projects/${w.projectId}/scores?limit=100`, { token: w.owner.token });
+    const dataset = await ctx.request('GET', `/v1/datasets/${w.datasetId}`, { token: w.owner.token });
+    const items = await ctx.request('GET', `/v1/datasets/${w.datasetId}/items?limit=100`, { token: w.owner.token });
     const configs = await ctx.request('GET', '/v1/score-configs?limit=100', { token: w.owner.token });
     // The monitor as stored (its signing secret included), less what its evaluation moves by itself.
     const monitorRow = await db().selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
@@ -287,6 +325,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       modelPrices: [prices.statusCode, prices.json().items?.length],
       scores: [scores.statusCode, scores.body],
       scoreConfigs: [configs.statusCode, configs.body],
+      dataset: [dataset.statusCode, dataset.body],
+      datasetItems: [items.statusCode, items.body],
     };
   }
 
@@ -305,7 +345,20 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
 
       const res = await send(outsider, r, w);
       const body = expectProblem(res, 404, 'not-found');
-      const idsOf = (i: Ids) => [i.projectId, i.runId, i.tokenId, i.promptId, i.monitorId, i.modelId, i.sessionId, i.userId, i.scoreId, i.scoreConfigId];
+      const idsOf = (i: Ids) => [
+        i.projectId,
+        i.runId,
+        i.tokenId,
+        i.promptId,
+        i.monitorId,
+        i.modelId,
+        i.sessionId,
+        i.userId,
+        i.scoreId,
+        i.scoreConfigId,
+        i.datasetId,
+        i.itemId,
+      ];
       expectCleanProblem(res, idsOf(w));
 
       const missing: Ids = { ...missingIds(), userId: 'no-such-user' };
@@ -391,6 +444,9 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const prices = await ctx.request('GET', '/v1/models?limit=100', { token: outsider.token });
     expect(prices.statusCode).toBe(200);
     expect(prices.json().items).toEqual([]);
+    const datasets = await ctx.request('GET', '/v1/datasets?limit=100', { token: outsider.token });
+    expect(datasets.statusCode).toBe(200);
+    expect(datasets.json().items).toEqual([]);
   });
 
   for (const r of WRITE_ROUTES) {

@@ -367,6 +367,44 @@ export interface SavedViewsTable {
   updated_at: number;
 }
 
+export interface DatasetsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  /** The name in lower case: unique in the organization, and what the `name` filter searches. */
+  name_key: string;
+  description: string;
+  /** JSON text of the metadata object. */
+  metadata: string;
+  /** The number of changes made to its items (0: none yet). */
+  version: number;
+  /** Items at `version`. */
+  item_count: number;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+/** One change to a dataset item: immutable, written once (docs/design/quality-loop.md: Datasets). */
+export interface DatasetItemVersionsTable {
+  organization_id: string;
+  dataset_id: string;
+  item_id: string;
+  /** The dataset version that wrote it. */
+  version: number;
+  /** JSON text of the input, the expected output and the metadata object. */
+  input: string;
+  expected_output: string;
+  metadata: string;
+  source_run_id: string | null;
+  source_project_id: string | null;
+  /** 1: the item was deleted at this version. */
+  deleted: number;
+  /** The item's creation (its first row's), the same on each of its rows. */
+  created_at: Millis;
+  /** When this row was written. */
+  updated_at: Millis;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -395,6 +433,8 @@ export interface Database {
   saved_views: SavedViewsTable;
   score_configs: ScoreConfigsTable;
   scores: ScoresTable;
+  datasets: DatasetsTable;
+  dataset_item_versions: DatasetItemVersionsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -417,3 +457,5 @@ export type ModelPriceRow = Selectable<ModelPricesTable>;
 export type SavedViewRow = Selectable<SavedViewsTable>;
 export type ScoreConfigRow = Selectable<ScoreConfigsTable>;
 export type ScoreRow = Selectable<ScoresTable>;
+export type DatasetRow = Selectable<DatasetsTable>;
+export type DatasetItemVersionRow = Selectable<DatasetItemVersionsTable>;

@@ -15,7 +15,7 @@ function randomPart(): Buffer {
 }
 
 export type IdPrefix =
-  'org' | 'usr' | 'prj' | 'run' | 'prm' | 'mon' | 'tok' | 'key' | 'inv' | 'ple' | 'mev' | 'whd' | 'wha' | 'ses' | 'mdl' | 'vew' | 'scr' | 'scc';
+  'org' | 'usr' | 'prj' | 'run' | 'prm' | 'mon' | 'tok' | 'key' | 'inv' | 'ple' | 'mev' | 'whd' | 'wha' | 'ses' | 'mdl' | 'vew' | 'scr' | 'scc' | 'ds' | 'dsi';
 
 let lastTime = -1;
 let lastRandom = '';

@@ -14,6 +14,9 @@ export interface Fixture {
   modelId: string;
   /** A saved view of the fixture's owner in its project. */
   viewId: string;
+  /** A dataset of the fixture's organization, and one of its items. */
+  datasetId: string;
+  itemId: string;
   /** The session of the fixture's runs. */
   sessionId: string;
   /** A score (of a run of the project) and a score config of the organization. */
@@ -29,8 +32,8 @@ export interface Route {
   path: (f: Fixture) => string;
   /** The route declares query parameters (lists and metrics). */
   query?: boolean;
-  /** A valid body, for routes that take one. */
-  body?: () => Record<string, unknown>;
+  /** A valid body, for routes that take one (with the fixture's ids, for a body that names a resource). */
+  body?: (f: Fixture) => Record<string, unknown>;
   /** What the valid request answers. */
   ok: number;
   /** Wrong values per field of the body; each must be a 400 naming the field. */
@@ -61,6 +64,9 @@ export const SCORE_FIELDS: Record<string, unknown[]> = {
 };
 const scorePath = (f: Fixture, suffix = '') => `/v1/projects/${f.projectId}/scores${suffix}`;
 export const validModelPrice = (): Record<string, unknown> => ({ model: `acme-${newId('mdl').slice(-12)}`, inputPrice: 1, outputPrice: 2 });
+export const validDataset = (): Record<string, unknown> => ({ name: `Dataset ${newId('ds').slice(-12)}`, description: 'Hard cases', metadata: { team: 'qa' } });
+export const datasetPath = (f: Fixture, suffix = '') => `/v1/datasets/${f.datasetId}${suffix}`;
+export const itemPath = (f: Fixture) => `/v1/datasets/${f.datasetId}/items/${f.itemId}`;
 export const monitorPath = (f: Fixture, suffix = '') => `/v1/projects/${f.projectId}/monitors/${f.monitorId}${suffix}`;
 
 export const MONITOR_FIELDS: Record<string, unknown[]> = {
@@ -144,6 +150,23 @@ export const MODEL_PRICE_FIELDS: Record<string, unknown[]> = {
   effectiveFrom: [1, null, '', 'tomorrow', '2026-11-02', '2026-11-02T10:00:00', '2026-13-01T00:00:00Z'],
   id: ['mdl_x'],
   createdBy: ['usr_x'],
+};
+
+export const DATASET_FIELDS: Record<string, unknown[]> = {
+  name: [1, null, [], '', ' padded', 'x'.repeat(201)],
+  description: [1, null, {}, 'x'.repeat(10_001)],
+  metadata: [1, 'x', [], null],
+  id: ['ds_x'],
+  version: [2],
+  itemCount: [5],
+};
+const deep = (levels: number): unknown => (levels === 0 ? 1 : { d: deep(levels - 1) });
+export const ITEM_FIELDS: Record<string, unknown[]> = {
+  input: [deep(101)],
+  expectedOutput: [deep(101)],
+  metadata: [1, 'x', [], null, { k: deep(100) }],
+  version: [2],
+  datasetId: ['ds_x'],
 };
 
 /** Query strings the model price lists refuse. */
@@ -474,6 +497,45 @@ export const ROUTES: Route[] = [
     fields: { ...MODEL_PRICE_FIELDS, inputPrice: ['1', -1, null], outputPrice: [-1, null], createdAt: ['2026-11-02T10:00:00.000Z'] },
   },
   { method: 'DELETE', route: '/v1/models/{model_id}', path: (f) => `/v1/models/${f.modelId}`, ok: 204 },
+  { method: 'GET', route: '/v1/datasets', path: () => '/v1/datasets', query: true, ok: 200 },
+  { method: 'POST', route: '/v1/datasets', path: () => '/v1/datasets', body: validDataset, ok: 201, fields: DATASET_FIELDS },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}', path: (f) => datasetPath(f), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/datasets/{dataset_id}',
+    path: (f) => datasetPath(f),
+    body: () => ({ description: 'Harder cases' }),
+    ok: 200,
+    fields: DATASET_FIELDS,
+  },
+  { method: 'DELETE', route: '/v1/datasets/{dataset_id}', path: (f) => datasetPath(f), ok: 204 },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}/items', path: (f) => datasetPath(f, '/items'), query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/datasets/{dataset_id}/items',
+    path: (f) => datasetPath(f, '/items'),
+    body: () => ({ items: [{ input: { question: 'Refund?' }, expectedOutput: 'Yes' }] }),
+    ok: 201,
+    fields: { items: [[], {}, null, [1], [{}], [{ id: 'has space', input: 1 }], [{ input: deep(101) }], [{ input: 1, bogus: 1 }]] },
+  },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/datasets/{dataset_id}/items/{item_id}',
+    path: itemPath,
+    body: () => ({ expectedOutput: 'Yes' }),
+    ok: 200,
+    fields: ITEM_FIELDS,
+  },
+  { method: 'DELETE', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, ok: 204 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/runs/{run_id}/dataset-items',
+    path: (f) => `/v1/projects/${f.projectId}/runs/${f.runId}/dataset-items`,
+    body: (f) => ({ datasetId: f.datasetId }),
+    ok: 201,
+    fields: { ...ITEM_FIELDS, datasetId: [1, null, '', 'x'.repeat(201)] },
+  },
 ];
 
 export const BODY_ROUTES = ROUTES.filter((r) => r.body);

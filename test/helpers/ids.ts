@@ -13,5 +13,7 @@ export function missingIds() {
     sessionId: 'no-such-session',
     scoreId: newId('scr'),
     scoreConfigId: newId('scc'),
+    datasetId: newId('ds'),
+    itemId: newId('dsi'),
   };
 }

@@ -27,6 +27,9 @@ export interface World {
   modelId: string;
   /** A saved view of the owner's, in the project. */
   viewId: string;
+  /** A dataset of the organization, and one of its items. */
+  datasetId: string;
+  itemId: string;
   /** The session and end user of the run. */
   sessionId: string;
   userId: string;
@@ -52,6 +55,14 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
   const prompt = await ctx.request('POST', '/v1/prompts', { token: owner.token, body: { name: unique('prompt'), template: 'Hi {{name}}' } });
   expect(prompt.statusCode, prompt.body).toBe(201);
   const promptId = prompt.json().id as string;
+  const dataset = await ctx.request('POST', '/v1/datasets', { token: owner.token, body: { name: unique('dataset') } });
+  expect(dataset.statusCode, dataset.body).toBe(201);
+  const datasetId = dataset.json().id as string;
+  const added = await ctx.request('POST', `/v1/datasets/${datasetId}/items`, {
+    token: owner.token,
+    body: { items: [{ input: 'Hi', expectedOutput: 'Hello' }] },
+  });
+  expect(added.statusCode, added.body).toBe(201);
   expect((await ctx.request('POST', `/v1/prompts/${promptId}/versions`, { token: owner.token, body: { template: 'Hello {{name}}' } })).statusCode).toBe(201);
   expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/production`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
   const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, { token: owner.token, body: validMonitor() });
@@ -80,8 +91,13 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
     userId: 'owasp-user',
     scoreId: score.json().id,
     scoreConfigId: config.json().id,
+    datasetId,
+    itemId: added.json().items[0].id,
   };
 }
+
+export const datasetPath = (w: World, suffix = '') => `/v1/datasets/${w.datasetId}${suffix}`;
+export const itemPath = (w: World) => datasetPath(w, `/items/${w.itemId}`);
 
 const scorePath = (w: World, suffix = '') => `/v1/projects/${w.projectId}/scores${suffix}`;
 
@@ -91,7 +107,7 @@ export interface RouteCase {
   method: Method;
   route: string;
   path: (w: World) => string;
-  body?: () => unknown;
+  body?: (w: World) => unknown;
   /** What the rightful owner of the organization gets (control: the refusal is about the caller, not the request). */
   ok: number;
 }
@@ -237,6 +253,21 @@ export const ID_ROUTES: RouteCase[] = [
   { method: 'GET', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, ok: 200 },
   { method: 'PATCH', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, body: () => ({ archived: true }), ok: 200 },
   { method: 'DELETE', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, ok: 204 },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}', path: (w) => datasetPath(w), ok: 200 },
+  { method: 'PATCH', route: '/v1/datasets/{dataset_id}', path: (w) => datasetPath(w), body: () => ({ name: unique('pwned') }), ok: 200 },
+  { method: 'DELETE', route: '/v1/datasets/{dataset_id}', path: (w) => datasetPath(w), ok: 204 },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}/items', path: (w) => datasetPath(w, '/items'), ok: 200 },
+  { method: 'POST', route: '/v1/datasets/{dataset_id}/items', path: (w) => datasetPath(w, '/items'), body: () => ({ items: [{ input: 'pwned' }] }), ok: 201 },
+  { method: 'GET', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, ok: 200 },
+  { method: 'PATCH', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, body: () => ({ expectedOutput: 'pwned' }), ok: 200 },
+  { method: 'DELETE', route: '/v1/datasets/{dataset_id}/items/{item_id}', path: itemPath, ok: 204 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/runs/{run_id}/dataset-items',
+    path: (w) => `/v1/projects/${w.projectId}/runs/${w.runId}/dataset-items`,
+    body: (w) => ({ datasetId: w.datasetId }),
+    ok: 201,
+  },
 ];
 
 /** API5: every admin-only route, with what an admin gets. */
@@ -276,10 +307,11 @@ export const ADMIN_ROUTES: RouteCase[] = [
   { method: 'POST', route: '/v1/score-configs', path: () => '/v1/score-configs', body: () => ({ name: unique('config'), dataType: 'numeric' }), ok: 201 },
   { method: 'PATCH', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, body: () => ({ description: 'x' }), ok: 200 },
   { method: 'DELETE', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, ok: 204 },
+  { method: 'DELETE', route: '/v1/datasets/{dataset_id}', path: (w) => datasetPath(w), ok: 204 },
 ];
 
 export const send = (ctx: TestContext, caller: Caller, r: RouteCase, w: World) =>
-  ctx.request(r.method, r.path(w), { token: caller.token, ...(r.body ? { body: r.body() } : {}) });
+  ctx.request(r.method, r.path(w), { token: caller.token, ...(r.body ? { body: r.body(w) } : {}) });
 
 /** Everything an attacker could have changed, read back by the rightful owner (fields that move by themselves left out). */
 export async function snapshot(ctx: TestContext, w: World) {
@@ -300,6 +332,8 @@ export async function snapshot(ctx: TestContext, w: World) {
   const monitors = await get(`/v1/projects/${w.projectId}/monitors?limit=100`);
   const monitorEvents = await get(`${monitorPath(w, '/events')}?limit=100`);
   const modelPrices = await get('/v1/models?limit=100');
+  const dataset = await get(datasetPath(w));
+  const datasetItems = await get(datasetPath(w, '/items?limit=100'));
   const scores = await get(`/v1/projects/${w.projectId}/scores?limit=100`);
   const scoreConfigs = await get('/v1/score-configs?limit=100');
   // The monitor as stored (its sealed signing secret included), less what its evaluation moves by itself.
@@ -325,6 +359,8 @@ export async function snapshot(ctx: TestContext, w: World) {
     promptHistory: items(promptHistory).map((e) => e.id),
     monitor,
     monitors: items(monitors).map((m) => m.id),
+    dataset,
+    datasetItems: items(datasetItems),
     monitorEvents: items(monitorEvents).map((e) => e.id),
     modelPrices: items(modelPrices).map((p) => [p.id, p.inputPrice, p.outputPrice]),
     scores: items(scores).map((x) => [x.id, x.value, x.comment]),

@@ -8,6 +8,7 @@ import { TokenService } from '../../src/auth/tokens.js';
 import { createInvitation } from '../../src/features/organizations/invitations.repo.js';
 import { ensureUser, setMembership } from '../../src/features/organizations/organizations.repo.js';
 import { createProject } from '../../src/features/projects/projects.repo.js';
+import { addItems, createDataset } from '../../src/features/datasets/datasets.repo.js';
 import { createModelPrice } from '../../src/features/models/models.repo.js';
 import { createPrompt } from '../../src/features/prompts/prompts.repo.js';
 import { issuePersonalAccessToken } from '../../src/features/tokens/tokens.repo.js';
@@ -62,6 +63,7 @@ export interface Parent {
   projectId?: string;
   promptId?: string;
   monitorId?: string;
+  datasetId?: string;
 }
 
 export interface FilterPair {
@@ -292,30 +294,49 @@ export function listEndpoints(ctx: TestContext) {
   const conversations = activityList('sessions', 'sessionId', 'run_sessions', 'session_id');
   const endUsers = activityList('users', 'userId', 'run_users', 'user_id');
 
-  const projects = defineList({
-    name: 'projects',
-    perUser: false,
-    async fresh(p) {
-      return { principal: p ?? (await principal()), path: '/v1/projects' };
-    },
-    async insert(parent, keys) {
-      const rows: Row[] = [];
-      for (const key of keys) {
-        const row = await createProject(db(), parent.principal.organizationId, { name: uniq('proj') }, key);
-        rows.push({ id: row.id, key: row.created_at });
-      }
-      return rows;
-    },
-    async create(parent) {
-      const project = await created(await send('POST', '/v1/projects', { token: parent.principal.token, body: { name: uniq('proj-api') } }));
-      return { id: project.id as string, key: Date.parse(project.createdAt as string) };
-    },
-    async remove(parent, id) {
-      const res = await send('DELETE', `/v1/projects/${id}`, { token: parent.principal.token });
-      expect(res.statusCode, res.body).toBe(204);
-    },
-    keyOf: (item) => Date.parse(item.createdAt as string),
-    idOf: (item) => item.id as string,
+  /** Removes a row with the API's DELETE of `<list path>/<id>`. */
+  async function deleteThroughApi(parent: Parent, id: string): Promise<void> {
+    const res = await send('DELETE', `${parent.path}/${id}`, { token: parent.principal.token });
+    expect(res.statusCode, res.body).toBe(204);
+  }
+
+  /**
+   * An organization's list of named things (projects, datasets): rows made by the repository's `make`
+   * at their key with names starting `prefix` (so they match every `from`), deleted through the API.
+   */
+  function namedList(
+    name: string,
+    path: string,
+    prefix: string,
+    make: (organizationId: string, name: string, at: number) => Promise<{ id: string; created_at: number }>,
+    filters: Pick<ListEndpointSpec, 'filterChanges' | 'filterEquivalents'>,
+  ): ListEndpoint {
+    return defineList({
+      name,
+      perUser: false,
+      async fresh(p) {
+        return { principal: p ?? (await principal()), path };
+      },
+      async insert(parent, keys) {
+        const rows: Row[] = [];
+        for (const key of keys) {
+          const row = await make(parent.principal.organizationId, uniq(prefix), key);
+          rows.push({ id: row.id, key: row.created_at });
+        }
+        return rows;
+      },
+      async create(parent) {
+        const item = await created(await send('POST', path, { token: parent.principal.token, body: { name: uniq(`${prefix}-api`) } }));
+        return { id: item.id as string, key: Date.parse(item.createdAt as string) };
+      },
+      remove: deleteThroughApi,
+      keyOf: (item) => Date.parse(item.createdAt as string),
+      idOf: (item) => item.id as string,
+      ...filters,
+    });
+  }
+
+  const projects = namedList('projects', '/v1/projects', 'proj', (organizationId, name, at) => createProject(db(), organizationId, { name }, at), {
     filterChanges: [
       { from: '', to: 'name=proj' },
       { from: 'name=proj', to: '' },
@@ -1085,6 +1106,57 @@ export function listEndpoints(ctx: TestContext) {
     filterEquivalents: [{ from: 'name=config&archived=false', to: 'archived=false&name=config' }],
   });
 
+  /** An organization's datasets; the name filter is case-insensitive, so its spellings share cursors. */
+  const datasets = namedList('datasets', '/v1/datasets', 'dataset', (organizationId, name, at) => createDataset(db(), organizationId, { name }, at), {
+    filterChanges: [
+      { from: '', to: 'name=dataset' },
+      { from: 'name=dataset', to: '' },
+      { from: 'name=dataset', to: 'name=datase' },
+    ],
+    filterEquivalents: [{ from: 'name=dataset', to: 'name=DataSet' }],
+  });
+
+  /**
+   * A dataset's items, read without `version` (the current version on each page, so an item deleted
+   * through the API leaves the walk); each seeded row is its own version, created at its key.
+   */
+  const datasetItems = defineList({
+    name: 'dataset items',
+    perUser: false,
+    async fresh(p) {
+      const who = p ?? (await principal());
+      const dataset = await createDataset(db(), who.organizationId, { name: uniq('items') }, ctx.clock.now());
+      return { principal: who, path: `/v1/datasets/${dataset.id}/items`, datasetId: dataset.id };
+    },
+    async sibling(parent) {
+      return datasetItems.fresh(parent.principal);
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      const ref = { organizationId: parent.principal.organizationId, datasetId: parent.datasetId! };
+      for (const key of keys) {
+        const { rows: added } = await addItems(db(), ref, [{ input: { key } }], key);
+        rows.push({ id: added[0]!.item_id, key });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const answer = await created(await send('POST', parent.path, { token: parent.principal.token, body: { items: [{ input: 'api' }] } }));
+      const item = (answer.items as Item[])[0]!;
+      return { id: item.id as string, key: Date.parse(item.createdAt as string) };
+    },
+    remove: deleteThroughApi,
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    // Seeded with 4 rows, the dataset is at version 4.
+    filterChanges: [
+      { from: '', to: 'version=4' },
+      { from: 'version=4', to: '' },
+      { from: 'version=4', to: 'version=3' },
+    ],
+    filterEquivalents: [],
+  });
+
   return {
     lists: [
       runs,
@@ -1103,6 +1175,8 @@ export function listEndpoints(ctx: TestContext) {
       monitorDeliveries,
       modelPrices,
       savedViews,
+      datasets,
+      datasetItems,
       scores,
       scoreConfigs,
     ] as ListEndpoint[],

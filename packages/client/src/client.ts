@@ -5,6 +5,16 @@ import { Paginated, type ListOptions } from './pagination.js';
 import { Tracer, type TracerOptions } from './tracer.js';
 import type {
   ActivityFilters,
+  AddRunToDatasetInput,
+  CreateDatasetInput,
+  Dataset,
+  DatasetFilters,
+  DatasetItem,
+  DatasetItemFilters,
+  DatasetItemsAdded,
+  NewDatasetItem,
+  UpdateDatasetInput,
+  UpdateDatasetItemInput,
   CreateSavedViewInput,
   SavedView,
   SavedViewFilters,
@@ -256,6 +266,13 @@ class RunsResource extends Resource {
   /** Counts and aggregates over the runs matching the list's filters, within [from, to). */
   metrics(projectId: string, query: RunMetricsQuery = {}, options: CallOptions = {}): Promise<RunMetrics> {
     return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/runs/metrics`, query: query as Query, signal: options.signal });
+  }
+  /**
+   * Adds the run to a dataset as a new item (a new version of the dataset): its inputs and outputs as the
+   * input and expected output unless `body` gives them.
+   */
+  addToDataset(projectId: string, runId: string, body: AddRunToDatasetInput, options: CallOptions = {}): Promise<DatasetItem> {
+    return this.call({ method: 'POST', path: `/projects/${seg(projectId)}/runs/${seg(runId)}/dataset-items`, body, signal: options.signal });
   }
 }
 
@@ -527,6 +544,54 @@ class SavedViewsResource extends Resource {
   }
 }
 
+/** `/v1/datasets/{id}/items`: a dataset's items; each add, edit or delete makes a new version of the dataset. */
+class DatasetItemsResource extends Resource {
+  /** The items at `version` (default: the current one), newest item first. */
+  list(datasetId: string, filters: DatasetItemFilters = {}, options: ListOptions = {}): Paginated<DatasetItem> {
+    return this.paginate<DatasetItem>(`/datasets/${seg(datasetId)}/items`, filters, options);
+  }
+  /** Adds 1 to 1,000 items as one new version (an id the dataset has had is a 409, and nothing is added). */
+  add(datasetId: string, items: readonly NewDatasetItem[], options: CallOptions = {}): Promise<DatasetItemsAdded> {
+    return this.call({ method: 'POST', path: `/datasets/${seg(datasetId)}/items`, body: { items }, signal: options.signal });
+  }
+  /** The item as it was at `version` (default: the current one). */
+  get(datasetId: string, itemId: string, filters: DatasetItemFilters = {}, options: CallOptions = {}): Promise<DatasetItem> {
+    return this.call({ method: 'GET', path: `/datasets/${seg(datasetId)}/items/${seg(itemId)}`, query: filters as Query, signal: options.signal });
+  }
+  update(datasetId: string, itemId: string, body: UpdateDatasetItemInput, options: CallOptions = {}): Promise<DatasetItem> {
+    return this.call({ method: 'PATCH', path: `/datasets/${seg(datasetId)}/items/${seg(itemId)}`, body, signal: options.signal });
+  }
+  /** Deletes the item from the next version on; earlier versions keep it. */
+  async delete(datasetId: string, itemId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/datasets/${seg(datasetId)}/items/${seg(itemId)}`, signal: options.signal });
+  }
+}
+
+/** `/v1/datasets`: the organization's datasets (admins and owners delete them). */
+class DatasetsResource extends Resource {
+  readonly items: DatasetItemsResource;
+  constructor(http: Transport) {
+    super(http);
+    this.items = new DatasetItemsResource(http);
+  }
+  /** Newest first; `name` keeps those whose name holds it (case-insensitive). */
+  list(filters: DatasetFilters = {}, options: ListOptions = {}): Paginated<Dataset> {
+    return this.paginate<Dataset>('/datasets', filters, options);
+  }
+  create(body: CreateDatasetInput, options: CallOptions = {}): Promise<Dataset> {
+    return this.call({ method: 'POST', path: '/datasets', body, signal: options.signal });
+  }
+  get(datasetId: string, options: CallOptions = {}): Promise<Dataset> {
+    return this.call({ method: 'GET', path: `/datasets/${seg(datasetId)}`, signal: options.signal });
+  }
+  update(datasetId: string, body: UpdateDatasetInput, options: CallOptions = {}): Promise<Dataset> {
+    return this.call({ method: 'PATCH', path: `/datasets/${seg(datasetId)}`, body, signal: options.signal });
+  }
+  async delete(datasetId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/datasets/${seg(datasetId)}`, signal: options.signal });
+  }
+}
+
 /**
  * The Sightline API client.
  *
@@ -550,6 +615,7 @@ export class Sightline {
   readonly views: SavedViewsResource;
   readonly scores: ScoresResource;
   readonly scoreConfigs: ScoreConfigsResource;
+  readonly datasets: DatasetsResource;
   /** The transport every call goes through (low-level: `client.http.request({...})`). */
   readonly http: Transport;
 
@@ -569,6 +635,7 @@ export class Sightline {
     this.views = new SavedViewsResource(this.http);
     this.scores = new ScoresResource(this.http);
     this.scoreConfigs = new ScoreConfigsResource(this.http);
+    this.datasets = new DatasetsResource(this.http);
   }
 
   /** Replaces a fixed token (a client built with `tokenProvider` reads its token from the provider). */

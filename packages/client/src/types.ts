@@ -77,6 +77,20 @@ import type {
   UpdateModelPriceBody,
 } from '../../../src/features/models/models.schemas.js';
 
+import type {
+  AddItemsBody,
+  CreateDatasetBody,
+  DatasetItemSchema,
+  DatasetItemsAddedSchema,
+  DatasetSchema,
+  ListDatasetsQuery,
+  ListItemsQuery,
+  NewItemSchema,
+  RunToDatasetBody,
+  UpdateDatasetBody,
+  UpdateItemBody,
+} from '../../../src/features/datasets/datasets.schemas.js';
+
 type PageParams = 'limit' | 'cursor';
 
 /** Any JSON object (`inputs`, `outputs`, `metadata`, `config`: free-form objects in the schemas). */
@@ -210,3 +224,17 @@ export type CreateScoreConfigInput = Static<typeof CreateScoreConfigBody>;
 export type UpdateScoreConfigInput = Static<typeof UpdateScoreConfigBody>;
 export type ScoreConfigFilters = Omit<Static<typeof ListScoreConfigsQuery>, PageParams>;
 export type BuiltinModelPriceFilters = Omit<Static<typeof ListBuiltinPricesQuery>, PageParams>;
+
+// Datasets
+export type Dataset = Static<typeof DatasetSchema>;
+export type CreateDatasetInput = Static<typeof CreateDatasetBody>;
+export type UpdateDatasetInput = Static<typeof UpdateDatasetBody>;
+export type DatasetFilters = Omit<Static<typeof ListDatasetsQuery>, PageParams>;
+export type DatasetItem = Static<typeof DatasetItemSchema>;
+export type NewDatasetItem = Static<typeof NewItemSchema>;
+export type AddDatasetItemsInput = Static<typeof AddItemsBody>;
+export type DatasetItemsAdded = Omit<Static<typeof DatasetItemsAddedSchema>, 'items'> & { items: DatasetItem[] };
+export type UpdateDatasetItemInput = Static<typeof UpdateItemBody>;
+/** Which version of a dataset to read (default: its current one). */
+export type DatasetItemFilters = Omit<Static<typeof ListItemsQuery>, PageParams>;
+export type AddRunToDatasetInput = Static<typeof RunToDatasetBody>;

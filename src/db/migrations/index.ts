@@ -12,6 +12,7 @@ import * as runCostSource from './2026-11-24-011-run-cost-source.js';
 import * as savedViews from './2026-11-24-012-saved-views.js';
 import * as computedCost from './2026-11-26-013-computed-cost.js';
 import * as scores from './2026-11-26-014-scores.js';
+import * as datasets from './2026-11-26-015-datasets.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-24-012-saved-views': savedViews,
   '2026-11-26-013-computed-cost': computedCost,
   '2026-11-26-014-scores': scores,
+  '2026-11-26-015-datasets': datasets,
 };
