@@ -640,6 +640,13 @@ export const FILTER_JUNK: [string, string][] = [
   ['q=%21%21%21', 'q'],
   [`q=${'w '.repeat(17)}`, 'q'],
   ['q=a&q=b', 'q'],
+  ['score.helpfulness%3E=high', 'score.helpfulness>'],
+  ['score.helpfulness%3C=', 'score.helpfulness<'],
+  [`score.${'n'.repeat(101)}=1`, `score.${'n'.repeat(101)}`],
+  ['score.a=1&score.a=2', 'score.a'],
+  ['score.a=', 'score.a'],
+  ['hasScore=', 'hasScore'],
+  [Array.from({ length: 11 }, (_, i) => `hasScore=s${i}`).join('&'), 'hasScore'],
 ];
 
 export const METRICS_JUNK: [string, string][] = [

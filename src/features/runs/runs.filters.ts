@@ -2,6 +2,7 @@ import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kyse
 import type { Dialect } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { requireTimestamp } from '../../lib/clock.js';
+import { problems } from '../../lib/problems.js';
 import { queryWords, searchMatch, type SearchPlan } from './runs.search.js';
 
 /** Normalised run filters: what the list, the metrics and monitors all apply, through `runFilterWhere`. */
@@ -25,6 +26,34 @@ export interface RunFilters {
   hasMetadata?: string[];
   /** Words that must all appear in a run's name, inputs, outputs or error. */
   q?: string;
+  /** `score.<name>=v`, `score.<name>>=v`, `score.<name><=v` and `hasScore=<name>` (op `any`). */
+  scores?: ScoreFilter[];
+}
+
+/** A condition on the scores a run, its trace or its session has. */
+export interface ScoreFilter {
+  name: string;
+  op: '=' | '>=' | '<=' | 'any';
+  /** The value as given (`=`), or a number (`>=`, `<=`); absent for `any`. */
+  value?: string | number;
+}
+
+const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+/** The score filters of a query: `score.<name>` (`=`), `score.<name>>` (`>=`), `score.<name><` (`<=`), `hasScore`. */
+function scoreFiltersOf(query: Record<string, unknown>): ScoreFilter[] {
+  const out: ScoreFilter[] = [];
+  for (const [key, value] of Object.entries(query)) {
+    if (!key.startsWith('score.') || typeof value !== 'string') continue;
+    const last = key.at(-1);
+    const op = last === '>' ? '>=' : last === '<' ? '<=' : '=';
+    const name = key.slice('score.'.length, op === '=' ? undefined : -1);
+    if (op !== '=' && !NUMBER.test(value.trim()))
+      throw problems.validation([{ parameter: key, detail: `A score bound is a number; ${JSON.stringify(value.slice(0, 100))} is not.` }]);
+    out.push({ name, op, value: op === '=' ? value : Number(value) });
+  }
+  if (Array.isArray(query.hasScore)) for (const name of new Set(query.hasScore as string[])) out.push({ name, op: 'any' });
+  return out.sort((a, b) => (`${a.name}|${a.op}` < `${b.name}|${b.op}` ? -1 : 1));
 }
 
 /** Reads the filter parameters out of a validated query (anything else in it is ignored here). */
@@ -50,6 +79,8 @@ export function parseRunFilters(query: Record<string, unknown>): RunFilters {
   const metadataNot = metadataOf(true);
   if (Object.keys(metadata).length > 0) filters.metadata = metadata;
   if (Object.keys(metadataNot).length > 0) filters.metadataNot = metadataNot;
+  const scores = scoreFiltersOf(query);
+  if (scores.length > 0) filters.scores = scores;
   return filters;
 }
 
@@ -78,6 +109,34 @@ function metadataMatch(dialect: Dialect, key: string, value: string, negated = f
   const value_ = metadataValue(dialect, key);
   const candidates = sql.join(metadataCandidates(value));
   return negated ? sql<SqlBool>`(${value_} is null or ${value_} not in (${candidates}))` : sql<SqlBool>`${value_} in (${candidates})`;
+}
+
+/**
+ * A score filter: a run matches when it, its trace or its session has a score of that name whose value
+ * matches (`=`: the label of a boolean or categorical score, or a numeric score's value; `>=`, `<=`:
+ * numeric scores, booleans as 1 and 0; `any`: any value). Each target is one index probe
+ * (`scores_target_idx`).
+ */
+function scoreMatch(eb: ExpressionBuilder<Database, 'runs'>, filter: ScoreFilter): Expression<SqlBool> {
+  const on = (target: 'run' | 'trace' | 'session', column: 'runs.id' | 'runs.trace_id' | 'runs.session_id') => {
+    let probe = eb
+      .selectFrom('scores')
+      .select(sql`1`.as('one'))
+      .whereRef('scores.project_id', '=', 'runs.project_id')
+      .where('scores.target', '=', target)
+      .whereRef('scores.target_id', '=', column)
+      .where('scores.name', '=', filter.name);
+    if (filter.op === '>=') probe = probe.where('scores.value', '>=', filter.value as number);
+    if (filter.op === '<=') probe = probe.where('scores.value', '<=', filter.value as number);
+    if (filter.op === '=') {
+      const text = filter.value as string;
+      probe = NUMBER.test(text.trim())
+        ? probe.where((w) => w.or([w('scores.label', '=', text), w.and([w('scores.data_type', '=', 'numeric'), w('scores.value', '=', Number(text))])]))
+        : probe.where('scores.label', '=', text);
+    }
+    return eb.exists(probe);
+  };
+  return eb.or([on('run', 'runs.id'), on('trace', 'runs.trace_id'), on('session', 'runs.session_id')]);
 }
 
 /** A run name filter: exact, or ending in `*` a prefix (compared by characters, so no pattern syntax reaches the engine). */
@@ -122,6 +181,7 @@ export function runFilterWhere(dialect: Dialect, filters: RunFilters, search?: S
     for (const [key, value] of Object.entries(filters.metadata ?? {})) and.push(metadataMatch(dialect, key, value));
     for (const [key, value] of Object.entries(filters.metadataNot ?? {})) and.push(metadataMatch(dialect, key, value, true));
     for (const key of filters.hasMetadata ?? []) and.push(sql<SqlBool>`${metadataValue(dialect, key)} is not null`);
+    for (const filter of filters.scores ?? []) and.push(scoreMatch(eb, filter));
     return eb.and(and);
   };
 }

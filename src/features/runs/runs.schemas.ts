@@ -201,6 +201,12 @@ export const runFilterProperties = {
       description: 'Repeatable; runs whose metadata has this top-level key (any value, null included)',
     }),
   ),
+  hasScore: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+      maxItems: 10,
+      description: 'Repeatable; runs that have, or whose trace or session has, a score of this name',
+    }),
+  ),
   q: Type.Optional(
     Type.String({
       minLength: 1,
@@ -211,12 +217,21 @@ export const runFilterProperties = {
 };
 /** `metadata.<key>=<value>`, and `metadata.<key>!=<value>` (the parameter's name then ends in `!`). */
 export const METADATA_FILTER_PATTERN = '^metadata\\.[A-Za-z0-9_-]{1,64}!?$';
+/** `score.<name>` (`=`), `score.<name>>` (from `score.<name>>=v`) and `score.<name><` (from `score.<name><=v`). */
+export const SCORE_FILTER_PATTERN = '^score\\.[^<>]{1,100}[<>]?$';
+export const scoreFilter = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  description:
+    '`score.<name>=<value>`, `score.<name>>=<number>`, `score.<name><=<number>`: runs that have, or whose trace or session has, a score of that name with that value (a boolean’s `true`/`false`, a category, a number) or within that bound',
+});
 export const metadataFilters = {
   [METADATA_FILTER_PATTERN]: Type.String({
     maxLength: 1000,
     description:
       '`metadata.<key>=<value>`: exact match on a top-level metadata value (a number, boolean or null matches its JSON text too); `metadata.<key>!=<value>`: runs without that value (the key absent included)',
   }),
+  [SCORE_FILTER_PATTERN]: scoreFilter,
 };
 
 export const ListRunsQuery = Type.Object(

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { IdParam, StringEnum, Timestamp } from '../../schemas/common.js';
-import { METADATA_FILTER_PATTERN, RunKind, RunStatusSchema, runFilterProperties } from '../runs/runs.schemas.js';
+import { METADATA_FILTER_PATTERN, RunKind, RunStatusSchema, runFilterProperties, SCORE_FILTER_PATTERN, scoreFilter } from '../runs/runs.schemas.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const Count = Type.Integer({ minimum: 0 });
@@ -93,7 +93,10 @@ export const ListTracesQuery = Type.Object(
   { ...pageQueryProperties, ...traceFilterProperties },
   {
     additionalProperties: false,
-    patternProperties: { [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: '`metadata.<key>=<value>`, as on the runs list' }) },
+    patternProperties: {
+      [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: '`metadata.<key>=<value>`, as on the runs list' }),
+      [SCORE_FILTER_PATTERN]: scoreFilter,
+    },
   },
 );
 
