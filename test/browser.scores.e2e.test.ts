@@ -91,7 +91,9 @@ suite('scoring runs, traces and sessions in a real browser (chromium + playwrigh
     await form.waitFor();
     // A categorical config offers its categories.
     await labelled(form, 'Name').fill('tone');
-    await expect(labelled(form, 'Value').locator('option').allTextContents()).resolves.toEqual(['Choose…', 'friendly', 'neutral', 'rude']);
+    await expect
+      .poll(async () => labelled(form, 'Value').locator('option').allTextContents(), { timeout: ACTION_MS })
+      .toEqual(['Choose…', 'friendly', 'neutral', 'rude']);
     // A number out of the config's range is refused before it is sent.
     await labelled(form, 'Name').fill('helpfulness');
     await labelled(form, 'Value').fill('1.5');

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'react';
 import { streamExport, type Query } from '../api.js';
 import { fmtNumber } from '../format.js';
-import { ErrorBox } from './ui.js';
+import { Button, ErrorBox } from './ui.js';
 
 /**
  * Counts the records of an export as its text arrives in pieces that may split a line: NDJSON lines but
@@ -67,15 +67,7 @@ export function ExportButton({ projectId, what, query }: { projectId: string; wh
         <option value="ndjson">NDJSON</option>
         <option value="csv">CSV</option>
       </select>
-      {running ? (
-        <button type="button" onClick={() => abort.current?.abort()}>
-          Cancel export
-        </button>
-      ) : (
-        <button type="button" onClick={() => void start()}>
-          Export {what}
-        </button>
-      )}
+      {running ? <Button onClick={() => abort.current?.abort()}>Cancel export</Button> : <Button onClick={() => void start()}>Export {what}</Button>}
       <span role="status" aria-live="polite" className="muted">
         {count !== null && `${fmtNumber(count)} ${what} ${running ? 'so far…' : 'exported'}`}
       </span>

@@ -32,7 +32,8 @@ export function VirtualRows<T>({
   }, [last, items.length, height, rowHeight, onNearEnd]);
   return (
     <div role="table" aria-label={label} aria-rowcount={items.length} className="sl-vtable">
-      {header}
+      {/* The header keeps the width of the box's scrollbar free too, so its columns stand over the rows'. */}
+      {header && <div className="sl-vhead">{header}</div>}
       <div ref={box} className="sl-vbox" style={{ height, overflowY: 'auto' }} onScroll={(e) => setTop(e.currentTarget.scrollTop)} tabIndex={0}>
         <div role="rowgroup" style={{ height: items.length * rowHeight, position: 'relative' }}>
           {items.slice(first, last).map((item, i) => (

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { scoreConfigs } from '../../api.js';
 import { ConfirmModal } from '../../components/confirm.js';
-import { EmptyList, PagedTable } from '../../components/paged.js';
+import { EmptyList, narrow, PagedTable } from '../../components/paged.js';
 import { Button, ErrorBox, Field, FormActions, Modal } from '../../components/ui.js';
 import { useList, useSubmit } from '../../hooks.js';
 import { useSession } from '../../session.js';
@@ -109,16 +109,16 @@ export function ScoreConfigsPanel() {
           </EmptyList>
         }
         caption="Score configs, newest first"
-        columns={['Name', 'Type', 'Allowed', 'Description', ...(mayWrite ? [{ label: <span className="sl-sr-only">Actions</span> }] : [])]}
+        columns={['Name', narrow('Type'), 'Allowed', narrow('Description'), ...(mayWrite ? [{ label: <span className="sl-sr-only">Actions</span> }] : [])]}
         row={(config) => (
           <tr key={config.id}>
             <td>
               <code>{config.name}</code>
               {config.archived && <span className="muted"> (archived)</span>}
             </td>
-            <td>{TYPES[config.dataType]}</td>
+            <td className="hide-narrow">{TYPES[config.dataType]}</td>
             <td className="cell-wrap">{allowed(config)}</td>
-            <td className="cell-wrap">{config.description ?? <span className="muted">—</span>}</td>
+            <td className="cell-wrap hide-narrow">{config.description ?? <span className="muted">—</span>}</td>
             {mayWrite && (
               <td className="sl-row-actions">
                 <Button

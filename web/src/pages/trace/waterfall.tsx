@@ -89,11 +89,18 @@ export function Waterfall({ detail, selected, onSelect }: { detail: TraceDetail;
               Run
             </span>
             <span role="columnheader" className="sl-wf-track" aria-label="Time from the trace's start">
-              {ticks.map((t) => (
-                <span key={t} className="sl-wf-tick" style={{ left: pct(t) }}>
-                  {fmtMs(t)}
-                </span>
-              ))}
+              {ticks.map((t) =>
+                // The line at the tick's instant, its label beside it: after it, or before it near the end of the axis.
+                t / span > 0.85 ? (
+                  <span key={t} className="sl-wf-tick end" style={{ right: `calc(100% - ${pct(t)})` }}>
+                    {fmtMs(t)}
+                  </span>
+                ) : (
+                  <span key={t} className="sl-wf-tick" style={{ left: pct(t) }}>
+                    {fmtMs(t)}
+                  </span>
+                ),
+              )}
             </span>
           </div>
         }
