@@ -261,8 +261,6 @@ function DatasetItems({
           </EmptyList>
         }
         label={`Items of ${dataset.name} at version ${version}`}
-        // Wider than a phone, the table scrolls in its box: positioned, so that the box holds its hidden headings too.
-        style={{ position: 'relative' }}
         columns={[
           'Item',
           'Input',
