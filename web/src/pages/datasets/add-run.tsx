@@ -1,5 +1,5 @@
 /** "Add to dataset" on a run: a dataset picked from the organization's, the run's values or others, then a link to the dataset. */
-import { useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { datasets } from '../../api.js';
 import { Button, FormActions, Modal } from '../../components/ui.js';
 import { useList, useSubmit } from '../../hooks.js';
@@ -36,6 +36,11 @@ function AddRunForm({ projectId, run, onClose }: { projectId: string; run: Run; 
   const body = useRef<AddRunToDatasetInput | null>(null);
   const [added, setAdded] = useState<{ item: DatasetItem; name: string } | null>(null);
   const chosen = list.items.find((d) => d.id === datasetId);
+  // Once added, the form's buttons are gone: the focus moves to the link to the dataset.
+  const done = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (added) done.current?.querySelector('a')?.focus();
+  }, [added]);
   const { busy, error, submit } = useSubmit(async () => {
     const item = await datasets.addRun(projectId, run.id, body.current!);
     setAdded({ item, name: chosen?.name ?? item.datasetId });
@@ -43,7 +48,7 @@ function AddRunForm({ projectId, run, onClose }: { projectId: string; run: Run; 
 
   if (added) {
     return (
-      <div>
+      <div ref={done}>
         <p role="status" className="sl-ds-done">
           Added to <strong>{added.name}</strong> as item <code>{added.item.id}</code> (version {added.item.version}).
         </p>
