@@ -215,3 +215,22 @@ export async function mintToken(page: Page, name: string): Promise<string> {
   }, name);
   return minted.token;
 }
+
+/**
+ * `openDashboard` at 1440×900, signed in as `login` (a first sign-in: the owner of an organization of
+ * its own), with a token of that user's for the suite's API calls and a project named `project`.
+ */
+export async function openSignedIn(actionMs: number, login: string, project: string): Promise<{ dashboard: Dashboard; token: string; projectId: string }> {
+  const dashboard = await openDashboard(actionMs);
+  try {
+    await dashboard.page.setViewportSize({ width: 1440, height: 900 });
+    await signIn(dashboard.page, login);
+    const token = await mintToken(dashboard.page, login);
+    const created = await apiCall<{ id: string }>(dashboard.server.url, token, 'POST', '/v1/projects', { name: project });
+    if (created.status !== 201) throw new Error(`creating the project ${project}: ${created.status} ${JSON.stringify(created.body)}`);
+    return { dashboard, token, projectId: created.body.id };
+  } catch (error) {
+    await dashboard.close();
+    throw error;
+  }
+}

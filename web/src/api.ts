@@ -5,7 +5,15 @@
  * problem document; it becomes an ApiError carrying its title and detail, which the pages show as they are.
  */
 import type {
+  AddDatasetItemsInput,
+  AddRunToDatasetInput,
   BuiltinModelPrice,
+  CreateDatasetInput,
+  Dataset,
+  DatasetItem,
+  DatasetItemsAdded,
+  UpdateDatasetInput,
+  UpdateDatasetItemInput,
   CreateSavedViewInput,
   SavedView,
   Score,
@@ -225,6 +233,18 @@ export const scores = {
 
 /** The organization's score configs (`/v1/score-configs`). */
 export const scoreConfigs = collection<ScoreConfig, CreateScoreConfigInput, UpdateScoreConfigInput>('/score-configs');
+
+/** The organization's datasets (`/v1/datasets`), their items at any version, and a run added as an item. */
+const datasetItemsPath = (datasetId: string) => `/datasets/${seg(datasetId)}/items`;
+export const datasets = {
+  ...collection<Dataset, CreateDatasetInput, UpdateDatasetInput>('/datasets'),
+  /** Read at the query's `version` (default: the current one). */
+  items: (datasetId: string) => listing<DatasetItem>(datasetItemsPath(datasetId)),
+  addItems: (datasetId: string, body: AddDatasetItemsInput) => post<DatasetItemsAdded>(datasetItemsPath(datasetId), body),
+  updateItem: (datasetId: string, itemId: string, body: UpdateDatasetItemInput) => patch<DatasetItem>(`${datasetItemsPath(datasetId)}/${seg(itemId)}`, body),
+  removeItem: (datasetId: string, itemId: string) => del(`${datasetItemsPath(datasetId)}/${seg(itemId)}`),
+  addRun: (projectId: string, runId: string, body: AddRunToDatasetInput) => post<DatasetItem>(`${runsPath(projectId)}/${seg(runId)}/dataset-items`, body),
+};
 
 export const endUsers = {
   list: (projectId: string) => listing<EndUser>(`${projectPath(projectId)}/users`),

@@ -2,6 +2,8 @@ import { useEffect, type ReactElement } from 'react';
 import { Layout, SignIn } from './components/layout.js';
 import { Empty, ErrorBox, Loading } from './components/ui.js';
 import { useDocumentTitle } from './hooks.js';
+import { DatasetPage } from './pages/dataset.js';
+import { DatasetsPage } from './pages/datasets.js';
 import { ModelsPage } from './pages/models.js';
 import { MonitorPage } from './pages/monitor.js';
 import { MonitorsPage } from './pages/monitors.js';
@@ -33,6 +35,8 @@ const ROUTES: [string, (params: Params) => ReactElement][] = [
   ['/projects/:projectId/monitors/:monitorId', (p) => <MonitorPage projectId={p.projectId!} monitorId={p.monitorId!} />],
   ['/prompts', () => <PromptsPage />],
   ['/prompts/:promptId', (p) => <PromptPage promptId={p.promptId!} />],
+  ['/datasets', () => <DatasetsPage />],
+  ['/datasets/:datasetId', (p) => <DatasetPage datasetId={p.datasetId!} />],
   ['/models', () => <ModelsPage />],
   ['/settings', () => <SettingsPage />],
 ];

@@ -8,6 +8,7 @@ import { useSession } from '../session.js';
 const NAV = [
   { to: '/projects', label: 'Projects' },
   { to: '/prompts', label: 'Prompts' },
+  { to: '/datasets', label: 'Datasets' },
   { to: '/models', label: 'Models' },
   { to: '/settings', label: 'Settings' },
 ];

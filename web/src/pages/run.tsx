@@ -9,6 +9,7 @@ import { fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
 import { useAsync, useProject } from '../hooks.js';
 import { Link } from '../router.js';
 import type { Run } from '../types.js';
+import { AddToDataset } from './datasets/add-run.js';
 import { Breadcrumbs, runsListPath, useDocumentTitle } from './runs/shared.js';
 import './runs/runs.css';
 
@@ -64,6 +65,7 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
             <Link to={backLink} className="button">
               ← Runs
             </Link>
+            <AddToDataset projectId={projectId} run={run} />
             <Button onClick={runState.reload} disabled={runState.loading}>
               ↻ Refresh
             </Button>

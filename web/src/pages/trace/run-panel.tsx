@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { runs } from '../../api.js';
 import { RunValue } from '../../components/conversation.js';
 import { ScoresPanel } from '../../components/scores.js';
+import { AddToDataset } from '../datasets/add-run.js';
 import { ErrorBox, JsonView, Loading, StatusBadge } from '../../components/ui.js';
 import { fmtCost, fmtInstant, fmtMs, fmtNumber, fmtPrice } from '../../format.js';
 import { useAsync } from '../../hooks.js';
@@ -56,6 +57,9 @@ export function RunPanel({ projectId, runId, onClose }: { projectId: string; run
               </span>
             )}
           </p>
+          <div className="sl-ds-panel-actions">
+            <AddToDataset projectId={projectId} run={run} />
+          </div>
           <dl className="sl-facts">
             <Fact label="Started">{fmtInstant(run.startTime, true)}</Fact>
             <Fact label="Latency">{run.status === 'running' ? 'still running' : fmtMs(run.latencyMs)}</Fact>

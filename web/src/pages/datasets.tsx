@@ -1,0 +1,134 @@
+import { useState } from 'react';
+import { datasets } from '../api.js';
+import { EmptyList, narrow, num, PagedTable } from '../components/paged.js';
+import { Button, Modal, PageHeader, When } from '../components/ui.js';
+import { fmtNumber } from '../format.js';
+import { useDocumentTitle, useList } from '../hooks.js';
+import { Link, navigate } from '../router.js';
+import { useSession } from '../session.js';
+import type { Dataset } from '../types.js';
+import { DatasetForm, DeleteDatasetModal } from './datasets/forms.js';
+import { datasetPath } from './datasets/shared.js';
+import { FormField, useDebounced } from './prompts/controls.js';
+import './runs/runs.css';
+import './datasets/datasets.css';
+
+/**
+ * The organization's datasets, newest first, filtered by a part of the name: members and up create them
+ * (a new one opens on its page, to add its first items), admins and owners delete them.
+ */
+export function DatasetsPage() {
+  useDocumentTitle('Datasets');
+  const { can } = useSession();
+  const mayWrite = can('scores:write');
+  const mayDelete = can('quality:admin');
+  const [search, setSearch] = useState('');
+  const name = useDebounced(search.trim(), 300);
+  const list = useList(datasets.list, { name: name || undefined });
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<Dataset | null>(null);
+  const [notice, setNotice] = useState('');
+
+  return (
+    <>
+      <PageHeader
+        title="Datasets"
+        subtitle="Examples to test your application against: each item an input and the output expected of it. Every change to the items makes a new version, and any version reads back as it was."
+        actions={
+          mayWrite && (
+            <Button variant="primary" onClick={() => setCreating(true)}>
+              New dataset
+            </Button>
+          )
+        }
+      />
+
+      <form className="filters" role="search" aria-label="Filter datasets" onSubmit={(e) => e.preventDefault()}>
+        <FormField label="Search datasets">
+          {(control) => (
+            <input
+              {...control}
+              type="search"
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+              placeholder="Part of a name"
+              maxLength={200}
+              autoComplete="off"
+            />
+          )}
+        </FormField>
+      </form>
+
+      <p className="sl-sr-only" role="status" aria-live="polite">
+        {notice}
+      </p>
+
+      <PagedTable
+        list={list}
+        loadingLabel="Loading datasets…"
+        empty={
+          <EmptyList one="dataset" many="datasets" filtered={name !== ''} whenFiltered="Change or clear the search.">
+            {mayWrite
+              ? 'Create one with “New dataset”, then add items to it, or add runs to it from their page.'
+              : 'Members of your organization create them; they appear here.'}
+          </EmptyList>
+        }
+        caption="Datasets, newest first"
+        columns={[
+          'Name',
+          narrow('Description'),
+          num('Items'),
+          num('Version'),
+          narrow('Updated'),
+          ...(mayDelete ? [{ label: <span className="sl-sr-only">Actions</span>, className: 'sl-actions-col' }] : []),
+        ]}
+        row={(dataset) => (
+          <tr key={dataset.id}>
+            <td className="cell-wrap">
+              <Link to={datasetPath(dataset.id)} className="sl-strong-link">
+                {dataset.name}
+              </Link>
+            </td>
+            <td className="hide-narrow cell-wrap">
+              {dataset.description ? <span className="muted sl-clamp">{dataset.description}</span> : <span className="muted">—</span>}
+            </td>
+            <td className="num">{fmtNumber(dataset.itemCount)}</td>
+            <td className="num">v{dataset.version}</td>
+            <td className="hide-narrow sl-nowrap">
+              <When iso={dataset.updatedAt} />
+            </td>
+            {mayDelete && (
+              <td className="sl-row-actions">
+                <Button variant="danger" aria-label={`Delete ${dataset.name}`} onClick={() => setDeleting(dataset)}>
+                  Delete
+                </Button>
+              </td>
+            )}
+          </tr>
+        )}
+      />
+
+      <Modal title="New dataset" open={creating} onClose={() => setCreating(false)}>
+        <DatasetForm
+          submitLabel="Create dataset"
+          onCancel={() => setCreating(false)}
+          onSubmit={async (body) => {
+            const dataset = await datasets.create({ name: body.name, ...(body.description ? { description: body.description } : {}) });
+            setCreating(false);
+            navigate(datasetPath(dataset.id));
+          }}
+        />
+      </Modal>
+
+      <DeleteDatasetModal
+        dataset={deleting}
+        onClose={() => setDeleting(null)}
+        onDeleted={(deleted) => {
+          list.setItems((items) => items.filter((d) => d.id !== deleted.id));
+          setNotice(`Dataset ${deleted.name} deleted.`);
+          setDeleting(null);
+        }}
+      />
+    </>
+  );
+}
