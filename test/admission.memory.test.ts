@@ -2,7 +2,10 @@
  * Memory stays bounded whatever clients send (README, Operations): a real server process, run as `npm start`
  * runs it (160 MB old-space heap), receives sixteen 9.5 MB single-run POSTs at once. Before, it aborted
  * with "Reached heap limit" on both engines. Now every answer is a 201 or a 503 (or 429) problem, the
- * server stays up, and its peak RSS, read from /proc, stays under 250 MB.
+ * server stays up, and what the requests add to the idle server's resident memory (peak RSS, read from
+ * /proc, less the peak before them) stays under 120 MB: one accepted run at a time, the others refused
+ * before their bodies are read. (The idle server itself — code, compiled schemas, the price table — is
+ * measured, not bounded: it grows with features, not with what clients send.)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +18,8 @@ import { freePort } from './helpers/services.js';
 import { createPostgresDatabase } from './helpers/storage.js';
 
 const PARALLEL = 16;
-const RSS_BOUND_MB = 250;
+/** What sixteen parallel 9.5 MB requests may add to the idle server's peak RSS. */
+const GROWTH_BOUND_MB = 120;
 
 /** A run of about 9.5 MB made of many small values, as a long conversation is (the worst case for a heap). */
 function largeRun(i: number): string {
@@ -42,6 +46,7 @@ for (const dialect of dialects) {
     let cleanup = async () => {};
     let token: string;
     let runsUrl: string;
+    let idleMb: number;
 
     beforeAll(async () => {
       ensureBuilt();
@@ -67,6 +72,7 @@ for (const dialect of dialects) {
       });
       expect(project.status).toBe(201);
       runsUrl = instance.url(`/v1/projects/${((await project.json()) as { id: string }).id}/runs`);
+      idleMb = peakRssMb(instance.child.pid!);
     }, 120_000);
 
     afterAll(async () => {
@@ -74,7 +80,7 @@ for (const dialect of dialects) {
       await cleanup();
     }, 60_000);
 
-    it(`answers each with a 201 or a 503/429 problem, stays up, and peaks under ${RSS_BOUND_MB} MB RSS`, async () => {
+    it(`answers each with a 201 or a 503/429 problem, stays up, and adds less than ${GROWTH_BOUND_MB} MB to its peak RSS`, async () => {
       const bodies = Array.from({ length: PARALLEL }, (_, i) => largeRun(i));
       expect(Buffer.byteLength(bodies[0]!)).toBeGreaterThan(9_400_000);
       expect(Buffer.byteLength(bodies[0]!)).toBeLessThan(10 * 1024 * 1024);
@@ -99,9 +105,9 @@ for (const dialect of dialects) {
         expect(Number(answer.retryAfter)).toBeGreaterThanOrEqual(1);
       }
       const peak = peakRssMb(instance!.child.pid!);
-      console.log(`[${dialect}] ${PARALLEL} parallel 9.5 MB runs: ${JSON.stringify(counts)}; peak RSS ${peak.toFixed(1)} MB`);
+      console.log(`[${dialect}] ${PARALLEL} parallel 9.5 MB runs: ${JSON.stringify(counts)}; peak RSS ${peak.toFixed(1)} MB (idle ${idleMb.toFixed(1)} MB)`);
       expect(counts[201] ?? 0).toBeGreaterThanOrEqual(1);
-      expect(peak).toBeLessThan(RSS_BOUND_MB);
+      expect(peak - idleMb).toBeLessThan(GROWTH_BOUND_MB);
 
       // Alive, and serving: health, a small run, and one of the large ones again.
       expect(instance!.child.exitCode).toBeNull();
@@ -113,7 +119,7 @@ for (const dialect of dialects) {
         signal: AbortSignal.timeout(60_000),
       });
       expect(again.status).toBe(201);
-      expect(peakRssMb(instance!.child.pid!)).toBeLessThan(RSS_BOUND_MB);
+      expect(peakRssMb(instance!.child.pid!) - idleMb).toBeLessThan(GROWTH_BOUND_MB);
     }, 180_000);
   });
 }

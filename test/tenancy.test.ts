@@ -157,6 +157,7 @@ const ID_ROUTES: RouteCase[] = [
     ok: 200,
   },
   { method: 'GET', route: '/v1/projects/{project_id}/scores', path: (i) => scorePath(i), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/scores/metrics', path: (i) => scorePath(i, '/metrics'), ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/scores/{score_id}', path: (i) => scorePath(i, `/${i.scoreId}`), ok: 200 },
   // By their author or an admin: the member of the roles table is neither (scores.test.ts has the author).
   { method: 'PATCH', route: '/v1/projects/{project_id}/scores/{score_id}', path: (i) => scorePath(i, `/${i.scoreId}`), body: () => ({ value: 0 }), ok: 200 },

@@ -448,6 +448,7 @@ export const ROUTES: Route[] = [
     fields: { scores: [[], 'x', null, {}, [1], Array.from({ length: 1001 }, () => ({}))] },
   },
   { method: 'GET', route: '/v1/projects/{project_id}/scores', path: (f) => scorePath(f), query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/scores/metrics', path: (f) => scorePath(f, '/metrics'), query: true, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/scores/{score_id}', path: (f) => scorePath(f, `/${f.scoreId}`), ok: 200 },
   {
     method: 'PATCH',

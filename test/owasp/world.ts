@@ -247,6 +247,7 @@ export const ID_ROUTES: RouteCase[] = [
     ok: 200,
   },
   { method: 'GET', route: '/v1/projects/{project_id}/scores', path: (w) => scorePath(w), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/scores/metrics', path: (w) => scorePath(w, '/metrics'), ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/scores/{score_id}', path: (w) => scorePath(w, `/${w.scoreId}`), ok: 200 },
   { method: 'PATCH', route: '/v1/projects/{project_id}/scores/{score_id}', path: (w) => scorePath(w, `/${w.scoreId}`), body: () => ({ value: 0 }), ok: 200 },
   { method: 'DELETE', route: '/v1/projects/{project_id}/scores/{score_id}', path: (w) => scorePath(w, `/${w.scoreId}`), ok: 204 },

@@ -25,6 +25,8 @@ import type {
   ScoreConfigFilters,
   ScoreCreate,
   ScoreFilters,
+  ScoreMetrics,
+  ScoreMetricsQuery,
   ScoreTarget,
   ScoreUpdate,
   CreateScoreConfigInput,
@@ -492,6 +494,10 @@ class ScoresResource extends Resource {
   /** Newest first; `traceId` gives a trace's scores and its runs'. */
   list(projectId: string, filters: ScoreFilters = {}, options: ListOptions = {}): Paginated<Score> {
     return this.paginate<Score>(`/projects/${seg(projectId)}/scores`, filters, options);
+  }
+  /** Counts, means and label shares of the scores the filters select, within [from, to) of their createdAt, per bucket and group. */
+  metrics(projectId: string, query: ScoreMetricsQuery = {}, options: CallOptions = {}): Promise<ScoreMetrics> {
+    return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/scores/metrics`, query: query as Query, signal: options.signal });
   }
   get(projectId: string, scoreId: string, options: CallOptions = {}): Promise<Score> {
     return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/scores/${seg(scoreId)}`, signal: options.signal });

@@ -33,6 +33,8 @@ import type {
   ScoreBatchResult as ScoreBatchResultSchema,
   ScoreConfigSchema,
   ScoreInputSchema,
+  ScoreMetricsQuery as ScoreMetricsQuerySchema,
+  ScoreMetricsSchema,
   ScoreSchema,
   UpdateScoreBody,
   UpdateScoreConfigBody,
@@ -217,6 +219,8 @@ export type ScoreBatchItem = Static<typeof ScoreBatchItemSchema>;
 export type ScoreBatchResult = Static<typeof ScoreBatchResultSchema>;
 export type ScoreUpdate = Static<typeof UpdateScoreBody>;
 export type ScoreFilters = Omit<Static<typeof ListScoresQuery>, PageParams>;
+export type ScoreMetricsQuery = Static<typeof ScoreMetricsQuerySchema>;
+export type ScoreMetrics = Static<typeof ScoreMetricsSchema>;
 /** What a score judges: a run, a trace or a session. */
 export type ScoreTarget = { runId: string } | { traceId: string } | { sessionId: string };
 export type ScoreConfig = Static<typeof ScoreConfigSchema>;

@@ -23,6 +23,9 @@ describeSdk((sdk) => {
     expect(await ids({})).toEqual([onSession.id, onTrace.id, onRun.id]);
     expect(await ids({ traceId: 'turn' })).toEqual([onTrace.id, onRun.id]);
     expect(await ids({ source: 'annotation' })).toEqual([onTrace.id]);
+    const metrics = await sdk.client.scores.metrics(project.id, { groupBy: 'name' });
+    expect(metrics.total).toMatchObject({ count: 3, mean: (0.75 + 1) / 2, shares: { friendly: 0.5, true: 0.5 } });
+    expect(metrics.groups.map((g) => g.key).sort()).toEqual([config.name, 'thumbs', 'tone'].sort());
 
     const changed = await sdk.client.scores.update(project.id, onRun.id, { value: 1, comment: null });
     expect(changed).toMatchObject({ value: 1, comment: null });

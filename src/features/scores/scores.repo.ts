@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { insertIgnoringConflicts } from '../../db/bulk.js';
 import type { Database, ScoreRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
@@ -114,14 +114,9 @@ export interface ScoreListFilters {
   createdBefore?: number | undefined;
 }
 
-export async function listScores(
-  db: Kysely<Database>,
-  projectId: string,
-  filters: ScoreListFilters,
-  after: Position | null,
-  take: number,
-): Promise<KeysetRows<ScoreRow>> {
-  let query = db.selectFrom('scores').selectAll().where('project_id', '=', projectId);
+/** The project's scores that the filters select (the list's and the metrics' one query). */
+function filteredScores(db: Kysely<Database>, projectId: string, filters: ScoreListFilters) {
+  let query = db.selectFrom('scores').where('project_id', '=', projectId);
   if (filters.name !== undefined) query = query.where('name', '=', filters.name);
   if (filters.source !== undefined) query = query.where('source', '=', filters.source);
   if (filters.target !== undefined) query = query.where('target', '=', filters.target);
@@ -145,7 +140,49 @@ export async function listScores(
   if (filters.authorId !== undefined) query = query.where('author_id', '=', filters.authorId);
   if (filters.createdAfter !== undefined) query = query.where('created_at', '>=', filters.createdAfter);
   if (filters.createdBefore !== undefined) query = query.where('created_at', '<', filters.createdBefore);
-  return keysetPage(query, { sort: 'created_at', id: 'id' }, after, take);
+  return query;
+}
+
+export async function listScores(
+  db: Kysely<Database>,
+  projectId: string,
+  filters: ScoreListFilters,
+  after: Position | null,
+  take: number,
+): Promise<KeysetRows<ScoreRow>> {
+  return keysetPage(filteredScores(db, projectId, filters).selectAll(), { sort: 'created_at', id: 'id' }, after, take);
+}
+
+/** Counts and value sums of the filtered scores per bucket (of createdAt), group and label: what the metrics add up. */
+export async function scoreCells(
+  db: Kysely<Database>,
+  projectId: string,
+  filters: ScoreListFilters,
+  bucketMs: number | null,
+  groupBy: 'name' | 'source' | 'target' | null,
+): Promise<{ bucket: number | null; group: string | null; label: string | null; count: number; sum: number; valued: number }[]> {
+  const bucket = bucketMs === null ? sql<number | null>`null` : sql<number>`(created_at / ${sql.lit(bucketMs)}) * ${sql.lit(bucketMs)}`;
+  const group = groupBy === null ? sql<string | null>`null` : sql<string>`${sql.ref(groupBy)}`;
+  const rows = await filteredScores(db, projectId, filters)
+    .select([
+      bucket.as('bucket'),
+      group.as('grp'),
+      // Numeric scores have no label: they count toward the mean, not the shares.
+      sql<string | null>`case when data_type = 'numeric' then null else label end`.as('label'),
+      (eb) => eb.fn.countAll<number>().as('n'),
+      (eb) => eb.fn.sum<number>('value').as('total'),
+      (eb) => eb.fn.count<number>('value').as('valued'),
+    ])
+    .groupBy([sql`1`, sql`2`, sql`3`])
+    .execute();
+  return rows.map((r) => ({
+    bucket: r.bucket === null ? null : Number(r.bucket),
+    group: r.grp,
+    label: r.label,
+    count: Number(r.n),
+    sum: Number(r.total ?? 0),
+    valued: Number(r.valued),
+  }));
 }
 
 const missing = (id: string) => problems.notFound(`Score ${id} does not exist.`);

@@ -1,18 +1,30 @@
 import { Type } from '@sinclair/typebox';
 import { can } from '../../auth/roles.js';
 import type { App, Deps } from '../../deps.js';
-import { requireTimestamp } from '../../lib/clock.js';
-import { problemBody, problemResponses } from '../../lib/problems.js';
+import { DAY_MS, requireTimestamp } from '../../lib/clock.js';
+import { problemBody, problemResponses, problems } from '../../lib/problems.js';
 import { pageRoute } from '../page-route.js';
 import { requestedProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
-import { ProjectRunParams } from '../runs/runs.schemas.js';
+import { metricsRangeFaults } from '../runs/metrics.rules.js';
+import { BUCKETS, ProjectRunParams } from '../runs/runs.schemas.js';
 import { SessionParams } from '../sessions/sessions.schemas.js';
 import { TraceParams } from '../traces/traces.schemas.js';
 import { ingestScores, removeScore, updateScore, type ScoreAuthor, type ScoreEditor } from './scores.ingest.js';
+import { scoreMetrics } from './scores.metrics.js';
 import { listScores, requireScore, toScore } from './scores.repo.js';
 import type { ScoreTarget } from './scores.rules.js';
-import { ListScoresQuery, ScoreBatchBody, ScoreBatchResult, ScoreInputSchema, ScoreParams, ScorePage, UpdateScoreBody } from './scores.schemas.js';
+import {
+  ListScoresQuery,
+  ScoreBatchBody,
+  ScoreBatchResult,
+  ScoreInputSchema,
+  ScoreMetricsQuery,
+  ScoreMetricsSchema,
+  ScoreParams,
+  ScorePage,
+  UpdateScoreBody,
+} from './scores.schemas.js';
 
 const tags = ['Scores'];
 
@@ -127,6 +139,32 @@ export function scoreRoutes(app: App, { db, clock, cursors, config }: Deps): voi
     },
     toScore,
   );
+
+  app.get('/projects/:project_id/scores/metrics', {
+    config: { scope: 'scores:read' },
+    schema: {
+      operationId: 'getScoreMetrics',
+      tags,
+      summary: 'Count and aggregate scores',
+      description:
+        'The scores the list’s filters select, given within [from, to): how many, the mean of the numeric and boolean ones (true as 1), and each label’s share of the boolean and categorical ones. ' +
+        '`bucket` splits the range into UTC-aligned buckets of their createdAt (empty ones included); `groupBy` splits by `name`, `source` or `target`. The count equals the length of a full walk of the list with the same filters and createdAfter/createdBefore.',
+      params: ProjectParams,
+      querystring: ScoreMetricsQuery,
+      response: { 200: ScoreMetricsSchema },
+    },
+    handler: async (request) => {
+      const project = await requestedProject(db, request);
+      const { from: fromRaw, to: toRaw, bucket, groupBy, ...filters } = request.query;
+      const to = toRaw === undefined ? clock.now() : requireTimestamp(toRaw, { parameter: 'to' });
+      const from = fromRaw === undefined ? to - DAY_MS : requireTimestamp(fromRaw, { parameter: 'from' });
+      const bucketMs = bucket === undefined ? null : BUCKETS[bucket];
+      const faults = metricsRangeFaults(from, to, bucketMs);
+      if (faults.length > 0) throw problems.validation(faults);
+      const result = await scoreMetrics(db, project.id, { filters, from, to, bucketMs, groupBy: groupBy ?? null });
+      return { ...result, bucket: bucket ?? null, groupBy: groupBy ?? null };
+    },
+  });
 
   app.get('/projects/:project_id/scores/:score_id', {
     config: { scope: 'scores:read' },

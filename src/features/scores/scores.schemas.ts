@@ -104,24 +104,66 @@ export const UpdateScoreBody = Type.Object(
 );
 export type ScoreUpdate = Static<typeof UpdateScoreBody>;
 
+/** The filters shared by the scores list and the score metrics. */
+const scoreFilterProperties = {
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Scores of this name' })),
+  source: Type.Optional(ScoreSource),
+  target: Type.Optional(ScoreTarget),
+  runId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Scores of this run' })),
+  traceId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Scores of this trace and of its runs' })),
+  sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Scores of this session' })),
+  configId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  queueId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  authorId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Scores given by this user or evaluator rule' })),
+};
+
 export const ListScoresQuery = Type.Object(
-  {
-    ...pageQueryProperties,
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Scores of this name' })),
-    source: Type.Optional(ScoreSource),
-    target: Type.Optional(ScoreTarget),
-    runId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Scores of this run' })),
-    traceId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Scores of this trace and of its runs' })),
-    sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Scores of this session' })),
-    configId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-    queueId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-    authorId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Scores given by this user or evaluator rule' })),
-    createdAfter: Type.Optional(Timestamp),
-    createdBefore: Type.Optional(Timestamp),
-  },
+  { ...pageQueryProperties, ...scoreFilterProperties, createdAfter: Type.Optional(Timestamp), createdBefore: Type.Optional(Timestamp) },
   { additionalProperties: false },
 );
 export type ScoreFilters = Omit<Static<typeof ListScoresQuery>, 'limit' | 'cursor'>;
+
+export const SCORE_GROUP_BY = ['name', 'source', 'target'] as const;
+export const ScoreMetricsQuery = Type.Object(
+  {
+    ...scoreFilterProperties,
+    from: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Inclusive start (of the scores’ createdAt), before `to`; default `to` minus 24 hours' }),
+    ),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive end; default now' })),
+    bucket: Type.Optional(StringEnum(['1m', '5m', '1h', '1d'] as const, { description: 'UTC-aligned buckets, as for the runs metrics' })),
+    groupBy: Type.Optional(StringEnum(SCORE_GROUP_BY)),
+  },
+  { additionalProperties: false },
+);
+
+const ScoreAggregate = {
+  count: Type.Integer({ minimum: 0, description: 'Scores' }),
+  mean: Type.Union([Type.Number(), Type.Null()], { description: 'The mean of the numeric and boolean ones (true as 1, false as 0); null without any' }),
+  shares: Type.Object(
+    {},
+    { additionalProperties: Type.Number(), description: 'Boolean and categorical ones: each label’s fraction of them (`true`/`false` for booleans)' },
+  ),
+};
+export const ScoreMetricsSchema = Type.Object(
+  {
+    from: Timestamp,
+    to: Timestamp,
+    bucket: Type.Union([Type.String(), Type.Null()]),
+    groupBy: Type.Union([Type.String(), Type.Null()]),
+    groups: Type.Array(
+      Type.Object(
+        {
+          key: Type.Union([Type.String(), Type.Null()]),
+          series: Type.Array(Type.Object({ start: Timestamp, ...ScoreAggregate }, { additionalProperties: false })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    total: Type.Object(ScoreAggregate, { additionalProperties: false }),
+  },
+  { title: 'ScoreMetrics', additionalProperties: false },
+);
 
 export const ScoreParams = Type.Object({ project_id: IdParam('prj', 'Project id'), score_id: IdParam('scr', 'Score id') }, { additionalProperties: false });
 

@@ -1,0 +1,64 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { toIso } from '../../lib/clock.js';
+import { bucketStarts } from '../runs/runs.metrics.js';
+import { scoreCells, type ScoreListFilters } from './scores.repo.js';
+
+interface Sums {
+  count: number;
+  sum: number;
+  valued: number;
+  labels: Map<string, number>;
+}
+const empty = (): Sums => ({ count: 0, sum: 0, valued: 0, labels: new Map() });
+
+function add(into: Sums, cell: { label: string | null; count: number; sum: number; valued: number }): void {
+  into.count += cell.count;
+  into.sum += cell.sum;
+  into.valued += cell.valued;
+  if (cell.label !== null) into.labels.set(cell.label, (into.labels.get(cell.label) ?? 0) + cell.count);
+}
+
+/** What a bucket reports: how many scores, the mean of the valued ones, each label's share of the labelled ones. */
+function values(s: Sums) {
+  const labelled = [...s.labels.values()].reduce((n, v) => n + v, 0);
+  return {
+    count: s.count,
+    mean: s.valued === 0 ? null : s.sum / s.valued,
+    shares: Object.fromEntries([...s.labels].sort(([a], [b]) => (a < b ? -1 : 1)).map(([label, n]) => [label, n / labelled])),
+  };
+}
+
+/**
+ * Score aggregates over [from, to) of the scores' createdAt: per UTC-aligned bucket (every bucket, empty
+ * ones included) and group (`name`, `source` or `target`), and in total.
+ */
+export async function scoreMetrics(
+  db: Kysely<Database>,
+  projectId: string,
+  input: { filters: ScoreListFilters; from: number; to: number; bucketMs: number | null; groupBy: 'name' | 'source' | 'target' | null },
+) {
+  const cells = await scoreCells(db, projectId, { ...input.filters, createdAfter: input.from, createdBefore: input.to }, input.bucketMs, input.groupBy);
+  const starts = bucketStarts(input.from, input.to, input.bucketMs);
+  const total = empty();
+  const groups = new Map<string | null, Map<number, Sums>>();
+  for (const cell of cells) {
+    add(total, cell);
+    const series = groups.get(cell.group) ?? new Map<number, Sums>();
+    const at = cell.bucket ?? input.from;
+    const sums = series.get(at) ?? empty();
+    add(sums, cell);
+    series.set(at, sums);
+    groups.set(cell.group, series);
+  }
+  if (input.groupBy === null && groups.size === 0) groups.set(null, new Map());
+  const count = (series: Map<number, Sums>) => [...series.values()].reduce((n, s) => n + s.count, 0);
+  return {
+    from: toIso(input.from),
+    to: toIso(input.to),
+    groups: [...groups.entries()]
+      .sort(([ka, a], [kb, b]) => count(b) - count(a) || String(ka ?? '').localeCompare(String(kb ?? '')))
+      .map(([key, series]) => ({ key, series: starts.map((start) => ({ start: toIso(start), ...values(series.get(start) ?? empty()) })) })),
+    total: values(total),
+  };
+}
