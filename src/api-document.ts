@@ -33,6 +33,11 @@ export const API_TAGS: readonly ApiTag[] = [
     description:
       'Judgments on runs, traces and sessions (numeric, boolean or categorical) from the API, reviewers and evaluators, and the organization’s score configs that validate them.',
   },
+  {
+    name: 'Annotation queues',
+    description:
+      'Runs or traces set aside for people to score: added by ids, by a runs filter or as a sample of one; each reviewer claims the next item (a lease no one else is given it under) and completes it with scores, or skips it.',
+  },
   { name: 'End users', description: 'The people an application serves (the runs’ `userId`): their totals and their traces.' },
   {
     name: 'OpenTelemetry',

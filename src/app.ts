@@ -14,6 +14,9 @@ import type { App, Deps } from './deps.js';
 import { authRoutes } from './features/auth/auth.routes.js';
 import { identityProvider } from './features/auth/identity-provider.js';
 import { dashboardRoutes } from './features/dashboard/dashboard.routes.js';
+import { annotationItemRoutes } from './features/annotations/annotations.items.routes.js';
+import { annotationQueueRoutes } from './features/annotations/annotations.routes.js';
+import { AnnotationItemSchema, AnnotationQueueSchema } from './features/annotations/annotations.schemas.js';
 import { datasetItemRoutes } from './features/datasets/datasets.items.routes.js';
 import { datasetRoutes } from './features/datasets/datasets.routes.js';
 import { DatasetItemSchema, DatasetSchema } from './features/datasets/datasets.schemas.js';
@@ -233,6 +236,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     ScoreConfigSchema,
     DatasetSchema,
     DatasetItemSchema,
+    AnnotationQueueSchema,
+    AnnotationItemSchema,
   ])
     app.addSchema(schema);
 
@@ -295,6 +300,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       scoreConfigRoutes(api, deps);
       datasetRoutes(api, deps);
       datasetItemRoutes(api, deps);
+      annotationQueueRoutes(api, deps);
+      annotationItemRoutes(api, deps);
     },
     { prefix: '/v1' },
   );

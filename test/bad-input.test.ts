@@ -61,6 +61,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     expect(score.statusCode, score.body).toBe(201);
     const config = await ctx.request('POST', '/v1/score-configs', { token: owner.token, body: validScoreConfig() });
     expect(config.statusCode, config.body).toBe(201);
+    const queue = await ctx.request('POST', `/v1/projects/${projectId}/annotation-queues`, { token: owner.token, body: { name: uniqueName() } });
+    expect(queue.statusCode, queue.body).toBe(201);
     return {
       tokenId: token.json().id,
       promptId,
@@ -70,7 +72,29 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       scoreId: score.json().id,
       scoreConfigId: config.json().id,
       ...(await datasetFixture()),
+      ...(await queueItemFixture(projectId, queue.json().id, scored!)),
     };
+  }
+
+  /** An item of the queue (the run), claimed by the owner: what completing or skipping it needs. */
+  async function queueItemFixture(projectId: string, queueId: string, runId: string): Promise<{ queueId: string; annotationItemId: string }> {
+    const queuePath = `/v1/projects/${projectId}/annotation-queues/${queueId}`;
+    expect((await ctx.request('POST', `${queuePath}/items`, { token: owner.token, body: { ids: [runId] } })).statusCode).toBe(200);
+    const claimed = await ctx.request('POST', `${queuePath}/claim`, { token: owner.token });
+    expect(claimed.statusCode, claimed.body).toBe(200);
+    return { queueId, annotationItemId: claimed.json().id };
+  }
+
+  /** The ids a valid request of the route is sent with: throwaway resources for what it deletes or uses up. */
+  async function idsFor(r: Route): Promise<Fixture> {
+    if (r.method === 'DELETE') {
+      const project = await ctx.make.project(owner.organizationId);
+      return { ...f, projectId: project.id, ...(await resourcesIn(project.id)) };
+    }
+    if (!r.consumes) return f;
+    const queue = await ctx.request('POST', `/v1/projects/${f.projectId}/annotation-queues`, { token: owner.token, body: { name: uniqueName() } });
+    expect(queue.statusCode, queue.body).toBe(201);
+    return { ...f, ...(await queueItemFixture(f.projectId, queue.json().id, f.runId)) };
   }
 
   /** A fixture nobody deletes or ends: DELETE and PATCH tests use throwaway ones. */
@@ -104,12 +128,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
   describe('control: the valid request of each route succeeds', () => {
     for (const r of ROUTES) {
       it(`${r.method} ${r.route} → ${r.ok}`, async () => {
-        // DELETE uses throwaway resources so the shared fixture survives.
-        let ids = f;
-        if (r.method === 'DELETE') {
-          const project = await ctx.make.project(owner.organizationId);
-          ids = { ...f, projectId: project.id, ...(await resourcesIn(project.id)) };
-        }
+        // DELETE (and what uses up its item) uses throwaway resources so the shared fixture survives.
+        const ids = await idsFor(r);
         const res = await send(r, { ids, ...(r.body ? { body: r.body(ids) } : {}) });
         expect(res.statusCode, res.body).toBe(r.ok);
       });
@@ -199,7 +219,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       });
 
       it(`${r.method} ${r.route}: JSON with a charset parameter is accepted`, async () => {
-        const res = await send(r, { payload: JSON.stringify(r.body!(f)), contentType: 'application/json; charset=utf-8' });
+        const ids = await idsFor(r);
+        const res = await send(r, { ids, payload: JSON.stringify(r.body!(ids)), contentType: 'application/json; charset=utf-8' });
         expect(res.statusCode, res.body).toBe(r.ok);
       });
     }
@@ -309,6 +330,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             { ...f, viewId: junk },
             { ...f, datasetId: junk },
             { ...f, itemId: junk },
+            { ...f, queueId: junk },
+            { ...f, annotationItemId: junk },
           ]) {
             const url = r.path(ids);
             if (url === r.path(f)) continue;

@@ -78,6 +78,8 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
           scoreConfigId: newId('scc'),
           datasetId: newId('ds'),
           itemId: newId('dsi'),
+          queueId: newId('aq'),
+          annotationItemId: newId('aqi'),
           member: { ...w.member, userId: newId('usr') },
         };
         const missing = await send(ctx, outsider, r, ghost);
@@ -101,6 +103,8 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
           x.scoreConfigId,
           x.datasetId,
           x.itemId,
+          x.queueId,
+          x.annotationItemId,
         ];
         expect(strip(body, idsOf(w))).toBe(strip(body2, idsOf(ghost)));
 

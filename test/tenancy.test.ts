@@ -29,6 +29,9 @@ interface Ids {
   /** A dataset of the organization, and one of its items. */
   datasetId: string;
   itemId: string;
+  /** An annotation queue of the project with the run in it, that item claimed by the owner. */
+  queueId: string;
+  annotationItemId: string;
 }
 
 interface RouteCase {
@@ -41,6 +44,8 @@ interface RouteCase {
   ok: number;
   /** Refused to a member too (admin+); defaults to every DELETE. */
   adminOnly?: boolean;
+  /** What a member gets when it is not `ok`: the owner's claimed item is not theirs to complete (409) and leaves them none to claim (204). */
+  asMember?: number;
 }
 
 const validRun = () => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z', inputs: { q: 'hi' } });
@@ -50,6 +55,7 @@ const itemPath = (i: Ids) => datasetPath(i, `/items/${i.itemId}`);
 const monitorPath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/monitors/${i.monitorId}${suffix}`;
 const scorePath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/scores${suffix}`;
 const validScore = () => ({ name: 'helpfulness', value: 0.5 });
+const queuePath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/annotation-queues/${i.queueId}${suffix}`;
 
 /** Every /v1 route that takes an id. Add new id-taking routes here. */
 const ID_ROUTES: RouteCase[] = [
@@ -193,6 +199,47 @@ const ID_ROUTES: RouteCase[] = [
     body: (i) => ({ datasetId: i.datasetId }),
     ok: 201,
   },
+  { method: 'GET', route: '/v1/projects/{project_id}/annotation-queues', path: (i) => `/v1/projects/${i.projectId}/annotation-queues`, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/annotation-queues',
+    path: (i) => `/v1/projects/${i.projectId}/annotation-queues`,
+    body: () => ({ name: `q-${newId('aq').slice(-12)}` }),
+    ok: 201,
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}', path: (i) => queuePath(i), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/annotation-queues/{queue_id}',
+    path: (i) => queuePath(i),
+    body: () => ({ description: 'hijacked' }),
+    ok: 200,
+  },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}', path: (i) => queuePath(i), ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/items', path: (i) => queuePath(i, '/items'), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/items',
+    path: (i) => queuePath(i, '/items'),
+    body: (i) => ({ ids: [i.runId] }),
+    ok: 200,
+  },
+  { method: 'POST', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/claim', path: (i) => queuePath(i, '/claim'), ok: 200, asMember: 204 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/items/{item_id}/complete',
+    path: (i) => queuePath(i, `/items/${i.annotationItemId}/complete`),
+    body: () => ({ scores: [validScore()] }),
+    ok: 200,
+    asMember: 409,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/items/{item_id}/skip',
+    path: (i) => queuePath(i, `/items/${i.annotationItemId}/skip`),
+    ok: 200,
+    asMember: 409,
+  },
 ];
 
 const adminOnly = (r: RouteCase) => r.adminOnly ?? r.method === 'DELETE';
@@ -263,6 +310,17 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const datasetId = dataset.json().id as string;
     const added = await ctx.request('POST', `/v1/datasets/${datasetId}/items`, { token: owner.token, body: { items: [{ input: 'Hi' }] } });
     expect(added.statusCode, added.body).toBe(201);
+    const queue = await ctx.request('POST', `/v1/projects/${project.id}/annotation-queues`, {
+      token: owner.token,
+      body: { name: `q-${newId('aq').slice(-12)}` },
+    });
+    expect(queue.statusCode, queue.body).toBe(201);
+    const queueId = queue.json().id as string;
+    expect(
+      (await ctx.request('POST', `/v1/projects/${project.id}/annotation-queues/${queueId}/items`, { token: owner.token, body: { ids: [runId] } })).statusCode,
+    ).toBe(200);
+    const claimed = await ctx.request('POST', `/v1/projects/${project.id}/annotation-queues/${queueId}/claim`, { token: owner.token });
+    expect(claimed.statusCode, claimed.body).toBe(200);
     return {
       owner,
       projectId: project.id,
@@ -277,6 +335,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       scoreConfigId: config.json().id as string,
       datasetId,
       itemId: added.json().items[0].id as string,
+      queueId,
+      annotationItemId: claimed.json().id as string,
     };
   }
 
@@ -301,6 +361,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const dataset = await ctx.request('GET', `/v1/datasets/${w.datasetId}`, { token: w.owner.token });
     const items = await ctx.request('GET', `/v1/datasets/${w.datasetId}/items?limit=100`, { token: w.owner.token });
     const configs = await ctx.request('GET', '/v1/score-configs?limit=100', { token: w.owner.token });
+    const queue = await ctx.request('GET', queuePath(w), { token: w.owner.token });
+    const queueItems = await ctx.request('GET', queuePath(w, '/items?limit=100'), { token: w.owner.token });
     // The monitor as stored (its signing secret included), less what its evaluation moves by itself.
     const monitorRow = await db().selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
     const {
@@ -328,6 +390,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       scoreConfigs: [configs.statusCode, configs.body],
       dataset: [dataset.statusCode, dataset.body],
       datasetItems: [items.statusCode, items.body],
+      queue: [queue.statusCode, queue.body],
+      queueItems: [queueItems.statusCode, queueItems.body],
     };
   }
 
@@ -359,6 +423,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
         i.scoreConfigId,
         i.datasetId,
         i.itemId,
+        i.queueId,
+        i.annotationItemId,
       ];
       expectCleanProblem(res, idsOf(w));
 
@@ -473,7 +539,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
         expect(asMember.json().detail).toMatch(/^Your role \(member\) does not allow ((projects|runs|prompts|monitors):delete|models:write|quality:admin)\.$/);
         expect(await snapshot(w)).toEqual(before);
       } else {
-        expect(asMember.statusCode, asMember.body).toBe(r.ok);
+        expect(asMember.statusCode, asMember.body).toBe(r.asMember ?? r.ok);
       }
     });
   }

@@ -405,6 +405,39 @@ export interface DatasetItemVersionsTable {
   updated_at: Millis;
 }
 
+/** A project's annotation queue (docs/design/quality-loop.md: Annotation queues). */
+export interface AnnotationQueuesTable {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  name: string;
+  description: string;
+  /** `run` or `trace`: what its items are. */
+  target: string;
+  /** JSON text of the score config ids reviewers are asked for. */
+  score_config_ids: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+/** A target in a queue (once): pending, then completed or skipped by the reviewer holding its lease. */
+export interface AnnotationItemsTable {
+  id: string;
+  queue_id: string;
+  project_id: string;
+  organization_id: string;
+  target_id: string;
+  /** `pending`, `completed` or `skipped`. */
+  status: string;
+  /** The last reviewer to claim it. */
+  reviewer_id: string | null;
+  /** Until when (ms) `reviewer_id` holds it; null when never claimed or done. */
+  lease_until: Millis | null;
+  completed_by: string | null;
+  completed_at: Millis | null;
+  created_at: Millis;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -435,6 +468,8 @@ export interface Database {
   scores: ScoresTable;
   datasets: DatasetsTable;
   dataset_item_versions: DatasetItemVersionsTable;
+  annotation_queues: AnnotationQueuesTable;
+  annotation_items: AnnotationItemsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -459,3 +494,5 @@ export type ScoreConfigRow = Selectable<ScoreConfigsTable>;
 export type ScoreRow = Selectable<ScoresTable>;
 export type DatasetRow = Selectable<DatasetsTable>;
 export type DatasetItemVersionRow = Selectable<DatasetItemVersionsTable>;
+export type AnnotationQueueRow = Selectable<AnnotationQueuesTable>;
+export type AnnotationItemRow = Selectable<AnnotationItemsTable>;

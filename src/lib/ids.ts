@@ -15,7 +15,28 @@ function randomPart(): Buffer {
 }
 
 export type IdPrefix =
-  'org' | 'usr' | 'prj' | 'run' | 'prm' | 'mon' | 'tok' | 'key' | 'inv' | 'ple' | 'mev' | 'whd' | 'wha' | 'ses' | 'mdl' | 'vew' | 'scr' | 'scc' | 'ds' | 'dsi';
+  | 'org'
+  | 'usr'
+  | 'prj'
+  | 'run'
+  | 'prm'
+  | 'mon'
+  | 'tok'
+  | 'key'
+  | 'inv'
+  | 'ple'
+  | 'mev'
+  | 'whd'
+  | 'wha'
+  | 'ses'
+  | 'mdl'
+  | 'vew'
+  | 'scr'
+  | 'scc'
+  | 'ds'
+  | 'dsi'
+  | 'aq'
+  | 'aqi';
 
 let lastTime = -1;
 let lastRandom = '';

@@ -22,6 +22,9 @@ export interface Fixture {
   /** A score (of a run of the project) and a score config of the organization. */
   scoreId: string;
   scoreConfigId: string;
+  /** An annotation queue of the project, and one of its items, claimed by the fixture's owner. */
+  queueId: string;
+  annotationItemId: string;
 }
 
 export const FIXTURE_SESSION = 'bad-input-session';
@@ -40,6 +43,8 @@ export interface Route {
   fields?: Record<string, unknown[]>;
   /** The body's format ignores fields it does not know (OTLP JSON, as its specification asks). */
   ignoresUnknownFields?: boolean;
+  /** The valid request uses up what it names (an item completed or skipped): each is sent with ids of its own. */
+  consumes?: boolean;
 }
 
 export const validRun = (): Record<string, unknown> => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z' });
@@ -67,6 +72,32 @@ export const validModelPrice = (): Record<string, unknown> => ({ model: `acme-${
 export const validDataset = (): Record<string, unknown> => ({ name: `Dataset ${newId('ds').slice(-12)}`, description: 'Hard cases', metadata: { team: 'qa' } });
 export const datasetPath = (f: Fixture, suffix = '') => `/v1/datasets/${f.datasetId}${suffix}`;
 export const itemPath = (f: Fixture) => `/v1/datasets/${f.datasetId}/items/${f.itemId}`;
+export const queuePath = (f: Fixture, suffix = '') => `/v1/projects/${f.projectId}/annotation-queues/${f.queueId}${suffix}`;
+export const QUEUE_FIELDS: Record<string, unknown[]> = {
+  name: [1, null, [], '', ' padded', 'x'.repeat(201)],
+  description: [1, null, {}, 'x'.repeat(10_001)],
+  scoreConfigIds: ['x', {}, [1], [''], ['scc_nope'], ['a', 'a'], Array.from({ length: 51 }, (_, i) => `scc_${i}`)],
+  id: ['aq_x'],
+  counts: [{}],
+};
+const QUEUE_ITEM_FIELDS: Record<string, unknown[]> = {
+  ids: [[], 'x', {}, [1], [''], ['no-such-run'], ['x'.repeat(129)], Array.from({ length: 1001 }, (_, i) => `r${i}`)],
+  filter: ['x', [], 1, { status: 'bogus' }, { tag: 'a' }, { unknown: 1 }, { 'metadata.k': 1 }],
+  rate: [0, -0.5, 1.5, 'x', null],
+  limit: [0, 1001, 1.5, 'x', null],
+};
+const COMPLETE_FIELDS: Record<string, unknown[]> = {
+  scores: [
+    [],
+    'x',
+    {},
+    [1],
+    [{}],
+    [{ name: 'x', value: null }],
+    [{ name: 'x', value: 1, source: 'api' }],
+    Array.from({ length: 51 }, () => ({ name: 'x', value: 1 })),
+  ],
+};
 export const monitorPath = (f: Fixture, suffix = '') => `/v1/projects/${f.projectId}/monitors/${f.monitorId}${suffix}`;
 
 export const MONITOR_FIELDS: Record<string, unknown[]> = {
@@ -536,6 +567,57 @@ export const ROUTES: Route[] = [
     body: (f) => ({ datasetId: f.datasetId }),
     ok: 201,
     fields: { ...ITEM_FIELDS, datasetId: [1, null, '', 'x'.repeat(201)] },
+  },
+  {
+    method: 'GET',
+    route: '/v1/projects/{project_id}/annotation-queues',
+    path: (f) => `/v1/projects/${f.projectId}/annotation-queues`,
+    query: true,
+    ok: 200,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/annotation-queues',
+    path: (f) => `/v1/projects/${f.projectId}/annotation-queues`,
+    body: (f) => ({ name: `Queue ${newId('aq').slice(-12)}`, description: 'Weekly', target: 'run', scoreConfigIds: [f.scoreConfigId] }),
+    ok: 201,
+    fields: { ...QUEUE_FIELDS, target: ['session', 1, null] },
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}', path: (f) => queuePath(f), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/annotation-queues/{queue_id}',
+    path: (f) => queuePath(f),
+    body: (f) => ({ description: 'Daily', scoreConfigIds: [f.scoreConfigId] }),
+    ok: 200,
+    fields: { ...QUEUE_FIELDS, target: ['trace'] },
+  },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}', path: (f) => queuePath(f), ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/items', path: (f) => queuePath(f, '/items'), query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/items',
+    path: (f) => queuePath(f, '/items'),
+    body: (f) => ({ ids: [f.runId] }),
+    ok: 200,
+    fields: QUEUE_ITEM_FIELDS,
+  },
+  { method: 'POST', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/claim', path: (f) => queuePath(f, '/claim'), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/items/{item_id}/complete',
+    path: (f) => queuePath(f, `/items/${f.annotationItemId}/complete`),
+    body: () => ({ scores: [validScore()] }),
+    ok: 200,
+    fields: COMPLETE_FIELDS,
+    consumes: true,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/items/{item_id}/skip',
+    path: (f) => queuePath(f, `/items/${f.annotationItemId}/skip`),
+    ok: 200,
+    consumes: true,
   },
 ];
 

@@ -15,5 +15,7 @@ export function missingIds() {
     scoreConfigId: newId('scc'),
     datasetId: newId('ds'),
     itemId: newId('dsi'),
+    queueId: newId('aq'),
+    annotationItemId: newId('aqi'),
   };
 }

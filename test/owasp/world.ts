@@ -36,6 +36,9 @@ export interface World {
   /** A score of the run (the owner's) and a score config of the organization. */
   scoreId: string;
   scoreConfigId: string;
+  /** An annotation queue of the project with the run in it, that item claimed by the owner. */
+  queueId: string;
+  annotationItemId: string;
 }
 
 export const validScore = () => ({ name: 'helpfulness', value: 1 });
@@ -75,6 +78,12 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
   expect(score.statusCode, score.body).toBe(201);
   const config = await ctx.request('POST', '/v1/score-configs', { token: owner.token, body: { name: unique('config'), dataType: 'boolean' } });
   expect(config.statusCode, config.body).toBe(201);
+  const queue = await ctx.request('POST', `/v1/projects/${project.id}/annotation-queues`, { token: owner.token, body: { name: unique('queue') } });
+  expect(queue.statusCode, queue.body).toBe(201);
+  const queuePath = `/v1/projects/${project.id}/annotation-queues/${queue.json().id}`;
+  expect((await ctx.request('POST', `${queuePath}/items`, { token: owner.token, body: { ids: [runId] } })).statusCode).toBe(200);
+  const claimed = await ctx.request('POST', `${queuePath}/claim`, { token: owner.token });
+  expect(claimed.statusCode, claimed.body).toBe(200);
   return {
     owner,
     member,
@@ -93,11 +102,15 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
     scoreConfigId: config.json().id,
     datasetId,
     itemId: added.json().items[0].id,
+    queueId: queue.json().id,
+    annotationItemId: claimed.json().id,
   };
 }
 
 export const datasetPath = (w: World, suffix = '') => `/v1/datasets/${w.datasetId}${suffix}`;
 export const itemPath = (w: World) => datasetPath(w, `/items/${w.itemId}`);
+
+export const queuePath = (w: World, suffix = '') => `/v1/projects/${w.projectId}/annotation-queues/${w.queueId}${suffix}`;
 
 const scorePath = (w: World, suffix = '') => `/v1/projects/${w.projectId}/scores${suffix}`;
 
@@ -269,6 +282,51 @@ export const ID_ROUTES: RouteCase[] = [
     body: (w) => ({ datasetId: w.datasetId }),
     ok: 201,
   },
+  {
+    method: 'GET',
+    route: '/v1/projects/{project_id}/annotation-queues',
+    path: (w) => `/v1/projects/${w.projectId}/annotation-queues`,
+    ok: 200,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/annotation-queues',
+    path: (w) => `/v1/projects/${w.projectId}/annotation-queues`,
+    body: () => ({ name: unique('pwned') }),
+    ok: 201,
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}', path: (w) => queuePath(w), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/annotation-queues/{queue_id}',
+    path: (w) => queuePath(w),
+    body: () => ({ description: 'pwned' }),
+    ok: 200,
+  },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}', path: (w) => queuePath(w), ok: 204 },
+  { method: 'GET', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/items', path: (w) => queuePath(w, '/items'), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/items',
+    path: (w) => queuePath(w, '/items'),
+    body: (w) => ({ ids: [w.runId] }),
+    ok: 200,
+  },
+  // The owner holds the world's one item: claiming again renews it.
+  { method: 'POST', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/claim', path: (w) => queuePath(w, '/claim'), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/items/{item_id}/complete',
+    path: (w) => queuePath(w, `/items/${w.annotationItemId}/complete`),
+    body: () => ({ scores: [validScore()] }),
+    ok: 200,
+  },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/items/{item_id}/skip',
+    path: (w) => queuePath(w, `/items/${w.annotationItemId}/skip`),
+    ok: 200,
+  },
 ];
 
 /** API5: every admin-only route, with what an admin gets. */
@@ -309,6 +367,7 @@ export const ADMIN_ROUTES: RouteCase[] = [
   { method: 'PATCH', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, body: () => ({ description: 'x' }), ok: 200 },
   { method: 'DELETE', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, ok: 204 },
   { method: 'DELETE', route: '/v1/datasets/{dataset_id}', path: (w) => datasetPath(w), ok: 204 },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}', path: (w) => queuePath(w), ok: 204 },
 ];
 
 export const send = (ctx: TestContext, caller: Caller, r: RouteCase, w: World) =>
@@ -337,6 +396,8 @@ export async function snapshot(ctx: TestContext, w: World) {
   const datasetItems = await get(datasetPath(w, '/items?limit=100'));
   const scores = await get(`/v1/projects/${w.projectId}/scores?limit=100`);
   const scoreConfigs = await get('/v1/score-configs?limit=100');
+  const queues = await get(`/v1/projects/${w.projectId}/annotation-queues?limit=100`);
+  const queueItems = await get(queuePath(w, '/items?limit=100'));
   // The monitor as stored (its sealed signing secret included), less what its evaluation moves by itself.
   const monitorRow = await ctx.database.storage.db.selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
   const {
@@ -366,6 +427,8 @@ export async function snapshot(ctx: TestContext, w: World) {
     modelPrices: items(modelPrices).map((p) => [p.id, p.inputPrice, p.outputPrice]),
     scores: items(scores).map((x) => [x.id, x.value, x.comment]),
     scoreConfigs: items(scoreConfigs).map((c) => [c.id, c.name, c.description, c.archived]),
+    queues: items(queues),
+    queueItems: items(queueItems),
   };
 }
 

@@ -8,6 +8,8 @@ import { TokenService } from '../../src/auth/tokens.js';
 import { createInvitation } from '../../src/features/organizations/invitations.repo.js';
 import { ensureUser, setMembership } from '../../src/features/organizations/organizations.repo.js';
 import { createProject } from '../../src/features/projects/projects.repo.js';
+import { insertItems } from '../../src/features/annotations/annotations.items.repo.js';
+import { createQueue } from '../../src/features/annotations/annotations.repo.js';
 import { addItems, createDataset } from '../../src/features/datasets/datasets.repo.js';
 import { createModelPrice } from '../../src/features/models/models.repo.js';
 import { createPrompt } from '../../src/features/prompts/prompts.repo.js';
@@ -64,6 +66,7 @@ export interface Parent {
   promptId?: string;
   monitorId?: string;
   datasetId?: string;
+  queueId?: string;
 }
 
 export interface FilterPair {
@@ -1157,6 +1160,86 @@ export function listEndpoints(ctx: TestContext) {
     filterEquivalents: [],
   });
 
+  /** A project's annotation queues (no filters), made at their key by the repository, deleted through the API. */
+  const annotationQueues = defineList({
+    name: 'annotation queues',
+    perUser: false,
+    async fresh(p) {
+      const who = p ?? (await principal());
+      const project = await ctx.make.project(who.organizationId);
+      return { principal: who, path: `/v1/projects/${project.id}/annotation-queues`, projectId: project.id };
+    },
+    async sibling(parent) {
+      return annotationQueues.fresh(parent.principal);
+    },
+    async insert(parent, keys) {
+      const scope = { organizationId: parent.principal.organizationId, projectId: parent.projectId! };
+      const rows: Row[] = [];
+      for (const key of keys) rows.push({ id: (await createQueue(db(), scope, { name: uniq('queue') }, key)).id, key });
+      return rows;
+    },
+    async create(parent) {
+      const queue = await created(await send('POST', parent.path, { token: parent.principal.token, body: { name: uniq('queue-api') } }));
+      return { id: queue.id as string, key: Date.parse(queue.createdAt as string) };
+    },
+    remove: deleteThroughApi,
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [],
+    filterEquivalents: [],
+  });
+
+  /** A queue's items, each added at its key (all pending, so they match every `from`); removed in the database (no delete route). */
+  const annotationItems = defineList({
+    name: 'annotation items',
+    perUser: false,
+    async fresh(p) {
+      const who = p ?? (await principal());
+      const project = await ctx.make.project(who.organizationId);
+      const queue = await createQueue(db(), { organizationId: who.organizationId, projectId: project.id }, { name: uniq('items') }, ctx.clock.now());
+      return { principal: who, path: `/v1/projects/${project.id}/annotation-queues/${queue.id}/items`, projectId: project.id, queueId: queue.id };
+    },
+    async sibling(parent) {
+      return annotationItems.fresh(parent.principal);
+    },
+    async insert(parent, keys) {
+      const scope = { organizationId: parent.principal.organizationId, projectId: parent.projectId! };
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const target = uniq('target');
+        await insertItems(db(), scope, parent.queueId!, [target], key);
+        const item = await db()
+          .selectFrom('annotation_items')
+          .select('id')
+          .where('queue_id', '=', parent.queueId!)
+          .where('target_id', '=', target)
+          .executeTakeFirstOrThrow();
+        rows.push({ id: item.id, key });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const [runId] = await ctx.make.runs(parent.projectId!, 1, () => ({ id: uniq('target'), startTime: new Date().toISOString() }));
+      const res = await send('POST', parent.path, { token: parent.principal.token, body: { ids: [runId] } });
+      expect(res.statusCode, res.body).toBe(200);
+      const head = (await send('GET', `${parent.path}?limit=1`, { token: parent.principal.token })).json().items[0] as Item;
+      expect(head.targetId).toBe(runId);
+      return { id: head.id as string, key: Date.parse(head.createdAt as string) };
+    },
+    async remove(parent, id) {
+      const result = await db().deleteFrom('annotation_items').where('queue_id', '=', parent.queueId!).where('id', '=', id).executeTakeFirst();
+      expect(Number(result.numDeletedRows)).toBe(1);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [
+      { from: '', to: 'status=pending' },
+      { from: 'status=pending', to: 'status=completed' },
+      { from: 'status=pending', to: '' },
+    ],
+    filterEquivalents: [],
+  });
+
   return {
     lists: [
       runs,
@@ -1179,6 +1262,8 @@ export function listEndpoints(ctx: TestContext) {
       datasetItems,
       scores,
       scoreConfigs,
+      annotationQueues,
+      annotationItems,
     ] as ListEndpoint[],
     runs,
     principal,

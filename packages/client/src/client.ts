@@ -5,6 +5,15 @@ import { Paginated, type ListOptions } from './pagination.js';
 import { Tracer, type TracerOptions } from './tracer.js';
 import type {
   ActivityFilters,
+  AddAnnotationItemsInput,
+  AnnotationItem,
+  AnnotationItemCompleted,
+  AnnotationItemFilters,
+  AnnotationItemsAdded,
+  AnnotationQueue,
+  CompleteAnnotationItemInput,
+  CreateAnnotationQueueInput,
+  UpdateAnnotationQueueInput,
   AddRunToDatasetInput,
   CreateDatasetInput,
   Dataset,
@@ -598,6 +607,73 @@ class DatasetsResource extends Resource {
   }
 }
 
+/** `/v1/projects/{id}/annotation-queues/{id}/items`: the runs or traces a queue holds. */
+class AnnotationItemsResource extends Resource {
+  /** Newest first; `status` keeps one status's items. */
+  list(projectId: string, queueId: string, filters: AnnotationItemFilters = {}, options: ListOptions = {}): Paginated<AnnotationItem> {
+    return this.paginate<AnnotationItem>(`/projects/${seg(projectId)}/annotation-queues/${seg(queueId)}/items`, filters, options);
+  }
+  /**
+   * Puts runs or traces in the queue: `{ ids }` (all must exist, else a 400 lists the missing and nothing
+   * is added), `{ filter, limit? }` (the newest the runs list gives for the filter) or `{ filter, rate }`
+   * (a sample that is the same each time). A target already there counts as `existing`, so a retry is safe.
+   */
+  add(projectId: string, queueId: string, body: AddAnnotationItemsInput, options: CallOptions = {}): Promise<AnnotationItemsAdded> {
+    return this.call({
+      method: 'POST',
+      path: `/projects/${seg(projectId)}/annotation-queues/${seg(queueId)}/items`,
+      body,
+      idempotent: true,
+      signal: options.signal,
+    });
+  }
+}
+
+/** `/v1/projects/{id}/annotation-queues`: runs or traces for people to score, one claimed item at a time. */
+class AnnotationQueuesResource extends Resource {
+  readonly items: AnnotationItemsResource;
+  constructor(http: Transport) {
+    super(http);
+    this.items = new AnnotationItemsResource(http);
+  }
+  /** Newest first, each with its counts. */
+  list(projectId: string, options: ListOptions = {}): Paginated<AnnotationQueue> {
+    return this.paginate<AnnotationQueue>(`/projects/${seg(projectId)}/annotation-queues`, {}, options);
+  }
+  create(projectId: string, body: CreateAnnotationQueueInput, options: CallOptions = {}): Promise<AnnotationQueue> {
+    return this.call({ method: 'POST', path: `/projects/${seg(projectId)}/annotation-queues`, body, signal: options.signal });
+  }
+  /** With its counts: pending, inProgress (held under a lease), completed, skipped. */
+  get(projectId: string, queueId: string, options: CallOptions = {}): Promise<AnnotationQueue> {
+    return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/annotation-queues/${seg(queueId)}`, signal: options.signal });
+  }
+  update(projectId: string, queueId: string, body: UpdateAnnotationQueueInput, options: CallOptions = {}): Promise<AnnotationQueue> {
+    return this.call({ method: 'PATCH', path: `/projects/${seg(projectId)}/annotation-queues/${seg(queueId)}`, body, signal: options.signal });
+  }
+  /** Deletes the queue with its items (admins); the scores given in it stay. */
+  async delete(projectId: string, queueId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/projects/${seg(projectId)}/annotation-queues/${seg(queueId)}`, signal: options.signal });
+  }
+  /**
+   * The next item for you to review, leased to you for 10 minutes (the one you hold already, renewed,
+   * so a retry is safe); null when none is left.
+   */
+  async claim(projectId: string, queueId: string, options: CallOptions = {}): Promise<AnnotationItem | null> {
+    const path = `/projects/${seg(projectId)}/annotation-queues/${seg(queueId)}/claim`;
+    return (await this.call<AnnotationItem | null>({ method: 'POST', path, idempotent: true, signal: options.signal })) ?? null;
+  }
+  /** Completes an item you hold with its scores (all stored, or none when one is refused); a 409 when you do not hold it. */
+  complete(projectId: string, queueId: string, itemId: string, body: CompleteAnnotationItemInput, options: CallOptions = {}): Promise<AnnotationItemCompleted> {
+    const path = `/projects/${seg(projectId)}/annotation-queues/${seg(queueId)}/items/${seg(itemId)}/complete`;
+    return this.call({ method: 'POST', path, body, signal: options.signal });
+  }
+  /** Skips an item you hold (no scores); a 409 when you do not hold it. */
+  skip(projectId: string, queueId: string, itemId: string, options: CallOptions = {}): Promise<AnnotationItem> {
+    const path = `/projects/${seg(projectId)}/annotation-queues/${seg(queueId)}/items/${seg(itemId)}/skip`;
+    return this.call({ method: 'POST', path, signal: options.signal });
+  }
+}
+
 /**
  * The Sightline API client.
  *
@@ -622,6 +698,7 @@ export class Sightline {
   readonly scores: ScoresResource;
   readonly scoreConfigs: ScoreConfigsResource;
   readonly datasets: DatasetsResource;
+  readonly annotationQueues: AnnotationQueuesResource;
   /** The transport every call goes through (low-level: `client.http.request({...})`). */
   readonly http: Transport;
 
@@ -642,6 +719,7 @@ export class Sightline {
     this.scores = new ScoresResource(this.http);
     this.scoreConfigs = new ScoreConfigsResource(this.http);
     this.datasets = new DatasetsResource(this.http);
+    this.annotationQueues = new AnnotationQueuesResource(this.http);
   }
 
   /** Replaces a fixed token (a client built with `tokenProvider` reads its token from the provider). */

@@ -93,6 +93,18 @@ import type {
   UpdateItemBody,
 } from '../../../src/features/datasets/datasets.schemas.js';
 
+import type {
+  AddItemsBody as AddAnnotationItemsBody,
+  AnnotationItemSchema,
+  AnnotationQueueSchema,
+  CompleteItemBody,
+  CreateQueueBody,
+  ItemsAddedSchema,
+  ListItemsQuery as ListAnnotationItemsQuery,
+  QueueFilterSchema,
+  UpdateQueueBody,
+} from '../../../src/features/annotations/annotations.schemas.js';
+
 type PageParams = 'limit' | 'cursor';
 
 /** Any JSON object (`inputs`, `outputs`, `metadata`, `config`: free-form objects in the schemas). */
@@ -242,3 +254,18 @@ export type UpdateDatasetItemInput = Static<typeof UpdateItemBody>;
 /** Which version of a dataset to read (default: its current one). */
 export type DatasetItemFilters = Omit<Static<typeof ListItemsQuery>, PageParams>;
 export type AddRunToDatasetInput = Static<typeof RunToDatasetBody>;
+
+// Annotation queues
+export type AnnotationQueue = Static<typeof AnnotationQueueSchema>;
+export type CreateAnnotationQueueInput = Static<typeof CreateQueueBody>;
+export type UpdateAnnotationQueueInput = Static<typeof UpdateQueueBody>;
+export type AnnotationItem = Static<typeof AnnotationItemSchema>;
+export type AnnotationItemFilters = Omit<Static<typeof ListAnnotationItemsQuery>, PageParams>;
+/** The runs list's filters, as an object (a trace queue takes the traces list's). */
+export type AnnotationFilter = Static<typeof QueueFilterSchema> & { [metadata: `metadata.${string}`]: string };
+/** Exactly one of `ids` and `filter` (with `limit`, and `rate` to sample). */
+export type AddAnnotationItemsInput = Omit<Static<typeof AddAnnotationItemsBody>, 'filter'> &
+  ({ ids: string[]; filter?: never; rate?: never; limit?: never } | { ids?: never; filter: AnnotationFilter; rate?: number; limit?: number });
+export type AnnotationItemsAdded = Static<typeof ItemsAddedSchema>;
+export type CompleteAnnotationItemInput = Static<typeof CompleteItemBody>;
+export type AnnotationItemCompleted = { item: AnnotationItem; scores: Score[] };

@@ -13,6 +13,7 @@ import * as savedViews from './2026-11-24-012-saved-views.js';
 import * as computedCost from './2026-11-26-013-computed-cost.js';
 import * as scores from './2026-11-26-014-scores.js';
 import * as datasets from './2026-11-26-015-datasets.js';
+import * as annotationQueues from './2026-11-26-016-annotation-queues.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-013-computed-cost': computedCost,
   '2026-11-26-014-scores': scores,
   '2026-11-26-015-datasets': datasets,
+  '2026-11-26-016-annotation-queues': annotationQueues,
 };

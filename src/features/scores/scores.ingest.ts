@@ -79,10 +79,20 @@ function applicableConfig(
 }
 
 /**
+ * How scores given in an annotation queue are stored: with the queue's id and source `annotation`; and
+ * all or none (`whole`: when any is rejected, none is stored).
+ */
+export interface IngestOptions {
+  queueId?: string;
+  whole?: boolean;
+}
+
+/**
  * Validates and stores scores, one result per item in order: each is checked on its own (schema,
- * target, config), so one bad score does not sink the others. A score with a client id that the project
- * already has is `existing` when its content is the same, a 409 otherwise; the same id twice in one call
- * shares the first one's fate. `fixed` is the target a path names (`…/runs/{id}/scores`).
+ * target, config), so one bad score does not sink the others (unless `options.whole`). A score with a
+ * client id that the project already has is `existing` when its content is the same, a 409 otherwise;
+ * the same id twice in one call shares the first one's fate. `fixed` is the target a path names
+ * (`…/runs/{id}/scores`). Given a transaction, it stores within it.
  */
 export async function ingestScores(
   db: Kysely<Database>,
@@ -91,6 +101,7 @@ export async function ingestScores(
   now: number,
   pointer: (index: number) => string,
   fixed: { target: ScoreTarget; targetId: string } | null = null,
+  options: IngestOptions = {},
 ): Promise<ScoreResult[]> {
   const results: ScoreResult[] = new Array(items.length);
   const candidates: Candidate[] = [];
@@ -131,7 +142,7 @@ export async function ingestScores(
       continue;
     }
     const name = c.input.name ?? config!.name;
-    const source = c.input.source ?? 'api';
+    const source = options.queueId !== undefined ? 'annotation' : (c.input.source ?? 'api');
     const metadata = c.input.metadata ?? {};
     const comment = c.input.comment ?? null;
     const columns = columnsOf(c.input.value);
@@ -150,7 +161,7 @@ export async function ingestScores(
         author_kind: author.kind,
         author_id: author.id,
         config_id: config?.id ?? null,
-        queue_id: null,
+        queue_id: options.queueId ?? null,
         metadata: JSON.stringify(metadata),
         // What a retry is compared by: what the client said, not who sent it or when.
         content_hash: contentHash([c.target, c.targetId, name, c.input.value, comment, source, config?.id ?? null, metadata]),
@@ -159,6 +170,8 @@ export async function ingestScores(
       },
     });
   }
+
+  if (options.whole && results.some((r) => r !== undefined)) return results.filter((r) => r !== undefined);
 
   // The same id twice in one call: the first goes on, the others share its fate (or clash with it).
   const first = new Map<string, { index: number; row: ScoreRow }>();

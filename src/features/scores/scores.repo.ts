@@ -70,8 +70,9 @@ const COLUMNS = [
 const INSERT_CHUNK = 500; // 19 columns × 500 rows stays under both engines' parameter limits
 
 /**
- * Inserts scores in one transaction, skipping ids the project already has; returns the ids inserted and
- * the stored content hashes of those it skipped (for the caller to tell a retry from a clash).
+ * Inserts scores in one transaction (the caller's, when `db` is one), skipping ids the project already
+ * has; returns the ids inserted and the stored content hashes of those it skipped (for the caller to tell
+ * a retry from a clash).
  */
 export async function insertScores(
   db: Kysely<Database>,
@@ -80,12 +81,14 @@ export async function insertScores(
 ): Promise<{ inserted: Set<string>; stored: Map<string, string> }> {
   const inserted = new Set<string>();
   const ordered = [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)); // one lock order for concurrent batches
-  await db.transaction().execute(async (trx) => {
+  const insert = async (trx: Kysely<Database>) => {
     for (let i = 0; i < ordered.length; i += INSERT_CHUNK) {
       const done = await insertIgnoringConflicts(trx, 'scores', COLUMNS, ['project_id', 'id'], 'id', ordered.slice(i, i + INSERT_CHUNK));
       for (const r of done) inserted.add(r.id as string);
     }
-  });
+  };
+  if (db.isTransaction) await insert(db);
+  else await db.transaction().execute(insert);
   const skipped = rows.filter((r) => !inserted.has(r.id)).map((r) => r.id);
   const stored = new Map<string, string>();
   for (let i = 0; i < skipped.length; i += INSERT_CHUNK) {
