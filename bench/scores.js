@@ -1,0 +1,183 @@
+#!/usr/bin/env node
+// Scores at scale (issue 15): a project of BENCH_SCORES_RUNS runs (default 1,000,000) ingested through
+// the runs batch API, then BENCH_SCORES_COUNT scores (default 2,000,000: two per run, `quality` numeric
+// and `thumbs` boolean, client ids as the SDK gives them) through the scores batch API, 1,000 a request,
+// two requests at a time. Reports the score ingestion rate beside the run ingestion rate of the same
+// server (the baseline, measured in the same run), then times, one request at a time like a dashboard
+// (median of BENCH_SCORES_SAMPLES after 3 unrecorded), the runs list filtered by score and the score
+// metrics over 24 hours in hourly buckets, beside GET /v1/me.
+//
+//   npm run build && node bench/scores.js        (or: npm run bench:scores)
+//
+// Knobs (env): BENCH_SCORES_RUNS, BENCH_SCORES_COUNT, BENCH_SCORES_SAMPLES (default 21),
+// BENCH_SCORES_ENGINES (sqlite,pg), BENCH_PG_URL, BENCH_LOG_LEVEL.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import {
+  api,
+  configureBench,
+  createPgDatabase,
+  dropPgDatabase,
+  envInt,
+  fmtInt,
+  fmtMb,
+  fmtMs,
+  fmtRatio,
+  freePort,
+  log,
+  median,
+  mintToken,
+  percentile,
+  pinSelf,
+  root,
+  runBench,
+  serverEnv,
+  startSightline,
+  state,
+  stopServer,
+  tail,
+} from './harness.js';
+import { RunGenerator } from './runs-gen.js';
+
+const ENGINES = ['sqlite', 'pg'];
+const engines = (process.env.BENCH_SCORES_ENGINES || ENGINES.join(',')).split(',').filter(Boolean);
+if (engines.some((e) => !ENGINES.includes(e))) throw new Error(`BENCH_SCORES_ENGINES must list engines among ${ENGINES.join(', ')}`);
+const cfg = {
+  runs: envInt('BENCH_SCORES_RUNS', 1_000_000, 1000),
+  scores: envInt('BENCH_SCORES_COUNT', 2_000_000, 1000),
+  samples: envInt('BENCH_SCORES_SAMPLES', 21, 1),
+  engines,
+  pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
+  logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
+  cpuProfDir: null,
+};
+configureBench(cfg);
+
+const BATCH = 1000;
+const HOUR = 3_600_000;
+
+/** Sends the batches two at a time; `check` throws on any result that is not `created`. */
+async function send(label, server, token, path, key, batches) {
+  let next = 0;
+  let sent = 0;
+  const started = performance.now();
+  let lastReport = started;
+  const worker = async () => {
+    while (next < batches.length) {
+      const items = batches[next++]();
+      const { json } = await api(server, token, 'POST', path, JSON.stringify({ [key]: items }));
+      const refused = json.results.filter((r) => r.status !== 'created');
+      if (refused.length > 0) throw new Error(`${label}: ${refused.length} refused; first: ${JSON.stringify(refused[0])}`);
+      sent += items.length;
+      if (performance.now() - lastReport > 10_000) {
+        lastReport = performance.now();
+        log(`${label}: ${fmtInt(sent)}, ${fmtInt(sent / ((lastReport - started) / 1000))}/s`);
+      }
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  return { count: sent, perSec: sent / ((performance.now() - started) / 1000) };
+}
+
+async function timed(server, token, path) {
+  for (let i = 0; i < 3; i++) await api(server, token, 'GET', path);
+  const samples = [];
+  for (let i = 0; i < cfg.samples; i++) {
+    const t0 = performance.now();
+    await api(server, token, 'GET', path);
+    samples.push(performance.now() - t0);
+  }
+  return { median: median(samples), p95: percentile(samples, 95) };
+}
+
+async function engine(name) {
+  const port = await freePort();
+  const databaseUrl = name === 'sqlite' ? `sqlite:${join(state.tmp, 'scores.db')}` : await createPgDatabase('sl_bench_scores');
+  const env = serverEnv(port, databaseUrl);
+  const token = await mintToken(env);
+  const server = await startSightline(`scores-${name}`, port, databaseUrl);
+  try {
+    const project = (await api(server, token, 'POST', '/v1/projects', { name: 'bench-scores' })).json;
+    const now = Date.now();
+    const gen = new RunGenerator({ seed: 20261126, now, total: cfg.runs });
+    const runId = (i) => `r-${i.toString(36).padStart(7, '0')}`;
+    const runBatches = Array.from(
+      { length: Math.ceil(cfg.runs / BATCH) },
+      (_, b) => () =>
+        Array.from({ length: Math.min(BATCH, cfg.runs - b * BATCH) }, (_, k) => ({ ...gen.run(), id: runId(b * BATCH + k), parentRunId: undefined })),
+    );
+    const runs = await send(`${name} runs`, server, token, `/v1/projects/${project.id}/runs/batch`, 'runs', runBatches);
+    log(`${name}: ${fmtInt(runs.count)} runs at ${fmtInt(runs.perSec)} runs/s`);
+    // Scores in the order an evaluator gives them: run by run, a number and a thumb each.
+    const scoreAt = (i) => {
+      const run = Math.floor(i / 2) % cfg.runs;
+      return i % 2 === 0
+        ? { id: `s-${i.toString(36)}`, runId: runId(run), name: 'quality', value: (run % 100) / 100, source: 'evaluator' }
+        : { id: `s-${i.toString(36)}`, runId: runId(run), name: 'thumbs', value: run % 7 !== 0, source: 'annotation' };
+    };
+    const scoreBatches = Array.from(
+      { length: Math.ceil(cfg.scores / BATCH) },
+      (_, b) => () => Array.from({ length: Math.min(BATCH, cfg.scores - b * BATCH) }, (_, k) => scoreAt(b * BATCH + k)),
+    );
+    const scores = await send(`${name} scores`, server, token, `/v1/projects/${project.id}/scores/batch`, 'scores', scoreBatches);
+    log(`${name}: ${fmtInt(scores.count)} scores at ${fmtInt(scores.perSec)} scores/s`);
+    const base = `/v1/projects/${project.id}`;
+    const from = new Date(Math.floor((Date.now() - 24 * HOUR) / HOUR) * HOUR).toISOString();
+    const reads = [
+      ['GET /v1/me (baseline)', '/v1/me', null],
+      ['runs list, score.quality>=0.9 (50)', `${base}/runs?limit=50&score.quality%3E=0.9`, 100],
+      ['runs list, score.thumbs=false (50)', `${base}/runs?limit=50&score.thumbs=false`, 100],
+      ['runs list, hasScore=quality (50)', `${base}/runs?limit=50&hasScore=quality`, 100],
+      ['score metrics, 24 h in hourly buckets', `${base}/scores/metrics?bucket=1h&from=${from}`, 100],
+      ['score metrics, 24 h by name', `${base}/scores/metrics?groupBy=name&from=${from}`, 100],
+    ];
+    const results = [];
+    for (const [label, path, target] of reads) {
+      const r = await timed(server, token, path);
+      results.push({ label, target, ...r });
+      log(`${name}: ${label}: median ${fmtMs(r.median)} ms, p95 ${fmtMs(r.p95)} ms`);
+    }
+    const rss = await stopServer(server);
+    return { engine: name, runs, scores, results, rss };
+  } catch (error) {
+    log(`server log, last lines:\n${tail(server.logFile, 30)}`);
+    await stopServer(server).catch(() => {});
+    throw error;
+  } finally {
+    if (name === 'pg') await dropPgDatabase();
+  }
+}
+
+async function main() {
+  pinSelf();
+  state.tmp = mkdtempSync(join(os.tmpdir(), 'sightline-bench-scores-'));
+  log(`config: ${JSON.stringify({ ...cfg, pgUrl: undefined })}`);
+  const all = [];
+  for (const name of cfg.engines) all.push(await engine(name));
+  const engineName = (e) => (e === 'sqlite' ? 'SQLite' : 'PostgreSQL');
+  const lines = ['| Engine | Ingestion | Per second | vs runs batch |', '|---|---|---|---|'];
+  for (const e of all) {
+    lines.push(`| ${engineName(e.engine)} | ${fmtInt(e.runs.count)} runs (baseline) | ${fmtInt(e.runs.perSec)} | — |`);
+    lines.push(`| ${engineName(e.engine)} | ${fmtInt(e.scores.count)} scores | ${fmtInt(e.scores.perSec)} | ${fmtRatio(e.scores.perSec / e.runs.perSec)} |`);
+  }
+  lines.push('', '| Engine | Read | Median ms | p95 ms | vs GET /v1/me | Target (median) | Met |', '|---|---|---|---|---|---|---|');
+  for (const e of all) {
+    const baseline = e.results[0].median;
+    for (const r of e.results)
+      lines.push(
+        `| ${engineName(e.engine)} | ${r.label} | ${fmtMs(r.median)} | ${fmtMs(r.p95)} | ${r.target ? fmtRatio(r.median / baseline) : '—'} | ${r.target ? `≤ ${r.target} ms` : '—'} | ${r.target ? (r.median <= r.target ? 'yes' : 'NO') : '—'} |`,
+      );
+  }
+  lines.push('', ...all.map((e) => `- ${engineName(e.engine)}: server peak RSS ${fmtMb(e.rss?.peakKb)}`));
+  const table = lines.join('\n');
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  writeFileSync(
+    join(root, 'bench/results/scores-latest.md'),
+    `# Scores at scale\n\n${new Date().toISOString()} · ${JSON.stringify({ ...cfg, pgUrl: undefined })}\n\n${table}\n`,
+  );
+  process.stdout.write(`\n${table}\n\nFull results: bench/results/scores-latest.md\n`);
+}
+
+await runBench(main);
