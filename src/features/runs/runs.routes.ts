@@ -1,21 +1,18 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
-import { DAY_MS, requireTimestamp } from '../../lib/clock.js';
 import { sendJsonText } from '../../lib/http.js';
 import { paginate, pageJson } from '../../lib/pagination.js';
-import { problemBody, problemResponses, problems } from '../../lib/problems.js';
+import { problemBody, problemResponses } from '../../lib/problems.js';
 import { requestedProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
-import { metricsRangeFaults } from './metrics.rules.js';
 import { parseRunFilters } from './runs.filters.js';
 import { ingestRuns } from './runs.ingest.js';
 import { filteredListRequest } from './runs.list-request.js';
-import { runMetrics } from './runs.metrics.js';
+import { metricsWindow, runMetrics } from './runs.metrics.js';
 import { getRun, listRuns, patchRun } from './runs.repo.js';
 import {
   BatchBodySchema,
   BatchResultSchema,
-  BUCKETS,
   ListRunsQuery,
   ProjectRunParams,
   RunInputSchema,
@@ -77,11 +74,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
         groupBy,
         ...rest
       } = request.query as Record<string, unknown> & { from?: string; to?: string; bucket?: Bucket; groupBy?: 'status' | 'kind' | 'model' | 'name' };
-      const to = toRaw === undefined ? clock.now() : requireTimestamp(toRaw, { parameter: 'to' });
-      const from = fromRaw === undefined ? to - DAY_MS : requireTimestamp(fromRaw, { parameter: 'from' });
-      const bucketMs = bucket === undefined ? null : BUCKETS[bucket];
-      const faults = metricsRangeFaults(from, to, bucketMs);
-      if (faults.length > 0) throw problems.validation(faults);
+      const { from, to, bucketMs } = metricsWindow({ from: fromRaw, to: toRaw, bucket }, clock.now());
       const result = await runMetrics(db, dialect, { projectId: project.id, filters: parseRunFilters(rest), from, to, bucketMs, groupBy: groupBy ?? null });
       return { ...result, bucket: bucket ?? null, groupBy: groupBy ?? null };
     },

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { IdParam, NullableTimestamp, StringEnum, Timestamp } from '../../schemas/common.js';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
@@ -244,12 +244,17 @@ export type Bucket = keyof typeof BUCKETS;
 export const GROUP_BY = ['status', 'kind', 'model', 'name'] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
+/** The window of a metrics query (`from`, `to`, `bucket`), shared by the runs and the scores metrics. */
+export const metricsWindowProperties = {
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive start, before `to`; default `to` minus 24 hours' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive end; default now' })),
+  bucket: Type.Optional(StringEnum(['1m', '5m', '1h', '1d'] as const, { description: `UTC-aligned buckets; [from, to) may span ${MAX_BUCKETS} at most` })),
+};
+
 export const RunMetricsQuery = Type.Object(
   {
     ...runFilterProperties,
-    from: Type.Optional(Type.String({ format: 'date-time', description: 'Inclusive start, before `to`; default `to` minus 24 hours' })),
-    to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive end; default now' })),
-    bucket: Type.Optional(StringEnum(['1m', '5m', '1h', '1d'] as const, { description: `UTC-aligned buckets; [from, to) may span ${MAX_BUCKETS} at most` })),
+    ...metricsWindowProperties,
     groupBy: Type.Optional(StringEnum(GROUP_BY)),
   },
   { additionalProperties: false, patternProperties: metadataFilters },
@@ -263,24 +268,28 @@ const MetricValues = {
   totalTokens: Type.Integer(),
   cost: Type.Number(),
 };
-export const RunMetricsSchema = Type.Object(
-  {
-    from: Timestamp,
-    to: Timestamp,
-    bucket: Type.Union([Type.String(), Type.Null()]),
-    groupBy: Type.Union([Type.String(), Type.Null()]),
-    groups: Type.Array(
-      Type.Object(
-        {
-          key: Type.Union([Type.String(), Type.Null()]),
-          series: Type.Array(Type.Object({ start: Timestamp, ...MetricValues }, { additionalProperties: false })),
-        },
-        { additionalProperties: false },
+/** A metrics answer (runs, scores): the window, and the values per group and bucket and in total. */
+export function metricsSchema<V extends TProperties>(values: V, title: string) {
+  return Type.Object(
+    {
+      from: Timestamp,
+      to: Timestamp,
+      bucket: Type.Union([Type.String(), Type.Null()]),
+      groupBy: Type.Union([Type.String(), Type.Null()]),
+      groups: Type.Array(
+        Type.Object(
+          {
+            key: Type.Union([Type.String(), Type.Null()]),
+            series: Type.Array(Type.Object({ start: Timestamp, ...values }, { additionalProperties: false })),
+          },
+          { additionalProperties: false },
+        ),
       ),
-    ),
-    total: Type.Object(MetricValues, { additionalProperties: false }),
-  },
-  { title: 'RunMetrics', additionalProperties: false },
-);
+      total: Type.Object(values, { additionalProperties: false }),
+    },
+    { title, additionalProperties: false },
+  );
+}
+export const RunMetricsSchema = metricsSchema(MetricValues, 'RunMetrics');
 
 export const ProjectRunParams = Type.Object({ project_id: IdParam('prj', 'Project id'), run_id: IdParam('run', 'Run id') }, { additionalProperties: false });

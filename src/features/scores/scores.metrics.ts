@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
-import { bucketStarts } from '../runs/runs.metrics.js';
+import { bucketStarts, metricsGroups } from '../runs/runs.metrics.js';
 import { scoreCells, type ScoreListFilters } from './scores.repo.js';
 
 interface Sums {
@@ -39,26 +39,23 @@ export async function scoreMetrics(
   input: { filters: ScoreListFilters; from: number; to: number; bucketMs: number | null; groupBy: 'name' | 'source' | 'target' | null },
 ) {
   const cells = await scoreCells(db, projectId, { ...input.filters, createdAfter: input.from, createdBefore: input.to }, input.bucketMs, input.groupBy);
-  const starts = bucketStarts(input.from, input.to, input.bucketMs);
   const total = empty();
-  const groups = new Map<string | null, Map<number, Sums>>();
+  // One cell per group, bucket and label from the database: summed per group and bucket here.
+  const sums = new Map<string, { group: string | null; bucket: number; count: number; sums: Sums }>();
   for (const cell of cells) {
     add(total, cell);
-    const series = groups.get(cell.group) ?? new Map<number, Sums>();
-    const at = cell.bucket ?? input.from;
-    const sums = series.get(at) ?? empty();
-    add(sums, cell);
-    series.set(at, sums);
-    groups.set(cell.group, series);
+    const bucket = cell.bucket ?? input.from;
+    const key = JSON.stringify([bucket, cell.group]);
+    const entry = sums.get(key) ?? { group: cell.group, bucket, count: 0, sums: empty() };
+    add(entry.sums, cell);
+    entry.count = entry.sums.count;
+    sums.set(key, entry);
   }
-  if (input.groupBy === null && groups.size === 0) groups.set(null, new Map());
-  const count = (series: Map<number, Sums>) => [...series.values()].reduce((n, s) => n + s.count, 0);
+  const starts = bucketStarts(input.from, input.to, input.bucketMs);
   return {
     from: toIso(input.from),
     to: toIso(input.to),
-    groups: [...groups.entries()]
-      .sort(([ka, a], [kb, b]) => count(b) - count(a) || String(ka ?? '').localeCompare(String(kb ?? '')))
-      .map(([key, series]) => ({ key, series: starts.map((start) => ({ start: toIso(start), ...values(series.get(start) ?? empty()) })) })),
+    groups: metricsGroups([...sums.values()], starts, input.groupBy !== null, (entry) => values(entry?.sums ?? empty())),
     total: values(total),
   };
 }

@@ -1,13 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import { can } from '../../auth/roles.js';
 import type { App, Deps } from '../../deps.js';
-import { DAY_MS, requireTimestamp } from '../../lib/clock.js';
-import { problemBody, problemResponses, problems } from '../../lib/problems.js';
+import { requireTimestamp } from '../../lib/clock.js';
+import { problemBody, problemResponses } from '../../lib/problems.js';
 import { pageRoute } from '../page-route.js';
 import { requestedProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
-import { metricsRangeFaults } from '../runs/metrics.rules.js';
-import { BUCKETS, ProjectRunParams } from '../runs/runs.schemas.js';
+import { metricsWindow } from '../runs/runs.metrics.js';
+import { ProjectRunParams } from '../runs/runs.schemas.js';
 import { SessionParams } from '../sessions/sessions.schemas.js';
 import { TraceParams } from '../traces/traces.schemas.js';
 import { ingestScores, removeScore, updateScore, type ScoreAuthor, type ScoreEditor } from './scores.ingest.js';
@@ -156,11 +156,7 @@ export function scoreRoutes(app: App, { db, clock, cursors, config }: Deps): voi
     handler: async (request) => {
       const project = await requestedProject(db, request);
       const { from: fromRaw, to: toRaw, bucket, groupBy, ...filters } = request.query;
-      const to = toRaw === undefined ? clock.now() : requireTimestamp(toRaw, { parameter: 'to' });
-      const from = fromRaw === undefined ? to - DAY_MS : requireTimestamp(fromRaw, { parameter: 'from' });
-      const bucketMs = bucket === undefined ? null : BUCKETS[bucket];
-      const faults = metricsRangeFaults(from, to, bucketMs);
-      if (faults.length > 0) throw problems.validation(faults);
+      const { from, to, bucketMs } = metricsWindow({ from: fromRaw, to: toRaw, bucket }, clock.now());
       const result = await scoreMetrics(db, project.id, { filters, from, to, bucketMs, groupBy: groupBy ?? null });
       return { ...result, bucket: bucket ?? null, groupBy: groupBy ?? null };
     },

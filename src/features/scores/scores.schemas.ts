@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
-import { JsonObject, RunRef } from '../runs/runs.schemas.js';
+import { JsonObject, metricsSchema, metricsWindowProperties, RunRef } from '../runs/runs.schemas.js';
 import { SCORE_DATA_TYPES, SCORE_SOURCES, SCORE_TARGETS, MAX_CATEGORIES, MAX_COMMENT } from './scores.rules.js';
 
 const Name = (description: string) => Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_TEXT_PATTERN, description });
@@ -127,11 +127,7 @@ export const SCORE_GROUP_BY = ['name', 'source', 'target'] as const;
 export const ScoreMetricsQuery = Type.Object(
   {
     ...scoreFilterProperties,
-    from: Type.Optional(
-      Type.String({ format: 'date-time', description: 'Inclusive start (of the scores’ createdAt), before `to`; default `to` minus 24 hours' }),
-    ),
-    to: Type.Optional(Type.String({ format: 'date-time', description: 'Exclusive end; default now' })),
-    bucket: Type.Optional(StringEnum(['1m', '5m', '1h', '1d'] as const, { description: 'UTC-aligned buckets, as for the runs metrics' })),
+    ...metricsWindowProperties,
     groupBy: Type.Optional(StringEnum(SCORE_GROUP_BY)),
   },
   { additionalProperties: false },
@@ -145,25 +141,7 @@ const ScoreAggregate = {
     { additionalProperties: Type.Number(), description: 'Boolean and categorical ones: each label’s fraction of them (`true`/`false` for booleans)' },
   ),
 };
-export const ScoreMetricsSchema = Type.Object(
-  {
-    from: Timestamp,
-    to: Timestamp,
-    bucket: Type.Union([Type.String(), Type.Null()]),
-    groupBy: Type.Union([Type.String(), Type.Null()]),
-    groups: Type.Array(
-      Type.Object(
-        {
-          key: Type.Union([Type.String(), Type.Null()]),
-          series: Type.Array(Type.Object({ start: Timestamp, ...ScoreAggregate }, { additionalProperties: false })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    total: Type.Object(ScoreAggregate, { additionalProperties: false }),
-  },
-  { title: 'ScoreMetrics', additionalProperties: false },
-);
+export const ScoreMetricsSchema = metricsSchema(ScoreAggregate, 'ScoreMetrics');
 
 export const ScoreParams = Type.Object({ project_id: IdParam('prj', 'Project id'), score_id: IdParam('scr', 'Score id') }, { additionalProperties: false });
 
