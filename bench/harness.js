@@ -5,6 +5,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -346,4 +347,17 @@ export async function runBench(main) {
     await cleanup();
     process.exitCode = 1;
   }
+}
+
+/** A read timed as a dashboard makes it: 3 unrecorded, then `samples` sequential requests; median, p95 and the last answer. */
+export async function timedGet(server, token, path, samples) {
+  for (let i = 0; i < 3; i++) await api(server, token, 'GET', path);
+  const times = [];
+  let last;
+  for (let i = 0; i < samples; i++) {
+    const t0 = performance.now();
+    last = await api(server, token, 'GET', path);
+    times.push(performance.now() - t0);
+  }
+  return { median: median(times), p95: percentile(times, 95), json: last.json };
 }

@@ -27,9 +27,7 @@ import {
   fmtRatio,
   freePort,
   log,
-  median,
   mintToken,
-  percentile,
   pinSelf,
   root,
   runBench,
@@ -38,6 +36,7 @@ import {
   state,
   stopServer,
   tail,
+  timedGet,
 } from './harness.js';
 import { RunGenerator } from './runs-gen.js';
 
@@ -81,16 +80,7 @@ async function send(label, server, token, path, key, batches) {
   return { count: sent, perSec: sent / ((performance.now() - started) / 1000) };
 }
 
-async function timed(server, token, path) {
-  for (let i = 0; i < 3; i++) await api(server, token, 'GET', path);
-  const samples = [];
-  for (let i = 0; i < cfg.samples; i++) {
-    const t0 = performance.now();
-    await api(server, token, 'GET', path);
-    samples.push(performance.now() - t0);
-  }
-  return { median: median(samples), p95: percentile(samples, 95) };
-}
+const timed = (server, token, path) => timedGet(server, token, path, cfg.samples);
 
 async function engine(name) {
   const port = await freePort();

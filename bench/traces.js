@@ -26,9 +26,7 @@ import {
   fmtRatio,
   freePort,
   log,
-  median,
   mintToken,
-  percentile,
   pinSelf,
   root,
   runBench,
@@ -37,6 +35,7 @@ import {
   state,
   stopServer,
   tail,
+  timedGet,
 } from './harness.js';
 import { RunGenerator } from './runs-gen.js';
 
@@ -109,17 +108,7 @@ async function ingest(label, server, token, projectId, batches) {
   return { runs: created, runsPerSec: created / ((performance.now() - started) / 1000) };
 }
 
-async function timed(server, token, path) {
-  for (let i = 0; i < 3; i++) await api(server, token, 'GET', path);
-  const samples = [];
-  let last;
-  for (let i = 0; i < cfg.samples; i++) {
-    const t0 = performance.now();
-    last = await api(server, token, 'GET', path);
-    samples.push(performance.now() - t0);
-  }
-  return { median: median(samples), p95: percentile(samples, 95), json: last.json };
-}
+const timed = (server, token, path) => timedGet(server, token, path, cfg.samples);
 
 async function engine(name) {
   const port = await freePort();
