@@ -5,7 +5,15 @@
  * problem document; it becomes an ApiError carrying its title and detail, which the pages show as they are.
  */
 import type {
+  AddAnnotationItemsInput,
   AddDatasetItemsInput,
+  AnnotationItem,
+  AnnotationItemCompleted,
+  AnnotationItemsAdded,
+  AnnotationQueue,
+  CompleteAnnotationItemInput,
+  CreateAnnotationQueueInput,
+  UpdateAnnotationQueueInput,
   AddRunToDatasetInput,
   BuiltinModelPrice,
   CreateDatasetInput,
@@ -302,4 +310,22 @@ export const organization = {
   invite: (body: CreateInvitationInput) => post<Invitation>('/organization/invitations', body),
   withdrawInvitation: (invitationId: string) => del(`/organization/invitations/${seg(invitationId)}`),
   tokens: listing<OrganizationToken>('/organization/tokens'),
+};
+
+/** A project's annotation queues, their items, and the review: claim the next item, complete or skip it. */
+const queuesPath = (projectId: string) => `${projectPath(projectId)}/annotation-queues`;
+const queuePath = (projectId: string, queueId: string) => `${queuesPath(projectId)}/${seg(queueId)}`;
+export const annotationQueues = {
+  list: (projectId: string) => listing<AnnotationQueue>(queuesPath(projectId)),
+  get: (projectId: string, queueId: string) => get<AnnotationQueue>(queuePath(projectId, queueId)),
+  create: (projectId: string, body: CreateAnnotationQueueInput) => post<AnnotationQueue>(queuesPath(projectId), body),
+  update: (projectId: string, queueId: string, body: UpdateAnnotationQueueInput) => patch<AnnotationQueue>(queuePath(projectId, queueId), body),
+  delete: (projectId: string, queueId: string) => del(queuePath(projectId, queueId)),
+  items: (projectId: string, queueId: string) => listing<AnnotationItem>(`${queuePath(projectId, queueId)}/items`),
+  addItems: (projectId: string, queueId: string, body: AddAnnotationItemsInput) => post<AnnotationItemsAdded>(`${queuePath(projectId, queueId)}/items`, body),
+  /** The item leased to you (yours again if you hold one), or null when none is free (204). */
+  claim: async (projectId: string, queueId: string) => (await post<AnnotationItem | undefined>(`${queuePath(projectId, queueId)}/claim`)) ?? null,
+  complete: (projectId: string, queueId: string, itemId: string, body: CompleteAnnotationItemInput) =>
+    post<AnnotationItemCompleted>(`${queuePath(projectId, queueId)}/items/${seg(itemId)}/complete`, body),
+  skip: (projectId: string, queueId: string, itemId: string) => post<AnnotationItem>(`${queuePath(projectId, queueId)}/items/${seg(itemId)}/skip`),
 };

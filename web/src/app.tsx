@@ -1,4 +1,7 @@
 import { useEffect, type ReactElement } from 'react';
+import { AnnotationQueuePage } from './pages/annotation-queue.js';
+import { AnnotationQueuesPage } from './pages/annotation-queues.js';
+import { AnnotationReviewPage } from './pages/annotation-review.js';
 import { Layout, SignIn } from './components/layout.js';
 import { Empty, ErrorBox, Loading } from './components/ui.js';
 import { useDocumentTitle } from './hooks.js';
@@ -33,6 +36,9 @@ const ROUTES: [string, (params: Params) => ReactElement][] = [
   ['/projects/:projectId/runs/:runId', (p) => <RunPage projectId={p.projectId!} runId={p.runId!} />],
   ['/projects/:projectId/monitors', (p) => <MonitorsPage projectId={p.projectId!} />],
   ['/projects/:projectId/monitors/:monitorId', (p) => <MonitorPage projectId={p.projectId!} monitorId={p.monitorId!} />],
+  ['/projects/:projectId/annotation-queues', (p) => <AnnotationQueuesPage projectId={p.projectId!} />],
+  ['/projects/:projectId/annotation-queues/:queueId', (p) => <AnnotationQueuePage projectId={p.projectId!} queueId={p.queueId!} />],
+  ['/projects/:projectId/annotation-queues/:queueId/review', (p) => <AnnotationReviewPage projectId={p.projectId!} queueId={p.queueId!} />],
   ['/prompts', () => <PromptsPage />],
   ['/prompts/:promptId', (p) => <PromptPage promptId={p.promptId!} />],
   ['/datasets', () => <DatasetsPage />],

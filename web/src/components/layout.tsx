@@ -4,6 +4,7 @@ import { useDocumentTitle } from '../hooks.js';
 import type { SignInStatus } from '../types.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
+import { Empty } from './ui.js';
 
 const NAV = [
   { to: '/projects', label: 'Projects' },
@@ -89,14 +90,24 @@ export function SignIn({ reason }: { reason?: string | undefined }) {
   );
 }
 
-/** Tabs of a project: runs and monitors. */
-export function ProjectTabs({ projectId, active }: { projectId: string; active: 'traces' | 'runs' | 'sessions' | 'users' | 'monitors' }) {
+/** A project page's answer to a 404 on its project. */
+export function ProjectNotFound() {
+  return (
+    <Empty title="Project not found">
+      It may have been deleted, or belong to another organization. <Link to="/projects">See all projects</Link>
+    </Empty>
+  );
+}
+
+/** Tabs of a project: its traces, runs, sessions, users, monitors and annotation queues. */
+export function ProjectTabs({ projectId, active }: { projectId: string; active: 'traces' | 'runs' | 'sessions' | 'users' | 'monitors' | 'annotation-queues' }) {
   const tabs = [
     ['traces', 'Traces'],
     ['runs', 'Runs'],
     ['sessions', 'Sessions'],
     ['users', 'Users'],
     ['monitors', 'Monitors'],
+    ['annotation-queues', 'Annotation queues'],
   ] as const;
   return (
     <nav className="tabs" aria-label="Project">

@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { ApiError, monitors } from '../api.js';
-import { ProjectTabs } from '../components/layout.js';
+import { ProjectNotFound, ProjectTabs } from '../components/layout.js';
 import { EmptyList, narrow, PagedTable } from '../components/paged.js';
-import { Badge, Button, Empty, ErrorBox, Modal, Options, PageHeader, StatusBadge, When } from '../components/ui.js';
+import { Badge, Button, ErrorBox, Modal, Options, PageHeader, StatusBadge, When } from '../components/ui.js';
 import { useDocumentTitle, useList, useProject } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
@@ -29,13 +29,7 @@ export function MonitorsPage({ projectId }: { projectId: string }) {
   const filtered = state !== '' || enabled !== '';
   useDocumentTitle('Monitors', project.data?.name);
 
-  if (project.error instanceof ApiError && project.error.status === 404) {
-    return (
-      <Empty title="Project not found">
-        It may have been deleted, or belong to another organization. <Link to="/projects">See all projects</Link>
-      </Empty>
-    );
-  }
+  if (project.error instanceof ApiError && project.error.status === 404) return <ProjectNotFound />;
 
   const close = () => {
     setCreating(false);

@@ -5,7 +5,7 @@ import { ConfirmModal } from '../../components/confirm.js';
 import { FormActions } from '../../components/ui.js';
 import { useSubmit } from '../../hooks.js';
 import type { Dataset, DatasetItem } from '../../types.js';
-import { FormField } from '../prompts/controls.js';
+import { FormField, TextAreaField } from '../prompts/controls.js';
 import { jsonText, parseJson } from './json.js';
 import { itemsText } from './shared.js';
 import '../prompts/controls.css';
@@ -45,18 +45,7 @@ export function DatasetForm({
       <FormField label="Name" hint="Unique in your organization, whatever the case.">
         {(control) => <input {...control} value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} autoFocus autoComplete="off" />}
       </FormField>
-      <FormField label="Description">
-        {(control) => (
-          <textarea
-            {...control}
-            value={description}
-            onChange={(e) => setDescription(e.target.value)}
-            maxLength={10_000}
-            rows={3}
-            className="sl-plain-textarea"
-          />
-        )}
-      </FormField>
+      <TextAreaField label="Description" value={description} onChange={setDescription} />
       <FormActions error={error} fields={DATASET_FIELDS} busy={busy} disabled={name.trim() === ''} submitLabel={submitLabel} onCancel={onCancel} />
     </form>
   );

@@ -20,7 +20,7 @@ import {
   type Threshold,
   type Window,
 } from './model.js';
-import { RUN_KINDS, RUN_STATUSES } from '../runs/shared.js';
+import { commaList, RUN_KINDS, RUN_STATUSES } from '../runs/shared.js';
 import { MetricPreview } from './preview.js';
 
 /** The form as typed. Filter keys the form has no field for (traceId, metadata.*, a parent id) are kept as they are. */
@@ -90,14 +90,7 @@ function filterOf(draft: Draft): MonitorFilter {
   if (draft.kind) filter.kind = draft.kind;
   if (draft.model.trim()) filter.model = draft.model.trim();
   if (draft.runName.trim()) filter.name = draft.runName.trim();
-  const tags = [
-    ...new Set(
-      draft.tags
-        .split(',')
-        .map((t) => t.trim())
-        .filter(Boolean),
-    ),
-  ];
+  const tags = commaList(draft.tags);
   if (tags.length > 0) filter.tag = tags;
   if (draft.rootsOnly) filter.parentRunId = null;
   return filter as MonitorFilter;

@@ -47,6 +47,31 @@ export function FormField({
   );
 }
 
+/** A labelled plain text area (a description, a comment): `value` and `onChange` as text. */
+export function TextAreaField({
+  label,
+  hint,
+  value,
+  onChange,
+  rows = 3,
+  maxLength = 10_000,
+}: {
+  label: string;
+  hint?: ReactNode;
+  value: string;
+  onChange: (value: string) => void;
+  rows?: number;
+  maxLength?: number;
+}) {
+  return (
+    <FormField label={label} hint={hint}>
+      {(control) => (
+        <textarea {...control} value={value} onChange={(e) => onChange(e.target.value)} maxLength={maxLength} rows={rows} className="sl-plain-textarea" />
+      )}
+    </FormField>
+  );
+}
+
 /** A checkbox with its label beside it. */
 export function Checkbox({ label, checked, onChange, hint }: { label: string; checked: boolean; onChange: (checked: boolean) => void; hint?: ReactNode }) {
   const id = useId();

@@ -1,5 +1,6 @@
 /** The runs page's state in its URL: the list filters under their API names, and the chart's range. */
 import { fromLocalInput, toLocalInput } from '../../format.js';
+import { commaList } from './shared.js';
 
 /** The runs-list query (API names; `tag` repeated, `metadata.<key>` as they are). */
 export type RunQuery = Record<string, string | string[] | undefined>;
@@ -66,13 +67,7 @@ export function searchFromDraft(draft: Draft, current: RunQuery, range: Range): 
   set('kind', draft.kind);
   set('name', draft.name);
   set('model', draft.model);
-  for (const tag of new Set(
-    draft.tags
-      .split(',')
-      .map((t) => t.trim())
-      .filter(Boolean),
-  ))
-    params.append('tag', tag);
+  for (const tag of commaList(draft.tags)) params.append('tag', tag);
   set('traceId', draft.traceId);
   set('sessionId', draft.sessionId);
   set('userId', draft.userId);

@@ -1,0 +1,209 @@
+/**
+ * Annotation queues in a real browser (chromium + playwright-core, the machinery of
+ * test/browser.e2e.test.ts on a server and a user of its own): a queue of two model calls asking for a
+ * categorical and a boolean score, reviewed with the keyboard only (digits choose, Enter completes, s
+ * skips): the scores are stored with source `annotation` and the queue's id, the screen moves to the
+ * next item, then says the queue is done with its exact counts; an item settled elsewhere meanwhile (a
+ * 409) is said to be lost and claimed again; the queues list and the queue page show the progress and
+ * add runs by filter. With SIGHTLINE_UPDATE_SCREENSHOTS=1 the review screen is saved to
+ * docs/screenshots/review.png for the README.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { apiCall, chromiumAvailable, CHROMIUM, labelled, openSignedIn, screenshot, stepsIn, type Dashboard } from './helpers/browser.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'screenshots-annotations');
+const README_SHOTS = process.env.SIGHTLINE_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : null;
+const ACTION_MS = 8_000;
+const available = chromiumAvailable();
+const suite = available || process.env.CI ? describe : describe.skip;
+const at = (s: number) => new Date(Date.now() - 3_600_000 + s * 1000).toISOString();
+
+const QUESTIONS: Record<string, [string, string]> = {
+  'refund-llm': ['Where is my refund?', 'It was issued on **Monday**; expect it within 5 business days.'],
+  'invoice-llm': ['Can I get an invoice for order 42?', 'Sure: it is attached to your account under Orders › 42.'],
+  'address-llm': ['How do I change my address?', 'Go to Settings › Addresses.'],
+};
+
+interface Item {
+  id: string;
+  targetId: string;
+  status: string;
+}
+interface Score {
+  name: string;
+  value: unknown;
+  source: string;
+  queueId: string | null;
+  runId: string | null;
+  comment: string | null;
+}
+
+suite('annotation queues in a real browser (chromium + playwright-core)', () => {
+  let dashboard: Dashboard | undefined;
+  let page: Page;
+  let projectId = '';
+  let token = '';
+  let queueId = '';
+  let first = '';
+  let second = '';
+  const step = stepsIn(ARTIFACTS, () => ({ page, dashboard }), 45_000);
+  const api = <T = any>(method: string, path: string, body?: unknown) => apiCall<T>(dashboard!.server.url, token, method, path, body);
+  const queueApi = (rest = '') => `/v1/projects/${projectId}/annotation-queues/${queueId}${rest}`;
+  /** The id of the run the review screen shows. */
+  const shownTarget = () => page.getByTestId('review-target-id');
+
+  beforeAll(async () => {
+    if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    if (README_SHOTS) mkdirSync(README_SHOTS, { recursive: true });
+    ({ dashboard, token, projectId } = await openSignedIn(ACTION_MS, 'e2e-annotations@example.test', 'annotations-project'));
+    page = dashboard.page;
+    const batch = await api('POST', `/v1/projects/${projectId}/runs/batch`, {
+      runs: Object.entries(QUESTIONS).map(([id, [question, answer]], i) => ({
+        id,
+        name: 'chat gpt-4o',
+        kind: 'llm',
+        status: 'succeeded',
+        model: 'gpt-4o',
+        tags: i < 2 ? ['support'] : ['account'],
+        startTime: at(i * 10),
+        endTime: at(i * 10 + 2),
+        inputs: { messages: [{ role: 'user', content: question }] },
+        outputs: { content: answer },
+      })),
+    });
+    expect(batch.status).toBe(200);
+    const tone = await api('POST', '/v1/score-configs', { name: 'tone', dataType: 'categorical', categories: ['friendly', 'neutral', 'rude'] });
+    const correct = await api('POST', '/v1/score-configs', { name: 'correct', dataType: 'boolean' });
+    expect([tone.status, correct.status]).toEqual([201, 201]);
+    const queue = await api('POST', `/v1/projects/${projectId}/annotation-queues`, {
+      name: 'Support answers',
+      description: 'Is the answer right, and kind?',
+      target: 'run',
+      scoreConfigIds: [tone.body.id, correct.body.id],
+    });
+    expect(queue.status).toBe(201);
+    queueId = queue.body.id;
+    const added = await api('POST', queueApi('/items'), { ids: ['refund-llm', 'invoice-llm'] });
+    expect(added.body).toEqual({ added: 2, existing: 0, examined: 2 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await dashboard?.close();
+  }, 30_000);
+
+  step('lists the queue with its progress in the project', async () => {
+    await page.goto(`/projects/${projectId}/traces`);
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Annotation queues' }).click();
+    const table = page.getByRole('table', { name: 'Annotation queues, newest first' });
+    await expect.poll(async () => table.textContent(), { timeout: ACTION_MS }).toMatch(/Support answers.*Runs.*0 of 2 done/s);
+    await table.getByRole('button', { name: 'Review Support answers' }).click();
+    await page.waitForURL(`**/annotation-queues/${queueId}/review`);
+  });
+
+  step('review a queue item with the keyboard', async () => {
+    const form = page.getByRole('form', { name: 'Scores of this item' });
+    await form.waitFor();
+    first = (await shownTarget().textContent())!;
+    expect(Object.keys(QUESTIONS)).toContain(first);
+    second = first === 'refund-llm' ? 'invoice-llm' : 'refund-llm';
+    // The run's conversation, as text.
+    await expect.poll(async () => page.getByRole('list', { name: 'Input' }).textContent(), { timeout: ACTION_MS }).toContain(QUESTIONS[first]![0]);
+    await expect
+      .poll(async () => page.getByRole('list', { name: 'Output' }).textContent(), { timeout: ACTION_MS })
+      .toContain(first === 'refund-llm' ? 'Monday' : 'attached');
+    await expect.poll(async () => page.locator('.sl-aq-lease').textContent(), { timeout: ACTION_MS }).toMatch(/Held for you for (10:00|9:\d\d) more/);
+
+    // Keys only: 1 chooses the first category of the first score not set (tone: friendly), 2 the second
+    // option of the next (correct: false), 1 again nothing more (every choice is set), Enter completes.
+    await page.keyboard.press('?');
+    await page.getByRole('heading', { name: 'Keyboard shortcuts' }).waitFor();
+    await page.keyboard.press('?');
+    await page.keyboard.press('1');
+    await page.keyboard.press('2');
+    await expect.poll(async () => form.getByRole('radio', { checked: true }).allTextContents(), { timeout: ACTION_MS }).toEqual(['1friendly', '2false']);
+    // j moves to the first score, and 2 then chooses there (tone: neutral).
+    await page.keyboard.press('j');
+    await page.keyboard.press('2');
+    await expect.poll(async () => form.getByRole('radio', { checked: true }).allTextContents(), { timeout: ACTION_MS }).toEqual(['2neutral', '2false']);
+    if (README_SHOTS) await screenshot(page, join(README_SHOTS, 'review.png'));
+    await page.keyboard.press('Enter');
+
+    // The screen moves to the second item.
+    await expect.poll(async () => shownTarget().textContent(), { timeout: ACTION_MS }).toBe(second);
+    await expect.poll(async () => page.getByRole('list', { name: 'Input' }).textContent(), { timeout: ACTION_MS }).toContain(QUESTIONS[second]![0]);
+    await expect.poll(async () => form.getByRole('radio', { checked: true }).count(), { timeout: ACTION_MS }).toBe(0);
+
+    const completed = await api<{ items: Item[] }>('GET', queueApi('/items?status=completed'));
+    expect(completed.body.items.map((item) => item.targetId)).toEqual([first]);
+    const scores = await api<{ items: Score[] }>('GET', `/v1/projects/${projectId}/scores?queueId=${queueId}`);
+    expect(
+      scores.body.items
+        .map((s) => ({ name: s.name, value: s.value, source: s.source, queueId: s.queueId, runId: s.runId }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    ).toEqual([
+      { name: 'correct', value: false, source: 'annotation', queueId, runId: first },
+      { name: 'tone', value: 'neutral', source: 'annotation', queueId, runId: first },
+    ]);
+
+    // s skips the second: the queue is done, with its exact counts.
+    await page.keyboard.press('s');
+    await page.getByRole('heading', { name: 'This queue is done' }).waitFor();
+    await expect
+      .poll(async () => page.getByRole('region', { name: 'This queue is done' }).textContent(), { timeout: ACTION_MS })
+      .toContain('2 of 2 done · Completed 1 · Skipped 1 · In progress 0 · Pending 0');
+    const queue = await api('GET', queueApi());
+    expect(queue.body.counts).toEqual({ pending: 0, inProgress: 0, completed: 1, skipped: 1 });
+    const skipped = await api<{ items: Item[] }>('GET', queueApi('/items?status=skipped'));
+    expect(skipped.body.items.map((item) => item.targetId)).toEqual([second]);
+  });
+
+  step('says when the item was settled elsewhere meanwhile (a 409) and claims again', async () => {
+    expect((await api('POST', queueApi('/items'), { ids: ['address-llm'] })).body).toMatchObject({ added: 1 });
+    await page.getByRole('button', { name: 'Check again' }).click();
+    await expect.poll(async () => shownTarget().textContent(), { timeout: ACTION_MS }).toBe('address-llm');
+    // The same reviewer skips it in another tab (here, the API with their token).
+    const item = await api<Item>('POST', queueApi('/claim'));
+    expect(item.body.targetId).toBe('address-llm');
+    expect((await api('POST', queueApi(`/items/${item.body.id}/skip`))).status).toBe(200);
+    // A comment typed, then Ctrl+Enter from the text field completes: refused, the item is lost.
+    await page.keyboard.press('1');
+    await labelled(page.getByRole('form', { name: 'Scores of this item' }), 'Comment').fill('polite');
+    await page.keyboard.press('Control+Enter');
+    await page.getByRole('heading', { name: 'This item is no longer yours' }).waitFor();
+    await page.getByRole('button', { name: 'Claim again' }).click();
+    await expect
+      .poll(async () => page.getByRole('region', { name: 'This queue is done' }).textContent(), { timeout: ACTION_MS })
+      .toContain('3 of 3 done · Completed 1 · Skipped 2 · In progress 0 · Pending 0');
+    const scores = await api<{ items: Score[] }>('GET', `/v1/projects/${projectId}/scores?queueId=${queueId}`);
+    expect(scores.body.items).toHaveLength(2);
+  });
+
+  step('adds runs to a queue by filter on its page, and shows its items', async () => {
+    await page.getByRole('link', { name: 'Back to the queue' }).click();
+    const form = page.getByRole('form', { name: 'Add items' });
+    await form.waitFor();
+    await labelled(form, 'Tags').fill('support');
+    await form.getByRole('button', { name: 'Add to queue' }).click();
+    await expect.poll(async () => form.getByRole('status').textContent(), { timeout: ACTION_MS }).toBe('Added 0 · 2 already in the queue · 2 looked at');
+    await labelled(form, 'Tags').fill('');
+    // A percentage out of range is said under its field; the server's faults are named by the form's labels.
+    await labelled(form, 'Sample (%)').fill('250');
+    await form.getByRole('button', { name: 'Add to queue' }).click();
+    await expect.poll(async () => form.getByRole('alert').textContent(), { timeout: ACTION_MS }).toBe('More than 0 and at most 100.');
+    await labelled(form, 'Sample (%)').fill('50');
+    await labelled(form, 'At most').fill('5000');
+    await form.getByRole('button', { name: 'Add to queue' }).click();
+    await expect.poll(async () => form.getByRole('alert').textContent(), { timeout: ACTION_MS }).toMatch(/At most: Must be <= 1000/);
+    const items = page.getByRole('table', { name: 'Items of the queue, newest first' });
+    await expect.poll(async () => items.locator('tbody tr').count(), { timeout: ACTION_MS }).toBe(3);
+    await labelled(page.getByRole('form', { name: 'Filter items' }), 'Status').selectOption('completed');
+    await expect
+      .poll(async () => items.locator('tbody tr').allTextContents(), { timeout: ACTION_MS })
+      .toEqual([expect.stringMatching(new RegExp(`^${first}completedyou`))]);
+  });
+});

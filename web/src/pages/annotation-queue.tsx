@@ -1,0 +1,159 @@
+import { useState } from 'react';
+import { ApiError, annotationQueues } from '../api.js';
+import { EmptyList, narrow, PagedTable } from '../components/paged.js';
+import { Badge, Button, ErrorBox, Loading, Options, PageHeader, Panel, When } from '../components/ui.js';
+import { useAsync, useDocumentTitle, useList, useProject } from '../hooks.js';
+import { Link, navigate } from '../router.js';
+import { useSession } from '../session.js';
+import { DeleteQueueModal, TARGET_LABELS } from './annotation-queues.js';
+import { AddItemsForm } from './annotations/add-items.js';
+import { QueueProgress, queuesPath, reviewPath, targetPath, useQueueConfigs } from './annotations/shared.js';
+import { FormField } from './prompts/controls.js';
+import { Breadcrumbs } from './runs/shared.js';
+
+const STATUS_TONE = { pending: 'neutral', completed: 'ok', skipped: 'warn' } as const;
+const STATUSES = ['pending', 'completed', 'skipped'] as const;
+
+/** One queue: its progress, its score configs, adding runs or traces to it, and its items; "Review" opens the review screen. */
+export function AnnotationQueuePage({ projectId, queueId }: { projectId: string; queueId: string }) {
+  const { me, can } = useSession();
+  const project = useProject(projectId);
+  const state = useAsync(() => annotationQueues.get(projectId, queueId), `${projectId}/${queueId}`);
+  const queue = state.data?.id === queueId ? state.data : undefined;
+  const configs = useQueueConfigs(queue);
+  const [status, setStatus] = useState('');
+  const items = useList(queue ? annotationQueues.items(projectId, queueId) : null, { status: status || undefined });
+  const [deleting, setDeleting] = useState(false);
+  useDocumentTitle(queue?.name ?? 'Annotation queue', project.data?.name);
+  const crumbs = [
+    { label: 'Projects', to: '/projects' },
+    { label: project.data?.name ?? 'Project', to: `/projects/${projectId}/traces` },
+    { label: 'Annotation queues', to: queuesPath(projectId) },
+    { label: queue?.name ?? queueId },
+  ];
+
+  if (state.error)
+    return (
+      <>
+        <Breadcrumbs items={crumbs} />
+        <ErrorBox error={state.error} onRetry={state.error instanceof ApiError && state.error.status === 404 ? undefined : state.reload} />
+      </>
+    );
+  if (!queue)
+    return (
+      <>
+        <Breadcrumbs items={crumbs} />
+        <Loading label="Loading queue…" />
+      </>
+    );
+  const refresh = () => {
+    void state.reload();
+    items.reload();
+  };
+  return (
+    <>
+      <Breadcrumbs items={crumbs} />
+      <PageHeader
+        title={queue.name}
+        subtitle={queue.description || `${TARGET_LABELS[queue.target]} for people to score.`}
+        actions={
+          <>
+            {can('scores:write') && (
+              <Button variant="primary" onClick={() => navigate(reviewPath(projectId, queue.id))}>
+                Review
+              </Button>
+            )}
+            {can('quality:admin') && (
+              <Button variant="danger" onClick={() => setDeleting(true)}>
+                Delete
+              </Button>
+            )}
+          </>
+        }
+      />
+      <QueueProgress counts={queue.counts} label={`Progress of ${queue.name}`} />
+      <dl className="sl-ds-facts" style={{ marginTop: 12 }}>
+        <div>
+          <dt>Items</dt>
+          <dd>{TARGET_LABELS[queue.target]}</dd>
+        </div>
+        <div>
+          <dt>Scores asked for</dt>
+          <dd>
+            {configs.error ? (
+              <span className="muted">could not be read</span>
+            ) : configs.data && configs.data.length > 0 ? (
+              configs.data.map((c) => c.name).join(', ')
+            ) : (
+              <span className="muted">{configs.loading ? '…' : 'none'}</span>
+            )}
+          </dd>
+        </div>
+      </dl>
+      {configs.error !== undefined && <ErrorBox error={configs.error} onRetry={configs.reload} />}
+
+      {can('scores:write') && (
+        <Panel heading="add-items-title" title={`Add ${queue.target === 'run' ? 'runs' : 'traces'}`}>
+          <AddItemsForm projectId={projectId} queue={queue} onAdded={refresh} />
+        </Panel>
+      )}
+
+      <Panel heading="items-title" title="Items">
+        <form className="filters" aria-label="Filter items" onSubmit={(e) => e.preventDefault()}>
+          <FormField label="Status">
+            {(control) => (
+              <select {...control} value={status} onChange={(e) => setStatus(e.target.value)}>
+                <Options values={STATUSES} any="Any" />
+              </select>
+            )}
+          </FormField>
+        </form>
+        <PagedTable
+          list={items}
+          loadingLabel="Loading items…"
+          empty={
+            <EmptyList one="item" many="items" filtered={status !== ''}>
+              Add {queue.target === 'run' ? 'runs' : 'traces'} above.
+            </EmptyList>
+          }
+          caption="Items of the queue, newest first"
+          columns={[TARGET_LABELS[queue.target].slice(0, -1), 'Status', narrow('Reviewer'), narrow('Done')]}
+          row={(item) => (
+            <tr key={item.id}>
+              <td className="cell-wrap">
+                <Link to={targetPath(projectId, item)}>{item.targetId}</Link>
+              </td>
+              <td>
+                <Badge tone={STATUS_TONE[item.status]}>{item.status}</Badge>
+                {item.status === 'pending' && item.leaseUntil !== null && Date.parse(item.leaseUntil) > Date.now() && (
+                  <span className="muted"> · in progress</span>
+                )}
+              </td>
+              <td className="hide-narrow">
+                {(item.completedBy ?? item.reviewerId) ? (
+                  (item.completedBy ?? item.reviewerId) === me.user.id ? (
+                    'you'
+                  ) : (
+                    'a teammate'
+                  )
+                ) : (
+                  <span className="muted">—</span>
+                )}
+              </td>
+              <td className="hide-narrow sl-nowrap">
+                <When iso={item.completedAt} fallback="—" />
+              </td>
+            </tr>
+          )}
+        />
+      </Panel>
+
+      <DeleteQueueModal
+        projectId={projectId}
+        queue={deleting ? queue : null}
+        onClose={() => setDeleting(false)}
+        onDeleted={() => navigate(queuesPath(projectId))}
+      />
+    </>
+  );
+}

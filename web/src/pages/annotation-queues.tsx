@@ -1,0 +1,204 @@
+import { useState } from 'react';
+import { ApiError, annotationQueues, scoreConfigs } from '../api.js';
+import { ConfirmModal } from '../components/confirm.js';
+import { ProjectNotFound, ProjectTabs } from '../components/layout.js';
+import { EmptyList, narrow, PagedTable } from '../components/paged.js';
+import { Button, ErrorBox, FormActions, LoadMore, Modal, PageHeader, When } from '../components/ui.js';
+import { useDocumentTitle, useList, useProject, useSubmit } from '../hooks.js';
+import { Link, navigate } from '../router.js';
+import { useSession } from '../session.js';
+import type { AnnotationQueue, CreateAnnotationQueueInput } from '../types.js';
+import { QueueProgress, queuePath, reviewPath } from './annotations/shared.js';
+import { Checkbox, FormField, TextAreaField } from './prompts/controls.js';
+
+const FIELDS = { name: 'Name', description: 'Description', target: 'Items', scoreConfigIds: 'Score configs', 'scoreConfigIds/*': 'Score config {n}' };
+export const TARGET_LABELS = { run: 'Runs', trace: 'Traces' } as const;
+
+/** A new queue: its name, description, what its items are (never changes) and the score configs asked for. */
+function QueueForm({ onSubmit, onCancel }: { onSubmit: (body: CreateAnnotationQueueInput) => Promise<void>; onCancel: () => void }) {
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [target, setTarget] = useState<'run' | 'trace'>('run');
+  const [chosen, setChosen] = useState<string[]>([]);
+  const configs = useList(scoreConfigs.list, { archived: false }, 100);
+  const { busy, error, submit } = useSubmit(() =>
+    onSubmit({ name: name.trim(), target, scoreConfigIds: chosen, ...(description.trim() ? { description: description.trim() } : {}) }),
+  );
+  return (
+    <form onSubmit={(e) => void submit(e)} aria-label="New annotation queue">
+      <FormField label="Name" hint="Unique in the project.">
+        {(control) => <input {...control} value={name} onChange={(e) => setName(e.target.value)} required maxLength={200} autoFocus autoComplete="off" />}
+      </FormField>
+      <TextAreaField label="Description" hint="What reviewers should look for." value={description} onChange={setDescription} />
+      <FormField label="Items" hint="What reviewers score: a run, or a whole trace (shown by its root run). It never changes.">
+        {(control) => (
+          <select {...control} value={target} onChange={(e) => setTarget(e.target.value as 'run' | 'trace')}>
+            <option value="run">Runs</option>
+            <option value="trace">Traces</option>
+          </select>
+        )}
+      </FormField>
+      <fieldset className="form-section">
+        <legend>Score configs</legend>
+        <p className="field-hint">What reviewers are asked for, in this order. Admins define configs in Settings.</p>
+        {configs.error !== null && <ErrorBox error={configs.error} onRetry={configs.reload} />}
+        {configs.loaded && configs.items.length === 0 && configs.error === null && (
+          <p className="muted">No score configs yet: an admin creates them in Settings.</p>
+        )}
+        {configs.items.map((config) => (
+          <Checkbox
+            key={config.id}
+            label={config.name}
+            checked={chosen.includes(config.id)}
+            onChange={(checked) => setChosen((ids) => (checked ? [...ids, config.id] : ids.filter((id) => id !== config.id)))}
+            hint={config.description ?? undefined}
+          />
+        ))}
+        <LoadMore hasMore={configs.hasMore} loading={configs.loading} onLoadMore={configs.loadMore} />
+      </fieldset>
+      <FormActions error={error} fields={FIELDS} busy={busy} disabled={name.trim() === ''} submitLabel="Create queue" onCancel={onCancel} />
+    </form>
+  );
+}
+
+/** "Delete queue?" for admins and owners: its items go, the scores given in it stay. */
+export function DeleteQueueModal({
+  projectId,
+  queue,
+  onClose,
+  onDeleted,
+}: {
+  projectId: string;
+  queue: AnnotationQueue | null;
+  onClose: () => void;
+  onDeleted: (queue: AnnotationQueue) => void;
+}) {
+  return (
+    <ConfirmModal
+      open={queue !== null}
+      title="Delete annotation queue"
+      confirmLabel="Delete queue"
+      busyLabel="Deleting…"
+      onClose={onClose}
+      onConfirm={async () => {
+        if (!queue) return;
+        await annotationQueues.delete(projectId, queue.id);
+        onDeleted(queue);
+      }}
+    >
+      <p>
+        Delete <strong>{queue?.name}</strong> with its items? The scores given in it stay. This cannot be undone.
+      </p>
+    </ConfirmModal>
+  );
+}
+
+/**
+ * A project's annotation queues, newest first, each with its progress: members and up create them (a new
+ * one opens on its page, to add its first items) and review them; admins and owners delete them.
+ */
+export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
+  const { can } = useSession();
+  const project = useProject(projectId);
+  const mayWrite = can('scores:write');
+  const mayDelete = can('quality:admin');
+  const list = useList(project.error ? null : annotationQueues.list(projectId));
+  const [creating, setCreating] = useState(false);
+  const [deleting, setDeleting] = useState<AnnotationQueue | null>(null);
+  const [notice, setNotice] = useState('');
+  useDocumentTitle('Annotation queues', project.data?.name);
+
+  if (project.error instanceof ApiError && project.error.status === 404) return <ProjectNotFound />;
+
+  return (
+    <>
+      <PageHeader
+        title={project.data?.name ?? (project.loading ? 'Loading…' : 'Project')}
+        subtitle="Annotation queues hold runs or traces for people to score, one claimed item at a time."
+        actions={
+          mayWrite && (
+            <Button variant="primary" onClick={() => setCreating(true)}>
+              New queue
+            </Button>
+          )
+        }
+      />
+      <ProjectTabs projectId={projectId} active="annotation-queues" />
+      {project.error !== undefined && <ErrorBox error={project.error} onRetry={project.reload} />}
+      <p className="sl-sr-only" role="status" aria-live="polite">
+        {notice}
+      </p>
+
+      <PagedTable
+        list={list}
+        loadingLabel="Loading annotation queues…"
+        empty={
+          <EmptyList one="queue" many="annotation queues" filtered={false}>
+            {mayWrite ? 'Create one with “New queue”, then add runs or traces to it.' : 'Members of your organization create them; they appear here.'}
+          </EmptyList>
+        }
+        caption="Annotation queues, newest first"
+        columns={[
+          'Name',
+          narrow('Items'),
+          'Progress',
+          narrow('Created'),
+          ...(mayWrite || mayDelete ? [{ label: <span className="sl-sr-only">Actions</span>, className: 'sl-actions-col' }] : []),
+        ]}
+        row={(queue) => (
+          <tr key={queue.id}>
+            <td className="cell-wrap">
+              <Link to={queuePath(projectId, queue.id)} className="sl-strong-link">
+                {queue.name}
+              </Link>
+              {queue.description && <div className="muted sl-clamp">{queue.description}</div>}
+            </td>
+            <td className="hide-narrow">{TARGET_LABELS[queue.target]}</td>
+            <td>
+              <QueueProgress counts={queue.counts} label={`Progress of ${queue.name}`} compact />
+            </td>
+            <td className="hide-narrow sl-nowrap">
+              <When iso={queue.createdAt} />
+            </td>
+            {(mayWrite || mayDelete) && (
+              <td className="sl-row-actions">
+                {mayWrite && queue.counts.pending > 0 && (
+                  <Button onClick={() => navigate(reviewPath(projectId, queue.id))} aria-label={`Review ${queue.name}`}>
+                    Review
+                  </Button>
+                )}
+                {mayDelete && (
+                  <Button variant="danger" aria-label={`Delete ${queue.name}`} onClick={() => setDeleting(queue)}>
+                    Delete
+                  </Button>
+                )}
+              </td>
+            )}
+          </tr>
+        )}
+      />
+
+      <Modal title="New annotation queue" open={creating} onClose={() => setCreating(false)}>
+        <QueueForm
+          onCancel={() => setCreating(false)}
+          onSubmit={async (body) => {
+            const queue = await annotationQueues.create(projectId, body);
+            setCreating(false);
+            navigate(queuePath(projectId, queue.id));
+          }}
+        />
+      </Modal>
+
+      <DeleteQueueModal
+        projectId={projectId}
+        queue={deleting}
+        onClose={() => setDeleting(null)}
+        onDeleted={(deleted) => {
+          list.setItems((items) => items.filter((q) => q.id !== deleted.id));
+          setNotice(`Queue ${deleted.name} deleted.`);
+          setDeleting(null);
+        }}
+      />
+    </>
+  );
+}
