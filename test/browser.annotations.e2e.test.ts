@@ -5,7 +5,8 @@
  * skips): the scores are stored with source `annotation` and the queue's id, the screen moves to the
  * next item, then says the queue is done with its exact counts; an item settled elsewhere meanwhile (a
  * 409) is said to be lost and claimed again; the queues list and the queue page show the progress and
- * add runs by filter. With SIGHTLINE_UPDATE_SCREENSHOTS=1 the review screen is saved to
+ * add runs by filter; a run and a trace are added from their pages, and a trace is reviewed by its root
+ * run; the pages at phone width. With SIGHTLINE_UPDATE_SCREENSHOTS=1 the review screen is saved to
  * docs/screenshots/review.png for the README.
  */
 import { mkdirSync } from 'node:fs';
@@ -205,5 +206,67 @@ suite('annotation queues in a real browser (chromium + playwright-core)', () => 
     await expect
       .poll(async () => items.locator('tbody tr').allTextContents(), { timeout: ACTION_MS })
       .toEqual([expect.stringMatching(new RegExp(`^${first}completedyou`))]);
+  });
+
+  step('adds a run from its page and a trace from its page; a trace is reviewed by its root run, c completing', async () => {
+    const second = await api('POST', `/v1/projects/${projectId}/annotation-queues`, { name: 'Second look', target: 'run' });
+    const traceQueue = await api('POST', `/v1/projects/${projectId}/annotation-queues`, {
+      name: 'Whole conversations',
+      target: 'trace',
+      scoreConfigIds: (await api('GET', queueApi())).body.scoreConfigIds.slice(1),
+    });
+    expect([second.status, traceQueue.status]).toEqual([201, 201]);
+
+    const addFrom = async (path: string, noun: string, queue: string) => {
+      await page.goto(path);
+      await page.getByRole('button', { name: 'Add to queue' }).first().click();
+      const form = page.getByRole('form', { name: `Add this ${noun} to a queue` });
+      await expect.poll(async () => labelled(form, 'Queue').locator('option').allTextContents(), { timeout: ACTION_MS }).toContain(queue);
+      await labelled(form, 'Queue').selectOption({ label: queue });
+      await form.getByRole('button', { name: 'Add to queue' }).click();
+      await expect.poll(async () => page.getByRole('dialog').getByRole('status').textContent(), { timeout: ACTION_MS }).toBe(`Added to ${queue}.`);
+    };
+    await addFrom(`/projects/${projectId}/runs/address-llm`, 'run', 'Second look');
+    const run = await api('GET', `/v1/projects/${projectId}/runs/refund-llm`);
+    await addFrom(`/projects/${projectId}/traces/${run.body.traceId}`, 'trace', 'Whole conversations');
+    const items = await api<{ items: Item[] }>('GET', `/v1/projects/${projectId}/annotation-queues/${second.body.id}/items`);
+    expect(items.body.items.map((item) => item.targetId)).toEqual(['address-llm']);
+
+    await page.getByRole('dialog').getByRole('link', { name: 'Open Whole conversations' }).click();
+    await page.getByRole('button', { name: 'Review' }).click();
+    await expect.poll(async () => shownTarget().textContent(), { timeout: ACTION_MS }).toBe(run.body.traceId);
+    await expect.poll(async () => page.getByRole('list', { name: 'Input' }).textContent(), { timeout: ACTION_MS }).toContain('Where is my refund?');
+    await expect.poll(async () => page.getByRole('region', { name: 'Error' }).count()).toBe(0);
+    await page.getByText('shown by its root run').waitFor();
+    await page.keyboard.press('1');
+    await page.keyboard.press('c');
+    await page.getByRole('heading', { name: 'This queue is done' }).waitFor();
+    const scores = await api<{ items: (Score & { traceId: string | null })[] }>('GET', `/v1/projects/${projectId}/scores?queueId=${traceQueue.body.id}`);
+    expect(scores.body.items.map((s) => [s.name, s.value, s.source, s.traceId, s.runId])).toEqual([['correct', true, 'annotation', run.body.traceId, null]]);
+  });
+
+  step('works at phone width: no page scrolls sideways', async () => {
+    const phone = await api('POST', `/v1/projects/${projectId}/annotation-queues`, {
+      name: 'On the go',
+      scoreConfigIds: (await api('GET', queueApi())).body.scoreConfigIds,
+    });
+    expect((await api('POST', `/v1/projects/${projectId}/annotation-queues/${phone.body.id}/items`, { ids: ['invoice-llm'] })).status).toBe(200);
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const pages: [string, () => Promise<void>][] = [
+        [`/projects/${projectId}/annotation-queues`, () => page.getByRole('table').first().waitFor()],
+        [`/projects/${projectId}/annotation-queues/${queueId}`, () => page.getByRole('table').first().waitFor()],
+        // The review screen with an item held: the conversation above the scores.
+        [`/projects/${projectId}/annotation-queues/${phone.body.id}/review`, () => page.getByRole('list', { name: 'Input' }).waitFor()],
+      ];
+      for (const [path, ready] of pages) {
+        await page.goto(path);
+        await page.getByRole('heading', { level: 1 }).waitFor();
+        await ready();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), path).toBeLessThanOrEqual(0);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1440, height: 900 });
+    }
   });
 });

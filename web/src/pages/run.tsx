@@ -9,6 +9,7 @@ import { fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
 import { useAsync, useProject } from '../hooks.js';
 import { Link } from '../router.js';
 import type { Run } from '../types.js';
+import { AddToQueue } from './annotations/add-to-queue.js';
 import { AddToDataset } from './datasets/add-run.js';
 import { Breadcrumbs, runsListPath, useDocumentTitle } from './runs/shared.js';
 import './runs/runs.css';
@@ -66,6 +67,7 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
               ← Runs
             </Link>
             <AddToDataset projectId={projectId} run={run} />
+            <AddToQueue projectId={projectId} target="run" targetId={run.id} />
             <Button onClick={runState.reload} disabled={runState.loading}>
               ↻ Refresh
             </Button>

@@ -6,6 +6,7 @@ import { useAsync, useDocumentTitle, useProject } from '../hooks.js';
 import { Link, navigate, useLocation } from '../router.js';
 import type { Trace } from '../types.js';
 import { Breadcrumbs } from './runs/shared.js';
+import { AddToQueue } from './annotations/add-to-queue.js';
 import { RunPanel } from './trace/run-panel.js';
 import { Waterfall } from './trace/waterfall.js';
 import './trace/trace.css';
@@ -101,6 +102,7 @@ export function TracePage({ projectId, traceId }: { projectId: string; traceId: 
       <Breadcrumbs items={crumbs} />
       <PageHeader
         title={<span className="sl-title">{t.name}</span>}
+        actions={<AddToQueue projectId={projectId} target="trace" targetId={traceId} />}
         subtitle={
           <>
             <StatusBadge status={t.status} /> <span className="muted">{fmtInstant(t.startTime)}</span>

@@ -5,10 +5,11 @@
 import { useState } from 'react';
 import { annotationQueues } from '../../api.js';
 import { Button, ErrorBox, Options } from '../../components/ui.js';
-import { fmtNumber, fromLocalInput } from '../../format.js';
-import type { AnnotationFilter, AnnotationItemsAdded, AnnotationQueue } from '../../types.js';
+import { fmtNumber } from '../../format.js';
+import type { AnnotationItemsAdded, AnnotationQueue } from '../../types.js';
 import { Checkbox, FormField } from '../prompts/controls.js';
-import { commaList, RUN_KINDS, RUN_STATUSES } from '../runs/shared.js';
+import { RUN_KINDS, RUN_STATUSES } from '../runs/shared.js';
+import { EMPTY_DRAFT, requestOf, type Draft } from './add-request.js';
 
 /** How the form names what a problem points at. */
 const FIELDS = {
@@ -29,54 +30,6 @@ const FIELDS = {
   limit: 'At most',
 };
 
-interface Draft {
-  status: string;
-  kind: string;
-  name: string;
-  model: string;
-  tags: string;
-  q: string;
-  startedAfter: string;
-  startedBefore: string;
-  rootsOnly: boolean;
-  percent: string;
-  limit: string;
-}
-const EMPTY: Draft = {
-  status: '',
-  kind: '',
-  name: '',
-  model: '',
-  tags: '',
-  q: '',
-  startedAfter: '',
-  startedBefore: '',
-  rootsOnly: false,
-  percent: '',
-  limit: '',
-};
-
-/** The filter the draft sets (the runs list's names); the rate and limit as sent. */
-export function requestOf(draft: Draft, target: AnnotationQueue['target']): { filter: AnnotationFilter; rate?: number; limit?: number } {
-  const filter: AnnotationFilter = {};
-  const text = (value: string) => value.trim();
-  if (draft.status) filter.status = draft.status as AnnotationFilter['status'];
-  if (draft.kind) filter.kind = draft.kind as AnnotationFilter['kind'];
-  if (text(draft.name)) filter.name = text(draft.name);
-  if (text(draft.model)) filter.model = text(draft.model);
-  if (text(draft.q)) filter.q = text(draft.q);
-  const tags = commaList(draft.tags);
-  if (tags.length > 0) filter.tag = tags;
-  if (draft.startedAfter) filter.startedAfter = fromLocalInput(draft.startedAfter);
-  if (draft.startedBefore) filter.startedBefore = fromLocalInput(draft.startedBefore);
-  if (draft.rootsOnly && target === 'run') filter.parentRunId = 'null';
-  return {
-    filter,
-    ...(draft.percent.trim() ? { rate: Number(draft.percent) / 100 } : {}),
-    ...(draft.limit.trim() ? { limit: Number(draft.limit) } : {}),
-  };
-}
-
 /** `Added 3 · 1 already in the queue · 4 looked at`. */
 function addedText(result: AnnotationItemsAdded): string {
   return `Added ${fmtNumber(result.added)} · ${fmtNumber(result.existing)} already in the queue · ${fmtNumber(result.examined)} looked at`;
@@ -84,7 +37,7 @@ function addedText(result: AnnotationItemsAdded): string {
 
 export function AddItemsForm({ projectId, queue, onAdded }: { projectId: string; queue: AnnotationQueue; onAdded: () => void }) {
   const [mode, setMode] = useState<'filter' | 'ids'>('filter');
-  const [draft, setDraft] = useState<Draft>(EMPTY);
+  const [draft, setDraft] = useState<Draft>(EMPTY_DRAFT);
   const [ids, setIds] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);

@@ -20,7 +20,8 @@ import {
   type Threshold,
   type Window,
 } from './model.js';
-import { commaList, RUN_KINDS, RUN_STATUSES } from '../runs/shared.js';
+import { commaList } from '../runs/query.js';
+import { RUN_KINDS, RUN_STATUSES } from '../runs/shared.js';
 import { MetricPreview } from './preview.js';
 
 /** The form as typed. Filter keys the form has no field for (traceId, metadata.*, a parent id) are kept as they are. */

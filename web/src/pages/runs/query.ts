@@ -1,11 +1,22 @@
 /** The runs page's state in its URL: the list filters under their API names, and the chart's range. */
 import { fromLocalInput, toLocalInput } from '../../format.js';
-import { commaList } from './shared.js';
 
 /** The runs-list query (API names; `tag` repeated, `metadata.<key>` as they are). */
 export type RunQuery = Record<string, string | string[] | undefined>;
 
 const SINGLE_KEYS = ['status', 'kind', 'name', 'model', 'traceId', 'sessionId', 'userId', 'parentRunId', 'startedAfter', 'startedBefore', 'q'] as const;
+
+/** A comma-separated list as typed (tags): its distinct items, trimmed, none empty. */
+export function commaList(text: string): string[] {
+  return [
+    ...new Set(
+      text
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean),
+    ),
+  ];
+}
 
 /** The runs-list query held in the page's URL. */
 export function filtersFromSearch(search: URLSearchParams): RunQuery {

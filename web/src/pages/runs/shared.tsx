@@ -10,18 +10,6 @@ const KINDS: Record<RunKind, true> = { llm: true, chain: true, tool: true, retri
 export const RUN_STATUSES = Object.keys(STATUSES) as RunStatus[];
 export const RUN_KINDS = Object.keys(KINDS) as RunKind[];
 
-/** A comma-separated list as typed (tags): its distinct items, trimmed, none empty. */
-export function commaList(text: string): string[] {
-  return [
-    ...new Set(
-      text
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean),
-    ),
-  ];
-}
-
 /** The page title hook, here too for the run page, which imports it from this module. */
 export { useDocumentTitle } from '../../hooks.js';
 

@@ -2,6 +2,7 @@ import type { ReactNode } from 'react';
 import { runs } from '../../api.js';
 import { RunValue } from '../../components/conversation.js';
 import { ScoresPanel } from '../../components/scores.js';
+import { AddToQueue } from '../annotations/add-to-queue.js';
 import { AddToDataset } from '../datasets/add-run.js';
 import { ErrorBox, JsonView, Loading, StatusBadge } from '../../components/ui.js';
 import { fmtCost, fmtInstant, fmtMs, fmtNumber, fmtPrice } from '../../format.js';
@@ -59,6 +60,7 @@ export function RunPanel({ projectId, runId, onClose }: { projectId: string; run
           </p>
           <div className="sl-ds-panel-actions">
             <AddToDataset projectId={projectId} run={run} />
+            <AddToQueue projectId={projectId} target="run" targetId={run.id} />
           </div>
           <dl className="sl-facts">
             <Fact label="Started">{fmtInstant(run.startTime, true)}</Fact>
