@@ -263,7 +263,8 @@ suite('annotation queues in a real browser (chromium + playwright-core)', () => 
         await page.goto(path);
         await page.getByRole('heading', { level: 1 }).waitFor();
         await ready();
-        expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), path).toBeLessThanOrEqual(0);
+        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        expect(overflow, `${path} is ${overflow}px wider than the screen`).toBeLessThanOrEqual(0);
       }
     } finally {
       await page.setViewportSize({ width: 1440, height: 900 });

@@ -1,21 +1,14 @@
 /** An add-by-filter form's draft, and the request it makes (the runs list's filter names; a percentage as a rate). */
 import { fromLocalInput } from '../../format.js';
 import type { AnnotationFilter, AnnotationQueue } from '../../types.js';
-import { commaList } from '../runs/query.js';
+import { commaList, type Draft as RunsDraft } from '../runs/query.js';
 
-export interface Draft {
-  status: string;
-  kind: string;
-  name: string;
-  model: string;
-  tags: string;
+/** The runs filter form's fields (as typed), with a search, a sample's percentage and a limit. */
+export type Draft = Pick<RunsDraft, 'status' | 'kind' | 'name' | 'model' | 'tags' | 'startedAfter' | 'startedBefore' | 'rootsOnly'> & {
   q: string;
-  startedAfter: string;
-  startedBefore: string;
-  rootsOnly: boolean;
   percent: string;
   limit: string;
-}
+};
 export const EMPTY_DRAFT: Draft = {
   status: '',
   kind: '',
