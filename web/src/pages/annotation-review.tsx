@@ -183,14 +183,19 @@ export function AnnotationReviewPage({ projectId, queueId }: { projectId: string
   const scoresRef = useRef<HTMLFormElement>(null);
   useDocumentTitle(queue ? `Review ${queue.name}` : 'Review', project.data?.name);
 
+  // What was chosen stays while the same item comes back (a claim renewing the lease); another item starts afresh.
+  const held = useRef<string | null>(null);
   const claim = useCallback(async () => {
     setPhase({ kind: 'claiming' });
-    setValues([]);
-    setComment('');
-    setFaults({});
     setProblem(null);
     try {
       const item = await annotationQueues.claim(projectId, queueId);
+      if (item?.id !== held.current) {
+        held.current = item?.id ?? null;
+        setValues([]);
+        setComment('');
+        setFaults({});
+      }
       if (item) {
         setPhase({ kind: 'item', item });
         return;
