@@ -25,7 +25,7 @@ export const RULES_CACHE_MS = 2_000;
 /** Projects whose rules one process keeps at once. */
 export const RULES_CACHE_PROJECTS = 1_000;
 /** Rules one project may have. */
-export const MAX_RULES_PER_PROJECT = 50;
+export const MAX_RULES_PER_PROJECT = 100;
 /** The longest error message kept on a job. */
 export const MAX_ERROR = 1_000;
 

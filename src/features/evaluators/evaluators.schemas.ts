@@ -49,7 +49,7 @@ export const EvaluatorSchema = Type.Union(
           maxLength: MAX_PATTERN,
           description: 'A JavaScript regular expression without back-references or nested repetition',
         }),
-        flags: Type.Optional(Type.String({ pattern: '^(?!.*(.).*\\1)[ims]*$', maxLength: 3, description: 'Any of `i`, `m`, `s`' })),
+        flags: Type.Optional(Type.String({ pattern: '^[ims]{0,3}$', maxLength: 3, description: 'Any of `i`, `m`, `s`, each at most once' })),
         mode: Type.Optional(StringEnum(['match', 'no_match'] as const, { description: '`match` (default): true when found; `no_match`: true when not' })),
       },
       'Boolean: the pattern is found in the output (its first 10,000 characters).',
@@ -73,16 +73,21 @@ export const EvaluatorSchema = Type.Union(
     ),
     variant(
       'length',
-      { min: Type.Optional(Type.Integer({ minimum: 0, format: 'int32' })), max: Type.Optional(Type.Integer({ minimum: 0, format: 'int32' })) },
+      {
+        min: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, format: 'int32' })),
+        max: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, format: 'int32' })),
+      },
       'Boolean: the output has min..max characters (at least one bound).',
     ),
-    variant('latency', { maxMs: Type.Integer({ minimum: 0, format: 'int32' }) }, 'Boolean: the run took at most maxMs.'),
+    variant('latency', { maxMs: Type.Integer({ minimum: 0, maximum: 86_400_000, format: 'int32' }) }, 'Boolean: the run took at most maxMs.'),
     variant(
       'llm_judge',
       {
         connectionId: IdParam('mc', 'A model connection of the organization'),
         promptName: Type.String({ minLength: 1, maxLength: 200, description: 'A prompt of the prompt store with {{input}}, {{output}}, {{expected}}' }),
-        promptVersion: Type.Optional(Type.Integer({ minimum: 1, format: 'int32', description: 'That version (default: the label, else the latest)' })),
+        promptVersion: Type.Optional(
+          Type.Integer({ minimum: 1, maximum: 2_147_483_647, format: 'int32', description: 'That version (default: the label, else the latest)' }),
+        ),
         promptLabel: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The version the label points at when the job runs' })),
         expectedKey: Expected.expectedKey,
       },
