@@ -61,6 +61,9 @@ import type {
   UpdateMemberInput,
   UpdateModelPriceInput,
   UpdateMonitorInput,
+  CreateEvaluatorRuleInput,
+  EvaluatorRule,
+  UpdateEvaluatorRuleInput,
   UpdateOrganizationInput,
   UpdateProjectInput,
   UpdatePromptInput,
@@ -302,4 +305,13 @@ export const organization = {
   invite: (body: CreateInvitationInput) => post<Invitation>('/organization/invitations', body),
   withdrawInvitation: (invitationId: string) => del(`/organization/invitations/${seg(invitationId)}`),
   tokens: listing<OrganizationToken>('/organization/tokens'),
+};
+
+/** A project's evaluator rules (`/v1/projects/{id}/evaluators`). */
+const evaluatorsPath = (projectId: string) => `${projectPath(projectId)}/evaluators`;
+export const evaluators = {
+  list: (projectId: string) => listing<EvaluatorRule>(evaluatorsPath(projectId)),
+  create: (projectId: string, body: CreateEvaluatorRuleInput) => post<EvaluatorRule>(evaluatorsPath(projectId), body),
+  update: (projectId: string, ruleId: string, body: UpdateEvaluatorRuleInput) => patch<EvaluatorRule>(`${evaluatorsPath(projectId)}/${seg(ruleId)}`, body),
+  delete: (projectId: string, ruleId: string) => del(`${evaluatorsPath(projectId)}/${seg(ruleId)}`),
 };

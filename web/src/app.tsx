@@ -7,6 +7,7 @@ import { DatasetsPage } from './pages/datasets.js';
 import { ModelsPage } from './pages/models.js';
 import { MonitorPage } from './pages/monitor.js';
 import { MonitorsPage } from './pages/monitors.js';
+import { EvaluatorsPage } from './pages/evaluators.js';
 import { ProjectsPage } from './pages/projects.js';
 import { PromptPage } from './pages/prompt.js';
 import { PromptsPage } from './pages/prompts.js';
@@ -33,6 +34,7 @@ const ROUTES: [string, (params: Params) => ReactElement][] = [
   ['/projects/:projectId/runs/:runId', (p) => <RunPage projectId={p.projectId!} runId={p.runId!} />],
   ['/projects/:projectId/monitors', (p) => <MonitorsPage projectId={p.projectId!} />],
   ['/projects/:projectId/monitors/:monitorId', (p) => <MonitorPage projectId={p.projectId!} monitorId={p.monitorId!} />],
+  ['/projects/:projectId/evaluators', (p) => <EvaluatorsPage projectId={p.projectId!} />],
   ['/prompts', () => <PromptsPage />],
   ['/prompts/:promptId', (p) => <PromptPage promptId={p.promptId!} />],
   ['/datasets', () => <DatasetsPage />],

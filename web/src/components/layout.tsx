@@ -90,13 +90,14 @@ export function SignIn({ reason }: { reason?: string | undefined }) {
 }
 
 /** Tabs of a project: runs and monitors. */
-export function ProjectTabs({ projectId, active }: { projectId: string; active: 'traces' | 'runs' | 'sessions' | 'users' | 'monitors' }) {
+export function ProjectTabs({ projectId, active }: { projectId: string; active: 'traces' | 'runs' | 'sessions' | 'users' | 'monitors' | 'evaluators' }) {
   const tabs = [
     ['traces', 'Traces'],
     ['runs', 'Runs'],
     ['sessions', 'Sessions'],
     ['users', 'Users'],
     ['monitors', 'Monitors'],
+    ['evaluators', 'Evaluators'],
   ] as const;
   return (
     <nav className="tabs" aria-label="Project">
