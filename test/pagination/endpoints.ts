@@ -1241,7 +1241,7 @@ export function listEndpoints(ctx: TestContext) {
     filterEquivalents: [],
   });
 
-  /** A project's evaluator rules (no filters), made at their key by the repository, deleted through the API. */
+  /** A project's evaluator rules (no filters), made at their key (past the first, as rows: a project's cap is 100), deleted through the API. */
   const evaluatorRules = defineList({
     name: 'evaluator rules',
     perUser: false,
@@ -1256,8 +1256,31 @@ export function listEndpoints(ctx: TestContext) {
     async insert(parent, keys) {
       const scope = { organizationId: parent.principal.organizationId, projectId: parent.projectId! };
       const rows: Row[] = [];
-      for (const key of keys)
-        rows.push({ id: (await createRule(db(), scope, { name: uniq('rule'), evaluator: { type: 'json_valid' }, scoreName: 'valid' }, key)).id, key });
+      // The first through the repository; the rest as rows of their own (a project keeps at most 100 rules).
+      for (const [i, key] of keys.entries()) {
+        if (i === 0) {
+          rows.push({ id: (await createRule(db(), scope, { name: uniq('rule'), evaluator: { type: 'json_valid' }, scoreName: 'valid' }, key)).id, key });
+          continue;
+        }
+        const id = newId('evr', key);
+        await db()
+          .insertInto('evaluator_rules')
+          .values({
+            id,
+            organization_id: scope.organizationId,
+            project_id: scope.projectId,
+            name: uniq('rule'),
+            filter: '{}',
+            sample_rate: 1,
+            evaluator: '{"type":"json_valid"}',
+            score_name: 'valid',
+            enabled: 1,
+            created_at: key,
+            updated_at: key,
+          })
+          .execute();
+        rows.push({ id, key });
+      }
       return rows;
     },
     async create(parent) {
