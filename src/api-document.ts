@@ -38,6 +38,11 @@ export const API_TAGS: readonly ApiTag[] = [
     description:
       'Runs or traces set aside for people to score: added by ids, by a runs filter or as a sample of one; each reviewer claims the next item (a lease no one else is given it under) and completes it with scores, or skips it.',
   },
+  {
+    name: 'Evaluators',
+    description:
+      'Rules that score a project’s new runs in the background: a runs filter, a sampling rate and an evaluator (JSON validity or schema, regex, contains, exact or fuzzy match, length, latency, or an LLM judge); the results are scores with source `evaluator`.',
+  },
   { name: 'End users', description: 'The people an application serves (the runs’ `userId`): their totals and their traces.' },
   {
     name: 'OpenTelemetry',

@@ -17,6 +17,9 @@ import { dashboardRoutes } from './features/dashboard/dashboard.routes.js';
 import { annotationItemRoutes } from './features/annotations/annotations.items.routes.js';
 import { annotationQueueRoutes } from './features/annotations/annotations.routes.js';
 import { AnnotationItemSchema, AnnotationQueueSchema } from './features/annotations/annotations.schemas.js';
+import { evaluatorRoutes } from './features/evaluators/evaluators.routes.js';
+import { EvaluatorRuleSchema } from './features/evaluators/evaluators.schemas.js';
+import { EvaluationWorker } from './features/evaluators/evaluators.worker.js';
 import { datasetItemRoutes } from './features/datasets/datasets.items.routes.js';
 import { datasetRoutes } from './features/datasets/datasets.routes.js';
 import { DatasetItemSchema, DatasetSchema } from './features/datasets/datasets.schemas.js';
@@ -80,6 +83,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The monitor evaluator and webhook deliverer of this instance. */
     monitoring: Monitoring;
+    /** The evaluator rules' background worker of this instance. */
+    evaluations: EvaluationWorker;
     /** Request bodies held in memory, and the ingestion gate: both back to zero when no request is in flight. */
     admission: { budget: ByteBudget; gate: Gate };
   }
@@ -198,6 +203,14 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     app.addHook('onReady', async () => monitoring.start());
     app.addHook('preClose', async () => monitoring.stop());
   }
+  // Evaluator rules' jobs, in the background on every instance that serves (`serve`); tests drive them.
+  const evaluations = new EvaluationWorker(deps, 1000, null);
+  app.decorate('evaluations', evaluations);
+  evaluations.log = app.log;
+  if (options.background) {
+    app.addHook('onReady', async () => evaluations.start());
+    app.addHook('preClose', async () => evaluations.stop());
+  }
   // Nothing under /v1 may be stored by a cache. Set here rather than in the /v1 plugin so that it also
   // covers the answers given outside that plugin's hooks: 404s for unknown /v1 paths (the root
   // not-found handler) and framework errors.
@@ -238,6 +251,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     DatasetItemSchema,
     AnnotationQueueSchema,
     AnnotationItemSchema,
+    EvaluatorRuleSchema,
   ])
     app.addSchema(schema);
 
@@ -302,6 +316,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       datasetItemRoutes(api, deps);
       annotationQueueRoutes(api, deps);
       annotationItemRoutes(api, deps);
+      evaluatorRoutes(api, deps);
     },
     { prefix: '/v1' },
   );

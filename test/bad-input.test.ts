@@ -37,6 +37,7 @@ import {
   validScore,
   validScoreConfig,
   FIXTURE_SESSION,
+  validEvaluatorRule,
 } from './bad-input/routes.js';
 
 describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: TestContext) => {
@@ -63,6 +64,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     expect(config.statusCode, config.body).toBe(201);
     const queue = await ctx.request('POST', `/v1/projects/${projectId}/annotation-queues`, { token: owner.token, body: { name: uniqueName() } });
     expect(queue.statusCode, queue.body).toBe(201);
+    const evaluator = await ctx.request('POST', `/v1/projects/${projectId}/evaluators`, { token: owner.token, body: validEvaluatorRule() });
+    expect(evaluator.statusCode, evaluator.body).toBe(201);
     return {
       tokenId: token.json().id,
       promptId,
@@ -73,6 +76,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       scoreConfigId: config.json().id,
       ...(await datasetFixture()),
       ...(await queueItemFixture(projectId, queue.json().id, scored!)),
+      evaluatorId: evaluator.json().id,
     };
   }
 
@@ -332,6 +336,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             { ...f, itemId: junk },
             { ...f, queueId: junk },
             { ...f, annotationItemId: junk },
+            { ...f, evaluatorId: junk },
           ]) {
             const url = r.path(ids);
             if (url === r.path(f)) continue;

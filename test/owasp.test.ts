@@ -80,6 +80,7 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
           itemId: newId('dsi'),
           queueId: newId('aq'),
           annotationItemId: newId('aqi'),
+          evaluatorId: newId('evr'),
           member: { ...w.member, userId: newId('usr') },
         };
         const missing = await send(ctx, outsider, r, ghost);
@@ -105,6 +106,7 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
           x.itemId,
           x.queueId,
           x.annotationItemId,
+          x.evaluatorId,
         ];
         expect(strip(body, idsOf(w))).toBe(strip(body2, idsOf(ghost)));
 

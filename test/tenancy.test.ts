@@ -32,6 +32,8 @@ interface Ids {
   /** An annotation queue of the project with the run in it, that item claimed by the owner. */
   queueId: string;
   annotationItemId: string;
+  /** An evaluator rule of the project. */
+  evaluatorId: string;
 }
 
 interface RouteCase {
@@ -56,6 +58,8 @@ const monitorPath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/monito
 const scorePath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/scores${suffix}`;
 const validScore = () => ({ name: 'helpfulness', value: 0.5 });
 const queuePath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/annotation-queues/${i.queueId}${suffix}`;
+const evaluatorPath = (i: Ids) => `/v1/projects/${i.projectId}/evaluators/${i.evaluatorId}`;
+const validEvaluatorRule = () => ({ name: `r-${newId('evr').slice(-12)}`, evaluator: { type: 'json_valid' }, scoreName: 'valid-json' });
 
 /** Every /v1 route that takes an id. Add new id-taking routes here. */
 const ID_ROUTES: RouteCase[] = [
@@ -240,6 +244,25 @@ const ID_ROUTES: RouteCase[] = [
     ok: 200,
     asMember: 409,
   },
+  { method: 'GET', route: '/v1/projects/{project_id}/evaluators', path: (i) => `/v1/projects/${i.projectId}/evaluators`, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/evaluators',
+    path: (i) => `/v1/projects/${i.projectId}/evaluators`,
+    body: validEvaluatorRule,
+    ok: 201,
+    adminOnly: true,
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: evaluatorPath, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/evaluators/{rule_id}',
+    path: evaluatorPath,
+    body: () => ({ enabled: false }),
+    ok: 200,
+    adminOnly: true,
+  },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: evaluatorPath, ok: 204 },
 ];
 
 const adminOnly = (r: RouteCase) => r.adminOnly ?? r.method === 'DELETE';
@@ -321,6 +344,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     ).toBe(200);
     const claimed = await ctx.request('POST', `/v1/projects/${project.id}/annotation-queues/${queueId}/claim`, { token: owner.token });
     expect(claimed.statusCode, claimed.body).toBe(200);
+    const evaluator = await ctx.request('POST', `/v1/projects/${project.id}/evaluators`, { token: owner.token, body: validEvaluatorRule() });
+    expect(evaluator.statusCode, evaluator.body).toBe(201);
     return {
       owner,
       projectId: project.id,
@@ -337,6 +362,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       itemId: added.json().items[0].id as string,
       queueId,
       annotationItemId: claimed.json().id as string,
+      evaluatorId: evaluator.json().id as string,
     };
   }
 
@@ -363,6 +389,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const configs = await ctx.request('GET', '/v1/score-configs?limit=100', { token: w.owner.token });
     const queue = await ctx.request('GET', queuePath(w), { token: w.owner.token });
     const queueItems = await ctx.request('GET', queuePath(w, '/items?limit=100'), { token: w.owner.token });
+    const evaluator = await ctx.request('GET', evaluatorPath(w), { token: w.owner.token });
     // The monitor as stored (its signing secret included), less what its evaluation moves by itself.
     const monitorRow = await db().selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
     const {
@@ -392,6 +419,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       datasetItems: [items.statusCode, items.body],
       queue: [queue.statusCode, queue.body],
       queueItems: [queueItems.statusCode, queueItems.body],
+      evaluator: [evaluator.statusCode, evaluator.body],
     };
   }
 
@@ -425,6 +453,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
         i.itemId,
         i.queueId,
         i.annotationItemId,
+        i.evaluatorId,
       ];
       expectCleanProblem(res, idsOf(w));
 

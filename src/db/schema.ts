@@ -438,6 +438,39 @@ export interface AnnotationItemsTable {
   created_at: Millis;
 }
 
+/** A project's evaluator rule: which new runs to sample and how to score them. */
+export interface EvaluatorRulesTable {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  name: string;
+  /** JSON text of the runs list's filters, as an object. */
+  filter: string;
+  sample_rate: number;
+  /** JSON text of the evaluator: `{ type, … }`. */
+  evaluator: string;
+  score_name: string;
+  enabled: number;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
+/** A sampled run for one rule (once): pending (maybe leased), then done, failed or skipped. */
+export interface EvaluationJobsTable {
+  rule_id: string;
+  project_id: string;
+  run_id: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: Millis;
+  lease_owner: string | null;
+  lease_until: Millis | null;
+  last_error: string | null;
+  score_id: string | null;
+  created_at: Millis;
+  updated_at: Millis;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -470,6 +503,8 @@ export interface Database {
   dataset_item_versions: DatasetItemVersionsTable;
   annotation_queues: AnnotationQueuesTable;
   annotation_items: AnnotationItemsTable;
+  evaluator_rules: EvaluatorRulesTable;
+  evaluation_jobs: EvaluationJobsTable;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -496,3 +531,5 @@ export type DatasetRow = Selectable<DatasetsTable>;
 export type DatasetItemVersionRow = Selectable<DatasetItemVersionsTable>;
 export type AnnotationQueueRow = Selectable<AnnotationQueuesTable>;
 export type AnnotationItemRow = Selectable<AnnotationItemsTable>;
+export type EvaluatorRuleRow = Selectable<EvaluatorRulesTable>;
+export type EvaluationJobRow = Selectable<EvaluationJobsTable>;

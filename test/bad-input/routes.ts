@@ -25,6 +25,8 @@ export interface Fixture {
   /** An annotation queue of the project, and one of its items, claimed by the fixture's owner. */
   queueId: string;
   annotationItemId: string;
+  /** An evaluator rule of the project. */
+  evaluatorId: string;
 }
 
 export const FIXTURE_SESSION = 'bad-input-session';
@@ -78,6 +80,35 @@ export const QUEUE_FIELDS: Record<string, unknown[]> = {
   description: [1, null, {}, 'x'.repeat(10_001)],
   scoreConfigIds: ['x', {}, [1], [''], ['scc_nope'], ['a', 'a'], Array.from({ length: 51 }, (_, i) => `scc_${i}`)],
   id: ['aq_x'],
+  counts: [{}],
+};
+export const validEvaluatorRule = (): Record<string, unknown> => ({
+  name: `Rule ${newId('evr').slice(-12)}`,
+  filter: { kind: 'llm' },
+  sampleRate: 0.5,
+  evaluator: { type: 'regex', pattern: '^ok' },
+  scoreName: 'starts-ok',
+});
+export const evaluatorPath = (f: Fixture) => `/v1/projects/${f.projectId}/evaluators/${f.evaluatorId}`;
+const EVALUATOR_FIELDS: Record<string, unknown[]> = {
+  name: [1, null, [], '', ' padded', 'x'.repeat(201)],
+  filter: ['x', [], 1, { status: 'bogus' }, { tag: 'a' }, { unknown: 1 }, { 'metadata.k': 1 }, { startedAfter: 'yesterday' }],
+  sampleRate: [-0.1, 1.5, 'x', null],
+  evaluator: [
+    'x',
+    {},
+    { type: 'nope' },
+    { type: 'regex' },
+    { type: 'regex', pattern: '(a+)+$' },
+    { type: 'regex', pattern: '(' },
+    { type: 'json_schema', schema: { type: 'nonsense' } },
+    { type: 'length' },
+    { type: 'latency', maxMs: -1 },
+    { type: 'contains', values: [] },
+    { type: 'llm_judge', promptName: 'p' },
+  ],
+  scoreName: [1, null, '', 'x'.repeat(101)],
+  enabled: ['yes', 1, null],
   counts: [{}],
 };
 const QUEUE_ITEM_FIELDS: Record<string, unknown[]> = {
@@ -619,6 +650,25 @@ export const ROUTES: Route[] = [
     ok: 200,
     consumes: true,
   },
+  { method: 'GET', route: '/v1/projects/{project_id}/evaluators', path: (f) => `/v1/projects/${f.projectId}/evaluators`, query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/projects/{project_id}/evaluators',
+    path: (f) => `/v1/projects/${f.projectId}/evaluators`,
+    body: validEvaluatorRule,
+    ok: 201,
+    fields: EVALUATOR_FIELDS,
+  },
+  { method: 'GET', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: (f) => evaluatorPath(f), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/projects/{project_id}/evaluators/{rule_id}',
+    path: (f) => evaluatorPath(f),
+    body: () => ({ sampleRate: 0.5, enabled: true }),
+    ok: 200,
+    fields: EVALUATOR_FIELDS,
+  },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: (f) => evaluatorPath(f), ok: 204 },
 ];
 
 export const BODY_ROUTES = ROUTES.filter((r) => r.body);

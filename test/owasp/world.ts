@@ -39,6 +39,8 @@ export interface World {
   /** An annotation queue of the project with the run in it, that item claimed by the owner. */
   queueId: string;
   annotationItemId: string;
+  /** An evaluator rule of the project. */
+  evaluatorId: string;
 }
 
 export const validScore = () => ({ name: 'helpfulness', value: 1 });
@@ -84,6 +86,8 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
   expect((await ctx.request('POST', `${queuePath}/items`, { token: owner.token, body: { ids: [runId] } })).statusCode).toBe(200);
   const claimed = await ctx.request('POST', `${queuePath}/claim`, { token: owner.token });
   expect(claimed.statusCode, claimed.body).toBe(200);
+  const evaluator = await ctx.request('POST', `/v1/projects/${project.id}/evaluators`, { token: owner.token, body: validEvaluatorRule() });
+  expect(evaluator.statusCode, evaluator.body).toBe(201);
   return {
     owner,
     member,
@@ -104,8 +108,12 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
     itemId: added.json().items[0].id,
     queueId: queue.json().id,
     annotationItemId: claimed.json().id,
+    evaluatorId: evaluator.json().id,
   };
 }
+
+export const validEvaluatorRule = () => ({ name: unique('rule'), evaluator: { type: 'json_valid' }, scoreName: 'valid-json' });
+export const evaluatorPath = (w: World) => `/v1/projects/${w.projectId}/evaluators/${w.evaluatorId}`;
 
 export const datasetPath = (w: World, suffix = '') => `/v1/datasets/${w.datasetId}${suffix}`;
 export const itemPath = (w: World) => datasetPath(w, `/items/${w.itemId}`);
@@ -327,6 +335,11 @@ export const ID_ROUTES: RouteCase[] = [
     path: (w) => queuePath(w, `/items/${w.annotationItemId}/skip`),
     ok: 200,
   },
+  { method: 'GET', route: '/v1/projects/{project_id}/evaluators', path: (w) => `/v1/projects/${w.projectId}/evaluators`, ok: 200 },
+  { method: 'POST', route: '/v1/projects/{project_id}/evaluators', path: (w) => `/v1/projects/${w.projectId}/evaluators`, body: validEvaluatorRule, ok: 201 },
+  { method: 'GET', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: evaluatorPath, ok: 200 },
+  { method: 'PATCH', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: evaluatorPath, body: () => ({ sampleRate: 0.1 }), ok: 200 },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: evaluatorPath, ok: 204 },
 ];
 
 /** API5: every admin-only route, with what an admin gets. */
@@ -368,6 +381,9 @@ export const ADMIN_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, ok: 204 },
   { method: 'DELETE', route: '/v1/datasets/{dataset_id}', path: (w) => datasetPath(w), ok: 204 },
   { method: 'DELETE', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}', path: (w) => queuePath(w), ok: 204 },
+  { method: 'POST', route: '/v1/projects/{project_id}/evaluators', path: (w) => `/v1/projects/${w.projectId}/evaluators`, body: validEvaluatorRule, ok: 201 },
+  { method: 'PATCH', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: evaluatorPath, body: () => ({ sampleRate: 0.1 }), ok: 200 },
+  { method: 'DELETE', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: evaluatorPath, ok: 204 },
 ];
 
 export const send = (ctx: TestContext, caller: Caller, r: RouteCase, w: World) =>
@@ -398,6 +414,7 @@ export async function snapshot(ctx: TestContext, w: World) {
   const scoreConfigs = await get('/v1/score-configs?limit=100');
   const queues = await get(`/v1/projects/${w.projectId}/annotation-queues?limit=100`);
   const queueItems = await get(queuePath(w, '/items?limit=100'));
+  const evaluators = await get(`/v1/projects/${w.projectId}/evaluators?limit=100`);
   // The monitor as stored (its sealed signing secret included), less what its evaluation moves by itself.
   const monitorRow = await ctx.database.storage.db.selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
   const {
@@ -429,6 +446,7 @@ export async function snapshot(ctx: TestContext, w: World) {
     scoreConfigs: items(scoreConfigs).map((c) => [c.id, c.name, c.description, c.archived]),
     queues: items(queues),
     queueItems: items(queueItems),
+    evaluators: items(evaluators),
   };
 }
 

@@ -10,6 +10,7 @@ import { ensureUser, setMembership } from '../../src/features/organizations/orga
 import { createProject } from '../../src/features/projects/projects.repo.js';
 import { insertItems } from '../../src/features/annotations/annotations.items.repo.js';
 import { createQueue } from '../../src/features/annotations/annotations.repo.js';
+import { createRule } from '../../src/features/evaluators/evaluators.repo.js';
 import { addItems, createDataset } from '../../src/features/datasets/datasets.repo.js';
 import { createModelPrice } from '../../src/features/models/models.repo.js';
 import { createPrompt } from '../../src/features/prompts/prompts.repo.js';
@@ -1240,6 +1241,60 @@ export function listEndpoints(ctx: TestContext) {
     filterEquivalents: [],
   });
 
+  /** A project's evaluator rules (no filters), made at their key (past the first, as rows: a project's cap is 100), deleted through the API. */
+  const evaluatorRules = defineList({
+    name: 'evaluator rules',
+    perUser: false,
+    async fresh(p) {
+      const who = p ?? (await principal());
+      const project = await ctx.make.project(who.organizationId);
+      return { principal: who, path: `/v1/projects/${project.id}/evaluators`, projectId: project.id };
+    },
+    async sibling(parent) {
+      return evaluatorRules.fresh(parent.principal);
+    },
+    async insert(parent, keys) {
+      const scope = { organizationId: parent.principal.organizationId, projectId: parent.projectId! };
+      const rows: Row[] = [];
+      // The first through the repository; the rest as rows of their own (a project keeps at most 100 rules).
+      for (const [i, key] of keys.entries()) {
+        if (i === 0) {
+          rows.push({ id: (await createRule(db(), scope, { name: uniq('rule'), evaluator: { type: 'json_valid' }, scoreName: 'valid' }, key)).id, key });
+          continue;
+        }
+        const id = newId('evr', key);
+        await db()
+          .insertInto('evaluator_rules')
+          .values({
+            id,
+            organization_id: scope.organizationId,
+            project_id: scope.projectId,
+            name: uniq('rule'),
+            filter: '{}',
+            sample_rate: 1,
+            evaluator: '{"type":"json_valid"}',
+            score_name: 'valid',
+            enabled: 1,
+            created_at: key,
+            updated_at: key,
+          })
+          .execute();
+        rows.push({ id, key });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const body = { name: uniq('rule-api'), evaluator: { type: 'json_valid' }, scoreName: 'valid' };
+      const rule = await created(await send('POST', parent.path, { token: parent.principal.token, body }));
+      return { id: rule.id as string, key: Date.parse(rule.createdAt as string) };
+    },
+    remove: deleteThroughApi,
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [],
+    filterEquivalents: [],
+  });
+
   return {
     lists: [
       runs,
@@ -1264,6 +1319,7 @@ export function listEndpoints(ctx: TestContext) {
       scoreConfigs,
       annotationQueues,
       annotationItems,
+      evaluatorRules,
     ] as ListEndpoint[],
     runs,
     principal,

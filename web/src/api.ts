@@ -69,6 +69,9 @@ import type {
   UpdateMemberInput,
   UpdateModelPriceInput,
   UpdateMonitorInput,
+  CreateEvaluatorRuleInput,
+  EvaluatorRule,
+  UpdateEvaluatorRuleInput,
   UpdateOrganizationInput,
   UpdateProjectInput,
   UpdatePromptInput,
@@ -328,4 +331,13 @@ export const annotationQueues = {
   complete: (projectId: string, queueId: string, itemId: string, body: CompleteAnnotationItemInput) =>
     post<AnnotationItemCompleted>(`${queuePath(projectId, queueId)}/items/${seg(itemId)}/complete`, body),
   skip: (projectId: string, queueId: string, itemId: string) => post<AnnotationItem>(`${queuePath(projectId, queueId)}/items/${seg(itemId)}/skip`),
+};
+
+/** A project's evaluator rules (`/v1/projects/{id}/evaluators`). */
+const evaluatorsPath = (projectId: string) => `${projectPath(projectId)}/evaluators`;
+export const evaluators = {
+  list: (projectId: string) => listing<EvaluatorRule>(evaluatorsPath(projectId)),
+  create: (projectId: string, body: CreateEvaluatorRuleInput) => post<EvaluatorRule>(evaluatorsPath(projectId), body),
+  update: (projectId: string, ruleId: string, body: UpdateEvaluatorRuleInput) => patch<EvaluatorRule>(`${evaluatorsPath(projectId)}/${seg(ruleId)}`, body),
+  delete: (projectId: string, ruleId: string) => del(`${evaluatorsPath(projectId)}/${seg(ruleId)}`),
 };

@@ -10,6 +10,7 @@ import { DatasetsPage } from './pages/datasets.js';
 import { ModelsPage } from './pages/models.js';
 import { MonitorPage } from './pages/monitor.js';
 import { MonitorsPage } from './pages/monitors.js';
+import { EvaluatorsPage } from './pages/evaluators.js';
 import { ProjectsPage } from './pages/projects.js';
 import { PromptPage } from './pages/prompt.js';
 import { PromptsPage } from './pages/prompts.js';
@@ -39,6 +40,7 @@ const ROUTES: [string, (params: Params) => ReactElement][] = [
   ['/projects/:projectId/annotation-queues', (p) => <AnnotationQueuesPage projectId={p.projectId!} />],
   ['/projects/:projectId/annotation-queues/:queueId', (p) => <AnnotationQueuePage projectId={p.projectId!} queueId={p.queueId!} />],
   ['/projects/:projectId/annotation-queues/:queueId/review', (p) => <AnnotationReviewPage projectId={p.projectId!} queueId={p.queueId!} />],
+  ['/projects/:projectId/evaluators', (p) => <EvaluatorsPage projectId={p.projectId!} />],
   ['/prompts', () => <PromptsPage />],
   ['/prompts/:promptId', (p) => <PromptPage promptId={p.promptId!} />],
   ['/datasets', () => <DatasetsPage />],

@@ -14,6 +14,9 @@ import type {
   CompleteAnnotationItemInput,
   CreateAnnotationQueueInput,
   UpdateAnnotationQueueInput,
+  CreateEvaluatorRuleInput,
+  EvaluatorRule,
+  UpdateEvaluatorRuleInput,
   AddRunToDatasetInput,
   CreateDatasetInput,
   Dataset,
@@ -675,6 +678,32 @@ class AnnotationQueuesResource extends Resource {
 }
 
 /**
+ * `/v1/projects/{id}/evaluators`: rules that score a project's new runs in the background (a runs
+ * filter, a sampling rate, an evaluator); their results are scores with source `evaluator`.
+ */
+class EvaluatorsResource extends Resource {
+  /** Newest first, each with its jobs counted by status. */
+  list(projectId: string, options: ListOptions = {}): Paginated<EvaluatorRule> {
+    return this.paginate<EvaluatorRule>(`/projects/${seg(projectId)}/evaluators`, {}, options);
+  }
+  /** Admins: from now on, new runs are sampled at `sampleRate` and those matching `filter` scored by `evaluator`. */
+  create(projectId: string, body: CreateEvaluatorRuleInput, options: CallOptions = {}): Promise<EvaluatorRule> {
+    return this.call({ method: 'POST', path: `/projects/${seg(projectId)}/evaluators`, body, signal: options.signal });
+  }
+  /** With its jobs by status (pending, done, failed, skipped) and its latest failure. */
+  get(projectId: string, ruleId: string, options: CallOptions = {}): Promise<EvaluatorRule> {
+    return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/evaluators/${seg(ruleId)}`, signal: options.signal });
+  }
+  update(projectId: string, ruleId: string, body: UpdateEvaluatorRuleInput, options: CallOptions = {}): Promise<EvaluatorRule> {
+    return this.call({ method: 'PATCH', path: `/projects/${seg(projectId)}/evaluators/${seg(ruleId)}`, body, signal: options.signal });
+  }
+  /** Deletes the rule with its jobs (admins); the scores it gave stay. */
+  async delete(projectId: string, ruleId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/projects/${seg(projectId)}/evaluators/${seg(ruleId)}`, signal: options.signal });
+  }
+}
+
+/**
  * The Sightline API client.
  *
  * ```ts
@@ -699,6 +728,7 @@ export class Sightline {
   readonly scoreConfigs: ScoreConfigsResource;
   readonly datasets: DatasetsResource;
   readonly annotationQueues: AnnotationQueuesResource;
+  readonly evaluators: EvaluatorsResource;
   /** The transport every call goes through (low-level: `client.http.request({...})`). */
   readonly http: Transport;
 
@@ -720,6 +750,7 @@ export class Sightline {
     this.scoreConfigs = new ScoreConfigsResource(this.http);
     this.datasets = new DatasetsResource(this.http);
     this.annotationQueues = new AnnotationQueuesResource(this.http);
+    this.evaluators = new EvaluatorsResource(this.http);
   }
 
   /** Replaces a fixed token (a client built with `tokenProvider` reads its token from the provider). */

@@ -105,6 +105,13 @@ import type {
   UpdateQueueBody,
 } from '../../../src/features/annotations/annotations.schemas.js';
 
+import type {
+  CreateRuleBody as CreateEvaluatorRuleBody,
+  EvaluatorRuleSchema,
+  EvaluatorSchema,
+  UpdateRuleBody as UpdateEvaluatorRuleBody,
+} from '../../../src/features/evaluators/evaluators.schemas.js';
+
 type PageParams = 'limit' | 'cursor';
 
 /** Any JSON object (`inputs`, `outputs`, `metadata`, `config`: free-form objects in the schemas). */
@@ -269,3 +276,10 @@ export type AddAnnotationItemsInput = Omit<Static<typeof AddAnnotationItemsBody>
 export type AnnotationItemsAdded = Static<typeof ItemsAddedSchema>;
 export type CompleteAnnotationItemInput = Static<typeof CompleteItemBody>;
 export type AnnotationItemCompleted = { item: AnnotationItem; scores: Score[] };
+
+// Evaluator rules
+/** What a rule does with a sampled run: a built-in (no model) or an LLM judge, by `type`. */
+export type Evaluator = Static<typeof EvaluatorSchema>;
+export type EvaluatorRule = Omit<Static<typeof EvaluatorRuleSchema>, 'evaluator' | 'filter'> & { evaluator: Evaluator; filter: AnnotationFilter };
+export type CreateEvaluatorRuleInput = Omit<Static<typeof CreateEvaluatorRuleBody>, 'filter'> & { filter?: AnnotationFilter };
+export type UpdateEvaluatorRuleInput = Omit<Static<typeof UpdateEvaluatorRuleBody>, 'filter'> & { filter?: AnnotationFilter };

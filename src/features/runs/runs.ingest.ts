@@ -13,6 +13,7 @@ import { searchText } from './runs.search.js';
 import { needsPrice, projectPrices, runCost } from '../models/models.cost.js';
 import type { PriceOverride } from '../models/models.pricing.js';
 import { RunInputSchema, type RunInput } from './runs.schemas.js';
+import { queueEvaluations } from '../evaluators/evaluators.sampling.js';
 
 export type IngestResult =
   | { index: number; id: string; status: 'created' | 'existing'; row: Pick<RunRow, 'doc'> }
@@ -196,7 +197,7 @@ export async function ingestRuns(
     }
   }
 
-  if (accepted.length > 0) await insertAccepted(db, projectId, accepted, results, retries);
+  if (accepted.length > 0) await insertAccepted(db, projectId, accepted, results, retries, now);
   for (const c of repeats) {
     const first = results[fresh.get(c.row.id)!.index]!;
     results[c.index] =
@@ -236,7 +237,14 @@ function repointed(problem: Problem, from: string, to: string): Problem {
   return new Problem(problem.slug, { detail: problem.detail, errors });
 }
 
-async function insertAccepted(db: Kysely<Database>, projectId: string, accepted: Candidate[], results: IngestResult[], retries: RetryIdentity): Promise<void> {
+async function insertAccepted(
+  db: Kysely<Database>,
+  projectId: string,
+  accepted: Candidate[],
+  results: IngestResult[],
+  retries: RetryIdentity,
+  now: number,
+): Promise<void> {
   for (const c of accepted) c.row.doc = serializeRun(runRecord(c.row, c.body));
   const inserted = await insertRuns(
     db,
@@ -263,6 +271,13 @@ async function insertAccepted(db: Kysely<Database>, projectId: string, accepted:
   const arrived = accepted.filter((c) => inserted.has(c.row.id));
   const awaited = arrived.filter((c) => c.row.trace_pending === 1).map((c) => c.row.trace_id);
   const adopted = await adoptWaitingRuns(db, projectId, [...arrived.map((c) => c.row.id), ...awaited]);
+  // The project's evaluator rules sample the new runs (docs/design/quality-loop.md: Evaluators).
+  await queueEvaluations(
+    db,
+    projectId,
+    arrived.map((c) => c.row.id),
+    now,
+  );
   for (const c of accepted) {
     if (inserted.has(c.row.id)) {
       const doc = adopted.get(c.row.id) ?? c.row.doc;

@@ -99,8 +99,14 @@ export function ProjectNotFound() {
   );
 }
 
-/** Tabs of a project: its traces, runs, sessions, users, monitors and annotation queues. */
-export function ProjectTabs({ projectId, active }: { projectId: string; active: 'traces' | 'runs' | 'sessions' | 'users' | 'monitors' | 'annotation-queues' }) {
+/** Tabs of a project: its traces, runs, sessions, users, monitors, annotation queues and evaluators. */
+export function ProjectTabs({
+  projectId,
+  active,
+}: {
+  projectId: string;
+  active: 'traces' | 'runs' | 'sessions' | 'users' | 'monitors' | 'annotation-queues' | 'evaluators';
+}) {
   const tabs = [
     ['traces', 'Traces'],
     ['runs', 'Runs'],
@@ -108,6 +114,7 @@ export function ProjectTabs({ projectId, active }: { projectId: string; active: 
     ['users', 'Users'],
     ['monitors', 'Monitors'],
     ['annotation-queues', 'Annotation queues'],
+    ['evaluators', 'Evaluators'],
   ] as const;
   return (
     <nav className="tabs" aria-label="Project">

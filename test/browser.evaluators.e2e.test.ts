@@ -1,0 +1,87 @@
+/**
+ * Evaluator rules in a real browser (chromium + playwright-core, a server of its own that runs the
+ * background workers): a rule created on the project's Evaluators page, reached from the project's
+ * tabs; a run sent through the API scored by it in the background, its Done count shown; the rule
+ * edited (paused) and deleted.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { apiCall, chromiumAvailable, CHROMIUM, labelled, openSignedIn, stepsIn, type Dashboard } from './helpers/browser.js';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'screenshots-evaluators');
+const ACTION_MS = 8_000;
+const available = chromiumAvailable();
+const suite = available || process.env.CI ? describe : describe.skip;
+const at = (s: number) => new Date(Date.now() - 60_000 + s * 1000).toISOString();
+
+suite('evaluator rules in a real browser (chromium + playwright-core)', () => {
+  let dashboard: Dashboard | undefined;
+  let page: Page;
+  let projectId = '';
+  let token = '';
+  const step = stepsIn(ARTIFACTS, () => ({ page, dashboard }), 45_000);
+  const rules = () => page.getByRole('table', { name: 'Evaluator rules' });
+
+  beforeAll(async () => {
+    if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    ({ dashboard, token, projectId } = await openSignedIn(ACTION_MS, 'e2e-evaluators@example.test', 'evaluators-project'));
+    page = dashboard.page;
+  }, 120_000);
+
+  afterAll(async () => {
+    await dashboard?.close();
+  }, 30_000);
+
+  step('creates a rule on the project’s Evaluators page', async () => {
+    await page.goto(`${dashboard!.server.url}/projects/${projectId}/traces`);
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Evaluators' }).click();
+    await expect.poll(() => page.title(), { timeout: ACTION_MS }).toMatch(/^Evaluators · /);
+    await page.getByText('No evaluator rules yet').waitFor();
+    await page.getByRole('button', { name: 'New rule' }).click();
+    const form = page.getByRole('form', { name: 'New evaluator rule' });
+    await labelled(form, 'Name').fill('Short answers');
+    await labelled(form, 'Score name').fill('short');
+    await labelled(form, 'Filter').fill('{"kind": "llm"}');
+    await labelled(form, 'Evaluator').selectOption('length');
+    await labelled(form, 'Settings').fill('{"max": 20}');
+    await form.getByRole('button', { name: 'Create rule' }).click();
+    await rules().getByText('Short answers').waitFor();
+    await expect.poll(() => rules().getByRole('row').count(), { timeout: ACTION_MS }).toBe(2);
+  });
+
+  step('scores a new run in the background; the rule shows it done', async () => {
+    const batch = await apiCall(dashboard!.server.url, token, 'POST', `/v1/projects/${projectId}/runs/batch`, {
+      runs: [{ name: 'chat', kind: 'llm', status: 'succeeded', startTime: at(0), endTime: at(1), outputs: { text: 'Yes.' } }],
+    });
+    expect(batch.status).toBe(200);
+    await expect
+      .poll(
+        async () => {
+          const listed = await apiCall<{ items: { counts: { done: number } }[] }>(dashboard!.server.url, token, 'GET', `/v1/projects/${projectId}/evaluators`);
+          return listed.body.items[0]?.counts.done;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(1);
+    await page.reload();
+    const row = rules().getByRole('row', { name: /Short answers/ });
+    await row.waitFor();
+    // Name, evaluator, filter, rate, pending, done, failed, skipped.
+    await expect.poll(() => row.getByRole('cell').nth(5).textContent(), { timeout: ACTION_MS }).toBe('1');
+  });
+
+  step('pauses the rule, then deletes it', async () => {
+    await page.getByRole('button', { name: 'Edit Short answers' }).click();
+    const form = page.getByRole('form', { name: 'Edit Short answers' });
+    await labelled(form, 'Enabled').uncheck();
+    await form.getByRole('button', { name: 'Save rule' }).click();
+    await rules().getByText('paused').waitFor();
+    await page.getByRole('button', { name: 'Delete Short answers' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete rule' }).click();
+    await page.getByText('No evaluator rules yet').waitFor();
+  });
+});
