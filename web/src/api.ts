@@ -19,6 +19,7 @@ import type {
   Score,
   ScoreConfig,
   ScoreCreate,
+  ScoreMetrics,
   CreateScoreConfigInput,
   UpdateScoreConfigInput,
   EndUser,
@@ -303,3 +304,6 @@ export const organization = {
   withdrawInvitation: (invitationId: string) => del(`/organization/invitations/${seg(invitationId)}`),
   tokens: listing<OrganizationToken>('/organization/tokens'),
 };
+
+// Monitors over scores: the live preview reads the score metrics (GET …/scores/metrics).
+export const scoreMetrics = (projectId: string, query: Query) => get<ScoreMetrics>(`${projectPath(projectId)}/scores/metrics`, query);

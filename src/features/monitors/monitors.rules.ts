@@ -52,7 +52,8 @@ export interface ScoreSelector {
 export interface ScoreAggregate {
   count: number;
   mean: number | null;
-  shares: Record<string, number>;
+  /** Each label's share (numbers; typed loosely so the dashboard's wire type fits). */
+  shares: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -65,7 +66,8 @@ export function scoreMetricValue(metric: ScoreMetric, score: ScoreSelector, a: S
   if (Object.keys(a.shares).length === 0) return null;
   const label = score.label ?? '';
   // An own key only: a label such as `constructor` must not read the prototype's.
-  return (Object.hasOwn(a.shares, label) ? a.shares[label] : undefined) ?? 0;
+  const share = Object.hasOwn(a.shares, label) ? a.shares[label] : undefined;
+  return typeof share === 'number' ? share : 0;
 }
 
 /** A run metric's value over an aggregate: additive metrics are 0 over no runs; ratios and percentiles null. */
