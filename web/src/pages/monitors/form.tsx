@@ -208,6 +208,19 @@ function check(draft: Draft): { ok: true; body: MonitorBody } | { ok: false; tit
   };
 }
 
+/** A select of one filter's values, or "any" (the empty string). */
+function AnyOf({ label, values, value, onChange }: { label: string; values: readonly string[]; value: string; onChange: (value: string) => void }) {
+  return (
+    <FormField label={label}>
+      {(control) => (
+        <select {...control} value={value} onChange={(e) => onChange(e.target.value)}>
+          <Options values={values} any="any" />
+        </select>
+      )}
+    </FormField>
+  );
+}
+
 /** Create or edit a monitor, with a live preview of its metric as the definition changes. */
 export function MonitorForm({
   projectId,
@@ -357,20 +370,8 @@ export function MonitorForm({
                 <option key={label} value={label} />
               ))}
             </datalist>
-            <FormField label="Source">
-              {(control) => (
-                <select {...control} value={draft.scoreSource} onChange={(e) => set('scoreSource', e.target.value)}>
-                  <Options values={SCORE_SOURCES} any="any" />
-                </select>
-              )}
-            </FormField>
-            <FormField label="Target">
-              {(control) => (
-                <select {...control} value={draft.scoreTarget} onChange={(e) => set('scoreTarget', e.target.value)}>
-                  <Options values={SCORE_TARGETS} any="any" />
-                </select>
-              )}
-            </FormField>
+            <AnyOf label="Source" values={SCORE_SOURCES} value={draft.scoreSource} onChange={(v) => set('scoreSource', v)} />
+            <AnyOf label="Target" values={SCORE_TARGETS} value={draft.scoreTarget} onChange={(v) => set('scoreTarget', v)} />
           </div>
         </fieldset>
       )}
@@ -378,20 +379,8 @@ export function MonitorForm({
       <fieldset className="form-section" hidden={scoreMetric}>
         <legend>Runs filter</legend>
         <div className="form-grid">
-          <FormField label="Status">
-            {(control) => (
-              <select {...control} value={draft.status} onChange={(e) => set('status', e.target.value)}>
-                <Options values={RUN_STATUSES} any="any" />
-              </select>
-            )}
-          </FormField>
-          <FormField label="Kind">
-            {(control) => (
-              <select {...control} value={draft.kind} onChange={(e) => set('kind', e.target.value)}>
-                <Options values={RUN_KINDS} any="any" />
-              </select>
-            )}
-          </FormField>
+          <AnyOf label="Status" values={RUN_STATUSES} value={draft.status} onChange={(v) => set('status', v)} />
+          <AnyOf label="Kind" values={RUN_KINDS} value={draft.kind} onChange={(v) => set('kind', v)} />
           <FormField label="Model">
             {(control) => (
               <input {...control} maxLength={256} placeholder="any" autoComplete="off" value={draft.model} onChange={(e) => set('model', e.target.value)} />
