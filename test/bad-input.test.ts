@@ -36,6 +36,7 @@ import {
   validDataset,
   validScore,
   validScoreConfig,
+  validInvitation,
   FIXTURE_SESSION,
 } from './bad-input/routes.js';
 
@@ -63,6 +64,9 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     expect(config.statusCode, config.body).toBe(201);
     const queue = await ctx.request('POST', `/v1/projects/${projectId}/annotation-queues`, { token: owner.token, body: { name: uniqueName() } });
     expect(queue.statusCode, queue.body).toBe(201);
+    const member = await ctx.make.caller({ role: 'member', organizationId: owner.organizationId });
+    const invitation = await ctx.request('POST', '/v1/organization/invitations', { token: owner.token, body: validInvitation() });
+    expect(invitation.statusCode, invitation.body).toBe(201);
     return {
       tokenId: token.json().id,
       promptId,
@@ -73,6 +77,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       scoreConfigId: config.json().id,
       ...(await datasetFixture()),
       ...(await queueItemFixture(projectId, queue.json().id, scored!)),
+      memberUserId: member.userId,
+      invitationId: invitation.json().id,
     };
   }
 
@@ -92,6 +98,11 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       return { ...f, projectId: project.id, ...(await resourcesIn(project.id)) };
     }
     if (!r.consumes) return f;
+    if (r.route.startsWith('/v1/tokens/')) {
+      const token = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'rotated' } });
+      expect(token.statusCode, token.body).toBe(201);
+      return { ...f, tokenId: token.json().id };
+    }
     const queue = await ctx.request('POST', `/v1/projects/${f.projectId}/annotation-queues`, { token: owner.token, body: { name: uniqueName() } });
     expect(queue.statusCode, queue.body).toBe(201);
     return { ...f, ...(await queueItemFixture(f.projectId, queue.json().id, f.runId)) };
@@ -332,6 +343,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             { ...f, itemId: junk },
             { ...f, queueId: junk },
             { ...f, annotationItemId: junk },
+            { ...f, memberUserId: junk },
+            { ...f, invitationId: junk },
           ]) {
             const url = r.path(ids);
             if (url === r.path(f)) continue;
@@ -496,10 +509,12 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
           'scoreConfigId',
           'datasetId',
           'itemId',
+          'memberUserId',
+          'invitationId',
         ] as const) {
           const url = r.path({
             ...g,
-            [key]: `${{ projectId: 'prj', runId: 'run', sessionId: 'ses', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl', viewId: 'vew', scoreId: 'scr', scoreConfigId: 'scc', datasetId: 'ds', itemId: 'dsi' }[key]}_%00`,
+            [key]: `${{ projectId: 'prj', runId: 'run', sessionId: 'ses', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl', viewId: 'vew', scoreId: 'scr', scoreConfigId: 'scc', datasetId: 'ds', itemId: 'dsi', memberUserId: 'usr', invitationId: 'inv' }[key]}_%00`,
           });
           if (url === r.path(g)) continue;
           check(`${r.method} ${url}`, await send(r, { path: url, ...(r.body ? { body: r.body(f) } : {}) }));

@@ -17,5 +17,7 @@ export function missingIds() {
     itemId: newId('dsi'),
     queueId: newId('aq'),
     annotationItemId: newId('aqi'),
+    memberUserId: newId('usr'),
+    invitationId: newId('inv'),
   };
 }
