@@ -36,6 +36,7 @@ import {
   validDataset,
   validScore,
   validScoreConfig,
+  validInvitation,
   FIXTURE_SESSION,
   validEvaluatorRule,
 } from './bad-input/routes.js';
@@ -66,6 +67,9 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     expect(queue.statusCode, queue.body).toBe(201);
     const evaluator = await ctx.request('POST', `/v1/projects/${projectId}/evaluators`, { token: owner.token, body: validEvaluatorRule() });
     expect(evaluator.statusCode, evaluator.body).toBe(201);
+    const member = await ctx.make.caller({ role: 'member', organizationId: owner.organizationId });
+    const invitation = await ctx.request('POST', '/v1/organization/invitations', { token: owner.token, body: validInvitation() });
+    expect(invitation.statusCode, invitation.body).toBe(201);
     return {
       tokenId: token.json().id,
       promptId,
@@ -77,6 +81,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       ...(await datasetFixture()),
       ...(await queueItemFixture(projectId, queue.json().id, scored!)),
       evaluatorId: evaluator.json().id,
+      memberUserId: member.userId,
+      invitationId: invitation.json().id,
     };
   }
 
@@ -96,6 +102,11 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       return { ...f, projectId: project.id, ...(await resourcesIn(project.id)) };
     }
     if (!r.consumes) return f;
+    if (r.route.startsWith('/v1/tokens/')) {
+      const token = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'rotated' } });
+      expect(token.statusCode, token.body).toBe(201);
+      return { ...f, tokenId: token.json().id };
+    }
     const queue = await ctx.request('POST', `/v1/projects/${f.projectId}/annotation-queues`, { token: owner.token, body: { name: uniqueName() } });
     expect(queue.statusCode, queue.body).toBe(201);
     return { ...f, ...(await queueItemFixture(f.projectId, queue.json().id, f.runId)) };
@@ -337,6 +348,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             { ...f, queueId: junk },
             { ...f, annotationItemId: junk },
             { ...f, evaluatorId: junk },
+            { ...f, memberUserId: junk },
+            { ...f, invitationId: junk },
           ]) {
             const url = r.path(ids);
             if (url === r.path(f)) continue;
@@ -501,10 +514,12 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
           'scoreConfigId',
           'datasetId',
           'itemId',
+          'memberUserId',
+          'invitationId',
         ] as const) {
           const url = r.path({
             ...g,
-            [key]: `${{ projectId: 'prj', runId: 'run', sessionId: 'ses', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl', viewId: 'vew', scoreId: 'scr', scoreConfigId: 'scc', datasetId: 'ds', itemId: 'dsi' }[key]}_%00`,
+            [key]: `${{ projectId: 'prj', runId: 'run', sessionId: 'ses', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl', viewId: 'vew', scoreId: 'scr', scoreConfigId: 'scc', datasetId: 'ds', itemId: 'dsi', memberUserId: 'usr', invitationId: 'inv' }[key]}_%00`,
           });
           if (url === r.path(g)) continue;
           check(`${r.method} ${url}`, await send(r, { path: url, ...(r.body ? { body: r.body(f) } : {}) }));

@@ -9,18 +9,7 @@ import { ROUTES } from './bad-input/routes.js';
 import { ID_ROUTES } from './owasp/world.js';
 
 /** Operations the bad-input table does not try yet; their own suites check their inputs. Shrink it, never grow it. */
-const NOT_IN_BAD_INPUT = new Set([
-  'POST /v1/tokens/{token_id}/rotate',
-  'GET /v1/organization',
-  'PATCH /v1/organization',
-  'GET /v1/organization/members',
-  'PATCH /v1/organization/members/{user_id}',
-  'DELETE /v1/organization/members/{user_id}',
-  'GET /v1/organization/invitations',
-  'POST /v1/organization/invitations',
-  'DELETE /v1/organization/invitations/{invitation_id}',
-  'GET /v1/organization/tokens',
-]);
+const NOT_IN_BAD_INPUT = new Set<string>([]);
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const doc = JSON.parse(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, unknown>> };

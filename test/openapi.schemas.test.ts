@@ -210,11 +210,13 @@ describe('request schemas state what the server enforces', () => {
     });
   });
 
-  it("a monitor filter's keys: the runs filters (hasScore included) and metadata.<key>, nothing else", () => {
+  it("a monitor filter's keys: the runs filters (hasScore included), metadata.<key>, and the scores' source and target (score metrics), nothing else", () => {
     const filter = (requestSchema('/v1/projects/{project_id}/monitors', 'post').properties as Json).filter as Json;
     expect(filter.additionalProperties).toBe(false);
     expect(Object.keys(filter.patternProperties as Json)).toEqual(['^metadata\\.[A-Za-z0-9_-]{1,64}!?$']);
-    expect(Object.keys(filter.properties as Json)).toEqual('status kind name tag model traceId sessionId userId hasMetadata hasScore q parentRunId'.split(' '));
+    expect(Object.keys(filter.properties as Json)).toEqual(
+      'status kind name tag model traceId sessionId userId hasMetadata hasScore q parentRunId source target'.split(' '),
+    );
   });
 
   it('the runs filters named by a pattern (metadata.<key>): an exploded object parameter whose property names follow it', () => {

@@ -196,6 +196,8 @@ export interface MonitorsTable {
   lease_until: Millis | null;
   created_at: Millis;
   updated_at: Millis;
+  /** Score metrics: JSON `{ name, label? }` of the scores watched; null for the run metrics (migration 021). */
+  score: string | null;
 }
 
 export interface MonitorEventsTable {

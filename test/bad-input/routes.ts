@@ -27,6 +27,9 @@ export interface Fixture {
   annotationItemId: string;
   /** An evaluator rule of the project. */
   evaluatorId: string;
+  /** A member of the fixture's organization (not its owner), and a pending invitation to it. */
+  memberUserId: string;
+  invitationId: string;
 }
 
 export const FIXTURE_SESSION = 'bad-input-session';
@@ -53,6 +56,7 @@ export const validRun = (): Record<string, unknown> => ({ name: 'ChatOpenAI', ki
 export const uniqueName = () => `p-${newId('prj').slice(-12)}`;
 export const uniquePromptName = () => `prompt-${newId('prm').slice(-12)}`;
 export const validMonitor = (): Record<string, unknown> => ({ name: 'errors', metric: 'error_count', window: '1h', threshold: { op: '>', value: 0 } });
+export const validInvitation = (): Record<string, unknown> => ({ email: `invitee-${newId('inv').slice(-12).toLowerCase()}@example.com`, role: 'member' });
 export const validView = (): Record<string, unknown> => ({
   name: `view-${newId('vew').slice(-12)}`,
   page: 'traces',
@@ -153,8 +157,13 @@ export const MONITOR_FIELDS: Record<string, unknown[]> = {
     { 'metadata.bad key': '1' },
     { 'metadata.k': 1 },
     { 'metadata.k': { $ne: null } },
+    // The scores' filter names are for the score metrics only (this monitor's metric is error_count).
+    { source: 'api' },
+    { target: 'run' },
   ],
   metric: [1, null, '', 'p99', 'COUNT', 'latency_p90'],
+  // Refused for a run metric; malformed in any case.
+  score: ['x', 1, [], {}, { name: '' }, { name: ' padded' }, { name: 'a', bogus: 1 }, { name: 'a', label: '' }, { name: 'helpfulness' }],
   window: [1, null, '', '2h', '1H', '30d'],
   threshold: [
     'x',
@@ -436,6 +445,7 @@ export const ROUTES: Route[] = [
     fields: {
       name: [1, null, ''],
       metric: ['p99', null],
+      score: ['x', { name: 'helpfulness' }],
       window: ['2h', null],
       threshold: ['x', {}, { op: '!=', value: 1 }],
       enabled: ['no', 0, null],
@@ -669,6 +679,44 @@ export const ROUTES: Route[] = [
     fields: EVALUATOR_FIELDS,
   },
   { method: 'DELETE', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: (f) => evaluatorPath(f), ok: 204 },
+  // The organization: its detail, members, invitations and every member's tokens; rotating a token.
+  { method: 'GET', route: '/v1/organization', path: () => '/v1/organization', ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/organization',
+    path: () => '/v1/organization',
+    body: () => ({ name: uniqueName() }),
+    ok: 200,
+    fields: {
+      name: [1, null, [], '', ' lead', 'trail ', 'x'.repeat(101)],
+      allowedOrigins: ['x', null, [1], [''], ['ftp://example.com'], ['https://example.com/path'], ['https://a.example', 'https://a.example']],
+      plan: ['enterprise'],
+      id: ['org_x'],
+    },
+  },
+  { method: 'GET', route: '/v1/organization/members', path: () => '/v1/organization/members', query: true, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/organization/members/{user_id}',
+    path: (f) => `/v1/organization/members/${f.memberUserId}`,
+    body: () => ({ role: 'member' }),
+    ok: 200,
+    fields: { role: ['god', '', 1, null, ['member']], userId: ['usr_x'] },
+  },
+  { method: 'DELETE', route: '/v1/organization/members/{user_id}', path: (f) => `/v1/organization/members/${f.memberUserId}`, ok: 204 },
+  { method: 'GET', route: '/v1/organization/invitations', path: () => '/v1/organization/invitations', query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/organization/invitations',
+    path: () => '/v1/organization/invitations',
+    body: validInvitation,
+    ok: 201,
+    fields: { email: ['', 'x', 'a@', 1, null, [], `${'x'.repeat(320)}@example.com`], role: ['god', '', null, 1], invitedBy: ['usr_x'] },
+  },
+  { method: 'DELETE', route: '/v1/organization/invitations/{invitation_id}', path: (f) => `/v1/organization/invitations/${f.invitationId}`, ok: 204 },
+  { method: 'GET', route: '/v1/organization/tokens', path: () => '/v1/organization/tokens', query: true, ok: 200 },
+  // Rotating uses the token up (rotating it again is theft): each valid request rotates a token of its own.
+  { method: 'POST', route: '/v1/tokens/{token_id}/rotate', path: (f) => `/v1/tokens/${f.tokenId}/rotate`, ok: 201, consumes: true },
 ];
 
 export const BODY_ROUTES = ROUTES.filter((r) => r.body);

@@ -18,5 +18,7 @@ export function missingIds() {
     queueId: newId('aq'),
     annotationItemId: newId('aqi'),
     evaluatorId: newId('evr'),
+    memberUserId: newId('usr'),
+    invitationId: newId('inv'),
   };
 }

@@ -27,6 +27,7 @@ import type {
   Score,
   ScoreConfig,
   ScoreCreate,
+  ScoreMetrics,
   CreateScoreConfigInput,
   UpdateScoreConfigInput,
   EndUser,
@@ -341,3 +342,5 @@ export const evaluators = {
   update: (projectId: string, ruleId: string, body: UpdateEvaluatorRuleInput) => patch<EvaluatorRule>(`${evaluatorsPath(projectId)}/${seg(ruleId)}`, body),
   delete: (projectId: string, ruleId: string) => del(`${evaluatorsPath(projectId)}/${seg(ruleId)}`),
 };
+// Monitors over scores: the live preview reads the score metrics (GET …/scores/metrics).
+export const scoreMetrics = (projectId: string, query: Query) => get<ScoreMetrics>(`${projectPath(projectId)}/scores/metrics`, query);

@@ -133,6 +133,8 @@ describe('the SDK types', () => {
     expectTypeOf<Run['inputs']>().toEqualTypeOf<unknown>();
     expectTypeOf<Run['metadata']>().toEqualTypeOf<{ [key: string]: unknown }>();
     expectTypeOf<Monitor['metric']>().toEqualTypeOf<Static<typeof MonitorSchema>['metric']>();
+    expectTypeOf<Monitor['score']>().toEqualTypeOf<Static<typeof MonitorSchema>['score']>();
+    expectTypeOf<Monitor['score']>().toEqualTypeOf<{ name: string; label?: string } | null>();
     expectTypeOf<Sightline['runs']['create']>().parameter(1).toEqualTypeOf<RunCreate>();
     expectTypeOf<Awaited<ReturnType<Sightline['runs']['get']>>>().toEqualTypeOf<Run>();
 

@@ -7,7 +7,7 @@ import { Problem, problems } from '../../lib/problems.js';
 import { parseRunFilters, type RunFilters } from '../runs/runs.filters.js';
 import { queryWords } from '../runs/runs.search.js';
 import { CLAIM_BATCH, LEASE_MS } from './monitors.leases.js';
-import type { Monitor, MonitorEvent, MonitorFilter, MonitorState, Operator } from './monitors.schemas.js';
+import type { Monitor, MonitorEvent, MonitorFilter, MonitorScore, MonitorState, Operator } from './monitors.schemas.js';
 
 import type { Threshold } from './monitors.rules.js';
 
@@ -24,6 +24,7 @@ export function toMonitor(row: MonitorRow): Monitor {
     description: row.description,
     filter: JSON.parse(row.filter) as MonitorFilter,
     metric: row.metric as Monitor['metric'],
+    score: row.score === null ? null : (JSON.parse(row.score) as MonitorScore),
     window: row.window_size as Monitor['window'],
     threshold: thresholdOf(row.threshold_op, row.threshold_value),
     enabled: Number(row.enabled) === 1,

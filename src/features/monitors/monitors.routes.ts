@@ -6,10 +6,8 @@ import { childList, pageRoute } from '../page-route.js';
 import { requestedProject, requireProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
 import { metricsRangeFaults } from '../runs/metrics.rules.js';
-import { bucketStart, emptyAggregate } from '../runs/runs.aggregate.js';
-import { bucketStarts } from '../runs/runs.metrics.js';
+import { bucketStart } from '../runs/runs.aggregate.js';
 import { definitionOf, evaluate, measure } from './monitors.evaluate.js';
-import { metricValue } from './monitors.rules.js';
 import { deleteMonitor, listEvents, listMonitors, requireMonitor, toEvent, toMonitor } from './monitors.repo.js';
 import { listAttempts, toAttempt } from './monitors.webhooks.repo.js';
 import {
@@ -153,7 +151,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
       summary: "A monitor's metric over time",
       description:
         'The metric over UTC-aligned buckets of [from, to) (default: the last 24 buckets of the monitor’s window, the last one running up to now), ' +
-        'counting exactly the runs the runs list returns for the monitor’s filter; `current` is the metric over the latest window and the state it gives.',
+        'counting exactly the runs the runs list returns for the monitor’s filter (score metrics: the scores GET …/scores/metrics counts, `count` being how many); `current` is the metric over the latest window and the state it gives.',
       params: MonitorParams,
       querystring: MonitorMetricsQuery,
       response: { 200: MonitorMetricsSchema },
@@ -172,17 +170,13 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitorin
       const faults = metricsRangeFaults(from, to, bucketMs);
       if (faults.length > 0) throw problems.validation(faults);
       const [measured, current] = await Promise.all([measure(db, dialect, monitor, from, to, bucketMs), evaluate(db, dialect, monitor, now)]);
-      const cells = new Map(measured.cells.map((cell) => [cell.bucket, cell]));
       return {
         monitorId: row.id,
         metric: monitor.metric,
         from: toIso(from),
         to: toIso(to),
         bucket,
-        series: bucketStarts(from, to, bucketMs).map((start) => {
-          const cell = cells.get(start) ?? emptyAggregate();
-          return { start: toIso(start), value: metricValue(monitor.metric, cell), count: cell.count };
-        }),
+        series: [...measured.buckets].map(([start, { value, count }]) => ({ start: toIso(start), value, count })),
         current: {
           value: current.value,
           count: current.count,

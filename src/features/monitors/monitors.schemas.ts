@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { IdParam, StringEnum, Timestamp } from '../../schemas/common.js';
+import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
 import { MAX_BUCKETS } from '../runs/metrics.rules.js';
 import { METADATA_FILTER_PATTERN, runFilterProperties } from '../runs/runs.schemas.js';
+import { SCORE_SOURCES, SCORE_TARGETS } from '../scores/scores.rules.js';
 import { METRICS, MONITOR_STATES, OPERATORS, WINDOW_MS, type Metric, type MonitorState, type Operator, type Window } from './monitors.rules.js';
 
 export { METRICS, MONITOR_STATES, OPERATORS, type Metric, type MonitorState, type Operator, type Window };
@@ -14,12 +15,15 @@ export const MAX_WEBHOOKS = 5;
 /**
  * A monitor's filter: the runs list's filter names and values (its time range is the monitor's window,
  * so `startedAfter`/`startedBefore` are not part of it). `parentRunId: null` (or "null") selects roots.
+ * Score metrics take the scores list's `source` and `target` instead (and only those).
  */
 const { startedAfter: _a, startedBefore: _b, parentRunId: _p, ...filterProperties } = runFilterProperties;
 export const MonitorFilterSchema = Type.Object(
   {
     ...filterProperties,
     parentRunId: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 128 }), Type.Null()], { description: '`null` selects root runs only' })),
+    source: Type.Optional(StringEnum(SCORE_SOURCES, { description: 'Score metrics only: scores of this source (`api`, `annotation`, `evaluator`)' })),
+    target: Type.Optional(StringEnum(SCORE_TARGETS, { description: 'Score metrics only: scores of runs, traces or sessions' })),
   },
   {
     title: 'MonitorFilter',
@@ -31,7 +35,8 @@ export const MonitorFilterSchema = Type.Object(
       }),
     },
     description:
-      'The runs list filter names (`status`, `kind`, `name`, `tag` (array, all must match), `model`, `traceId`, `sessionId`, `userId`, `hasMetadata` (array), `q`, `parentRunId`, `metadata.<key>`, `metadata.<key>!`).',
+      'Run metrics: the runs list filter names (`status`, `kind`, `name`, `tag` (array, all must match), `model`, `traceId`, `sessionId`, `userId`, `hasMetadata` (array), `q`, `parentRunId`, `metadata.<key>`, `metadata.<key>!`). ' +
+      'Score metrics (`score_mean`, `score_share`): the scores list’s `source` and `target` only.',
   },
 );
 export type MonitorFilter = Static<typeof MonitorFilterSchema>;
@@ -40,6 +45,27 @@ export const ThresholdSchema = Type.Object(
   { op: StringEnum(OPERATORS), value: Type.Number({ minimum: -1e15, maximum: 1e15 }) },
   { additionalProperties: false, description: 'The monitor alerts while `metric op value` holds (`<` works on a silent project: its count is 0).' },
 );
+
+export const MonitorScoreSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_TEXT_PATTERN, description: 'The scores’ name' }),
+    label: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 100,
+        description: '`score_share` only (and required there): the label counted (`true`/`false` for boolean scores, or a category)',
+      }),
+    ),
+  },
+  {
+    title: 'MonitorScore',
+    additionalProperties: false,
+    description:
+      'The scores a score metric watches (required for `score_mean` and `score_share`, refused for the others): `score_mean` is their mean (true as 1), `score_share` the share of the boolean and categorical ones whose label is `label`; read from the same aggregate as GET …/scores/metrics over the window',
+  },
+);
+export type MonitorScore = Static<typeof MonitorScoreSchema>;
+const NullableScore = Type.Union([MonitorScoreSchema, Type.Null()]);
 
 const WebhookUrls = Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
   maxItems: MAX_WEBHOOKS,
@@ -55,6 +81,7 @@ export const MonitorSchema = Type.Object(
     description: Type.String(),
     filter: MonitorFilterSchema,
     metric: StringEnum(METRICS),
+    score: NullableScore,
     window: StringEnum(Object.keys(WINDOWS) as Window[]),
     threshold: Type.Union([ThresholdSchema, Type.Null()]),
     enabled: Type.Boolean(),
@@ -82,6 +109,7 @@ export const CreateMonitorBody = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     filter: Type.Optional(MonitorFilterSchema),
     metric: StringEnum(METRICS),
+    score: Type.Optional(NullableScore),
     window: StringEnum(Object.keys(WINDOWS) as Window[]),
     threshold: Type.Optional(Type.Union([ThresholdSchema, Type.Null()])),
     enabled: Type.Optional(Type.Boolean()),
@@ -97,6 +125,7 @@ export const UpdateMonitorBody = Type.Object(
     description: Type.Optional(Type.String({ maxLength: 2000 })),
     filter: Type.Optional(MonitorFilterSchema),
     metric: Type.Optional(StringEnum(METRICS)),
+    score: Type.Optional(NullableScore),
     window: Type.Optional(StringEnum(Object.keys(WINDOWS) as Window[])),
     threshold: Type.Optional(Type.Union([ThresholdSchema, Type.Null()])),
     enabled: Type.Optional(Type.Boolean({ description: 'false pauses the monitor (its state becomes no_data); true resumes it' })),

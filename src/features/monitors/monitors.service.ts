@@ -13,7 +13,8 @@ import { definitionOf } from './monitors.evaluate.js';
 import { leaseTokens } from './monitors.leases.js';
 import { insertMonitor, lockMonitor, normaliseFilter, requireMonitor, setWebhookSecret, thresholdOf, updateMonitor } from './monitors.repo.js';
 import { MonitorScheduler } from './monitors.scheduler.js';
-import type { CreateMonitorInput, MonitorEvent, MonitorState, UpdateMonitorInput } from './monitors.schemas.js';
+import { scoreDefinitionFaults } from './monitors.rules.js';
+import type { CreateMonitorInput, MonitorEvent, MonitorScore, MonitorState, UpdateMonitorInput } from './monitors.schemas.js';
 import { WebhookDelivery, type WebhookSettings } from './monitors.webhooks.js';
 
 export interface MonitoringSettings extends WebhookSettings {
@@ -22,6 +23,9 @@ export interface MonitoringSettings extends WebhookSettings {
 }
 
 type Reason = MonitorEvent['reason'];
+
+/** A score selector stored with its keys in one order, so equal selectors read back equal. */
+const scoreOf = (score: MonitorScore): MonitorScore => (score.label === undefined ? { name: score.name } : { name: score.name, label: score.label });
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
 
@@ -71,8 +75,15 @@ export class Monitoring {
     if (faults.length > 0) throw problems.validation(faults);
   }
 
+  /** The metric, `score` and filter a monitor would have, checked together (monitors.rules.ts). */
+  private checkDefinition(definition: Parameters<typeof scoreDefinitionFaults>[0]): void {
+    const faults = scoreDefinitionFaults(definition);
+    if (faults.length > 0) throw problems.validation(faults);
+  }
+
   async create(projectId: string, input: CreateMonitorInput): Promise<{ row: MonitorRow; secret: string }> {
     this.checkInput(input);
+    this.checkDefinition({ metric: input.metric, score: input.score, filter: input.filter });
     const now = this.clock.now();
     const secret = newSecret();
     const row: MonitorRow = {
@@ -82,6 +93,7 @@ export class Monitoring {
       description: input.description ?? '',
       filter: JSON.stringify(normaliseFilter(input.filter)),
       metric: input.metric,
+      score: input.score ? JSON.stringify(scoreOf(input.score)) : null,
       window_size: input.window,
       threshold_op: input.threshold?.op ?? null,
       threshold_value: input.threshold?.value ?? null,
@@ -110,10 +122,17 @@ export class Monitoring {
       const row = await lockMonitor(trx, this.dialect, projectId, monitorId);
       const before = definitionOf(row);
       const filter = input.filter === undefined ? row.filter : JSON.stringify(normaliseFilter(input.filter));
+      const score = input.score === undefined ? row.score : input.score === null ? null : JSON.stringify(scoreOf(input.score));
+      this.checkDefinition({
+        metric: input.metric ?? before.metric,
+        score: score === null ? null : (JSON.parse(score) as MonitorScore),
+        filter: JSON.parse(filter) as Record<string, unknown>,
+      });
       const threshold = input.threshold === undefined ? thresholdOf(row.threshold_op, row.threshold_value) : input.threshold;
       const enabled = input.enabled === undefined ? before.enabled : input.enabled;
       const definitionChanged =
         filter !== row.filter ||
+        score !== row.score ||
         (input.metric ?? row.metric) !== row.metric ||
         (input.window ?? row.window_size) !== row.window_size ||
         JSON.stringify(threshold) !== JSON.stringify(before.threshold);
@@ -122,6 +141,7 @@ export class Monitoring {
         description: input.description ?? row.description,
         filter,
         metric: input.metric ?? row.metric,
+        score,
         window_size: input.window ?? row.window_size,
         threshold_op: threshold?.op ?? null,
         threshold_value: threshold?.value ?? null,

@@ -17,6 +17,7 @@ export const MONITOR_KEYS = [
   'metric',
   'name',
   'projectId',
+  'score',
   'state',
   'threshold',
   'updatedAt',

@@ -57,6 +57,7 @@ export async function queueDeliveries(trx: Transaction<Database>, row: MonitorRo
       projectId: monitor.projectId,
       name: monitor.name,
       metric: monitor.metric,
+      score: monitor.score,
       window: monitor.window,
       threshold: monitor.threshold,
       filter: monitor.filter,

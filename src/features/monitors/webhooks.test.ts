@@ -50,7 +50,7 @@ describeDeliveries('a delivery', (ctx, h, s) => {
       id: event!.id,
       type: 'monitor.state_changed',
       createdAt: iso(sentAt),
-      monitor: { id: m.id, projectId, name: 'silence', metric: 'count', window: '5m', threshold: { op: '<', value: 1 }, filter: m.filter },
+      monitor: { id: m.id, projectId, name: 'silence', metric: 'count', score: null, window: '5m', threshold: { op: '<', value: 1 }, filter: m.filter },
       from: 'no_data',
       to: 'alerting',
       value: 0,

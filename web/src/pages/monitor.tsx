@@ -11,7 +11,7 @@ import type { Monitor } from '../types.js';
 import { DeliveriesPanel, EventsPanel, MetricPanel } from './monitors/activity.js';
 import { MonitorForm } from './monitors/form.js';
 import { FilterChips } from './monitors/filter-chips.js';
-import { formatThreshold, METRIC_LABELS, WINDOW_LABELS } from './monitors/model.js';
+import { describeScore, formatThreshold, METRIC_LABELS, WINDOW_LABELS } from './monitors/model.js';
 import { SecretReveal } from './monitors/secret.js';
 
 /** One monitor: its definition and state, the metric over time, its events and webhook deliveries. */
@@ -118,7 +118,10 @@ function MonitorView({ projectId, monitor, setMonitor }: { projectId: string; mo
             {monitor.enabled ? <span className="muted">enabled</span> : <span className="muted">paused: no data until resumed</span>}
           </dd>
           <dt>Metric</dt>
-          <dd>{METRIC_LABELS[monitor.metric]}</dd>
+          <dd>
+            {METRIC_LABELS[monitor.metric]}
+            {monitor.score && <span className="muted"> of the scores {describeScore(monitor.score)}</span>}
+          </dd>
           <dt>Window</dt>
           <dd>{WINDOW_LABELS[monitor.window]}</dd>
           <dt>Threshold</dt>
@@ -129,7 +132,7 @@ function MonitorView({ projectId, monitor, setMonitor }: { projectId: string; mo
           </dd>
           <dt>Filter</dt>
           <dd>
-            <FilterChips filter={monitor.filter} none="all runs of the project" />
+            <FilterChips filter={monitor.filter} none={monitor.score ? 'all scores of the name' : 'all runs of the project'} />
           </dd>
           <dt>Webhook URLs</dt>
           <dd>

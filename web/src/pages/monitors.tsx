@@ -9,7 +9,7 @@ import { useSession } from '../session.js';
 import type { MonitorWithSecret } from '../types.js';
 import { MonitorForm } from './monitors/form.js';
 import { FilterChips } from './monitors/filter-chips.js';
-import { formatThreshold, METRIC_LABELS, type MonitorState } from './monitors/model.js';
+import { describeScore, formatThreshold, METRIC_LABELS, type MonitorState } from './monitors/model.js';
 import { SecretReveal } from './monitors/secret.js';
 import { FormField } from './prompts/controls.js';
 
@@ -93,7 +93,8 @@ export function MonitorsPage({ projectId }: { projectId: string }) {
               </span>
             </td>
             <td>
-              {METRIC_LABELS[m.metric]} <span className="muted">/ {m.window}</span>
+              {METRIC_LABELS[m.metric]}
+              {m.score && <span className="muted"> of {describeScore(m.score)}</span>} <span className="muted">/ {m.window}</span>
               <div className="muted" style={{ fontSize: '0.85rem' }}>
                 {m.threshold ? `alert ${formatThreshold(m.metric, m.threshold)}` : 'no threshold'}
               </div>

@@ -37,7 +37,7 @@ export function MetricPanel({
               <span className="kpi-value">{formatMetric(data.metric, data.current.value)}</span>
             </div>
             <div className="kpi">
-              <span className="kpi-label">Runs in window</span>
+              <span className="kpi-label">{data.metric === 'score_mean' || data.metric === 'score_share' ? 'Scores in window' : 'Runs in window'}</span>
               <span className="kpi-value">{fmtNumber(data.current.count)}</span>
             </div>
             <div className="kpi">

@@ -1,10 +1,13 @@
-import { useMemo, useRef, useState, type FormEvent } from 'react';
+import { useId, useMemo, useRef, useState, type FormEvent } from 'react';
+import { scoreConfigs } from '../../api.js';
 import type { FieldLabels } from '../../components/problems.js';
+import { useList } from '../../hooks.js';
 import { Button, ErrorBox, Options } from '../../components/ui.js';
 import type { CreateMonitorInput, Monitor } from '../../types.js';
 import { Checkbox, FormField, InvalidBox } from '../prompts/controls.js';
 import {
   describeFilter,
+  isScoreMetric,
   METRIC_LABELS,
   METRIC_UNITS,
   METRICS,
@@ -13,6 +16,7 @@ import {
   WINDOWS,
   type Metric,
   type MonitorFilter,
+  type MonitorScore,
   type Operator,
   thresholdFault,
   thresholdInput,
@@ -39,8 +43,17 @@ interface Draft {
   tags: string;
   rootsOnly: boolean;
   otherFilters: Record<string, unknown>;
+  /** Score metrics: the scores' name and (score_share) label, and the scores filter. */
+  scoreName: string;
+  scoreLabel: string;
+  scoreSource: string;
+  scoreTarget: string;
   webhookUrls: string;
 }
+
+/** The scores filter's values (the scores list's `source` and `target`). */
+const SCORE_SOURCES = ['api', 'annotation', 'evaluator'] as const;
+const SCORE_TARGETS = ['run', 'trace', 'session'] as const;
 
 /** What the form sends, on creation and on edits alike: every field the form has. */
 export type MonitorBody = Required<Omit<CreateMonitorInput, 'enabled'>>;
@@ -61,10 +74,14 @@ function draftOf(monitor?: Monitor): Draft {
       tags: '',
       rootsOnly: false,
       otherFilters: {},
+      scoreName: '',
+      scoreLabel: '',
+      scoreSource: '',
+      scoreTarget: '',
       webhookUrls: '',
     };
   }
-  const { status, kind, model, name, tag, parentRunId, ...rest } = monitor.filter as MonitorFilter;
+  const { status, kind, model, name, tag, parentRunId, source, target, ...rest } = monitor.filter as MonitorFilter;
   const otherFilters: Record<string, unknown> = { ...rest };
   if (typeof parentRunId === 'string') otherFilters.parentRunId = parentRunId;
   return {
@@ -81,11 +98,22 @@ function draftOf(monitor?: Monitor): Draft {
     tags: (tag ?? []).join(', '),
     rootsOnly: parentRunId === null,
     otherFilters,
+    scoreName: monitor.score?.name ?? '',
+    scoreLabel: monitor.score?.label ?? '',
+    scoreSource: source ?? '',
+    scoreTarget: target ?? '',
     webhookUrls: monitor.webhookUrls.join('\n'),
   };
 }
 
 function filterOf(draft: Draft): MonitorFilter {
+  // A score metric's filter selects scores (source, target); the runs filter's fields do not apply.
+  if (isScoreMetric(draft.metric)) {
+    const scores: Record<string, unknown> = {};
+    if (draft.scoreSource) scores.source = draft.scoreSource;
+    if (draft.scoreTarget) scores.target = draft.scoreTarget;
+    return scores as MonitorFilter;
+  }
   const filter: Record<string, unknown> = { ...draft.otherFilters };
   if (draft.status) filter.status = draft.status;
   if (draft.kind) filter.kind = draft.kind;
@@ -115,6 +143,11 @@ const FIELDS: FieldLabels = {
   'filter/tag': 'Tag',
   'filter/tag/*': 'Tag {n}',
   'filter/parentRunId': 'Roots only',
+  'filter/source': 'Source',
+  'filter/target': 'Target',
+  score: 'Score name',
+  'score/name': 'Score name',
+  'score/label': 'Label',
   webhookUrls: 'Webhook URLs',
   'webhookUrls/*': 'Webhook URL {n}',
 };
@@ -129,8 +162,19 @@ function thresholdOf(draft: Draft): Threshold | null | undefined {
   return { op: draft.op, value: thresholdValue(draft.metric, Number(draft.threshold)) };
 }
 
+/** The score a score metric watches, as typed (null for a run metric). */
+function scoreOf(draft: Draft): MonitorScore | null {
+  if (!isScoreMetric(draft.metric)) return null;
+  const label = draft.scoreLabel.trim();
+  return draft.metric === 'score_share' && label !== '' ? { name: draft.scoreName.trim(), label } : { name: draft.scoreName.trim() };
+}
+
 function check(draft: Draft): { ok: true; body: MonitorBody } | { ok: false; title: string; detail: string } {
   if (draft.name.trim() === '') return { ok: false, title: 'The monitor needs a name', detail: 'Type a name, such as "prod error rate".' };
+  if (isScoreMetric(draft.metric) && draft.scoreName.trim() === '')
+    return { ok: false, title: 'The score needs a name', detail: 'Type the name of the scores to watch, such as "helpfulness".' };
+  if (draft.metric === 'score_share' && draft.scoreLabel.trim() === '')
+    return { ok: false, title: 'The share needs a label', detail: 'Type the label counted: true or false for a boolean score, or a category.' };
   const threshold = thresholdOf(draft);
   if (threshold === undefined) return { ok: false, title: 'The threshold is not valid', detail: thresholdError(draft) ?? '' };
   const webhookUrls = [
@@ -150,11 +194,25 @@ function check(draft: Draft): { ok: true; body: MonitorBody } | { ok: false; tit
       description: draft.description.trim(),
       filter: filterOf(draft),
       metric: draft.metric,
+      score: scoreOf(draft),
       window: draft.window,
       threshold,
       webhookUrls,
     },
   };
+}
+
+/** A select of one filter's values, or "any" (the empty string). */
+function AnyOf({ label, values, value, onChange }: { label: string; values: readonly string[]; value: string; onChange: (value: string) => void }) {
+  return (
+    <FormField label={label}>
+      {(control) => (
+        <select {...control} value={value} onChange={(e) => onChange(e.target.value)}>
+          <Options values={values} any="any" />
+        </select>
+      )}
+    </FormField>
+  );
 }
 
 /** Create or edit a monitor, with a live preview of its metric as the definition changes. */
@@ -184,6 +242,13 @@ export function MonitorForm({
   };
 
   const filter = useMemo(() => filterOf(draft), [draft]);
+  const scoreMetric = isScoreMetric(draft.metric);
+  // The organization's score configs: their names are offered, and a config's labels for a share.
+  const configs = useList(scoreConfigs.list, { archived: false }, 100);
+  const config = configs.items.find((c) => c.name === draft.scoreName.trim());
+  const labels = config?.dataType === 'boolean' ? ['true', 'false'] : (config?.categories ?? []);
+  const namesId = useId();
+  const labelsId = useId();
   const threshold = thresholdOf(draft) ?? null;
   const others = describeFilter(draft.otherFilters as MonitorFilter);
   const thresholdMessage = tried || draft.threshold.trim() !== '' ? thresholdError(draft) : null;
@@ -248,7 +313,7 @@ export function MonitorForm({
               type="number"
               step="any"
               inputMode="decimal"
-              {...(draft.metric === 'error_rate' ? { min: 0, max: 100 } : {})}
+              {...(draft.metric === 'error_rate' || draft.metric === 'score_share' ? { min: 0, max: 100 } : {})}
               disabled={draft.op === ''}
               value={draft.threshold}
               onChange={(e) => set('threshold', e.target.value)}
@@ -257,23 +322,59 @@ export function MonitorForm({
         </FormField>
       </div>
 
-      <fieldset className="form-section">
+      {scoreMetric && (
+        <fieldset className="form-section">
+          <legend>Scores</legend>
+          <div className="form-grid">
+            <FormField label="Score name" hint={configs.items.length > 0 ? 'A score config’s name, or any score name.' : 'The name the scores are given.'}>
+              {(control) => (
+                <input
+                  {...control}
+                  list={namesId}
+                  maxLength={100}
+                  autoComplete="off"
+                  placeholder="helpfulness"
+                  value={draft.scoreName}
+                  onChange={(e) => set('scoreName', e.target.value)}
+                />
+              )}
+            </FormField>
+            <datalist id={namesId}>
+              {configs.items.map((c) => (
+                <option key={c.id} value={c.name} />
+              ))}
+            </datalist>
+            {draft.metric === 'score_share' && (
+              <FormField label="Label" hint="The share of the scores with this label: true or false for a boolean score, or a category.">
+                {(control) => (
+                  <input
+                    {...control}
+                    list={labelsId}
+                    maxLength={100}
+                    autoComplete="off"
+                    placeholder="true"
+                    value={draft.scoreLabel}
+                    onChange={(e) => set('scoreLabel', e.target.value)}
+                  />
+                )}
+              </FormField>
+            )}
+            <datalist id={labelsId}>
+              {labels.map((label) => (
+                <option key={label} value={label} />
+              ))}
+            </datalist>
+            <AnyOf label="Source" values={SCORE_SOURCES} value={draft.scoreSource} onChange={(v) => set('scoreSource', v)} />
+            <AnyOf label="Target" values={SCORE_TARGETS} value={draft.scoreTarget} onChange={(v) => set('scoreTarget', v)} />
+          </div>
+        </fieldset>
+      )}
+
+      <fieldset className="form-section" hidden={scoreMetric}>
         <legend>Runs filter</legend>
         <div className="form-grid">
-          <FormField label="Status">
-            {(control) => (
-              <select {...control} value={draft.status} onChange={(e) => set('status', e.target.value)}>
-                <Options values={RUN_STATUSES} any="any" />
-              </select>
-            )}
-          </FormField>
-          <FormField label="Kind">
-            {(control) => (
-              <select {...control} value={draft.kind} onChange={(e) => set('kind', e.target.value)}>
-                <Options values={RUN_KINDS} any="any" />
-              </select>
-            )}
-          </FormField>
+          <AnyOf label="Status" values={RUN_STATUSES} value={draft.status} onChange={(v) => set('status', v)} />
+          <AnyOf label="Kind" values={RUN_KINDS} value={draft.kind} onChange={(v) => set('kind', v)} />
           <FormField label="Model">
             {(control) => (
               <input {...control} maxLength={256} placeholder="any" autoComplete="off" value={draft.model} onChange={(e) => set('model', e.target.value)} />
@@ -298,7 +399,11 @@ export function MonitorForm({
         )}
       </fieldset>
 
-      <MetricPreview projectId={projectId} definition={{ filter, metric: draft.metric, window: draft.window, threshold }} enabled={monitor?.enabled ?? true} />
+      <MetricPreview
+        projectId={projectId}
+        definition={{ filter, metric: draft.metric, score: scoreOf(draft), window: draft.window, threshold }}
+        enabled={monitor?.enabled ?? true}
+      />
 
       <FormField label="Webhook URLs" hint="One per line, at most 5. Each state change is POSTed there, signed with the monitor's secret.">
         {(control) => (

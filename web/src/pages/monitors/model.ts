@@ -9,14 +9,17 @@ import type { Monitor } from '../../types.js';
 import {
   ADDITIVE_METRICS as ADDITIVE,
   breaches,
+  isScoreMetric,
   metricValue,
   OPERATORS as SERVER_OPERATORS,
+  scoreDefinitionFaults,
+  scoreMetricValue,
   stateFor,
   WINDOW_MS,
 } from '../../../../src/features/monitors/monitors.rules.js';
 
 /** The server's own rules (the evaluator uses the very same functions), re-exported for the pages. */
-export { ADDITIVE, breaches, metricValue, stateFor, WINDOW_MS };
+export { ADDITIVE, breaches, isScoreMetric, metricValue, scoreDefinitionFaults, scoreMetricValue, stateFor, WINDOW_MS };
 
 export type Metric = Monitor['metric'];
 export type Window = Monitor['window'];
@@ -24,6 +27,7 @@ export type MonitorState = Monitor['state'];
 export type Threshold = NonNullable<Monitor['threshold']>;
 export type Operator = Threshold['op'];
 export type MonitorFilter = Monitor['filter'] & Record<`metadata.${string}`, string>;
+export type MonitorScore = NonNullable<Monitor['score']>;
 
 export const METRIC_LABELS: Record<Metric, string> = {
   count: 'Run count',
@@ -34,6 +38,8 @@ export const METRIC_LABELS: Record<Metric, string> = {
   latency_p99: 'Latency p99',
   total_tokens: 'Total tokens',
   cost: 'Cost',
+  score_mean: 'Score mean',
+  score_share: 'Score share',
 };
 export const METRICS = Object.keys(METRIC_LABELS) as Metric[];
 
@@ -52,6 +58,8 @@ export const METRIC_UNITS: Record<Metric, string> = {
   latency_p99: 'milliseconds',
   total_tokens: 'tokens',
   cost: 'dollars',
+  score_mean: 'the score’s own scale (booleans: 0 to 1)',
+  score_share: 'percent: type 10 for 10 %',
 };
 
 /**
@@ -59,7 +67,7 @@ export const METRIC_UNITS: Record<Metric, string> = {
  * (0.05): these two turn one into the other, rounded to 12 significant digits so that 7 % is 7, not
  * 7.000000000000001.
  */
-const PERCENT: ReadonlySet<Metric> = new Set<Metric>(['error_rate']);
+const PERCENT: ReadonlySet<Metric> = new Set<Metric>(['error_rate', 'score_share']);
 const tidy = (n: number) => Number(n.toPrecision(12));
 
 /** A stored threshold value as the form shows it. */
@@ -77,7 +85,7 @@ export function thresholdFault(metric: Metric, typed: string): string | null {
   if (typed.trim() === '') return `Type the value to compare with (${METRIC_UNITS[metric]}), or choose the operator “none”.`;
   const value = Number(typed);
   if (!Number.isFinite(value)) return 'The threshold must be a number.';
-  if (PERCENT.has(metric) && (value < 0 || value > 100)) return 'An error rate is a percentage from 0 to 100.';
+  if (PERCENT.has(metric) && (value < 0 || value > 100)) return `${metric === 'error_rate' ? 'An error rate' : 'A share'} is a percentage from 0 to 100.`;
   return null;
 }
 
@@ -85,6 +93,7 @@ export function formatMetric(metric: Metric, value: number | null | undefined): 
   if (value === null || value === undefined) return '—';
   switch (metric) {
     case 'error_rate':
+    case 'score_share':
       return fmtPercent(value);
     case 'latency_p50':
     case 'latency_p95':
@@ -100,6 +109,12 @@ export function formatMetric(metric: Metric, value: number | null | undefined): 
 export function formatThreshold(metric: Metric, threshold: Threshold | null): string {
   if (!threshold) return 'none';
   return `${threshold.op} ${formatMetric(metric, threshold.value)}`;
+}
+
+/** What a score metric watches, in words: `helpfulness`, `thumbs_down = true`. */
+export function describeScore(score: Monitor['score']): string {
+  if (!score) return '';
+  return score.label === undefined ? score.name : `${score.name} = ${score.label}`;
 }
 
 /** `kind = llm`, `tag prod`, `roots only`… ; an empty list means every run of the project. */
@@ -123,6 +138,7 @@ export function previewable(metric: Metric): boolean {
 export function explainState(state: MonitorState, input: { enabled: boolean; count: number; threshold: Threshold | null; metric: Metric }): string {
   if (!input.enabled) return 'Paused monitors are always no data.';
   if (state === 'no_data') {
+    if (input.count === 0 && isScoreMetric(input.metric)) return 'No score of this name in the window.';
     if (input.count === 0)
       return input.threshold && ADDITIVE.has(input.metric) ? 'No run matched, and 0 does not breach the threshold.' : 'No run matched in the window.';
     return 'No value to compare.';
@@ -142,7 +158,7 @@ export const BUCKET_MS: Record<string, number> = { '1m': 60_000, ...WINDOW_MS };
  * amounts are charted as percent and cents to be readable.
  */
 export function chartUnit(metric: Metric): { factor: number; unit: string } {
-  if (metric === 'error_rate') return { factor: 100, unit: '%' };
+  if (metric === 'error_rate' || metric === 'score_share') return { factor: 100, unit: '%' };
   if (metric === 'cost') return { factor: 100, unit: '¢' };
   if (metric.startsWith('latency')) return { factor: 1, unit: 'ms' };
   return { factor: 1, unit: '' };

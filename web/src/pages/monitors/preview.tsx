@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
-import { runs } from '../../api.js';
+import { runs, scoreMetrics } from '../../api.js';
 import { Chart, type ChartSeries } from '../../components/chart.js';
 import { ErrorBox, StatusBadge } from '../../components/ui.js';
 import { fmtBucket, fmtNumber } from '../../format.js';
-import type { RunMetrics } from '../../types.js';
+import type { RunMetrics, ScoreMetrics } from '../../types.js';
 import { useDebounced } from '../prompts/controls.js';
 import {
   ADDITIVE,
@@ -11,8 +11,10 @@ import {
   chartUnit,
   explainState,
   formatMetric,
+  isScoreMetric,
   METRIC_LABELS,
   metricValue,
+  scoreMetricValue,
   PREVIEW_BUCKET,
   previewable,
   scaled,
@@ -21,6 +23,7 @@ import {
   WINDOW_MS,
   type Metric,
   type MonitorFilter,
+  type MonitorScore,
   type Threshold,
   type Window,
 } from './model.js';
@@ -28,6 +31,8 @@ import {
 export interface PreviewDefinition {
   filter: MonitorFilter;
   metric: Metric;
+  /** The scores a score metric watches (null, or a blank name, for none yet). */
+  score: MonitorScore | null;
   window: Window;
   threshold: Threshold | null;
 }
@@ -44,19 +49,27 @@ export function filterQuery(filter: MonitorFilter): Record<string, string | stri
   return query;
 }
 
-interface Measured {
-  metrics: RunMetrics;
-  at: number;
+/** The runs metrics (run metrics) or the score metrics of one score name (score metrics). */
+type Measured = { kind: 'runs'; metrics: RunMetrics; at: number } | { kind: 'scores'; metrics: ScoreMetrics; at: number };
+
+interface Query {
+  filter: MonitorFilter;
+  window: Window;
+  /** The score name, for a score metric; null for a run metric. */
+  scoreName: string | null;
 }
 
 /**
  * What the monitor being edited would say now: its metric over the last window, computed from the
  * runs metrics endpoint with the same filter (the server counts exactly the runs the list returns),
- * the state that value gives, and the window split into a few buckets for a chart.
+ * or for a score metric from the score metrics of its name (the aggregate the monitor reads), the
+ * state that value gives, and the window split into a few buckets for a chart.
  */
 export function MetricPreview({ projectId, definition, enabled = true }: { projectId: string; definition: PreviewDefinition; enabled?: boolean }) {
   // The threshold only changes the verdict, not the numbers: no new request when it alone changes.
-  const queryKey = useDebounced(JSON.stringify({ filter: definition.filter, window: definition.window }), 450);
+  const scoreMetric = isScoreMetric(definition.metric);
+  const wanted: Query = { filter: definition.filter, window: definition.window, scoreName: scoreMetric ? (definition.score?.name.trim() ?? '') : null };
+  const queryKey = useDebounced(JSON.stringify(wanted), 450);
   const [measured, setMeasured] = useState<Measured | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [loading, setLoading] = useState(false);
@@ -64,21 +77,26 @@ export function MetricPreview({ projectId, definition, enabled = true }: { proje
   const generation = useRef(0);
 
   useEffect(() => {
-    const { filter, window } = JSON.parse(queryKey) as { filter: MonitorFilter; window: Window };
+    const { filter, window, scoreName } = JSON.parse(queryKey) as Query;
     const mine = ++generation.current;
+    if (scoreName === '') {
+      // A score metric without a name yet: nothing to measure.
+      setMeasured(null);
+      setError(null);
+      return;
+    }
     const to = Date.now();
     const from = to - WINDOW_MS[window];
+    const range = { from: new Date(from).toISOString(), to: new Date(to).toISOString(), bucket: PREVIEW_BUCKET[window] };
     setLoading(true);
-    runs
-      .metrics(projectId, {
-        ...filterQuery(filter),
-        from: new Date(from).toISOString(),
-        to: new Date(to).toISOString(),
-        bucket: PREVIEW_BUCKET[window],
-      })
-      .then((metrics) => {
+    const measuring: Promise<Measured> =
+      scoreName === null
+        ? runs.metrics(projectId, { ...filterQuery(filter), ...range }).then((metrics) => ({ kind: 'runs', metrics, at: to }))
+        : scoreMetrics(projectId, { ...filterQuery(filter), name: scoreName, ...range }).then((metrics) => ({ kind: 'scores', metrics, at: to }));
+    measuring
+      .then((result) => {
         if (mine !== generation.current) return;
-        setMeasured({ metrics, at: to });
+        setMeasured(result);
         setError(null);
       })
       .catch((e: unknown) => {
@@ -91,14 +109,20 @@ export function MetricPreview({ projectId, definition, enabled = true }: { proje
 
   const { metric, threshold } = definition;
   const windowLabel = WINDOW_LABELS[definition.window];
-  const total = measured?.metrics.total;
-  const value = total ? metricValue(metric, total) : null;
+  // A measure of the other kind (the metric was just switched) is not shown: it would say another thing.
+  const current = measured && (measured.kind === 'scores') === scoreMetric ? measured : null;
+  const valueOf = (bucket: RunMetrics['total'] | ScoreMetrics['total']): number | null =>
+    isScoreMetric(metric)
+      ? scoreMetricValue(metric, definition.score ?? { name: '' }, bucket as ScoreMetrics['total'])
+      : metricValue(metric, bucket as RunMetrics['total']);
+  const total = current?.metrics.total;
+  const value = total ? valueOf(total) : null;
   const count = total?.count ?? 0;
   const state = stateFor({ enabled, value: previewable(metric) ? value : null, count, threshold });
-  const series = measured?.metrics.groups[0]?.series ?? [];
+  const series: ((RunMetrics['total'] | ScoreMetrics['total']) & { start: string })[] = current?.metrics.groups[0]?.series ?? [];
   const bucketMs = BUCKET_MS[PREVIEW_BUCKET[definition.window]] ?? 60_000;
   const { factor, unit } = chartUnit(metric);
-  const perBucket = series.map((b) => scaled(metricValue(metric, b), factor));
+  const perBucket = series.map((b) => scaled(valueOf(b), factor));
   // A threshold applies to the whole window: additive metrics are drawn as a running total too, whose
   // last point is the value compared with it. Ratios and percentiles per bucket compare as they are.
   const additive = ADDITIVE.has(metric);
@@ -129,7 +153,7 @@ export function MetricPreview({ projectId, definition, enabled = true }: { proje
         </span>
       </div>
       {error !== null && <ErrorBox error={error} />}
-      {measured && error === null && (
+      {current && error === null && (
         <>
           <div className="kpis" aria-live="polite">
             <div className="kpi">
@@ -137,7 +161,7 @@ export function MetricPreview({ projectId, definition, enabled = true }: { proje
               <span className="kpi-value">{previewable(metric) ? formatMetric(metric, value) : 'n/a'}</span>
             </div>
             <div className="kpi">
-              <span className="kpi-label">Runs matched</span>
+              <span className="kpi-label">{scoreMetric ? 'Scores matched' : 'Runs matched'}</span>
               <span className="kpi-value">{fmtNumber(count)}</span>
             </div>
             <div className="kpi">
@@ -163,8 +187,8 @@ export function MetricPreview({ projectId, definition, enabled = true }: { proje
               </p>
               <p className="preview-note">
                 {explainState(state, { enabled, count, threshold, metric })}
-                {!enabled && ' Resume it to evaluate.'} Computed from the runs metrics with the same filter over the last {windowLabel}, as the monitor
-                evaluates it.
+                {!enabled && ' Resume it to evaluate.'} Computed from the {scoreMetric ? 'score metrics of this name' : 'runs metrics'} with the same filter
+                over the last {windowLabel}, as the monitor evaluates it.
               </p>
             </>
           ) : (
@@ -174,7 +198,7 @@ export function MetricPreview({ projectId, definition, enabled = true }: { proje
           )}
         </>
       )}
-      {!measured && error === null && <p className="preview-note">Measuring…</p>}
+      {!current && error === null && <p className="preview-note">{wanted.scoreName === '' ? 'Name the score to preview its metric.' : 'Measuring…'}</p>}
     </section>
   );
 }
