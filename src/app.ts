@@ -48,6 +48,8 @@ import { RunSchema } from './features/runs/runs.schemas.js';
 import { systemRoutes } from './features/system/system.routes.js';
 import { tokenRoutes } from './features/tokens/tokens.routes.js';
 import { TokenRecordSchema } from './features/tokens/tokens.schemas.js';
+import { modelConnectionRoutes } from './features/model-connections/model-connections.routes.js';
+import { ModelConnectionSchema } from './features/model-connections/model-connections.schemas.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { answerClientError } from './lib/client-error.js';
 import { redactUrl, requestIdFrom, sendProblem, toProblem } from './lib/http.js';
@@ -238,6 +240,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     DatasetItemSchema,
     AnnotationQueueSchema,
     AnnotationItemSchema,
+    ModelConnectionSchema,
   ])
     app.addSchema(schema);
 
@@ -302,6 +305,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       datasetItemRoutes(api, deps);
       annotationQueueRoutes(api, deps);
       annotationItemRoutes(api, deps);
+      modelConnectionRoutes(api, deps);
     },
     { prefix: '/v1' },
   );
