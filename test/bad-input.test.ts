@@ -36,6 +36,7 @@ import {
   validDataset,
   validScore,
   validScoreConfig,
+  validModelConnection,
   FIXTURE_SESSION,
 } from './bad-input/routes.js';
 
@@ -63,6 +64,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     expect(config.statusCode, config.body).toBe(201);
     const queue = await ctx.request('POST', `/v1/projects/${projectId}/annotation-queues`, { token: owner.token, body: { name: uniqueName() } });
     expect(queue.statusCode, queue.body).toBe(201);
+    const connection = await ctx.request('POST', '/v1/model-connections', { token: owner.token, body: validModelConnection() });
+    expect(connection.statusCode, connection.body).toBe(201);
     return {
       tokenId: token.json().id,
       promptId,
@@ -73,6 +76,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       scoreConfigId: config.json().id,
       ...(await datasetFixture()),
       ...(await queueItemFixture(projectId, queue.json().id, scored!)),
+      modelConnectionId: connection.json().id,
     };
   }
 

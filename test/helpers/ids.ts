@@ -17,5 +17,6 @@ export function missingIds() {
     itemId: newId('dsi'),
     queueId: newId('aq'),
     annotationItemId: newId('aqi'),
+    modelConnectionId: newId('mcn'),
   };
 }

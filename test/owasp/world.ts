@@ -39,7 +39,19 @@ export interface World {
   /** An annotation queue of the project with the run in it, that item claimed by the owner. */
   queueId: string;
   annotationItemId: string;
+  /** A model connection of the organization (its key shown to nobody; budget 0: a test call makes no request). */
+  modelConnectionId: string;
 }
+
+/** The key of the world's model connection: no answer may show it. */
+export const MODEL_API_KEY = 'sk-owasp-model-connection-key-0123456789';
+export const validModelConnection = () => ({
+  name: unique('connection'),
+  baseUrl: 'https://models.example.com/v1',
+  model: 'gpt-4o-mini',
+  apiKey: MODEL_API_KEY,
+  monthlyBudgetUsd: 0,
+});
 
 export const validScore = () => ({ name: 'helpfulness', value: 1 });
 
@@ -84,6 +96,8 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
   expect((await ctx.request('POST', `${queuePath}/items`, { token: owner.token, body: { ids: [runId] } })).statusCode).toBe(200);
   const claimed = await ctx.request('POST', `${queuePath}/claim`, { token: owner.token });
   expect(claimed.statusCode, claimed.body).toBe(200);
+  const connection = await ctx.request('POST', '/v1/model-connections', { token: owner.token, body: validModelConnection() });
+  expect(connection.statusCode, connection.body).toBe(201);
   return {
     owner,
     member,
@@ -104,8 +118,11 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
     itemId: added.json().items[0].id,
     queueId: queue.json().id,
     annotationItemId: claimed.json().id,
+    modelConnectionId: connection.json().id,
   };
 }
+
+export const connectionPath = (w: World, suffix = '') => `/v1/model-connections/${w.modelConnectionId}${suffix}`;
 
 export const datasetPath = (w: World, suffix = '') => `/v1/datasets/${w.datasetId}${suffix}`;
 export const itemPath = (w: World) => datasetPath(w, `/items/${w.itemId}`);
@@ -327,6 +344,17 @@ export const ID_ROUTES: RouteCase[] = [
     path: (w) => queuePath(w, `/items/${w.annotationItemId}/skip`),
     ok: 200,
   },
+  // Model connections.
+  { method: 'GET', route: '/v1/model-connections/{connection_id}', path: (w) => connectionPath(w), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/model-connections/{connection_id}',
+    path: (w) => connectionPath(w),
+    body: () => ({ baseUrl: 'https://attacker.example/v1' }),
+    ok: 200,
+  },
+  { method: 'DELETE', route: '/v1/model-connections/{connection_id}', path: (w) => connectionPath(w), ok: 204 },
+  { method: 'POST', route: '/v1/model-connections/{connection_id}/test', path: (w) => connectionPath(w, '/test'), ok: 200 },
 ];
 
 /** API5: every admin-only route, with what an admin gets. */
@@ -368,6 +396,13 @@ export const ADMIN_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, ok: 204 },
   { method: 'DELETE', route: '/v1/datasets/{dataset_id}', path: (w) => datasetPath(w), ok: 204 },
   { method: 'DELETE', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}', path: (w) => queuePath(w), ok: 204 },
+  // Model connections are admin material: even reading them.
+  { method: 'GET', route: '/v1/model-connections', path: () => '/v1/model-connections', ok: 200 },
+  { method: 'POST', route: '/v1/model-connections', path: () => '/v1/model-connections', body: () => validModelConnection(), ok: 201 },
+  { method: 'GET', route: '/v1/model-connections/{connection_id}', path: (w) => connectionPath(w), ok: 200 },
+  { method: 'PATCH', route: '/v1/model-connections/{connection_id}', path: (w) => connectionPath(w), body: () => ({ monthlyBudgetUsd: 5 }), ok: 200 },
+  { method: 'DELETE', route: '/v1/model-connections/{connection_id}', path: (w) => connectionPath(w), ok: 204 },
+  { method: 'POST', route: '/v1/model-connections/{connection_id}/test', path: (w) => connectionPath(w, '/test'), ok: 200 },
 ];
 
 export const send = (ctx: TestContext, caller: Caller, r: RouteCase, w: World) =>
@@ -398,6 +433,13 @@ export async function snapshot(ctx: TestContext, w: World) {
   const scoreConfigs = await get('/v1/score-configs?limit=100');
   const queues = await get(`/v1/projects/${w.projectId}/annotation-queues?limit=100`);
   const queueItems = await get(queuePath(w, '/items?limit=100'));
+  // The model connections as stored (sealed key included).
+  const modelConnections = await ctx.database.storage.db
+    .selectFrom('model_connections')
+    .selectAll()
+    .where('organization_id', '=', w.owner.organizationId)
+    .orderBy('id')
+    .execute();
   // The monitor as stored (its sealed signing secret included), less what its evaluation moves by itself.
   const monitorRow = await ctx.database.storage.db.selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
   const {
@@ -429,6 +471,7 @@ export async function snapshot(ctx: TestContext, w: World) {
     scoreConfigs: items(scoreConfigs).map((c) => [c.id, c.name, c.description, c.archived]),
     queues: items(queues),
     queueItems: items(queueItems),
+    modelConnections,
   };
 }
 

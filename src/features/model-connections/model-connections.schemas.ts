@@ -29,6 +29,7 @@ const ApiKey = Type.String({
   description: 'Sent as `Authorization: Bearer <apiKey>`. Write-only: stored sealed, never shown again (answers show `apiKeyHint`).',
 });
 const Headers = Type.Record(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$" }), Type.String({ maxLength: 4096, pattern: HEADER_VALUE }), {
+  additionalProperties: false,
   maxProperties: MAX_HEADERS,
   description:
     'Extra request headers (`OpenAI-Organization`, a gateway’s `api-key`, …). Write-only: stored sealed like the key, answers show their names only. `Authorization` (give `apiKey`) and the headers that frame the request (`Host`, `Content-Type`, `Content-Length`, `Transfer-Encoding`, `Connection`, …) are refused.',
