@@ -10,6 +10,13 @@ import type { RoleSchema } from '../../../src/schemas/common.js';
 import type { Page as ServerPage } from '../../../src/lib/pagination.js';
 import type { FieldErrorSchema, ProblemSchema } from '../../../src/lib/problems.js';
 import type { MeSchema } from '../../../src/features/me/me.schemas.js';
+import type {
+  ConnectionTestSchema,
+  CreateModelConnectionBody,
+  ListModelConnectionsQuery,
+  ModelConnectionSchema,
+  UpdateModelConnectionBody,
+} from '../../../src/features/model-connections/model-connections.schemas.js';
 import type { SignInStatusSchema } from '../../../src/features/auth/auth.schemas.js';
 import type { createTokenBody, NewTokenSchema, TokenRecordSchema } from '../../../src/features/tokens/tokens.schemas.js';
 import type {
@@ -269,3 +276,10 @@ export type AddAnnotationItemsInput = Omit<Static<typeof AddAnnotationItemsBody>
 export type AnnotationItemsAdded = Static<typeof ItemsAddedSchema>;
 export type CompleteAnnotationItemInput = Static<typeof CompleteItemBody>;
 export type AnnotationItemCompleted = { item: AnnotationItem; scores: Score[] };
+
+// Model connections (LLM-as-judge)
+export type ModelConnection = Static<typeof ModelConnectionSchema>;
+export type CreateModelConnectionInput = Static<typeof CreateModelConnectionBody>;
+export type UpdateModelConnectionInput = Static<typeof UpdateModelConnectionBody>;
+export type ModelConnectionFilters = Omit<Static<typeof ListModelConnectionsQuery>, PageParams>;
+export type ModelConnectionTest = Static<typeof ConnectionTestSchema>;
