@@ -5,6 +5,10 @@
  * problem document; it becomes an ApiError carrying its title and detail, which the pages show as they are.
  */
 import type {
+  CreateModelConnectionInput,
+  ModelConnection,
+  ModelConnectionTest,
+  UpdateModelConnectionInput,
   AddDatasetItemsInput,
   AddRunToDatasetInput,
   BuiltinModelPrice,
@@ -302,4 +306,10 @@ export const organization = {
   invite: (body: CreateInvitationInput) => post<Invitation>('/organization/invitations', body),
   withdrawInvitation: (invitationId: string) => del(`/organization/invitations/${seg(invitationId)}`),
   tokens: listing<OrganizationToken>('/organization/tokens'),
+};
+
+/** The organization's model connections for LLM-as-judge evaluators (`/v1/model-connections`, admins and owners). */
+export const modelConnections = {
+  ...collection<ModelConnection, CreateModelConnectionInput, UpdateModelConnectionInput>('/model-connections'),
+  test: (connectionId: string) => post<ModelConnectionTest>(`/model-connections/${seg(connectionId)}/test`),
 };
