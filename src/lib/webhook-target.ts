@@ -7,7 +7,8 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
  * Outbound webhooks without SSRF: only http(s) URLs without credentials; the target host is resolved
  * once, every address it resolves to must be public (unless the instance allows private targets), and
  * the connection goes to exactly the address that was checked (no second resolution an attacker's DNS
- * could answer differently). Redirects are never followed.
+ * could answer differently). Redirects are never followed. Webhook deliveries (`postJson`) and model
+ * connections' calls (`postJsonForAnswer`, which reads the answer) take the same path.
  */
 
 const blocked = new BlockList();
