@@ -60,6 +60,11 @@ export const API_TAGS: readonly ApiTag[] = [
     description:
       'Named sets of examples (an input, an expected output) to test an application against: every change to the items is a new version of the dataset, and any version can be read back.',
   },
+  {
+    name: 'Model connections',
+    description:
+      'OpenAI-compatible chat endpoints of the organization that LLM-as-judge evaluators call: the base URL (through the SSRF guard), a key stored sealed, a monthly budget in USD and what this month has cost.',
+  },
   { name: 'Operations', description: 'Unauthenticated routes for load balancers and token verifiers: liveness, readiness and the JWT public keys.' },
 ];
 

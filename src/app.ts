@@ -51,6 +51,8 @@ import { RunSchema } from './features/runs/runs.schemas.js';
 import { systemRoutes } from './features/system/system.routes.js';
 import { tokenRoutes } from './features/tokens/tokens.routes.js';
 import { TokenRecordSchema } from './features/tokens/tokens.schemas.js';
+import { modelConnectionRoutes } from './features/model-connections/model-connections.routes.js';
+import { ModelConnectionSchema } from './features/model-connections/model-connections.schemas.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { answerClientError } from './lib/client-error.js';
 import { redactUrl, requestIdFrom, sendProblem, toProblem } from './lib/http.js';
@@ -252,6 +254,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     AnnotationQueueSchema,
     AnnotationItemSchema,
     EvaluatorRuleSchema,
+    ModelConnectionSchema,
   ])
     app.addSchema(schema);
 
@@ -317,6 +320,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       annotationQueueRoutes(api, deps);
       annotationItemRoutes(api, deps);
       evaluatorRoutes(api, deps);
+      modelConnectionRoutes(api, deps);
     },
     { prefix: '/v1' },
   );

@@ -63,6 +63,10 @@ export interface Config {
   webhookBackoffSeconds: number;
   /** How long a failed webhook delivery keeps being retried. */
   webhookRetrySeconds: number;
+  /** Model connections (LLM-as-judge) on private, loopback and link-local addresses are allowed (off: SSRF guard). */
+  modelAllowPrivate: boolean;
+  /** How long a model connection's chat completion may take, from connecting to its answer's last byte. */
+  modelTimeoutSeconds: number;
   /** Keys given by configuration (otherwise generated into the database on first start). */
   keys: { signingKeyPem: string | null; cursorKey: Buffer | null; secretsKey: Buffer | null };
   /** The OpenID Connect identity provider for dashboard sign-in; null: the built-in development one (outside production) or none. */
@@ -253,6 +257,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutSeconds: integer(env, 'SIGHTLINE_WEBHOOK_TIMEOUT_SECONDS', 10, 1, 300),
     webhookBackoffSeconds: integer(env, 'SIGHTLINE_WEBHOOK_BACKOFF_SECONDS', 10, 1, 3600),
     webhookRetrySeconds: integer(env, 'SIGHTLINE_WEBHOOK_RETRY_SECONDS', 86_400, 0, 604_800),
+    modelAllowPrivate: boolean(env, 'SIGHTLINE_MODEL_ALLOW_PRIVATE', false),
+    modelTimeoutSeconds: integer(env, 'SIGHTLINE_MODEL_TIMEOUT_SECONDS', 30, 1, 600),
     keys: {
       // A PEM in an environment variable often arrives with its newlines escaped.
       signingKeyPem: env.SIGHTLINE_SIGNING_KEY ? env.SIGHTLINE_SIGNING_KEY.replace(/\\n/g, '\n') : null,

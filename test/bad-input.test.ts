@@ -37,6 +37,7 @@ import {
   validScore,
   validScoreConfig,
   validInvitation,
+  validModelConnection,
   FIXTURE_SESSION,
   validEvaluatorRule,
 } from './bad-input/routes.js';
@@ -70,6 +71,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     const member = await ctx.make.caller({ role: 'member', organizationId: owner.organizationId });
     const invitation = await ctx.request('POST', '/v1/organization/invitations', { token: owner.token, body: validInvitation() });
     expect(invitation.statusCode, invitation.body).toBe(201);
+    const connection = await ctx.request('POST', '/v1/model-connections', { token: owner.token, body: validModelConnection() });
+    expect(connection.statusCode, connection.body).toBe(201);
     return {
       tokenId: token.json().id,
       promptId,
@@ -83,6 +86,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       evaluatorId: evaluator.json().id,
       memberUserId: member.userId,
       invitationId: invitation.json().id,
+      modelConnectionId: connection.json().id,
     };
   }
 

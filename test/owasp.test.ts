@@ -26,6 +26,7 @@ import {
   snapshot,
   keysOf,
   SECRET_KEYS,
+  MODEL_API_KEY,
 } from './owasp/world.js';
 
 describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
@@ -276,6 +277,8 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
         monitorPath(w, '/metrics'),
         monitorPath(w, '/events'),
         monitorPath(w, '/deliveries'),
+        '/v1/model-connections',
+        `/v1/model-connections/${w.modelConnectionId}`,
         '/.well-known/jwks.json',
       ]) {
         const res = await ctx.request('GET', url, { token: w.owner.token });
@@ -297,6 +300,7 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
         }
       });
       const monitorRow = await db().selectFrom('monitors').select(['webhook_secret']).where('id', '=', w.monitorId).executeTakeFirstOrThrow();
+      const connectionRow = await db().selectFrom('model_connections').select(['api_key']).where('id', '=', w.modelConnectionId).executeTakeFirstOrThrow();
       const secrets = [
         ...tokenRows.map((r) => r.token_hash),
         runRow.content_hash,
@@ -307,6 +311,9 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
         // The webhook signing secret is shown once, in the answer that creates (or rotates) it; never again.
         w.webhookSecret,
         w.webhookSecret.slice('whsec_'.length),
+        // A model connection's key is never shown, sealed or in clear.
+        connectionRow.api_key!,
+        MODEL_API_KEY,
       ].filter((s) => s && s.length >= 16);
       expect(secrets.length).toBeGreaterThanOrEqual(7);
 

@@ -34,6 +34,8 @@ interface Ids {
   annotationItemId: string;
   /** An evaluator rule of the project. */
   evaluatorId: string;
+  /** A model connection of the organization (budget 0: its test call makes no request). */
+  modelConnectionId: string;
 }
 
 interface RouteCase {
@@ -60,6 +62,8 @@ const validScore = () => ({ name: 'helpfulness', value: 0.5 });
 const queuePath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/annotation-queues/${i.queueId}${suffix}`;
 const evaluatorPath = (i: Ids) => `/v1/projects/${i.projectId}/evaluators/${i.evaluatorId}`;
 const validEvaluatorRule = () => ({ name: `r-${newId('evr').slice(-12)}`, evaluator: { type: 'json_valid' }, scoreName: 'valid-json' });
+const connectionPath = (i: Ids, suffix = '') => `/v1/model-connections/${i.modelConnectionId}${suffix}`;
+const validConnection = () => ({ name: `c-${newId('mcn').slice(-12)}`, baseUrl: 'https://models.example.com/v1', model: 'gpt-4o-mini', monthlyBudgetUsd: 0 });
 
 /** Every /v1 route that takes an id. Add new id-taking routes here. */
 const ID_ROUTES: RouteCase[] = [
@@ -263,6 +267,18 @@ const ID_ROUTES: RouteCase[] = [
     adminOnly: true,
   },
   { method: 'DELETE', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: evaluatorPath, ok: 204 },
+  // Model connections: admin material, even to read.
+  { method: 'GET', route: '/v1/model-connections/{connection_id}', path: (i) => connectionPath(i), ok: 200, adminOnly: true },
+  {
+    method: 'PATCH',
+    route: '/v1/model-connections/{connection_id}',
+    path: (i) => connectionPath(i),
+    body: () => ({ baseUrl: 'https://hijacked.example/v1' }),
+    ok: 200,
+    adminOnly: true,
+  },
+  { method: 'DELETE', route: '/v1/model-connections/{connection_id}', path: (i) => connectionPath(i), ok: 204 },
+  { method: 'POST', route: '/v1/model-connections/{connection_id}/test', path: (i) => connectionPath(i, '/test'), ok: 200, adminOnly: true },
 ];
 
 const adminOnly = (r: RouteCase) => r.adminOnly ?? r.method === 'DELETE';
@@ -295,6 +311,8 @@ const WRITE_ROUTES: RouteCase[] = [
   ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/score-configs')),
   { method: 'POST', route: '/v1/datasets', path: () => '/v1/datasets', body: () => ({ name: `d-${newId('ds').slice(-10)}` }), ok: 201 },
   ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/datasets')),
+  { method: 'POST', route: '/v1/model-connections', path: () => '/v1/model-connections', body: validConnection, ok: 201, adminOnly: true },
+  ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/model-connections')),
 ];
 
 interface World extends Ids {
@@ -346,6 +364,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     expect(claimed.statusCode, claimed.body).toBe(200);
     const evaluator = await ctx.request('POST', `/v1/projects/${project.id}/evaluators`, { token: owner.token, body: validEvaluatorRule() });
     expect(evaluator.statusCode, evaluator.body).toBe(201);
+    const connection = await ctx.request('POST', '/v1/model-connections', { token: owner.token, body: validConnection() });
+    expect(connection.statusCode, connection.body).toBe(201);
     return {
       owner,
       projectId: project.id,
@@ -363,6 +383,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       queueId,
       annotationItemId: claimed.json().id as string,
       evaluatorId: evaluator.json().id as string,
+      modelConnectionId: connection.json().id as string,
     };
   }
 
@@ -390,6 +411,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const queue = await ctx.request('GET', queuePath(w), { token: w.owner.token });
     const queueItems = await ctx.request('GET', queuePath(w, '/items?limit=100'), { token: w.owner.token });
     const evaluator = await ctx.request('GET', evaluatorPath(w), { token: w.owner.token });
+    const connections = await db().selectFrom('model_connections').selectAll().where('organization_id', '=', w.owner.organizationId).orderBy('id').execute();
     // The monitor as stored (its signing secret included), less what its evaluation moves by itself.
     const monitorRow = await db().selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
     const {
@@ -420,6 +442,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       queue: [queue.statusCode, queue.body],
       queueItems: [queueItems.statusCode, queueItems.body],
       evaluator: [evaluator.statusCode, evaluator.body],
+      connections,
     };
   }
 
@@ -454,6 +477,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
         i.queueId,
         i.annotationItemId,
         i.evaluatorId,
+        i.modelConnectionId,
       ];
       expectCleanProblem(res, idsOf(w));
 
@@ -576,7 +600,7 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
   it('a viewer reads everything in the organization', async () => {
     const w = await world();
     const viewer = await ctx.make.caller({ role: 'viewer', organizationId: w.owner.organizationId });
-    for (const r of ID_ROUTES.filter((x) => x.method === 'GET')) {
+    for (const r of ID_ROUTES.filter((x) => x.method === 'GET' && !adminOnly(x))) {
       const res = await send(viewer, r, w);
       expect(res.statusCode, `${r.route}: ${res.body}`).toBe(200);
     }

@@ -507,6 +507,34 @@ export interface Database {
   annotation_items: AnnotationItemsTable;
   evaluator_rules: EvaluatorRulesTable;
   evaluation_jobs: EvaluationJobsTable;
+  model_connections: ModelConnectionsTable;
+}
+
+/** An organization's OpenAI-compatible model endpoint for LLM-as-judge evaluators (features/model-connections). */
+export interface ModelConnectionsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  base_url: string;
+  model: string;
+  /** The API key sealed by the keyring (`Keyring.seal`), or null: none sent. */
+  api_key: string | null;
+  /** What the answers show of the key (its last 4 characters), or null. */
+  api_key_hint: string | null;
+  /** The extra headers (a JSON object) sealed by the keyring, or null. */
+  headers: string | null;
+  /** A JSON array of the extra headers' names, in order. */
+  header_names: string;
+  monthly_budget_usd: number;
+  /** USD per million tokens; both null: the price table's. */
+  input_price: number | null;
+  output_price: number | null;
+  /** The calendar month (UTC, `YYYY-MM`) of `spent_picousd`; '' before the first call. */
+  spent_month: string;
+  /** What that month's calls cost, in 10^-12 USD (a bigint, read as a number). */
+  spent_picousd: number;
+  created_at: Millis;
+  updated_at: Millis;
 }
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -535,3 +563,4 @@ export type AnnotationQueueRow = Selectable<AnnotationQueuesTable>;
 export type AnnotationItemRow = Selectable<AnnotationItemsTable>;
 export type EvaluatorRuleRow = Selectable<EvaluatorRulesTable>;
 export type EvaluationJobRow = Selectable<EvaluationJobsTable>;
+export type ModelConnectionRow = Selectable<ModelConnectionsTable>;

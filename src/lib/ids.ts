@@ -37,7 +37,8 @@ export type IdPrefix =
   | 'dsi'
   | 'aq'
   | 'aqi'
-  | 'evr';
+  | 'evr'
+  | 'mcn';
 
 let lastTime = -1;
 let lastRandom = '';

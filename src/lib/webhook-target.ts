@@ -7,7 +7,8 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
  * Outbound webhooks without SSRF: only http(s) URLs without credentials; the target host is resolved
  * once, every address it resolves to must be public (unless the instance allows private targets), and
  * the connection goes to exactly the address that was checked (no second resolution an attacker's DNS
- * could answer differently). Redirects are never followed.
+ * could answer differently). Redirects are never followed. Webhook deliveries (`postJson`) and model
+ * connections' calls (`postJsonForAnswer`, which reads the answer) take the same path.
  */
 
 const blocked = new BlockList();
@@ -107,6 +108,90 @@ export interface PostResult {
   status: number;
 }
 
+/** An answer read whole: its status, headers and body (at most `maxResponseBytes`). */
+export interface PostAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** The call ran out of time (`timeoutMs`, from the start of the call to the answer's last byte). */
+export class PostTimeout extends Error {}
+/** The answer's body was larger than the call reads. */
+export class AnswerTooLarge extends Error {}
+
+interface PostOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  /** Aborts the call (the request is destroyed with the signal's reason). */
+  signal?: AbortSignal | undefined;
+  userAgent?: string;
+}
+
+/**
+ * POSTs `body` to the URL after the guard's checks, connecting only to the checked address. `read`
+ * gets the response and settles the call; the request is destroyed with a `PostTimeout` after
+ * `timeoutMs` (resolution included) or with the signal's reason when it aborts.
+ */
+async function postPinned<T>(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  options: PostOptions,
+  read: (response: http.IncomingMessage, settle: { resolve: (value: T) => void; reject: (error: unknown) => void }) => void,
+): Promise<T> {
+  const fault = webhookUrlFault(rawUrl, options.allowPrivate);
+  if (fault) throw new TargetRefused(fault);
+  const url = new URL(rawUrl);
+  const timeout = new PostTimeout(`No response within ${options.timeoutMs} ms.`);
+  let cancel: (error: unknown) => void = () => {};
+  const stopped = new Promise<never>((_resolve, reject) => {
+    cancel = reject;
+  });
+  stopped.catch(() => {});
+  const deadline = setTimeout(() => cancel(timeout), options.timeoutMs);
+  const onAbort = () => cancel(options.signal?.reason ?? new Error('Aborted.'));
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    if (options.signal?.aborted) onAbort();
+    const target = await Promise.race([resolveTarget(url, options.allowPrivate), stopped]);
+    const pinned: LookupFunction = (_hostname, opts, callback) => {
+      if ((opts as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [target]);
+      else callback(null, target.address, target.family);
+    };
+    const client = url.protocol === 'https:' ? https : http;
+    return await new Promise<T>((resolve, reject) => {
+      const request = client.request(
+        url,
+        {
+          method: 'POST',
+          lookup: pinned,
+          timeout: options.timeoutMs,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(body)),
+            'user-agent': options.userAgent ?? 'Sightline-Webhooks/1',
+            ...headers,
+          },
+          agent: false,
+        },
+        (response) => read(response, { resolve, reject }),
+      );
+      cancel = (error) => {
+        request.destroy(error instanceof Error ? error : new Error(String(error)));
+        reject(error);
+      };
+      if (options.signal?.aborted) onAbort();
+      request.on('timeout', () => cancel(timeout));
+      request.on('error', reject);
+      request.end(body);
+    });
+  } finally {
+    clearTimeout(deadline);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
 /** POSTs a JSON body to the URL, connecting only to the checked address; resolves with the status. */
 export async function postJson(
   rawUrl: string,
@@ -114,44 +199,44 @@ export async function postJson(
   headers: Record<string, string>,
   options: { timeoutMs: number; allowPrivate: boolean },
 ): Promise<PostResult> {
-  const fault = webhookUrlFault(rawUrl, options.allowPrivate);
-  if (fault) throw new TargetRefused(fault);
-  const url = new URL(rawUrl);
-  const target = await resolveTarget(url, options.allowPrivate);
-  const pinned: LookupFunction = (_hostname, opts, callback) => {
-    if ((opts as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [target]);
-    else callback(null, target.address, target.family);
-  };
-  const client = url.protocol === 'https:' ? https : http;
-  return new Promise<PostResult>((resolve, reject) => {
-    const request = client.request(
-      url,
-      {
-        method: 'POST',
-        lookup: pinned,
-        timeout: options.timeoutMs,
-        headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'Sightline-Webhooks/1', ...headers },
-        agent: false,
-      },
-      (response) => {
-        // The body is not needed; read (at most 64 KiB of) it so the socket closes cleanly.
-        let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > 65_536) response.destroy();
-        });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
-        response.on('close', () => resolve({ status: response.statusCode ?? 0 }));
-        response.on('error', () => resolve({ status: response.statusCode ?? 0 }));
-      },
-    );
-    const deadline = setTimeout(() => request.destroy(new Error(`No response within ${options.timeoutMs} ms.`)), options.timeoutMs);
-    request.on('timeout', () => request.destroy(new Error(`No response within ${options.timeoutMs} ms.`)));
-    request.on('error', (error) => {
-      clearTimeout(deadline);
-      reject(error);
+  return postPinned<PostResult>(rawUrl, body, headers, options, (response, { resolve }) => {
+    // The body is not needed; read (at most 64 KiB of) it so the socket closes cleanly.
+    let read = 0;
+    response.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > 65_536) response.destroy();
     });
-    request.on('close', () => clearTimeout(deadline));
-    request.end(body);
+    response.on('end', () => resolve({ status: response.statusCode ?? 0 }));
+    response.on('close', () => resolve({ status: response.statusCode ?? 0 }));
+    response.on('error', () => resolve({ status: response.statusCode ?? 0 }));
+  });
+}
+
+/**
+ * POSTs a JSON body and reads the answer whole, at most `maxResponseBytes` of it (an `AnswerTooLarge`
+ * past that), all within `timeoutMs` (a `PostTimeout`) and until `signal` aborts.
+ */
+export async function postJsonForAnswer(
+  rawUrl: string,
+  body: string,
+  headers: Record<string, string>,
+  options: PostOptions & { maxResponseBytes: number },
+): Promise<PostAnswer> {
+  return postPinned<PostAnswer>(rawUrl, body, headers, options, (response, { resolve, reject }) => {
+    const chunks: Buffer[] = [];
+    let read = 0;
+    response.on('data', (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > options.maxResponseBytes) {
+        const error = new AnswerTooLarge(`The answer is larger than ${options.maxResponseBytes} bytes.`);
+        response.destroy(error);
+        reject(error);
+      } else chunks.push(chunk);
+    });
+    response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
+    response.on('error', reject);
+    response.on('close', () => {
+      if (!response.complete) reject(new Error('The connection closed before the answer ended.'));
+    });
   });
 }

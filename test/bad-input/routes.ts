@@ -30,6 +30,8 @@ export interface Fixture {
   /** A member of the fixture's organization (not its owner), and a pending invitation to it. */
   memberUserId: string;
   invitationId: string;
+  /** A model connection of the organization (budget 0: its test call is refused before any request). */
+  modelConnectionId: string;
 }
 
 export const FIXTURE_SESSION = 'bad-input-session';
@@ -75,6 +77,22 @@ export const SCORE_FIELDS: Record<string, unknown[]> = {
 };
 const scorePath = (f: Fixture, suffix = '') => `/v1/projects/${f.projectId}/scores${suffix}`;
 export const validModelPrice = (): Record<string, unknown> => ({ model: `acme-${newId('mdl').slice(-12)}`, inputPrice: 1, outputPrice: 2 });
+export const validModelConnection = (): Record<string, unknown> => ({
+  name: `connection-${newId('mcn').slice(-12)}`,
+  baseUrl: 'https://models.example.com/v1',
+  model: 'gpt-4o-mini',
+  apiKey: 'sk-bad-input-0000000000',
+  monthlyBudgetUsd: 0,
+});
+export const MODEL_CONNECTION_FIELDS: Record<string, unknown[]> = {
+  name: ['', ' padded', 'x'.repeat(101), 1, null],
+  baseUrl: ['', 'not a url', 'ftp://x.example.com/', 'http://127.0.0.1/v1', 'http://user:pw@models.example.com/', 1, null],
+  model: ['', ' padded', 'x'.repeat(201), 1, null],
+  apiKey: ['', 'a\nb', 'x'.repeat(4097), 1, null],
+  headers: ['x', [], { 'bad name': 'v' }, { 'x-a': 1 }, { 'x-a': 'a\nb' }, { Authorization: 'Bearer x' }, { Host: 'x' }],
+  monthlyBudgetUsd: ['1', -1, 1_000_001, null],
+  pricing: ['x', {}, { inputPerMillion: 1 }, { inputPerMillion: -1, outputPerMillion: 1 }, { inputPerMillion: 1, outputPerMillion: 1, cache: 1 }],
+};
 export const validDataset = (): Record<string, unknown> => ({ name: `Dataset ${newId('ds').slice(-12)}`, description: 'Hard cases', metadata: { team: 'qa' } });
 export const datasetPath = (f: Fixture, suffix = '') => `/v1/datasets/${f.datasetId}${suffix}`;
 export const itemPath = (f: Fixture) => `/v1/datasets/${f.datasetId}/items/${f.itemId}`;
@@ -717,6 +735,20 @@ export const ROUTES: Route[] = [
   { method: 'GET', route: '/v1/organization/tokens', path: () => '/v1/organization/tokens', query: true, ok: 200 },
   // Rotating uses the token up (rotating it again is theft): each valid request rotates a token of its own.
   { method: 'POST', route: '/v1/tokens/{token_id}/rotate', path: (f) => `/v1/tokens/${f.tokenId}/rotate`, ok: 201, consumes: true },
+  // Model connections (a public base URL that is never called: the budget is 0).
+  { method: 'GET', route: '/v1/model-connections', path: () => '/v1/model-connections', query: true, ok: 200 },
+  { method: 'POST', route: '/v1/model-connections', path: () => '/v1/model-connections', body: validModelConnection, ok: 201, fields: MODEL_CONNECTION_FIELDS },
+  { method: 'GET', route: '/v1/model-connections/{connection_id}', path: (f) => `/v1/model-connections/${f.modelConnectionId}`, ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/model-connections/{connection_id}',
+    path: (f) => `/v1/model-connections/${f.modelConnectionId}`,
+    body: () => ({ monthlyBudgetUsd: 0 }),
+    ok: 200,
+    fields: { ...MODEL_CONNECTION_FIELDS, name: ['', 1], apiKey: ['', 1, 'a\nb'], spentThisMonthUsd: [1], id: ['mcn_x'] },
+  },
+  { method: 'DELETE', route: '/v1/model-connections/{connection_id}', path: (f) => `/v1/model-connections/${f.modelConnectionId}`, ok: 204 },
+  { method: 'POST', route: '/v1/model-connections/{connection_id}/test', path: (f) => `/v1/model-connections/${f.modelConnectionId}/test`, ok: 200 },
 ];
 
 export const BODY_ROUTES = ROUTES.filter((r) => r.body);

@@ -20,5 +20,6 @@ export function missingIds() {
     evaluatorId: newId('evr'),
     memberUserId: newId('usr'),
     invitationId: newId('inv'),
+    modelConnectionId: newId('mcn'),
   };
 }

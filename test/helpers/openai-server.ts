@@ -1,6 +1,8 @@
 // A local OpenAI-compatible API for the suites of real client libraries (the `openai` package and the
 // instrumentation around it): POST /v1/chat/completions and POST /v1/embeddings, answered with the JSON
-// the OpenAI API sends, usage details included. What it answers is chosen by the request's model.
+// the OpenAI API sends, usage details included. What it answers is chosen by the request's model, unless
+// answers were scripted (`script`): then each chat completion takes the next scripted answer (a judge's
+// JSON, malformed content, a 500, a 429, an answer slower than the caller's timeout, a body too large).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -32,7 +34,40 @@ export interface OpenAiServer {
   /** The base URL to give the client (`…/v1`). */
   baseURL: string;
   requests: OpenAiRequest[];
+  /** Queues answers for the next chat completions, in order (then back to the model-chosen ones). */
+  script(...answers: ScriptedAnswer[]): void;
   close(): Promise<void>;
+}
+
+/** A scripted answer: a status and JSON (or a raw body), sent after `delayMs`. */
+export interface ScriptedAnswer {
+  status?: number;
+  json?: unknown;
+  body?: string;
+  delayMs?: number;
+}
+
+/** A chat completion whose message content is `content`, with this usage. */
+export function completion(
+  content: string | null,
+  usage: Record<string, unknown> = { prompt_tokens: 1000, completion_tokens: 200, total_tokens: 1200 },
+): ScriptedAnswer {
+  return {
+    status: 200,
+    json: {
+      id: 'chatcmpl-scripted',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: 'scripted',
+      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      usage,
+    },
+  };
+}
+
+/** An OpenAI-style error answer. */
+export function failure(status: number, message: string): ScriptedAnswer {
+  return { status, json: { error: { message, type: status === 429 ? 'requests' : 'server_error', param: null, code: null } } };
 }
 
 const ERRORS: Record<string, { status: number; error: Record<string, unknown> }> = {
@@ -100,6 +135,8 @@ function answer(path: string, body: Record<string, any>): { status: number; json
 /** Starts the server on 127.0.0.1 (a port the OS picks). */
 export async function startOpenAiServer(): Promise<OpenAiServer> {
   const requests: OpenAiRequest[] = [];
+  const scripted: ScriptedAnswer[] = [];
+  const timers = new Set<NodeJS.Timeout>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -112,9 +149,23 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
         // answered below as an unknown request
       }
       requests.push({ path, headers: req.headers, body });
-      const { status, json } = req.method === 'POST' ? answer(path, body) : { status: 405, json: { error: { message: 'POST only' } } };
-      res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_${requests.length}` });
-      res.end(JSON.stringify(json));
+      const next = req.method === 'POST' && path === '/v1/chat/completions' ? scripted.shift() : undefined;
+      const { status, json } = next
+        ? { status: next.status ?? 200, json: next.json }
+        : req.method === 'POST'
+          ? answer(path, body)
+          : { status: 405, json: { error: { message: 'POST only' } } };
+      const send = () => {
+        if (res.destroyed) return;
+        res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_${requests.length}` });
+        res.end(next?.body ?? JSON.stringify(json));
+      };
+      if (!next?.delayMs) return send();
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        send();
+      }, next.delayMs);
+      timers.add(timer);
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -125,6 +176,12 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    script: (...answers) => scripted.push(...answers),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const timer of timers) clearTimeout(timer);
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

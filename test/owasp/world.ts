@@ -41,7 +41,19 @@ export interface World {
   annotationItemId: string;
   /** An evaluator rule of the project. */
   evaluatorId: string;
+  /** A model connection of the organization (its key shown to nobody; budget 0: a test call makes no request). */
+  modelConnectionId: string;
 }
+
+/** The key of the world's model connection: no answer may show it. */
+export const MODEL_API_KEY = 'sk-owasp-model-connection-key-0123456789';
+export const validModelConnection = () => ({
+  name: unique('connection'),
+  baseUrl: 'https://models.example.com/v1',
+  model: 'gpt-4o-mini',
+  apiKey: MODEL_API_KEY,
+  monthlyBudgetUsd: 0,
+});
 
 export const validScore = () => ({ name: 'helpfulness', value: 1 });
 
@@ -88,6 +100,8 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
   expect(claimed.statusCode, claimed.body).toBe(200);
   const evaluator = await ctx.request('POST', `/v1/projects/${project.id}/evaluators`, { token: owner.token, body: validEvaluatorRule() });
   expect(evaluator.statusCode, evaluator.body).toBe(201);
+  const connection = await ctx.request('POST', '/v1/model-connections', { token: owner.token, body: validModelConnection() });
+  expect(connection.statusCode, connection.body).toBe(201);
   return {
     owner,
     member,
@@ -109,11 +123,14 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
     queueId: queue.json().id,
     annotationItemId: claimed.json().id,
     evaluatorId: evaluator.json().id,
+    modelConnectionId: connection.json().id,
   };
 }
 
 export const validEvaluatorRule = () => ({ name: unique('rule'), evaluator: { type: 'json_valid' }, scoreName: 'valid-json' });
 export const evaluatorPath = (w: World) => `/v1/projects/${w.projectId}/evaluators/${w.evaluatorId}`;
+
+export const connectionPath = (w: World, suffix = '') => `/v1/model-connections/${w.modelConnectionId}${suffix}`;
 
 export const datasetPath = (w: World, suffix = '') => `/v1/datasets/${w.datasetId}${suffix}`;
 export const itemPath = (w: World) => datasetPath(w, `/items/${w.itemId}`);
@@ -340,6 +357,17 @@ export const ID_ROUTES: RouteCase[] = [
   { method: 'GET', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: evaluatorPath, ok: 200 },
   { method: 'PATCH', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: evaluatorPath, body: () => ({ sampleRate: 0.1 }), ok: 200 },
   { method: 'DELETE', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: evaluatorPath, ok: 204 },
+  // Model connections.
+  { method: 'GET', route: '/v1/model-connections/{connection_id}', path: (w) => connectionPath(w), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/model-connections/{connection_id}',
+    path: (w) => connectionPath(w),
+    body: () => ({ baseUrl: 'https://attacker.example/v1' }),
+    ok: 200,
+  },
+  { method: 'DELETE', route: '/v1/model-connections/{connection_id}', path: (w) => connectionPath(w), ok: 204 },
+  { method: 'POST', route: '/v1/model-connections/{connection_id}/test', path: (w) => connectionPath(w, '/test'), ok: 200 },
 ];
 
 /** API5: every admin-only route, with what an admin gets. */
@@ -384,6 +412,13 @@ export const ADMIN_ROUTES: RouteCase[] = [
   { method: 'POST', route: '/v1/projects/{project_id}/evaluators', path: (w) => `/v1/projects/${w.projectId}/evaluators`, body: validEvaluatorRule, ok: 201 },
   { method: 'PATCH', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: evaluatorPath, body: () => ({ sampleRate: 0.1 }), ok: 200 },
   { method: 'DELETE', route: '/v1/projects/{project_id}/evaluators/{rule_id}', path: evaluatorPath, ok: 204 },
+  // Model connections are admin material: even reading them.
+  { method: 'GET', route: '/v1/model-connections', path: () => '/v1/model-connections', ok: 200 },
+  { method: 'POST', route: '/v1/model-connections', path: () => '/v1/model-connections', body: () => validModelConnection(), ok: 201 },
+  { method: 'GET', route: '/v1/model-connections/{connection_id}', path: (w) => connectionPath(w), ok: 200 },
+  { method: 'PATCH', route: '/v1/model-connections/{connection_id}', path: (w) => connectionPath(w), body: () => ({ monthlyBudgetUsd: 5 }), ok: 200 },
+  { method: 'DELETE', route: '/v1/model-connections/{connection_id}', path: (w) => connectionPath(w), ok: 204 },
+  { method: 'POST', route: '/v1/model-connections/{connection_id}/test', path: (w) => connectionPath(w, '/test'), ok: 200 },
 ];
 
 export const send = (ctx: TestContext, caller: Caller, r: RouteCase, w: World) =>
@@ -415,6 +450,13 @@ export async function snapshot(ctx: TestContext, w: World) {
   const queues = await get(`/v1/projects/${w.projectId}/annotation-queues?limit=100`);
   const queueItems = await get(queuePath(w, '/items?limit=100'));
   const evaluators = await get(`/v1/projects/${w.projectId}/evaluators?limit=100`);
+  // The model connections as stored (sealed key included).
+  const modelConnections = await ctx.database.storage.db
+    .selectFrom('model_connections')
+    .selectAll()
+    .where('organization_id', '=', w.owner.organizationId)
+    .orderBy('id')
+    .execute();
   // The monitor as stored (its sealed signing secret included), less what its evaluation moves by itself.
   const monitorRow = await ctx.database.storage.db.selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
   const {
@@ -447,6 +489,7 @@ export async function snapshot(ctx: TestContext, w: World) {
     queues: items(queues),
     queueItems: items(queueItems),
     evaluators: items(evaluators),
+    modelConnections,
   };
 }
 

@@ -1295,6 +1295,61 @@ export function listEndpoints(ctx: TestContext) {
     filterEquivalents: [],
   });
 
+  /** An organization's model connections (admin material: the owner lists them). */
+  const modelConnections = defineList({
+    name: 'model connections',
+    perUser: false,
+    adminOnly: true,
+    async fresh(p) {
+      return { principal: p ?? (await principal()), path: '/v1/model-connections' };
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const id = newId('mcn', key);
+        await db()
+          .insertInto('model_connections')
+          .values({
+            id,
+            organization_id: parent.principal.organizationId,
+            name: uniq('connection'),
+            base_url: 'https://models.example.com/v1',
+            model: 'gpt-4o-mini',
+            api_key: null,
+            api_key_hint: null,
+            headers: null,
+            header_names: '[]',
+            monthly_budget_usd: 1,
+            input_price: null,
+            output_price: null,
+            spent_month: '',
+            spent_picousd: 0,
+            created_at: key,
+            updated_at: key,
+          })
+          .execute();
+        rows.push({ id, key });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const body = { name: uniq('connection-api'), baseUrl: 'https://models.example.com/v1', model: 'gpt-4o-mini', monthlyBudgetUsd: 1 };
+      const connection = await created(await send('POST', '/v1/model-connections', { token: parent.principal.token, body }));
+      return { id: connection.id as string, key: Date.parse(connection.createdAt as string) };
+    },
+    async remove(parent, id) {
+      const res = await send('DELETE', `/v1/model-connections/${id}`, { token: parent.principal.token });
+      expect(res.statusCode, res.body).toBe(204);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [
+      { from: '', to: 'name=connection' },
+      { from: 'name=connection', to: 'name=conn' },
+    ],
+    filterEquivalents: [],
+  });
+
   return {
     lists: [
       runs,
@@ -1320,6 +1375,7 @@ export function listEndpoints(ctx: TestContext) {
       annotationQueues,
       annotationItems,
       evaluatorRules,
+      modelConnections,
     ] as ListEndpoint[],
     runs,
     principal,

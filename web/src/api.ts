@@ -6,6 +6,10 @@
  */
 import type {
   AddAnnotationItemsInput,
+  CreateModelConnectionInput,
+  ModelConnection,
+  ModelConnectionTest,
+  UpdateModelConnectionInput,
   AddDatasetItemsInput,
   AnnotationItem,
   AnnotationItemCompleted,
@@ -344,3 +348,8 @@ export const evaluators = {
 };
 // Monitors over scores: the live preview reads the score metrics (GET …/scores/metrics).
 export const scoreMetrics = (projectId: string, query: Query) => get<ScoreMetrics>(`${projectPath(projectId)}/scores/metrics`, query);
+/** The organization's model connections for LLM-as-judge evaluators (`/v1/model-connections`, admins and owners). */
+export const modelConnections = {
+  ...collection<ModelConnection, CreateModelConnectionInput, UpdateModelConnectionInput>('/model-connections'),
+  test: (connectionId: string) => post<ModelConnectionTest>(`/model-connections/${seg(connectionId)}/test`),
+};

@@ -4,6 +4,11 @@ import { Exported, type ExportOptions } from './export.js';
 import { Paginated, type ListOptions } from './pagination.js';
 import { Tracer, type TracerOptions } from './tracer.js';
 import type {
+  CreateModelConnectionInput,
+  ModelConnection,
+  ModelConnectionFilters,
+  ModelConnectionTest,
+  UpdateModelConnectionInput,
   ActivityFilters,
   AddAnnotationItemsInput,
   AnnotationItem,
@@ -711,6 +716,30 @@ class EvaluatorsResource extends Resource {
  * for await (const run of client.runs.list(projectId, { status: 'failed' })) console.log(run.id);
  * ```
  */
+/** `/v1/model-connections`: the organization's OpenAI-compatible endpoints for LLM-as-judge evaluators (admins and owners only). */
+class ModelConnectionsResource extends Resource {
+  list(filters: ModelConnectionFilters = {}, options: ListOptions = {}): Paginated<ModelConnection> {
+    return this.paginate<ModelConnection>('/model-connections', filters, options);
+  }
+  /** The key and extra headers are sent once and never shown again (`apiKeyHint`, `headerNames`). */
+  create(body: CreateModelConnectionInput, options: CallOptions = {}): Promise<ModelConnection> {
+    return this.call({ method: 'POST', path: '/model-connections', body, signal: options.signal });
+  }
+  get(connectionId: string, options: CallOptions = {}): Promise<ModelConnection> {
+    return this.call({ method: 'GET', path: `/model-connections/${seg(connectionId)}`, signal: options.signal });
+  }
+  update(connectionId: string, body: UpdateModelConnectionInput, options: CallOptions = {}): Promise<ModelConnection> {
+    return this.call({ method: 'PATCH', path: `/model-connections/${seg(connectionId)}`, body, signal: options.signal });
+  }
+  async delete(connectionId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/model-connections/${seg(connectionId)}`, signal: options.signal });
+  }
+  /** Sends a tiny JSON-mode request through the connection: `ok`, or the problem and whether it is retryable. */
+  test(connectionId: string, options: CallOptions = {}): Promise<ModelConnectionTest> {
+    return this.call({ method: 'POST', path: `/model-connections/${seg(connectionId)}/test`, signal: options.signal });
+  }
+}
+
 export class Sightline {
   readonly me: MeResource;
   readonly tokens: TokensResource;
@@ -729,6 +758,7 @@ export class Sightline {
   readonly datasets: DatasetsResource;
   readonly annotationQueues: AnnotationQueuesResource;
   readonly evaluators: EvaluatorsResource;
+  readonly modelConnections: ModelConnectionsResource;
   /** The transport every call goes through (low-level: `client.http.request({...})`). */
   readonly http: Transport;
 
@@ -751,6 +781,7 @@ export class Sightline {
     this.datasets = new DatasetsResource(this.http);
     this.annotationQueues = new AnnotationQueuesResource(this.http);
     this.evaluators = new EvaluatorsResource(this.http);
+    this.modelConnections = new ModelConnectionsResource(this.http);
   }
 
   /** Replaces a fixed token (a client built with `tokenProvider` reads its token from the provider). */

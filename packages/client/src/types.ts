@@ -10,6 +10,13 @@ import type { RoleSchema } from '../../../src/schemas/common.js';
 import type { Page as ServerPage } from '../../../src/lib/pagination.js';
 import type { FieldErrorSchema, ProblemSchema } from '../../../src/lib/problems.js';
 import type { MeSchema } from '../../../src/features/me/me.schemas.js';
+import type {
+  ConnectionTestSchema,
+  CreateModelConnectionBody,
+  ListModelConnectionsQuery,
+  ModelConnectionSchema,
+  UpdateModelConnectionBody,
+} from '../../../src/features/model-connections/model-connections.schemas.js';
 import type { SignInStatusSchema } from '../../../src/features/auth/auth.schemas.js';
 import type { createTokenBody, NewTokenSchema, TokenRecordSchema } from '../../../src/features/tokens/tokens.schemas.js';
 import type {
@@ -283,3 +290,9 @@ export type Evaluator = Static<typeof EvaluatorSchema>;
 export type EvaluatorRule = Omit<Static<typeof EvaluatorRuleSchema>, 'evaluator' | 'filter'> & { evaluator: Evaluator; filter: AnnotationFilter };
 export type CreateEvaluatorRuleInput = Omit<Static<typeof CreateEvaluatorRuleBody>, 'filter'> & { filter?: AnnotationFilter };
 export type UpdateEvaluatorRuleInput = Omit<Static<typeof UpdateEvaluatorRuleBody>, 'filter'> & { filter?: AnnotationFilter };
+// Model connections (LLM-as-judge)
+export type ModelConnection = Static<typeof ModelConnectionSchema>;
+export type CreateModelConnectionInput = Static<typeof CreateModelConnectionBody>;
+export type UpdateModelConnectionInput = Static<typeof UpdateModelConnectionBody>;
+export type ModelConnectionFilters = Omit<Static<typeof ListModelConnectionsQuery>, PageParams>;
+export type ModelConnectionTest = Static<typeof ConnectionTestSchema>;

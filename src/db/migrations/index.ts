@@ -16,6 +16,7 @@ import * as datasets from './2026-11-26-015-datasets.js';
 import * as annotationQueues from './2026-11-26-016-annotation-queues.js';
 import * as evaluators from './2026-11-26-017-evaluators.js';
 import * as monitorScores from './2026-11-26-021-monitor-scores.js';
+import * as modelConnections from './2026-11-26-018-model-connections.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-016-annotation-queues': annotationQueues,
   '2026-11-26-017-evaluators': evaluators,
   '2026-11-26-021-monitor-scores': monitorScores,
+  '2026-11-26-018-model-connections': modelConnections,
 };

@@ -4,6 +4,7 @@ import { organization } from '../api.js';
 import { useDocumentTitle, useList } from '../hooks.js';
 import { useSession } from '../session.js';
 import { InvitationsPanel } from './settings/invitations.js';
+import { ModelConnectionsPanel } from './settings/model-connections.js';
 import { MembersPanel } from './settings/members.js';
 import { OriginsPanel } from './settings/origins.js';
 import { ScoreConfigsPanel } from './settings/score-configs.js';
@@ -18,7 +19,7 @@ function Section({ id, title, children }: { id: string; title: string; children:
 }
 
 /**
- * Settings: API tokens, members, invitations, allowed origins and score configs, as stacked sections with an in-page
+ * Settings: API tokens, members, invitations, allowed origins, score configs and (for admins) model connections, as stacked sections with an in-page
  * table of contents. Actions a role may not take are hidden using the server's permission table
  * (`can`); the server still decides, and its refusals are shown as the problems it sends.
  */
@@ -33,6 +34,7 @@ export function SettingsPage(props: Record<string, string>) {
     ...(can('members:admin') ? [{ id: 'invitations', title: 'Invitations' }] : []),
     { id: 'origins', title: 'Allowed origins' },
     { id: 'score-configs', title: 'Score configs' },
+    ...(can('quality:admin') ? [{ id: 'model-connections', title: 'Model connections' }] : []),
   ];
   return (
     <>
@@ -68,6 +70,11 @@ export function SettingsPage(props: Record<string, string>) {
       <Section id="score-configs" title="Score configs">
         <ScoreConfigsPanel />
       </Section>
+      {can('quality:admin') && (
+        <Section id="model-connections" title="Model connections">
+          <ModelConnectionsPanel />
+        </Section>
+      )}
     </>
   );
 }

@@ -1,0 +1,193 @@
+import { sql, type Kysely } from 'kysely';
+import { containsText, isUniqueViolation } from '../../db/errors.js';
+import type { Database, ModelConnectionRow } from '../../db/schema.js';
+import { toIso } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import type { Keyring } from '../../lib/keys.js';
+import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
+import { problems, type FieldError } from '../../lib/problems.js';
+import { webhookUrlFault } from '../../lib/webhook-target.js';
+import { priceFor } from '../models/models.pricing.js';
+import { organizationPrices } from '../models/models.repo.js';
+import { fromPico, headerFaults, keyHint, monthOf, normalizeBaseUrl } from './model-connections.rules.js';
+import type { CreateModelConnection, ModelConnection, UpdateModelConnection } from './model-connections.schemas.js';
+
+/** What writing a connection needs besides the database: the keyring that seals its key, and whether private targets are allowed. */
+export interface ConnectionSettings {
+  keys: Keyring;
+  allowPrivate: boolean;
+}
+
+/** A stored connection on the wire at `now` (a spend of an earlier month is this month's 0). */
+export function toModelConnection(row: ModelConnectionRow, now: number): ModelConnection {
+  return {
+    id: row.id,
+    name: row.name,
+    baseUrl: row.base_url,
+    model: row.model,
+    apiKeyHint: row.api_key_hint,
+    headerNames: JSON.parse(row.header_names) as string[],
+    monthlyBudgetUsd: Number(row.monthly_budget_usd),
+    spentThisMonthUsd: row.spent_month === monthOf(now) ? fromPico(Number(row.spent_picousd)) : 0,
+    pricing:
+      row.input_price === null || row.output_price === null ? null : { inputPerMillion: Number(row.input_price), outputPerMillion: Number(row.output_price) },
+    createdAt: toIso(Number(row.created_at)),
+    updatedAt: toIso(Number(row.updated_at)),
+  };
+}
+
+const missing = (id: string) => problems.notFound(`Model connection ${id} does not exist.`);
+const nameTaken = (name: string) => problems.conflict(`The organization already has a model connection named "${name}".`);
+
+export async function listModelConnections(
+  db: Kysely<Database>,
+  organizationId: string,
+  filters: { name?: string | undefined },
+  after: Position | null,
+  take: number,
+): Promise<KeysetRows<ModelConnectionRow>> {
+  let query = db.selectFrom('model_connections').selectAll().where('organization_id', '=', organizationId);
+  if (filters.name !== undefined) query = query.where(containsText('name', filters.name, true));
+  return keysetPage(query, { sort: 'created_at', id: 'id' }, after, take);
+}
+
+export async function requireModelConnection(db: Kysely<Database>, organizationId: string, id: string): Promise<ModelConnectionRow> {
+  const row = await db.selectFrom('model_connections').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw missing(id);
+  return row;
+}
+
+/** The columns a connection's fields set: the URL checked by the SSRF guard, the key and headers sealed, a price known. */
+async function columnsOf(
+  db: Kysely<Database>,
+  settings: ConnectionSettings,
+  organizationId: string,
+  fields: UpdateModelConnection,
+  effective: { model: string; pricing: unknown },
+  now: number,
+): Promise<Partial<ModelConnectionRow>> {
+  const faults: FieldError[] = [];
+  if (fields.baseUrl !== undefined) {
+    const fault = webhookUrlFault(fields.baseUrl, settings.allowPrivate);
+    if (fault) faults.push({ pointer: '/baseUrl', detail: fault });
+  }
+  for (const { name, detail } of headerFaults(fields.headers ?? {})) faults.push({ pointer: `/headers/${name.replace(/~/g, '~0')}`, detail });
+  if ((fields.model !== undefined || fields.pricing !== undefined) && effective.pricing === null) {
+    if (!priceFor(effective.model, null, now, await organizationPrices(db, organizationId)))
+      faults.push({ pointer: '/pricing', detail: `No price is known for the model "${effective.model}": give pricing.` });
+  }
+  if (faults.length > 0) throw problems.validation(faults);
+  const columns: Partial<ModelConnectionRow> = {};
+  if (fields.name !== undefined) columns.name = fields.name;
+  if (fields.baseUrl !== undefined) columns.base_url = normalizeBaseUrl(fields.baseUrl);
+  if (fields.model !== undefined) columns.model = fields.model;
+  if (fields.apiKey !== undefined) {
+    columns.api_key = fields.apiKey === null ? null : settings.keys.seal(fields.apiKey);
+    columns.api_key_hint = fields.apiKey === null ? null : keyHint(fields.apiKey);
+  }
+  if (fields.headers !== undefined) {
+    const headers = fields.headers ?? {};
+    columns.headers = Object.keys(headers).length === 0 ? null : settings.keys.seal(JSON.stringify(headers));
+    columns.header_names = JSON.stringify(Object.keys(headers));
+  }
+  if (fields.monthlyBudgetUsd !== undefined) columns.monthly_budget_usd = fields.monthlyBudgetUsd;
+  if (fields.pricing !== undefined) {
+    columns.input_price = fields.pricing?.inputPerMillion ?? null;
+    columns.output_price = fields.pricing?.outputPerMillion ?? null;
+  }
+  return columns;
+}
+
+export async function createModelConnection(
+  db: Kysely<Database>,
+  settings: ConnectionSettings,
+  organizationId: string,
+  input: CreateModelConnection,
+  now: number,
+): Promise<ModelConnectionRow> {
+  const columns = await columnsOf(
+    db,
+    settings,
+    organizationId,
+    { ...input, headers: input.headers ?? {}, pricing: input.pricing ?? null },
+    {
+      model: input.model,
+      pricing: input.pricing ?? null,
+    },
+    now,
+  );
+  const row: ModelConnectionRow = {
+    id: newId('mcn', now),
+    organization_id: organizationId,
+    name: input.name,
+    base_url: '',
+    model: input.model,
+    api_key: null,
+    api_key_hint: null,
+    headers: null,
+    header_names: '[]',
+    monthly_budget_usd: input.monthlyBudgetUsd,
+    input_price: null,
+    output_price: null,
+    spent_month: '',
+    spent_picousd: 0,
+    created_at: now,
+    updated_at: now,
+    ...columns,
+  };
+  try {
+    await db.insertInto('model_connections').values(row).execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(input.name);
+    throw error;
+  }
+  return row;
+}
+
+export async function updateModelConnection(
+  db: Kysely<Database>,
+  settings: ConnectionSettings,
+  organizationId: string,
+  id: string,
+  patch: UpdateModelConnection,
+  now: number,
+): Promise<ModelConnectionRow> {
+  const current = toModelConnection(await requireModelConnection(db, organizationId, id), now);
+  const effective = { model: patch.model ?? current.model, pricing: patch.pricing !== undefined ? patch.pricing : current.pricing };
+  const columns = await columnsOf(db, settings, organizationId, patch, effective, now);
+  try {
+    const row = await db
+      .updateTable('model_connections')
+      .set({ ...columns, updated_at: now })
+      .where('organization_id', '=', organizationId)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw missing(id);
+    return row;
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(patch.name ?? current.name);
+    throw error;
+  }
+}
+
+export async function deleteModelConnection(db: Kysely<Database>, organizationId: string, id: string): Promise<void> {
+  const deleted = await db.deleteFrom('model_connections').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  if (Number(deleted.numDeletedRows) === 0) throw missing(id);
+}
+
+/**
+ * Adds what a call cost to the connection's spend of `month` in one statement (a spend of an earlier
+ * month starts over), so concurrent calls on any instance add up exactly.
+ */
+export async function addSpend(db: Kysely<Database>, organizationId: string, id: string, month: string, pico: number): Promise<void> {
+  await db
+    .updateTable('model_connections')
+    .set({
+      spent_picousd: sql<number>`case when spent_month = ${month} then spent_picousd + cast(${pico} as bigint) else cast(${pico} as bigint) end`,
+      spent_month: month,
+    })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .execute();
+}

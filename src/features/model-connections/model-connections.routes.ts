@@ -1,0 +1,162 @@
+import { performance } from 'node:perf_hooks';
+import { Type } from '@sinclair/typebox';
+import type { App, Deps } from '../../deps.js';
+import { problemResponses } from '../../lib/problems.js';
+import { pageRoute } from '../page-route.js';
+import { callModel, JudgeError, parseJsonContent, type CallTrace } from './judge.js';
+import {
+  createModelConnection,
+  deleteModelConnection,
+  listModelConnections,
+  requireModelConnection,
+  toModelConnection,
+  updateModelConnection,
+  type ConnectionSettings,
+} from './model-connections.repo.js';
+import {
+  ConnectionTestSchema,
+  CreateModelConnectionBody,
+  ListModelConnectionsQuery,
+  ModelConnectionPage,
+  ModelConnectionParams,
+  UpdateModelConnectionBody,
+  type ConnectionTest,
+} from './model-connections.schemas.js';
+
+const tags = ['Model connections'];
+
+/** The connection test's request: a tiny JSON answer. */
+const TEST_MESSAGES = [
+  { role: 'system', content: 'You check that a connection works. Answer in JSON.' },
+  { role: 'user', content: 'Reply with the JSON object {"ok": true} and nothing else.' },
+];
+
+export function modelConnectionRoutes(app: App, deps: Deps): void {
+  const { db, clock, cursors, keys, config } = deps;
+  const settings: ConnectionSettings = { keys, allowPrivate: config.modelAllowPrivate };
+  const wire = (row: Parameters<typeof toModelConnection>[0]) => toModelConnection(row, clock.now());
+
+  pageRoute(
+    app,
+    cursors,
+    '/model-connections',
+    {
+      scope: 'quality:admin',
+      operationId: 'listModelConnections',
+      tags,
+      summary: "List the organization's model connections",
+      description: 'Newest first. Filter: `name` (case-insensitive substring). Keys and header values are never shown.',
+      querystring: ListModelConnectionsQuery,
+      page: ModelConnectionPage,
+    },
+    async ({ principal: { organizationId }, query: { limit: _limit, cursor: _cursor, ...filters } }) => ({
+      identity: { endpoint: 'model-connections', organizationId, filters },
+      fetch: (after, take) => listModelConnections(db, organizationId, filters, after, take),
+    }),
+    wire,
+  );
+
+  app.post('/model-connections', {
+    config: { scope: 'quality:admin' },
+    schema: {
+      operationId: 'createModelConnection',
+      tags,
+      summary: 'Create a model connection',
+      description:
+        'An OpenAI-compatible chat endpoint that LLM-as-judge evaluators call, with a monthly budget in USD. The key and extra headers are stored sealed and never shown again. Without `pricing`, the model must be in the model price table (400 at `/pricing`). Names are unique in the organization (409).',
+      body: CreateModelConnectionBody,
+      response: { 201: Type.Ref('ModelConnection'), ...problemResponses(409) },
+    },
+    handler: async (request, reply) =>
+      reply.code(201).send(wire(await createModelConnection(db, settings, request.principal.organizationId, request.body, clock.now()))),
+  });
+
+  app.get('/model-connections/:connection_id', {
+    config: { scope: 'quality:admin' },
+    schema: {
+      operationId: 'getModelConnection',
+      tags,
+      summary: 'Get a model connection',
+      description: 'With this month’s spend; the key shows only as `apiKeyHint`.',
+      params: ModelConnectionParams,
+      response: { 200: Type.Ref('ModelConnection') },
+    },
+    handler: async (request) => wire(await requireModelConnection(db, request.principal.organizationId, request.params.connection_id)),
+  });
+
+  app.patch('/model-connections/:connection_id', {
+    config: { scope: 'quality:admin' },
+    schema: {
+      operationId: 'updateModelConnection',
+      tags,
+      summary: 'Change a model connection',
+      description: 'Any of its fields; a new `apiKey` or `headers` replaces the old (null removes it). The month’s spend is kept.',
+      params: ModelConnectionParams,
+      body: UpdateModelConnectionBody,
+      response: { 200: Type.Ref('ModelConnection'), ...problemResponses(409) },
+    },
+    handler: async (request) =>
+      wire(await updateModelConnection(db, settings, request.principal.organizationId, request.params.connection_id, request.body, clock.now())),
+  });
+
+  app.delete('/model-connections/:connection_id', {
+    config: { scope: 'quality:admin' },
+    schema: {
+      operationId: 'deleteModelConnection',
+      tags,
+      summary: 'Delete a model connection',
+      description: 'Evaluators that name it fail (not retried) until given another.',
+      params: ModelConnectionParams,
+      response: { 204: Type.Null({ description: 'Deleted' }) },
+    },
+    handler: async (request, reply) => {
+      await deleteModelConnection(db, request.principal.organizationId, request.params.connection_id);
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.post('/model-connections/:connection_id/test', {
+    config: { scope: 'quality:admin' },
+    schema: {
+      operationId: 'testModelConnection',
+      tags,
+      summary: 'Send a tiny request through a model connection',
+      description:
+        'Asks the connection’s model for `{"ok": true}` in JSON mode and reports whether a JSON answer came, or the problem (the HTTP status, the endpoint’s message without the key, a timeout, the SSRF guard’s refusal, the budget). The call counts in the month’s spend like a judge’s.',
+      params: ModelConnectionParams,
+      response: { 200: ConnectionTestSchema },
+    },
+    handler: async (request): Promise<ConnectionTest> => {
+      const { organizationId } = request.principal;
+      const row = await requireModelConnection(db, organizationId, request.params.connection_id);
+      const trace: CallTrace = { status: null };
+      const started = performance.now();
+      const report = (fields: Pick<ConnectionTest, 'ok' | 'costUsd' | 'problem' | 'retryable'>): ConnectionTest => ({
+        model: row.model,
+        status: trace.status,
+        latencyMs: Math.round(performance.now() - started),
+        ...fields,
+      });
+      try {
+        const answer = await callModel(
+          deps,
+          organizationId,
+          row.id,
+          (current) => ({ model: current.model, messages: TEST_MESSAGES }),
+          new AbortController().signal,
+          trace,
+        );
+        const ok = parseJsonContent(answer.content) !== null;
+        return report({
+          ok,
+          costUsd: answer.costUsd,
+          problem: ok ? null : `The answer is not a JSON object: ${answer.content.slice(0, 200)}`,
+          retryable: ok ? null : false,
+        });
+      } catch (error) {
+        if (error instanceof JudgeError) return report({ ok: false, costUsd: 0, problem: error.message, retryable: error.retryable });
+        throw error;
+      }
+    },
+  });
+}
