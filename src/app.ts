@@ -47,7 +47,7 @@ import { exportRoutes } from './features/runs/runs.export.js';
 import { SavedViewSchema } from './features/views/views.schemas.js';
 import { EndUserSchema, SessionSchema } from './features/sessions/sessions.schemas.js';
 import { TraceSchema } from './features/traces/traces.schemas.js';
-import { RunSchema } from './features/runs/runs.schemas.js';
+import { RunWithScoresSchema } from './features/runs/runs.schemas.js';
 import { systemRoutes } from './features/system/system.routes.js';
 import { tokenRoutes } from './features/tokens/tokens.routes.js';
 import { TokenRecordSchema } from './features/tokens/tokens.schemas.js';
@@ -237,7 +237,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   for (const schema of [
     ProblemSchema,
     ProjectSchema,
-    RunSchema,
+    RunWithScoresSchema,
     TraceSchema,
     SessionSchema,
     EndUserSchema,

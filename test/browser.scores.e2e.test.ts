@@ -2,7 +2,8 @@
  * Scores in a real browser (chromium + playwright-core, the machinery of test/browser.e2e.test.ts on a
  * server and a user of its own): an admin defines score configs in Settings; a model call is scored in
  * place beside the trace's waterfall, its value typed by the config (a list of categories, a number
- * within a range); the score stays after a reload and its author deletes it; a session is scored too.
+ * within a range); the score stays after a reload and its author deletes it; a session is scored too;
+ * the runs list is filtered by a score, its rows showing their scores as chips, and one score as a column.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -127,8 +128,46 @@ suite('scoring runs, traces and sessions in a real browser (chromium + playwrigh
     await page.goto(`/projects/${projectId}/sessions/conv-9`);
     const form = page.getByRole('form', { name: 'Add a score to this session' });
     await labelled(form, 'Name').fill('tone');
+    // The config's categories are offered once the configs have loaded (a slow machine may type first).
+    await expect.poll(async () => labelled(form, 'Value').locator('option').allTextContents(), { timeout: ACTION_MS }).toContain('friendly');
     await labelled(form, 'Value').selectOption('friendly');
     await form.getByRole('button', { name: 'Add score' }).click();
     await expect.poll(async () => page.getByRole('list', { name: 'Scores of this session' }).textContent(), { timeout: ACTION_MS }).toMatch(/tone\s*friendly/);
+  });
+
+  step('filters the runs list by a score, its rows showing their scores as chips, and shows one score as a column', async () => {
+    const given = await apiCall<{ results: { status: string }[] }>(dashboard!.server.url, token, 'POST', `/v1/projects/${projectId}/scores/batch`, {
+      scores: [
+        { runId: 'turn-llm', name: 'helpfulness', value: 0.9 },
+        { runId: 'turn-llm', name: 'tone', value: 'friendly' },
+        { runId: 'turn', name: 'helpfulness', value: 0.2 },
+      ],
+    });
+    expect(given.body.results.map((r) => r.status)).toEqual(['created', 'created', 'created']);
+    await page.goto(`/projects/${projectId}/runs`);
+    const table = page.getByRole('table', { name: 'Runs' });
+    const rows = table.getByRole('rowgroup').getByRole('row');
+    // Every row shows its own scores: name and value.
+    await expect
+      .poll(async () => table.textContent(), { timeout: ACTION_MS })
+      .toMatch(/chat gpt-4o.*helpfulness\s*0\.9.*tone\s*friendly.*support-agent.*helpfulness\s*0\.2/s);
+
+    await page.getByRole('button', { name: /Filters/ }).click();
+    const form = page.getByRole('search', { name: 'Run filters' });
+    await labelled(form, 'Score name').fill('helpfulness');
+    await labelled(form, 'Score test').selectOption('>=');
+    await labelled(form, 'Score value').fill('0.5');
+    await form.getByRole('button', { name: 'Apply filters' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('score.helpfulness>'), { timeout: ACTION_MS }).toBe('0.5');
+    await expect.poll(async () => rows.count(), { timeout: ACTION_MS }).toBe(1);
+    await expect(rows.first().textContent()).resolves.toMatch(/chat gpt-4o.*helpfulness\s*0\.9.*tone\s*friendly/s);
+    await expect(page.getByRole('list', { name: 'Active filters' }).textContent()).resolves.toMatch(/score helpfulness ≥:\s*0\.5/);
+
+    // One score as the column: its value alone, kept in the URL with the filter.
+    await page.getByRole('combobox', { name: 'Score column' }).selectOption('tone');
+    await expect.poll(() => new URL(page.url()).searchParams.get('scoreColumn'), { timeout: ACTION_MS }).toBe('tone');
+    await expect.poll(async () => rows.first().textContent(), { timeout: ACTION_MS }).not.toContain('helpfulness');
+    await expect(rows.first().textContent()).resolves.toContain('friendly');
+    expect(new URL(page.url()).searchParams.get('score.helpfulness>')).toBe('0.5');
   });
 });

@@ -267,6 +267,7 @@ class RunsResource extends Resource {
     }
     return { results };
   }
+  /** The run with its scores' summaries (`scores`). */
   get(projectId: string, runId: string, options: CallOptions = {}): Promise<Run> {
     return this.call({ method: 'GET', path: `/projects/${seg(projectId)}/runs/${seg(runId)}`, signal: options.signal });
   }

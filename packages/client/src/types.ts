@@ -53,8 +53,9 @@ import type {
   RunMetricsQuery as RunMetricsQuerySchema,
   RunMetricsSchema,
   RunPatchSchema,
-  RunSchema,
+  RunWithScoresSchema,
 } from '../../../src/features/runs/runs.schemas.js';
+import type { ScoreSummarySchema } from '../../../src/features/scores/scores.summaries.schemas.js';
 import type {
   CreatePromptBody,
   CreateVersionBody,
@@ -166,7 +167,8 @@ export type UpdateProjectInput = Static<typeof UpdateProjectBody>;
 export type ProjectFilters = Omit<Static<typeof ListProjectsQuery>, PageParams>;
 
 // Runs
-export type Run = Static<typeof RunSchema>;
+/** A run as every answer gives it: its record and, in `scores`, the summaries of the scores given to it. */
+export type Run = Static<typeof RunWithScoresSchema>;
 export type RunKind = Run['kind'];
 export type RunStatus = Run['status'];
 /** A run to create (`POST …/runs`, one item of `…/runs/batch`). */
@@ -240,6 +242,8 @@ export type ModelPriceFilters = Omit<Static<typeof ListModelPricesQuery>, PagePa
 
 // Scores
 export type Score = Static<typeof ScoreSchema>;
+/** The scores of one name on a listed run, trace or session: the mean (boolean: the share of true) or the most frequent label. */
+export type ScoreSummary = Static<typeof ScoreSummarySchema>;
 export type ScoreCreate = Static<typeof ScoreInputSchema>;
 export type ScoreBatchItem = Static<typeof ScoreBatchItemSchema>;
 export type ScoreBatchResult = Static<typeof ScoreBatchResultSchema>;

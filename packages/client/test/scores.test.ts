@@ -27,6 +27,18 @@ describeSdk((sdk) => {
     expect(metrics.total).toMatchObject({ count: 3, mean: (0.75 + 1) / 2, shares: { friendly: 0.5, true: 0.5 } });
     expect(metrics.groups.map((g) => g.key).sort()).toEqual([config.name, 'thumbs', 'tone'].sort());
 
+    // Listed runs, traces and sessions carry their own scores' summaries (typed: ScoreSummary[]).
+    const listed = await sdk.client.runs.list(project.id).toArray();
+    expect(listed.map((run) => [run.id, run.scores])).toEqual([
+      ['turn-llm', [{ name: config.name, dataType: 'numeric', value: 0.75, count: 1 }]],
+      ['turn', []],
+    ]);
+    expect((await sdk.client.runs.get(project.id, 'turn-llm')).scores).toEqual(listed[0]!.scores);
+    const [trace] = await sdk.client.traces.list(project.id).toArray();
+    expect(trace!.scores).toEqual([{ name: 'thumbs', dataType: 'boolean', value: 1, count: 1 }]);
+    const [session] = await sdk.client.sessions.list(project.id).toArray();
+    expect(session!.scores).toEqual([{ name: 'tone', dataType: 'categorical', value: 'friendly', count: 1 }]);
+
     const changed = await sdk.client.scores.update(project.id, onRun.id, { value: 1, comment: null });
     expect(changed).toMatchObject({ value: 1, comment: null });
     await sdk.client.scores.delete(project.id, onRun.id);

@@ -9,7 +9,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { MonitorSchema } from '../../../src/features/monitors/monitors.schemas.js';
 import type { ProjectSchema } from '../../../src/features/projects/projects.schemas.js';
 import type { PromptSchema, PromptVersionSchema } from '../../../src/features/prompts/prompts.schemas.js';
-import type { RunInputSchema, RunSchema } from '../../../src/features/runs/runs.schemas.js';
+import type { RunInputSchema, RunWithScoresSchema } from '../../../src/features/runs/runs.schemas.js';
 import type { MeSchema } from '../../../src/features/me/me.schemas.js';
 import { Sightline, type Me, type Monitor, type Project, type Prompt, type PromptVersion, type Run, type RunCreate, type RunFilters } from '../src/index.js';
 
@@ -119,7 +119,7 @@ describe('the SDK types', () => {
 
   it('are the server schemas’ static types, field for field', () => {
     // The same field names as the schemas the server validates and serializes with.
-    expectTypeOf<keyof Run>().toEqualTypeOf<keyof Static<typeof RunSchema>>();
+    expectTypeOf<keyof Run>().toEqualTypeOf<keyof Static<typeof RunWithScoresSchema>>();
     expectTypeOf<keyof RunCreate>().toEqualTypeOf<keyof Static<typeof RunInputSchema>>();
     expectTypeOf<keyof Project>().toEqualTypeOf<keyof Static<typeof ProjectSchema>>();
     expectTypeOf<keyof Prompt>().toEqualTypeOf<keyof Static<typeof PromptSchema>>();
@@ -128,8 +128,8 @@ describe('the SDK types', () => {
     expectTypeOf<Me>().toEqualTypeOf<Static<typeof MeSchema>>();
     // Scalar fields keep their exact types; metadata is a JSON object, inputs and outputs any JSON value.
     expectTypeOf<Run['status']>().toEqualTypeOf<'running' | 'succeeded' | 'failed'>();
-    expectTypeOf<Run['kind']>().toEqualTypeOf<Static<typeof RunSchema>['kind']>();
-    expectTypeOf<Run['usage']>().toEqualTypeOf<Static<typeof RunSchema>['usage']>();
+    expectTypeOf<Run['kind']>().toEqualTypeOf<Static<typeof RunWithScoresSchema>['kind']>();
+    expectTypeOf<Run['usage']>().toEqualTypeOf<Static<typeof RunWithScoresSchema>['usage']>();
     expectTypeOf<Run['inputs']>().toEqualTypeOf<unknown>();
     expectTypeOf<Run['metadata']>().toEqualTypeOf<{ [key: string]: unknown }>();
     expectTypeOf<Monitor['metric']>().toEqualTypeOf<Static<typeof MonitorSchema>['metric']>();

@@ -54,6 +54,7 @@ describeRuns('create', (ctx) => {
       userId: 'user-42',
       costSource: 'client',
       price: null,
+      scores: [],
     });
     const got = await p.get(run.id);
     expect(got.statusCode).toBe(200);
@@ -90,6 +91,7 @@ describeRuns('create', (ctx) => {
       userId: null,
       costSource: null,
       price: null,
+      scores: [],
     });
   });
 

@@ -88,7 +88,7 @@ describeRuns('export', (ctx) => {
     expect(res.headers['content-disposition']).toBe(`attachment; filename="runs-${p.id}.csv"`);
     const [header, ...rows] = parseCsv(res.body);
     expect(header).toEqual(
-      'id,traceId,parentRunId,name,kind,status,startTime,endTime,latencyMs,model,provider,promptTokens,completionTokens,totalTokens,cost,costSource,sessionId,userId,tags,error,inputs,outputs,metadata'.split(
+      'id,traceId,parentRunId,name,kind,status,startTime,endTime,latencyMs,model,provider,promptTokens,completionTokens,totalTokens,cost,costSource,sessionId,userId,tags,error,inputs,outputs,metadata,scores'.split(
         ',',
       ),
     );
@@ -96,6 +96,7 @@ describeRuns('export', (ctx) => {
     expect(byId.size).toBe(230);
     expect(byId.get('x-010')).toMatchObject({ status: 'failed', error: 'boom, "quoted"\nsecond line', parentRunId: '', latencyMs: '5' });
     expect(JSON.parse(byId.get('x-011')!.inputs!)).toEqual({ text: 'question 11' });
+    expect(JSON.parse(byId.get('x-011')!.scores!)).toEqual([]);
     // A cell a spreadsheet would run as a formula is text.
     expect(byId.get('x-007')!.name).toBe(`'=HYPERLINK("http://evil")`);
     expect(csvCell('=1+2')).toBe("'=1+2");

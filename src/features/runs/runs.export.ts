@@ -4,6 +4,7 @@ import type { App, Deps } from '../../deps.js';
 import { pageQueryProperties, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { StringEnum } from '../../schemas/common.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
+import { scoreSummaries, withScoresText, type ScoreSummary } from '../scores/scores.summaries.js';
 import { listTraces, toTrace, type TraceListRow } from '../traces/traces.repo.js';
 import { toRun } from './runs.document.js';
 import { filteredListRequest } from './runs.list-request.js';
@@ -39,8 +40,8 @@ export function csvCell(value: Cell): string {
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
 const RUN_COLUMNS =
-  'id,traceId,parentRunId,name,kind,status,startTime,endTime,latencyMs,model,provider,promptTokens,completionTokens,totalTokens,cost,costSource,sessionId,userId,tags,error,inputs,outputs,metadata';
-const runCells = (r: Run): Cell[] => [
+  'id,traceId,parentRunId,name,kind,status,startTime,endTime,latencyMs,model,provider,promptTokens,completionTokens,totalTokens,cost,costSource,sessionId,userId,tags,error,inputs,outputs,metadata,scores';
+const runCells = (r: Run, scores: ScoreSummary[]): Cell[] => [
   r.id,
   r.traceId,
   r.parentRunId,
@@ -64,8 +65,10 @@ const runCells = (r: Run): Cell[] => [
   json(r.inputs),
   json(r.outputs),
   json(r.metadata),
+  json(scores),
 ];
-const TRACE_COLUMNS = 'traceId,rootRunId,name,status,startTime,endTime,latencyMs,runCount,errorCount,totalTokens,cost,sessionId,userId,tags,input,output';
+const TRACE_COLUMNS =
+  'traceId,rootRunId,name,status,startTime,endTime,latencyMs,runCount,errorCount,totalTokens,cost,sessionId,userId,tags,input,output,scores';
 
 export function exportRoutes(app: App, { db, dialect, cursors }: Deps): void {
   for (const what of ['runs', 'traces'] as const) {
@@ -76,9 +79,9 @@ export function exportRoutes(app: App, { db, dialect, cursors }: Deps): void {
         tags: [what === 'runs' ? 'Runs' : 'Traces'],
         summary: `Export ${what} as NDJSON or CSV`,
         description:
-          `Every ${what === 'runs' ? 'run' : 'trace'} the list's filters select, in the list's order, streamed. NDJSON: one record per line as the list gives it; ` +
+          `Every ${what === 'runs' ? 'run' : 'trace'} the list's filters select, in the list's order, streamed. NDJSON: one record per line as the list gives it (with its \`scores\`); ` +
           'after every 100 records a line `{"cursor": "…"}` (a position to resume from with `cursor`, which list cursors are too), and last `{"cursor": null}`: ' +
-          "an export without that line did not finish. CSV: a header row, then one row per record (JSON-valued fields as JSON text; cells starting with = + - @ prefixed with ').",
+          "an export without that line did not finish. CSV: a header row, then one row per record (JSON-valued fields, `scores` last, as JSON text; cells starting with = + - @ prefixed with ').",
         params: ProjectParams,
         querystring: ExportQuery,
         response: {
@@ -98,14 +101,15 @@ export function exportRoutes(app: App, { db, dialect, cursors }: Deps): void {
         const start = page.cursor === undefined ? null : await cursors.decode(identity, page.cursor);
         const fetch = (after: Position | null): Promise<KeysetRows<RunListRow | TraceListRow>> =>
           what === 'runs' ? listRuns(db, dialect, project.id, filters, after, STEP + 1) : listTraces(db, dialect, project.id, filters, after, STEP + 1);
-        const line = (row: RunListRow | TraceListRow): string => {
+        const idOf = (row: RunListRow | TraceListRow) => (what === 'runs' ? (row as RunListRow).id : (row as TraceListRow).trace_id);
+        const line = (row: RunListRow | TraceListRow, scores: ScoreSummary[]): string => {
           if (what === 'runs')
             return csv
-              ? runCells(toRun(row as RunListRow))
+              ? runCells(toRun(row as RunListRow), scores)
                   .map(csvCell)
                   .join(',')
-              : (row as RunListRow).doc;
-          const t = toTrace(row as TraceListRow);
+              : withScoresText((row as RunListRow).doc, scores);
+          const t = toTrace(row as TraceListRow, scores);
           if (!csv) return JSON.stringify(t);
           const cells: Cell[] = [
             t.traceId,
@@ -124,6 +128,7 @@ export function exportRoutes(app: App, { db, dialect, cursors }: Deps): void {
             json(t.tags),
             t.input,
             t.output,
+            json(t.scores),
           ];
           return cells.map(csvCell).join(',');
         };
@@ -135,7 +140,9 @@ export function exportRoutes(app: App, { db, dialect, cursors }: Deps): void {
             const { rows, positionOf } = await fetch(after);
             const more = rows.length > STEP;
             const step = more ? rows.slice(0, STEP) : rows;
-            if (step.length > 0) yield step.map((row) => `${line(row)}${csv ? '\r\n' : '\n'}`).join('');
+            // One grouped query for each step's scores, as for a list page.
+            const scores = await scoreSummaries(db, dialect, project.id, what === 'runs' ? 'run' : 'trace', step.map(idOf));
+            if (step.length > 0) yield step.map((row) => `${line(row, scores.get(idOf(row)) ?? [])}${csv ? '\r\n' : '\n'}`).join('');
             if (!more) {
               if (!csv) yield '{"cursor":null}\n';
               return;

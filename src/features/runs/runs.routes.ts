@@ -4,6 +4,7 @@ import { sendJsonText } from '../../lib/http.js';
 import { paginate, pageJson } from '../../lib/pagination.js';
 import { problemBody, problemResponses } from '../../lib/problems.js';
 import { requestedProject } from '../projects/projects.repo.js';
+import { scoreSummaries, withScoresText } from '../scores/scores.summaries.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
 import { parseRunFilters } from './runs.filters.js';
 import { ingestRuns } from './runs.ingest.js';
@@ -25,6 +26,12 @@ import {
 
 const tags = ['Runs'];
 
+/** A run's answer: its stored record with its scores' summaries. */
+async function runWithScores(db: Deps['db'], dialect: Deps['dialect'], projectId: string, run: { id: string; doc: string }): Promise<string> {
+  const scores = await scoreSummaries(db, dialect, projectId, 'run', [run.id]);
+  return withScoresText(run.doc, scores.get(run.id) ?? []);
+}
+
 export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Deps): void {
   app.get('/projects/:project_id/runs', {
     config: { scope: 'runs:read' },
@@ -34,7 +41,8 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       summary: 'List runs',
       description:
         'Newest first by startTime, then id. Filters combine with AND; `tag` is repeatable (all must match); `parentRunId=null` lists root runs; ' +
-        '`startedAfter` is inclusive and `startedBefore` exclusive; `metadata.<key>=<value>` matches a top-level metadata value exactly.',
+        '`startedAfter` is inclusive and `startedBefore` exclusive; `metadata.<key>=<value>` matches a top-level metadata value exactly. ' +
+        'Each run carries `scores`: the summaries of the scores given to the run itself.',
       params: ProjectParams,
       querystring: ListRunsQuery,
       response: { 200: RunPage },
@@ -46,9 +54,17 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
         asked,
         identity,
         (after, take) => listRuns(db, dialect, project.id, filters, after, take),
-        (row) => row.doc,
+        (row) => row,
       );
-      return sendJsonText(reply as never, pageJson(page));
+      // One grouped query for the page's scores, spliced into the stored records.
+      const scores = await scoreSummaries(
+        db,
+        dialect,
+        project.id,
+        'run',
+        page.items.map((row) => row.id),
+      );
+      return sendJsonText(reply as never, pageJson({ ...page, items: page.items.map((row) => withScoresText(row.doc, scores.get(row.id) ?? [])) }));
     },
   });
 
@@ -96,8 +112,10 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       const [result] = await ingestRuns(db, project.id, [request.body], clock.now(), () => '');
       if (!result) throw new Error('ingest returned no result');
       if (result.status === 'rejected') throw result.problem;
-      // The stored record is already the serialized answer: sent as it is, not parsed and serialized again.
-      return sendJsonText(reply.code(result.status === 'created' ? 201 : 200) as never, result.row.doc);
+      // The stored record is already the serialized answer: sent as it is, not parsed and serialized again
+      // (with its scores: none yet for a run just created).
+      if (result.status === 'created') return sendJsonText(reply.code(201) as never, withScoresText(result.row.doc, []));
+      return sendJsonText(reply as never, await runWithScores(db, dialect, project.id, { id: result.id, doc: result.row.doc }));
     },
   });
 
@@ -133,13 +151,13 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
       operationId: 'getRun',
       tags,
       summary: 'Get a run',
-      description: 'By the id the server gave it or the client chose.',
+      description: 'By the id the server gave it or the client chose, with the summaries of its scores (`scores`, as in the list).',
       params: ProjectRunParams,
       response: { 200: Type.Ref('Run') },
     },
     handler: async (request, reply) => {
       const project = await requestedProject(db, request);
-      return sendJsonText(reply as never, (await getRun(db, project.id, request.params.run_id)).doc);
+      return sendJsonText(reply as never, await runWithScores(db, dialect, project.id, await getRun(db, project.id, request.params.run_id)));
     },
   });
 
@@ -157,7 +175,8 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
     },
     handler: async (request, reply) => {
       const project = await requestedProject(db, request);
-      return sendJsonText(reply as never, (await patchRun(db, project.id, request.params.run_id, request.body, clock.now())).doc);
+      const run = await patchRun(db, project.id, request.params.run_id, request.body, clock.now());
+      return sendJsonText(reply as never, await runWithScores(db, dialect, project.id, run));
     },
   });
 }

@@ -3,6 +3,7 @@ import { IdParam, NullableTimestamp, StringEnum, Timestamp } from '../../schemas
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
 import { MAX_BUCKETS } from './metrics.rules.js';
+import { ScoreSummaries } from '../scores/scores.summaries.schemas.js';
 
 export const RUN_KINDS = ['llm', 'chain', 'tool', 'retriever', 'embedding', 'agent', 'custom'] as const;
 export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
@@ -106,9 +107,21 @@ export const RunSchema = Type.Object(
     }),
     price: Type.Union([RunPriceSchema, Type.Null()], { description: 'The price a computed cost was reckoned at' }),
   },
+  // Not a component of the API document: every answer is the record with its scores (`Run` below).
+  { $id: 'RunRecord', title: 'RunRecord', additionalProperties: false },
+);
+/** A run's record as stored in `runs.doc`. */
+export type Run = Static<typeof RunSchema>;
+
+/**
+ * A run as every answer gives it (the list, GET, create, change, the NDJSON export): the stored record
+ * and, last, its scores' summaries, spliced in (`withScoresText`) rather than stored.
+ */
+export const RunWithScoresSchema = Type.Object(
+  { ...RunSchema.properties, scores: ScoreSummaries('run') },
   { $id: 'Run', title: 'Run', additionalProperties: false },
 );
-export type Run = Static<typeof RunSchema>;
+export type RunWithScores = Static<typeof RunWithScoresSchema>;
 
 export const RunPage = pageSchema(Type.Ref('Run'), 'RunPage');
 

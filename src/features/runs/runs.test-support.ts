@@ -33,6 +33,7 @@ export const RUN_FIELDS = [
   'userId',
   'costSource',
   'price',
+  'scores',
 ].sort();
 
 /** Shared by both engines' suites of a file; every test starts at NOW and only ever moves it forward (tokens carry nbf). */

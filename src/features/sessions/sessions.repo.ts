@@ -5,7 +5,8 @@ import { planSearch } from '../runs/runs.search.js';
 import type { Database, RollupTotals } from '../../db/schema.js';
 import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
-import { listedTraces, totalsOf, toTrace } from '../traces/traces.repo.js';
+import { listedTraces, totalsOf, tracesWithScores } from '../traces/traces.repo.js';
+import { withSummaries } from '../scores/scores.summaries.js';
 import type { Trace } from '../traces/traces.schemas.js';
 import { MAX_LISTED_TRACES, type EndUser, type Session } from './sessions.schemas.js';
 
@@ -103,6 +104,7 @@ export async function listActivity(
 /** One session or end user (404 when the project has none of that id), with its traces oldest first. */
 export async function getActivity(
   db: Kysely<Database>,
+  dialect: Dialect,
   projectId: string,
   kind: Kind,
   id: string,
@@ -118,11 +120,28 @@ export async function getActivity(
   if (!found) throw problems.notFound(`${kind === 'session' ? 'Session' : 'End user'} ${id} does not exist in this project.`);
   const [row] = await withFacts(db, projectId, kind, [found]);
   const traces = await listedTraces(db, projectId, key, id, MAX_LISTED_TRACES + 1);
-  return { row: row!, traces: traces.slice(0, MAX_LISTED_TRACES).map(toTrace), truncated: traces.length > MAX_LISTED_TRACES };
+  return {
+    row: row!,
+    traces: await tracesWithScores(db, dialect, projectId, traces.slice(0, MAX_LISTED_TRACES)),
+    truncated: traces.length > MAX_LISTED_TRACES,
+  };
 }
 
-export function toSession(projectId: string, row: ActivityRow): Session {
-  return { sessionId: row.key, projectId, ...totalsOf(row), traceCount: row.traceCount, userId: row.other };
+export function toSession(projectId: string, row: ActivityRow, scores: Session['scores']): Session {
+  return { sessionId: row.key, projectId, ...totalsOf(row), traceCount: row.traceCount, userId: row.other, scores };
+}
+
+/** Sessions as the API gives them, with their scores' summaries (one query for them all). */
+export function sessionsWithScores(db: Kysely<Database>, dialect: Dialect, projectId: string, rows: ActivityRow[]): Promise<Session[]> {
+  return withSummaries(
+    db,
+    dialect,
+    projectId,
+    'session',
+    rows,
+    (row) => row.key,
+    (row, scores) => toSession(projectId, row, scores),
+  );
 }
 
 export function toEndUser(projectId: string, row: ActivityRow): EndUser {

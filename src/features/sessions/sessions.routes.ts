@@ -3,7 +3,7 @@ import { paginate } from '../../lib/pagination.js';
 import { filteredListRequest } from '../runs/runs.list-request.js';
 import { requestedProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
-import { getActivity, listActivity, toEndUser, toSession } from './sessions.repo.js';
+import { getActivity, listActivity, sessionsWithScores, toEndUser, type ActivityRow } from './sessions.repo.js';
 import { EndUserDetailSchema, EndUserPage, EndUserParams, ListActivityQuery, SessionDetailSchema, SessionPage, SessionParams } from './sessions.schemas.js';
 
 const ORDER =
@@ -14,7 +14,9 @@ export function sessionRoutes(app: App, { db, dialect, cursors }: Deps): void {
     const session = kind === 'session';
     const plural = session ? 'sessions' : 'users';
     const tags = [session ? 'Sessions' : 'End users'];
-    const toItem = (projectId: string) => (row: Parameters<typeof toSession>[1]) => (session ? toSession(projectId, row) : toEndUser(projectId, row));
+    // Sessions carry their scores' summaries (one query per page); end users are not scored.
+    const toItems = (projectId: string, rows: ActivityRow[]) =>
+      session ? sessionsWithScores(db, dialect, projectId, rows) : Promise.resolve(rows.map((row) => toEndUser(projectId, row)));
 
     app.get(`/projects/:project_id/${plural}`, {
       config: { scope: 'runs:read' },
@@ -22,14 +24,21 @@ export function sessionRoutes(app: App, { db, dialect, cursors }: Deps): void {
         operationId: session ? 'listSessions' : 'listEndUsers',
         tags,
         summary: session ? 'List sessions' : 'List end users',
-        description: `${session ? 'Each conversation (the runs’ sessionId)' : 'Each end user (the runs’ userId)'} with its totals. ${ORDER} The filters are the runs list’s (\`q\` included): ${session ? 'a session' : 'an end user'} matches when at least one of its runs matches them all.`,
+        description: `${session ? 'Each conversation (the runs’ sessionId)' : 'Each end user (the runs’ userId)'} with its totals. ${ORDER} The filters are the runs list’s (\`q\` included): ${session ? 'a session' : 'an end user'} matches when at least one of its runs matches them all.${session ? ' Each session carries `scores`: the summaries of the scores given to the session itself.' : ''}`,
         params: ProjectParams,
         querystring: ListActivityQuery,
         response: { 200: session ? SessionPage : EndUserPage },
       },
       handler: async (request) => {
         const { project, filters, page, identity } = await filteredListRequest(db, request, plural);
-        return paginate(cursors, page, identity, (after, take) => listActivity(db, dialect, project.id, kind, filters, after, take), toItem(project.id));
+        const found = await paginate(
+          cursors,
+          page,
+          identity,
+          (after, take) => listActivity(db, dialect, project.id, kind, filters, after, take),
+          (row) => row,
+        );
+        return { ...found, items: await toItems(project.id, found.items) };
       },
     });
 
@@ -48,8 +57,9 @@ export function sessionRoutes(app: App, { db, dialect, cursors }: Deps): void {
       handler: async (request) => {
         const project = await requestedProject(db, request);
         const params = request.params as { session_id?: string; user_id?: string };
-        const { row, traces, truncated } = await getActivity(db, project.id, kind, (session ? params.session_id : params.user_id)!);
-        return session ? { session: toSession(project.id, row), traces, truncated } : { user: toEndUser(project.id, row), traces, truncated };
+        const { row, traces, truncated } = await getActivity(db, dialect, project.id, kind, (session ? params.session_id : params.user_id)!);
+        const [item] = await toItems(project.id, [row]);
+        return session ? { session: item, traces, truncated } : { user: item, traces, truncated };
       },
     });
   }

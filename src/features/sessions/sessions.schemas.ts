@@ -4,6 +4,7 @@ import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { metadataFilters, runFilterProperties } from '../runs/runs.schemas.js';
 import { IdParam } from '../../schemas/common.js';
 import { rollupProperties } from '../traces/traces.schemas.js';
+import { ScoreSummaries } from '../scores/scores.summaries.schemas.js';
 
 const Count = Type.Integer({ minimum: 0 });
 /** Session and end-user ids are the client's: 1..256 characters, any but control characters. */
@@ -23,6 +24,7 @@ export const SessionSchema = Type.Object(
     projectId: Type.String(),
     ...activity,
     userId: Type.Union([Type.String(), Type.Null()], { description: 'The end user of its first trace that names one' }),
+    scores: ScoreSummaries('session'),
   },
   { $id: 'Session', title: 'Session', additionalProperties: false },
 );

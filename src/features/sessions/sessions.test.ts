@@ -73,6 +73,7 @@ describeRuns('sessions and end users', (ctx) => {
       computedCost: 0,
       traceCount: 2,
       userId: 'ada',
+      scores: [],
     });
     expect(items[2]).toMatchObject({ sessionId: 'chat-b', runningCount: 1, endTime: at(2000) });
     // Where a cost came from: chat-c's was computed from prices, chat-a's sent by the client.

@@ -8,6 +8,7 @@ import { toRun } from '../runs/runs.document.js';
 import { runFilterWhere, type RunFilters } from '../runs/runs.filters.js';
 import { planSearch } from '../runs/runs.search.js';
 import type { Run } from '../runs/runs.schemas.js';
+import { withSummaries, type ScoreSummary } from '../scores/scores.summaries.js';
 import { previewOf } from './traces.preview.js';
 import { MAX_OUTLINE_RUNS, type RunOutline, type Trace } from './traces.schemas.js';
 
@@ -37,7 +38,8 @@ export function totalsOf(row: RollupTotals) {
   };
 }
 
-export function toTrace(row: TraceListRow): Trace {
+/** A trace as the API gives it: its row, its head's tags and previews, and its own scores' summaries. */
+export function toTrace(row: TraceListRow, scores: ScoreSummary[]): Trace {
   const totals = totalsOf(row);
   return {
     traceId: row.trace_id,
@@ -52,7 +54,13 @@ export function toTrace(row: TraceListRow): Trace {
     tags: row.head?.tags ?? [],
     input: previewOf(row.head?.inputs, 'input'),
     output: previewOf(row.head?.outputs, 'output'),
+    scores,
   };
+}
+
+/** Traces as the API gives them, with their scores' summaries (one query for them all). */
+export function tracesWithScores(db: Kysely<Database>, dialect: Dialect, projectId: string, rows: TraceListRow[]): Promise<Trace[]> {
+  return withSummaries(db, dialect, projectId, 'trace', rows, (row) => row.trace_id, toTrace);
 }
 
 /** The records that represent traces: their roots, else (while the root has not arrived) their earliest runs. */
@@ -145,7 +153,12 @@ export async function listedTraces(
 }
 
 /** One trace: its row (404 when the project has none of that id) and its runs in tree order. */
-export async function getTrace(db: Kysely<Database>, projectId: string, traceId: string): Promise<{ trace: Trace; runs: RunOutline[]; truncated: boolean }> {
+export async function getTrace(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  projectId: string,
+  traceId: string,
+): Promise<{ trace: Trace; runs: RunOutline[]; truncated: boolean }> {
   const row = await db.selectFrom('traces').selectAll().where('project_id', '=', projectId).where('trace_id', '=', traceId).executeTakeFirst();
   if (!row) throw problems.notFound(`Trace ${traceId} does not exist in this project.`);
   const [head] = await withHeads(db, projectId, [row]);
@@ -159,7 +172,8 @@ export async function getTrace(db: Kysely<Database>, projectId: string, traceId:
     .limit(MAX_OUTLINE_RUNS + 1)
     .execute();
   const truncated = runs.length > MAX_OUTLINE_RUNS;
-  return { trace: toTrace(head!), runs: treeOrder(truncated ? runs.slice(0, MAX_OUTLINE_RUNS) : runs), truncated };
+  const [trace] = await tracesWithScores(db, dialect, projectId, [head!]);
+  return { trace: trace!, runs: treeOrder(truncated ? runs.slice(0, MAX_OUTLINE_RUNS) : runs), truncated };
 }
 
 type OutlineRow = {

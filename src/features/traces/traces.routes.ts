@@ -4,7 +4,7 @@ import { paginate } from '../../lib/pagination.js';
 import { requestedProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
 import { filteredListRequest } from '../runs/runs.list-request.js';
-import { getTrace, listTraces, toTrace } from './traces.repo.js';
+import { getTrace, listTraces, tracesWithScores } from './traces.repo.js';
 import { ListTracesQuery, TraceDetailSchema, TracePage, TraceParams } from './traces.schemas.js';
 
 const tags = ['Traces'];
@@ -19,14 +19,22 @@ export function traceRoutes(app: App, { db, dialect, cursors }: Deps): void {
       description:
         'One item per trace, newest first by its earliest start, then trace id: its root run (the earliest run while the root has not arrived), ' +
         'totals over all its runs, and previews of the root’s inputs and outputs. `startedAfter` (inclusive) and `startedBefore` (exclusive) bound the trace’s start; ' +
-        'every other filter is the runs list’s, and a trace matches when at least one of its runs matches them all.',
+        'every other filter is the runs list’s, and a trace matches when at least one of its runs matches them all. ' +
+        'Each trace carries `scores`: the summaries of the scores given to the trace itself (not to its runs).',
       params: ProjectParams,
       querystring: ListTracesQuery,
       response: { 200: TracePage },
     },
     handler: async (request) => {
       const { project, filters, page, identity } = await filteredListRequest(db, request, 'traces');
-      return paginate(cursors, page, identity, (after, take) => listTraces(db, dialect, project.id, filters, after, take), toTrace);
+      const found = await paginate(
+        cursors,
+        page,
+        identity,
+        (after, take) => listTraces(db, dialect, project.id, filters, after, take),
+        (row) => row,
+      );
+      return { ...found, items: await tracesWithScores(db, dialect, project.id, found.items) };
     },
   });
 
@@ -46,7 +54,7 @@ export function traceRoutes(app: App, { db, dialect, cursors }: Deps): void {
       const project = await requestedProject(db, request);
       // Native JSON.stringify of objects built in the schema's shape and order (getTrace): for a trace of
       // 25,000 runs, several times faster than the schema serializer, which escapes every string in JS.
-      return sendJsonText(reply, JSON.stringify(await getTrace(db, project.id, request.params.trace_id)));
+      return sendJsonText(reply, JSON.stringify(await getTrace(db, dialect, project.id, request.params.trace_id)));
     },
   });
 }

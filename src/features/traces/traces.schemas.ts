@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { IdParam, StringEnum, Timestamp } from '../../schemas/common.js';
+import { ScoreSummaries } from '../scores/scores.summaries.schemas.js';
 import { METADATA_FILTER_PATTERN, RunKind, RunStatusSchema, runFilterProperties, SCORE_FILTER_PATTERN, scoreFilter } from '../runs/runs.schemas.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -46,6 +47,7 @@ export const TraceSchema = Type.Object(
     tags: Type.Array(Type.String(), { description: 'The root run’s tags' }),
     input: Nullable(Type.String({ description: 'A preview of the root run’s inputs (at most 200 characters)' })),
     output: Nullable(Type.String({ description: 'A preview of the root run’s outputs (at most 200 characters)' })),
+    scores: ScoreSummaries('trace'),
   },
   { $id: 'Trace', title: 'Trace', additionalProperties: false },
 );

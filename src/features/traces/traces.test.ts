@@ -77,6 +77,7 @@ describeRuns('traces', (ctx) => {
       tags: ['prod'],
       input: 'Where is my order?',
       output: 'It ships tomorrow.',
+      scores: [],
     });
     expect(items[0]).toMatchObject({ status: 'running', runCount: 1, input: 'And the invoice?', output: null, latencyMs: 0 });
   });

@@ -26,6 +26,9 @@ describeEachDialect('saved views', (ctx) => {
       hasMetadata: ['plan'],
       name: 'Chat*',
       range: '7d',
+      hasScore: ['thumbs'],
+      'score.helpfulness>': '0.5',
+      scoreColumn: 'helpfulness',
     };
     const created = await call(owner.token, 'POST', '', { name: 'Failed refunds', page: 'traces', filters });
     expect(created.statusCode, created.body).toBe(201);

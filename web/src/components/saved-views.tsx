@@ -15,7 +15,7 @@ export function searchOfView(filters: SavedView['filters']): URLSearchParams {
   }
   return params;
 }
-const ARRAYS = new Set(['tag', 'hasMetadata']);
+const ARRAYS = new Set(['tag', 'hasMetadata', 'hasScore']);
 export function viewOfSearch(search: URLSearchParams): Filters {
   const filters: Record<string, string | string[]> = {};
   for (const key of new Set(search.keys())) {

@@ -1,18 +1,69 @@
+import { useMemo, useState, type FormEvent } from 'react';
 import { endUsers, sessions } from '../api.js';
 import { ProjectTabs } from '../components/layout.js';
 import { num, PagedTable } from '../components/paged.js';
+import { EMPTY_SCORE_FILTER, ScoreChips, ScoreFilterFields, useScoreNames, type ScoreFilterDraft } from '../components/score-chips.js';
+import { scoreFilterLabel, scoreFiltersFromSearch, withScoreFilter } from '../components/score-filters.js';
 import { Empty, PageHeader } from '../components/ui.js';
 import { fmtCost, fmtNumber, fmtStart } from '../format.js';
 import { useDocumentTitle, useList, useProject } from '../hooks.js';
-import { Link } from '../router.js';
+import { Link, useLocation } from '../router.js';
 import type { EndUser, Session } from '../types.js';
-import { Breadcrumbs } from './runs/shared.js';
+import { FilterSubmit } from './runs/filters.js';
+import { Breadcrumbs, setQuery } from './runs/shared.js';
+
+/** The list's score filters, held in the URL (so saved views and links keep them): a form that adds one, and chips that remove them. */
+function ScoreFilterBar({ path, search }: { path: string; search: URLSearchParams }) {
+  const [draft, setDraft] = useState<ScoreFilterDraft>(EMPTY_SCORE_FILTER);
+  const [problem, setProblem] = useState('');
+  const names = useScoreNames();
+  const active = [...search].filter(([key, value]) => value !== '' && (key === 'hasScore' || scoreFilterLabel(key) !== null));
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const next = withScoreFilter(search, { name: draft.scoreName, test: draft.scoreTest, value: draft.scoreValue });
+    if ('fault' in next) return setProblem(next.fault);
+    setProblem('');
+    setDraft(EMPTY_SCORE_FILTER);
+    setQuery(path, next);
+  };
+  const remove = (key: string, value: string) => {
+    const next = new URLSearchParams();
+    for (const [k, v] of search) if (!(k === key && v === value)) next.append(k, v);
+    setQuery(path, next);
+  };
+  return (
+    <section className="panel" aria-label="Score filters">
+      {active.length > 0 && (
+        <ul className="sl-chips" aria-label="Active filters" style={{ listStyle: 'none', padding: 0, margin: '0 0 8px' }}>
+          {active.map(([key, value]) => (
+            <li key={`${key}=${value}`} className="sl-chip">
+              <span className="muted">{key === 'hasScore' ? 'Has score' : scoreFilterLabel(key)}:</span> <code>{value}</code>
+              <button type="button" onClick={() => remove(key, value)} title="Remove this filter">
+                <span aria-hidden="true">✕</span>
+                <span className="sl-sr-only">
+                  Remove filter: {key} {value}
+                </span>
+              </button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form className="sl-run-filters" onSubmit={submit} role="search" aria-label="Filter by score">
+        <ScoreFilterFields draft={draft} names={names} onChange={setDraft} />
+        <FilterSubmit label="Add score filter" problem={problem} />
+      </form>
+    </section>
+  );
+}
 
 /** A project's sessions (conversations) or end users, newest activity first, with their totals. */
 export function ActivityPage({ projectId, kind }: { projectId: string; kind: 'sessions' | 'users' }) {
   const project = useProject(projectId);
   const session = kind === 'sessions';
-  const list = useList<Session | EndUser>(session ? sessions.list(projectId) : endUsers.list(projectId), {}, 50);
+  const { search } = useLocation();
+  const searchText = search.toString();
+  const query = useMemo(() => scoreFiltersFromSearch(search), [searchText]); // eslint-disable-line react-hooks/exhaustive-deps
+  const list = useList<Session | EndUser>(session ? sessions.list(projectId) : endUsers.list(projectId), query, 50);
   const title = session ? 'Sessions' : 'Users';
   useDocumentTitle(title, project.data?.name);
   const base = `/projects/${projectId}`;
@@ -25,6 +76,7 @@ export function ActivityPage({ projectId, kind }: { projectId: string; kind: 'se
         subtitle={session ? 'Conversations: runs that share a sessionId.' : 'The end users your application served: runs that share a userId.'}
       />
       <ProjectTabs projectId={projectId} active={kind} />
+      <ScoreFilterBar path={`${base}/${kind}`} search={search} />
       <PagedTable
         list={list}
         caption={title}
@@ -35,7 +87,17 @@ export function ActivityPage({ projectId, kind }: { projectId: string; kind: 'se
             Runs with a <code>{session ? 'sessionId' : 'userId'}</code> appear here.
           </Empty>
         }
-        columns={[session ? 'Session' : 'User', 'First activity', 'Last activity', num('Traces'), num('Runs'), num('Tokens'), num('Cost'), num('Errors')]}
+        columns={[
+          session ? 'Session' : 'User',
+          'First activity',
+          'Last activity',
+          num('Traces'),
+          num('Runs'),
+          num('Tokens'),
+          num('Cost'),
+          num('Errors'),
+          ...(session ? ['Scores'] : []),
+        ]}
         row={(item) => (
           <tr key={idOf(item)}>
             <td>
@@ -50,6 +112,11 @@ export function ActivityPage({ projectId, kind }: { projectId: string; kind: 'se
             <td className="num">{fmtNumber(item.usage.totalTokens)}</td>
             <td className="num">{fmtCost(item.cost)}</td>
             <td className="num">{fmtNumber(item.errorCount)}</td>
+            {'sessionId' in item && (
+              <td className="sl-score-cell">
+                <ScoreChips scores={item.scores} />
+              </td>
+            )}
           </tr>
         )}
       />

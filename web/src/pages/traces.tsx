@@ -2,6 +2,7 @@ import { traces } from '../api.js';
 import { ProjectTabs } from '../components/layout.js';
 import { ExportButton } from '../components/export-button.js';
 import { Button, ErrorBox, PageHeader } from '../components/ui.js';
+import { ScoreChips, ScoreColumnHeading, useScoreNames } from '../components/score-chips.js';
 import { VirtualRows } from '../components/virtual-rows.js';
 import { fmtCost, fmtMs, fmtNumber, fmtStart } from '../format.js';
 import { useDocumentTitle, useList, useProject } from '../hooks.js';
@@ -14,7 +15,7 @@ import './trace/trace.css';
 
 const ROW = 52;
 
-function TraceRow({ trace, base }: { trace: Trace; base: string }) {
+function TraceRow({ trace, base, scoreColumn }: { trace: Trace; base: string; scoreColumn: string | undefined }) {
   const open = () => navigate(`${base}/traces/${encodeURIComponent(trace.traceId)}`);
   return (
     <>
@@ -51,6 +52,9 @@ function TraceRow({ trace, base }: { trace: Trace; base: string }) {
       <span role="cell" className="sl-tr-num">
         {trace.errorCount > 0 ? <span className="badge bad">{trace.errorCount}</span> : '0'}
       </span>
+      <span role="cell" className="sl-rr-scores hide-narrow">
+        <ScoreChips scores={trace.scores} only={scoreColumn} max={2} />
+      </span>
       <span role="cell" className="sl-tr-who">
         {trace.sessionId ? <Link to={`${base}/sessions/${encodeURIComponent(trace.sessionId)}`}>{trace.sessionId}</Link> : <span className="muted">—</span>}
         {trace.userId ? <Link to={`${base}/users/${encodeURIComponent(trace.userId)}`}>{trace.userId}</Link> : null}
@@ -65,6 +69,7 @@ export function TracesPage({ projectId }: { projectId: string }) {
   const win = useListWindow(`${base}/traces`);
   const project = useProject(projectId);
   const list = useList(traces.list(projectId), win.query, 100);
+  const scoreNames = useScoreNames();
   useDocumentTitle('Traces', project.data?.name);
 
   return (
@@ -109,18 +114,28 @@ export function TracesPage({ projectId }: { projectId: string }) {
           onNearEnd={list.hasMore ? list.loadMore : undefined}
           header={
             <div role="row" className="sl-tr-head">
-              {['Trace', 'Input and output', 'Latency', 'Tokens', 'Cost', 'Errors', 'Session, user'].map((h) => (
+              {['Trace', 'Input and output', 'Latency', 'Tokens', 'Cost', 'Errors', 'Scores', 'Session, user'].map((h) => (
                 <span
                   key={h}
                   role="columnheader"
-                  className={h === 'Trace' ? 'sl-tr-name' : h.startsWith('Input') ? 'sl-tr-io' : h.startsWith('Session') ? 'sl-tr-who' : 'sl-tr-num'}
+                  className={
+                    h === 'Trace'
+                      ? 'sl-tr-name'
+                      : h.startsWith('Input')
+                        ? 'sl-tr-io'
+                        : h.startsWith('Session')
+                          ? 'sl-tr-who'
+                          : h === 'Scores'
+                            ? 'sl-rr-scores hide-narrow'
+                            : 'sl-tr-num'
+                  }
                 >
-                  {h}
+                  {h === 'Scores' ? <ScoreColumnHeading names={scoreNames} rows={list.items} value={win.scoreColumn} onChange={win.setScoreColumn} /> : h}
                 </span>
               ))}
             </div>
           }
-          renderRow={(trace) => <TraceRow trace={trace} base={base} />}
+          renderRow={(trace) => <TraceRow trace={trace} base={base} scoreColumn={win.scoreColumn} />}
         />
       )}
     </>

@@ -1,4 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { ScoreFilterFields, useScoreNames } from '../../components/score-chips.js';
+import { scoreFilterLabel } from '../../components/score-filters.js';
 import { Button, Field, Options } from '../../components/ui.js';
 import { fmtInstant } from '../../format.js';
 import { clearedSearch, draftFromFilters, searchFromDraft, type Draft, type Range, type RunQuery } from './query.js';
@@ -17,6 +19,7 @@ const FILTER_LABELS: Record<string, string> = {
   startedBefore: 'Started before',
   tag: 'Tag',
   q: 'Search',
+  hasScore: 'Has score',
 };
 
 /** Every runs-list filter as a labelled control; selects and the checkbox apply at once, the rest on submit. */
@@ -25,18 +28,22 @@ export function RunFilters({
   range,
   onApply,
   searchText,
+  scoreColumn,
   defaultOpen = true,
 }: {
   filters: RunQuery;
   range: Range;
   onApply: (params: URLSearchParams) => void;
   searchText: string;
+  /** The list's score column, kept in the URL when the filters change. */
+  scoreColumn?: string | undefined;
   /** Whether the form starts unfolded (on wide screens); the active filters always show as chips. */
   defaultOpen?: boolean;
 }) {
   const [draft, setDraft] = useState<Draft>(() => draftFromFilters(filters));
   const [open, setOpen] = useState(() => defaultOpen && (typeof window === 'undefined' || !window.matchMedia?.('(max-width: 720px)').matches));
   const [problem, setProblem] = useState('');
+  const scoreNames = useScoreNames();
   // The URL is the truth: back/forward and chip removal reset the form.
   useEffect(() => {
     setDraft(draftFromFilters(filters));
@@ -48,8 +55,13 @@ export function RunFilters({
       setProblem('Give both a metadata key and a value, or neither.');
       return;
     }
+    const search = searchFromDraft(next, filters, range, scoreColumn);
+    if ('fault' in search) {
+      setProblem(search.fault);
+      return;
+    }
     setProblem('');
-    onApply(searchFromDraft(next, filters, range));
+    onApply(search);
   };
   const change = <K extends keyof Draft>(key: K, value: Draft[K], now = false) => {
     const next = { ...draft, [key]: value };
@@ -76,7 +88,7 @@ export function RunFilters({
     if (Array.isArray(value))
       for (const v of value) chips.push({ key: `${key}=${v}`, label: FILTER_LABELS[key] ?? key, value: v, remove: () => without(key, v) });
     else if (value !== undefined) {
-      const label = key.startsWith('metadata.') ? `metadata.${key.slice(9)}` : (FILTER_LABELS[key] ?? key);
+      const label = key.startsWith('metadata.') ? `metadata.${key.slice(9)}` : (scoreFilterLabel(key) ?? FILTER_LABELS[key] ?? key);
       const shown =
         key === 'parentRunId' && value === 'null' ? 'roots only' : key.startsWith('started') && !Number.isNaN(Date.parse(value)) ? fmtInstant(value) : value;
       chips.push({ key, label: key === 'parentRunId' && value === 'null' ? 'Runs' : label, value: shown, remove: () => without(key) });
@@ -160,23 +172,33 @@ export function RunFilters({
             spellCheck={false}
           />
         </Field>
+        <ScoreFilterFields draft={draft} names={scoreNames} onChange={(next) => setDraft({ ...draft, ...next })} />
         <div className="field">
           <label className="sl-check">
             <input type="checkbox" checked={draft.rootsOnly} onChange={(e) => change('rootsOnly', e.target.checked, true)} />
             Roots only
           </label>
         </div>
-        <div className="sl-filter-buttons">
-          <Button type="submit" variant="primary">
-            Apply filters
-          </Button>
-        </div>
-        {problem && (
-          <p role="alert" className="sl-filter-problem">
-            {problem}
-          </p>
-        )}
+        <FilterSubmit label="Apply filters" problem={problem} primary />
       </form>
     </section>
+  );
+}
+
+/** A filter form's submit button, and what the form found wrong with what was typed. */
+export function FilterSubmit({ label, problem, primary = false }: { label: string; problem: string; primary?: boolean }) {
+  return (
+    <>
+      <div className="sl-filter-buttons">
+        <Button type="submit" variant={primary ? 'primary' : undefined}>
+          {label}
+        </Button>
+      </div>
+      {problem && (
+        <p role="alert" className="sl-filter-problem">
+          {problem}
+        </p>
+      )}
+    </>
   );
 }

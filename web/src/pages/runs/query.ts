@@ -1,4 +1,6 @@
 /** The runs page's state in its URL: the list filters under their API names, and the chart's range. */
+import { EMPTY_SCORE_FILTER, type ScoreFilterDraft } from '../../components/score-chips.js';
+import { isScoreFilterKey, scoreFiltersFromSearch, withScoreFilter } from '../../components/score-filters.js';
 import { fromLocalInput, toLocalInput } from '../../format.js';
 
 /** The runs-list query (API names; `tag` repeated, `metadata.<key>` as they are). */
@@ -28,11 +30,14 @@ export function filtersFromSearch(search: URLSearchParams): RunQuery {
   const tags = search.getAll('tag').filter((t) => t !== '');
   if (tags.length > 0) query.tag = tags;
   for (const [key, value] of search) if (key.startsWith('metadata.') && value !== '' && query[key] === undefined) query[key] = value;
-  return query;
+  return { ...query, ...scoreFiltersFromSearch(search) };
 }
 
-/** The filter form as typed. */
-export interface Draft {
+/** The score the list's score column shows (`scoreColumn` in the URL: not a filter, never sent to the API). */
+export const scoreColumnOf = (search: URLSearchParams): string | undefined => search.get('scoreColumn') || undefined;
+
+/** The filter form as typed (its score fields add one score filter to those in force). */
+export interface Draft extends ScoreFilterDraft {
   status: string;
   kind: string;
   name: string;
@@ -65,11 +70,16 @@ export function draftFromFilters(filters: RunQuery): Draft {
     startedBefore: toLocalInput(str('startedBefore') || null),
     metaKey: meta ? meta[0].slice('metadata.'.length) : '',
     metaValue: meta && typeof meta[1] === 'string' ? meta[1] : '',
+    ...EMPTY_SCORE_FILTER,
   };
 }
 
-/** The URL query for a draft; timestamps left as they were keep their exact value. */
-export function searchFromDraft(draft: Draft, current: RunQuery, range: Range): URLSearchParams {
+/**
+ * The URL query for a draft; timestamps left as they were keep their exact value, the score filters in
+ * force stay (chips remove them) and the draft's is added; the score column stays. A fault when the
+ * draft's score filter is incomplete.
+ */
+export function searchFromDraft(draft: Draft, current: RunQuery, range: Range, scoreColumn?: string): URLSearchParams | { fault: string } {
   const params = new URLSearchParams();
   const set = (key: string, value: string) => {
     if (value.trim() !== '') params.set(key, value.trim());
@@ -93,7 +103,11 @@ export function searchFromDraft(draft: Draft, current: RunQuery, range: Range): 
   if (draft.metaKey.trim() !== '' && draft.metaValue !== '') params.set(`metadata.${draft.metaKey.trim()}`, draft.metaValue);
   if (typeof current.q === 'string') params.set('q', current.q);
   if (range !== DEFAULT_RANGE) params.set('range', range);
-  return params;
+  for (const [key, value] of Object.entries(current))
+    if (isScoreFilterKey(key)) for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) params.append(key, v);
+  if (scoreColumn) params.set('scoreColumn', scoreColumn);
+  if (draft.scoreName.trim() === '' && draft.scoreValue.trim() === '') return params;
+  return withScoreFilter(params, { name: draft.scoreName, test: draft.scoreTest, value: draft.scoreValue });
 }
 
 /** The chart's ranges: how far back, and the metrics bucket (its size in ms for the labels). */

@@ -2,6 +2,7 @@
 import { memo } from 'react';
 import { runs } from '../../api.js';
 import { EmptyList } from '../../components/paged.js';
+import { ScoreChips, ScoreColumnHeading, useScoreNames } from '../../components/score-chips.js';
 import { Button, Empty, ErrorBox, StatusBadge } from '../../components/ui.js';
 import { VirtualRows } from '../../components/virtual-rows.js';
 import { fmtCost, fmtDate, fmtMs, fmtNumber, fmtStart } from '../../format.js';
@@ -26,12 +27,13 @@ const COLUMNS: [string, string][] = [
   ['Latency', 'sl-tr-num'],
   ['Tokens', 'sl-tr-num hide-narrow'],
   ['Cost', 'sl-tr-num hide-narrow'],
+  ['Scores', 'sl-rr-scores hide-narrow'],
   ['Tags', 'sl-rr-tags hide-narrow'],
 ];
 const cls = (heading: string) => COLUMNS.find(([h]) => h === heading)![1];
 
 // Memoised: scrolling re-renders the window of rows, and a row that stays in view is not redrawn (nor its previews recomputed).
-const RunRow = memo(function RunRow({ run, base }: { run: Run; base: string }) {
+const RunRow = memo(function RunRow({ run, base, scoreColumn }: { run: Run; base: string; scoreColumn: string | undefined }) {
   const input = runPreview(run.inputs, 'input');
   const output = runPreview(run.outputs, 'output');
   return (
@@ -79,6 +81,9 @@ const RunRow = memo(function RunRow({ run, base }: { run: Run; base: string }) {
       <span role="cell" className={cls('Cost')}>
         {fmtCost(run.cost)}
       </span>
+      <span role="cell" className={cls('Scores')}>
+        <ScoreChips scores={run.scores} only={scoreColumn} max={2} />
+      </span>
       <span role="cell" className={cls('Tags')} title={run.tags.join(', ')}>
         {run.tags.length === 0 ? (
           <span className="muted">—</span>
@@ -103,6 +108,7 @@ const RunRow = memo(function RunRow({ run, base }: { run: Run; base: string }) {
  */
 export function RunsList({ list, projectId, win, retryable }: { list: List<Run>; projectId: string; win: ListWindow; retryable: (error: unknown) => boolean }) {
   const base = `/projects/${projectId}`;
+  const scoreNames = useScoreNames();
   if (list.error !== null && list.items.length === 0) return <ErrorBox error={list.error} onRetry={retryable(list.error) ? list.reload : undefined} />;
   if (list.items.length === 0 && list.loaded && !list.loading) return <NoRuns projectId={projectId} win={win} />;
   return (
@@ -117,12 +123,16 @@ export function RunsList({ list, projectId, win, retryable }: { list: List<Run>;
           <div role="row" className="sl-tr-head">
             {COLUMNS.map(([heading, className]) => (
               <span key={heading} role="columnheader" className={className}>
-                {heading}
+                {heading === 'Scores' ? (
+                  <ScoreColumnHeading names={scoreNames} rows={list.items} value={win.scoreColumn} onChange={win.setScoreColumn} />
+                ) : (
+                  heading
+                )}
               </span>
             ))}
           </div>
         }
-        renderRow={(run) => <RunRow run={run} base={base} />}
+        renderRow={(run) => <RunRow run={run} base={base} scoreColumn={win.scoreColumn} />}
       />
       {list.error !== null && <ErrorBox error={list.error} onRetry={list.loadMore} />}
     </>

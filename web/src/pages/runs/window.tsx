@@ -6,7 +6,7 @@ import { fmtNumber } from '../../format.js';
 import { useLocation } from '../../router.js';
 import { RunsChart } from './chart.js';
 import { RunFilters } from './filters.js';
-import { clearedSearch, DEFAULT_RANGE, filtersFromSearch, isRange, windowOf, type Range } from './query.js';
+import { clearedSearch, DEFAULT_RANGE, filtersFromSearch, isRange, scoreColumnOf, windowOf, type Range } from './query.js';
 import { setQuery } from './shared.js';
 
 /**
@@ -30,6 +30,14 @@ export function useListWindow(path: string) {
 
   const go = (params: URLSearchParams) => {
     if (params.toString() !== searchText) setQuery(path, params);
+  };
+  const scoreColumn = scoreColumnOf(search);
+  /** Shows one score's value in the list's score column (undefined: every score as chips). */
+  const setScoreColumn = (name: string | undefined) => {
+    const params = new URLSearchParams(search);
+    if (name) params.set('scoreColumn', name);
+    else params.delete('scoreColumn');
+    go(params);
   };
   const setRange = (next: Range) => {
     const params = new URLSearchParams(search);
@@ -57,6 +65,8 @@ export function useListWindow(path: string) {
     now,
     query,
     go,
+    scoreColumn,
+    setScoreColumn,
     setRange,
     zoom,
     clear: () => go(clearedSearch(range)),
@@ -95,7 +105,7 @@ export function WindowControls({ projectId, page, win }: { projectId: string; pa
         <Button type="submit">Search</Button>
       </form>
       <SavedViews projectId={projectId} page={page} search={win.search} onApply={win.go} />
-      <RunFilters filters={filters} range={range} onApply={win.go} searchText={win.searchText} defaultOpen={false} />
+      <RunFilters filters={filters} range={range} onApply={win.go} searchText={win.searchText} scoreColumn={win.scoreColumn} defaultOpen={false} />
       <RunsChart projectId={projectId} filters={filters} range={range} onRange={win.setRange} onZoom={win.zoom} tick={win.tick} now={win.now} />
       {(filters.startedAfter || filters.startedBefore) && (
         <p>

@@ -1,0 +1,89 @@
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../../db/dialect.js';
+import type { Database } from '../../db/schema.js';
+import type { ScoreDataType, ScoreTarget } from './scores.rules.js';
+import { MAX_SUMMARIES, type ScoreSummary } from './scores.summaries.schemas.js';
+
+export { MAX_SUMMARIES, type ScoreSummary };
+
+/**
+ * The summaries of the scores on each of `ids` (targets of one kind: runs, traces or sessions), in one
+ * grouped query: per name and data type, how many and their mean (numeric; boolean: the share of true),
+ * or the most frequent label (categorical; a tie goes to the label first in code-point order). At most
+ * MAX_SUMMARIES per target, the first by name (then data type), in that order; a target without scores
+ * has none (an empty list).
+ *
+ * Names are `collate "C"` columns on PostgreSQL (as ids): both engines order them bytewise, which is
+ * code-point order; labels are ordinary text, so PostgreSQL is told the same collation for the tie.
+ */
+export async function scoreSummaries(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  projectId: string,
+  target: ScoreTarget,
+  ids: readonly string[],
+): Promise<Map<string, ScoreSummary[]>> {
+  const summaries = new Map<string, ScoreSummary[]>(ids.map((id) => [id, []]));
+  if (ids.length === 0) return summaries;
+  const labelOrder = dialect === 'postgres' ? sql`label collate "C"` : sql`label`;
+  // Per target, name, type and label: the count and the values' sum (one index range per target).
+  const cells = db
+    .selectFrom('scores')
+    .select(['target_id', 'name', 'data_type', 'label', sql<number>`count(*)`.as('n'), sql<number | null>`sum(value)`.as('total')])
+    .where('project_id', '=', projectId)
+    .where('target', '=', target)
+    .where('target_id', 'in', [...new Set(ids)])
+    .groupBy(['target_id', 'name', 'data_type', 'label']);
+  // Per target, name and type: the counts and sums added up, the label with the most scores first, and
+  // the rank of the (name, type) within the target, so that only the first MAX_SUMMARIES leave the database.
+  const ranked = db
+    .selectFrom(cells.as('cells'))
+    .select([
+      'target_id',
+      'name',
+      'data_type',
+      'label',
+      sql<number>`sum(n) over (partition by target_id, name, data_type)`.as('count'),
+      sql<number | null>`sum(total) over (partition by target_id, name, data_type)`.as('sum'),
+      sql<number>`row_number() over (partition by target_id, name, data_type order by n desc, ${labelOrder})`.as('label_rank'),
+      sql<number>`dense_rank() over (partition by target_id order by name, data_type)`.as('name_rank'),
+    ]);
+  const rows = await db
+    .selectFrom(ranked.as('ranked'))
+    .select(['target_id', 'name', 'data_type', 'label', 'count', 'sum'])
+    .where('label_rank', '=', 1)
+    .where('name_rank', '<=', MAX_SUMMARIES)
+    .orderBy('target_id')
+    .orderBy('name')
+    .orderBy('data_type')
+    .execute();
+  for (const row of rows) {
+    const count = Number(row.count);
+    const dataType = row.data_type as ScoreDataType;
+    const value = dataType === 'categorical' ? (row.label ?? '') : Number(row.sum ?? 0) / count;
+    summaries.get(row.target_id)?.push({ name: row.name, dataType, value, count });
+  }
+  return summaries;
+}
+
+/** Items made from rows, each with its scores' summaries (one query for them all). */
+export async function withSummaries<Row, Item>(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  projectId: string,
+  target: ScoreTarget,
+  rows: readonly Row[],
+  idOf: (row: Row) => string,
+  toItem: (row: Row, scores: ScoreSummary[]) => Item,
+): Promise<Item[]> {
+  const summaries = await scoreSummaries(db, dialect, projectId, target, rows.map(idOf));
+  return rows.map((row) => toItem(row, summaries.get(idOf(row)) ?? []));
+}
+
+/**
+ * A stored record (JSON text of an object) with its `scores` added as the last member, without parsing
+ * and serializing it again: the record's closing brace is replaced.
+ */
+export function withScoresText(record: string, scores: readonly ScoreSummary[]): string {
+  return `${record.slice(0, record.lastIndexOf('}'))},"scores":${JSON.stringify(scores)}}`;
+}
