@@ -55,6 +55,11 @@ export const API_TAGS: readonly ApiTag[] = [
     description:
       'Named sets of examples (an input, an expected output) to test an application against: every change to the items is a new version of the dataset, and any version can be read back.',
   },
+  {
+    name: 'Experiments',
+    description:
+      'A task run over a version of a dataset: one result per item (its output, the run that made it, latency, usage, cost), the scores on those runs aggregated, and experiments compared item by item.',
+  },
   { name: 'Operations', description: 'Unauthenticated routes for load balancers and token verifiers: liveness, readiness and the JWT public keys.' },
 ];
 

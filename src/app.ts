@@ -20,6 +20,8 @@ import { AnnotationItemSchema, AnnotationQueueSchema } from './features/annotati
 import { datasetItemRoutes } from './features/datasets/datasets.items.routes.js';
 import { datasetRoutes } from './features/datasets/datasets.routes.js';
 import { DatasetItemSchema, DatasetSchema } from './features/datasets/datasets.schemas.js';
+import { experimentRoutes } from './features/experiments/experiments.routes.js';
+import { ComparisonRowSchema, ExperimentResultSchema, ExperimentSchema } from './features/experiments/experiments.schemas.js';
 import { meRoutes } from './features/me/me.routes.js';
 import { modelRoutes } from './features/models/models.routes.js';
 import { ModelPriceSchema } from './features/models/models.schemas.js';
@@ -238,6 +240,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     DatasetItemSchema,
     AnnotationQueueSchema,
     AnnotationItemSchema,
+    ExperimentSchema,
+    ExperimentResultSchema,
+    ComparisonRowSchema,
   ])
     app.addSchema(schema);
 
@@ -302,6 +307,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       datasetItemRoutes(api, deps);
       annotationQueueRoutes(api, deps);
       annotationItemRoutes(api, deps);
+      experimentRoutes(api, deps);
     },
     { prefix: '/v1' },
   );

@@ -36,7 +36,8 @@ export type IdPrefix =
   | 'ds'
   | 'dsi'
   | 'aq'
-  | 'aqi';
+  | 'aqi'
+  | 'exp';
 
 let lastTime = -1;
 let lastRandom = '';
