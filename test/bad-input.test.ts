@@ -37,6 +37,7 @@ import {
   validScore,
   validScoreConfig,
   FIXTURE_SESSION,
+  withQuery,
 } from './bad-input/routes.js';
 
 describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: TestContext) => {
@@ -63,6 +64,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     expect(config.statusCode, config.body).toBe(201);
     const queue = await ctx.request('POST', `/v1/projects/${projectId}/annotation-queues`, { token: owner.token, body: { name: uniqueName() } });
     expect(queue.statusCode, queue.body).toBe(201);
+    const dataset = await datasetFixture();
     return {
       tokenId: token.json().id,
       promptId,
@@ -71,8 +73,9 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       viewId: view.json().id,
       scoreId: score.json().id,
       scoreConfigId: config.json().id,
-      ...(await datasetFixture()),
+      ...dataset,
       ...(await queueItemFixture(projectId, queue.json().id, scored!)),
+      ...(await experimentsFixture(projectId, dataset.datasetId)),
     };
   }
 
@@ -112,6 +115,18 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     const added = await ctx.request('POST', `/v1/datasets/${dataset.json().id}/items`, { token: owner.token, body: { items: [{ input: 'Hi' }] } });
     expect(added.statusCode, added.body).toBe(201);
     return { datasetId: dataset.json().id, itemId: added.json().items[0].id };
+  }
+
+  /** Two experiments over the dataset's version 1, their runs in the project. */
+  async function experimentsFixture(projectId: string, datasetId: string): Promise<{ experimentId: string; otherExperimentId: string }> {
+    const [experimentId, otherExperimentId] = await Promise.all(
+      [1, 2].map(async () => {
+        const res = await ctx.request('POST', '/v1/experiments', { token: owner.token, body: { name: uniqueName(), datasetId, projectId } });
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json().id as string;
+      }),
+    );
+    return { experimentId: experimentId!, otherExperimentId: otherExperimentId! };
   }
 
   /** Ids that name nothing: for requests that must be refused before any lookup. */
@@ -332,6 +347,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             { ...f, itemId: junk },
             { ...f, queueId: junk },
             { ...f, annotationItemId: junk },
+            { ...f, experimentId: junk },
           ]) {
             const url = r.path(ids);
             if (url === r.path(f)) continue;
@@ -417,7 +433,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       ];
       it(`${r.method} ${r.route}: ${junk.length} junk queries → 400 naming the parameter`, async () => {
         for (const [query, parameter] of junk) {
-          const res = await send(r, { path: `${r.path(f)}?${query}` });
+          const res = await send(r, { path: withQuery(r.path(f), query) });
           expectValidation(res, { parameters: [parameter] }, [query, parameter]);
         }
       });
@@ -432,7 +448,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             ['99999999999999999999', 100],
             ['-99999999999999999999', 1],
           ] as const) {
-            const res = await send(r, { path: `${r.path(f)}?limit=${limit}` });
+            const res = await send(r, { path: withQuery(r.path(f), `limit=${limit}`) });
             expect(res.statusCode, res.body).toBe(200);
             expect(res.json().limit).toBe(used);
           }
@@ -452,7 +468,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     it('__proto__ as a query parameter is dropped or refused, never a 5xx', async () => {
       for (const r of QUERY_ROUTES) {
         for (const query of ['__proto__=1', '__proto__[admin]=1', 'constructor[prototype][admin]=1', 'hasOwnProperty=1']) {
-          const res = await send(r, { path: `${r.path(f)}?${query}` });
+          const res = await send(r, { path: withQuery(r.path(f), query) });
           expect([200, 400], `${r.route}?${query}: ${res.body.slice(0, 200)}`).toContain(res.statusCode);
           if (res.statusCode === 400) expectValidation(res);
         }
@@ -496,10 +512,11 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
           'scoreConfigId',
           'datasetId',
           'itemId',
+          'experimentId',
         ] as const) {
           const url = r.path({
             ...g,
-            [key]: `${{ projectId: 'prj', runId: 'run', sessionId: 'ses', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl', viewId: 'vew', scoreId: 'scr', scoreConfigId: 'scc', datasetId: 'ds', itemId: 'dsi' }[key]}_%00`,
+            [key]: `${{ projectId: 'prj', runId: 'run', sessionId: 'ses', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl', viewId: 'vew', scoreId: 'scr', scoreConfigId: 'scc', datasetId: 'ds', itemId: 'dsi', experimentId: 'exp' }[key]}_%00`,
           });
           if (url === r.path(g)) continue;
           check(`${r.method} ${url}`, await send(r, { path: url, ...(r.body ? { body: r.body(f) } : {}) }));
@@ -517,7 +534,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
                   ? ['from', 'to', 'bucket']
                   : ['cursor'];
         for (const param of params) {
-          const url = `${r.path(g)}?${param}=a%00b`;
+          const url = withQuery(r.path(g), `${param}=a%00b`);
           check(`${r.method} ${url}`, await send(r, { path: url }));
         }
       }

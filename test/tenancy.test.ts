@@ -32,6 +32,9 @@ interface Ids {
   /** An annotation queue of the project with the run in it, that item claimed by the owner. */
   queueId: string;
   annotationItemId: string;
+  /** Two experiments over the dataset's version 1, their runs in the project. */
+  experimentId: string;
+  otherExperimentId: string;
 }
 
 interface RouteCase {
@@ -56,6 +59,7 @@ const monitorPath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/monito
 const scorePath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/scores${suffix}`;
 const validScore = () => ({ name: 'helpfulness', value: 0.5 });
 const queuePath = (i: Ids, suffix = '') => `/v1/projects/${i.projectId}/annotation-queues/${i.queueId}${suffix}`;
+const experimentPath = (i: Ids, suffix = '') => `/v1/experiments/${i.experimentId}${suffix}`;
 
 /** Every /v1 route that takes an id. Add new id-taking routes here. */
 const ID_ROUTES: RouteCase[] = [
@@ -240,6 +244,18 @@ const ID_ROUTES: RouteCase[] = [
     ok: 200,
     asMember: 409,
   },
+  { method: 'GET', route: '/v1/experiments/compare', path: (i) => `/v1/experiments/compare?ids=${i.experimentId},${i.otherExperimentId}`, ok: 200 },
+  { method: 'GET', route: '/v1/experiments/{experiment_id}', path: (i) => experimentPath(i), ok: 200 },
+  { method: 'PATCH', route: '/v1/experiments/{experiment_id}', path: (i) => experimentPath(i), body: () => ({ metadata: { hijacked: true } }), ok: 200 },
+  { method: 'DELETE', route: '/v1/experiments/{experiment_id}', path: (i) => experimentPath(i), ok: 204 },
+  { method: 'GET', route: '/v1/experiments/{experiment_id}/results', path: (i) => experimentPath(i, '/results'), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/experiments/{experiment_id}/results',
+    path: (i) => experimentPath(i, '/results'),
+    body: (i) => ({ results: [{ itemId: i.itemId, runId: i.runId, output: 'Hello', latencyMs: 5 }] }),
+    ok: 200,
+  },
 ];
 
 const adminOnly = (r: RouteCase) => r.adminOnly ?? r.method === 'DELETE';
@@ -272,6 +288,14 @@ const WRITE_ROUTES: RouteCase[] = [
   ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/score-configs')),
   { method: 'POST', route: '/v1/datasets', path: () => '/v1/datasets', body: () => ({ name: `d-${newId('ds').slice(-10)}` }), ok: 201 },
   ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/datasets')),
+  {
+    method: 'POST',
+    route: '/v1/experiments',
+    path: () => '/v1/experiments',
+    body: (i) => ({ name: `e-${newId('exp').slice(-10)}`, datasetId: i.datasetId, projectId: i.projectId }),
+    ok: 201,
+  },
+  ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/experiments')),
 ];
 
 interface World extends Ids {
@@ -321,6 +345,16 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     ).toBe(200);
     const claimed = await ctx.request('POST', `/v1/projects/${project.id}/annotation-queues/${queueId}/claim`, { token: owner.token });
     expect(claimed.statusCode, claimed.body).toBe(200);
+    const [experimentId, otherExperimentId] = await Promise.all(
+      [1, 2].map(async () => {
+        const res = await ctx.request('POST', '/v1/experiments', {
+          token: owner.token,
+          body: { name: `e-${newId('exp').slice(-12)}`, datasetId, projectId: project.id },
+        });
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json().id as string;
+      }),
+    );
     return {
       owner,
       projectId: project.id,
@@ -337,6 +371,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       itemId: added.json().items[0].id as string,
       queueId,
       annotationItemId: claimed.json().id as string,
+      experimentId: experimentId!,
+      otherExperimentId: otherExperimentId!,
     };
   }
 
@@ -363,6 +399,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const configs = await ctx.request('GET', '/v1/score-configs?limit=100', { token: w.owner.token });
     const queue = await ctx.request('GET', queuePath(w), { token: w.owner.token });
     const queueItems = await ctx.request('GET', queuePath(w, '/items?limit=100'), { token: w.owner.token });
+    const experiment = await ctx.request('GET', experimentPath(w), { token: w.owner.token });
+    const results = await ctx.request('GET', experimentPath(w, '/results?limit=100'), { token: w.owner.token });
     // The monitor as stored (its signing secret included), less what its evaluation moves by itself.
     const monitorRow = await db().selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
     const {
@@ -392,6 +430,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       datasetItems: [items.statusCode, items.body],
       queue: [queue.statusCode, queue.body],
       queueItems: [queueItems.statusCode, queueItems.body],
+      experiment: [experiment.statusCode, experiment.body],
+      experimentResults: [results.statusCode, results.body],
     };
   }
 
@@ -425,6 +465,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
         i.itemId,
         i.queueId,
         i.annotationItemId,
+        i.experimentId,
+        i.otherExperimentId,
       ];
       expectCleanProblem(res, idsOf(w));
 
@@ -514,6 +556,9 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const datasets = await ctx.request('GET', '/v1/datasets?limit=100', { token: outsider.token });
     expect(datasets.statusCode).toBe(200);
     expect(datasets.json().items).toEqual([]);
+    const experiments = await ctx.request('GET', '/v1/experiments?limit=100', { token: outsider.token });
+    expect(experiments.statusCode).toBe(200);
+    expect(experiments.json().items).toEqual([]);
   });
 
   for (const r of WRITE_ROUTES) {

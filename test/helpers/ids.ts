@@ -17,5 +17,7 @@ export function missingIds() {
     itemId: newId('dsi'),
     queueId: newId('aq'),
     annotationItemId: newId('aqi'),
+    experimentId: newId('exp'),
+    otherExperimentId: newId('exp'),
   };
 }

@@ -39,6 +39,9 @@ export interface World {
   /** An annotation queue of the project with the run in it, that item claimed by the owner. */
   queueId: string;
   annotationItemId: string;
+  /** Two experiments over the dataset (its version 1), their runs in the project. */
+  experimentId: string;
+  otherExperimentId: string;
 }
 
 export const validScore = () => ({ name: 'helpfulness', value: 1 });
@@ -84,6 +87,13 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
   expect((await ctx.request('POST', `${queuePath}/items`, { token: owner.token, body: { ids: [runId] } })).statusCode).toBe(200);
   const claimed = await ctx.request('POST', `${queuePath}/claim`, { token: owner.token });
   expect(claimed.statusCode, claimed.body).toBe(200);
+  const [experimentId, otherExperimentId] = await Promise.all(
+    [1, 2].map(async () => {
+      const res = await ctx.request('POST', '/v1/experiments', { token: owner.token, body: { name: unique('experiment'), datasetId, projectId: project.id } });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    }),
+  );
   return {
     owner,
     member,
@@ -104,8 +114,12 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
     itemId: added.json().items[0].id,
     queueId: queue.json().id,
     annotationItemId: claimed.json().id,
+    experimentId: experimentId!,
+    otherExperimentId: otherExperimentId!,
   };
 }
+
+export const experimentPath = (w: World, suffix = '') => `/v1/experiments/${w.experimentId}${suffix}`;
 
 export const datasetPath = (w: World, suffix = '') => `/v1/datasets/${w.datasetId}${suffix}`;
 export const itemPath = (w: World) => datasetPath(w, `/items/${w.itemId}`);
@@ -327,6 +341,18 @@ export const ID_ROUTES: RouteCase[] = [
     path: (w) => queuePath(w, `/items/${w.annotationItemId}/skip`),
     ok: 200,
   },
+  { method: 'GET', route: '/v1/experiments/compare', path: (w) => `/v1/experiments/compare?ids=${w.experimentId},${w.otherExperimentId}`, ok: 200 },
+  { method: 'GET', route: '/v1/experiments/{experiment_id}', path: (w) => experimentPath(w), ok: 200 },
+  { method: 'PATCH', route: '/v1/experiments/{experiment_id}', path: (w) => experimentPath(w), body: () => ({ metadata: { pwned: true } }), ok: 200 },
+  { method: 'DELETE', route: '/v1/experiments/{experiment_id}', path: (w) => experimentPath(w), ok: 204 },
+  { method: 'GET', route: '/v1/experiments/{experiment_id}/results', path: (w) => experimentPath(w, '/results'), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/experiments/{experiment_id}/results',
+    path: (w) => experimentPath(w, '/results'),
+    body: (w) => ({ results: [{ itemId: w.itemId, runId: w.runId, output: 'pwned', latencyMs: 1 }] }),
+    ok: 200,
+  },
 ];
 
 /** API5: every admin-only route, with what an admin gets. */
@@ -368,6 +394,7 @@ export const ADMIN_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/score-configs/{config_id}', path: (w) => `/v1/score-configs/${w.scoreConfigId}`, ok: 204 },
   { method: 'DELETE', route: '/v1/datasets/{dataset_id}', path: (w) => datasetPath(w), ok: 204 },
   { method: 'DELETE', route: '/v1/projects/{project_id}/annotation-queues/{queue_id}', path: (w) => queuePath(w), ok: 204 },
+  { method: 'DELETE', route: '/v1/experiments/{experiment_id}', path: (w) => experimentPath(w), ok: 204 },
 ];
 
 export const send = (ctx: TestContext, caller: Caller, r: RouteCase, w: World) =>
@@ -398,6 +425,8 @@ export async function snapshot(ctx: TestContext, w: World) {
   const scoreConfigs = await get('/v1/score-configs?limit=100');
   const queues = await get(`/v1/projects/${w.projectId}/annotation-queues?limit=100`);
   const queueItems = await get(queuePath(w, '/items?limit=100'));
+  const experiment = await get(experimentPath(w));
+  const experimentResults = await get(experimentPath(w, '/results?limit=100'));
   // The monitor as stored (its sealed signing secret included), less what its evaluation moves by itself.
   const monitorRow = await ctx.database.storage.db.selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
   const {
@@ -429,6 +458,8 @@ export async function snapshot(ctx: TestContext, w: World) {
     scoreConfigs: items(scoreConfigs).map((c) => [c.id, c.name, c.description, c.archived]),
     queues: items(queues),
     queueItems: items(queueItems),
+    experiment,
+    experimentResults: items(experimentResults),
   };
 }
 

@@ -72,9 +72,9 @@ export const ExperimentPage = pageSchema(Type.Ref('Experiment'), 'ExperimentPage
 
 const UsageSchema = Type.Object(
   {
-    promptTokens: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
-    completionTokens: Type.Integer({ minimum: 0, maximum: 1_000_000_000 }),
-    totalTokens: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_000_000_000, description: 'Default: prompt + completion' })),
+    promptTokens: Type.Integer({ minimum: 0, maximum: 1_000_000_000, format: 'int32' }),
+    completionTokens: Type.Integer({ minimum: 0, maximum: 1_000_000_000, format: 'int32' }),
+    totalTokens: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_000_000_000, format: 'int32', description: 'Default: prompt + completion' })),
   },
   { additionalProperties: false },
 );
