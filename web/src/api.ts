@@ -5,6 +5,9 @@
  * problem document; it becomes an ApiError carrying its title and detail, which the pages show as they are.
  */
 import type {
+  Experiment,
+  ExperimentComparisonRow,
+  ExperimentResult,
   AddDatasetItemsInput,
   AddRunToDatasetInput,
   BuiltinModelPrice,
@@ -302,4 +305,13 @@ export const organization = {
   invite: (body: CreateInvitationInput) => post<Invitation>('/organization/invitations', body),
   withdrawInvitation: (invitationId: string) => del(`/organization/invitations/${seg(invitationId)}`),
   tokens: listing<OrganizationToken>('/organization/tokens'),
+};
+
+/** The organization's experiments (`/v1/experiments`): a dataset's, their results, and two or more compared item by item. */
+export const experiments = {
+  list: listing<Experiment>('/experiments'),
+  get: (experimentId: string) => get<Experiment>(`/experiments/${seg(experimentId)}`),
+  results: (experimentId: string) => listing<ExperimentResult>(`/experiments/${seg(experimentId)}/results`),
+  /** Query `{ ids: 'a,b' }`: the first is the baseline. */
+  compare: listing<ExperimentComparisonRow>('/experiments/compare'),
 };
