@@ -65,6 +65,11 @@ export const API_TAGS: readonly ApiTag[] = [
     description:
       'OpenAI-compatible chat endpoints of the organization that LLM-as-judge evaluators call: the base URL (through the SSRF guard), a key stored sealed, a monthly budget in USD and what this month has cost.',
   },
+  {
+    name: 'Experiments',
+    description:
+      'A task run over a version of a dataset: one result per item (its output, the run that made it, latency, usage, cost), the scores on those runs aggregated, and experiments compared item by item.',
+  },
   { name: 'Operations', description: 'Unauthenticated routes for load balancers and token verifiers: liveness, readiness and the JWT public keys.' },
 ];
 

@@ -23,6 +23,8 @@ import { EvaluationWorker } from './features/evaluators/evaluators.worker.js';
 import { datasetItemRoutes } from './features/datasets/datasets.items.routes.js';
 import { datasetRoutes } from './features/datasets/datasets.routes.js';
 import { DatasetItemSchema, DatasetSchema } from './features/datasets/datasets.schemas.js';
+import { experimentRoutes } from './features/experiments/experiments.routes.js';
+import { ComparisonRowSchema, ExperimentResultSchema, ExperimentSchema } from './features/experiments/experiments.schemas.js';
 import { meRoutes } from './features/me/me.routes.js';
 import { modelRoutes } from './features/models/models.routes.js';
 import { ModelPriceSchema } from './features/models/models.schemas.js';
@@ -255,6 +257,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     AnnotationItemSchema,
     EvaluatorRuleSchema,
     ModelConnectionSchema,
+    ExperimentSchema,
+    ExperimentResultSchema,
+    ComparisonRowSchema,
   ])
     app.addSchema(schema);
 
@@ -321,6 +326,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       annotationItemRoutes(api, deps);
       evaluatorRoutes(api, deps);
       modelConnectionRoutes(api, deps);
+      experimentRoutes(api, deps);
     },
     { prefix: '/v1' },
   );

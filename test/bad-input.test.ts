@@ -37,6 +37,7 @@ import {
   validScore,
   validScoreConfig,
   validInvitation,
+  withQuery,
   validModelConnection,
   FIXTURE_SESSION,
   validEvaluatorRule,
@@ -63,6 +64,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     const score = await ctx.request('POST', `/v1/projects/${projectId}/runs/${scored}/scores`, { token: owner.token, body: validScore() });
     expect(score.statusCode, score.body).toBe(201);
     const config = await ctx.request('POST', '/v1/score-configs', { token: owner.token, body: validScoreConfig() });
+    const dataset = await datasetFixture();
     expect(config.statusCode, config.body).toBe(201);
     const queue = await ctx.request('POST', `/v1/projects/${projectId}/annotation-queues`, { token: owner.token, body: { name: uniqueName() } });
     expect(queue.statusCode, queue.body).toBe(201);
@@ -81,8 +83,9 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       viewId: view.json().id,
       scoreId: score.json().id,
       scoreConfigId: config.json().id,
-      ...(await datasetFixture()),
+      ...dataset,
       ...(await queueItemFixture(projectId, queue.json().id, scored!)),
+      ...(await experimentsFixture(projectId, dataset.datasetId)),
       evaluatorId: evaluator.json().id,
       memberUserId: member.userId,
       invitationId: invitation.json().id,
@@ -131,6 +134,18 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     const added = await ctx.request('POST', `/v1/datasets/${dataset.json().id}/items`, { token: owner.token, body: { items: [{ input: 'Hi' }] } });
     expect(added.statusCode, added.body).toBe(201);
     return { datasetId: dataset.json().id, itemId: added.json().items[0].id };
+  }
+
+  /** Two experiments over the dataset's version 1, their runs in the project. */
+  async function experimentsFixture(projectId: string, datasetId: string): Promise<{ experimentId: string; otherExperimentId: string }> {
+    const [experimentId, otherExperimentId] = await Promise.all(
+      [1, 2].map(async () => {
+        const res = await ctx.request('POST', '/v1/experiments', { token: owner.token, body: { name: uniqueName(), datasetId, projectId } });
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json().id as string;
+      }),
+    );
+    return { experimentId: experimentId!, otherExperimentId: otherExperimentId! };
   }
 
   /** Ids that name nothing: for requests that must be refused before any lookup. */
@@ -351,6 +366,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             { ...f, itemId: junk },
             { ...f, queueId: junk },
             { ...f, annotationItemId: junk },
+            { ...f, experimentId: junk },
             { ...f, evaluatorId: junk },
             { ...f, memberUserId: junk },
             { ...f, invitationId: junk },
@@ -399,7 +415,9 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         new Set(ROUTES.filter((r) => templateOf(r.route).test(url)).flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method])));
       for (const route of new Set(ROUTES.map((r) => r.route))) {
         const url = ROUTES.find((r) => r.route === route)!.path(f);
-        const methods = methodsAt(url);
+        // The path alone (the comparison's carries its `ids`): what routes match and the problem names.
+        const path = url.split('?')[0]!;
+        const methods = methodsAt(path);
         const allow = [...methods].sort().join(', ');
         for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const) {
           if (methods.has(method)) continue;
@@ -407,7 +425,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             const res = await ctx.request(method, url, token ? { token } : {});
             const body = expectProblem(res, 405, 'method-not-allowed');
             expect(res.headers.allow, `${method} ${route}`).toBe(allow);
-            expect(body.detail).toBe(`${method} is not allowed on ${url}; it answers ${allow}.`);
+            expect(body.detail).toBe(`${method} is not allowed on ${path}; it answers ${allow}.`);
             expectCleanProblem(res);
           }
         }
@@ -439,7 +457,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       ];
       it(`${r.method} ${r.route}: ${junk.length} junk queries → 400 naming the parameter`, async () => {
         for (const [query, parameter] of junk) {
-          const res = await send(r, { path: `${r.path(f)}?${query}` });
+          const res = await send(r, { path: withQuery(r.path(f), query) });
           expectValidation(res, { parameters: [parameter] }, [query, parameter]);
         }
       });
@@ -454,7 +472,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
             ['99999999999999999999', 100],
             ['-99999999999999999999', 1],
           ] as const) {
-            const res = await send(r, { path: `${r.path(f)}?limit=${limit}` });
+            const res = await send(r, { path: withQuery(r.path(f), `limit=${limit}`) });
             expect(res.statusCode, res.body).toBe(200);
             expect(res.json().limit).toBe(used);
           }
@@ -474,7 +492,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
     it('__proto__ as a query parameter is dropped or refused, never a 5xx', async () => {
       for (const r of QUERY_ROUTES) {
         for (const query of ['__proto__=1', '__proto__[admin]=1', 'constructor[prototype][admin]=1', 'hasOwnProperty=1']) {
-          const res = await send(r, { path: `${r.path(f)}?${query}` });
+          const res = await send(r, { path: withQuery(r.path(f), query) });
           expect([200, 400], `${r.route}?${query}: ${res.body.slice(0, 200)}`).toContain(res.statusCode);
           if (res.statusCode === 400) expectValidation(res);
         }
@@ -520,10 +538,11 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
           'itemId',
           'memberUserId',
           'invitationId',
+          'experimentId',
         ] as const) {
           const url = r.path({
             ...g,
-            [key]: `${{ projectId: 'prj', runId: 'run', sessionId: 'ses', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl', viewId: 'vew', scoreId: 'scr', scoreConfigId: 'scc', datasetId: 'ds', itemId: 'dsi', memberUserId: 'usr', invitationId: 'inv' }[key]}_%00`,
+            [key]: `${{ projectId: 'prj', runId: 'run', sessionId: 'ses', tokenId: 'tok', monitorId: 'mon', modelId: 'mdl', viewId: 'vew', scoreId: 'scr', scoreConfigId: 'scc', datasetId: 'ds', itemId: 'dsi', memberUserId: 'usr', invitationId: 'inv', experimentId: 'exp' }[key]}_%00`,
           });
           if (url === r.path(g)) continue;
           check(`${r.method} ${url}`, await send(r, { path: url, ...(r.body ? { body: r.body(f) } : {}) }));
@@ -541,7 +560,7 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
                   ? ['from', 'to', 'bucket']
                   : ['cursor'];
         for (const param of params) {
-          const url = `${r.path(g)}?${param}=a%00b`;
+          const url = withQuery(r.path(g), `${param}=a%00b`);
           check(`${r.method} ${url}`, await send(r, { path: url }));
         }
       }

@@ -36,6 +36,9 @@ interface Ids {
   evaluatorId: string;
   /** A model connection of the organization (budget 0: its test call makes no request). */
   modelConnectionId: string;
+  /** Two experiments over the dataset's version 1, their runs in the project. */
+  experimentId: string;
+  otherExperimentId: string;
 }
 
 interface RouteCase {
@@ -64,6 +67,7 @@ const evaluatorPath = (i: Ids) => `/v1/projects/${i.projectId}/evaluators/${i.ev
 const validEvaluatorRule = () => ({ name: `r-${newId('evr').slice(-12)}`, evaluator: { type: 'json_valid' }, scoreName: 'valid-json' });
 const connectionPath = (i: Ids, suffix = '') => `/v1/model-connections/${i.modelConnectionId}${suffix}`;
 const validConnection = () => ({ name: `c-${newId('mcn').slice(-12)}`, baseUrl: 'https://models.example.com/v1', model: 'gpt-4o-mini', monthlyBudgetUsd: 0 });
+const experimentPath = (i: Ids, suffix = '') => `/v1/experiments/${i.experimentId}${suffix}`;
 
 /** Every /v1 route that takes an id. Add new id-taking routes here. */
 const ID_ROUTES: RouteCase[] = [
@@ -279,6 +283,18 @@ const ID_ROUTES: RouteCase[] = [
   },
   { method: 'DELETE', route: '/v1/model-connections/{connection_id}', path: (i) => connectionPath(i), ok: 204 },
   { method: 'POST', route: '/v1/model-connections/{connection_id}/test', path: (i) => connectionPath(i, '/test'), ok: 200, adminOnly: true },
+  { method: 'GET', route: '/v1/experiments/compare', path: (i) => `/v1/experiments/compare?ids=${i.experimentId},${i.otherExperimentId}`, ok: 200 },
+  { method: 'GET', route: '/v1/experiments/{experiment_id}', path: (i) => experimentPath(i), ok: 200 },
+  { method: 'PATCH', route: '/v1/experiments/{experiment_id}', path: (i) => experimentPath(i), body: () => ({ metadata: { hijacked: true } }), ok: 200 },
+  { method: 'DELETE', route: '/v1/experiments/{experiment_id}', path: (i) => experimentPath(i), ok: 204 },
+  { method: 'GET', route: '/v1/experiments/{experiment_id}/results', path: (i) => experimentPath(i, '/results'), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/experiments/{experiment_id}/results',
+    path: (i) => experimentPath(i, '/results'),
+    body: (i) => ({ results: [{ itemId: i.itemId, runId: i.runId, output: 'Hello', latencyMs: 5 }] }),
+    ok: 200,
+  },
 ];
 
 const adminOnly = (r: RouteCase) => r.adminOnly ?? r.method === 'DELETE';
@@ -313,6 +329,14 @@ const WRITE_ROUTES: RouteCase[] = [
   ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/datasets')),
   { method: 'POST', route: '/v1/model-connections', path: () => '/v1/model-connections', body: validConnection, ok: 201, adminOnly: true },
   ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/model-connections')),
+  {
+    method: 'POST',
+    route: '/v1/experiments',
+    path: () => '/v1/experiments',
+    body: (i) => ({ name: `e-${newId('exp').slice(-10)}`, datasetId: i.datasetId, projectId: i.projectId }),
+    ok: 201,
+  },
+  ...ID_ROUTES.filter((r) => isWrite(r) && r.route.startsWith('/v1/experiments')),
 ];
 
 interface World extends Ids {
@@ -366,6 +390,16 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     expect(evaluator.statusCode, evaluator.body).toBe(201);
     const connection = await ctx.request('POST', '/v1/model-connections', { token: owner.token, body: validConnection() });
     expect(connection.statusCode, connection.body).toBe(201);
+    const [experimentId, otherExperimentId] = await Promise.all(
+      [1, 2].map(async () => {
+        const res = await ctx.request('POST', '/v1/experiments', {
+          token: owner.token,
+          body: { name: `e-${newId('exp').slice(-12)}`, datasetId, projectId: project.id },
+        });
+        expect(res.statusCode, res.body).toBe(201);
+        return res.json().id as string;
+      }),
+    );
     return {
       owner,
       projectId: project.id,
@@ -384,6 +418,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       annotationItemId: claimed.json().id as string,
       evaluatorId: evaluator.json().id as string,
       modelConnectionId: connection.json().id as string,
+      experimentId: experimentId!,
+      otherExperimentId: otherExperimentId!,
     };
   }
 
@@ -412,6 +448,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const queueItems = await ctx.request('GET', queuePath(w, '/items?limit=100'), { token: w.owner.token });
     const evaluator = await ctx.request('GET', evaluatorPath(w), { token: w.owner.token });
     const connections = await db().selectFrom('model_connections').selectAll().where('organization_id', '=', w.owner.organizationId).orderBy('id').execute();
+    const experiment = await ctx.request('GET', experimentPath(w), { token: w.owner.token });
+    const results = await ctx.request('GET', experimentPath(w, '/results?limit=100'), { token: w.owner.token });
     // The monitor as stored (its signing secret included), less what its evaluation moves by itself.
     const monitorRow = await db().selectFrom('monitors').selectAll().where('id', '=', w.monitorId).executeTakeFirst();
     const {
@@ -443,6 +481,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       queueItems: [queueItems.statusCode, queueItems.body],
       evaluator: [evaluator.statusCode, evaluator.body],
       connections,
+      experiment: [experiment.statusCode, experiment.body],
+      experimentResults: [results.statusCode, results.body],
     };
   }
 
@@ -478,6 +518,8 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
         i.annotationItemId,
         i.evaluatorId,
         i.modelConnectionId,
+        i.experimentId,
+        i.otherExperimentId,
       ];
       expectCleanProblem(res, idsOf(w));
 
@@ -567,6 +609,9 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const datasets = await ctx.request('GET', '/v1/datasets?limit=100', { token: outsider.token });
     expect(datasets.statusCode).toBe(200);
     expect(datasets.json().items).toEqual([]);
+    const experiments = await ctx.request('GET', '/v1/experiments?limit=100', { token: outsider.token });
+    expect(experiments.statusCode).toBe(200);
+    expect(experiments.json().items).toEqual([]);
   });
 
   for (const r of WRITE_ROUTES) {

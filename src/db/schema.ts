@@ -473,6 +473,48 @@ export interface EvaluationJobsTable {
   updated_at: Millis;
 }
 
+/** A task run over one version of a dataset (docs/design/quality-loop.md: Datasets and experiments). */
+export interface ExperimentsTable {
+  id: string;
+  organization_id: string;
+  dataset_id: string;
+  dataset_version: number;
+  /** Where its runs are stored. */
+  project_id: string;
+  /** Unique per dataset. */
+  name: string;
+  /** JSON text of the metadata object. */
+  metadata: string;
+  /** `running` or `completed`. */
+  status: string;
+  /** Items at `dataset_version`. */
+  item_count: number;
+  created_at: Millis;
+  updated_at: Millis;
+  completed_at: Millis | null;
+}
+
+/** An experiment's result for one dataset item (once). */
+export interface ExperimentResultsTable {
+  experiment_id: string;
+  item_id: string;
+  organization_id: string;
+  project_id: string;
+  run_id: string;
+  trace_id: string | null;
+  /** JSON text of the output. */
+  output: string;
+  error: string | null;
+  latency_ms: number;
+  /** JSON text of the usage object, or null. */
+  usage: string | null;
+  total_tokens: number | null;
+  cost: number | null;
+  /** What a repeat is compared by (same → `existing`, else 409). */
+  content_hash: string;
+  created_at: Millis;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -505,6 +547,8 @@ export interface Database {
   dataset_item_versions: DatasetItemVersionsTable;
   annotation_queues: AnnotationQueuesTable;
   annotation_items: AnnotationItemsTable;
+  experiments: ExperimentsTable;
+  experiment_results: ExperimentResultsTable;
   evaluator_rules: EvaluatorRulesTable;
   evaluation_jobs: EvaluationJobsTable;
   model_connections: ModelConnectionsTable;
@@ -564,3 +608,5 @@ export type AnnotationItemRow = Selectable<AnnotationItemsTable>;
 export type EvaluatorRuleRow = Selectable<EvaluatorRulesTable>;
 export type EvaluationJobRow = Selectable<EvaluationJobsTable>;
 export type ModelConnectionRow = Selectable<ModelConnectionsTable>;
+export type ExperimentRow = Selectable<ExperimentsTable>;
+export type ExperimentResultRow = Selectable<ExperimentResultsTable>;

@@ -38,7 +38,8 @@ export type IdPrefix =
   | 'aq'
   | 'aqi'
   | 'evr'
-  | 'mcn';
+  | 'mcn'
+  | 'exp';
 
 let lastTime = -1;
 let lastRandom = '';

@@ -32,6 +32,9 @@ export interface Fixture {
   invitationId: string;
   /** A model connection of the organization (budget 0: its test call is refused before any request). */
   modelConnectionId: string;
+  /** Two experiments over the fixture's dataset (version 1, its item), in the fixture's project. */
+  experimentId: string;
+  otherExperimentId: string;
 }
 
 export const FIXTURE_SESSION = 'bad-input-session';
@@ -241,6 +244,46 @@ export const MODEL_PRICE_FIELDS: Record<string, unknown[]> = {
   createdBy: ['usr_x'],
 };
 
+const deep = (levels: number): unknown => (levels === 0 ? 1 : { d: deep(levels - 1) });
+export const validExperiment = (f: Fixture): Record<string, unknown> => ({
+  name: `Experiment ${newId('exp').slice(-12)}`,
+  datasetId: f.datasetId,
+  datasetVersion: 1,
+  projectId: f.projectId,
+  metadata: { model: 'gpt-4o' },
+});
+export const EXPERIMENT_FIELDS: Record<string, unknown[]> = {
+  name: [1, null, [], '', ' padded', 'x'.repeat(201)],
+  datasetId: [1, null, '', 'x'.repeat(201)],
+  datasetVersion: ['1', -1, 1.5, 1_000_000, null],
+  projectId: [1, null, '', 'x'.repeat(201)],
+  metadata: [1, 'x', [], null],
+  status: ['done'],
+  id: ['exp_x'],
+};
+export const experimentPath = (f: Fixture, suffix = '') => `/v1/experiments/${f.experimentId}${suffix}`;
+/** The fixture's one result: the same each time (the first is created, the others are `existing`). */
+export const validResult = (f: Fixture): Record<string, unknown> => ({ itemId: f.itemId, runId: f.runId, output: { answer: 'Hello' }, latencyMs: 120 });
+const RESULT_FIELDS: Record<string, unknown[]> = {
+  results: [
+    [],
+    {},
+    null,
+    [1],
+    [{}],
+    Array.from({ length: 101 }, () => ({ itemId: 'a', runId: 'r', latencyMs: 1 })),
+    [{ itemId: 'no-such-item', runId: 'r', latencyMs: 1 }],
+    [{ itemId: '', runId: 'r', latencyMs: 1 }],
+    [{ itemId: 'a', runId: 'has space', latencyMs: 1 }],
+    [{ itemId: 'a', runId: 'r', latencyMs: -1 }],
+    [{ itemId: 'a', runId: 'r', latencyMs: 1.5 }],
+    [{ itemId: 'a', runId: 'r', latencyMs: 1, cost: -1 }],
+    [{ itemId: 'a', runId: 'r', latencyMs: 1, usage: { promptTokens: 1 } }],
+    [{ itemId: 'a', runId: 'r', latencyMs: 1, output: deep(101) }],
+    [{ itemId: 'a', runId: 'r', latencyMs: 1, bogus: 1 }],
+  ],
+};
+
 export const DATASET_FIELDS: Record<string, unknown[]> = {
   name: [1, null, [], '', ' padded', 'x'.repeat(201)],
   description: [1, null, {}, 'x'.repeat(10_001)],
@@ -249,7 +292,6 @@ export const DATASET_FIELDS: Record<string, unknown[]> = {
   version: [2],
   itemCount: [5],
 };
-const deep = (levels: number): unknown => (levels === 0 ? 1 : { d: deep(levels - 1) });
 export const ITEM_FIELDS: Record<string, unknown[]> = {
   input: [deep(101)],
   expectedOutput: [deep(101)],
@@ -749,7 +791,38 @@ export const ROUTES: Route[] = [
   },
   { method: 'DELETE', route: '/v1/model-connections/{connection_id}', path: (f) => `/v1/model-connections/${f.modelConnectionId}`, ok: 204 },
   { method: 'POST', route: '/v1/model-connections/{connection_id}/test', path: (f) => `/v1/model-connections/${f.modelConnectionId}/test`, ok: 200 },
+  { method: 'GET', route: '/v1/experiments', path: () => '/v1/experiments', query: true, ok: 200 },
+  { method: 'POST', route: '/v1/experiments', path: () => '/v1/experiments', body: validExperiment, ok: 201, fields: EXPERIMENT_FIELDS },
+  {
+    method: 'GET',
+    route: '/v1/experiments/compare',
+    path: (f) => `/v1/experiments/compare?ids=${f.experimentId},${f.otherExperimentId}`,
+    query: true,
+    ok: 200,
+  },
+  { method: 'GET', route: '/v1/experiments/{experiment_id}', path: (f) => experimentPath(f), ok: 200 },
+  {
+    method: 'PATCH',
+    route: '/v1/experiments/{experiment_id}',
+    path: (f) => experimentPath(f),
+    body: () => ({ metadata: { note: 'checked' } }),
+    ok: 200,
+    fields: { ...EXPERIMENT_FIELDS, name: ['renamed'], datasetVersion: [0] },
+  },
+  { method: 'DELETE', route: '/v1/experiments/{experiment_id}', path: (f) => experimentPath(f), ok: 204 },
+  { method: 'GET', route: '/v1/experiments/{experiment_id}/results', path: (f) => experimentPath(f, '/results'), query: true, ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/experiments/{experiment_id}/results',
+    path: (f) => experimentPath(f, '/results'),
+    body: (f) => ({ results: [validResult(f)] }),
+    ok: 200,
+    fields: RESULT_FIELDS,
+  },
 ];
+
+/** A path with a query string added (after the one it may have: the comparison's `ids`). */
+export const withQuery = (path: string, query: string) => `${path}${path.includes('?') ? '&' : '?'}${query}`;
 
 export const BODY_ROUTES = ROUTES.filter((r) => r.body);
 export const ID_ROUTES = ROUTES.filter((r) => r.route.includes('{'));

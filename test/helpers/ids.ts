@@ -21,5 +21,7 @@ export function missingIds() {
     memberUserId: newId('usr'),
     invitationId: newId('inv'),
     modelConnectionId: newId('mcn'),
+    experimentId: newId('exp'),
+    otherExperimentId: newId('exp'),
   };
 }

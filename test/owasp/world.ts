@@ -39,6 +39,9 @@ export interface World {
   /** An annotation queue of the project with the run in it, that item claimed by the owner. */
   queueId: string;
   annotationItemId: string;
+  /** Two experiments over the dataset (its version 1), their runs in the project. */
+  experimentId: string;
+  otherExperimentId: string;
   /** An evaluator rule of the project. */
   evaluatorId: string;
   /** A model connection of the organization (its key shown to nobody; budget 0: a test call makes no request). */
@@ -84,6 +87,13 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
   expect((await ctx.request('PUT', `/v1/prompts/${promptId}/labels/production`, { token: owner.token, body: { version: 1 } })).statusCode).toBe(200);
   const monitor = await ctx.request('POST', `/v1/projects/${project.id}/monitors`, { token: owner.token, body: validMonitor() });
   expect(monitor.statusCode, monitor.body).toBe(201);
+  const [experimentId, otherExperimentId] = await Promise.all(
+    [1, 2].map(async () => {
+      const res = await ctx.request('POST', '/v1/experiments', { token: owner.token, body: { name: unique('experiment'), datasetId, projectId: project.id } });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    }),
+  );
   const price = await ctx.request('POST', '/v1/models', { token: owner.token, body: { model: unique('model'), inputPrice: 1, outputPrice: 2 } });
   expect(price.statusCode, price.body).toBe(201);
   const view = await ctx.request('POST', `/v1/projects/${project.id}/views`, { token: owner.token, body: { name: unique('view'), page: 'traces' } });
@@ -124,8 +134,12 @@ export async function buildWorld(ctx: TestContext): Promise<World> {
     annotationItemId: claimed.json().id,
     evaluatorId: evaluator.json().id,
     modelConnectionId: connection.json().id,
+    experimentId: experimentId!,
+    otherExperimentId: otherExperimentId!,
   };
 }
+
+export const experimentPath = (w: World, suffix = '') => `/v1/experiments/${w.experimentId}${suffix}`;
 
 export const validEvaluatorRule = () => ({ name: unique('rule'), evaluator: { type: 'json_valid' }, scoreName: 'valid-json' });
 export const evaluatorPath = (w: World) => `/v1/projects/${w.projectId}/evaluators/${w.evaluatorId}`;
@@ -346,6 +360,18 @@ export const ID_ROUTES: RouteCase[] = [
     body: () => ({ scores: [validScore()] }),
     ok: 200,
   },
+  { method: 'GET', route: '/v1/experiments/compare', path: (w) => `/v1/experiments/compare?ids=${w.experimentId},${w.otherExperimentId}`, ok: 200 },
+  { method: 'GET', route: '/v1/experiments/{experiment_id}', path: (w) => experimentPath(w), ok: 200 },
+  { method: 'PATCH', route: '/v1/experiments/{experiment_id}', path: (w) => experimentPath(w), body: () => ({ metadata: { pwned: true } }), ok: 200 },
+  { method: 'DELETE', route: '/v1/experiments/{experiment_id}', path: (w) => experimentPath(w), ok: 204 },
+  { method: 'GET', route: '/v1/experiments/{experiment_id}/results', path: (w) => experimentPath(w, '/results'), ok: 200 },
+  {
+    method: 'POST',
+    route: '/v1/experiments/{experiment_id}/results',
+    path: (w) => experimentPath(w, '/results'),
+    body: (w) => ({ results: [{ itemId: w.itemId, runId: w.runId, output: 'pwned', latencyMs: 1 }] }),
+    ok: 200,
+  },
   {
     method: 'POST',
     route: '/v1/projects/{project_id}/annotation-queues/{queue_id}/items/{item_id}/skip',
@@ -390,6 +416,7 @@ export const ADMIN_ROUTES: RouteCase[] = [
     body: () => ({ role: 'viewer' }),
     ok: 200,
   },
+  { method: 'DELETE', route: '/v1/experiments/{experiment_id}', path: (w) => experimentPath(w), ok: 204 },
   { method: 'DELETE', route: '/v1/organization/members/{user_id}', path: (w) => `/v1/organization/members/${w.member.userId}`, ok: 204 },
   { method: 'GET', route: '/v1/organization/invitations', path: () => '/v1/organization/invitations', ok: 200 },
   {
@@ -449,6 +476,8 @@ export async function snapshot(ctx: TestContext, w: World) {
   const scoreConfigs = await get('/v1/score-configs?limit=100');
   const queues = await get(`/v1/projects/${w.projectId}/annotation-queues?limit=100`);
   const queueItems = await get(queuePath(w, '/items?limit=100'));
+  const experiment = await get(experimentPath(w));
+  const experimentResults = await get(experimentPath(w, '/results?limit=100'));
   const evaluators = await get(`/v1/projects/${w.projectId}/evaluators?limit=100`);
   // The model connections as stored (sealed key included).
   const modelConnections = await ctx.database.storage.db
@@ -490,6 +519,8 @@ export async function snapshot(ctx: TestContext, w: World) {
     queueItems: items(queueItems),
     evaluators: items(evaluators),
     modelConnections,
+    experiment,
+    experimentResults: items(experimentResults),
   };
 }
 

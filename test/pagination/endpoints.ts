@@ -12,6 +12,7 @@ import { insertItems } from '../../src/features/annotations/annotations.items.re
 import { createQueue } from '../../src/features/annotations/annotations.repo.js';
 import { createRule } from '../../src/features/evaluators/evaluators.repo.js';
 import { addItems, createDataset } from '../../src/features/datasets/datasets.repo.js';
+import { createExperiment } from '../../src/features/experiments/experiments.repo.js';
 import { createModelPrice } from '../../src/features/models/models.repo.js';
 import { createPrompt } from '../../src/features/prompts/prompts.repo.js';
 import { issuePersonalAccessToken } from '../../src/features/tokens/tokens.repo.js';
@@ -68,6 +69,7 @@ export interface Parent {
   monitorId?: string;
   datasetId?: string;
   queueId?: string;
+  experimentId?: string;
 }
 
 export interface FilterPair {
@@ -1350,6 +1352,117 @@ export function listEndpoints(ctx: TestContext) {
     filterEquivalents: [],
   });
 
+  /** A dataset of the organization (items api-0 … api-9 at version 1) and a project, made once per organization, for experiments. */
+  const experimentHomes = new Map<string, Promise<{ datasetId: string; projectId: string }>>();
+  const experimentHome = (organizationId: string) => {
+    let home = experimentHomes.get(organizationId);
+    if (!home) {
+      home = (async () => {
+        const dataset = await createDataset(db(), organizationId, { name: uniq('experiments') }, ctx.clock.now());
+        const items = Array.from({ length: 10 }, (_, i) => ({ id: `api-${i}`, input: i }));
+        await addItems(db(), { organizationId, datasetId: dataset.id }, items, ctx.clock.now());
+        return { datasetId: dataset.id, projectId: (await ctx.make.project(organizationId)).id };
+      })();
+      experimentHomes.set(organizationId, home);
+    }
+    return home;
+  };
+
+  /** The organization's experiments, made at their key by the repository (all of one dataset), deleted through the API. */
+  const experiments = defineList({
+    name: 'experiments',
+    perUser: false,
+    async fresh(p) {
+      return { principal: p ?? (await principal()), path: '/v1/experiments' };
+    },
+    async insert(parent, keys) {
+      const home = await experimentHome(parent.principal.organizationId);
+      const rows: Row[] = [];
+      for (const key of keys) rows.push({ id: (await createExperiment(db(), parent.principal.organizationId, { name: uniq('exp'), ...home }, key)).id, key });
+      return rows;
+    },
+    async create(parent) {
+      const home = await experimentHome(parent.principal.organizationId);
+      const item = await created(await send('POST', parent.path, { token: parent.principal.token, body: { name: uniq('exp-api'), ...home } }));
+      return { id: item.id as string, key: Date.parse(item.createdAt as string) };
+    },
+    remove: deleteThroughApi,
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [
+      { from: '', to: 'datasetId=ds_none' },
+      { from: '', to: 'name=exp' },
+    ],
+    filterEquivalents: [],
+  });
+
+  /**
+   * An experiment's results, each stored at its key in the database (for items the rows name only); one
+   * made through the API records the next of the dataset's items api-0 … api-9; removed in the database.
+   */
+  const experimentResults = defineList({
+    name: 'experiment results',
+    perUser: false,
+    async fresh(p) {
+      const who = p ?? (await principal());
+      const home = await experimentHome(who.organizationId);
+      const experiment = await createExperiment(db(), who.organizationId, { name: uniq('results'), ...home }, ctx.clock.now());
+      return { principal: who, path: `/v1/experiments/${experiment.id}/results`, experimentId: experiment.id, projectId: home.projectId };
+    },
+    async sibling(parent) {
+      return experimentResults.fresh(parent.principal);
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const itemId = uniq('item');
+        await db()
+          .insertInto('experiment_results')
+          .values({
+            experiment_id: parent.experimentId!,
+            item_id: itemId,
+            organization_id: parent.principal.organizationId,
+            project_id: parent.projectId!,
+            run_id: uniq('run'),
+            trace_id: null,
+            output: 'null',
+            error: null,
+            latency_ms: 1,
+            usage: null,
+            total_tokens: null,
+            cost: null,
+            content_hash: '',
+            created_at: key,
+          })
+          .execute();
+        rows.push({ id: itemId, key });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const taken = await db()
+        .selectFrom('experiment_results')
+        .select('item_id')
+        .where('experiment_id', '=', parent.experimentId!)
+        .where('item_id', 'like', 'api-%')
+        .execute();
+      const itemId = `api-${taken.length}`;
+      const res = await send('POST', parent.path, { token: parent.principal.token, body: { results: [{ itemId, runId: uniq('run'), latencyMs: 5 }] } });
+      expect(res.statusCode, res.body).toBe(200);
+      const head = (await send('GET', `${parent.path}?limit=1`, { token: parent.principal.token })).json().items[0] as Item;
+      expect(head.itemId).toBe(itemId);
+      return { id: itemId, key: Date.parse(head.createdAt as string) };
+    },
+    async remove(parent, id) {
+      const result = await db().deleteFrom('experiment_results').where('experiment_id', '=', parent.experimentId!).where('item_id', '=', id).executeTakeFirst();
+      expect(Number(result.numDeletedRows)).toBe(1);
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.itemId as string,
+    filterChanges: [],
+    filterEquivalents: [],
+  });
+
   return {
     lists: [
       runs,
@@ -1374,6 +1487,8 @@ export function listEndpoints(ctx: TestContext) {
       scoreConfigs,
       annotationQueues,
       annotationItems,
+      experiments,
+      experimentResults,
       evaluatorRules,
       modelConnections,
     ] as ListEndpoint[],

@@ -5,6 +5,9 @@
  * problem document; it becomes an ApiError carrying its title and detail, which the pages show as they are.
  */
 import type {
+  Experiment,
+  ExperimentComparisonRow,
+  ExperimentResult,
   AddAnnotationItemsInput,
   CreateModelConnectionInput,
   ModelConnection,
@@ -352,4 +355,13 @@ export const scoreMetrics = (projectId: string, query: Query) => get<ScoreMetric
 export const modelConnections = {
   ...collection<ModelConnection, CreateModelConnectionInput, UpdateModelConnectionInput>('/model-connections'),
   test: (connectionId: string) => post<ModelConnectionTest>(`/model-connections/${seg(connectionId)}/test`),
+};
+
+/** The organization's experiments (`/v1/experiments`): a dataset's, their results, and two or more compared item by item. */
+export const experiments = {
+  list: listing<Experiment>('/experiments'),
+  get: (experimentId: string) => get<Experiment>(`/experiments/${seg(experimentId)}`),
+  results: (experimentId: string) => listing<ExperimentResult>(`/experiments/${seg(experimentId)}/results`),
+  /** Query `{ ids: 'a,b' }`: the first is the baseline. */
+  compare: listing<ExperimentComparisonRow>('/experiments/compare'),
 };

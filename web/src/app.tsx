@@ -7,6 +7,8 @@ import { Empty, ErrorBox, Loading } from './components/ui.js';
 import { useDocumentTitle } from './hooks.js';
 import { DatasetPage } from './pages/dataset.js';
 import { DatasetsPage } from './pages/datasets.js';
+import { ExperimentPage } from './pages/experiment.js';
+import { ExperimentsComparePage } from './pages/experiments-compare.js';
 import { ModelsPage } from './pages/models.js';
 import { MonitorPage } from './pages/monitor.js';
 import { MonitorsPage } from './pages/monitors.js';
@@ -45,6 +47,8 @@ const ROUTES: [string, (params: Params) => ReactElement][] = [
   ['/prompts/:promptId', (p) => <PromptPage promptId={p.promptId!} />],
   ['/datasets', () => <DatasetsPage />],
   ['/datasets/:datasetId', (p) => <DatasetPage datasetId={p.datasetId!} />],
+  ['/experiments/compare', () => <ExperimentsComparePage />],
+  ['/experiments/:experimentId', (p) => <ExperimentPage experimentId={p.experimentId!} />],
   ['/models', () => <ModelsPage />],
   ['/settings', () => <SettingsPage />],
 ];

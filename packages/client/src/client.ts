@@ -3,12 +3,21 @@ import { MAX_BATCH, withRunIds, withScoreIds } from './batch.js';
 import { Exported, type ExportOptions } from './export.js';
 import { Paginated, type ListOptions } from './pagination.js';
 import { Tracer, type TracerOptions } from './tracer.js';
+import { runExperiment, type ExperimentSummary, type RunExperimentOptions } from './experiments.js';
 import type {
   CreateModelConnectionInput,
   ModelConnection,
   ModelConnectionFilters,
   ModelConnectionTest,
   UpdateModelConnectionInput,
+  CreateExperimentInput,
+  Experiment,
+  ExperimentComparisonRow,
+  ExperimentFilters,
+  ExperimentResult,
+  ExperimentResultsRecorded,
+  NewExperimentResult,
+  UpdateExperimentInput,
   ActivityFilters,
   AddAnnotationItemsInput,
   AnnotationItem,
@@ -683,6 +692,56 @@ class AnnotationQueuesResource extends Resource {
   }
 }
 
+/** `/v1/experiments/{id}/results`: one result per dataset item. */
+class ExperimentResultsResource extends Resource {
+  /** Newest first, each with its item at the experiment's dataset version and the scores on its run. */
+  list(experimentId: string, options: ListOptions = {}): Paginated<ExperimentResult> {
+    return this.paginate<ExperimentResult>(`/experiments/${seg(experimentId)}/results`, {}, options);
+  }
+  /**
+   * Records 1 to 100 results, all or nothing: a result the item has already is `existing` when it is
+   * the same (so a retry is safe), else a 409; an item not in the experiment's dataset version is a 400.
+   */
+  record(experimentId: string, results: readonly NewExperimentResult[], options: CallOptions = {}): Promise<ExperimentResultsRecorded> {
+    return this.call({ method: 'POST', path: `/experiments/${seg(experimentId)}/results`, body: { results }, idempotent: true, signal: options.signal });
+  }
+}
+
+/** `/v1/experiments`: tasks run over dataset versions, their results and aggregates, compared item by item. */
+class ExperimentsResource extends Resource {
+  readonly results: ExperimentResultsResource;
+  constructor(http: Transport) {
+    super(http);
+    this.results = new ExperimentResultsResource(http);
+  }
+  /** Newest first, with counts and aggregates; `datasetId`, and `name` exactly. */
+  list(filters: ExperimentFilters = {}, options: ListOptions = {}): Paginated<Experiment> {
+    return this.paginate<Experiment>('/experiments', filters, options);
+  }
+  /** Over a dataset version (default: its current one); a name the dataset's experiments have is a 409. */
+  create(body: CreateExperimentInput, options: CallOptions = {}): Promise<Experiment> {
+    return this.call({ method: 'POST', path: '/experiments', body, signal: options.signal });
+  }
+  get(experimentId: string, options: CallOptions = {}): Promise<Experiment> {
+    return this.call({ method: 'GET', path: `/experiments/${seg(experimentId)}`, signal: options.signal });
+  }
+  /** `status: 'completed'` (or `'running'` again) and metadata. */
+  update(experimentId: string, body: UpdateExperimentInput, options: CallOptions = {}): Promise<Experiment> {
+    return this.call({ method: 'PATCH', path: `/experiments/${seg(experimentId)}`, body, signal: options.signal });
+  }
+  /** With its results (admins); its runs and their scores stay. */
+  async delete(experimentId: string, options: CallOptions = {}): Promise<void> {
+    await this.call({ method: 'DELETE', path: `/experiments/${seg(experimentId)}`, signal: options.signal });
+  }
+  /**
+   * 2 to 5 experiments of one dataset, item by item (the items at the first one's version): each one's
+   * output, latency and scores, and per score name the difference from the first, `regression` below 0.
+   */
+  compare(experimentIds: readonly string[], options: ListOptions = {}): Paginated<ExperimentComparisonRow> {
+    return this.paginate<ExperimentComparisonRow>('/experiments/compare', { ids: experimentIds.join(',') }, options);
+  }
+}
+
 /**
  * `/v1/projects/{id}/evaluators`: rules that score a project's new runs in the background (a runs
  * filter, a sampling rate, an evaluator); their results are scores with source `evaluator`.
@@ -760,6 +819,7 @@ export class Sightline {
   readonly annotationQueues: AnnotationQueuesResource;
   readonly evaluators: EvaluatorsResource;
   readonly modelConnections: ModelConnectionsResource;
+  readonly experiments: ExperimentsResource;
   /** The transport every call goes through (low-level: `client.http.request({...})`). */
   readonly http: Transport;
 
@@ -783,6 +843,7 @@ export class Sightline {
     this.annotationQueues = new AnnotationQueuesResource(this.http);
     this.evaluators = new EvaluatorsResource(this.http);
     this.modelConnections = new ModelConnectionsResource(this.http);
+    this.experiments = new ExperimentsResource(this.http);
   }
 
   /** Replaces a fixed token (a client built with `tokenProvider` reads its token from the provider). */
@@ -793,6 +854,16 @@ export class Sightline {
   /** The expiry the server reported for the token in use (`Sightline-Token-Expires-At`), once a request has shown it. */
   tokenExpiresAt(): Promise<string | undefined> {
     return this.http.tokenExpiresAt();
+  }
+
+  /**
+   * Runs `task` over a dataset as an experiment (created, or resumed by its name): items that have a
+   * result are skipped, each other one is run as a traced run, scored by the evaluators and recorded,
+   * with progress; a crash at any point is resumed by calling it again, without duplicates. See
+   * `runExperiment` in experiments.ts for the order of the writes.
+   */
+  runExperiment<Output>(options: RunExperimentOptions<Output>): Promise<ExperimentSummary> {
+    return runExperiment(this, options);
   }
 
   /** A background run recorder for one project: see `Tracer`. */

@@ -32,3 +32,24 @@ function newClientId(prefix: string, now: number): string {
   for (let i = 0; i < 16; i++) random += ALPHABET[bytes[i]! % 32]!;
   return `${prefix}_${time}${random}`;
 }
+
+/**
+ * An id derived from parts (SHA-256 of them, the first 160 bits in base32 after `prefix_`): the same parts
+ * give the same id on any machine, so work redone after a crash reuses the ids it had (never a duplicate).
+ */
+export async function derivedId(prefix: string, ...parts: string[]): Promise<string> {
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', new TextEncoder().encode(parts.join('\u0000'))));
+  let bits = 0;
+  let value = 0;
+  let out = '';
+  for (const byte of digest.subarray(0, 20)) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += ALPHABET[(value >>> (bits - 5)) & 31]!;
+      bits -= 5;
+    }
+    value &= (1 << bits) - 1;
+  }
+  return `${prefix}_${out}`;
+}

@@ -11,5 +11,6 @@ export { Exported, type ExportOptions } from './export.js';
 export { Tracer, snapshot, type TracerOptions, type TraceOptions, type RunHandle, type ActiveRun, type DropReason, type Usage } from './tracer.js';
 export { wrapOpenAI, traceChatCompletion, type ChatCompletionParams, type ChatTraceOptions } from './openai.js';
 export { rotateBeforeExpiry, type RotateBeforeExpiryOptions, type RotateResult } from './rotation.js';
-export { newRunId, newScoreId } from './ids.js';
+export { newRunId, newScoreId, derivedId } from './ids.js';
+export type { Evaluator, EvaluatorArgs, EvaluatorScore, ExperimentProgress, ExperimentSummary, RunExperimentOptions } from './experiments.js';
 export type * from './types.js';

@@ -19,6 +19,11 @@ export interface TracerOptions {
 }
 
 export interface TraceOptions {
+  /**
+   * The run's id (default: a new `run_` ULID). An id derived from the work (as `runExperiment` does)
+   * makes a re-run of the same work the same run: the server answers `existing` rather than storing two.
+   */
+  id?: string;
   /** Default `chain`. */
   kind?: RunKind;
   /** Any JSON value (default `{}`). */
@@ -346,7 +351,7 @@ export class Tracer {
     const parentSpan = options.parent === undefined ? (implicit?.tracer === this ? implicit : null) : spanOf(options.parent, this);
     // A stored run (or a run of another tracer) as the parent: a reference by id only.
     const explicitRef = options.parent && !parentSpan ? options.parent : null;
-    const id = newRunId();
+    const id = options.id ?? newRunId();
     const traceId = parentSpan?.traceId ?? explicitRef?.traceId ?? id;
     const parentRunId = parentSpan?.id ?? explicitRef?.id ?? null;
     const span: Span = {

@@ -120,6 +120,17 @@ import type {
   UpdateRuleBody as UpdateEvaluatorRuleBody,
 } from '../../../src/features/evaluators/evaluators.schemas.js';
 
+import type {
+  ComparisonRowSchema,
+  CreateExperimentBody,
+  ExperimentResultSchema,
+  ExperimentSchema,
+  ListExperimentsQuery,
+  NewResultSchema,
+  ResultsRecordedSchema,
+  UpdateExperimentBody,
+} from '../../../src/features/experiments/experiments.schemas.js';
+
 type PageParams = 'limit' | 'cursor';
 
 /** Any JSON object (`inputs`, `outputs`, `metadata`, `config`: free-form objects in the schemas). */
@@ -287,6 +298,18 @@ export type AddAnnotationItemsInput = Omit<Static<typeof AddAnnotationItemsBody>
 export type AnnotationItemsAdded = Static<typeof ItemsAddedSchema>;
 export type CompleteAnnotationItemInput = Static<typeof CompleteItemBody>;
 export type AnnotationItemCompleted = { item: AnnotationItem; scores: Score[] };
+
+// Experiments
+export type Experiment = Static<typeof ExperimentSchema>;
+export type CreateExperimentInput = Static<typeof CreateExperimentBody>;
+export type UpdateExperimentInput = Static<typeof UpdateExperimentBody>;
+/** `datasetId` and `name` (exactly). */
+export type ExperimentFilters = Omit<Static<typeof ListExperimentsQuery>, PageParams>;
+export type ExperimentResult = Omit<Static<typeof ExperimentResultSchema>, 'scores'> & { scores: Score[] };
+export type NewExperimentResult = Static<typeof NewResultSchema>;
+export type ExperimentResultsRecorded = Static<typeof ResultsRecordedSchema>;
+/** One item of a comparison: the item, each experiment's result (in the order asked), the score differences from the first. */
+export type ExperimentComparisonRow = Static<typeof ComparisonRowSchema>;
 
 // Evaluator rules
 /** What a rule does with a sampled run: a built-in (no model) or an LLM judge, by `type`. */

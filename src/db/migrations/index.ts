@@ -17,6 +17,7 @@ import * as annotationQueues from './2026-11-26-016-annotation-queues.js';
 import * as evaluators from './2026-11-26-017-evaluators.js';
 import * as monitorScores from './2026-11-26-021-monitor-scores.js';
 import * as modelConnections from './2026-11-26-018-model-connections.js';
+import * as experiments from './2026-11-26-019-experiments.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-017-evaluators': evaluators,
   '2026-11-26-021-monitor-scores': monitorScores,
   '2026-11-26-018-model-connections': modelConnections,
+  '2026-11-26-019-experiments': experiments,
 };

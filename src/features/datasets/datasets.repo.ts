@@ -155,7 +155,7 @@ export function versionToRead(dataset: DatasetRow, requested: number | undefined
 }
 
 /** Each item's latest row at or before `version` (a row no later row at or before it replaces), unless a deletion. */
-function itemsAt(db: Db, ref: DatasetRef, version: number) {
+export function itemsAt(db: Db, ref: DatasetRef, version: number) {
   return db
     .selectFrom('dataset_item_versions as v')
     .selectAll('v')

@@ -11,8 +11,9 @@ import type { Dataset, DatasetItem, UpdateDatasetInput, UpdateDatasetItemInput }
 import { DatasetForm, DeleteDatasetModal, ItemForm } from './datasets/forms.js';
 import { sameJson } from './datasets/json.js';
 import { datasetPath, itemsText } from './datasets/shared.js';
+import { DatasetExperiments } from './experiments/dataset-experiments.js';
 import { FormField } from './prompts/controls.js';
-import { runPreview } from './runs/preview.js';
+import { Preview } from './datasets/preview.js';
 import { Breadcrumbs, setQuery } from './runs/shared.js';
 import './runs/runs.css';
 import './trace/trace.css';
@@ -127,6 +128,8 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
         />
       )}
 
+      <DatasetExperiments dataset={dataset} />
+
       <Modal title={`Rename ${dataset.name}`} open={editing} onClose={() => setEditing(false)}>
         <DatasetForm
           initial={dataset}
@@ -144,17 +147,6 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
 
       <DeleteDatasetModal dataset={deleting ? dataset : null} onClose={() => setDeleting(false)} onDeleted={() => navigate('/datasets', { replace: true })} />
     </>
-  );
-}
-
-/** A value's one-line preview, its full text as the tooltip; none is a dash. */
-function Preview({ value, side }: { value: unknown; side: 'input' | 'output' }) {
-  const text = value === null ? null : runPreview(value, side);
-  if (text === null || text === '') return <span className="muted">—</span>;
-  return (
-    <span className="sl-ds-preview" title={text}>
-      {text}
-    </span>
   );
 }
 

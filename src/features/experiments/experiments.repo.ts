@@ -1,0 +1,419 @@
+import { sql, type Kysely } from 'kysely';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { Database, ExperimentResultRow, ExperimentRow, ScoreRow } from '../../db/schema.js';
+import { toIso } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { jsonValueFault } from '../../lib/json.js';
+import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
+import { problems, type FieldError } from '../../lib/problems.js';
+import { itemsAt, requireDataset, versionToRead } from '../datasets/datasets.repo.js';
+import { requireProject } from '../projects/projects.repo.js';
+import { contentHash } from '../runs/runs.content-hash.js';
+import { toScore } from '../scores/scores.repo.js';
+import type { Experiment, ExperimentResult, NewResult } from './experiments.schemas.js';
+
+/** What an experiment's counts and aggregates are computed from (`experimentStats`). */
+export interface ExperimentStats {
+  done: number;
+  failed: number;
+  latency: { mean: number | null; p50: number | null; p95: number | null };
+  tokens: number;
+  cost: number;
+  scores: Record<string, { count: number; mean: number | null }>;
+}
+export type ExperimentWithStats = ExperimentRow & { stats: ExperimentStats };
+
+const emptyStats = (): ExperimentStats => ({ done: 0, failed: 0, latency: { mean: null, p50: null, p95: null }, tokens: 0, cost: 0, scores: {} });
+
+export function toExperiment(row: ExperimentWithStats): Experiment {
+  const { stats } = row;
+  return {
+    id: row.id,
+    name: row.name,
+    datasetId: row.dataset_id,
+    datasetVersion: row.dataset_version,
+    projectId: row.project_id,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    status: row.status as Experiment['status'],
+    counts: { items: row.item_count, done: stats.done, failed: stats.failed },
+    aggregates: { latency: stats.latency, tokens: stats.tokens, cost: stats.cost, scores: stats.scores },
+    createdAt: toIso(Number(row.created_at)),
+    updatedAt: toIso(Number(row.updated_at)),
+    completedAt: row.completed_at === null ? null : toIso(Number(row.completed_at)),
+  };
+}
+
+const missing = (id: string) => problems.notFound(`Experiment ${id} does not exist.`);
+const nameTaken = (name: string) => problems.conflict(`The dataset already has an experiment named "${name}".`);
+
+function metadataFaults(metadata: unknown): FieldError[] {
+  const fault = metadata === undefined ? null : jsonValueFault(metadata, true);
+  return fault ? [{ pointer: '/metadata', detail: fault }] : [];
+}
+
+/**
+ * Counts and aggregates of experiments, by id, in three queries whatever their number: the results'
+ * counts and sums; the nearest-rank 50th and 95th latency percentiles (rank ⌈n/2⌉ and ⌈0.95·n⌉ of the
+ * results ordered by latency); the scores on the results' runs, by name.
+ */
+export async function experimentStats(db: Kysely<Database>, organizationId: string, ids: readonly string[]): Promise<Map<string, ExperimentStats>> {
+  const stats = new Map(ids.map((id) => [id, emptyStats()]));
+  if (ids.length === 0) return stats;
+  const totals = await db
+    .selectFrom('experiment_results')
+    .select((eb) => [
+      'experiment_id',
+      eb.fn.countAll<number>().as('n'),
+      eb.fn.count<number>('error').as('failed'),
+      eb.fn.avg<number>('latency_ms').as('latency'),
+      eb.fn.sum<number>('total_tokens').as('tokens'),
+      eb.fn.sum<number>('cost').as('cost'),
+    ])
+    .where('organization_id', '=', organizationId)
+    .where('experiment_id', 'in', ids)
+    .groupBy('experiment_id')
+    .execute();
+  for (const t of totals) {
+    const s = stats.get(t.experiment_id)!;
+    Object.assign(s, { done: Number(t.n), failed: Number(t.failed), tokens: Number(t.tokens ?? 0), cost: Number(t.cost ?? 0) });
+    s.latency.mean = t.latency === null ? null : Number(t.latency);
+  }
+  const ranked = await sql<{ experiment_id: string; rn: number; n: number; latency_ms: number }>`
+    select experiment_id, rn, n, latency_ms from (
+      select experiment_id, latency_ms,
+        row_number() over (partition by experiment_id order by latency_ms) as rn,
+        count(*) over (partition by experiment_id) as n
+      from experiment_results
+      where organization_id = ${organizationId} and experiment_id in (${sql.join(ids)})
+    ) ranked
+    where rn = (n + 1) / 2 or rn = (95 * n + 99) / 100`.execute(db);
+  for (const r of ranked.rows) {
+    const s = stats.get(r.experiment_id)!;
+    const n = Number(r.n);
+    const rn = Number(r.rn);
+    if (rn === Math.floor((n + 1) / 2)) s.latency.p50 = Number(r.latency_ms);
+    if (rn === Math.floor((95 * n + 99) / 100)) s.latency.p95 = Number(r.latency_ms);
+  }
+  const scores = await db
+    .selectFrom('experiment_results as r')
+    .innerJoin('scores as s', (join) => join.onRef('s.project_id', '=', 'r.project_id').on('s.target', '=', 'run').onRef('s.target_id', '=', 'r.run_id'))
+    .select((eb) => [
+      'r.experiment_id',
+      's.name',
+      eb.fn.countAll<number>().as('n'),
+      eb.fn.sum<number>('s.value').as('total'),
+      eb.fn.count<number>('s.value').as('valued'),
+    ])
+    .where('r.organization_id', '=', organizationId)
+    .where('r.experiment_id', 'in', ids)
+    .groupBy(['r.experiment_id', 's.name'])
+    .execute();
+  for (const r of scores) {
+    const valued = Number(r.valued);
+    stats.get(r.experiment_id)!.scores[r.name] = { count: Number(r.n), mean: valued === 0 ? null : Number(r.total) / valued };
+  }
+  return stats;
+}
+
+async function withStats(db: Kysely<Database>, organizationId: string, rows: ExperimentRow[]): Promise<ExperimentWithStats[]> {
+  const stats = await experimentStats(
+    db,
+    organizationId,
+    rows.map((r) => r.id),
+  );
+  return rows.map((row) => ({ ...row, stats: stats.get(row.id)! }));
+}
+
+export async function listExperiments(
+  db: Kysely<Database>,
+  organizationId: string,
+  filters: { datasetId?: string | undefined; name?: string | undefined },
+  after: Position | null,
+  take: number,
+): Promise<KeysetRows<ExperimentWithStats>> {
+  let query = db.selectFrom('experiments').selectAll().where('organization_id', '=', organizationId);
+  if (filters.datasetId !== undefined) query = query.where('dataset_id', '=', filters.datasetId);
+  if (filters.name !== undefined) query = query.where('name', '=', filters.name);
+  const page = await keysetPage(query, { sort: 'created_at', id: 'id' }, after, take);
+  const rows = await withStats(db, organizationId, page.rows);
+  return { rows, positionOf: (row) => page.positionOf(row) };
+}
+
+export async function requireExperimentRow(db: Kysely<Database>, organizationId: string, id: string): Promise<ExperimentRow> {
+  const row = await db.selectFrom('experiments').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+  if (!row) throw missing(id);
+  return row;
+}
+
+export async function requireExperiment(db: Kysely<Database>, organizationId: string, id: string): Promise<ExperimentWithStats> {
+  const [row] = await withStats(db, organizationId, [await requireExperimentRow(db, organizationId, id)]);
+  return row!;
+}
+
+export async function createExperiment(
+  db: Kysely<Database>,
+  organizationId: string,
+  input: { name: string; datasetId: string; datasetVersion?: number | undefined; projectId: string; metadata?: Record<string, unknown> | undefined },
+  now: number,
+): Promise<ExperimentWithStats> {
+  const faults = metadataFaults(input.metadata);
+  if (faults.length > 0) throw problems.validation(faults);
+  const dataset = await requireDataset(db, organizationId, input.datasetId);
+  const project = await requireProject(db, organizationId, input.projectId);
+  if (input.datasetVersion !== undefined && input.datasetVersion > dataset.version)
+    throw problems.validation([{ pointer: '/datasetVersion', detail: `The dataset is at version ${dataset.version}: give 0 to ${dataset.version}.` }]);
+  const version = versionToRead(dataset, input.datasetVersion);
+  const counted = await itemsAt(db, { organizationId, datasetId: dataset.id }, version)
+    .clearSelect()
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  const row: ExperimentRow = {
+    id: newId('exp', now),
+    organization_id: organizationId,
+    dataset_id: dataset.id,
+    dataset_version: version,
+    project_id: project.id,
+    name: input.name,
+    metadata: JSON.stringify(input.metadata ?? {}),
+    status: 'running',
+    item_count: Number(counted.n),
+    created_at: now,
+    updated_at: now,
+    completed_at: null,
+  };
+  try {
+    await db.insertInto('experiments').values(row).execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(input.name);
+    throw error;
+  }
+  return { ...row, stats: emptyStats() };
+}
+
+export async function updateExperiment(
+  db: Kysely<Database>,
+  organizationId: string,
+  id: string,
+  input: { status?: 'running' | 'completed' | undefined; metadata?: Record<string, unknown> | undefined },
+  now: number,
+): Promise<ExperimentWithStats> {
+  const faults = metadataFaults(input.metadata);
+  if (faults.length > 0) throw problems.validation(faults);
+  const current = await requireExperimentRow(db, organizationId, id);
+  const changes: Partial<ExperimentRow> = { updated_at: now };
+  if (input.metadata !== undefined) changes.metadata = JSON.stringify(input.metadata);
+  if (input.status !== undefined && input.status !== current.status) {
+    changes.status = input.status;
+    changes.completed_at = input.status === 'completed' ? now : null;
+  }
+  await db.updateTable('experiments').set(changes).where('organization_id', '=', organizationId).where('id', '=', id).execute();
+  return requireExperiment(db, organizationId, id);
+}
+
+export async function deleteExperiment(db: Kysely<Database>, organizationId: string, id: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('experiment_results').where('organization_id', '=', organizationId).where('experiment_id', '=', id).execute();
+    const result = await trx.deleteFrom('experiments').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
+    if (Number(result.numDeletedRows) === 0) throw missing(id);
+  });
+}
+
+// ------------------------------------------------------------------------------------------------
+// Results
+// ------------------------------------------------------------------------------------------------
+
+/** The items' input and expected output at the experiment's dataset version, by item id (deleted or not yet added: absent). */
+export async function itemsOf(
+  db: Kysely<Database>,
+  experiment: ExperimentRow,
+  itemIds: readonly string[],
+): Promise<Map<string, { input: unknown; expectedOutput: unknown }>> {
+  const found = new Map<string, { input: unknown; expectedOutput: unknown }>();
+  if (itemIds.length === 0) return found;
+  const rows = await db
+    .selectFrom('dataset_item_versions')
+    .select(['item_id', 'version', 'deleted', 'input', 'expected_output'])
+    .where('organization_id', '=', experiment.organization_id)
+    .where('dataset_id', '=', experiment.dataset_id)
+    .where('item_id', 'in', [...new Set(itemIds)])
+    .where('version', '<=', experiment.dataset_version)
+    .orderBy('item_id')
+    .orderBy('version', 'desc')
+    .execute();
+  const seen = new Set<string>();
+  for (const row of rows) {
+    if (seen.has(row.item_id)) continue; // an older row of an item already read at its latest
+    seen.add(row.item_id);
+    if (row.deleted === 0) found.set(row.item_id, { input: JSON.parse(row.input), expectedOutput: JSON.parse(row.expected_output) });
+  }
+  return found;
+}
+
+/** The scores on runs of a project, by run id (newest first, at most `perRun` each). */
+export async function scoresOfRuns(db: Kysely<Database>, projectId: string, runIds: readonly string[], perRun = 100): Promise<Map<string, ScoreRow[]>> {
+  const byRun = new Map<string, ScoreRow[]>();
+  if (runIds.length === 0) return byRun;
+  const rows = await db
+    .selectFrom('scores')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('target', '=', 'run')
+    .where('target_id', 'in', [...new Set(runIds)])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+  for (const row of rows) {
+    const list = byRun.get(row.target_id) ?? [];
+    if (list.length < perRun) list.push(row);
+    byRun.set(row.target_id, list);
+  }
+  return byRun;
+}
+
+export type ResultWithContext = ExperimentResultRow & { item: { input: unknown; expectedOutput: unknown } | null; scores: ScoreRow[] };
+
+export function toExperimentResult(row: ResultWithContext): ExperimentResult {
+  return {
+    experimentId: row.experiment_id,
+    itemId: row.item_id,
+    runId: row.run_id,
+    traceId: row.trace_id,
+    output: JSON.parse(row.output) as unknown,
+    error: row.error,
+    latencyMs: Number(row.latency_ms),
+    usage: row.usage === null ? null : (JSON.parse(row.usage) as ExperimentResult['usage']),
+    cost: row.cost === null ? null : Number(row.cost),
+    item: row.item,
+    scores: row.scores.map(toScore),
+    createdAt: toIso(Number(row.created_at)),
+  };
+}
+
+export async function listResults(
+  db: Kysely<Database>,
+  experiment: ExperimentRow,
+  after: Position | null,
+  take: number,
+): Promise<KeysetRows<ResultWithContext>> {
+  const query = db
+    .selectFrom('experiment_results')
+    .selectAll()
+    .where('organization_id', '=', experiment.organization_id)
+    .where('experiment_id', '=', experiment.id);
+  const page = await keysetPage(query, { sort: 'created_at', id: 'item_id' }, after, take);
+  const items = await itemsOf(
+    db,
+    experiment,
+    page.rows.map((r) => r.item_id),
+  );
+  const scores = await scoresOfRuns(
+    db,
+    experiment.project_id,
+    page.rows.map((r) => r.run_id),
+  );
+  const rows = page.rows.map((r) => ({ ...r, item: items.get(r.item_id) ?? null, scores: scores.get(r.run_id) ?? [] }));
+  return { rows, positionOf: (row) => page.positionOf(row) };
+}
+
+/**
+ * Records results, all or nothing: an item the experiment's dataset version lacks, or an item given
+ * twice, is a 400 naming each; a result for an item that has one is `existing` when its content is the
+ * same (a retry), else a 409 and nothing is recorded.
+ */
+export async function recordResults(
+  db: Kysely<Database>,
+  experiment: ExperimentRow,
+  results: readonly NewResult[],
+  now: number,
+): Promise<{ index: number; itemId: string; status: 'created' | 'existing' }[]> {
+  const faults: FieldError[] = [];
+  const firstAt = new Map<string, number>();
+  results.forEach((r, i) => {
+    const first = firstAt.get(r.itemId);
+    if (first === undefined) firstAt.set(r.itemId, i);
+    else faults.push({ pointer: `/results/${i}/itemId`, detail: `Item ${r.itemId} is given twice (first at /results/${first}/itemId).` });
+    if (r.output !== undefined) {
+      const fault = jsonValueFault(r.output, false);
+      if (fault) faults.push({ pointer: `/results/${i}/output`, detail: fault });
+    }
+  });
+  const items = await itemsOf(
+    db,
+    experiment,
+    results.map((r) => r.itemId),
+  );
+  results.forEach((r, i) => {
+    if (!items.has(r.itemId) && firstAt.get(r.itemId) === i)
+      faults.push({
+        pointer: `/results/${i}/itemId`,
+        detail: `Item ${r.itemId} is not in version ${experiment.dataset_version} of the experiment's dataset.`,
+      });
+  });
+  if (faults.length > 0) throw problems.validation(faults);
+
+  // A result's trace: the one given, else the stored run's.
+  const runTraces = new Map(
+    (
+      await db
+        .selectFrom('runs')
+        .select(['id', 'trace_id'])
+        .where('project_id', '=', experiment.project_id)
+        .where('id', 'in', [...new Set(results.map((r) => r.runId))])
+        .execute()
+    ).map((r) => [r.id, r.trace_id]),
+  );
+  const rows = results.map((r): ExperimentResultRow => {
+    const usage = r.usage ? { ...r.usage, totalTokens: r.usage.totalTokens ?? r.usage.promptTokens + r.usage.completionTokens } : null;
+    const fields = {
+      run_id: r.runId,
+      trace_id: r.traceId ?? runTraces.get(r.runId) ?? null,
+      output: JSON.stringify(r.output ?? null),
+      error: r.error ?? null,
+      latency_ms: r.latencyMs,
+      usage: usage === null ? null : JSON.stringify(usage),
+      total_tokens: usage?.totalTokens ?? null,
+      cost: r.cost ?? null,
+    };
+    return {
+      experiment_id: experiment.id,
+      item_id: r.itemId,
+      organization_id: experiment.organization_id,
+      project_id: experiment.project_id,
+      ...fields,
+      content_hash: contentHash([r.runId, r.traceId ?? null, r.output ?? null, fields.error, r.latencyMs, usage, fields.cost]),
+      created_at: now,
+    };
+  });
+
+  return db.transaction().execute(async (trx) => {
+    const stored = new Map(
+      (
+        await trx
+          .selectFrom('experiment_results')
+          .select(['item_id', 'content_hash'])
+          .where('experiment_id', '=', experiment.id)
+          .where(
+            'item_id',
+            'in',
+            rows.map((r) => r.item_id),
+          )
+          .execute()
+      ).map((r) => [r.item_id, r.content_hash]),
+    );
+    const clashes = rows.filter((r) => stored.has(r.item_id) && stored.get(r.item_id) !== r.content_hash).map((r) => r.item_id);
+    if (clashes.length > 0)
+      throw problems.conflict(
+        `The experiment already has a different result for ${clashes.length === 1 ? 'item' : 'items'} ${clashes.slice(0, 10).join(', ')}.`,
+      );
+    const fresh = rows.filter((r) => !stored.has(r.item_id));
+    try {
+      if (fresh.length > 0) await trx.insertInto('experiment_results').values(fresh).execute();
+    } catch (error) {
+      // A concurrent request recorded one of them first: the caller retries and is told what is stored.
+      if (isUniqueViolation(error)) throw problems.conflict('Another request recorded results for these items at the same time; send the request again.');
+      throw error;
+    }
+    if (fresh.length > 0) await trx.updateTable('experiments').set({ updated_at: now }).where('id', '=', experiment.id).execute();
+    return rows.map((r, index) => ({ index, itemId: r.item_id, status: stored.has(r.item_id) ? ('existing' as const) : ('created' as const) }));
+  });
+}
