@@ -14,6 +14,7 @@ import * as computedCost from './2026-11-26-013-computed-cost.js';
 import * as scores from './2026-11-26-014-scores.js';
 import * as datasets from './2026-11-26-015-datasets.js';
 import * as annotationQueues from './2026-11-26-016-annotation-queues.js';
+import * as scoreRollups from './2026-11-26-020-score-rollups.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-014-scores': scores,
   '2026-11-26-015-datasets': datasets,
   '2026-11-26-016-annotation-queues': annotationQueues,
+  '2026-11-26-020-score-rollups': scoreRollups,
 };
