@@ -200,6 +200,19 @@ describeEachDialect(
       expect(window('10:00', '13:00', 300_000)).toBeNull();
       expect(window('10:00', '13:00', HOUR, { queueId: 'q' })).toBeNull();
       expect(window('10:00', '10:50')).toEqual({ from: at('10:00'), to: at('11:00'), edges: [{ from: at('10:50'), to: at('11:00'), sign: -1 }] });
+      // A side with no score is the one scanned, however long: a window ending now, scores ingested in its last minutes.
+      const empty = (from: string, to: string, sides: { before: boolean; after: boolean }) =>
+        rollupWindow({ filters: {}, from: at(from), to: at(to), bucketMs: HOUR, groupBy: null }, sides);
+      expect(empty('10:00', '12:10', { before: false, after: true })).toEqual({
+        from: at('10:00'),
+        to: at('13:00'),
+        edges: [{ from: at('12:10'), to: at('13:00'), sign: -1 }],
+      });
+      expect(empty('09:10', '12:00', { before: true, after: false })).toEqual({
+        from: at('09:00'),
+        to: at('12:00'),
+        edges: [{ from: at('09:00'), to: at('09:10'), sign: -1 }],
+      });
     });
   },
   { clock },

@@ -38,12 +38,16 @@ const ROLLED_FILTERS = new Set(['name', 'source', 'target', 'createdAfter', 'cre
 
 /**
  * How a window is read from the rollups: the whole hours [from, to) from them, plus (sign 1) or minus
- * (sign -1) the scores of the partial hours at its ends, each end scanned on the shorter side of the
- * window's boundary: [from, next hour) or the hour's start to `from` taken away from its whole hour
- * (likewise at `to`, where a window that ends now has nothing after it). Null when the rollups cannot
- * serve the request: a filter they do not keep, buckets finer than an hour, or no whole hour to read.
+ * (sign -1) the scores of the partial hours at its ends. Each end is scanned on the side that holds no
+ * score (`empty`: probed), else on the shorter side of the window's boundary: [from, next hour), or the
+ * hour's start to `from` taken away from its whole hour (likewise at `to`, where a window that ends now
+ * has nothing after it). Null when the rollups cannot serve the request: a filter they do not keep,
+ * buckets finer than an hour, or no whole hour to read.
  */
-export function rollupWindow(input: MetricsInput): { from: number; to: number; edges: { from: number; to: number; sign: 1 | -1 }[] } | null {
+export function rollupWindow(
+  input: MetricsInput,
+  empty: { before: boolean; after: boolean } = { before: false, after: false },
+): { from: number; to: number; edges: { from: number; to: number; sign: 1 | -1 }[] } | null {
   if (input.bucketMs !== null && input.bucketMs % HOUR_MS !== 0) return null;
   if (Object.entries(input.filters).some(([key, value]) => value !== undefined && !ROLLED_FILTERS.has(key))) return null;
   const first = bucketStart(input.from, HOUR_MS) + (input.from % HOUR_MS === 0 ? 0 : HOUR_MS); // the first whole hour
@@ -52,14 +56,14 @@ export function rollupWindow(input: MetricsInput): { from: number; to: number; e
   let to = last;
   const edges: { from: number; to: number; sign: 1 | -1 }[] = [];
   if (input.from < first) {
-    if (first - input.from <= input.from - (first - HOUR_MS)) edges.push({ from: input.from, to: Math.min(first, input.to), sign: 1 });
+    if (!empty.before && first - input.from <= input.from - (first - HOUR_MS)) edges.push({ from: input.from, to: Math.min(first, input.to), sign: 1 });
     else {
       from = first - HOUR_MS;
       edges.push({ from, to: input.from, sign: -1 });
     }
   }
   if (input.to > last && last >= first) {
-    if (input.to - last <= last + HOUR_MS - input.to) edges.push({ from: last, to: input.to, sign: 1 });
+    if (!empty.after && input.to - last <= last + HOUR_MS - input.to) edges.push({ from: last, to: input.to, sign: 1 });
     else {
       to = last + HOUR_MS;
       edges.push({ from: input.to, to, sign: -1 });
@@ -76,9 +80,22 @@ export function rollupWindow(input: MetricsInput): { from: number; to: number; e
 async function scoreCellsOver(db: Kysely<Database>, projectId: string, input: MetricsInput, plan: ScoreMetricsPlan): Promise<ScoreCell[]> {
   const scan = (trx: Kysely<Database>, from: number, to: number) =>
     scoreCells(trx, projectId, { ...input.filters, createdAfter: from, createdBefore: to }, input.bucketMs, input.groupBy);
-  const window = plan === 'scan' ? null : rollupWindow(input);
-  if (!window) return scan(db, input.from, input.to);
+  if (plan === 'scan' || !rollupWindow(input)) return scan(db, input.from, input.to);
   const read = async (trx: Kysely<Database>) => {
+    // Whether a partial hour holds no score beside the window (one index probe each).
+    const none = async (from: number, to: number) =>
+      from < to &&
+      !(await trx
+        .selectFrom('scores')
+        .select('id')
+        .where('project_id', '=', projectId)
+        .where('created_at', '>=', from)
+        .where('created_at', '<', to)
+        .limit(1)
+        .executeTakeFirst());
+    const hourEnd = bucketStart(input.to, HOUR_MS) + (input.to % HOUR_MS === 0 ? 0 : HOUR_MS);
+    const window = rollupWindow(input, { before: await none(bucketStart(input.from, HOUR_MS), input.from), after: await none(input.to, hourEnd) });
+    if (!window) return [{ sign: 1 as const, cells: await scan(trx, input.from, input.to) }];
     const parts: { sign: 1 | -1; cells: ScoreCell[] }[] = [
       { sign: 1, cells: await rollupCells(trx, projectId, input.filters, window.from, window.to, input.bucketMs, input.groupBy) },
     ];
