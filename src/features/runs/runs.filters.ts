@@ -168,16 +168,19 @@ function scoreMatch(dialect: Dialect, eb: ExpressionBuilder<Database, 'runs'>, f
     // One IN over a union, which both engines read from the scores side: a match's runs, by primary key.
     const parts = targets.flatMap((target) =>
       valueWays(filter).map(([label, numeric]) => {
+        // SQLite (which keeps no statistics here) would read every score of the target through
+        // scores_target_idx: the target compared as a value leaves it the name's indexes.
         const scores = eb
           .selectFrom('scores')
           .where('scores.project_id', '=', plan.projectId)
-          .where('scores.target', '=', target)
+          .where(dialect === 'sqlite' ? sql<SqlBool>`+scores.target = ${target}` : sql<SqlBool>`scores.target = ${target}`)
           .where((s) => scoreValueMatch(s as never, filter, label, numeric));
         if (target === 'run') return scores.select('scores.target_id as id');
+        // A cross join with its condition: SQLite then keeps the scores first (PostgreSQL orders joins itself).
         return scores
-          .innerJoin('runs as scored', (j) =>
-            j.onRef('scored.project_id', '=', 'scores.project_id').onRef(target === 'trace' ? 'scored.trace_id' : 'scored.session_id', '=', 'scores.target_id'),
-          )
+          .crossJoin('runs as scored')
+          .whereRef('scored.project_id', '=', 'scores.project_id')
+          .whereRef(target === 'trace' ? 'scored.trace_id' : 'scored.session_id', '=', 'scores.target_id')
           .select('scored.id as id');
       }),
     );
@@ -185,16 +188,22 @@ function scoreMatch(dialect: Dialect, eb: ExpressionBuilder<Database, 'runs'>, f
     return eb('runs.id', 'in', union as never);
   }
   const on = (target: 'run' | 'trace' | 'session') => {
+    const match = scoreValueMatch(eb as never, filter);
+    // SQLite (no statistics kept here) would take the covering scores_value_idx and range over the
+    // project's scores for each run: the probe names its index, an exact lookup.
+    if (dialect === 'sqlite')
+      return sql<SqlBool>`exists (select 1 from scores indexed by scores_target_idx where scores.project_id = runs.project_id
+        and scores.target = ${target} and scores.target_id = ${sql.ref(TARGET_COLUMN[target])} and ${match})`;
     const probe = eb
       .selectFrom('scores')
       .select(sql`1`.as('one'))
       .whereRef('scores.project_id', '=', 'runs.project_id')
       .where('scores.target', '=', target)
       .whereRef('scores.target_id', '=', TARGET_COLUMN[target])
-      .where((s) => scoreValueMatch(s as never, filter));
+      .where(match);
     // `many` on PostgreSQL: OFFSET 0 keeps each EXISTS a probe per run as the list walks its order, where
     // PostgreSQL would hash every matching score of the project first (a read of all of them).
-    return eb.exists(plan?.kind === 'many' && dialect === 'postgres' ? probe.offset(0) : probe);
+    return eb.exists(plan?.kind === 'many' ? probe.offset(0) : probe);
   };
   return eb.or(targets.map(on));
 }
