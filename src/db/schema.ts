@@ -356,6 +356,22 @@ export interface ScoresTable {
   updated_at: Millis;
 }
 
+/** Per hour (of createdAt) and kind, what a project's scores add up to (migration 020; scores.rollups.ts). */
+export interface ScoreRollupsTable {
+  project_id: string;
+  /** The start of the UTC hour. */
+  hour: Millis;
+  name: string;
+  source: string;
+  target: string;
+  data_type: string;
+  /** The label of boolean and categorical scores; '' for numeric ones. */
+  label: string;
+  count: number;
+  /** The sum of `value` (numbers, booleans as 1 and 0; categorical scores add 0). */
+  sum: number;
+}
+
 export interface SavedViewsTable {
   id: string;
   organization_id: string;
@@ -552,6 +568,7 @@ export interface Database {
   evaluator_rules: EvaluatorRulesTable;
   evaluation_jobs: EvaluationJobsTable;
   model_connections: ModelConnectionsTable;
+  score_rollups: ScoreRollupsTable;
 }
 
 /** An organization's OpenAI-compatible model endpoint for LLM-as-judge evaluators (features/model-connections). */

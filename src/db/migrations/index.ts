@@ -15,9 +15,10 @@ import * as scores from './2026-11-26-014-scores.js';
 import * as datasets from './2026-11-26-015-datasets.js';
 import * as annotationQueues from './2026-11-26-016-annotation-queues.js';
 import * as evaluators from './2026-11-26-017-evaluators.js';
-import * as monitorScores from './2026-11-26-021-monitor-scores.js';
 import * as modelConnections from './2026-11-26-018-model-connections.js';
 import * as experiments from './2026-11-26-019-experiments.js';
+import * as scoreRollups from './2026-11-26-020-score-rollups.js';
+import * as monitorScores from './2026-11-26-021-monitor-scores.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -37,7 +38,8 @@ export const migrations: Record<string, Migration> = {
   '2026-11-26-015-datasets': datasets,
   '2026-11-26-016-annotation-queues': annotationQueues,
   '2026-11-26-017-evaluators': evaluators,
-  '2026-11-26-021-monitor-scores': monitorScores,
   '2026-11-26-018-model-connections': modelConnections,
   '2026-11-26-019-experiments': experiments,
+  '2026-11-26-020-score-rollups': scoreRollups,
+  '2026-11-26-021-monitor-scores': monitorScores,
 };

@@ -112,31 +112,100 @@ function metadataMatch(dialect: Dialect, key: string, value: string, negated = f
 }
 
 /**
- * A score filter: a run matches when it, its trace or its session has a score of that name whose value
- * matches (`=`: the label of a boolean or categorical score, or a numeric score's value; `>=`, `<=`:
- * numeric scores, booleans as 1 and 0; `any`: any value). Each target is one index probe
- * (`scores_target_idx`).
+ * The scores of a filter's name whose value matches (`=`: the label of a boolean or categorical score,
+ * or a numeric score's value; `>=`, `<=`: numeric scores, booleans as 1 and 0; `any`: any value): one
+ * condition for the per-run probes here and the plan's probe of the scores (runs.score-plan.ts).
  */
-function scoreMatch(eb: ExpressionBuilder<Database, 'runs'>, filter: ScoreFilter): Expression<SqlBool> {
-  const on = (target: 'run' | 'trace' | 'session', column: 'runs.id' | 'runs.trace_id' | 'runs.session_id') => {
-    let probe = eb
+export function scoreValueMatch(eb: ExpressionBuilder<Database, 'scores'>, filter: ScoreFilter, label = true, numeric = true): Expression<SqlBool> {
+  const and: Expression<SqlBool>[] = [eb('scores.name', '=', filter.name)];
+  if (filter.op === '>=') and.push(eb('scores.value', '>=', filter.value as number));
+  if (filter.op === '<=') and.push(eb('scores.value', '<=', filter.value as number));
+  if (filter.op === '=') {
+    const text = filter.value as string;
+    const byLabel = eb('scores.label', '=', text);
+    const byValue = eb.and([eb('scores.data_type', '=', 'numeric'), eb('scores.value', '=', Number(text))]);
+    if (!NUMBER.test(text.trim())) and.push(byLabel);
+    else if (label && numeric) and.push(eb.or([byLabel, byValue]));
+    else and.push(label ? byLabel : byValue);
+  }
+  return eb.and(and);
+}
+
+/**
+ * How a list finds a score filter's runs (runs.score-plan.ts: planScoreFilters): `few` from the scores,
+ * `many` probing each run it walks; either only for the `targets` that have scores of that name.
+ */
+export interface ScorePlan {
+  kind: 'few' | 'many';
+  projectId: string;
+  targets: ('run' | 'trace' | 'session')[];
+}
+
+/**
+ * The ways to read a filter's scores from an index, as `scoreValueMatch`'s (label, numeric) flags: an
+ * `=` whose value may be a number matches labels and numeric values, read one index each.
+ */
+export const valueWays = (filter: ScoreFilter): readonly (readonly [boolean, boolean])[] =>
+  filter.op === '=' && NUMBER.test((filter.value as string).trim())
+    ? [
+        [true, false],
+        [false, true],
+      ]
+    : [[true, true]];
+
+const TARGET_COLUMN = { run: 'runs.id', trace: 'runs.trace_id', session: 'runs.session_id' } as const;
+
+/**
+ * A score filter: a run matches when it, its trace or its session has a score of that name whose value
+ * matches (`scoreValueMatch`). Without a plan (aggregates, which read every run of a range) each target
+ * is one index probe per run (`scores_target_idx`); with `many`, likewise for the targets that have such
+ * scores; with `few`, the runs those scores name, found from them (`scores_value_idx`, `scores_label_idx`).
+ */
+function scoreMatch(dialect: Dialect, eb: ExpressionBuilder<Database, 'runs'>, filter: ScoreFilter, plan?: ScorePlan): Expression<SqlBool> {
+  const targets = plan?.targets ?? (['run', 'trace', 'session'] as const);
+  if (targets.length === 0) return sql<SqlBool>`1 = 0`;
+  if (plan?.kind === 'few') {
+    // One IN over a union, which both engines read from the scores side: a match's runs, by primary key.
+    const parts = targets.flatMap((target) =>
+      valueWays(filter).map(([label, numeric]) => {
+        // SQLite (which keeps no statistics here) would read every score of the target through
+        // scores_target_idx: the target compared as a value leaves it the name's indexes.
+        const scores = eb
+          .selectFrom('scores')
+          .where('scores.project_id', '=', plan.projectId)
+          .where(dialect === 'sqlite' ? sql<SqlBool>`+scores.target = ${target}` : sql<SqlBool>`scores.target = ${target}`)
+          .where((s) => scoreValueMatch(s as never, filter, label, numeric));
+        if (target === 'run') return scores.select('scores.target_id as id');
+        // A cross join with its condition: SQLite then keeps the scores first (PostgreSQL orders joins itself).
+        return scores
+          .crossJoin('runs as scored')
+          .whereRef('scored.project_id', '=', 'scores.project_id')
+          .whereRef(target === 'trace' ? 'scored.trace_id' : 'scored.session_id', '=', 'scores.target_id')
+          .select('scored.id as id');
+      }),
+    );
+    const union = parts.slice(1).reduce((u, part) => u.unionAll(part as never), parts[0]!);
+    return eb('runs.id', 'in', union as never);
+  }
+  const on = (target: 'run' | 'trace' | 'session') => {
+    const match = scoreValueMatch(eb as never, filter);
+    // SQLite (no statistics kept here) would take the covering scores_value_idx and range over the
+    // project's scores for each run: the probe names its index, an exact lookup.
+    if (dialect === 'sqlite')
+      return sql<SqlBool>`exists (select 1 from scores indexed by scores_target_idx where scores.project_id = runs.project_id
+        and scores.target = ${target} and scores.target_id = ${sql.ref(TARGET_COLUMN[target])} and ${match})`;
+    const probe = eb
       .selectFrom('scores')
       .select(sql`1`.as('one'))
       .whereRef('scores.project_id', '=', 'runs.project_id')
       .where('scores.target', '=', target)
-      .whereRef('scores.target_id', '=', column)
-      .where('scores.name', '=', filter.name);
-    if (filter.op === '>=') probe = probe.where('scores.value', '>=', filter.value as number);
-    if (filter.op === '<=') probe = probe.where('scores.value', '<=', filter.value as number);
-    if (filter.op === '=') {
-      const text = filter.value as string;
-      probe = NUMBER.test(text.trim())
-        ? probe.where((w) => w.or([w('scores.label', '=', text), w.and([w('scores.data_type', '=', 'numeric'), w('scores.value', '=', Number(text))])]))
-        : probe.where('scores.label', '=', text);
-    }
+      .whereRef('scores.target_id', '=', TARGET_COLUMN[target])
+      .where(match);
+    // Not OFFSET 0 (a probe per run as the list walks): on tables not yet analyzed PostgreSQL planned that
+    // probe as a scan of the scores for every run (tens of seconds in the bench); it hashes the matches instead.
     return eb.exists(probe);
   };
-  return eb.or([on('run', 'runs.id'), on('trace', 'runs.trace_id'), on('session', 'runs.session_id')]);
+  return eb.or(targets.map(on));
 }
 
 /** A run name filter: exact, or ending in `*` a prefix (compared by characters, so no pattern syntax reaches the engine). */
@@ -149,9 +218,10 @@ function nameMatch(name: string): Expression<SqlBool> {
 
 /**
  * The WHERE clause for a filter set, for queries over `runs` (project scoping is the caller's); `search`:
- * how a list finds the matches of `q` (planSearch), else as an aggregate does.
+ * how a list finds the matches of `q` (planSearch), else as an aggregate does; `scorePlans`: likewise for
+ * each score filter, in order (planScoreFilters).
  */
-export function runFilterWhere(dialect: Dialect, filters: RunFilters, search?: SearchPlan) {
+export function runFilterWhere(dialect: Dialect, filters: RunFilters, search?: SearchPlan, scorePlans?: readonly ScorePlan[]) {
   return (eb: ExpressionBuilder<Database, 'runs'>): Expression<SqlBool> => {
     const and: Expression<SqlBool>[] = [];
     if (filters.status !== undefined) and.push(eb('runs.status', '=', filters.status));
@@ -181,7 +251,7 @@ export function runFilterWhere(dialect: Dialect, filters: RunFilters, search?: S
     for (const [key, value] of Object.entries(filters.metadata ?? {})) and.push(metadataMatch(dialect, key, value));
     for (const [key, value] of Object.entries(filters.metadataNot ?? {})) and.push(metadataMatch(dialect, key, value, true));
     for (const key of filters.hasMetadata ?? []) and.push(sql<SqlBool>`${metadataValue(dialect, key)} is not null`);
-    for (const filter of filters.scores ?? []) and.push(scoreMatch(eb, filter));
+    for (const [i, filter] of (filters.scores ?? []).entries()) and.push(scoreMatch(dialect, eb, filter, scorePlans?.[i]));
     return eb.and(and);
   };
 }

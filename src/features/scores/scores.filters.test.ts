@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { describeEachDialect, expectProblem } from '../../../test/helpers/harness.js';
 import type { Json } from '../../../test/helpers/json.js';
+import { forceScorePlan } from '../runs/runs.score-plan.js';
 import { scoresWorld } from './scores.test-support.js';
 
 /**
@@ -98,15 +99,28 @@ describeEachDialect('lists filtered by score', (ctx) => {
         );
         const query =
           filter.op === 'any' ? `hasScore=${filter.name}` : `score.${filter.name}${filter.op === '=' ? '' : filter.op[0]}=${encodeURIComponent(filter.value)}`;
-        const res = await call(member.token, 'GET', `/runs?${query}&limit=100`);
-        expect(res.statusCode, res.body).toBe(200);
-        expect(
-          res
-            .json()
-            .items.map((r: Json) => r.id)
-            .sort(),
-          query,
-        ).toEqual(expected.sort());
+        // Whichever way the list finds the runs: from the scores (few), probing each run (many), or as decided.
+        for (const plan of [null, 'few', 'many'] as const) {
+          forceScorePlan(plan);
+          try {
+            const res = await call(member.token, 'GET', `/runs?${query}&limit=100`);
+            expect(res.statusCode, res.body).toBe(200);
+            expect(
+              res
+                .json()
+                .items.map((r: Json) => r.id)
+                .sort(),
+              `${query} (${plan ?? 'planned'})`,
+            ).toEqual([...expected].sort());
+            // Two at once, and a page of one with its cursor: the same runs, newest first.
+            const both = (await call(member.token, 'GET', `/runs?${query}&hasScore=${filter.name}&limit=100`)).json().items.map((r: Json) => r.id);
+            const first = (await call(member.token, 'GET', `/runs?${query}&limit=1`)).json();
+            const rest = first.nextCursor ? (await call(member.token, 'GET', `/runs?${query}&limit=100&cursor=${first.nextCursor}`)).json().items : [];
+            expect([...first.items, ...rest].map((r: Json) => r.id)).toEqual(both);
+          } finally {
+            forceScorePlan(null);
+          }
+        }
       }),
       { numRuns: 25 },
     );

@@ -236,7 +236,7 @@ export async function updateScore(db: Kysely<Database>, editor: ScoreEditor, id:
   const comment = patch.comment === undefined ? row.comment : patch.comment;
   const metadata = patch.metadata ?? (JSON.parse(row.metadata) as Record<string, unknown>);
   const columns = columnsOf(value);
-  return writeScore(db, editor.projectId, id, Number(row.updated_at), {
+  return writeScore(db, row, {
     ...columns,
     comment,
     metadata: JSON.stringify(metadata),

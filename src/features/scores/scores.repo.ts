@@ -4,6 +4,7 @@ import type { Database, ScoreRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
+import { cellKeys, rollUpScores, toCells, type ScoreCell } from './scores.rollups.js';
 import { valueOf, type ScoreTarget } from './scores.rules.js';
 import type { Score } from './scores.schemas.js';
 
@@ -86,6 +87,8 @@ export async function insertScores(
       const done = await insertIgnoringConflicts(trx, 'scores', COLUMNS, ['project_id', 'id'], 'id', ordered.slice(i, i + INSERT_CHUNK));
       for (const r of done) inserted.add(r.id as string);
     }
+    // Last, so concurrent batches hold the rollup rows they share only until they commit.
+    await rollUpScores(trx, { add: ordered.filter((r) => inserted.has(r.id)), remove: [] });
   };
   if (db.isTransaction) await insert(db);
   else await db.transaction().execute(insert);
@@ -163,29 +166,17 @@ export async function scoreCells(
   filters: ScoreListFilters,
   bucketMs: number | null,
   groupBy: 'name' | 'source' | 'target' | null,
-): Promise<{ bucket: number | null; group: string | null; label: string | null; count: number; sum: number; valued: number }[]> {
-  const bucket = bucketMs === null ? sql<number | null>`null` : sql<number>`(created_at / ${sql.lit(bucketMs)}) * ${sql.lit(bucketMs)}`;
-  const group = groupBy === null ? sql<string | null>`null` : sql<string>`${sql.ref(groupBy)}`;
+): Promise<ScoreCell[]> {
   const rows = await filteredScores(db, projectId, filters)
     .select([
-      bucket.as('bucket'),
-      group.as('grp'),
-      // Numeric scores have no label: they count toward the mean, not the shares.
-      sql<string | null>`case when data_type = 'numeric' then null else label end`.as('label'),
+      ...cellKeys('created_at', bucketMs, groupBy),
       (eb) => eb.fn.countAll<number>().as('n'),
       (eb) => eb.fn.sum<number>('value').as('total'),
       (eb) => eb.fn.count<number>('value').as('valued'),
     ])
     .groupBy([sql`1`, sql`2`, sql`3`])
     .execute();
-  return rows.map((r) => ({
-    bucket: r.bucket === null ? null : Number(r.bucket),
-    group: r.grp,
-    label: r.label,
-    count: Number(r.n),
-    sum: Number(r.total ?? 0),
-    valued: Number(r.valued),
-  }));
+  return toCells(rows);
 }
 
 const missing = (id: string) => problems.notFound(`Score ${id} does not exist.`);
@@ -196,27 +187,41 @@ export async function requireScore(db: Kysely<Database>, projectId: string, id: 
   return row;
 }
 
-/** Writes a score's new value, comment or metadata, if it is still the one read (`updated_at`). */
+/** Runs `work` in the caller's transaction, or in one of its own. */
+const inTransaction = <T>(db: Kysely<Database>, work: (trx: Kysely<Database>) => Promise<T>): Promise<T> =>
+  db.isTransaction ? work(db) : db.transaction().execute(work);
+
+/**
+ * Writes a score's new value, comment or metadata, if it is still the one read (`updated_at` and
+ * content), and moves it between hourly rollups in the same transaction.
+ */
 export async function writeScore(
   db: Kysely<Database>,
-  projectId: string,
-  id: string,
-  seen: number,
+  seen: ScoreRow,
   changes: Pick<ScoreRow, 'data_type' | 'value' | 'label' | 'comment' | 'metadata' | 'content_hash' | 'updated_at' | 'config_id'>,
 ): Promise<ScoreRow> {
-  const row = await db
-    .updateTable('scores')
-    .set(changes)
-    .where('project_id', '=', projectId)
-    .where('id', '=', id)
-    .where('updated_at', '=', seen)
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw problems.conflict(`Score ${id} changed while this change was made; read it again and retry.`);
-  return row;
+  return inTransaction(db, async (trx) => {
+    const row = await trx
+      .updateTable('scores')
+      .set(changes)
+      .where('project_id', '=', seen.project_id)
+      .where('id', '=', seen.id)
+      .where('updated_at', '=', seen.updated_at)
+      // Two changes within one millisecond: only the one that saw the stored value may move it.
+      .where('content_hash', '=', seen.content_hash)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw problems.conflict(`Score ${seen.id} changed while this change was made; read it again and retry.`);
+    await rollUpScores(trx, { add: [row], remove: [seen] });
+    return row;
+  });
 }
 
+/** Deletes a score and takes it out of its hourly rollup, in one transaction. */
 export async function deleteScore(db: Kysely<Database>, projectId: string, id: string): Promise<void> {
-  const deleted = await db.deleteFrom('scores').where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
-  if (Number(deleted.numDeletedRows) === 0) throw missing(id);
+  await inTransaction(db, async (trx) => {
+    const deleted = await trx.deleteFrom('scores').where('project_id', '=', projectId).where('id', '=', id).returningAll().executeTakeFirst();
+    if (!deleted) throw missing(id);
+    await rollUpScores(trx, { add: [], remove: [deleted] });
+  });
 }

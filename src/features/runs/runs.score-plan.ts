@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { scoreValueMatch, valueWays, type ScoreFilter, type ScorePlan } from './runs.filters.js';
+
+/**
+ * At most this many matching scores in a project make a filter "few": the list then starts from them.
+ * Where the two plans cost the same: starting from M scores reads about M rows; walking the runs reads
+ * about a page (50) divided by the share of runs that match, a probe per target each. Over a million
+ * runs, on a loaded two-core machine, they meet near a few thousand (a match's run is a random read; a walked run is the next one).
+ */
+export const FEW_SCORES = 2000;
+
+/**
+ * How a list finds the runs that match a score filter, decided per request by bounded probes of the
+ * project's scores (as `planSearch` does for `q`): which targets have scores of that name at all (one
+ * index probe each, `scores_name_idx`), and whether at most FEW_SCORES match the value
+ * (`scores_value_idx`, `scores_label_idx`). `few` lists start from those scores' runs (a trace's or a
+ * session's score stands for its runs) and sort them; `many` lists walk their own order, probe each
+ * run's (trace's, session's) scores, and stop once the page is full. Either reads about a page's worth
+ * or the matches, where one form for all made a rare name walk every run of the project, or (PostgreSQL)
+ * a common one read all its scores first.
+ */
+export type { ScorePlan };
+
+let forced: ScorePlan['kind'] | null = null;
+/** Tests: take one plan for every filter (null: decide by the probes). Both plans select the same runs. */
+export function forceScorePlan(kind: ScorePlan['kind'] | null): void {
+  forced = kind;
+}
+
+async function planOne(db: Kysely<Database>, projectId: string, filter: ScoreFilter): Promise<ScorePlan> {
+  const targets: ScorePlan['targets'] = [];
+  for (const target of ['run', 'trace', 'session'] as const) {
+    const any = await db
+      .selectFrom('scores')
+      .select('scores.target')
+      .where('scores.project_id', '=', projectId)
+      .where('scores.name', '=', filter.name)
+      .where('scores.target', '=', target)
+      .limit(1)
+      .executeTakeFirst();
+    if (any) targets.push(target);
+  }
+  if (forced) return { kind: forced, projectId, targets };
+  let found = 0;
+  for (const [label, numeric] of valueWays(filter)) {
+    const rows = await db
+      .selectFrom('scores')
+      .select('scores.target')
+      .where('scores.project_id', '=', projectId)
+      .where((eb) => scoreValueMatch(eb, filter, label, numeric))
+      .limit(FEW_SCORES + 1 - found)
+      .execute();
+    found += rows.length;
+    if (found > FEW_SCORES) return { kind: 'many', projectId, targets };
+  }
+  return { kind: 'few', projectId, targets };
+}
+
+/** One plan per score filter, in order. */
+export async function planScoreFilters(db: Kysely<Database>, projectId: string, filters: readonly ScoreFilter[] | undefined): Promise<ScorePlan[] | undefined> {
+  if (!filters || filters.length === 0) return undefined;
+  const plans: ScorePlan[] = [];
+  for (const filter of filters) plans.push(await planOne(db, projectId, filter));
+  return plans;
+}
