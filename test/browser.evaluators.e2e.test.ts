@@ -2,7 +2,8 @@
  * Evaluator rules in a real browser (chromium + playwright-core, a server of its own that runs the
  * background workers): a rule created on the project's Evaluators page, reached from the project's
  * tabs; a run sent through the API scored by it in the background, its Done count shown; the rule
- * edited (paused) and deleted.
+ * edited (paused) and deleted; an LLM judge rule whose model connection and prompt are picked from the
+ * organization's lists.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,7 +29,13 @@ suite('evaluator rules in a real browser (chromium + playwright-core)', () => {
   beforeAll(async () => {
     if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
     mkdirSync(ARTIFACTS, { recursive: true });
-    ({ dashboard, token, projectId } = await openSignedIn(ACTION_MS, 'e2e-evaluators@example.test', 'evaluators-project'));
+    // The dashboard's server is a child process that takes this environment: a connection on 127.0.0.1 is allowed.
+    process.env.SIGHTLINE_MODEL_ALLOW_PRIVATE = 'true';
+    try {
+      ({ dashboard, token, projectId } = await openSignedIn(ACTION_MS, 'e2e-evaluators@example.test', 'evaluators-project'));
+    } finally {
+      delete process.env.SIGHTLINE_MODEL_ALLOW_PRIVATE;
+    }
     page = dashboard.page;
   }, 120_000);
 
@@ -83,5 +90,31 @@ suite('evaluator rules in a real browser (chromium + playwright-core)', () => {
     await page.getByRole('button', { name: 'Delete Short answers' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete rule' }).click();
     await page.getByText('No evaluator rules yet').waitFor();
+  });
+
+  step('an LLM judge rule picks its model connection and prompt from the organization’s', async () => {
+    const url = dashboard!.server.url;
+    const connection = await apiCall<{ id: string }>(url, token, 'POST', '/v1/model-connections', {
+      name: 'local-judge',
+      baseUrl: 'http://127.0.0.1:11434/v1',
+      model: 'judge-1',
+      monthlyBudgetUsd: 1,
+      pricing: { inputPerMillion: 1, outputPerMillion: 1 },
+    });
+    expect(connection.status).toBe(201);
+    const prompt = await apiCall(url, token, 'POST', '/v1/prompts', { name: 'correctness-judge', template: 'Is {{output}} right for {{input}}? JSON.' });
+    expect(prompt.status).toBe(201);
+    await page.getByRole('button', { name: 'New rule' }).click();
+    const form = page.getByRole('form', { name: 'New evaluator rule' });
+    await labelled(form, 'Name').fill('Correctness');
+    await labelled(form, 'Score name').fill('correctness');
+    await labelled(form, 'Evaluator').selectOption('llm_judge');
+    await labelled(form, 'Model connection').selectOption({ label: 'local-judge (judge-1)' });
+    await labelled(form, 'Judge prompt').selectOption('correctness-judge');
+    expect(JSON.parse(await labelled(form, 'Settings').inputValue())).toEqual({ connectionId: connection.body.id, promptName: 'correctness-judge' });
+    await form.getByRole('button', { name: 'Create rule' }).click();
+    await rules().getByText('Correctness').waitFor();
+    const listed = await apiCall<{ items: { evaluator: unknown }[] }>(url, token, 'GET', `/v1/projects/${projectId}/evaluators`);
+    expect(listed.body.items[0]!.evaluator).toEqual({ type: 'llm_judge', connectionId: connection.body.id, promptName: 'correctness-judge' });
   });
 });

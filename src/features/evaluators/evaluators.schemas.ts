@@ -83,7 +83,7 @@ export const EvaluatorSchema = Type.Union(
     variant(
       'llm_judge',
       {
-        connectionId: IdParam('mc', 'A model connection of the organization'),
+        connectionId: IdParam('mcn', 'A model connection of the organization (GET /v1/model-connections)'),
         promptName: Type.String({ minLength: 1, maxLength: 200, description: 'A prompt of the prompt store with {{input}}, {{output}}, {{expected}}' }),
         promptVersion: Type.Optional(
           Type.Integer({ minimum: 1, maximum: 2_147_483_647, format: 'int32', description: 'That version (default: the label, else the latest)' }),

@@ -5,15 +5,23 @@ import { describeEachDialect, manualClock } from '../../../test/helpers/harness.
 import { ok, type Json } from '../../../test/helpers/json.js';
 import { completion, failure } from '../../../test/helpers/openai-server.js';
 import { JudgeError, runJudge, type JudgeDeps, type JudgeRequest } from './judge.js';
-import { API_KEY, connectionsWorld, judgeDeps, LOCAL_ENV, localServer, uname } from './model-connections.test-support.js';
+import {
+  API_KEY,
+  connectionsWorld,
+  expectJudgeCall,
+  judgeDeps,
+  JUDGE_USAGE,
+  LOCAL_ENV,
+  localConnection,
+  localServer,
+} from './model-connections.test-support.js';
 
 /** The LLM judge against the local OpenAI-compatible server: verdicts, each error class, the budget, the SSRF guard at call time. */
 
 const clock = manualClock(Date.parse('2026-11-20T12:00:00.000Z'));
 const VARIABLES = { input: 'What is 2 + 2?', output: 'It is 4.', expected: '4' };
-/** $2.50 and $10 per million tokens: 1,000 prompt and 200 completion tokens cost $0.0045. */
-const PRICING = { inputPerMillion: 2.5, outputPerMillion: 10 };
-const USAGE = { prompt_tokens: 1000, completion_tokens: 200, total_tokens: 1200 };
+/** 1,000 prompt and 200 completion tokens at the connection's PRICING: $0.0045. */
+const USAGE = JUDGE_USAGE;
 
 /** What a judge call threw: its class, message and retryable. */
 async function failureOf(call: Promise<unknown>): Promise<{ message: string; retryable: boolean }> {
@@ -48,16 +56,7 @@ describeEachDialect(
         },
         signal,
       );
-    const connection = async (body: Json = {}) =>
-      world.connect({
-        name: uname('judge'),
-        baseUrl: server().baseURL,
-        model: 'gpt-4o-mini',
-        apiKey: API_KEY,
-        monthlyBudgetUsd: 100,
-        pricing: PRICING,
-        ...body,
-      });
+    const connection = async (body: Json = {}) => world.connect(localConnection(server(), body));
 
     beforeAll(async () => {
       deps = await judgeDeps(ctx);
@@ -75,18 +74,10 @@ describeEachDialect(
     it('renders the prompt into the messages, calls the endpoint in JSON mode and reads the score, the reason and the cost', async () => {
       server().script(completion('{"score": 0.8, "reason": "Right, but terse."}', USAGE));
       expect(await judge()).toEqual({ score: 0.8, reason: 'Right, but terse.', costUsd: 0.0045 });
-      const sent = server().requests.at(-1)!;
-      expect(sent.path).toBe('/v1/chat/completions');
-      expect(sent.headers.authorization).toBe(`Bearer ${API_KEY}`);
-      expect(sent.body).toEqual({
-        model: 'gpt-4o',
-        temperature: 0,
-        messages: [
-          { role: 'system', content: 'You grade answers. Reply in JSON: {"score": 0..1, "reason": "..."}.' },
-          { role: 'user', content: 'Question: What is 2 + 2?\nAnswer: It is 4.\nExpected: 4' },
-        ],
-        response_format: { type: 'json_object' },
-      });
+      expectJudgeCall(server(), 'gpt-4o', { temperature: 0 }, [
+        { role: 'system', content: 'You grade answers. Reply in JSON: {"score": 0..1, "reason": "..."}.' },
+        { role: 'user', content: 'Question: What is 2 + 2?\nAnswer: It is 4.\nExpected: 4' },
+      ]);
     });
 
     it('takes booleans and categories, a reason or none, a fenced answer; a text prompt is one user message; version and label select', async () => {

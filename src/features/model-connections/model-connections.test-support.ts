@@ -24,6 +24,29 @@ export async function judgeDeps(ctx: TestContext): Promise<JudgeDeps> {
   return { config: ctx.config, db: ctx.database.storage.db, clock: ctx.clock, keys };
 }
 
+/** $2.50 and $10 per million tokens: 1,000 prompt and 200 completion tokens (JUDGE_USAGE) cost $0.0045. */
+export const PRICING = { inputPerMillion: 2.5, outputPerMillion: 10 };
+export const JUDGE_USAGE = { prompt_tokens: 1000, completion_tokens: 200, total_tokens: 1200 };
+
+/** A new connection's body: to the local server, gpt-4o-mini with the test key, a $100 budget and PRICING (`body` replaces fields). */
+export const localConnection = (server: OpenAiServer, body: Json = {}): Json => ({
+  name: uname('judge'),
+  baseUrl: server.baseURL,
+  model: 'gpt-4o-mini',
+  apiKey: API_KEY,
+  monthlyBudgetUsd: 100,
+  pricing: PRICING,
+  ...body,
+});
+
+/** Asserts the last call the local server received: a chat completion with the key, in JSON mode, with this model, options and messages. */
+export function expectJudgeCall(server: OpenAiServer, model: string, options: Json, messages: { role: string; content: string }[]): void {
+  const sent = server.requests.at(-1)!;
+  expect(sent.path).toBe('/v1/chat/completions');
+  expect(sent.headers.authorization).toBe(`Bearer ${API_KEY}`);
+  expect(sent.body).toEqual({ model, ...options, messages, response_format: { type: 'json_object' } });
+}
+
 /** Starts the local OpenAI-compatible server for the suite; `server()` is it. */
 export function localServer(): () => OpenAiServer {
   let server: OpenAiServer;

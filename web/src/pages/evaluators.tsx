@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import { ApiError, evaluators } from '../api.js';
+import { ApiError, evaluators, modelConnections, prompts } from '../api.js';
 import { ConfirmModal } from '../components/confirm.js';
 import { ProjectTabs } from '../components/layout.js';
 import { EmptyList, narrow, num, PagedTable } from '../components/paged.js';
 import { Badge, Button, Empty, ErrorBox, FormActions, Modal, PageHeader } from '../components/ui.js';
-import { useDocumentTitle, useList, useProject, useSubmit } from '../hooks.js';
+import { useAsync, useDocumentTitle, useList, useProject, useSubmit } from '../hooks.js';
 import { Link } from '../router.js';
 import { useSession } from '../session.js';
 import type { CreateEvaluatorRuleInput, Evaluator, EvaluatorRule } from '../types.js';
@@ -25,10 +25,81 @@ const TYPES: Record<EvaluatorType, { label: string; example: Record<string, unkn
   fuzzy_match: { label: 'Fuzzy match', example: { expectedKey: 'expected', threshold: 0.8 } },
   length: { label: 'Length', example: { min: 1, max: 2000 } },
   latency: { label: 'Latency', example: { maxMs: 5000 } },
-  llm_judge: { label: 'LLM judge', example: { connectionId: 'mc_…', promptName: 'judge', promptLabel: 'production' } },
+  // Its connection and prompt are picked from the organization's (JudgePickers); the ids look like `mcn_…`.
+  llm_judge: { label: 'LLM judge', example: { connectionId: '', promptName: '' } },
 };
 const TYPE_VALUES = Object.keys(TYPES) as EvaluatorType[];
 const RULE_FIELDS = { name: 'Name', scoreName: 'Score name', sampleRate: 'Sample rate', filter: 'Filter', evaluator: 'Evaluator', enabled: 'Enabled' };
+
+/** The most model connections and prompts offered in the pickers (the first page of each). */
+const PICKER_LIMIT = 100;
+
+/** The settings' JSON with one field set (or the text unchanged when it is not a JSON object). */
+function withSetting(settings: string, key: string, value: string): string {
+  const parsed = parseJson(settings, 'Settings', { object: true });
+  const current = parsed.ok ? ((parsed.value ?? {}) as Record<string, unknown>) : null;
+  return current ? jsonText({ ...current, [key]: value }) : settings;
+}
+
+/** A field of the settings' JSON as text ('' when absent or not parsed). */
+function settingOf(settings: string, key: string): string {
+  const parsed = parseJson(settings, 'Settings', { object: true });
+  const value = parsed.ok ? (parsed.value as Record<string, unknown> | undefined)?.[key] : undefined;
+  return typeof value === 'string' ? value : '';
+}
+
+/**
+ * An LLM judge's connection and prompt, picked from the organization's model connections (Settings ›
+ * Model connections) and its prompt store by name; each pick is written into the settings' JSON.
+ */
+function JudgePickers({ settings, onChange }: { settings: string; onChange: (settings: string) => void }) {
+  const connections = useAsync(() => modelConnections.list.page({ limit: PICKER_LIMIT }), 'model-connections');
+  const promptList = useAsync(() => prompts.list.page({ limit: PICKER_LIMIT }), 'prompts');
+  const connectionId = settingOf(settings, 'connectionId');
+  const promptName = settingOf(settings, 'promptName');
+  const known = (items: { id: string }[] | undefined, id: string) => id === '' || (items ?? []).some((item) => item.id === id);
+  return (
+    <>
+      <FormField
+        label="Model connection"
+        hint={
+          connections.error ? (
+            'The model connections could not be listed: write the connectionId in the settings.'
+          ) : (
+            <>
+              The OpenAI-compatible endpoint that judges (<Link to="/settings">Settings › Model connections</Link>).
+            </>
+          )
+        }
+      >
+        {(control) => (
+          <select {...control} value={connectionId} onChange={(e) => onChange(withSetting(settings, 'connectionId', e.target.value))}>
+            <option value="">{connections.loading ? 'Loading…' : 'Choose a connection'}</option>
+            {!known(connections.data?.items, connectionId) && <option value={connectionId}>{connectionId}</option>}
+            {(connections.data?.items ?? []).map((c) => (
+              <option key={c.id} value={c.id}>
+                {c.name} ({c.model})
+              </option>
+            ))}
+          </select>
+        )}
+      </FormField>
+      <FormField label="Judge prompt" hint="A prompt of the prompt store using {{input}}, {{output}} and {{expected}}; it answers JSON { score, reason }.">
+        {(control) => (
+          <select {...control} value={promptName} onChange={(e) => onChange(withSetting(settings, 'promptName', e.target.value))}>
+            <option value="">{promptList.loading ? 'Loading…' : 'Choose a prompt'}</option>
+            {promptName !== '' && !(promptList.data?.items ?? []).some((p) => p.name === promptName) && <option value={promptName}>{promptName}</option>}
+            {(promptList.data?.items ?? []).map((p) => (
+              <option key={p.id} value={p.name}>
+                {p.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </FormField>
+    </>
+  );
+}
 
 const settingsOf = (evaluator: Evaluator): Record<string, unknown> => {
   const { type: _type, ...rest } = evaluator as Record<string, unknown>;
@@ -110,6 +181,7 @@ function RuleForm({
           </select>
         )}
       </FormField>
+      {type === 'llm_judge' && <JudgePickers settings={settings} onChange={setSettings} />}
       <FormField label="Settings" hint="The evaluator’s fields as JSON (see the README, Evaluators)." error={faults.settings}>
         {(control) => (
           <textarea {...control} value={settings} onChange={(e) => setSettings(e.target.value)} rows={5} className="sl-plain-textarea" spellCheck={false} />
