@@ -224,6 +224,7 @@ describeEachDialect('OTLP from the OpenTelemetry JS SDK and its OTLP/HTTP export
           sessionId: null,
           userId: null,
           tags: [],
+          scores: [],
           createdAt: expect.any(String),
           ...fields,
         });
