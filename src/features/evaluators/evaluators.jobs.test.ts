@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { buildApp } from '../../app.js';
+import { openStorage } from '../../db/index.js';
 import { describeEachDialect, manualClock } from '../../../test/helpers/harness.js';
 import { ok, type Json } from '../../../test/helpers/json.js';
 import { sampled } from './evaluators.rules.js';
@@ -157,7 +158,11 @@ describeEachDialect(
       const { rule, ingest, scoresOf } = await evaluatorsWorld(ctx);
       const r = await rule({ evaluator: { type: 'length', min: 1 } });
       const runIds = await ingest(Array.from({ length: 120 }, (_, i) => finished(`answer ${i}`)));
-      const other = await buildApp({ config: ctx.config, storage: ctx.database.storage, clock });
+      // On PostgreSQL the second instance has a pool of its own, as another process would; SQLite's one
+      // writer is shared by the instances of a process.
+      const storage =
+        ctx.database.storage.dialect === 'postgres' ? await openStorage({ database: ctx.database.config, sqliteSynchronous: 'NORMAL' }) : ctx.database.storage;
+      const other = await buildApp({ config: ctx.config, storage, clock });
       try {
         let settled = 0;
         for (let pass = 0; pass < 5; pass++) {
@@ -167,6 +172,7 @@ describeEachDialect(
         expect(settled).toBe(120);
       } finally {
         await other.close();
+        if (storage !== ctx.database.storage) await storage.close();
       }
       for (const runId of runIds) expect((await scoresOf(runId)).length, runId).toBe(1);
       expect((await jobsOf(r.id as string)).every((j) => j.status === 'done' && Number(j.attempts) === 1)).toBe(true);
