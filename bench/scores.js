@@ -5,12 +5,14 @@
 // two requests at a time. Reports the score ingestion rate beside the run ingestion rate of the same
 // server (the baseline, measured in the same run), then times, one request at a time like a dashboard
 // (median of BENCH_SCORES_SAMPLES after 3 unrecorded), the runs list filtered by score and the score
-// metrics over 24 hours in hourly buckets, beside GET /v1/me.
+// metrics over 24 hours in hourly buckets, beside GET /v1/me. A rare score (`verdict`, on one run in a
+// thousand, not counted in the rate) gives a list that starts from its few matches.
 //
 //   npm run build && node bench/scores.js        (or: npm run bench:scores)
 //
 // Knobs (env): BENCH_SCORES_RUNS, BENCH_SCORES_COUNT, BENCH_SCORES_SAMPLES (default 21),
-// BENCH_SCORES_ENGINES (sqlite,pg), BENCH_PG_URL, BENCH_LOG_LEVEL.
+// BENCH_SCORES_ENGINES (sqlite,pg), BENCH_PG_URL, BENCH_LOG_LEVEL, BENCH_KEEP_PG=1 (keep the PostgreSQL
+// database afterwards, to study its plans).
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -128,6 +130,18 @@ async function engine(name) {
     );
     const scores = await send(`${name} scores`, server, token, `/v1/projects/${project.id}/scores/batch`, 'scores', scoreBatches);
     log(`${name}: ${fmtInt(scores.count)} scores at ${fmtInt(scores.perSec)} scores/s`);
+    // A rare score (a reviewer's verdict on one run in a thousand), for the lists that start from few matches.
+    const rare = Math.max(1, Math.floor(cfg.runs / 1000));
+    await send(`${name} rare scores`, server, token, `/v1/projects/${project.id}/scores/batch`, 'scores', [
+      () =>
+        Array.from({ length: rare }, (_, k) => ({
+          id: `v-${k}`,
+          runId: runId(k * 1000),
+          name: 'verdict',
+          value: k % 2 === 0 ? 'ok' : 'wrong',
+          source: 'annotation',
+        })),
+    ]);
     const base = `/v1/projects/${project.id}`;
     const from = new Date(Math.floor((Date.now() - 24 * HOUR) / HOUR) * HOUR).toISOString();
     const reads = [
@@ -135,6 +149,7 @@ async function engine(name) {
       ['runs list, score.quality>=0.9 (50)', `${base}/runs?limit=50&score.quality%3E=0.9`, 100],
       ['runs list, score.thumbs=false (50)', `${base}/runs?limit=50&score.thumbs=false`, 100],
       ['runs list, hasScore=quality (50)', `${base}/runs?limit=50&hasScore=quality`, 100],
+      ['runs list, score.verdict=wrong (50; few)', `${base}/runs?limit=50&score.verdict=wrong`, 100],
       ['score metrics, 24 h in hourly buckets', `${base}/scores/metrics?bucket=1h&from=${from}`, 100],
       ['score metrics, 24 h by name', `${base}/scores/metrics?groupBy=name&from=${from}`, 100],
     ];
@@ -151,6 +166,10 @@ async function engine(name) {
     await stopServer(server).catch(() => {});
     throw error;
   } finally {
+    if (name === 'pg' && process.env.BENCH_KEEP_PG === '1') {
+      log(`kept PostgreSQL database ${state.pgDatabase} (BENCH_KEEP_PG=1)`);
+      state.pgDatabase = null;
+    }
     if (name === 'pg') await dropPgDatabase();
   }
 }

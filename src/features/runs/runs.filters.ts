@@ -116,8 +116,16 @@ function metadataMatch(dialect: Dialect, key: string, value: string, negated = f
  * or a numeric score's value; `>=`, `<=`: numeric scores, booleans as 1 and 0; `any`: any value): one
  * condition for the per-run probes here and the plan's probe of the scores (runs.score-plan.ts).
  */
-export function scoreValueMatch(eb: ExpressionBuilder<Database, 'scores'>, filter: ScoreFilter, label = true, numeric = true): Expression<SqlBool> {
-  const and: Expression<SqlBool>[] = [eb('scores.name', '=', filter.name)];
+export function scoreValueMatch(
+  eb: ExpressionBuilder<Database, 'scores'>,
+  filter: ScoreFilter,
+  label = true,
+  numeric = true,
+  nameIndexed = true,
+): Expression<SqlBool> {
+  // `nameIndexed: false` compares the name as a value no index holds, so that only the target's index
+  // (scores_target_idx) can serve the condition.
+  const and: Expression<SqlBool>[] = [nameIndexed ? eb('scores.name', '=', filter.name) : sql<SqlBool>`(scores.name || '') = ${filter.name}`];
   if (filter.op === '>=') and.push(eb('scores.value', '>=', filter.value as number));
   if (filter.op === '<=') and.push(eb('scores.value', '<=', filter.value as number));
   if (filter.op === '=') {
@@ -132,14 +140,14 @@ export function scoreValueMatch(eb: ExpressionBuilder<Database, 'scores'>, filte
 }
 
 /**
- * How a list finds a score filter's runs (runs.score-plan.ts: planScoreFilters): `few` from the scores,
- * `many` probing each run it walks; either only for the `targets` that have scores of that name.
+ * How a list finds a score filter's runs (runs.score-plan.ts: planScoreFilters): `few`: the scores that
+ * match were read while planning, and the runs are those they name (by id, trace or session); `many`:
+ * probing each run the list walks, only for the `targets` that have scores of that name.
  */
-export interface ScorePlan {
-  kind: 'few' | 'many';
-  projectId: string;
-  targets: ('run' | 'trace' | 'session')[];
-}
+export type ScorePlan =
+  { kind: 'few'; projectId: string; matches: Record<ScoreTargetKind, string[]> } | { kind: 'many'; projectId: string; targets: ScoreTargetKind[] };
+
+export type ScoreTargetKind = 'run' | 'trace' | 'session';
 
 /**
  * The ways to read a filter's scores from an index, as `scoreValueMatch`'s (label, numeric) flags: an
@@ -159,34 +167,19 @@ const TARGET_COLUMN = { run: 'runs.id', trace: 'runs.trace_id', session: 'runs.s
  * A score filter: a run matches when it, its trace or its session has a score of that name whose value
  * matches (`scoreValueMatch`). Without a plan (aggregates, which read every run of a range) each target
  * is one index probe per run (`scores_target_idx`); with `many`, likewise for the targets that have such
- * scores; with `few`, the runs those scores name, found from them (`scores_value_idx`, `scores_label_idx`).
+ * scores; with `few`, the runs those scores name, which the plan read (`scores_value_idx`, `scores_label_idx`).
  */
 function scoreMatch(dialect: Dialect, eb: ExpressionBuilder<Database, 'runs'>, filter: ScoreFilter, plan?: ScorePlan): Expression<SqlBool> {
+  if (plan?.kind === 'few') {
+    // The matches' runs by their indexes (primary key, runs_trace_idx, runs_session_idx), which neither
+    // engine can misjudge: the ids are in the query, as a `few` search's are.
+    const or = (Object.keys(TARGET_COLUMN) as ScoreTargetKind[])
+      .filter((target) => plan.matches[target].length > 0)
+      .map((target) => sql<SqlBool>`${sql.ref(TARGET_COLUMN[target])} in (${sql.join(plan.matches[target])})`);
+    return or.length === 0 ? sql<SqlBool>`1 = 0` : eb.or(or);
+  }
   const targets = plan?.targets ?? (['run', 'trace', 'session'] as const);
   if (targets.length === 0) return sql<SqlBool>`1 = 0`;
-  if (plan?.kind === 'few') {
-    // One IN over a union, which both engines read from the scores side: a match's runs, by primary key.
-    const parts = targets.flatMap((target) =>
-      valueWays(filter).map(([label, numeric]) => {
-        // SQLite (which keeps no statistics here) would read every score of the target through
-        // scores_target_idx: the target compared as a value leaves it the name's indexes.
-        const scores = eb
-          .selectFrom('scores')
-          .where('scores.project_id', '=', plan.projectId)
-          .where(dialect === 'sqlite' ? sql<SqlBool>`+scores.target = ${target}` : sql<SqlBool>`scores.target = ${target}`)
-          .where((s) => scoreValueMatch(s as never, filter, label, numeric));
-        if (target === 'run') return scores.select('scores.target_id as id');
-        // A cross join with its condition: SQLite then keeps the scores first (PostgreSQL orders joins itself).
-        return scores
-          .crossJoin('runs as scored')
-          .whereRef('scored.project_id', '=', 'scores.project_id')
-          .whereRef(target === 'trace' ? 'scored.trace_id' : 'scored.session_id', '=', 'scores.target_id')
-          .select('scored.id as id');
-      }),
-    );
-    const union = parts.slice(1).reduce((u, part) => u.unionAll(part as never), parts[0]!);
-    return eb('runs.id', 'in', union as never);
-  }
   const on = (target: 'run' | 'trace' | 'session') => {
     const match = scoreValueMatch(eb as never, filter);
     // SQLite (no statistics kept here) would take the covering scores_value_idx and range over the
@@ -199,11 +192,14 @@ function scoreMatch(dialect: Dialect, eb: ExpressionBuilder<Database, 'runs'>, f
       .select(sql`1`.as('one'))
       .whereRef('scores.project_id', '=', 'runs.project_id')
       .where('scores.target', '=', target)
-      .whereRef('scores.target_id', '=', TARGET_COLUMN[target])
-      .where(match);
-    // Not OFFSET 0 (a probe per run as the list walks): on tables not yet analyzed PostgreSQL planned that
-    // probe as a scan of the scores for every run (tens of seconds in the bench); it hashes the matches instead.
-    return eb.exists(probe);
+      .whereRef('scores.target_id', '=', TARGET_COLUMN[target]);
+    if (plan?.kind !== 'many') return eb.exists(probe.where(match));
+    // A list walking its order (`many`): one exact probe per run, whatever statistics PostgreSQL keeps.
+    // OFFSET 0 keeps the probe per run (a semi-join let PostgreSQL, on tables not yet analyzed, read every
+    // matching score first and sort their runs: 1.7 s over a million runs in the bench); the name compared
+    // as a value leaves it scores_target_idx, where scores_name_idx would range over the name's scores for
+    // each run.
+    return eb.exists(probe.where((s) => scoreValueMatch(s as never, filter, true, true, false)).offset(0));
   };
   return eb.or(targets.map(on));
 }

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { scoreValueMatch, valueWays, type ScoreFilter, type ScorePlan } from './runs.filters.js';
+import { scoreValueMatch, valueWays, type ScoreFilter, type ScorePlan, type ScoreTargetKind } from './runs.filters.js';
 
 /**
  * At most this many matching scores in a project make a filter "few": the list then starts from them.
@@ -14,9 +14,9 @@ export const FEW_SCORES = 2000;
  * How a list finds the runs that match a score filter, decided per request by bounded probes of the
  * project's scores (as `planSearch` does for `q`): which targets have scores of that name at all (one
  * index probe each, `scores_name_idx`), and whether at most FEW_SCORES match the value
- * (`scores_value_idx`, `scores_label_idx`). `few` lists start from those scores' runs (a trace's or a
- * session's score stands for its runs) and sort them; `many` lists walk their own order, probe each
- * run's (trace's, session's) scores, and stop once the page is full. Either reads about a page's worth
+ * (`scores_value_idx`, `scores_label_idx`), read with their targets. `few` lists start from those
+ * targets' runs (a trace's or a session's score stands for its runs) and sort them; `many` lists walk
+ * their own order, probe each run's (trace's, session's) scores, and stop once the page is full. Either reads about a page's worth
  * or the matches, where one form for all made a rare name walk every run of the project, or (PostgreSQL)
  * a common one read all its scores first.
  */
@@ -29,7 +29,7 @@ export function forceScorePlan(kind: ScorePlan['kind'] | null): void {
 }
 
 async function planOne(db: Kysely<Database>, projectId: string, filter: ScoreFilter): Promise<ScorePlan> {
-  const targets: ScorePlan['targets'] = [];
+  const targets: ScoreTargetKind[] = [];
   for (const target of ['run', 'trace', 'session'] as const) {
     const any = await db
       .selectFrom('scores')
@@ -41,20 +41,34 @@ async function planOne(db: Kysely<Database>, projectId: string, filter: ScoreFil
       .executeTakeFirst();
     if (any) targets.push(target);
   }
-  if (forced) return { kind: forced, projectId, targets };
+  if (forced === 'many') return { kind: 'many', projectId, targets };
+  // A forced `few` reads every match (tests: small projects).
+  const bound = forced === 'few' ? Infinity : FEW_SCORES + 1;
+  const matches: Record<ScoreTargetKind, Set<string>> = { run: new Set(), trace: new Set(), session: new Set() };
   let found = 0;
   for (const [label, numeric] of valueWays(filter)) {
-    const rows = await db
+    // In the order of the index that holds the matches, so that the read stops at the bound: PostgreSQL, on
+    // tables not yet analyzed, otherwise gathered the whole name's range in a bitmap first (38 ms over a
+    // million scores in the bench, against 0.8).
+    const order =
+      filter.op === 'any'
+        ? (['scores.name', 'scores.target', 'scores.created_at'] as const)
+        : filter.op === '=' && label
+          ? (['scores.name', 'scores.label'] as const)
+          : (['scores.name', 'scores.value'] as const);
+    let query = db
       .selectFrom('scores')
-      .select('scores.target')
+      .select(['scores.target', 'scores.target_id'])
       .where('scores.project_id', '=', projectId)
       .where((eb) => scoreValueMatch(eb, filter, label, numeric))
-      .limit(FEW_SCORES + 1 - found)
-      .execute();
+      .orderBy([...order]);
+    if (bound !== Infinity) query = query.limit(bound - found);
+    const rows = await query.execute();
     found += rows.length;
-    if (found > FEW_SCORES) return { kind: 'many', projectId, targets };
+    if (found >= bound) return { kind: 'many', projectId, targets };
+    for (const row of rows) matches[row.target as ScoreTargetKind].add(row.target_id);
   }
-  return { kind: 'few', projectId, targets };
+  return { kind: 'few', projectId, matches: { run: [...matches.run], trace: [...matches.trace], session: [...matches.session] } };
 }
 
 /** One plan per score filter, in order. */

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type AliasedExpression, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import type { ScoreDataType, ScoreTarget } from './scores.rules.js';
@@ -16,6 +16,15 @@ export { MAX_SUMMARIES, type ScoreSummary };
  * Names are `collate "C"` columns on PostgreSQL (as ids): both engines order them bytewise, which is
  * code-point order; labels are ordinary text, so PostgreSQL is told the same collation for the tie.
  */
+interface CellRow {
+  target_id: string;
+  name: string;
+  data_type: string;
+  label: string | null;
+  n: number;
+  total: number | null;
+}
+
 export async function scoreSummaries(
   db: Kysely<Database>,
   dialect: Dialect,
@@ -27,17 +36,29 @@ export async function scoreSummaries(
   if (ids.length === 0) return summaries;
   const labelOrder = dialect === 'postgres' ? sql`label collate "C"` : sql`label`;
   // Per target, name, type and label: the count and the values' sum (one index range per target).
-  const cells = db
-    .selectFrom('scores')
-    .select(['target_id', 'name', 'data_type', 'label', sql<number>`count(*)`.as('n'), sql<number | null>`sum(value)`.as('total')])
-    .where('project_id', '=', projectId)
-    .where('target', '=', target)
-    .where('target_id', 'in', [...new Set(ids)])
-    .groupBy(['target_id', 'name', 'data_type', 'label']);
+  const wanted = [...new Set(ids)];
+  const cells: AliasedExpression<CellRow, 'cells'> =
+    dialect === 'postgres'
+      ? // One exact probe of scores_target_idx per target, whatever statistics PostgreSQL keeps: with `in`,
+        // on tables not yet analyzed, it read all the project's scores of the kind and kept the page's
+        // (0.75 s a page over two million scores in the bench). OFFSET 0 keeps the lateral a probe.
+        sql<CellRow>`(select s.target_id, s.name, s.data_type, s.label, count(*) as n, sum(s.value) as total
+          from unnest(${wanted}::text[]) as wanted (id)
+          cross join lateral (select target_id, name, data_type, label, value from scores
+            where project_id = ${projectId} and target = ${target} and target_id = wanted.id offset 0) as s
+          group by s.target_id, s.name, s.data_type, s.label)`.as('cells')
+      : db
+          .selectFrom('scores')
+          .select(['target_id', 'name', 'data_type', 'label', sql<number>`count(*)`.as('n'), sql<number | null>`sum(value)`.as('total')])
+          .where('project_id', '=', projectId)
+          .where('target', '=', target)
+          .where('target_id', 'in', wanted)
+          .groupBy(['target_id', 'name', 'data_type', 'label'])
+          .as('cells');
   // Per target, name and type: the counts and sums added up, the label with the most scores first, and
   // the rank of the (name, type) within the target, so that only the first MAX_SUMMARIES leave the database.
   const ranked = db
-    .selectFrom(cells.as('cells'))
+    .selectFrom(cells)
     .select([
       'target_id',
       'name',
