@@ -110,7 +110,14 @@ suite('evaluator rules in a real browser (chromium + playwright-core)', () => {
     await labelled(form, 'Score name').fill('correctness');
     await labelled(form, 'Evaluator').selectOption('llm_judge');
     await labelled(form, 'Model connection').selectOption({ label: 'local-judge (judge-1)' });
-    await labelled(form, 'Judge prompt').selectOption('correctness-judge');
+    // The prompt is typed with the store's suggestions; a name no prompt has is said at once.
+    await labelled(form, 'Judge prompt').fill('correctness-judg');
+    await form.getByText('No prompt is named "correctness-judg" yet').waitFor();
+    await expect
+      .poll(() => form.locator('datalist option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)))
+      .toEqual(['correctness-judge']);
+    await labelled(form, 'Judge prompt').fill('correctness-judge');
+    await form.getByText('No prompt is named').waitFor({ state: 'detached' });
     expect(JSON.parse(await labelled(form, 'Settings').inputValue())).toEqual({ connectionId: connection.body.id, promptName: 'correctness-judge' });
     await form.getByRole('button', { name: 'Create rule' }).click();
     await rules().getByText('Correctness').waitFor();
