@@ -114,7 +114,7 @@ suite('evaluator rules in a real browser (chromium + playwright-core)', () => {
     await labelled(form, 'Judge prompt').fill('correctness-judg');
     await form.getByText('No prompt is named "correctness-judg" yet').waitFor();
     await expect
-      .poll(() => form.locator('datalist option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)))
+      .poll(() => form.locator('datalist option').evaluateAll((options) => options.map((o) => o.getAttribute('value'))))
       .toEqual(['correctness-judge']);
     await labelled(form, 'Judge prompt').fill('correctness-judge');
     await form.getByText('No prompt is named').waitFor({ state: 'detached' });

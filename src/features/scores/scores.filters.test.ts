@@ -57,6 +57,11 @@ describeEachDialect('lists filtered by score', (ctx) => {
     const { member, call, project } = await scoresWorld(ctx);
     const runIds = ['t1', 't1-llm', 't2'];
     const traceOf: Record<string, string> = { t1: 't1', 't1-llm': 't1', t2: 't2' };
+    const sessionOf = Object.fromEntries((await call(member.token, 'GET', '/runs?limit=100')).json().items.map((r: Json) => [r.id, r.sessionId])) as Record<
+      string,
+      string | null
+    >;
+    expect(Object.keys(sessionOf).sort()).toEqual([...runIds].sort());
     const scoreArb = fc.record({
       target: fc.constantFrom('run', 'trace', 'session'),
       which: fc.nat(2),
@@ -117,6 +122,13 @@ describeEachDialect('lists filtered by score', (ctx) => {
             const first = (await call(member.token, 'GET', `/runs?${query}&limit=1`)).json();
             const rest = first.nextCursor ? (await call(member.token, 'GET', `/runs?${query}&limit=100&cursor=${first.nextCursor}`)).json().items : [];
             expect([...first.items, ...rest].map((r: Json) => r.id)).toEqual(both);
+            // Traces and sessions: those with a matching run, planned the same way.
+            const traces = (await call(member.token, 'GET', `/traces?${query}&limit=100`)).json().items.map((t: Json) => t.traceId);
+            expect(traces.sort(), `traces ${query} (${plan ?? 'planned'})`).toEqual([...new Set(expected.map((run) => traceOf[run]))].sort());
+            const sessions = (await call(member.token, 'GET', `/sessions?${query}&limit=100`)).json().items.map((t: Json) => t.sessionId);
+            expect(sessions.sort(), `sessions ${query} (${plan ?? 'planned'})`).toEqual(
+              [...new Set(expected.map((run) => sessionOf[run]).filter((id) => id !== null))].sort(),
+            );
           } finally {
             forceScorePlan(null);
           }

@@ -6,6 +6,7 @@ import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../l
 import { problems } from '../../lib/problems.js';
 import { toRun } from '../runs/runs.document.js';
 import { runFilterWhere, type RunFilters } from '../runs/runs.filters.js';
+import { planScoreFilters } from '../runs/runs.score-plan.js';
 import { planSearch } from '../runs/runs.search.js';
 import type { Run } from '../runs/runs.schemas.js';
 import { withSummaries, type ScoreSummary } from '../scores/scores.summaries.js';
@@ -109,13 +110,15 @@ export async function listTraces(
   if (startedAfter !== undefined) query = query.where('traces.start_time', '>=', startedAfter);
   if (startedBefore !== undefined) query = query.where('traces.start_time', '<', startedBefore);
   const search = runFilters.q === undefined ? undefined : await planSearch(db, projectId, runFilters.q);
-  if (search?.kind === 'few') {
+  const scorePlans = await planScoreFilters(db, projectId, runFilters.scores);
+  const few = search?.kind === 'few' || (scorePlans ?? []).some((plan) => plan.kind === 'few');
+  if (few) {
     // Few matches: the traces of the matching runs, sorted (rather than testing every trace of the project).
     const matching = db
       .selectFrom('runs')
       .select('runs.trace_id')
       .where('runs.project_id', '=', projectId)
-      .where(runFilterWhere(dialect, runFilters, search));
+      .where(runFilterWhere(dialect, runFilters, search, scorePlans));
     query = query.where('traces.trace_id', 'in', matching);
   } else if (Object.keys(runFilters).length > 0) {
     query = query.where(({ exists, selectFrom }) =>
@@ -124,11 +127,11 @@ export async function listTraces(
           .select(sql`1`.as('one'))
           .whereRef('runs.project_id', '=', 'traces.project_id')
           .whereRef('runs.trace_id', '=', 'traces.trace_id')
-          .where(runFilterWhere(dialect, runFilters, search) as never),
+          .where(runFilterWhere(dialect, runFilters, search, scorePlans) as never),
       ),
     );
   }
-  const rows = await keysetQuery(query, TRACE_ORDER, after, take, { sortSelected: search?.kind === 'few' }).execute();
+  const rows = await keysetQuery(query, TRACE_ORDER, after, take, { sortSelected: few }).execute();
   return keysetRows(TRACE_ORDER, await withHeads(db, projectId, rows));
 }
 
