@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import { insertIgnoringConflicts } from '../../db/bulk.js';
 import type { Database, ScoreRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
@@ -129,16 +129,12 @@ function filteredScores(db: Kysely<Database>, projectId: string, filters: ScoreL
   if (filters.runId !== undefined) query = query.where('target', '=', 'run').where('target_id', '=', filters.runId);
   if (filters.sessionId !== undefined) query = query.where('target', '=', 'session').where('target_id', '=', filters.sessionId);
   if (filters.traceId !== undefined) {
-    // The trace's own scores and those of its runs.
+    // The trace's own scores and those of its runs: the (target, target id) pairs, each an exact probe of
+    // scores_target_idx (an OR of the two read every score of the project on PostgreSQL: 96 ms at 400,000).
     const traceId = filters.traceId;
-    query = query.where((eb) =>
-      eb.or([
-        eb.and([eb('target', '=', 'trace'), eb('target_id', '=', traceId)]),
-        eb.and([
-          eb('target', '=', 'run'),
-          eb('target_id', 'in', eb.selectFrom('runs').select('runs.id').where('runs.project_id', '=', projectId).where('runs.trace_id', '=', traceId)),
-        ]),
-      ]),
+    query = query.where(
+      sql<SqlBool>`(scores.target, scores.target_id) in (select 'trace', ${traceId} union all
+        select 'run', runs.id from runs where runs.project_id = ${projectId} and runs.trace_id = ${traceId})`,
     );
   }
   if (filters.configId !== undefined) query = query.where('config_id', '=', filters.configId);
