@@ -293,8 +293,12 @@ export type AnnotationItemFilters = Omit<Static<typeof ListAnnotationItemsQuery>
 /** The runs list's filters, as an object (a trace queue takes the traces list's). */
 export type AnnotationFilter = Static<typeof QueueFilterSchema> & { [metadata: `metadata.${string}`]: string };
 /** Exactly one of `ids` and `filter` (with `limit`, and `rate` to sample). */
-export type AddAnnotationItemsInput = Omit<Static<typeof AddAnnotationItemsBody>, 'filter'> &
-  ({ ids: string[]; filter?: never; rate?: never; limit?: never } | { ids?: never; filter: AnnotationFilter; rate?: number; limit?: number });
+// A union of two object types (not an intersection with the body's type, which the published declarations
+// printed as an array's expanded structure that plain string[] did not satisfy).
+export type AddAnnotationItemsInput =
+  | { ids: NonNullable<AddAnnotationItems['ids']>; filter?: never; rate?: never; limit?: never }
+  | { ids?: never; filter: AnnotationFilter; rate?: AddAnnotationItems['rate']; limit?: AddAnnotationItems['limit'] };
+type AddAnnotationItems = Static<typeof AddAnnotationItemsBody>;
 export type AnnotationItemsAdded = Static<typeof ItemsAddedSchema>;
 export type CompleteAnnotationItemInput = Static<typeof CompleteItemBody>;
 export type AnnotationItemCompleted = { item: AnnotationItem; scores: Score[] };

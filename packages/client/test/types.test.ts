@@ -89,7 +89,8 @@ describe('the SDK types', () => {
       writeFileSync(
         join(dir, 'good.ts'),
         consumer(
-          "const run: Run = await client.runs.create(p, { name: 'x', kind: 'llm', startTime: '2026-01-01T00:00:00Z' });\nfor await (const r of client.runs.list(p, { status: 'failed' })) void r.latencyMs;\nreturn run.status;",
+          "const run: Run = await client.runs.create(p, { name: 'x', kind: 'llm', startTime: '2026-01-01T00:00:00Z' });\nfor await (const r of client.runs.list(p, { status: 'failed' })) void r.latencyMs;\n" +
+            "await client.annotationQueues.items.add(p, 'aq_1', { ids: ['a', 'b'] });\nawait client.annotationQueues.items.add(p, 'aq_1', { filter: { status: 'failed' }, rate: 0.5 });\nreturn run.status;",
         ),
       );
       writeFileSync(join(dir, 'bad.ts'), consumer("return client.runs.create(p, { nmae: 'x', kind: 'llm', startTime: '' });"));
