@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { inProject, type ProjectScope } from '../../db/scope.js';
 import { insertIgnoringConflicts } from '../../db/bulk.js';
 import { lockRows, type Dialect } from '../../db/dialect.js';
 import type { AnnotationItemRow, AnnotationQueueRow, Database } from '../../db/schema.js';
@@ -7,7 +8,6 @@ import { newId } from '../../lib/ids.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { ANNOTATION_LEASE_MS, holds, type ItemStatus, type QueueTarget } from './annotations.rules.js';
-import type { ProjectScope } from './annotations.repo.js';
 import type { AnnotationItem } from './annotations.schemas.js';
 
 /** An item with its queue's target (what `targetId` names). */
@@ -33,11 +33,7 @@ export const ofQueue = (queue: AnnotationQueueRow, row: AnnotationItemRow): Item
 
 /** A queue's items, in every query: the organization, the project and the queue. */
 const itemsOf = (db: Kysely<Database>, scope: ProjectScope, queueId: string) =>
-  db
-    .selectFrom('annotation_items')
-    .where('organization_id', '=', scope.organizationId)
-    .where('project_id', '=', scope.projectId)
-    .where('queue_id', '=', queueId);
+  db.selectFrom('annotation_items').where(inProject(scope)).where('queue_id', '=', queueId);
 
 const COLUMNS = [
   'id',
@@ -131,8 +127,7 @@ export async function finishItem(
   const done = await trx
     .updateTable('annotation_items')
     .set({ status, lease_until: null, completed_by: reviewerId, completed_at: now })
-    .where('organization_id', '=', scope.organizationId)
-    .where('project_id', '=', scope.projectId)
+    .where(inProject(scope))
     .where('id', '=', row.id)
     .where('status', '=', 'pending')
     .where('reviewer_id', '=', reviewerId)
@@ -166,12 +161,7 @@ export async function claimItem(
   const oldest = <Q extends ReturnType<typeof pending>>(query: Q) => query.orderBy('created_at').orderBy('id').limit(1);
   const free = (trx: Kysely<Database>) => pending(trx).where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]));
   const take = (trx: Kysely<Database>) =>
-    trx
-      .updateTable('annotation_items')
-      .where('organization_id', '=', scope.organizationId)
-      .where('project_id', '=', scope.projectId)
-      .where('queue_id', '=', queueId)
-      .where('status', '=', 'pending');
+    trx.updateTable('annotation_items').where(inProject(scope)).where('queue_id', '=', queueId).where('status', '=', 'pending');
 
   for (let round = 0; round < CLAIM_ROUNDS; round++) {
     const claimed = await db.transaction().execute(async (trx) => {

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
+import type { ProjectScope } from '../../db/scope.js';
 import type { Dialect } from '../../db/dialect.js';
 import type { AnnotationItemRow, AnnotationQueueRow, Database, ScoreRow } from '../../db/schema.js';
 import { problems, type FieldError, type Problem } from '../../lib/problems.js';
 import { ingestScores } from '../scores/scores.ingest.js';
 import type { ScoreTarget } from '../scores/scores.rules.js';
 import { finishItem, lockItem, requireHeld } from './annotations.items.repo.js';
-import type { ProjectScope } from './annotations.repo.js';
 import type { CompleteItem } from './annotations.schemas.js';
 
 /** One problem for a completion's refused scores: their field faults together, or the first other problem. */

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import { isUniqueViolation } from '../../db/errors.js';
+import { inProject, type ProjectScope } from '../../db/scope.js';
 import type { AnnotationQueueRow, Database } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -8,12 +9,6 @@ import { problems } from '../../lib/problems.js';
 import { configsNamed } from '../scores/score-configs.repo.js';
 import type { QueueTarget } from './annotations.rules.js';
 import type { AnnotationQueue, CreateQueue, QueueCounts, UpdateQueue } from './annotations.schemas.js';
-
-/** Where a queue lives: every query names both. */
-export interface ProjectScope {
-  organizationId: string;
-  projectId: string;
-}
 
 export type QueueWithCounts = AnnotationQueueRow & { counts: QueueCounts };
 
@@ -51,8 +46,7 @@ export async function queueCounts(db: Kysely<Database>, scope: ProjectScope, que
   const rows = await db
     .selectFrom('annotation_items')
     .select(['queue_id', 'status', (eb) => eb.fn.countAll().as('count'), sql<number>`sum(case when lease_until > ${now} then 1 else 0 end)`.as('leased')])
-    .where('organization_id', '=', scope.organizationId)
-    .where('project_id', '=', scope.projectId)
+    .where(inProject(scope))
     .where('queue_id', 'in', [...queueIds])
     .groupBy(['queue_id', 'status'])
     .execute();
@@ -87,7 +81,7 @@ export async function listQueues(
   take: number,
   now: number,
 ): Promise<KeysetRows<QueueWithCounts>> {
-  const query = db.selectFrom('annotation_queues').selectAll().where('organization_id', '=', scope.organizationId).where('project_id', '=', scope.projectId);
+  const query = db.selectFrom('annotation_queues').selectAll().where(inProject(scope));
   const page = await keysetPage(query, { sort: 'created_at', id: 'id' }, after, take);
   const rows = await withCounts(db, scope, page.rows, now);
   return { rows, positionOf: (row) => page.positionOf(row) };
@@ -117,13 +111,7 @@ export async function createQueue(db: Kysely<Database>, scope: ProjectScope, inp
 }
 
 export async function requireQueue(db: Kysely<Database>, scope: ProjectScope, id: string): Promise<AnnotationQueueRow> {
-  const row = await db
-    .selectFrom('annotation_queues')
-    .selectAll()
-    .where('organization_id', '=', scope.organizationId)
-    .where('project_id', '=', scope.projectId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const row = await db.selectFrom('annotation_queues').selectAll().where(inProject(scope)).where('id', '=', id).executeTakeFirst();
   if (!row) throw missing(id);
   return row;
 }
@@ -142,14 +130,7 @@ export async function updateQueue(db: Kysely<Database>, scope: ProjectScope, id:
   if (patch.description !== undefined) changes.description = patch.description;
   if (patch.scoreConfigIds !== undefined) changes.score_config_ids = JSON.stringify(patch.scoreConfigIds);
   try {
-    const row = await db
-      .updateTable('annotation_queues')
-      .set(changes)
-      .where('organization_id', '=', scope.organizationId)
-      .where('project_id', '=', scope.projectId)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await db.updateTable('annotation_queues').set(changes).where(inProject(scope)).where('id', '=', id).returningAll().executeTakeFirst();
     if (!row) throw missing(id);
     const [updated] = await withCounts(db, scope, [row], now);
     return updated!;
@@ -161,11 +142,6 @@ export async function updateQueue(db: Kysely<Database>, scope: ProjectScope, id:
 
 /** Deletes a queue and (by the foreign key's cascade) its items; the scores given in it keep their values and their `queueId`. */
 export async function deleteQueue(db: Kysely<Database>, scope: ProjectScope, id: string): Promise<void> {
-  const deleted = await db
-    .deleteFrom('annotation_queues')
-    .where('organization_id', '=', scope.organizationId)
-    .where('project_id', '=', scope.projectId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const deleted = await db.deleteFrom('annotation_queues').where(inProject(scope)).where('id', '=', id).executeTakeFirst();
   if (Number(deleted.numDeletedRows) === 0) throw missing(id);
 }

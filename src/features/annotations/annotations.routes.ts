@@ -5,7 +5,8 @@ import { problemResponses } from '../../lib/problems.js';
 import { pageRoute } from '../page-route.js';
 import { requestedProject } from '../projects/projects.repo.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
-import { createQueue, deleteQueue, listQueues, queueWithCounts, toQueue, updateQueue, type ProjectScope } from './annotations.repo.js';
+import type { ProjectScope } from '../../db/scope.js';
+import { createQueue, deleteQueue, listQueues, queueWithCounts, toQueue, updateQueue } from './annotations.repo.js';
 import { AnnotationQueuePage, CreateQueueBody, QueueParams, UpdateQueueBody } from './annotations.schemas.js';
 
 export const tags = ['Annotation queues'];

@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
+import { inProject, type ProjectScope } from '../../db/scope.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Database, EvaluatorRuleRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
-import type { ProjectScope } from '../annotations/annotations.repo.js';
 import { queueFilters } from '../annotations/annotations.targets.js';
 import { builtinFaults, type BuiltinEvaluator } from './evaluators.builtins.js';
 import { forgetRules } from './evaluators.sampling.js';
@@ -80,20 +80,14 @@ async function withCounts(db: Kysely<Database>, rows: EvaluatorRuleRow[]): Promi
 }
 
 export async function listRules(db: Kysely<Database>, scope: ProjectScope, after: Position | null, take: number): Promise<KeysetRows<RuleWithCounts>> {
-  const query = db.selectFrom('evaluator_rules').selectAll().where('organization_id', '=', scope.organizationId).where('project_id', '=', scope.projectId);
+  const query = db.selectFrom('evaluator_rules').selectAll().where(inProject(scope));
   const page = await keysetPage(query, { sort: 'created_at', id: 'id' }, after, take);
   const rows = await withCounts(db, page.rows);
   return { rows, positionOf: (row) => page.positionOf(row) };
 }
 
 export async function requireRule(db: Kysely<Database>, scope: ProjectScope, id: string): Promise<EvaluatorRuleRow> {
-  const row = await db
-    .selectFrom('evaluator_rules')
-    .selectAll()
-    .where('organization_id', '=', scope.organizationId)
-    .where('project_id', '=', scope.projectId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const row = await db.selectFrom('evaluator_rules').selectAll().where(inProject(scope)).where('id', '=', id).executeTakeFirst();
   if (!row) throw missing(id);
   return row;
 }
@@ -144,14 +138,7 @@ export async function updateRule(db: Kysely<Database>, scope: ProjectScope, id: 
   if (patch.scoreName !== undefined) changes.score_name = patch.scoreName;
   if (patch.enabled !== undefined) changes.enabled = patch.enabled ? 1 : 0;
   try {
-    const row = await db
-      .updateTable('evaluator_rules')
-      .set(changes)
-      .where('organization_id', '=', scope.organizationId)
-      .where('project_id', '=', scope.projectId)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst();
+    const row = await db.updateTable('evaluator_rules').set(changes).where(inProject(scope)).where('id', '=', id).returningAll().executeTakeFirst();
     if (!row) throw missing(id);
     forgetRules(db, scope.projectId);
     const [updated] = await withCounts(db, [row]);
@@ -164,12 +151,7 @@ export async function updateRule(db: Kysely<Database>, scope: ProjectScope, id: 
 
 /** Deletes a rule and (by the foreign key's cascade) its jobs; the scores it gave stay. */
 export async function deleteRule(db: Kysely<Database>, scope: ProjectScope, id: string): Promise<void> {
-  const deleted = await db
-    .deleteFrom('evaluator_rules')
-    .where('organization_id', '=', scope.organizationId)
-    .where('project_id', '=', scope.projectId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const deleted = await db.deleteFrom('evaluator_rules').where(inProject(scope)).where('id', '=', id).executeTakeFirst();
   if (Number(deleted.numDeletedRows) === 0) throw missing(id);
   forgetRules(db, scope.projectId);
 }
