@@ -40,6 +40,9 @@ export interface ScoreFilter {
 
 const NUMBER = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 
+/** The most score filters one request may give (each is planned by bounded probes of the scores). */
+export const MAX_SCORE_FILTERS = 10;
+
 /** The score filters of a query: `score.<name>` (`=`), `score.<name>>` (`>=`), `score.<name><` (`<=`), `hasScore`. */
 function scoreFiltersOf(query: Record<string, unknown>): ScoreFilter[] {
   const out: ScoreFilter[] = [];
@@ -53,6 +56,14 @@ function scoreFiltersOf(query: Record<string, unknown>): ScoreFilter[] {
     out.push({ name, op, value: op === '=' ? value : Number(value) });
   }
   if (Array.isArray(query.hasScore)) for (const name of new Set(query.hasScore as string[])) out.push({ name, op: 'any' });
+  if (out.length > MAX_SCORE_FILTERS) {
+    throw problems.validation([
+      {
+        parameter: 'score',
+        detail: `At most ${MAX_SCORE_FILTERS} score filters (score.<name> and hasScore together) in one request; this one has ${out.length}.`,
+      },
+    ]);
+  }
   return out.sort((a, b) => (`${a.name}|${a.op}` < `${b.name}|${b.op}` ? -1 : 1));
 }
 

@@ -236,7 +236,7 @@ export const scoreFilter = Type.String({
   minLength: 1,
   maxLength: 100,
   description:
-    '`score.<name>=<value>`, `score.<name>>=<number>`, `score.<name><=<number>`: runs that have, or whose trace or session has, a score of that name with that value (a boolean’s `true`/`false`, a category, a number) or within that bound',
+    '`score.<name>=<value>`, `score.<name>>=<number>`, `score.<name><=<number>`: runs that have, or whose trace or session has, a score of that name with that value (a boolean’s `true`/`false`, a category, a number) or within that bound; at most 10 score filters in a request, these and `hasScore` together',
 });
 export const metadataFilters = {
   [METADATA_FILTER_PATTERN]: Type.String({

@@ -28,7 +28,14 @@ export function forceScorePlan(kind: ScorePlan['kind'] | null): void {
   forced = kind;
 }
 
-async function planOne(db: Kysely<Database>, projectId: string, filter: ScoreFilter): Promise<ScorePlan> {
+/** A filter's targets with scores of its name, and its matches' targets when at most FEW_SCORES match (else null). */
+interface Probed {
+  targets: ScoreTargetKind[];
+  matches: Record<ScoreTargetKind, string[]> | null;
+  found: number;
+}
+
+async function probeOne(db: Kysely<Database>, projectId: string, filter: ScoreFilter): Promise<Probed> {
   const targets: ScoreTargetKind[] = [];
   for (const target of ['run', 'trace', 'session'] as const) {
     const any = await db
@@ -41,7 +48,7 @@ async function planOne(db: Kysely<Database>, projectId: string, filter: ScoreFil
       .executeTakeFirst();
     if (any) targets.push(target);
   }
-  if (forced === 'many') return { kind: 'many', projectId, targets };
+  if (forced === 'many') return { targets, matches: null, found: Infinity };
   // A forced `few` reads every match (tests: small projects).
   const bound = forced === 'few' ? Infinity : FEW_SCORES + 1;
   const matches: Record<ScoreTargetKind, Set<string>> = { run: new Set(), trace: new Set(), session: new Set() };
@@ -65,16 +72,23 @@ async function planOne(db: Kysely<Database>, projectId: string, filter: ScoreFil
     if (bound !== Infinity) query = query.limit(bound - found);
     const rows = await query.execute();
     found += rows.length;
-    if (found >= bound) return { kind: 'many', projectId, targets };
+    if (found >= bound) return { targets, matches: null, found };
     for (const row of rows) matches[row.target as ScoreTargetKind].add(row.target_id);
   }
-  return { kind: 'few', projectId, matches: { run: [...matches.run], trace: [...matches.trace], session: [...matches.session] } };
+  return { targets, matches: { run: [...matches.run], trace: [...matches.trace], session: [...matches.session] }, found };
 }
 
-/** One plan per score filter, in order. */
+/**
+ * One plan per score filter, in order. At most one is `few` (the one with the fewest matches): the
+ * filters are all required, so the others are probed on its runs, and the ids in a query stay at most
+ * FEW_SCORES per `few` kind of read.
+ */
 export async function planScoreFilters(db: Kysely<Database>, projectId: string, filters: readonly ScoreFilter[] | undefined): Promise<ScorePlan[] | undefined> {
   if (!filters || filters.length === 0) return undefined;
-  const plans: ScorePlan[] = [];
-  for (const filter of filters) plans.push(await planOne(db, projectId, filter));
-  return plans;
+  const probed: Probed[] = [];
+  for (const filter of filters) probed.push(await probeOne(db, projectId, filter));
+  const fewest = probed.reduce<number>((best, p, i) => (p.matches !== null && (best < 0 || p.found < probed[best]!.found) ? i : best), -1);
+  return probed.map((p, i) =>
+    i === fewest && p.matches !== null ? { kind: 'few', projectId, matches: p.matches } : { kind: 'many', projectId, targets: p.targets },
+  );
 }

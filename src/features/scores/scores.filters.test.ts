@@ -46,6 +46,16 @@ describeEachDialect('lists filtered by score', (ctx) => {
     const bad = expectProblem(await call(member.token, 'GET', '/runs?score.helpfulness>=high'), 400, 'validation');
     expect(bad.errors).toEqual([{ parameter: 'score.helpfulness>', detail: 'A score bound is a number; "high" is not.' }]);
     expectProblem(await call(member.token, 'GET', `/runs?score.${'x'.repeat(101)}=1`), 400, 'validation');
+    // Ten score filters at most, of both kinds together; several are all required (one starts the read, the others are probed).
+    const ten = [...Array.from({ length: 5 }, (_, i) => `score.n${i}>=0`), ...Array.from({ length: 5 }, (_, i) => `hasScore=h${i}`)].join('&');
+    expect(await ids('runs', ten)).toEqual([]);
+    expect((await ids('runs', 'score.resolved=true&hasScore=helpfulness&score.helpfulness>=0.5')).sort()).toEqual(['t1-llm']);
+    for (const list of ['runs', 'traces', 'sessions']) {
+      const many = expectProblem(await call(member.token, 'GET', `/${list}?${ten}&score.n9=1`), 400, 'validation');
+      expect(many.errors).toEqual([
+        { parameter: 'score', detail: 'At most 10 score filters (score.<name> and hasScore together) in one request; this one has 11.' },
+      ]);
+    }
     // The cursor of one score filter is refused with another.
     const page = (await call(member.token, 'GET', '/runs?hasScore=helpfulness&limit=1')).json();
     expect(page.nextCursor).toEqual(expect.any(String));
