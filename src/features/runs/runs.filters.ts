@@ -223,12 +223,18 @@ function nameMatch(name: string): Expression<SqlBool> {
   return sql<SqlBool>`substr(runs.name, 1, ${sql.lit([...prefix].length)}) = ${prefix}`;
 }
 
+/** How a list finds its filters' runs (runs.score-plan.ts: planList): `q`'s plan, each score filter's, and whether one starts from few matches. */
+export interface ListPlan {
+  search: SearchPlan | undefined;
+  scores: ScorePlan[] | undefined;
+  few: boolean;
+}
+
 /**
- * The WHERE clause for a filter set, for queries over `runs` (project scoping is the caller's); `search`:
- * how a list finds the matches of `q` (planSearch), else as an aggregate does; `scorePlans`: likewise for
- * each score filter, in order (planScoreFilters).
+ * The WHERE clause for a filter set, for queries over `runs` (project scoping is the caller's); `plan`:
+ * how a list finds the matches of `q` and of each score filter (planList), else as an aggregate does.
  */
-export function runFilterWhere(dialect: Dialect, filters: RunFilters, search?: SearchPlan, scorePlans?: readonly ScorePlan[]) {
+export function runFilterWhere(dialect: Dialect, filters: RunFilters, plan?: ListPlan) {
   return (eb: ExpressionBuilder<Database, 'runs'>): Expression<SqlBool> => {
     const and: Expression<SqlBool>[] = [];
     if (filters.status !== undefined) and.push(eb('runs.status', '=', filters.status));
@@ -254,11 +260,11 @@ export function runFilterWhere(dialect: Dialect, filters: RunFilters, search?: S
         ),
       );
     }
-    if (filters.q !== undefined) and.push(searchMatch(dialect, queryWords(filters.q), search));
+    if (filters.q !== undefined) and.push(searchMatch(dialect, queryWords(filters.q), plan?.search));
     for (const [key, value] of Object.entries(filters.metadata ?? {})) and.push(metadataMatch(dialect, key, value));
     for (const [key, value] of Object.entries(filters.metadataNot ?? {})) and.push(metadataMatch(dialect, key, value, true));
     for (const key of filters.hasMetadata ?? []) and.push(sql<SqlBool>`${metadataValue(dialect, key)} is not null`);
-    for (const [i, filter] of (filters.scores ?? []).entries()) and.push(scoreMatch(dialect, eb, filter, scorePlans?.[i]));
+    for (const [i, filter] of (filters.scores ?? []).entries()) and.push(scoreMatch(dialect, eb, filter, plan?.scores?.[i]));
     return eb.and(and);
   };
 }

@@ -13,8 +13,8 @@ import { jsonValueFault } from '../../lib/json.js';
 import { runStateFaults, TERMINAL_STATUSES, usageWithTotal, type StoredUsage } from './runs.rules.js';
 import { contributionOf, rollUp, type Contribution } from './runs.rollups.js';
 import { projectPrices, runCost } from '../models/models.cost.js';
-import { planScoreFilters } from './runs.score-plan.js';
-import { indexRuns, planSearch, searchText } from './runs.search.js';
+import { planList } from './runs.score-plan.js';
+import { indexRuns, searchText } from './runs.search.js';
 import type { RunPatch } from './runs.schemas.js';
 
 export { toRun };
@@ -43,11 +43,10 @@ export async function listRuns(
   take: number,
 ): Promise<KeysetRows<RunListRow>> {
   const filtered = Object.keys(filters).length > 0;
-  const search = filters.q === undefined ? undefined : await planSearch(db, projectId, filters.q);
-  const scorePlans = await planScoreFilters(db, projectId, filters.scores);
+  const plan = await planList(db, projectId, filters);
   const rows = filtered
-    ? await keysetQuery(streamOf(db, projectId).where(runFilterWhere(dialect, filters, search, scorePlans)), STREAM_ORDER, after, take, {
-        sortSelected: search?.kind === 'few' || (scorePlans ?? []).some((p) => p.kind === 'few'),
+    ? await keysetQuery(streamOf(db, projectId).where(runFilterWhere(dialect, filters, plan)), STREAM_ORDER, after, take, {
+        sortSelected: plan.few,
       }).execute()
     : after
       ? await streamAfter(db, projectId, after[0], after[1], take)

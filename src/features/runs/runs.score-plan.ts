@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { scoreValueMatch, valueWays, type ScoreFilter, type ScorePlan, type ScoreTargetKind } from './runs.filters.js';
+import { scoreValueMatch, valueWays, type ListPlan, type RunFilters, type ScoreFilter, type ScorePlan, type ScoreTargetKind } from './runs.filters.js';
+import { planSearch } from './runs.search.js';
 
 /**
  * At most this many matching scores in a project make a filter "few": the list then starts from them.
@@ -91,4 +92,15 @@ export async function planScoreFilters(db: Kysely<Database>, projectId: string, 
   return probed.map((p, i) =>
     i === fewest && p.matches !== null ? { kind: 'few', projectId, matches: p.matches } : { kind: 'many', projectId, targets: p.targets },
   );
+}
+
+/**
+ * How a list (runs, traces, sessions, users) finds the runs of its filters: `q`'s plan and each score
+ * filter's, decided per request; `few` when one of them starts from few matches (the list then sorts
+ * what it selected rather than walking its order).
+ */
+export async function planList(db: Kysely<Database>, projectId: string, filters: RunFilters): Promise<ListPlan> {
+  const search = filters.q === undefined ? undefined : await planSearch(db, projectId, filters.q);
+  const scores = await planScoreFilters(db, projectId, filters.scores);
+  return { search, scores, few: search?.kind === 'few' || (scores ?? []).some((plan) => plan.kind === 'few') };
 }

@@ -1,8 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import { runFilterWhere, type RunFilters } from '../runs/runs.filters.js';
-import { planScoreFilters } from '../runs/runs.score-plan.js';
-import { planSearch } from '../runs/runs.search.js';
+import { planList } from '../runs/runs.score-plan.js';
 import type { Database, RollupTotals } from '../../db/schema.js';
 import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
@@ -74,16 +73,14 @@ export async function listActivity(
     .selectAll()
     .select(sql.ref<string>(key).as('key'))
     .where('project_id', '=', projectId);
-  const search = filters.q === undefined ? undefined : await planSearch(db, projectId, filters.q);
-  const scorePlans = await planScoreFilters(db, projectId, filters.scores);
-  const few = search?.kind === 'few' || (scorePlans ?? []).some((plan) => plan.kind === 'few');
-  if (few) {
+  const plan = await planList(db, projectId, filters);
+  if (plan.few) {
     // Few matches: the sessions (or users) of the matching runs, sorted.
     const matching = db
       .selectFrom('runs')
       .select(sql.ref<string>(`runs.${key}`).as('key'))
       .where('runs.project_id', '=', projectId)
-      .where(runFilterWhere(dialect, filters, search, scorePlans));
+      .where(runFilterWhere(dialect, filters, plan));
     query = query.where(sql.ref(`${table}.${key}`) as never, 'in', matching as never);
   } else if (Object.keys(filters).length > 0) {
     query = query.where(({ exists, selectFrom }) =>
@@ -92,12 +89,12 @@ export async function listActivity(
           .select(sql`1`.as('one'))
           .whereRef('runs.project_id', '=', sql.ref(`${table}.project_id`) as never)
           .whereRef(sql.ref(`runs.${key}`) as never, '=', sql.ref(`${table}.${key}`) as never)
-          .where(runFilterWhere(dialect, filters, search, scorePlans) as never),
+          .where(runFilterWhere(dialect, filters, plan) as never),
       ),
     );
   }
   const rows = (await keysetQuery(query as never, { sort: 'end_time', id: key } as never, after, take, {
-    sortSelected: few,
+    sortSelected: plan.few,
   }).execute()) as unknown as (RollupTotals & {
     key: string;
   })[];

@@ -6,8 +6,7 @@ import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../l
 import { problems } from '../../lib/problems.js';
 import { toRun } from '../runs/runs.document.js';
 import { runFilterWhere, type RunFilters } from '../runs/runs.filters.js';
-import { planScoreFilters } from '../runs/runs.score-plan.js';
-import { planSearch } from '../runs/runs.search.js';
+import { planList } from '../runs/runs.score-plan.js';
 import type { Run } from '../runs/runs.schemas.js';
 import { withSummaries, type ScoreSummary } from '../scores/scores.summaries.js';
 import { previewOf } from './traces.preview.js';
@@ -109,16 +108,14 @@ export async function listTraces(
   let query = db.selectFrom('traces').selectAll().where('traces.project_id', '=', projectId);
   if (startedAfter !== undefined) query = query.where('traces.start_time', '>=', startedAfter);
   if (startedBefore !== undefined) query = query.where('traces.start_time', '<', startedBefore);
-  const search = runFilters.q === undefined ? undefined : await planSearch(db, projectId, runFilters.q);
-  const scorePlans = await planScoreFilters(db, projectId, runFilters.scores);
-  const few = search?.kind === 'few' || (scorePlans ?? []).some((plan) => plan.kind === 'few');
-  if (few) {
+  const plan = await planList(db, projectId, runFilters);
+  if (plan.few) {
     // Few matches: the traces of the matching runs, sorted (rather than testing every trace of the project).
     const matching = db
       .selectFrom('runs')
       .select('runs.trace_id')
       .where('runs.project_id', '=', projectId)
-      .where(runFilterWhere(dialect, runFilters, search, scorePlans));
+      .where(runFilterWhere(dialect, runFilters, plan));
     query = query.where('traces.trace_id', 'in', matching);
   } else if (Object.keys(runFilters).length > 0) {
     query = query.where(({ exists, selectFrom }) =>
@@ -127,11 +124,11 @@ export async function listTraces(
           .select(sql`1`.as('one'))
           .whereRef('runs.project_id', '=', 'traces.project_id')
           .whereRef('runs.trace_id', '=', 'traces.trace_id')
-          .where(runFilterWhere(dialect, runFilters, search, scorePlans) as never),
+          .where(runFilterWhere(dialect, runFilters, plan) as never),
       ),
     );
   }
-  const rows = await keysetQuery(query, TRACE_ORDER, after, take, { sortSelected: few }).execute();
+  const rows = await keysetQuery(query, TRACE_ORDER, after, take, { sortSelected: plan.few }).execute();
   return keysetRows(TRACE_ORDER, await withHeads(db, projectId, rows));
 }
 
