@@ -58,8 +58,8 @@ import { OtlpTraceGenerator } from './otlp-gen.js';
 
 const built = (path) => import(pathToFileURL(join(root, 'dist/features/otlp', path)).href);
 if (!existsSync(join(root, 'dist/features/otlp/otlp.decode.js'))) throw new Error('dist/ is missing: run `npm run build` first');
-const { attributesToJson, decodeOtlpProtobuf, decodeOtlpResponse, encodeOtlpRequest } = await built('otlp.decode.js');
-const { mapSpan } = await built('otlp.map.js');
+const { decodeOtlpResponse, encodeOtlpRequest, readOtlpProtobuf } = await built('otlp.decode.js');
+const { inheritedOf, mapSpan, resourceOf } = await built('otlp.map.js');
 const { runInputOf } = await built('otlp.ingest.js');
 
 const ENGINES = ['sqlite', 'pg'];
@@ -96,28 +96,25 @@ const WARMUP_PROJECT = 'bench-warmup';
 // Payloads: OTLP requests, and the runs the server maps their spans to (its own mapping, from dist/).
 
 /** The runs `exportTraces` hands to the ingestion for one decoded request (one resource, one scope here). */
-function runsOf(bytes) {
+async function runsOf(bytes) {
   const runs = [];
-  for (const resourceSpans of decodeOtlpProtobuf(bytes).resourceSpans ?? []) {
-    const resource = attributesToJson(resourceSpans.resource?.attributes);
-    for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
-      const scope = scopeSpans.scope?.name ? { 'otel.scope.name': scopeSpans.scope.name, 'otel.scope.version': scopeSpans.scope.version || undefined } : {};
-      for (const span of scopeSpans.spans ?? []) {
-        const mapped = mapSpan(span, { ...resource, ...scope });
-        if ('rejected' in mapped) throw new Error(`the generator made a span the server rejects: ${mapped.rejected}`);
-        runs.push(runInputOf(mapped));
-      }
+  for (const resource of (await readOtlpProtobuf(bytes)).resources) {
+    const inherited = resource.scopes.map((scope) => inheritedOf(resourceOf(resource.attributes), scope));
+    for (const ref of resource.spans) {
+      const mapped = mapSpan(resource.span(ref), inherited[ref.scope]);
+      if ('rejected' in mapped) throw new Error(`the generator made a span the server rejects: ${mapped.rejected}`);
+      runs.push(runInputOf(mapped));
     }
   }
   return runs;
 }
 
-function payloads(seed, service, requests, spansPerRequest) {
+async function payloads(seed, service, requests, spansPerRequest) {
   const generator = new OtlpTraceGenerator({ seed, service });
   const out = { otlp: [], ids: [], noids: [], sampleIds: [] };
   for (let i = 0; i < requests; i++) {
     const bytes = Buffer.from(encodeOtlpRequest(generator.request(spansPerRequest)));
-    const runs = runsOf(bytes);
+    const runs = await runsOf(bytes);
     out.otlp.push(bytes);
     out.ids.push(Buffer.from(JSON.stringify({ runs })));
     out.noids.push(Buffer.from(JSON.stringify({ runs: runs.map(({ id: _id, traceId: _trace, parentRunId: _parent, ...rest }) => rest) })));
@@ -343,7 +340,7 @@ async function main() {
   const requests = Math.ceil(cfg.spans / cfg.batch);
   if (cfg.spans % cfg.batch !== 0) throw new Error('BENCH_OTLP_SPANS must be a multiple of BENCH_OTLP_BATCH');
   const t0 = performance.now();
-  const data = { measured: payloads(20261124, PROJECT, requests, cfg.batch), warmup: payloads(7, WARMUP_PROJECT, cfg.warmup, cfg.batch) };
+  const data = { measured: await payloads(20261124, PROJECT, requests, cfg.batch), warmup: await payloads(7, WARMUP_PROJECT, cfg.warmup, cfg.batch) };
   const avg = (list) => list.reduce((n, b) => n + b.length, 0) / list.length;
   const sizes = { otlp: avg(data.measured.otlp), ids: avg(data.measured.ids), noids: avg(data.measured.noids) };
   log(

@@ -34,6 +34,10 @@ export interface Config {
   bodyBudgetBytes: number;
   /** The largest request body once decompressed (Content-Encoding gzip or deflate). */
   maxDecodedBodyBytes: number;
+  /** Projects one OTLP request may create (resources naming projects that do not exist yet); past it, their spans are refused. */
+  otlpNewProjectsPerRequest: number;
+  /** Projects an organization may have created in the past hour for OTLP to create another one. */
+  otlpNewProjectsPerHour: number;
   /** How long a read body may wait for an ingestion slot before the request is shed with a 503. */
   ingestQueueSeconds: number;
   /** Requests in progress at once on this instance; past it new ones are shed with a 503. */
@@ -243,6 +247,8 @@ export function loadConfig(env: Env = process.env): Config {
     bodyBudgetBytes,
     maxDecodedBodyBytes,
     ingestQueueSeconds: integer(env, 'SIGHTLINE_INGEST_QUEUE_SECONDS', 10, 1, 600),
+    otlpNewProjectsPerRequest: integer(env, 'SIGHTLINE_OTLP_NEW_PROJECTS_PER_REQUEST', 10, 0, 10_000),
+    otlpNewProjectsPerHour: integer(env, 'SIGHTLINE_OTLP_NEW_PROJECTS_PER_HOUR', 100, 0, 1_000_000),
     maxInFlight: integer(env, 'SIGHTLINE_MAX_IN_FLIGHT', 256, 1, 1_000_000),
     maxEventLoopDelayMs: integer(env, 'SIGHTLINE_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
     redisBreakerSeconds: integer(env, 'SIGHTLINE_REDIS_BREAKER_SECONDS', 5, 1, 300),

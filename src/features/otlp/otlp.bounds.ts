@@ -15,13 +15,14 @@ export const tooManyMessages = () =>
     detail: `The request holds more than ${MAX_OTLP_MESSAGES.toLocaleString('en-US')} spans, attributes and values; export fewer spans at once.`,
   });
 
-interface Reader {
+/** protobufjs' wire reader (the copy the OpenTelemetry JS protos are compiled against). */
+export interface Reader {
   pos: number;
   len: number;
   uint32(): number;
   skipType(wireType: number): Reader;
 }
-const protobuf = createRequire(createRequire(import.meta.url).resolve('@opentelemetry/otlp-transformer/package.json'))('protobufjs/minimal') as {
+export const protobuf = createRequire(createRequire(import.meta.url).resolve('@opentelemetry/otlp-transformer/package.json'))('protobufjs/minimal') as {
   Reader: { create(bytes: Uint8Array): Reader };
 };
 
@@ -29,7 +30,7 @@ const protobuf = createRequire(createRequire(import.meta.url).resolve('@opentele
  * The fields of the trace messages (opentelemetry-proto, collector/trace/v1 and its imports) that are
  * messages themselves, by message and field number: what decoding turns into objects.
  */
-type Kind =
+export type Kind =
   'request' | 'resourceSpans' | 'resource' | 'scopeSpans' | 'scope' | 'span' | 'event' | 'link' | 'status' | 'keyValue' | 'anyValue' | 'array' | 'kvList';
 const CHILDREN: Record<Kind, Record<number, Kind>> = {
   request: { 1: 'resourceSpans' },
@@ -48,17 +49,15 @@ const CHILDREN: Record<Kind, Record<number, Kind>> = {
 };
 
 /**
- * Counts the messages of an `ExportTraceServiceRequest` on its wire bytes, with protobufjs' reader,
- * without decoding anything: a 413 problem past MAX_OTLP_MESSAGES, before any object is made. Bytes
- * that are not protobuf are left for the decoder to refuse with its own words.
+ * Counts the messages of kind `kind` within bytes `start` to `end` (a span: its attributes, values,
+ * events, links), with protobufjs' reader, without decoding anything; stops counting past `limit`.
+ * Bytes that are not protobuf are left for the decoder to refuse with its own words.
  */
-export function checkOtlpSize(bytes: Uint8Array): void {
-  // Each message counted takes two bytes at least (its tag and its length): fewer bytes cannot hold too many.
-  if (bytes.length <= 2 * MAX_OTLP_MESSAGES) return;
+export function countMessages(bytes: Uint8Array, start: number, end: number, kind: Kind, limit: number): number {
   let count = 0;
-  const walk = (reader: Reader, end: number, kind: Kind, depth: number): void => {
-    const children = CHILDREN[kind];
-    while (reader.pos < end) {
+  const walk = (reader: Reader, stop: number, of: Kind, depth: number): void => {
+    const children = CHILDREN[of];
+    while (reader.pos < stop && count <= limit) {
       const tag = reader.uint32();
       const child = children[tag >>> 3];
       if (child === undefined || (tag & 7) !== 2) {
@@ -66,18 +65,30 @@ export function checkOtlpSize(bytes: Uint8Array): void {
         continue;
       }
       const length = reader.uint32();
-      if (++count > MAX_OTLP_MESSAGES) throw tooManyMessages();
-      const stop = reader.pos + length;
-      if (stop > end) return; // truncated: the decoder says so
+      count++;
+      const next = reader.pos + length;
+      if (next > stop) return; // truncated: the decoder says so
       // Deeper than this, the decoder refuses the nesting itself.
-      if (depth < MAX_DEPTH) walk(reader, stop, child, depth + 1);
-      reader.pos = stop;
+      if (depth < MAX_DEPTH) walk(reader, next, child, depth + 1);
+      reader.pos = next;
     }
   };
   try {
     const reader = protobuf.Reader.create(bytes);
-    walk(reader, reader.len, 'request', 0);
-  } catch (error) {
-    if (error instanceof Problem) throw error;
+    reader.pos = start;
+    walk(reader, end, kind, 0);
+  } catch {
+    // not protobuf: the decoder refuses it
   }
+  return count;
+}
+
+/**
+ * Counts the messages of an `ExportTraceServiceRequest` on its wire bytes: a 413 problem past
+ * MAX_OTLP_MESSAGES, before any object is made.
+ */
+export function checkOtlpSize(bytes: Uint8Array): void {
+  // Each message counted takes two bytes at least (its tag and its length): fewer bytes cannot hold too many.
+  if (bytes.length <= 2 * MAX_OTLP_MESSAGES) return;
+  if (countMessages(bytes, 0, bytes.length, 'request', MAX_OTLP_MESSAGES) > MAX_OTLP_MESSAGES) throw tooManyMessages();
 }

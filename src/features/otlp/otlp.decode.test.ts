@@ -4,14 +4,14 @@ import { Problem } from '../../lib/problems.js';
 import {
   anyValueToJson,
   attributesToJson,
-  decodeOtlpJson,
-  decodeOtlpProtobuf,
   encodeOtlpResponse,
   hexId,
   int64,
   MAX_VALUE_DEPTH,
   nanos,
-  type ExportTraceServiceRequest,
+  readOtlpJson,
+  readOtlpProtobuf,
+  type OtlpRequest,
 } from './otlp.decode.js';
 
 // The same compiled protos the module decodes with, here to encode what an exporter would send.
@@ -65,14 +65,17 @@ const request = (times: { start: string | number; end: string | number }, id: (h
   ],
 });
 
-function spanOf(decoded: ExportTraceServiceRequest) {
-  const span = decoded.resourceSpans?.[0]?.scopeSpans?.[0]?.spans?.[0];
-  expect(span).toBeDefined();
-  return span!;
+function spanOf(decoded: OtlpRequest) {
+  const resource = decoded.resources[0]!;
+  expect(resource.spans).toHaveLength(1);
+  expect(resource.scopes).toEqual([expect.objectContaining({ name: 'test', version: '1' })]);
+  return resource.span(resource.spans[0]!);
 }
 
-function expectSpan(decoded: ExportTraceServiceRequest) {
+async function expectSpan(reading: Promise<OtlpRequest>) {
+  const decoded = await reading;
   const span = spanOf(decoded);
+  expect(decoded.resources[0]!.spans[0]).toMatchObject({ scope: 0, traceId: TRACE, spanId: SPAN, parentId: PARENT });
   expect(hexId(span.traceId, 16)).toBe(TRACE);
   expect(hexId(span.spanId, 8)).toBe(SPAN);
   expect(hexId(span.parentSpanId, 8)).toBe(PARENT);
@@ -80,12 +83,12 @@ function expectSpan(decoded: ExportTraceServiceRequest) {
   expect(nanos(span.endTimeUnixNano)).toBe(BigInt(END));
   expect(span.status).toMatchObject({ code: 2, message: 'boom' });
   expect(attributesToJson(span.attributes)).toEqual({ 'gen_ai.usage.input_tokens': 12, big: '-9223372036854775808', ok: true, list: [0.5, 'AAE='] });
-  expect(attributesToJson(decoded.resourceSpans?.[0]?.resource?.attributes)).toEqual({ 'service.name': 'support-bot' });
+  expect(decoded.resources[0]!.attributes).toEqual({ 'service.name': 'support-bot' });
 }
 
-const expectUndecodable = (run: () => unknown, detail: RegExp) => {
+const expectUndecodable = async (run: () => Promise<unknown>, detail: RegExp) => {
   try {
-    run();
+    await run();
   } catch (error) {
     expect(error).toBeInstanceOf(Problem);
     const problem = error as Problem;
@@ -97,43 +100,43 @@ const expectUndecodable = (run: () => unknown, detail: RegExp) => {
 };
 
 describe('OTLP decoding', () => {
-  it('decodes protobuf exactly: hex ids, nanosecond times past 2^53, every attribute type', () => {
+  it('decodes protobuf exactly: hex ids, nanosecond times past 2^53, every attribute type', async () => {
     // protobufjs reads a string for bytes as base64: an exporter's ids are bytes.
     const message = v1.ExportTraceServiceRequest!.fromObject(request({ start: START, end: END }, (hex) => Buffer.from(hex, 'hex')));
-    expectSpan(decodeOtlpProtobuf(v1.ExportTraceServiceRequest!.encode(message).finish()));
+    await expectSpan(readOtlpProtobuf(v1.ExportTraceServiceRequest!.encode(message).finish()));
   });
 
-  it('decodes OTLP/JSON with times as strings or as numbers too large for a double, exactly', () => {
-    expectSpan(decodeOtlpJson(JSON.stringify(request({ start: START, end: END }))));
+  it('decodes OTLP/JSON with times as strings or as numbers too large for a double, exactly', async () => {
+    await expectSpan(readOtlpJson(JSON.stringify(request({ start: START, end: END }))));
     const asNumbers = JSON.stringify(request({ start: 0, end: 0 }))
       .replace('"startTimeUnixNano":0', `"startTimeUnixNano":${START}`)
       .replace('"endTimeUnixNano":0', `"endTimeUnixNano": ${END}`);
     // What plain JSON.parse would make of it: another time.
     expect(BigInt(JSON.parse(asNumbers).resourceSpans[0].scopeSpans[0].spans[0].startTimeUnixNano)).not.toBe(BigInt(START));
-    expectSpan(decodeOtlpJson(asNumbers));
+    await expectSpan(readOtlpJson(asNumbers));
     // Unknown fields are ignored; upper-case hex is hex.
     const extra = JSON.parse(JSON.stringify(request({ start: START, end: END })));
     extra.unknownTop = 1;
     extra.resourceSpans[0].scopeSpans[0].spans[0].traceId = TRACE.toUpperCase();
-    expectSpan(decodeOtlpJson(JSON.stringify(extra)));
+    await expectSpan(readOtlpJson(JSON.stringify(extra)));
   });
 
-  it('refuses what is not a request with a 400 naming the encoding and the reason', () => {
-    expectUndecodable(
-      () => decodeOtlpProtobuf(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f])),
+  it('refuses what is not a request with a 400 naming the encoding and the reason', async () => {
+    await expectUndecodable(
+      () => readOtlpProtobuf(Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f])),
       /^The body is not an OTLP ExportTraceServiceRequest in protobuf: /,
     );
-    expectUndecodable(() => decodeOtlpJson('{"resourceSpans":'), /in JSON: /);
-    expectUndecodable(() => decodeOtlpJson('[]'), /in JSON: the body is not an object\.$/);
+    await expectUndecodable(() => readOtlpJson('{"resourceSpans":'), /in JSON: /);
+    await expectUndecodable(() => readOtlpJson('[]'), /in JSON: the body is not an object\.$/);
     const bad = (mutate: (span: Record<string, unknown>) => void) => {
       const body = JSON.parse(JSON.stringify(request({ start: START, end: END })));
       mutate(body.resourceSpans[0].scopeSpans[0].spans[0]);
       return JSON.stringify(body);
     };
-    expectUndecodable(() => decodeOtlpJson(bad((s) => (s.spanId = 'not-hex!'))), /spanId "not-hex!" is not hex\.$/);
-    expectUndecodable(() => decodeOtlpJson(bad((s) => (s.spanId = 'abc'))), /is not hex/);
+    await expectUndecodable(() => readOtlpJson(bad((s) => (s.spanId = 'not-hex!'))), /spanId "not-hex!" is not hex\.$/);
+    await expectUndecodable(() => readOtlpJson(bad((s) => (s.spanId = 'abc'))), /is not hex/);
     for (const time of ['abc', '12x', 1.5, '', true]) {
-      expectUndecodable(() => decodeOtlpJson(bad((s) => (s.startTimeUnixNano = time))), /startTimeUnixNano must be an integer\.$/);
+      await expectUndecodable(() => readOtlpJson(bad((s) => (s.startTimeUnixNano = time))), /startTimeUnixNano must be an integer\.$/);
     }
   });
 

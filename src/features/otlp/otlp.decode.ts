@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import { setMember } from '../../lib/json.js';
-import { problems } from '../../lib/problems.js';
+import { setImmediate } from 'node:timers/promises';
+import { Problem, problems } from '../../lib/problems.js';
+import { countMessages, protobuf, type Reader } from './otlp.bounds.js';
 
 /**
  * OTLP trace requests (`ExportTraceServiceRequest`) decoded from protobuf or OTLP/JSON, and responses
@@ -58,25 +60,188 @@ interface MessageType<T> {
   encode(message: object): { finish(): Uint8Array };
   fromObject(object: object): T;
 }
-const root = createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js') as {
-  opentelemetry: {
-    proto: {
-      collector: { trace: { v1: { ExportTraceServiceRequest: MessageType<ExportTraceServiceRequest>; ExportTraceServiceResponse: MessageType<object> } } };
-    };
-  };
+type Proto = {
+  collector: { trace: { v1: { ExportTraceServiceRequest: MessageType<ExportTraceServiceRequest>; ExportTraceServiceResponse: MessageType<object> } } };
+  trace: { v1: { Span: MessageType<OtlpSpan> } };
+  common: { v1: { InstrumentationScope: MessageType<OtlpScope>; KeyValue: MessageType<KeyValue> } };
 };
-const messages = root.opentelemetry.proto.collector.trace.v1;
+const proto = (createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js') as { opentelemetry: { proto: Proto } })
+  .opentelemetry.proto;
+const messages = proto.collector.trace.v1;
+const { Span } = proto.trace.v1;
+const { InstrumentationScope, KeyValue } = proto.common.v1;
+
+export interface OtlpScope {
+  name: string;
+  version: string;
+}
+
+/**
+ * One span of a request: its scope (an index into its resource's scopes), where it is (protobuf: its
+ * bytes, `start` to `end`; JSON: its index in its scope's list, `end` -1) and its ids (null when invalid).
+ */
+export interface SpanRef {
+  scope: number;
+  /** Why the span is refused without being decoded (it holds more than MAX_SPAN_MESSAGES). */
+  refused?: string;
+  start: number;
+  end: number;
+  traceId: string | null;
+  spanId: string | null;
+  parentId: string | null;
+}
+
+/**
+ * A resource's spans as read: every span decoded once already (so the whole request is valid before
+ * anything is stored), but kept only as its ids and where it is; `span` and `attributes` decode again
+ * on demand, so what decoding makes is held a chunk at a time, never for the whole request.
+ */
+export interface OtlpResource {
+  /** The resource's attributes as JSON (`attributesToJson`), made once. */
+  attributes: Record<string, unknown>;
+  scopes: (OtlpScope | null)[];
+  spans: SpanRef[];
+  span(ref: SpanRef): OtlpSpan;
+}
+
+export interface OtlpRequest {
+  resources: OtlpResource[];
+  spanCount: number;
+}
+
+/** Spans one request may hold (each may be a trace of its own): past it, a 413 problem before anything is stored. */
+export const MAX_OTLP_SPANS = 100_000;
+
+/** Attributes of all a request's resources: each is held as JSON while the request is stored. */
+export const MAX_RESOURCE_ATTRIBUTES = 200_000;
+/** Attributes, values, events and links of one span: a span holding more is refused (counted in `partialSuccess`) without being decoded. */
+export const MAX_SPAN_MESSAGES = 50_000;
+
+const tooManyResourceAttributes = () =>
+  new Problem('payload-too-large', {
+    detail: `The request's resources hold more than ${MAX_RESOURCE_ATTRIBUTES.toLocaleString('en-US')} attributes; export fewer resources at once.`,
+  });
+
+const tooManySpans = () =>
+  new Problem('payload-too-large', {
+    detail: `The request holds more than ${MAX_OTLP_SPANS.toLocaleString('en-US')} spans; export fewer spans at once (for example the Collector's batch processor with send_batch_max_size).`,
+  });
 
 const undecodable = (encoding: string, why: string) =>
   problems.validation([{ pointer: '', detail: `The body is not an OTLP ExportTraceServiceRequest in ${encoding}: ${why}` }]);
 
-/** An `application/x-protobuf` body; a 400 validation problem when it is not one. */
-export function decodeOtlpProtobuf(bytes: Uint8Array): ExportTraceServiceRequest {
+/** Synchronous work between turns given back to the event loop, while a large request is read or stored. */
+const TURN_MS = 20;
+
+/** Gives the event loop a turn when the current one has run `TURN_MS` (other requests, health checks). */
+export class Turns {
+  private started = performance.now();
+
+  async breathe(): Promise<void> {
+    if (performance.now() - this.started < TURN_MS) return;
+    await setImmediate();
+    this.started = performance.now();
+  }
+}
+
+const refusedRef = (scope: number): SpanRef => ({
+  scope,
+  refused: `A span holds more than ${MAX_SPAN_MESSAGES.toLocaleString('en-US')} attributes, values, events and links.`,
+  start: 0,
+  end: 0,
+  traceId: null,
+  spanId: null,
+  parentId: null,
+});
+
+const refOf = (span: OtlpSpan, scope: number, start: number, end: number): SpanRef => ({
+  scope,
+  start,
+  end,
+  traceId: hexId(span.traceId, 16),
+  spanId: hexId(span.spanId, 8),
+  parentId: hexId(span.parentSpanId, 8),
+});
+
+/**
+ * The length-delimited fields `wanted` of the message from the reader's position to `end`, as [field,
+ * start, end] of their bytes; other fields skipped. A wanted field of another wire type, or bytes past
+ * the message, are not OTLP.
+ */
+function* fieldsOf(reader: Reader, end: number, wanted: readonly number[]): Generator<[number, number, number]> {
+  while (reader.pos < end) {
+    const tag = reader.uint32();
+    const field = tag >>> 3;
+    if (!wanted.includes(field)) {
+      reader.skipType(tag & 7);
+      continue;
+    }
+    if ((tag & 7) !== 2) throw new Error(`field ${field} has wire type ${tag & 7} where a message was expected`);
+    const length = reader.uint32();
+    const start = reader.pos;
+    if (start + length > end) throw new Error('a message runs past its end');
+    reader.pos = start + length;
+    yield [field, start, start + length];
+  }
+  if (reader.pos > end) throw new Error('a field runs past the end of its message');
+}
+
+/**
+ * An `application/x-protobuf` body, read resource by resource and span by span (each decoded once to be
+ * checked, then let go); a 400 validation problem when it is not a request, a 413 past MAX_OTLP_SPANS.
+ */
+export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> {
+  const turns = new Turns();
+  const resources: OtlpResource[] = [];
+  let spanCount = 0;
+  let attributeCount = 0;
   try {
-    return messages.ExportTraceServiceRequest.decode(bytes);
+    const reader = protobuf.Reader.create(bytes);
+    const resourceRanges = [...fieldsOf(reader, reader.len, [1])];
+    for (const [, rsStart, rsEnd] of resourceRanges) {
+      reader.pos = rsStart;
+      let resourceAt: [number, number] | null = null;
+      const scopeRanges: [number, number][] = [];
+      // A field that is not repeated may come more than once: the last one counts, as protobufjs decodes it.
+      for (const [field, start, end] of fieldsOf(reader, rsEnd, [1, 2])) {
+        if (field === 1) resourceAt = [start, end];
+        else scopeRanges.push([start, end]);
+      }
+      const attributes: Record<string, unknown> = {};
+      if (resourceAt) {
+        // Attribute by attribute, so a resource with many holds their JSON only, and the loop gets its turns.
+        reader.pos = resourceAt[0];
+        for (const [, start, end] of fieldsOf(reader, resourceAt[1], [1])) {
+          if (++attributeCount > MAX_RESOURCE_ATTRIBUTES) throw tooManyResourceAttributes();
+          const kv = KeyValue.decode(bytes.subarray(start, end));
+          setMember(attributes, kv.key, anyValueToJson(kv.value));
+          await turns.breathe();
+        }
+      }
+      const scopes: (OtlpScope | null)[] = [];
+      const spans: SpanRef[] = [];
+      for (const [ssStart, ssEnd] of scopeRanges) {
+        reader.pos = ssStart;
+        let scope: OtlpScope | null = null;
+        const scopeIndex = scopes.length;
+        for (const [field, start, end] of fieldsOf(reader, ssEnd, [1, 2])) {
+          if (field === 1) scope = InstrumentationScope.decode(bytes.subarray(start, end));
+          else {
+            if (++spanCount > MAX_OTLP_SPANS) throw tooManySpans();
+            const messages = countMessages(bytes, start, end, 'span', MAX_SPAN_MESSAGES);
+            spans.push(messages > MAX_SPAN_MESSAGES ? refusedRef(scopeIndex) : refOf(Span.decode(bytes.subarray(start, end)), scopeIndex, start, end));
+            await turns.breathe();
+          }
+        }
+        scopes.push(scope);
+      }
+      resources.push({ scopes, spans, attributes, span: (ref) => Span.decode(bytes.subarray(ref.start, ref.end)) });
+    }
   } catch (error) {
+    if (error instanceof Problem) throw error;
     throw undecodable('protobuf', error instanceof Error ? error.message.slice(0, 200) : 'it does not decode.');
   }
+  return { resources, spanCount };
 }
 
 const ID_KEYS = new Set(['traceId', 'spanId', 'parentSpanId']);
@@ -86,32 +251,94 @@ const BIG_INTS = /"(startTimeUnixNano|endTimeUnixNano|timeUnixNano|intValue)"(\s
 const INT64_KEYS = new Set(['startTimeUnixNano', 'endTimeUnixNano', 'timeUnixNano', 'intValue']);
 
 /**
- * An `application/json` body (OTLP/JSON): ids in hex, enums as integers, 64-bit integers as decimal
- * strings or numbers, unknown fields ignored. A 400 validation problem when it is not one.
+ * An OTLP/JSON message as protobufjs' `fromObject` takes it, in place: hex ids made bytes, 64-bit
+ * integers checked to be digits (protobufjs would read "12x" as 12 and "abc" as 0).
  */
-export function decodeOtlpJson(text: string): ExportTraceServiceRequest {
+function prepareJson(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) prepareJson(item);
+    return;
+  }
+  const object = value as Record<string, unknown>;
+  for (const key of Object.keys(object)) {
+    const member = object[key];
+    if (ID_KEYS.has(key) && typeof member === 'string') {
+      if (!/^(?:[0-9a-fA-F]{2})*$/.test(member)) throw new SyntaxError(`${key} ${JSON.stringify(member.slice(0, 40))} is not hex.`);
+      object[key] = Buffer.from(member, 'hex');
+    } else if (INT64_KEYS.has(key)) {
+      if (!(typeof member === 'number' ? Number.isInteger(member) : typeof member === 'string' && /^-?\d{1,20}$/.test(member)))
+        throw new SyntaxError(`${key} must be an integer.`);
+    } else prepareJson(member);
+  }
+}
+
+function listOf(value: unknown, where: string): unknown[] {
+  if (value === null || value === undefined) return [];
+  if (!Array.isArray(value)) throw new TypeError(`${where}: array expected`);
+  return value;
+}
+
+function objectOf(value: unknown, where: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError(`${where}: object expected`);
+  return value as Record<string, unknown>;
+}
+
+/**
+ * An `application/json` body (OTLP/JSON: ids in hex, enums as integers, 64-bit integers as decimal
+ * strings or numbers, unknown fields ignored), read resource by resource and span by span like protobuf;
+ * a 400 validation problem when it is not a request, a 413 past MAX_OTLP_SPANS.
+ */
+export async function readOtlpJson(text: string): Promise<OtlpRequest> {
   let raw: unknown;
   try {
-    raw = JSON.parse(text.replace(BIG_INTS, '"$1"$2:$3"$4"'), (key, value: unknown) => {
-      if (ID_KEYS.has(key) && typeof value === 'string') {
-        if (!/^(?:[0-9a-fA-F]{2})*$/.test(value)) throw new SyntaxError(`${key} ${JSON.stringify(value.slice(0, 40))} is not hex.`);
-        return Buffer.from(value, 'hex');
-      }
-      // protobufjs would read "12x" as 12 and "abc" as 0: a 64-bit integer is digits or nothing.
-      if (INT64_KEYS.has(key) && !(typeof value === 'number' ? Number.isInteger(value) : typeof value === 'string' && /^-?\d{1,20}$/.test(value))) {
-        throw new SyntaxError(`${key} must be an integer.`);
-      }
-      return value;
-    });
+    raw = JSON.parse(text.replace(BIG_INTS, '"$1"$2:$3"$4"'));
   } catch (error) {
     throw undecodable('JSON', error instanceof SyntaxError ? error.message : 'it is not valid JSON.');
   }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw undecodable('JSON', 'the body is not an object.');
+  const turns = new Turns();
+  const resources: OtlpResource[] = [];
+  let spanCount = 0;
+  let attributeCount = 0;
   try {
-    return messages.ExportTraceServiceRequest.fromObject(raw);
+    for (const rs of listOf((raw as Record<string, unknown>).resourceSpans, '.resourceSpans')) {
+      const resourceSpans = objectOf(rs, '.resourceSpans');
+      const resource = resourceSpans.resource;
+      const attributes: Record<string, unknown> = {};
+      if (resource !== null && resource !== undefined) {
+        for (const raw of listOf(objectOf(resource, '.resource').attributes, '.attributes')) {
+          if (++attributeCount > MAX_RESOURCE_ATTRIBUTES) throw tooManyResourceAttributes();
+          prepareJson(objectOf(raw, '.attributes'));
+          const kv = KeyValue.fromObject(raw as object);
+          setMember(attributes, kv.key, anyValueToJson(kv.value));
+          await turns.breathe();
+        }
+      }
+      const scopes: (OtlpScope | null)[] = [];
+      const lists: unknown[][] = [];
+      const spans: SpanRef[] = [];
+      for (const ss of listOf(resourceSpans.scopeSpans, '.scopeSpans')) {
+        const scopeSpans = objectOf(ss, '.scopeSpans');
+        const scope = scopeSpans.scope;
+        if (scope !== null && scope !== undefined) prepareJson(objectOf(scope, '.scope'));
+        const list = listOf(scopeSpans.spans, '.spans');
+        for (let i = 0; i < list.length; i++) {
+          if (++spanCount > MAX_OTLP_SPANS) throw tooManySpans();
+          prepareJson(objectOf(list[i], '.spans'));
+          spans.push(refOf(Span.fromObject(list[i] as object), scopes.length, i, -1));
+          await turns.breathe();
+        }
+        scopes.push(scope === null || scope === undefined ? null : InstrumentationScope.fromObject(scope));
+        lists.push(list);
+      }
+      resources.push({ scopes, spans, attributes, span: (ref) => Span.fromObject(lists[ref.scope]![ref.start] as object) });
+    }
   } catch (error) {
+    if (error instanceof Problem) throw error;
     throw undecodable('JSON', error instanceof Error ? error.message.slice(0, 200) : 'it does not fit the message.');
   }
+  return { resources, spanCount };
 }
 
 /** The success answer, in the request's encoding: `partialSuccess` only when a span was not stored. */
@@ -187,7 +414,9 @@ export function attributesToJson(attributes: KeyValue[] | null | undefined): Rec
 
 /** The protobuf encoding of an OTLP/JSON request (what an exporter would send): for tests and benchmarks. */
 export function encodeOtlpRequest(json: unknown): Uint8Array {
-  return messages.ExportTraceServiceRequest.encode(decodeOtlpJson(JSON.stringify(json))).finish();
+  const message = JSON.parse(JSON.stringify(json).replace(BIG_INTS, '"$1"$2:$3"$4"')) as object;
+  prepareJson(message);
+  return messages.ExportTraceServiceRequest.encode(messages.ExportTraceServiceRequest.fromObject(message)).finish();
 }
 
 /** An `ExportTraceServiceResponse` as an exporter reads it: for tests. */

@@ -5,11 +5,11 @@ import type { Principal } from '../../auth/tokens.js';
 import type { Database, ProjectRow } from '../../db/schema.js';
 import { Problem, problems } from '../../lib/problems.js';
 import { TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
-import { createProject, findProject } from '../projects/projects.repo.js';
+import { createProject, findProject, projectsCreatedSince } from '../projects/projects.repo.js';
 import { ingestRuns } from '../runs/runs.ingest.js';
 import { projectNameOf } from './otlp.context.js';
-import { attributesToJson, type ExportTraceServiceRequest, type OtlpSpan, type PartialSuccess } from './otlp.decode.js';
-import { mapSpan, type MappedSpan } from './otlp.map.js';
+import { Turns, type OtlpRequest, type OtlpResource, type PartialSuccess, type SpanRef } from './otlp.decode.js';
+import { inheritedOf, mapSpan, resourceOf, type MappedSpan } from './otlp.map.js';
 
 const MAX_ERROR_LENGTH = 100_000;
 const MAX_TOKENS = 1_000_000_000_000;
@@ -81,98 +81,236 @@ function reasonOf(spanId: string | null, problem: Problem): string {
   return `Span ${spanId ?? '(no id)'} was not stored${where}: ${fault?.detail ?? problem.detail}`;
 }
 
+/** How many projects one request, and one organization in an hour, may create through OTLP. */
+export interface ProjectCreationLimits {
+  perRequest: number;
+  perHour: number;
+}
+
+const HOUR_MS = 3_600_000;
+
 /**
  * The project of each resource's spans, created on first use when the caller may create projects
- * (else 404). A project named by the header must exist or be creatable too; names that no project
- * could have are the resource's spans' rejection reason, or for the header a 400 problem.
+ * (else 404), within the creation limits (past them, the resource's spans are refused with the reason).
+ * A project named by the header must exist or be creatable too; names that no project could have are
+ * the resource's spans' rejection reason, or for the header a 400 problem.
  */
 class ProjectRouter {
-  private readonly known = new Map<string, ProjectRow>();
+  private readonly known = new Map<string, ProjectRow | { refused: string }>();
+  private created = 0;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly principal: Principal,
     private readonly now: number,
+    private readonly limits: ProjectCreationLimits,
   ) {}
 
-  async resolve(name: string): Promise<ProjectRow> {
+  async resolve(name: string): Promise<ProjectRow | { refused: string }> {
     const key = name.toLowerCase();
     const cached = this.known.get(key) ?? this.known.get(name);
     if (cached) return cached;
     const { organizationId, role } = this.principal;
-    let project = await findProject(this.db, organizationId, name);
+    let project: ProjectRow | { refused: string } | null = await findProject(this.db, organizationId, name);
     if (!project && PROJECT_ID.test(name)) throw problems.notFound(`Project ${name} does not exist.`);
     if (!project) {
       if (!can(role, 'projects:write')) throw problems.notFound(`Project ${name} does not exist, and your role (${role}) cannot create it.`);
-      try {
-        project = await createProject(this.db, organizationId, { name }, this.now);
-      } catch (error) {
-        // Created meanwhile by a concurrent export.
-        project = await findProject(this.db, organizationId, name);
-        if (!project) throw error;
-      }
+      project = (await this.refusal(name)) ?? (await this.create(name));
     }
     this.known.set(name, project);
     this.known.set(key, project);
     return project;
   }
+
+  /** Why a project may not be created now, if it may not. */
+  private async refusal(name: string): Promise<{ refused: string } | null> {
+    const { perRequest, perHour } = this.limits;
+    const why = `Project "${name}" does not exist and was not created:`;
+    if (this.created >= perRequest)
+      return {
+        refused: `${why} one export may create at most ${perRequest} projects (SIGHTLINE_OTLP_NEW_PROJECTS_PER_REQUEST). Create it with POST /v1/projects, or send it again.`,
+      };
+    if ((await projectsCreatedSince(this.db, this.principal.organizationId, this.now - HOUR_MS)) >= perHour)
+      return {
+        refused: `${why} the organization has created ${perHour} projects in the past hour (SIGHTLINE_OTLP_NEW_PROJECTS_PER_HOUR). Create it with POST /v1/projects.`,
+      };
+    return null;
+  }
+
+  private async create(name: string): Promise<ProjectRow> {
+    try {
+      const project = await createProject(this.db, this.principal.organizationId, { name }, this.now);
+      this.created++;
+      return project;
+    } catch (error) {
+      // Created meanwhile by a concurrent export.
+      const project = await findProject(this.db, this.principal.organizationId, name);
+      if (!project) throw error;
+      return project;
+    }
+  }
+}
+
+/**
+ * Spans mapped and stored at once. The first chunk has CHUNK_SPANS; then each is sized so the event loop
+ * is busy about CHUNK_TURN_MS with it (measured: on SQLite a chunk is one stretch of synchronous work,
+ * on PostgreSQL its waits leave the loop free), between CHUNK_MIN and CHUNK_MAX spans, and never more
+ * than CHUNK_BYTES of protobuf: a few large spans make a chunk as well as many small ones.
+ */
+export const CHUNK_SPANS = 200;
+const CHUNK_MIN = 25;
+const CHUNK_MAX = 400;
+const CHUNK_TURN_MS = 40;
+const CHUNK_BYTES = 512 * 1024;
+
+/** How many spans the next chunk takes, from how long the loop was busy with the last one. */
+class ChunkSizer {
+  size = CHUNK_SPANS;
+  private usage = performance.eventLoopUtilization();
+
+  start(): void {
+    this.usage = performance.eventLoopUtilization();
+  }
+
+  done(spans: number): void {
+    const busyMs = performance.eventLoopUtilization(this.usage).active;
+    const fit = busyMs > 0 ? Math.round((spans * CHUNK_TURN_MS) / busyMs) : CHUNK_MAX;
+    // Grows at most twofold a chunk; shrinks at once. A few sizes only (CHUNK_MIN doubled): each row count is
+    // a statement of its own to prepare (and on SQLite to cache).
+    let size = CHUNK_MIN;
+    while (size * 2 <= Math.min(CHUNK_MAX, fit, 2 * this.size)) size *= 2;
+    this.size = size;
+  }
+}
+
+/**
+ * A resource's spans in the order they are stored: each trace's together (in the order traces first
+ * appear), and within a trace parents before their children, so a chunk rarely holds a run whose parent
+ * is still to come (the pipeline would settle it, at a cost per run). Spans with invalid ids come first;
+ * they are refused when mapped.
+ */
+export function storingOrder(spans: readonly SpanRef[]): SpanRef[] {
+  const traces = new Map<string | null, SpanRef[]>([[null, []]]);
+  for (const ref of spans) {
+    const key = ref.traceId === null || ref.spanId === null || ref.refused !== undefined ? null : ref.traceId;
+    const group = traces.get(key);
+    if (group) group.push(ref);
+    else traces.set(key, [ref]);
+  }
+  const ordered: SpanRef[] = [];
+  for (const [trace, group] of traces) {
+    if (trace === null || group.length === 1) {
+      ordered.push(...group);
+      continue;
+    }
+    const ids = new Set(group.map((ref) => ref.spanId));
+    const children = new Map<string, SpanRef[]>();
+    const queue: SpanRef[] = [];
+    for (const ref of group) {
+      if (ref.parentId === null || ref.parentId === ref.spanId || !ids.has(ref.parentId)) queue.push(ref);
+      else {
+        const siblings = children.get(ref.parentId);
+        if (siblings) siblings.push(ref);
+        else children.set(ref.parentId, [ref]);
+      }
+    }
+    const placed = new Set<SpanRef>();
+    for (let i = 0; i < queue.length; i++) {
+      const ref = queue[i]!;
+      placed.add(ref);
+      ordered.push(ref);
+      const next = children.get(ref.spanId!);
+      if (next) {
+        children.delete(ref.spanId!);
+        queue.push(...next);
+      }
+    }
+    // Parents that form a cycle: their spans keep the request's order (the pipeline refuses the cycle).
+    if (placed.size < group.length) for (const ref of group) if (!placed.has(ref)) ordered.push(ref);
+  }
+  return ordered;
+}
+
+/** The next chunk of `ordered` from `at`: `size` spans, fewer when their bytes pass CHUNK_BYTES (never none). */
+function chunkAt(ordered: readonly SpanRef[], at: number, size: number): SpanRef[] {
+  let end = at;
+  let bytes = 0;
+  while (end < ordered.length && end - at < size) {
+    const ref = ordered[end]!;
+    bytes += ref.end - ref.start;
+    if (end > at && bytes > CHUNK_BYTES) break;
+    end++;
+  }
+  return ordered.slice(at, end);
 }
 
 /**
  * Stores the spans of an OTLP export request as runs, through the runs ingestion (validation,
- * idempotency: a span exported again, same trace and span id, is `existing`; children before parents). Spans that cannot be
- * stored are counted, with the first reason; the rest are stored.
+ * idempotency: a span exported again, same trace and span id, is `existing`; children before parents).
+ * Spans that cannot be stored are counted, with the first reason; the rest are stored.
+ *
+ * The request was read and checked whole before (`readOtlpProtobuf`, `readOtlpJson`), and every
+ * resource's project is resolved before any span is stored: a request is refused whole or stored. Then
+ * each resource's spans are decoded, mapped and stored a chunk at a time (ChunkSizer, CHUNK_BYTES),
+ * the event loop getting a turn between chunks: time and memory grow with the spans and attributes
+ * sent, never with their product (a resource's attributes are prepared once for all its spans).
  */
 export async function exportTraces(
   db: Kysely<Database>,
   principal: Principal,
   projectHeader: string | undefined,
-  request: ExportTraceServiceRequest,
+  request: OtlpRequest,
   now: number,
+  limits: ProjectCreationLimits,
 ): Promise<PartialSuccess | null> {
   const header = projectHeader?.trim();
   if (header !== undefined && (header === '' || header.length > 100 || !PROJECT_NAME.test(header)))
     throw problems.validation([{ parameter: 'Sightline-Project', detail: 'Must be a project id or name (1..100 characters, no control characters).' }]);
-  const router = new ProjectRouter(db, principal, now);
+  const router = new ProjectRouter(db, principal, now, limits);
   const rejections = new Rejections();
-  // Each span becomes the run the pipeline takes as soon as it is mapped: what was decoded is not held
-  // while the runs are stored.
-  const byProject = new Map<string, { project: ProjectRow; runs: Record<string, unknown>[] }>();
+  const turns = new Turns();
+  const sizer = new ChunkSizer();
 
-  for (const resourceSpans of request.resourceSpans ?? []) {
-    const resource = attributesToJson(resourceSpans.resource?.attributes);
-    // What every span of a scope shares: its resource's attributes and the scope's name and version.
-    const spans: { span: OtlpSpan; shared: Record<string, unknown> }[] = [];
-    for (const scopeSpans of resourceSpans.scopeSpans ?? []) {
-      const scope = scopeSpans.scope?.name ? { 'otel.scope.name': scopeSpans.scope.name, 'otel.scope.version': scopeSpans.scope.version || undefined } : {};
-      const shared = { ...resource, ...scope };
-      for (const span of scopeSpans.spans ?? []) spans.push({ span, shared });
-      scopeSpans.spans = null; // held from here on by `spans` alone, and let go span by span as mapped
-    }
-    if (spans.length === 0) continue;
-    const name = projectNameOf(header, resource);
+  const routed: { project: ProjectRow; resource: OtlpResource }[] = [];
+  for (const resource of request.resources) {
+    if (resource.spans.length === 0) continue;
+    const name = projectNameOf(header, resource.attributes);
     if (name === null || name.length > 100 || !PROJECT_NAME.test(name)) {
       rejections.add(
-        spans.length,
+        resource.spans.length,
         'No project: send a Sightline-Project header, or a sightline.project or service.name resource attribute (1..100 characters).',
       );
       continue;
     }
     const project = await router.resolve(name);
-    const group = byProject.get(project.id) ?? { project, runs: [] };
-    byProject.set(project.id, group);
-    for (let i = 0; i < spans.length; i++) {
-      const { span, shared } = spans[i]!;
-      spans[i] = null!;
-      const mapped = mapSpan(span, shared);
-      if ('rejected' in mapped) rejections.add(1, mapped.rejected);
-      else group.runs.push(runInputOf(mapped));
-    }
+    if ('refused' in project) rejections.add(resource.spans.length, project.refused);
+    else routed.push({ project, resource });
   }
 
-  for (const { project, runs } of byProject.values()) {
-    const results = await ingestRuns(db, project.id, runs, now, () => '', 'span');
-    for (const result of results) if (result.status === 'rejected') rejections.add(1, reasonOf(result.id, result.problem));
+  for (const { project, resource } of routed) {
+    const shared = resourceOf(resource.attributes);
+    const inherited = resource.scopes.map((scope) => inheritedOf(shared, scope));
+    const ordered = storingOrder(resource.spans);
+    resource.spans = [];
+    for (let at = 0; at < ordered.length;) {
+      const chunk = chunkAt(ordered, at, sizer.size);
+      at += chunk.length;
+      sizer.start();
+      const runs: Record<string, unknown>[] = [];
+      for (const ref of chunk) {
+        if (ref.refused !== undefined) {
+          rejections.add(1, ref.refused);
+          continue;
+        }
+        const mapped = mapSpan(resource.span(ref), inherited[ref.scope]!);
+        if ('rejected' in mapped) rejections.add(1, mapped.rejected);
+        else runs.push(runInputOf(mapped));
+      }
+      const results = await ingestRuns(db, project.id, runs, now, () => '', 'span');
+      for (const result of results) if (result.status === 'rejected') rejections.add(1, reasonOf(result.id, result.problem));
+      sizer.done(chunk.length);
+      await turns.breathe();
+    }
   }
   return rejections.result();
 }

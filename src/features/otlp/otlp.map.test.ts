@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { attributesToJson, decodeOtlpJson, type OtlpSpan } from './otlp.decode.js';
+import { readOtlpJson, type OtlpSpan } from './otlp.decode.js';
 import { attr } from './otlp.test-support.js';
-import { mapSpan } from './otlp.map.js';
+import { inheritedOf, mapSpan, resourceOf } from './otlp.map.js';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 
 /** One resource's spans as an OTLP/JSON exporter sends them, decoded. */
-function decoded(spans: Record<string, unknown>[], resource: Record<string, string> = {}) {
+async function decoded(spans: Record<string, unknown>[], resource: Record<string, string> = {}) {
   const body = {
     resourceSpans: [
       {
@@ -15,10 +15,14 @@ function decoded(spans: Record<string, unknown>[], resource: Record<string, stri
       },
     ],
   };
-  const request = decodeOtlpJson(JSON.stringify(body));
-  const r = request.resourceSpans![0]!;
-  return { spans: r.scopeSpans![0]!.spans as OtlpSpan[], resource: attributesToJson(r.resource?.attributes) };
+  const r = (await readOtlpJson(JSON.stringify(body))).resources[0]!;
+  // What its spans inherit: the resource's attributes (the scope left out, for short expectations).
+  const inherited = inheritedOf(resourceOf(r.attributes), null);
+  return { spans: r.spans.map((ref) => r.span(ref)) as OtlpSpan[], resource: inherited };
 }
+
+/** A span with nothing to inherit. */
+const bare = inheritedOf(resourceOf({}), null);
 
 const span = (overrides: Record<string, unknown> = {}) => ({
   traceId: TRACE,
@@ -43,8 +47,8 @@ const span = (overrides: Record<string, unknown> = {}) => ({
 });
 
 describe('a span as a run', () => {
-  it('maps a GenAI chat span field by field, the session from its resource', () => {
-    const { spans, resource } = decoded([span()], { 'service.name': 'support-bot', 'session.id': 'conv-1' });
+  it('maps a GenAI chat span field by field, the session from its resource', async () => {
+    const { spans, resource } = await decoded([span()], { 'service.name': 'support-bot', 'session.id': 'conv-1' });
     expect(mapSpan(spans[0]!, resource)).toEqual({
       id: 'b7ad6b7169203331',
       traceId: TRACE,
@@ -79,9 +83,9 @@ describe('a span as a run', () => {
     });
   });
 
-  it('a root span has no parent; a failed one carries its error; an unnamed one is named so', () => {
-    const { spans } = decoded([span({ parentSpanId: '', name: '', status: { code: 2, message: 'rate limited' }, attributes: [] })]);
-    expect(mapSpan(spans[0]!, {})).toMatchObject({
+  it('a root span has no parent; a failed one carries its error; an unnamed one is named so', async () => {
+    const { spans } = await decoded([span({ parentSpanId: '', name: '', status: { code: 2, message: 'rate limited' }, attributes: [] })]);
+    expect(mapSpan(spans[0]!, bare)).toMatchObject({
       parentRunId: null,
       name: '(unnamed span)',
       kind: 'custom',
@@ -92,17 +96,17 @@ describe('a span as a run', () => {
     });
   });
 
-  it('other spans keep input.value and output.value, parsed when JSON, and OpenLLMetry entity input and output', () => {
-    const { spans } = decoded([
+  it('other spans keep input.value and output.value, parsed when JSON, and OpenLLMetry entity input and output', async () => {
+    const { spans } = await decoded([
       span({ attributes: [attr('input.value', '{"q":"x"}'), attr('input.mime_type', 'application/json'), attr('output.value', 'plain answer')] }),
       span({ spanId: '2222222222222222', attributes: [attr('traceloop.entity.input', '{"args":[1]}'), attr('traceloop.entity.output', '"done"')] }),
     ]);
-    expect(mapSpan(spans[0]!, {})).toMatchObject({ inputs: { q: 'x' }, outputs: 'plain answer', metadata: {} });
-    expect(mapSpan(spans[1]!, {})).toMatchObject({ inputs: { args: [1] }, outputs: '"done"', metadata: {} });
+    expect(mapSpan(spans[0]!, bare)).toMatchObject({ inputs: { q: 'x' }, outputs: 'plain answer', metadata: {} });
+    expect(mapSpan(spans[1]!, bare)).toMatchObject({ inputs: { args: [1] }, outputs: '"done"', metadata: {} });
   });
 
-  it("a tool call's arguments and result (GenAI, the Vercel AI SDK), and the values the Vercel AI SDK embeds, as inputs and outputs", () => {
-    const { spans } = decoded([
+  it("a tool call's arguments and result (GenAI, the Vercel AI SDK), and the values the Vercel AI SDK embeds, as inputs and outputs", async () => {
+    const { spans } = await decoded([
       span({
         attributes: [
           attr('gen_ai.operation.name', 'execute_tool'),
@@ -117,7 +121,7 @@ describe('a span as a run', () => {
         attributes: [{ key: 'ai.values', value: { arrayValue: { values: [{ stringValue: '"a"' }, { stringValue: '{"b":1}' }] } } }],
       }),
     ]);
-    const [genAi, vercel, embed, embedMany] = spans.map((s) => mapSpan(s, {}));
+    const [genAi, vercel, embed, embedMany] = spans.map((s) => mapSpan(s, bare));
     expect(genAi).toMatchObject({ kind: 'tool', inputs: { city: 'Paris' }, outputs: 'sunny', metadata: { 'gen_ai.operation.name': 'execute_tool' } });
     expect(Object.keys((genAi as { metadata: object }).metadata)).toEqual(['gen_ai.operation.name']);
     expect(vercel).toMatchObject({ kind: 'tool', inputs: { city: 'Paris' }, outputs: '14 °C', metadata: {} });
@@ -125,15 +129,20 @@ describe('a span as a run', () => {
     expect(embedMany).toMatchObject({ kind: 'embedding', inputs: ['a', { b: 1 }], metadata: {} });
   });
 
-  it('an end before the start (clock skew) is read as the start; a span without an end keeps none', () => {
-    const { spans } = decoded([span({ endTimeUnixNano: '1699999999000000000' }), span({ spanId: '1111111111111111', endTimeUnixNano: '0' })]);
-    expect(mapSpan(spans[0]!, {})).toMatchObject({ startTime: 1700000000123, endTime: 1700000000123, endNanos: 456789 });
-    expect(mapSpan(spans[1]!, {})).toMatchObject({ endTime: null, endNanos: null });
+  it('an end before the start (clock skew) is read as the start; a span without an end keeps none', async () => {
+    const { spans } = await decoded([span({ endTimeUnixNano: '1699999999000000000' }), span({ spanId: '1111111111111111', endTimeUnixNano: '0' })]);
+    expect(mapSpan(spans[0]!, bare)).toMatchObject({ startTime: 1700000000123, endTime: 1700000000123, endNanos: 456789 });
+    expect(mapSpan(spans[1]!, bare)).toMatchObject({ endTime: null, endNanos: null });
   });
 
-  it('refuses, with the reason, a span without valid ids or a start time', () => {
-    const { spans } = decoded([span({ spanId: '0000000000000000' }), span({ traceId: 'abcd' }), span({ spanId: undefined }), span({ startTimeUnixNano: '0' })]);
-    const reasons = spans.map((s) => mapSpan(s, {}));
+  it('refuses, with the reason, a span without valid ids or a start time', async () => {
+    const { spans } = await decoded([
+      span({ spanId: '0000000000000000' }),
+      span({ traceId: 'abcd' }),
+      span({ spanId: undefined }),
+      span({ startTimeUnixNano: '0' }),
+    ]);
+    const reasons = spans.map((s) => mapSpan(s, bare));
     expect(reasons.slice(0, 3)).toEqual(Array(3).fill({ rejected: 'A span has no valid trace id (16 bytes) or span id (8 bytes).' }));
     expect(reasons[3]).toEqual({ rejected: 'Span b7ad6b7169203331 has no start time.' });
   });

@@ -3,7 +3,7 @@ import { attributesToJson, hexId, nanos, type Int64, type OtlpSpan } from './otl
 import { kindOf, modelOf, outcomeOf, providerOf, type RunKind } from './otlp.kind.js';
 import { eventMessagesOf, type EventLike } from './otlp.events.js';
 import { inputMessagesOf, outputMessagesOf } from './otlp.messages.js';
-import { metadataOf } from './otlp.metadata.js';
+import { inheritedMetadata, metadataOf, resourceMetadata, type InheritedMetadata, type ResourceMetadata } from './otlp.metadata.js';
 import { usageOf, type SpanUsage } from './otlp.usage.js';
 
 /**
@@ -120,7 +120,17 @@ function split(value: Int64 | null): [number, number] | null {
   return ms > BigInt(Number.MAX_SAFE_INTEGER) ? null : [Number(ms), Number(time % 1_000_000n)];
 }
 
-export function mapSpan(span: OtlpSpan, resource: Record<string, unknown>): MappedSpan | { rejected: string } {
+/** A resource's attributes prepared once for all its spans (the keys that become fields of a run left out of metadata). */
+export const resourceOf = (attributes: Record<string, unknown>): ResourceMetadata => resourceMetadata(attributes, isField);
+
+/** What the spans of one scope inherit: their resource's attributes, and the scope's name and version. */
+export function inheritedOf(resource: ResourceMetadata, scope: { name: string; version: string } | null | undefined): InheritedMetadata {
+  return inheritedMetadata(resource, scope?.name ? { 'otel.scope.name': scope.name, 'otel.scope.version': scope.version || undefined } : {});
+}
+
+/** One span as a run, `inherited` from its resource and scope (prepared once for all their spans: `resourceOf`, `inheritedOf`). */
+export function mapSpan(span: OtlpSpan, inherited: InheritedMetadata): MappedSpan | { rejected: string } {
+  const resource = inherited.resource.attributes;
   const id = hexId(span.spanId, 8);
   const traceId = hexId(span.traceId, 16);
   if (!id || !traceId) return { rejected: 'A span has no valid trace id (16 bytes) or span id (8 bytes).' };
@@ -153,6 +163,6 @@ export function mapSpan(span: OtlpSpan, resource: Record<string, unknown>): Mapp
     inputs: ioOf(attributes, events, 'input'),
     outputs: ioOf(attributes, events, 'output'),
     attributes,
-    metadata: metadataOf(attributes, resource, isField),
+    metadata: metadataOf(attributes, inherited),
   };
 }

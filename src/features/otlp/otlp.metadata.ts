@@ -13,37 +13,104 @@ export const MAX_METADATA_VALUE_LENGTH = 8192;
 /** Where the marker goes: which values were cut, and how many attributes were left out. */
 export const TRUNCATED_KEY = 'sightline.truncated';
 
-/** A value as kept: whole, or when its JSON text is too long, the start of that text with a marker (its key noted). */
-function keptValue(key: string, value: unknown, truncatedValues: string[]): unknown {
+/** A value as kept: whole, or when its JSON text is too long, the start of that text with a marker (and `cut`). */
+function keptValue(value: unknown): { value: unknown; cut: boolean } {
   // Numbers, booleans and null are short whatever they are.
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return { value, cut: false };
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  if (text === undefined || text.length <= MAX_METADATA_VALUE_LENGTH) return value;
-  truncatedValues.push(key);
+  if (text === undefined || text.length <= MAX_METADATA_VALUE_LENGTH) return { value, cut: false };
   // Never end on half a surrogate pair.
   const cut = /[\ud800-\udbff]/.test(text[MAX_METADATA_VALUE_LENGTH - 1] ?? '') ? MAX_METADATA_VALUE_LENGTH - 1 : MAX_METADATA_VALUE_LENGTH;
-  return `${text.slice(0, cut)} …[truncated]`;
+  return { value: `${text.slice(0, cut)} …[truncated]`, cut: true };
+}
+
+type Skip = (key: string) => boolean;
+const keepAll: Skip = () => false;
+
+/**
+ * What a resource gives the metadata of each of its spans, prepared once per resource: its attributes
+ * that are kept (not `skip`ped), in order, each value bounded when first used. A span reads at most
+ * MAX_METADATA_KEYS of them, so mapping N spans of a resource with A attributes costs N + A, never N × A.
+ */
+export interface ResourceMetadata {
+  /** The resource's attributes as they are (for lookups such as the session or the end user). */
+  readonly attributes: Attributes;
+  readonly skip: Skip;
+  readonly keys: readonly string[];
+  /** Kept values, made on first use. */
+  readonly kept: ({ value: unknown; cut: boolean } | undefined)[];
+}
+
+export function resourceMetadata(resource: Attributes, skip: Skip = keepAll): ResourceMetadata {
+  const keys = Object.keys(resource).filter((key) => !skip(key));
+  return { attributes: resource, skip, keys, kept: new Array(keys.length) };
 }
 
 /**
- * Span attributes, then those of its resource that the span does not carry itself, in order. A value
- * whose JSON is too long becomes the start of that text with ` …[truncated]`; attributes past the
- * count are left out. Keys whose name the caller maps to a field of its own can be left out with `skip`.
- * One pass, no intermediate entries: it runs for every span.
+ * A resource's metadata as the spans of one of its scopes inherit it: the scope's attributes (its name and
+ * version) over the resource's, as if spread after them — a key the resource has keeps its place. Made per
+ * scope in the time of the scope's own attributes.
  */
-export function metadataOf(span: Attributes, resource: Attributes, skip: (key: string) => boolean = () => false): Record<string, unknown> {
+export interface InheritedMetadata {
+  readonly resource: ResourceMetadata;
+  /** Scope values for keys the resource has too. */
+  readonly overrides: ReadonlyMap<string, { value: unknown; cut: boolean }>;
+  /** Scope attributes the resource does not have, after the resource's. */
+  readonly extra: readonly { key: string; value: unknown; cut: boolean }[];
+}
+
+export function inheritedMetadata(resource: ResourceMetadata, scope: Attributes = {}): InheritedMetadata {
+  const overrides = new Map<string, { value: unknown; cut: boolean }>();
+  const extra: { key: string; value: unknown; cut: boolean }[] = [];
+  for (const key of Object.keys(scope)) {
+    if (resource.skip(key)) continue;
+    if (inheritsKey(resource, key)) overrides.set(key, keptValue(scope[key]));
+    else extra.push({ key, ...keptValue(scope[key]) });
+  }
+  return { resource, overrides, extra };
+}
+
+/** Whether the resource gives spans `key` (it has it, and it is kept). */
+const inheritsKey = (resource: ResourceMetadata, key: string) => Object.hasOwn(resource.attributes, key) && !resource.skip(key);
+
+function inheritedAt(resource: ResourceMetadata, i: number): { value: unknown; cut: boolean } {
+  return (resource.kept[i] ??= keptValue(resource.attributes[resource.keys[i]!]));
+}
+
+/**
+ * Span attributes, then those it inherits (its resource's and its scope's) that the span does not carry
+ * itself, in order. A value whose JSON is too long becomes the start of that text with ` …[truncated]`;
+ * attributes past the count are left out (counted in the marker). Keys the caller maps to a field of its
+ * own (the resource's `skip`) are left out. The time is the span's attributes plus MAX_METADATA_KEYS,
+ * whatever the number of inherited ones.
+ */
+export function metadataOf(span: Attributes, inherited: InheritedMetadata): Record<string, unknown> {
+  const { resource, overrides, extra } = inherited;
   const metadata: Record<string, unknown> = {};
   const truncatedValues: string[] = [];
   let count = 0;
-  for (const key of Object.keys(span)) {
-    if (skip(key)) continue;
-    if (count++ < MAX_METADATA_KEYS) setMember(metadata, key, keptValue(key, span[key], truncatedValues));
+  const put = (key: string, kept: { value: unknown; cut: boolean }) => {
+    if (count++ >= MAX_METADATA_KEYS) return;
+    setMember(metadata, key, kept.value);
+    if (kept.cut) truncatedValues.push(key);
+  };
+  const spanKeys = Object.keys(span);
+  let hidden = 0;
+  for (const key of spanKeys) {
+    if (inheritsKey(resource, key) || extra.some((e) => e.key === key)) hidden++;
+    if (resource.skip(key)) continue;
+    if (count < MAX_METADATA_KEYS) put(key, keptValue(span[key]));
+    else count++;
   }
-  for (const key of Object.keys(resource)) {
-    if (Object.prototype.propertyIsEnumerable.call(span, key) || skip(key)) continue;
-    if (count++ < MAX_METADATA_KEYS) setMember(metadata, key, keptValue(key, resource[key], truncatedValues));
+  const own = count;
+  for (let i = 0; i < resource.keys.length && count < MAX_METADATA_KEYS; i++) {
+    const key = resource.keys[i]!;
+    if (Object.hasOwn(span, key)) continue;
+    put(key, overrides.get(key) ?? inheritedAt(resource, i));
   }
-  const droppedKeys = Math.max(0, count - MAX_METADATA_KEYS);
+  for (const e of extra) if (count < MAX_METADATA_KEYS && !Object.hasOwn(span, e.key)) put(e.key, e);
+  const total = own + resource.keys.length + extra.length - hidden;
+  const droppedKeys = Math.max(0, total - MAX_METADATA_KEYS);
   if (truncatedValues.length > 0 || droppedKeys > 0) metadata[TRUNCATED_KEY] = { values: truncatedValues, droppedKeys };
   return metadata;
 }

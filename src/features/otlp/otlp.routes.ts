@@ -3,13 +3,14 @@ import { sendJsonText } from '../../lib/http.js';
 import { checkJsonCounts } from '../../lib/json-body.js';
 import { problems } from '../../lib/problems.js';
 import { checkOtlpSize, MAX_OTLP_MESSAGES } from './otlp.bounds.js';
-import { decodeOtlpJson, decodeOtlpProtobuf, encodeOtlpResponse } from './otlp.decode.js';
+import { encodeOtlpResponse, readOtlpJson, readOtlpProtobuf } from './otlp.decode.js';
 import { exportTraces } from './otlp.ingest.js';
 import { ExportTraceServiceRequestBody, ExportTraceServiceResponseSchema, ExportTracesHeaders } from './otlp.schemas.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export function otlpRoutes(app: App, { db, clock }: Deps): void {
+export function otlpRoutes(app: App, { db, clock, config }: Deps): void {
+  const limits = { perRequest: config.otlpNewProjectsPerRequest, perHour: config.otlpNewProjectsPerHour };
   app.post('/traces', {
     // The body reaches the handler as bytes (decompressed and admitted like any other): OTLP JSON keeps
     // 64-bit integers exact only when the route decodes it itself.
@@ -50,9 +51,9 @@ export function otlpRoutes(app: App, { db, clock }: Deps): void {
           throw problems.validation([{ pointer: '', detail: 'The body is not valid UTF-8.' }]);
         }
       }
-      const decoded = text !== null ? decodeOtlpJson(text) : decodeOtlpProtobuf(bytes);
+      const decoded = text !== null ? await readOtlpJson(text) : await readOtlpProtobuf(bytes);
       const project = request.headers['sightline-project'];
-      const partial = await exportTraces(db, request.principal, typeof project === 'string' ? project : undefined, decoded, clock.now());
+      const partial = await exportTraces(db, request.principal, typeof project === 'string' ? project : undefined, decoded, clock.now(), limits);
       if (json) return sendJsonText(reply, encodeOtlpResponse(partial, 'json') as string);
       return reply.type('application/x-protobuf').send(Buffer.from(encodeOtlpResponse(partial, 'protobuf')));
     },

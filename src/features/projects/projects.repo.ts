@@ -64,6 +64,17 @@ export async function findProject(db: Kysely<Database>, organizationId: string, 
   return rows.find((row) => row.id === idOrName) ?? rows[0] ?? null;
 }
 
+/** How many projects the organization has created since `since` (by any way: the API or OTLP's first use). */
+export async function projectsCreatedSince(db: Kysely<Database>, organizationId: string, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('projects')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('organization_id', '=', organizationId)
+    .where('created_at', '>=', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 function nameTaken(name: string) {
   return problems.conflict(`A project named "${name}" already exists in this organization.`);
 }

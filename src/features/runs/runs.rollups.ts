@@ -117,11 +117,13 @@ function accumulate(table: 'traces' | 'run_sessions' | 'run_users', db: Db): Rec
 export async function rollUp(db: Db, projectId: string, changes: { add: Contribution[]; remove: Contribution[] }): Promise<void> {
   if (changes.add.length === 0 && changes.remove.length === 0) return;
   const traces = sumBy(changes, (c) => c.traceId);
-  if (traces.length > 0) {
+  // In chunks of rows, in the global order: a statement's parameters stay under both engines' limits
+  // (SQLite's 32,766) whatever the number of traces, sessions or users a call touches.
+  for (const chunk of chunksOf(traces)) {
     await db
       .insertInto('traces')
       .values(
-        traces.map(([traceId, e]) => ({
+        chunk.map(([traceId, e]) => ({
           project_id: projectId,
           trace_id: traceId,
           root_run_id: e.root?.runId ?? null,
@@ -148,7 +150,7 @@ export async function rollUp(db: Db, projectId: string, changes: { add: Contribu
         .where(
           'trace_id',
           'in',
-          traces.map(([id]) => id),
+          chunk.map(([id]) => id),
         )
         .where('run_count', '<=', 0)
         .execute();
@@ -158,12 +160,19 @@ export async function rollUp(db: Db, projectId: string, changes: { add: Contribu
     ['run_sessions', 'session_id', (c: Contribution) => c.sessionId],
     ['run_users', 'user_id', (c: Contribution) => c.userId],
   ] as const) {
-    const rows = sumBy(changes, keyOf);
-    if (rows.length === 0) continue;
-    await db
-      .insertInto(table)
-      .values(rows.map(([value, e]) => ({ project_id: projectId, [key]: value, ...e.totals }) as never))
-      .onConflict((oc) => oc.columns(['project_id', key] as never).doUpdateSet(accumulate(table, db) as never))
-      .execute();
+    for (const chunk of chunksOf(sumBy(changes, keyOf))) {
+      await db
+        .insertInto(table)
+        .values(chunk.map(([value, e]) => ({ project_id: projectId, [key]: value, ...e.totals }) as never))
+        .onConflict((oc) => oc.columns(['project_id', key] as never).doUpdateSet(accumulate(table, db) as never))
+        .execute();
+    }
   }
+}
+
+/** Rows per rollup statement: 500 × 19 columns, far below SQLite's 32,766 parameters and PostgreSQL's 65,535. */
+export const ROLLUP_CHUNK = 500;
+
+function* chunksOf<T>(rows: T[]): Generator<T[]> {
+  for (let i = 0; i < rows.length; i += ROLLUP_CHUNK) yield rows.slice(i, i + ROLLUP_CHUNK);
 }
