@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { startFlags } from '../scripts/start-flags.js';
 
 /** What the helpers below read of a benchmark's configuration; `configureBench` sets it once. */
 const settings = { pgUrl: 'postgres://postgres@127.0.0.1:5432/test', logLevel: 'warn', cpuProfDir: null, rssIntervalMs: 200 };
@@ -278,8 +279,7 @@ export async function startPinned(name, nodeArgs, env, port) {
 export function startSightline(name, port, databaseUrl, extraEnv = {}) {
   const profile = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
   // The same Node flags as `npm start` (package.json), so the bench measures the service as it ships.
-  const heap = `--max-old-space-size=${process.env.SIGHTLINE_HEAP_MB || 160}`;
-  return startPinned(name, [heap, ...profile, join(root, 'bin/sightline.js'), 'serve'], serverEnv(port, databaseUrl, extraEnv), port);
+  return startPinned(name, [...startFlags(), ...profile, join(root, 'bin/sightline.js'), 'serve'], serverEnv(port, databaseUrl, extraEnv), port);
 }
 
 export async function stopServer(server) {

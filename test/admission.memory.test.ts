@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../scripts/build-if-needed.js';
 import { dialects } from './helpers/harness.js';
-import { cliToken, peakRssMb, startInstance, stop, waitForReady, type Instance } from './helpers/process.js';
+import { cliToken, NPM_START_FLAGS, peakRssMb, startInstance, stop, waitForReady, type Instance } from './helpers/process.js';
 import { freePort } from './helpers/services.js';
 import { createPostgresDatabase } from './helpers/storage.js';
 
@@ -62,7 +62,7 @@ for (const dialect of dialects) {
       }
       const port = await freePort();
       const env = { DATABASE_URL: databaseUrl, SIGHTLINE_PUBLIC_URL: `http://127.0.0.1:${port}`, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
-      instance = startInstance(`mem-${dialect}`, port, env, ['--max-old-space-size=160']);
+      instance = startInstance(`mem-${dialect}`, port, env, NPM_START_FLAGS);
       await waitForReady(instance);
       ({ token } = await cliToken(env, `mem-${dialect}@example.test`, `mem-${dialect}`, 'owner'));
       const project = await fetch(instance.url('/v1/projects'), {

@@ -54,7 +54,7 @@ function withStatementCache(database: BetterSqlite3.Database) {
   };
 }
 const SMALL_STATEMENTS = 500;
-const LARGE_STATEMENTS = 24;
+const LARGE_STATEMENTS = 8;
 /** SQL text past this many characters is a long statement (a bulk insert of many rows). */
 const LONG_STATEMENT = 4096;
 

@@ -5,9 +5,13 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { startFlags } from '../../scripts/start-flags.js';
 
 const BIN = new URL('../../bin/sightline.js', import.meta.url).pathname;
 const run = promisify(execFile);
+
+/** The Node flags `npm start` runs the server with (its heap limits): pass them to `startInstance` to run it so. */
+export const NPM_START_FLAGS = startFlags({});
 
 export interface Instance {
   name: string;
