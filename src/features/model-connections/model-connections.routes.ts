@@ -150,7 +150,7 @@ export function modelConnectionRoutes(app: App, deps: Deps): void {
         return report({
           ok,
           costUsd: answer.costUsd,
-          problem: ok ? null : `The answer is not a JSON object: ${answer.content.slice(0, 200)}`,
+          problem: ok ? null : `The answer is not a JSON object: ${answer.quote(answer.content, 200)}`,
           retryable: ok ? null : false,
         });
       } catch (error) {

@@ -3,7 +3,7 @@ import { describeEachDialect, expectProblem } from '../../../test/helpers/harnes
 import { ok, type Json } from '../../../test/helpers/json.js';
 import { completion, failure } from '../../../test/helpers/openai-server.js';
 import { EMBEDDED_PRIVATE, EMBEDDED_PUBLIC, PRIVATE_FAULT } from '../../../test/helpers/webhooks.js';
-import { API_KEY, connectionsWorld, HEADER_SECRET, LOCAL_ENV, localServer, uname } from './model-connections.test-support.js';
+import { API_KEY, connectionsWorld, HEADER_SECRET, leakedPieces, LOCAL_ENV, localServer, uname } from './model-connections.test-support.js';
 
 /** Model connections: admin material, organization-wide; keys and headers sealed at rest and never in an answer; the test call. */
 describeEachDialect(
@@ -123,6 +123,34 @@ describeEachDialect(
       expect(sent.headers.authorization).toBe(`Bearer ${API_KEY}`);
       expect(sent.headers['x-gateway-key']).toBe(HEADER_SECRET);
       expect(sent.headers['user-agent']).toBe('Sightline-Judge/1');
+    });
+
+    it('redacts the key before clipping the endpoint’s message: a key echoed at character 280 leaves no piece of itself in the answer', async () => {
+      const { admin, connect } = await connectionsWorld(ctx);
+      const secrets = [API_KEY, HEADER_SECRET];
+      const created = await connect({
+        name: uname('echo'),
+        baseUrl: server().baseURL,
+        model: 'gpt-4o-mini',
+        apiKey: API_KEY,
+        headers: { 'X-Gateway-Key': HEADER_SECRET },
+        monthlyBudgetUsd: 1,
+      });
+      const test = async () => ok(await ctx.request('POST', `/v1/model-connections/${created.id}/test`, { token: admin.token }));
+      const padding = 'Incorrect API key provided. '.repeat(10); // 280 characters
+      for (const echo of [
+        failure(401, `${padding}${API_KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`),
+        failure(401, `${padding.slice(0, 290)}${API_KEY}`), // the key across the clip
+        failure(403, `${padding.slice(0, 285)}${HEADER_SECRET} is not a gateway key`),
+        { status: 500, body: `<html><body>${padding.slice(0, 240)}${encodeURIComponent(API_KEY)} ${API_KEY.slice(0, 20)}</body></html>` }, // not JSON: the text itself
+        completion(`${padding.slice(0, 180)} ${API_KEY}`), // content that is not a JSON object, quoted
+      ]) {
+        server().script(echo);
+        const answer = await test();
+        expect(answer.ok).toBe(false);
+        expect(answer.problem).toContain('[redacted]');
+        expect(leakedPieces(JSON.stringify(answer), secrets), answer.problem).toEqual([]);
+      }
     });
 
     it('tests a connection: ok with its cost, or the problem and whether it is retryable', async () => {
