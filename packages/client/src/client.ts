@@ -795,7 +795,10 @@ class ModelConnectionsResource extends Resource {
   async delete(connectionId: string, options: CallOptions = {}): Promise<void> {
     await this.call({ method: 'DELETE', path: `/model-connections/${seg(connectionId)}`, signal: options.signal });
   }
-  /** Sends a tiny JSON-mode request through the connection: `ok`, or the problem and whether it is retryable. */
+  /**
+   * Sends a tiny JSON-mode request through the connection: `ok`, or the problem and whether it is
+   * retryable. One test at a time per connection: a 409 (with `retryAfter`) while another runs.
+   */
   test(connectionId: string, options: CallOptions = {}): Promise<ModelConnectionTest> {
     return this.call({ method: 'POST', path: `/model-connections/${seg(connectionId)}/test`, signal: options.signal });
   }

@@ -42,6 +42,11 @@ export function monthOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 7);
 }
 
+/** What a test call may take beyond the model timeout (the database reads before its request, the spend after): then it is aborted. */
+export const TEST_CALL_GRACE_MS = 10_000;
+/** How much longer than its call a test's lease lasts (a crashed instance's lease expires then). */
+export const TEST_LEASE_EXTRA_MS = 5_000;
+
 /** Picodollars (10^-12 USD) per dollar: spends are kept and added as whole picodollars. */
 export const PICO = 1e12;
 export const toPico = (usd: number): number => Math.round(usd * PICO);
