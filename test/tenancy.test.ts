@@ -555,6 +555,31 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     }
   });
 
+  it("an experiment's result naming a run of another project, of the organization or another one: 400 at its runId, as a missing run, and nothing is recorded", async () => {
+    const w = await world();
+    const outsider = await world();
+    const second = await ctx.make.project(w.owner.organizationId);
+    const [sibling] = await ctx.make.runs(second.id, 1);
+    const record = (runId: string) =>
+      ctx.request('POST', experimentPath(w, '/results'), {
+        token: w.owner.token,
+        body: { results: [{ itemId: w.itemId, runId, output: 'Hello', latencyMs: 5 }] },
+      });
+    const before = await snapshot(w);
+    const missing = `run-${newId('run').slice(-12)}`;
+    const expected = expectProblem(await record(missing), 400, 'validation');
+    expect(expected.errors).toEqual([{ pointer: '/results/0/runId', detail: `Run ${missing} does not exist in the experiment's project.` }]);
+    for (const foreign of [sibling!, outsider.runId]) {
+      const res = await record(foreign);
+      const body = expectProblem(res, 400, 'validation');
+      for (const other of [second.id, outsider.projectId, outsider.owner.organizationId]) expect(res.body).not.toContain(other);
+      expect(body.errors).toEqual([{ pointer: '/results/0/runId', detail: `Run ${foreign} does not exist in the experiment's project.` }]);
+      expect(normalized(body, [foreign])).toEqual({ ...normalized(expected, [missing]), errors: body.errors });
+    }
+    expect(await snapshot(w)).toEqual(before);
+    expect((await record(w.runId)).statusCode).toBe(200);
+  });
+
   it("a monitor of another organization's project, addressed through the caller's own project: 404, as a missing one, and nothing changes", async () => {
     const w = await world();
     const outsider = await world();

@@ -594,6 +594,9 @@ export interface ModelConnectionsTable {
   spent_month: string;
   /** What that month's calls cost, in 10^-12 USD (a bigint, read as a number). */
   spent_picousd: number;
+  /** The lease of the test call in progress (one at a time per connection): its holder's token and until when; null: none. */
+  test_lease_owner: string | null;
+  test_lease_until: Millis | null;
   created_at: Millis;
   updated_at: Millis;
 }

@@ -114,8 +114,9 @@ export const problems = {
   cursorMalformed(): Problem {
     return new Problem('validation', { detail: CURSOR_MALFORMED, errors: [{ parameter: 'cursor', detail: CURSOR_MALFORMED }] });
   },
-  conflict(detail: string): Problem {
-    return new Problem('conflict', { detail });
+  /** A 409; `headers` such as `Retry-After` when the conflict passes by itself. */
+  conflict(detail: string, headers: Record<string, string> = {}): Problem {
+    return new Problem('conflict', { detail, headers });
   },
   /** A 503 that tells the client when to come back (`Retry-After`, in seconds). */
   unavailable(detail: string, retryAfterSeconds: number, headers: Record<string, string> = {}): Problem {

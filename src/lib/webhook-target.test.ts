@@ -5,7 +5,8 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isPrivateAddress, postJson, resolveTarget, TargetRefused, webhookUrlFault } from './webhook-target.js';
+import { isPrivateAddress } from './ip-address.js';
+import { postJson, resolveTarget, TargetRefused, webhookUrlFault } from './webhook-target.js';
 import { HOST_FAULT, PRIVATE_FAULT, startReceiver, type Receiver } from '../../test/helpers/webhooks.js';
 import { freePort } from '../../test/helpers/services.js';
 

@@ -1,63 +1,17 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import { isPrivateAddress } from './ip-address.js';
 
 /**
  * Outbound webhooks without SSRF: only http(s) URLs without credentials; the target host is resolved
  * once, every address it resolves to must be public (unless the instance allows private targets), and
  * the connection goes to exactly the address that was checked (no second resolution an attacker's DNS
  * could answer differently). Redirects are never followed. Webhook deliveries (`postJson`) and model
- * connections' calls (`postJsonForAnswer`, which reads the answer) take the same path.
+ * connections' calls (`postJsonForAnswer`, which reads the answer) take the same path. Which addresses
+ * are not public: `ip-address.ts`.
  */
-
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], // "this network"
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, cloud metadata (169.254.169.254)
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.88.99.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv4');
-}
-for (const [net, prefix] of [
-  ['::', 96], // unspecified, loopback and the deprecated IPv4-compatible form (::127.0.0.1)
-  ['::1', 128],
-  ['64:ff9b::', 96], // NAT64 (embeds an IPv4 address)
-  ['100::', 64],
-  ['2001::', 32], // Teredo
-  ['2001:db8::', 32],
-  ['2002::', 16], // 6to4 (embeds an IPv4 address)
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10],
-  ['ff00::', 8], // multicast
-] as const) {
-  blocked.addSubnet(net, prefix, 'ipv6');
-}
-
-/** True for loopback, private, link-local, multicast and other non-public addresses (v4, v6, v4-mapped v6). */
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return blocked.check(mapped[1]!, 'ipv4');
-    return blocked.check(address, 'ipv6');
-  }
-  return true;
-}
 
 function hostOf(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');

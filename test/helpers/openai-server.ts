@@ -2,7 +2,8 @@
 // instrumentation around it): POST /v1/chat/completions and POST /v1/embeddings, answered with the JSON
 // the OpenAI API sends, usage details included. What it answers is chosen by the request's model, unless
 // answers were scripted (`script`): then each chat completion takes the next scripted answer (a judge's
-// JSON, malformed content, a 500, a 429, an answer slower than the caller's timeout, a body too large).
+// JSON, malformed content, a 500, a 429, an answer slower than the caller's timeout, a body too large),
+// or one answer for all (`always`). It counts the chat completions it is answering at once (`chats`).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -34,9 +35,16 @@ export interface OpenAiServer {
   /** The base URL to give the client (`…/v1`). */
   baseURL: string;
   requests: OpenAiRequest[];
-  /** Queues answers for the next chat completions, in order (then back to the model-chosen ones). */
+  /** Queues answers for the next chat completions, in order (then back to the model-chosen ones, or `always`). */
   script(...answers: ScriptedAnswer[]): void;
+  /** Chat completions being answered now, and the most there were at once. */
+  chats: { inFlight: number; peak: number };
   close(): Promise<void>;
+}
+
+export interface OpenAiServerOptions {
+  /** The answer of every chat completion that has no scripted one (instead of the model-chosen ones). */
+  always?: ScriptedAnswer;
 }
 
 /** A scripted answer: a status and JSON (or a raw body), sent after `delayMs`. */
@@ -133,10 +141,11 @@ function answer(path: string, body: Record<string, any>): { status: number; json
 }
 
 /** Starts the server on 127.0.0.1 (a port the OS picks). */
-export async function startOpenAiServer(): Promise<OpenAiServer> {
+export async function startOpenAiServer(options: OpenAiServerOptions = {}): Promise<OpenAiServer> {
   const requests: OpenAiRequest[] = [];
   const scripted: ScriptedAnswer[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  const chats = { inFlight: 0, peak: 0 };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -149,7 +158,13 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
         // answered below as an unknown request
       }
       requests.push({ path, headers: req.headers, body });
-      const next = req.method === 'POST' && path === '/v1/chat/completions' ? scripted.shift() : undefined;
+      const chat = req.method === 'POST' && path === '/v1/chat/completions';
+      const next = chat ? (scripted.shift() ?? options.always) : undefined;
+      if (chat) {
+        chats.inFlight += 1;
+        chats.peak = Math.max(chats.peak, chats.inFlight);
+        res.once('close', () => (chats.inFlight -= 1));
+      }
       const { status, json } = next
         ? { status: next.status ?? 200, json: next.json }
         : req.method === 'POST'
@@ -177,6 +192,7 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
     script: (...answers) => scripted.push(...answers),
+    chats,
     close: () =>
       new Promise<void>((resolve) => {
         for (const timer of timers) clearTimeout(timer);

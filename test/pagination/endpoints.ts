@@ -1447,7 +1447,8 @@ export function listEndpoints(ctx: TestContext) {
         .where('item_id', 'like', 'api-%')
         .execute();
       const itemId = `api-${taken.length}`;
-      const res = await send('POST', parent.path, { token: parent.principal.token, body: { results: [{ itemId, runId: uniq('run'), latencyMs: 5 }] } });
+      const [runId] = await ctx.make.runs(parent.projectId!, 1); // a result names a run of the experiment's project
+      const res = await send('POST', parent.path, { token: parent.principal.token, body: { results: [{ itemId, runId, latencyMs: 5 }] } });
       expect(res.statusCode, res.body).toBe(200);
       const head = (await send('GET', `${parent.path}?limit=1`, { token: parent.principal.token })).json().items[0] as Item;
       expect(head.itemId).toBe(itemId);

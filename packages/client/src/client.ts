@@ -700,7 +700,8 @@ class ExperimentResultsResource extends Resource {
   }
   /**
    * Records 1 to 100 results, all or nothing: a result the item has already is `existing` when it is
-   * the same (so a retry is safe), else a 409; an item not in the experiment's dataset version is a 400.
+   * the same (so a retry is safe), else a 409; an item not in the experiment's dataset version, or a
+   * run not stored in the experiment's project, is a 400.
    */
   record(experimentId: string, results: readonly NewExperimentResult[], options: CallOptions = {}): Promise<ExperimentResultsRecorded> {
     return this.call({ method: 'POST', path: `/experiments/${seg(experimentId)}/results`, body: { results }, idempotent: true, signal: options.signal });
@@ -794,7 +795,10 @@ class ModelConnectionsResource extends Resource {
   async delete(connectionId: string, options: CallOptions = {}): Promise<void> {
     await this.call({ method: 'DELETE', path: `/model-connections/${seg(connectionId)}`, signal: options.signal });
   }
-  /** Sends a tiny JSON-mode request through the connection: `ok`, or the problem and whether it is retryable. */
+  /**
+   * Sends a tiny JSON-mode request through the connection: `ok`, or the problem and whether it is
+   * retryable. One test at a time per connection: a 409 (with `retryAfter`) while another runs.
+   */
   test(connectionId: string, options: CallOptions = {}): Promise<ModelConnectionTest> {
     return this.call({ method: 'POST', path: `/model-connections/${seg(connectionId)}/test`, signal: options.signal });
   }

@@ -2,7 +2,16 @@ import { expect, it } from 'vitest';
 import { describeEachDialect, manualClock } from '../../../test/helpers/harness.js';
 import { ok, type Json } from '../../../test/helpers/json.js';
 import { completion, failure } from '../../../test/helpers/openai-server.js';
-import { expectJudgeCall, JUDGE_USAGE, LOCAL_ENV, localConnection, localServer, uname } from '../model-connections/model-connections.test-support.js';
+import {
+  API_KEY,
+  expectJudgeCall,
+  JUDGE_USAGE,
+  leakedPieces,
+  LOCAL_ENV,
+  localConnection,
+  localServer,
+  uname,
+} from '../model-connections/model-connections.test-support.js';
 import { evaluatorsWorld, finished } from './evaluators.test-support.js';
 
 /**
@@ -112,6 +121,19 @@ describeEachDialect(
       expect(rule.counts).toEqual({ pending: 0, done: 0, failed: 1, skipped: 0 });
       expect(rule.lastError).toBe('The model\'s answer is not a JSON object: {"score": 1');
       expect(await scoresOf(runId!)).toEqual([]);
+    });
+
+    it('keeps the key out of the rule’s lastError (which viewers read): an error that echoes it at character 280 is redacted before it is clipped', async () => {
+      const { ingest, work, get, ruleId, job, answer } = await judgeWorld();
+      const padding = 'Incorrect API key provided. '.repeat(10); // 280 characters
+      server().script(failure(401, `${padding}${API_KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`));
+      const [runId] = await ingest([answer('4')]);
+      await work();
+      const { last_error: stored } = await job(runId!);
+      const { lastError } = await get(ruleId);
+      expect(lastError).toBe(stored);
+      expect(lastError).toMatch(/^The model endpoint answered 401: Incorrect API key provided\. /);
+      expect(leakedPieces(lastError, [API_KEY])).toEqual([]);
     });
 
     it('stops calling the model once the monthly budget is spent: later jobs fail with "Budget exhausted"; the spend is the sum of the costs', async () => {

@@ -316,8 +316,8 @@ export async function listResults(
 }
 
 /**
- * Records results, all or nothing: an item the experiment's dataset version lacks, or an item given
- * twice, is a 400 naming each; a result for an item that has one is `existing` when its content is the
+ * Records results, all or nothing: an item the experiment's dataset version lacks, an item given
+ * twice, or a run that is not the experiment's project's, is a 400 naming each; a result for an item that has one is `existing` when its content is the
  * same (a retry), else a 409 and nothing is recorded.
  */
 export async function recordResults(
@@ -349,9 +349,9 @@ export async function recordResults(
         detail: `Item ${r.itemId} is not in version ${experiment.dataset_version} of the experiment's dataset.`,
       });
   });
-  if (faults.length > 0) throw problems.validation(faults);
-
-  // A result's trace: the one given, else the stored run's.
+  // The runs must be the experiment's project's (run ids are a project's own: another project's, or
+  // another organization's, is answered as one that does not exist). A result's trace: the one given,
+  // else its run's.
   const runTraces = new Map(
     (
       await db
@@ -362,11 +362,15 @@ export async function recordResults(
         .execute()
     ).map((r) => [r.id, r.trace_id]),
   );
+  results.forEach((r, i) => {
+    if (!runTraces.has(r.runId)) faults.push({ pointer: `/results/${i}/runId`, detail: `Run ${r.runId} does not exist in the experiment's project.` });
+  });
+  if (faults.length > 0) throw problems.validation(faults);
   const rows = results.map((r): ExperimentResultRow => {
     const usage = r.usage ? { ...r.usage, totalTokens: r.usage.totalTokens ?? r.usage.promptTokens + r.usage.completionTokens } : null;
     const fields = {
       run_id: r.runId,
-      trace_id: r.traceId ?? runTraces.get(r.runId) ?? null,
+      trace_id: r.traceId ?? runTraces.get(r.runId)!,
       output: JSON.stringify(r.output ?? null),
       error: r.error ?? null,
       latency_ms: r.latencyMs,

@@ -145,7 +145,7 @@ export function experimentRoutes(app: App, { db, clock, cursors }: Deps): void {
       operationId: 'recordExperimentResults',
       tags,
       summary: 'Record results of an experiment',
-      description: `1 to ${MAX_RESULTS_PER_REQUEST} results, all or nothing, one per dataset item for good: an item that has a result is \`existing\` when the result sent is the same (a retry), else a 409 and nothing is recorded. An item not in the experiment's dataset version, or given twice, is a 400.`,
+      description: `1 to ${MAX_RESULTS_PER_REQUEST} results, all or nothing, one per dataset item for good: an item that has a result is \`existing\` when the result sent is the same (a retry), else a 409 and nothing is recorded. An item not in the experiment's dataset version, or given twice, or a run that is not in the experiment's project (another project's is answered as a missing one), is a 400 naming each.`,
       params: ExperimentParams,
       body: RecordResultsBody,
       response: { 200: ResultsRecordedSchema, ...problemResponses(409) },

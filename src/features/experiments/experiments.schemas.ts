@@ -113,8 +113,8 @@ export const ExperimentResultPage = pageSchema(Type.Ref('ExperimentResult'), 'Ex
 export const NewResultSchema = Type.Object(
   {
     itemId: Type.String({ minLength: 1, maxLength: 128, description: 'An item of the dataset at the experiment’s version' }),
-    runId: RunRef({ description: 'The run that produced the output, in the experiment’s project' }),
-    traceId: Type.Optional(RunRef({ description: 'Default: the stored run’s trace (null when the run is not stored yet)' })),
+    runId: RunRef({ description: 'The run that produced the output: a run of the experiment’s project (else a 400 at this field)' }),
+    traceId: Type.Optional(RunRef({ description: 'Default: the run’s trace' })),
     output: Type.Optional(Type.Unknown({ description: 'Any JSON value (default null)' })),
     error: Type.Optional(Nullable(Type.String({ maxLength: 100_000 }))),
     latencyMs: Type.Integer({ minimum: 0, maximum: 2_147_483_647, format: 'int32' }),

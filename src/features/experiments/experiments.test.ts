@@ -139,9 +139,9 @@ describeEachDialect('experiments', (ctx) => {
     );
     const refused = expectProblem(
       await record(exp.id, [
-        { itemId: 'd', runId: 'r1', latencyMs: 1 },
-        { itemId: 'zz', runId: 'r1', latencyMs: 1 },
-        { itemId: 'zz', runId: 'r1', latencyMs: 1 },
+        { itemId: 'd', runId: runs[0], latencyMs: 1 },
+        { itemId: 'zz', runId: runs[0], latencyMs: 1 },
+        { itemId: 'zz', runId: runs[0], latencyMs: 1 },
       ]),
       400,
       'validation',

@@ -8,7 +8,7 @@ import { extractVariables, getVersion, renderTemplate, requirePrompt } from '../
 import type { Template } from '../prompts/prompts.schemas.js';
 import { MAX_COMMENT } from '../scores/scores.rules.js';
 import { addSpend, requireModelConnection } from './model-connections.repo.js';
-import { chatCompletionsUrl, fromPico, monthOf, toPico } from './model-connections.rules.js';
+import { chatCompletionsUrl, fromPico, monthOf, quoteSafely, toPico } from './model-connections.rules.js';
 
 /**
  * LLM-as-judge (README: Model connections): a prompt of the prompt store rendered with a run's input,
@@ -17,7 +17,8 @@ import { chatCompletionsUrl, fromPico, monthOf, toPico } from './model-connectio
  * time of the call, with the address it resolved to), is bounded in time (`SIGHTLINE_MODEL_TIMEOUT_SECONDS`)
  * and in the size of its answer (1 MiB), and stops when the caller's signal aborts. What it cost is added
  * to the connection's month; once that reaches the budget, no call is made. The key is never logged and
- * never in an error's message (a message that quotes it has it replaced).
+ * never in an error's message: what the endpoint sent is quoted through `quoteSafely` (secrets
+ * replaced, then clipped).
  */
 
 /** What a judge call needs of the service (a route's or a worker's `Deps`). */
@@ -67,25 +68,21 @@ export interface ChatCall {
   options?: Record<string, unknown>;
 }
 
+/** Quotes what the endpoint sent in a message, at most `max` characters, without the connection's secrets (`quoteSafely`). */
+export type Quote = (text: string, max: number) => string;
+
 export interface ChatAnswer {
   /** The first choice's message content. */
   content: string;
   costUsd: number;
+  /** Quotes the content (or any text of this answer) in a message. */
+  quote: Quote;
 }
 
 /** What a call saw, for a report (the connection test): the answer's HTTP status. */
 export interface CallTrace {
   status: number | null;
 }
-
-/** Replaces each secret in a text (an endpoint's error may quote the key it was given). */
-function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
-  return out;
-}
-
-const clip = (text: string, max = 300) => (text.length > max ? `${text.slice(0, max)}…` : text);
 
 /** The price of a call's tokens: the connection's own pricing, else the model price table's (null: none known). */
 async function priceOf(deps: JudgeDeps, row: ModelConnectionRow, model: string): Promise<Prices | null> {
@@ -160,6 +157,7 @@ export async function callModel(
   const apiKey = row.api_key === null ? null : await deps.keys.unseal(row.api_key);
   const extra = row.headers === null ? {} : (JSON.parse(await deps.keys.unseal(row.headers)) as Record<string, string>);
   const secrets = [...(apiKey === null ? [] : [apiKey]), ...Object.values(extra)];
+  const quote: Quote = (text, max) => quoteSafely(text, secrets, max);
   const headers: Record<string, string> = { ...extra, accept: 'application/json', ...(apiKey === null ? {} : { authorization: `Bearer ${apiKey}` }) };
   const body = JSON.stringify({ ...options, model, messages, response_format: { type: 'json_object' } });
   const timeoutSeconds = deps.config.modelTimeoutSeconds;
@@ -176,21 +174,21 @@ export async function callModel(
   const text = answer.body.toString('utf8');
   if (answer.status < 200 || answer.status > 299) {
     const retryable = answer.status === 408 || answer.status === 429 || answer.status >= 500;
-    throw new JudgeError(redact(`The model endpoint answered ${answer.status}: ${clip(errorMessageOf(text) || '(no body)')}`, secrets), retryable);
+    throw new JudgeError(`The model endpoint answered ${answer.status}: ${quote(errorMessageOf(text) || '(no body)', 300)}`, retryable);
   }
   let json: Record<string, unknown>;
   try {
     json = JSON.parse(text) as Record<string, unknown>;
     if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new Error('not an object');
   } catch {
-    throw new JudgeError(redact(`The model endpoint's answer is not a chat completion (JSON): ${clip(text)}`, secrets), false);
+    throw new JudgeError(`The model endpoint's answer is not a chat completion (JSON): ${quote(text, 300)}`, false);
   }
   // Paid for once answered: the cost counts whatever the content turns out to be.
   const pico = toPico(costOf(usageOf(json), price));
   if (pico > 0) await addSpend(deps.db, organizationId, connectionId, monthOf(deps.clock.now()), pico);
   const content = (json.choices as { message?: { content?: unknown } }[] | undefined)?.[0]?.message?.content;
   if (typeof content !== 'string') throw new JudgeError('The model endpoint’s answer has no message content.', false);
-  return { content, costUsd: fromPico(pico) };
+  return { content, costUsd: fromPico(pico), quote };
 }
 
 /** A model's JSON content: the object itself, or one inside a Markdown code fence (some models add one). */
@@ -205,9 +203,9 @@ export function parseJsonContent(content: string): Record<string, unknown> | nul
 }
 
 /** The verdict in a model's content `{ score, reason }`: a number, a boolean or a category (1..100 characters). */
-function verdictOf(content: string, costUsd: number): JudgeVerdict {
+function verdictOf({ content, costUsd, quote }: ChatAnswer): JudgeVerdict {
   const json = parseJsonContent(content);
-  if (!json) throw new JudgeError(`The model's answer is not a JSON object: ${clip(content, 200)}`, false);
+  if (!json) throw new JudgeError(`The model's answer is not a JSON object: ${quote(content, 200)}`, false);
   const { score, reason } = json;
   const valid =
     (typeof score === 'number' && Number.isFinite(score)) ||
@@ -216,8 +214,8 @@ function verdictOf(content: string, costUsd: number): JudgeVerdict {
   if (!valid) {
     throw new JudgeError(
       score === undefined
-        ? `The model's answer has no score: ${clip(content, 200)}`
-        : `The model's score must be a number, true or false, or a category of 1 to 100 characters: ${clip(JSON.stringify(score), 200)}`,
+        ? `The model's answer has no score: ${quote(content, 200)}`
+        : `The model's score must be a number, true or false, or a category of 1 to 100 characters: ${quote(JSON.stringify(score), 200)}`,
       false,
     );
   }
@@ -268,12 +266,12 @@ function optionsOf(config: Record<string, unknown>): Record<string, unknown> {
 export async function runJudge(deps: JudgeDeps, request: JudgeRequest, signal: AbortSignal): Promise<JudgeVerdict> {
   const { template, config } = await promptOf(deps, request);
   const messages = render(template, request.variables, request.prompt.name);
-  const { content, costUsd } = await callModel(
+  const answer = await callModel(
     deps,
     request.organizationId,
     request.connectionId,
     (row) => ({ model: typeof config.model === 'string' && config.model !== '' ? config.model : row.model, messages, options: optionsOf(config) }),
     signal,
   );
-  return verdictOf(content, costUsd);
+  return verdictOf(answer);
 }

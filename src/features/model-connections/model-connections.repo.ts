@@ -131,6 +131,8 @@ export async function createModelConnection(
     output_price: null,
     spent_month: '',
     spent_picousd: 0,
+    test_lease_owner: null,
+    test_lease_until: null,
     created_at: now,
     updated_at: now,
     ...columns,
@@ -189,5 +191,45 @@ export async function addSpend(db: Kysely<Database>, organizationId: string, id:
     })
     .where('organization_id', '=', organizationId)
     .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * Takes the connection's test lease for `owner` until `until`, in one conditional UPDATE (the lease is
+ * free or has expired), so that one test at a time runs per connection whatever the instances: true
+ * when taken; else when the test in progress's lease ends.
+ */
+export async function takeTestLease(
+  db: Kysely<Database>,
+  organizationId: string,
+  id: string,
+  lease: { owner: string; now: number; until: number },
+): Promise<{ taken: true } | { taken: false; until: number }> {
+  const taken = await db
+    .updateTable('model_connections')
+    .set({ test_lease_owner: lease.owner, test_lease_until: lease.until })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('test_lease_until', 'is', null), eb('test_lease_until', '<=', lease.now)]))
+    .executeTakeFirst();
+  if (Number(taken.numUpdatedRows) === 1) return { taken: true };
+  const row = await db
+    .selectFrom('model_connections')
+    .select('test_lease_until')
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw missing(id);
+  return { taken: false, until: row.test_lease_until === null ? lease.now : Number(row.test_lease_until) };
+}
+
+/** Gives the test lease back, if `owner` still holds it. */
+export async function releaseTestLease(db: Kysely<Database>, organizationId: string, id: string, owner: string): Promise<void> {
+  await db
+    .updateTable('model_connections')
+    .set({ test_lease_owner: null, test_lease_until: null })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .where('test_lease_owner', '=', owner)
     .execute();
 }

@@ -1,14 +1,18 @@
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
-import { problemResponses } from '../../lib/problems.js';
+import type { ModelConnectionRow } from '../../db/schema.js';
+import { problemResponses, problems } from '../../lib/problems.js';
 import { pageRoute } from '../page-route.js';
 import { callModel, JudgeError, parseJsonContent, type CallTrace } from './judge.js';
 import {
   createModelConnection,
   deleteModelConnection,
   listModelConnections,
+  releaseTestLease,
   requireModelConnection,
+  takeTestLease,
   toModelConnection,
   updateModelConnection,
   type ConnectionSettings,
@@ -22,6 +26,7 @@ import {
   UpdateModelConnectionBody,
   type ConnectionTest,
 } from './model-connections.schemas.js';
+import { TEST_CALL_GRACE_MS, TEST_LEASE_EXTRA_MS } from './model-connections.rules.js';
 
 const tags = ['Model connections'];
 
@@ -116,47 +121,63 @@ export function modelConnectionRoutes(app: App, deps: Deps): void {
   });
 
   app.post('/model-connections/:connection_id/test', {
-    config: { scope: 'quality:admin' },
+    config: { scope: 'quality:admin', headers: { 409: ['Retry-After'] } },
     schema: {
       operationId: 'testModelConnection',
       tags,
       summary: 'Send a tiny request through a model connection',
       description:
-        'Asks the connection’s model for `{"ok": true}` in JSON mode and reports whether a JSON answer came, or the problem (the HTTP status, the endpoint’s message without the key, a timeout, the SSRF guard’s refusal, the budget). The call counts in the month’s spend like a judge’s.',
+        'Asks the connection’s model for `{"ok": true}` in JSON mode and reports whether a JSON answer came, or the problem (the HTTP status, the endpoint’s message without the key, a timeout, the SSRF guard’s refusal, the budget: no request once the month’s spend has reached it). The call counts in the month’s spend like a judge’s. One test at a time per connection, across every instance: while one is in progress, another is a 409 with `Retry-After` (at most the model timeout and 15 s).',
       params: ModelConnectionParams,
-      response: { 200: ConnectionTestSchema },
+      response: { 200: ConnectionTestSchema, ...problemResponses(409) },
     },
     handler: async (request): Promise<ConnectionTest> => {
       const { organizationId } = request.principal;
       const row = await requireModelConnection(db, organizationId, request.params.connection_id);
-      const trace: CallTrace = { status: null };
-      const started = performance.now();
-      const report = (fields: Pick<ConnectionTest, 'ok' | 'costUsd' | 'problem' | 'retryable'>): ConnectionTest => ({
-        model: row.model,
-        status: trace.status,
-        latencyMs: Math.round(performance.now() - started),
-        ...fields,
-      });
-      try {
-        const answer = await callModel(
-          deps,
-          organizationId,
-          row.id,
-          (current) => ({ model: current.model, messages: TEST_MESSAGES }),
-          new AbortController().signal,
-          trace,
-        );
-        const ok = parseJsonContent(answer.content) !== null;
-        return report({
-          ok,
-          costUsd: answer.costUsd,
-          problem: ok ? null : `The answer is not a JSON object: ${answer.content.slice(0, 200)}`,
-          retryable: ok ? null : false,
+      // The call's bound (aborted then) and its lease's, a little longer: one test at a time per connection.
+      const callMs = config.modelTimeoutSeconds * 1000 + TEST_CALL_GRACE_MS;
+      const now = clock.now();
+      const owner = randomUUID();
+      const lease = await takeTestLease(db, organizationId, row.id, { owner, now, until: now + callMs + TEST_LEASE_EXTRA_MS });
+      if (!lease.taken) {
+        const seconds = Math.max(1, Math.ceil((lease.until - now) / 1000));
+        throw problems.conflict(`A test of model connection ${row.id} is in progress; try again when it ends (within ${seconds} s).`, {
+          'retry-after': String(seconds),
         });
-      } catch (error) {
-        if (error instanceof JudgeError) return report({ ok: false, costUsd: 0, problem: error.message, retryable: error.retryable });
-        throw error;
+      }
+      try {
+        return await testCall(row, AbortSignal.timeout(callMs));
+      } finally {
+        // Not given back (the database failed): it expires by itself.
+        await releaseTestLease(db, organizationId, row.id, owner).catch((error: unknown) =>
+          request.log.error({ err: error, connectionId: row.id }, 'model connection test lease not released'),
+        );
       }
     },
   });
+
+  /** The test call itself: a report whatever the endpoint did. */
+  async function testCall(row: ModelConnectionRow, signal: AbortSignal): Promise<ConnectionTest> {
+    const trace: CallTrace = { status: null };
+    const started = performance.now();
+    const report = (fields: Pick<ConnectionTest, 'ok' | 'costUsd' | 'problem' | 'retryable'>): ConnectionTest => ({
+      model: row.model,
+      status: trace.status,
+      latencyMs: Math.round(performance.now() - started),
+      ...fields,
+    });
+    try {
+      const answer = await callModel(deps, row.organization_id, row.id, (current) => ({ model: current.model, messages: TEST_MESSAGES }), signal, trace);
+      const ok = parseJsonContent(answer.content) !== null;
+      return report({
+        ok,
+        costUsd: answer.costUsd,
+        problem: ok ? null : `The answer is not a JSON object: ${answer.quote(answer.content, 200)}`,
+        retryable: ok ? null : false,
+      });
+    } catch (error) {
+      if (error instanceof JudgeError) return report({ ok: false, costUsd: 0, problem: error.message, retryable: error.retryable });
+      throw error;
+    }
+  }
 }

@@ -6,6 +6,7 @@ import { ok, type Json } from '../../../test/helpers/json.js';
 import { startOpenAiServer, type OpenAiServer } from '../../../test/helpers/openai-server.js';
 import { Keyring } from '../../lib/keys.js';
 import type { JudgeDeps } from './judge.js';
+import { MIN_SECRET_PIECE, secretForms } from './model-connections.rules.js';
 
 /** Settings of the suites' apps: the local test server allowed (as the webhook suites allow their receiver), a 1-second call timeout. */
 export const LOCAL_ENV = { SIGHTLINE_MODEL_ALLOW_PRIVATE: 'true', SIGHTLINE_MODEL_TIMEOUT_SECONDS: '1' };
@@ -13,6 +14,15 @@ export const LOCAL_ENV = { SIGHTLINE_MODEL_ALLOW_PRIVATE: 'true', SIGHTLINE_MODE
 /** A key long enough to show its last 4 characters, never expected in any answer or row. */
 export const API_KEY = 'sk-test-0123456789abcdefSECRETKEY';
 export const HEADER_SECRET = 'gateway-header-secret-value';
+
+/** Every piece of MIN_SECRET_PIECE characters of each form of each secret. */
+export function secretPieces(secrets: readonly string[]): string[] {
+  const forms = secrets.flatMap(secretForms);
+  return [...new Set(forms.flatMap((form) => Array.from({ length: form.length - MIN_SECRET_PIECE + 1 }, (_, i) => form.slice(i, i + MIN_SECRET_PIECE))))];
+}
+
+/** The pieces of the secrets a text holds (none is the point). */
+export const leakedPieces = (text: string, secrets: readonly string[]): string[] => secretPieces(secrets).filter((piece) => text.includes(piece));
 
 let seq = 0;
 export const uname = (prefix: string) => `${prefix}-${process.pid}-${Date.now().toString(36)}-${(seq++).toString(36)}`;

@@ -2,7 +2,8 @@ import { expect, it } from 'vitest';
 import { describeEachDialect, expectProblem } from '../../../test/helpers/harness.js';
 import { ok, type Json } from '../../../test/helpers/json.js';
 import { completion, failure } from '../../../test/helpers/openai-server.js';
-import { API_KEY, connectionsWorld, HEADER_SECRET, LOCAL_ENV, localServer, uname } from './model-connections.test-support.js';
+import { EMBEDDED_PRIVATE, EMBEDDED_PUBLIC, PRIVATE_FAULT } from '../../../test/helpers/webhooks.js';
+import { API_KEY, connectionsWorld, HEADER_SECRET, leakedPieces, LOCAL_ENV, localServer, uname } from './model-connections.test-support.js';
 
 /** Model connections: admin material, organization-wide; keys and headers sealed at rest and never in an answer; the test call. */
 describeEachDialect(
@@ -124,6 +125,34 @@ describeEachDialect(
       expect(sent.headers['user-agent']).toBe('Sightline-Judge/1');
     });
 
+    it('redacts the key before clipping the endpoint’s message: a key echoed at character 280 leaves no piece of itself in the answer', async () => {
+      const { admin, connect } = await connectionsWorld(ctx);
+      const secrets = [API_KEY, HEADER_SECRET];
+      const created = await connect({
+        name: uname('echo'),
+        baseUrl: server().baseURL,
+        model: 'gpt-4o-mini',
+        apiKey: API_KEY,
+        headers: { 'X-Gateway-Key': HEADER_SECRET },
+        monthlyBudgetUsd: 1,
+      });
+      const test = async () => ok(await ctx.request('POST', `/v1/model-connections/${created.id}/test`, { token: admin.token }));
+      const padding = 'Incorrect API key provided. '.repeat(10); // 280 characters
+      for (const echo of [
+        failure(401, `${padding}${API_KEY}. You can find your API key at https://platform.openai.com/account/api-keys.`),
+        failure(401, `${padding.slice(0, 290)}${API_KEY}`), // the key across the clip
+        failure(403, `${padding.slice(0, 285)}${HEADER_SECRET} is not a gateway key`),
+        { status: 500, body: `<html><body>${padding.slice(0, 240)}${encodeURIComponent(API_KEY)} ${API_KEY.slice(0, 20)}</body></html>` }, // not JSON: the text itself
+        completion(`${padding.slice(0, 180)} ${API_KEY}`), // content that is not a JSON object, quoted
+      ]) {
+        server().script(echo);
+        const answer = await test();
+        expect(answer.ok).toBe(false);
+        expect(answer.problem).toContain('[redacted]');
+        expect(leakedPieces(JSON.stringify(answer), secrets), answer.problem).toEqual([]);
+      }
+    });
+
     it('tests a connection: ok with its cost, or the problem and whether it is retryable', async () => {
       const { admin, connect } = await connectionsWorld(ctx);
       const created = await connect({ name: uname('test'), baseUrl: server().baseURL, model: 'gpt-4o-mini', apiKey: API_KEY, monthlyBudgetUsd: 1 });
@@ -178,5 +207,38 @@ describeEachDialect('model connections: SSRF guard at creation', (ctx) => {
     expect(expectProblem(patched, 400, 'validation').errors).toEqual([
       { pointer: '/baseUrl', detail: 'Must not target a private, loopback or link-local address.' },
     ]);
+  });
+
+  it('judges an IPv6 literal that carries an IPv4 address by that address: at creation, at a change and at the test call', async () => {
+    const { admin, post, connect } = await connectionsWorld(ctx);
+    for (const [address] of EMBEDDED_PRIVATE) {
+      const baseUrl = `http://[${address}]:8080/v1`;
+      const problem = expectProblem(await post({ name: uname('c'), baseUrl, model: 'gpt-4o-mini', monthlyBudgetUsd: 1 }), 400, 'validation');
+      expect(problem.errors, baseUrl).toEqual([{ pointer: '/baseUrl', detail: PRIVATE_FAULT }]);
+    }
+    const created = await connect({ name: uname('public'), baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', monthlyBudgetUsd: 1 });
+    for (const [address] of EMBEDDED_PUBLIC) {
+      const baseUrl = `http://[${address}]/v1`;
+      const stored = new URL(baseUrl).href; // as the URL parser writes it: the IPv4 part in hex
+      expect(ok(await ctx.request('PATCH', `/v1/model-connections/${created.id}`, { token: admin.token, body: { baseUrl } })).baseUrl).toBe(stored);
+      expect(await connect({ name: uname('public'), baseUrl, model: 'gpt-4o-mini', monthlyBudgetUsd: 1 })).toMatchObject({ baseUrl: stored });
+    }
+    for (const [address] of EMBEDDED_PRIVATE) {
+      const baseUrl = `http://[${address}]:8080/v1`;
+      const patched = await ctx.request('PATCH', `/v1/model-connections/${created.id}`, { token: admin.token, body: { baseUrl } });
+      expect(expectProblem(patched, 400, 'validation').errors, baseUrl).toEqual([{ pointer: '/baseUrl', detail: PRIVATE_FAULT }]);
+      // Stored as one accepted while private targets were allowed would be: the call's own check refuses it, sending nothing.
+      await ctx.database.storage.db.updateTable('model_connections').set({ base_url: baseUrl }).where('id', '=', created.id).execute();
+      const test = ok(await ctx.request('POST', `/v1/model-connections/${created.id}/test`, { token: admin.token }));
+      expect(test, baseUrl).toEqual({
+        ok: false,
+        model: 'gpt-4o-mini',
+        status: null,
+        latencyMs: expect.any(Number),
+        costUsd: 0,
+        problem: `The model endpoint is refused: ${PRIVATE_FAULT}`,
+        retryable: false,
+      });
+    }
   });
 });

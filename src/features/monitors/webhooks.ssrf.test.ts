@@ -2,7 +2,7 @@ import { afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect, expectProblem, type Caller } from '../../../test/helpers/harness.js';
 import { ok } from '../../../test/helpers/json.js';
 import { begin, clock, helpers, HOUR } from './webhooks.test-support.js';
-import { CREDENTIALS_FAULT, HOST_FAULT, PRIVATE_FAULT, startReceiver, URL_FAULT } from '../../../test/helpers/webhooks.js';
+import { CREDENTIALS_FAULT, EMBEDDED_PRIVATE, EMBEDDED_PUBLIC, HOST_FAULT, PRIVATE_FAULT, startReceiver, URL_FAULT } from '../../../test/helpers/webhooks.js';
 
 /** The SSRF guard on monitor webhooks (the default: private targets refused), at create, patch and delivery time. */
 
@@ -36,6 +36,8 @@ const REFUSED: [string, string][] = [
   ['http://[::127.0.0.1]/', PRIVATE_FAULT],
   ['http://[::ffff:169.254.169.254]/', PRIVATE_FAULT],
   ['http://[64:ff9b::127.0.0.1]/', PRIVATE_FAULT],
+  // Every IPv6 form that carries a private IPv4 address (mapped, translated, compatible, NAT64, 6to4, Teredo).
+  ...EMBEDDED_PRIVATE.map(([address]): [string, string] => [`http://[${address}]:8080/hook`, PRIVATE_FAULT]),
   // Empty labels: more than the one trailing dot of a fully qualified name (the URL parser keeps them).
   ['http://localhost..:8080/x', HOST_FAULT],
   ['http://localhost...:8080/x', HOST_FAULT],
@@ -112,6 +114,15 @@ describeEachDialect(
       expect(m.webhookUrls).toEqual(['https://hooks.example.com/x']);
       expect(m.state).toBe('alerting'); // a delivery is queued…
       expect(await h.attempts(owner, projectId, m.id)).toEqual([]); // …but nothing was attempted
+    });
+
+    it('create accepts IPv6 literals that carry a public IPv4 address, judged by it', async () => {
+      begin();
+      const urls = EMBEDDED_PUBLIC.map(([address]) => `http://[${address}]/hook`);
+      for (let i = 0; i < urls.length; i += 5) {
+        const m = await h.alerting(owner, projectId, urls.slice(i, i + 5)); // at most 5 a monitor
+        expect(m.webhookUrls).toEqual(urls.slice(i, i + 5));
+      }
     });
 
     it('patch refuses the same URLs and leaves the monitor unchanged', async () => {
