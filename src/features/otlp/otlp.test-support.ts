@@ -94,6 +94,20 @@ export async function otlpCaller(ctx: TestContext, role: 'member' | 'viewer' | '
       if (!found) throw new Error(`no project ${name}`);
       return found;
     },
+    /** Every run of a project, page after page, by id. */
+    async allRuns(projectId: string): Promise<Map<string, Json>> {
+      const runs = new Map<string, Json>();
+      for (let cursor: string | null = null; ; ) {
+        const res = await ctx.request('GET', `/v1/projects/${projectId}/runs?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+          token: caller.token,
+        });
+        expect(res.statusCode, res.body).toBe(200);
+        const page = res.json() as { items: Json[]; nextCursor: string | null };
+        for (const run of page.items) runs.set(run.id as string, run);
+        if (!page.nextCursor) return runs;
+        cursor = page.nextCursor;
+      }
+    },
     /** Every run of a project, oldest first. */
     async runs(projectId: string): Promise<Json[]> {
       const res = await ctx.request('GET', `/v1/projects/${projectId}/runs?limit=1000`, { token: caller.token });
