@@ -40,6 +40,10 @@ export interface Config {
   otlpNewProjectsPerHour: number;
   /** How long a read body may wait for an ingestion slot before the request is shed with a 503. */
   ingestQueueSeconds: number;
+  /** Exports (runs, traces) streaming at once on this instance; twice as many may wait for a slot. */
+  exportConcurrency: number;
+  /** How long an export may wait for a slot before it is refused with a 503. */
+  exportQueueSeconds: number;
   /** Requests in progress at once on this instance; past it new ones are shed with a 503. */
   maxInFlight: number;
   /** Event-loop delay past which new requests are shed with a 503 (0: never). */
@@ -249,6 +253,8 @@ export function loadConfig(env: Env = process.env): Config {
     ingestQueueSeconds: integer(env, 'SIGHTLINE_INGEST_QUEUE_SECONDS', 10, 1, 600),
     otlpNewProjectsPerRequest: integer(env, 'SIGHTLINE_OTLP_NEW_PROJECTS_PER_REQUEST', 10, 0, 10_000),
     otlpNewProjectsPerHour: integer(env, 'SIGHTLINE_OTLP_NEW_PROJECTS_PER_HOUR', 100, 0, 1_000_000),
+    exportConcurrency: integer(env, 'SIGHTLINE_EXPORT_CONCURRENCY', 4, 1, 64),
+    exportQueueSeconds: integer(env, 'SIGHTLINE_EXPORT_QUEUE_SECONDS', 5, 1, 600),
     maxInFlight: integer(env, 'SIGHTLINE_MAX_IN_FLIGHT', 256, 1, 1_000_000),
     maxEventLoopDelayMs: integer(env, 'SIGHTLINE_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
     redisBreakerSeconds: integer(env, 'SIGHTLINE_REDIS_BREAKER_SECONDS', 5, 1, 300),

@@ -171,6 +171,8 @@ describe('configuration', () => {
     ['SIGHTLINE_OTLP_GRPC_PORT', '0'],
     ['SIGHTLINE_OTLP_GRPC_PORT', '65536'],
     ['SIGHTLINE_OTLP_GRPC_PORT', 'on'],
+    ['SIGHTLINE_EXPORT_CONCURRENCY', '0'],
+    ['SIGHTLINE_EXPORT_QUEUE_SECONDS', 'soon'],
   ])('refuses %s=%s with one line naming the setting', (name, value) => {
     let error: unknown;
     try {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Gate, GateClosed, type Release } from './gate.js';
+import { acquireOrRefuse, type Gate, type Release } from './gate.js';
 import { contentEncodingOf, inflateBody } from './body-encoding.js';
 import { decodeJsonBody } from './json-body.js';
 import { Problem, problems } from './problems.js';
@@ -91,18 +91,14 @@ class Admission {
   }
 
   async holdSlot(gate: Gate, timeoutMs: number): Promise<void> {
-    let release: Release;
-    try {
-      release = await gate.acquire({ signal: this.closed.signal, timeoutMs });
-    } catch (error) {
-      if (error instanceof GateClosed && error.reason === 'timeout') {
-        throw problems.unavailable('The server is busy processing other large requests; retry shortly.', Math.max(1, Math.ceil(timeoutMs / 1000)));
-      }
-      throw clientGone();
-    }
+    const release = await acquireOrRefuse(gate, {
+      signal: this.closed.signal,
+      timeoutMs,
+      busy: 'The server is busy processing other large requests; retry shortly.',
+    });
     if (this.finished) {
       release();
-      throw clientGone();
+      throw problems.clientGone();
     }
     this.slot = release;
   }
@@ -116,12 +112,6 @@ class Admission {
     this.releaseBytes();
   }
 }
-
-const clientGone = () =>
-  new Problem('validation', {
-    detail: 'The client closed the connection before the request was processed.',
-    errors: [{ pointer: '', detail: 'The connection closed.' }],
-  });
 
 function declaredLength(request: FastifyRequest): number | null {
   const raw = request.headers['content-length'];
@@ -248,7 +238,7 @@ function receive(
       if (refused) return;
       refused = true;
       admission.releaseBytes();
-      reject(clientGone());
+      reject(problems.clientGone());
     }
     const deadline = setTimeout(() => {
       if (refused) return closeConnection(); // still dropping the body of a refused request: enough

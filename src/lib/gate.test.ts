@@ -1,5 +1,8 @@
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { Gate, GateClosed } from './gate.js';
+import { acquireOrRefuse, Gate, GateClosed, holdForResponse } from './gate.js';
+import { Problem, problems } from './problems.js';
 
 describe('Gate', () => {
   it('lets at most `size` holders in at once, in arrival order, and tolerates double releases', async () => {
@@ -77,6 +80,76 @@ describe('Gate waits are bounded', () => {
     const release = await second;
     expect(gate.usage).toEqual({ active: 1, waiting: 0 });
     release();
+    expect(gate.usage).toEqual({ active: 0, waiting: 0 });
+  });
+});
+
+describe('Gate queues are bounded', () => {
+  it('refuses a waiter at once past maxWaiting, and queues again once one leaves', async () => {
+    const gate = new Gate(1, 1);
+    const held = await gate.acquire();
+    const waiting = gate.acquire();
+    await expect(gate.acquire()).rejects.toMatchObject({ reason: 'full' });
+    expect(gate.usage).toEqual({ active: 1, waiting: 1 });
+    held();
+    const next = await waiting;
+    const queued = gate.acquire();
+    expect(gate.usage).toEqual({ active: 1, waiting: 1 });
+    next();
+    (await queued)();
+    expect(gate.usage).toEqual({ active: 0, waiting: 0 });
+  });
+
+  it('acquireOrRefuse answers a full queue and a wait past its time with the 503 problem, a departed client with clientGone', async () => {
+    const gate = new Gate(1, 1);
+    const held = await gate.acquire();
+    const gone = new AbortController();
+    const waiting = acquireOrRefuse(gate, { signal: gone.signal, timeoutMs: 2500, busy: 'Busy.' });
+    const full = await acquireOrRefuse(gate, { timeoutMs: 2500, busy: 'Busy.' }).catch((error: unknown) => error);
+    expect(full).toBeInstanceOf(Problem);
+    expect(full).toMatchObject({ slug: 'service-unavailable', status: 503, detail: 'Busy.', headers: { 'retry-after': '3' } });
+    gone.abort();
+    await expect(waiting).rejects.toMatchObject({ slug: 'validation', detail: problems.clientGone().detail });
+    await expect(acquireOrRefuse(gate, { timeoutMs: 20, busy: 'Busy.' })).rejects.toMatchObject({
+      slug: 'service-unavailable',
+      headers: { 'retry-after': '1' },
+    });
+    held();
+    expect(gate.usage).toEqual({ active: 0, waiting: 0 });
+  });
+});
+
+describe('holdForResponse', () => {
+  /** What the gate sees of a response: its close event and whether it is destroyed. */
+  const response = () => Object.assign(new EventEmitter(), { destroyed: false }) as unknown as ServerResponse & EventEmitter;
+  const close = (res: ServerResponse) => {
+    (res as { destroyed: boolean }).destroyed = true;
+    res.emit('close');
+  };
+
+  it('holds the slot until the response closes', async () => {
+    const gate = new Gate(1, 1);
+    const res = response();
+    await holdForResponse(gate, res, { timeoutMs: 1000, busy: 'Busy.' });
+    expect(gate.usage).toEqual({ active: 1, waiting: 0 });
+    res.emit('close');
+    expect(gate.usage).toEqual({ active: 0, waiting: 0 });
+  });
+
+  it('a response that closes while waiting leaves the queue and never takes the slot; a closed one takes none', async () => {
+    const gate = new Gate(1, 1);
+    const first = response();
+    await holdForResponse(gate, first, { timeoutMs: 1000, busy: 'Busy.' });
+    const second = response();
+    const waiting = holdForResponse(gate, second, { timeoutMs: 1000, busy: 'Busy.' });
+    expect(gate.usage).toEqual({ active: 1, waiting: 1 });
+    close(second);
+    await expect(waiting).rejects.toMatchObject({ detail: problems.clientGone().detail });
+    expect(gate.usage).toEqual({ active: 1, waiting: 0 });
+    close(first);
+    const third = response();
+    close(third);
+    await expect(holdForResponse(gate, third, { timeoutMs: 1000, busy: 'Busy.' })).rejects.toMatchObject({ detail: problems.clientGone().detail });
     expect(gate.usage).toEqual({ active: 0, waiting: 0 });
   });
 });

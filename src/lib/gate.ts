@@ -1,10 +1,19 @@
+import type { ServerResponse } from 'node:http';
+import { problems } from './problems.js';
+
 /** Gives a slot back. Calling it twice is harmless. */
 export type Release = () => void;
 
+const CLOSED_MESSAGES = {
+  timeout: 'no slot became free in time',
+  full: 'as many waiters as the gate queues are waiting already',
+  aborted: 'the waiter went away',
+} as const;
+
 /** Why an acquisition ended without a slot. */
 export class GateClosed extends Error {
-  constructor(readonly reason: 'timeout' | 'aborted') {
-    super(reason === 'timeout' ? 'no slot became free in time' : 'the waiter went away');
+  constructor(readonly reason: keyof typeof CLOSED_MESSAGES) {
+    super(CLOSED_MESSAGES[reason]);
   }
 }
 
@@ -14,13 +23,17 @@ interface Waiter {
 
 /**
  * A counting semaphore whose waits are bounded: a waiter that times out or whose signal aborts leaves
- * the queue at once and never takes a slot afterwards, so a client that gives up cannot leak one.
+ * the queue at once and never takes a slot afterwards, so a client that gives up cannot leak one; past
+ * `maxWaiting` waiters, a new one is refused at once.
  */
 export class Gate {
   private active = 0;
   private readonly waiting = new Set<Waiter>();
 
-  constructor(readonly size: number) {}
+  constructor(
+    readonly size: number,
+    readonly maxWaiting = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** Slots in use and waiters queued (for logs and tests). */
   get usage(): { active: number; waiting: number } {
@@ -29,7 +42,8 @@ export class Gate {
 
   /**
    * Resolves with a release function once a slot is free; rejects with `GateClosed` when `timeoutMs`
-   * passes first or `signal` aborts (already aborted: at once, even if a slot is free).
+   * passes first or `signal` aborts (already aborted: at once, even if a slot is free), or at once when
+   * no slot is free and `maxWaiting` are queued.
    */
   acquire(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<Release> {
     const { signal, timeoutMs } = options;
@@ -38,6 +52,7 @@ export class Gate {
       this.active++;
       return Promise.resolve(this.releaser());
     }
+    if (this.waiting.size >= this.maxWaiting) return Promise.reject(new GateClosed('full'));
     return new Promise<Release>((resolve, reject) => {
       const leave = (reason: 'timeout' | 'aborted') => {
         if (!this.waiting.delete(waiter)) return;
@@ -76,4 +91,43 @@ export class Gate {
       next.value.grant(this.releaser());
     };
   }
+}
+
+/**
+ * `gate.acquire` for a request: a full queue or a wait past `timeoutMs` is the 503 problem `busy` (with
+ * `Retry-After`: the wait's length, in seconds); a `signal` that aborts (the client went away) is
+ * `problems.clientGone()`, for no one to read.
+ */
+export async function acquireOrRefuse(gate: Gate, options: { signal?: AbortSignal; timeoutMs: number; busy: string }): Promise<Release> {
+  try {
+    return await gate.acquire(options);
+  } catch (error) {
+    if (!(error instanceof GateClosed)) throw error;
+    if (error.reason === 'aborted') throw problems.clientGone();
+    throw problems.unavailable(options.busy, Math.max(1, Math.ceil(options.timeoutMs / 1000)));
+  }
+}
+
+/**
+ * A slot of `gate` held for as long as `response` is open, given back when it closes whichever way it
+ * closes (sent, failed, destroyed, abandoned by its client; a client that leaves while waiting leaves
+ * the queue). Refused as `acquireOrRefuse` refuses.
+ */
+export async function holdForResponse(gate: Gate, response: ServerResponse, options: { timeoutMs: number; busy: string }): Promise<Release> {
+  const closed = new AbortController();
+  const onClose = () => closed.abort();
+  if (response.destroyed) closed.abort();
+  else response.once('close', onClose);
+  let release: Release;
+  try {
+    release = await acquireOrRefuse(gate, { ...options, signal: closed.signal });
+  } finally {
+    response.off('close', onClose);
+  }
+  if (closed.signal.aborted || response.destroyed) {
+    release();
+    throw problems.clientGone();
+  }
+  response.once('close', release);
+  return release;
 }

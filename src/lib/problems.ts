@@ -118,6 +118,13 @@ export const problems = {
   conflict(detail: string, headers: Record<string, string> = {}): Problem {
     return new Problem('conflict', { detail, headers });
   },
+  /** The client closed its connection while its request waited (for its body, or for a slot): no one reads this answer. */
+  clientGone(): Problem {
+    return new Problem('validation', {
+      detail: 'The client closed the connection before the request was processed.',
+      errors: [{ pointer: '', detail: 'The connection closed.' }],
+    });
+  },
   /** A 503 that tells the client when to come back (`Retry-After`, in seconds). */
   unavailable(detail: string, retryAfterSeconds: number, headers: Record<string, string> = {}): Problem {
     return new Problem('service-unavailable', { detail, headers: { 'retry-after': String(retryAfterSeconds), ...headers } });

@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
+import { Gate, holdForResponse } from '../../lib/gate.js';
 import { pageQueryProperties, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { StringEnum } from '../../schemas/common.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
@@ -15,6 +17,10 @@ import { metadataFilters, runFilterProperties, type Run } from './runs.schemas.j
 const STEP = 100;
 /** How long one export response may stream; past it, it ends at a cursor line and the client resumes. */
 const MAX_STREAM_MS = 10 * 60_000;
+/** Characters serialised in one turn of the event loop at most (a step of large runs is sent in parts). */
+const PART_CHARS = 1 << 20;
+/** A client that takes nothing from its export for this long loses it, and its slot. */
+const STALL_MS = 60_000;
 
 const ExportQuery = Type.Object(
   {
@@ -69,8 +75,33 @@ const runCells = (r: Run, scores: ScoreSummary[]): Cell[] => [
 ];
 const TRACE_COLUMNS =
   'traceId,rootRunId,name,status,startTime,endTime,latencyMs,runCount,errorCount,totalTokens,cost,sessionId,userId,tags,input,output,scores';
+const traceCells = (t: ReturnType<typeof toTrace>): Cell[] => [
+  t.traceId,
+  t.rootRunId,
+  t.name,
+  t.status,
+  t.startTime,
+  t.endTime,
+  t.latencyMs,
+  t.runCount,
+  t.errorCount,
+  t.usage.totalTokens,
+  t.cost,
+  t.sessionId,
+  t.userId,
+  json(t.tags),
+  t.input,
+  t.output,
+  json(t.scores),
+];
 
-export function exportRoutes(app: App, { db, dialect, cursors }: Deps): void {
+export function exportRoutes(app: App, { db, dialect, cursors, config }: Deps): void {
+  // Exports of runs and traces share one budget per instance: a few stream at once, twice as many wait
+  // a bounded time, the others are refused with a 503 at once.
+  const budget = new Gate(config.exportConcurrency, 2 * config.exportConcurrency);
+  const busy =
+    `Too many exports are running on this instance (${config.exportConcurrency} at once, ${2 * config.exportConcurrency} waiting). ` +
+    `Retry after ${config.exportQueueSeconds} seconds.`;
   for (const what of ['runs', 'traces'] as const) {
     app.get(`/projects/:project_id/${what}/export`, {
       config: { scope: 'runs:read' },
@@ -81,7 +112,10 @@ export function exportRoutes(app: App, { db, dialect, cursors }: Deps): void {
         description:
           `Every ${what === 'runs' ? 'run' : 'trace'} the list's filters select, in the list's order, streamed. NDJSON: one record per line as the list gives it (with its \`scores\`); ` +
           'after every 100 records a line `{"cursor": "…"}` (a position to resume from with `cursor`, which list cursors are too), and last `{"cursor": null}`: ' +
-          "an export without that line did not finish. CSV: a header row, then one row per record (JSON-valued fields, `scores` last, as JSON text; cells starting with = + - @ prefixed with ').",
+          "an export without that line did not finish. CSV: a header row, then one row per record (JSON-valued fields, `scores` last, as JSON text; cells starting with = + - @ prefixed with '). " +
+          `Exports of runs and traces share a budget per instance (\`SIGHTLINE_EXPORT_CONCURRENCY\`, default 4, streaming at once): ` +
+          'up to twice as many wait for a slot for `SIGHTLINE_EXPORT_QUEUE_SECONDS` (default 5), past that or that many the answer is a 503 `service-unavailable` problem with `Retry-After`. ' +
+          'One response streams for at most 10 minutes (then it ends at a cursor line: resume from it), and ends when its client takes nothing for 60 seconds.',
         params: ProjectParams,
         querystring: ExportQuery,
         response: {
@@ -110,28 +144,13 @@ export function exportRoutes(app: App, { db, dialect, cursors }: Deps): void {
                   .join(',')
               : withScoresText((row as RunListRow).doc, scores);
           const t = toTrace(row as TraceListRow, scores);
-          if (!csv) return JSON.stringify(t);
-          const cells: Cell[] = [
-            t.traceId,
-            t.rootRunId,
-            t.name,
-            t.status,
-            t.startTime,
-            t.endTime,
-            t.latencyMs,
-            t.runCount,
-            t.errorCount,
-            t.usage.totalTokens,
-            t.cost,
-            t.sessionId,
-            t.userId,
-            json(t.tags),
-            t.input,
-            t.output,
-            json(t.scores),
-          ];
-          return cells.map(csvCell).join(',');
+          return csv ? traceCells(t).map(csvCell).join(',') : JSON.stringify(t);
         };
+        const eol = csv ? '\r\n' : '\n';
+        // Steps of at most STEP records, each in a turn of the event loop of its own (on SQLite every
+        // query answers at once: without these yields a fast client would have the whole export run in
+        // one turn, and the instance answer nothing else meanwhile). Backpressure holds: a step is read
+        // only when the response has taken the last.
         async function* stream(): AsyncGenerator<string> {
           const deadline = Date.now() + MAX_STREAM_MS;
           if (csv) yield `${what === 'runs' ? RUN_COLUMNS : TRACE_COLUMNS}\r\n`;
@@ -142,17 +161,28 @@ export function exportRoutes(app: App, { db, dialect, cursors }: Deps): void {
             const step = more ? rows.slice(0, STEP) : rows;
             // One grouped query for each step's scores, as for a list page.
             const scores = await scoreSummaries(db, dialect, project.id, what === 'runs' ? 'run' : 'trace', step.map(idOf));
-            if (step.length > 0) yield step.map((row) => `${line(row, scores.get(idOf(row)) ?? [])}${csv ? '\r\n' : '\n'}`).join('');
-            if (!more) {
-              if (!csv) yield '{"cursor":null}\n';
-              return;
+            let part = '';
+            for (const row of step) {
+              part += `${line(row, scores.get(idOf(row)) ?? [])}${eol}`;
+              if (part.length < PART_CHARS) continue;
+              yield part;
+              part = '';
+              await nextTurn();
             }
-            after = positionOf(step[step.length - 1]!);
-            if (!csv) yield `{"cursor":${JSON.stringify(cursors.encode(identity, after))}}\n`;
+            const next = more ? positionOf(step[step.length - 1]!) : null;
+            // The cursor line: where to resume from, and last `null` (CSV has none).
+            if (!csv) part += `{"cursor":${next ? JSON.stringify(cursors.encode(identity, next)) : 'null'}}\n`;
+            if (part !== '') yield part;
             // A stream bounded in time: it stops at a cursor line, from which the client goes on.
-            if (Date.now() > deadline) return;
+            if (!next || Date.now() > deadline) return;
+            after = next;
+            await nextTurn();
           }
         }
+        // The slot is given back when the response closes, whichever way: sent, failed, cut at its
+        // client's stall, abandoned by its client (while waiting for the slot too).
+        await holdForResponse(budget, reply.raw, { timeoutMs: config.exportQueueSeconds * 1000, busy });
+        reply.raw.setTimeout(STALL_MS, () => reply.raw.destroy());
         const name = `${what}-${project.id}.${csv ? 'csv' : 'ndjson'}`;
         return reply
           .type(csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8')
