@@ -24,7 +24,9 @@ export function otlpRoutes(app: App, { db, clock, config }: Deps): void {
         'protobuf or JSON, optionally gzip or deflate. Each span is stored as a run (see the mapping in the README); a span exported again is kept once. ' +
         'The project is the `Sightline-Project` header (id or name), else per resource `sightline.project`, `openinference.project.name` or `service.name`, ' +
         'created on first use by members and up. Spans that cannot be stored are counted in `partialSuccess` and the rest are stored. ' +
-        'Errors are problem documents rather than `google.rpc.Status`; exporters act on their status codes the same way (429 and 503 with `Retry-After` are retried).',
+        'Errors are problem documents rather than `google.rpc.Status`; exporters act on their status codes the same way (429 and 503 with `Retry-After` are retried). ' +
+        'Limits (README, OTLP limits): 100,000 spans, 200,000 resource attributes and 1,000,000 spans, attributes and values per request (413 past them, before anything is stored); ' +
+        'a span of more than 50,000 attributes, values, events and links, and spans of projects past the creation bounds (`SIGHTLINE_OTLP_NEW_PROJECTS_PER_REQUEST`, `SIGHTLINE_OTLP_NEW_PROJECTS_PER_HOUR`), are counted in `partialSuccess`.',
       headers: ExportTracesHeaders,
       body: ExportTraceServiceRequestBody,
       response: {

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeEachDialect, expectProblem } from '../../../test/helpers/harness.js';
 import { decodeOtlpResponse, MAX_OTLP_SPANS, MAX_RESOURCE_ATTRIBUTES, MAX_SPAN_MESSAGES } from './otlp.decode.js';
+import { MAX_OTLP_MESSAGES } from './otlp.bounds.js';
 import { emptySpansRequest, otlpCaller } from './otlp.test-support.js';
 
 const hex = (n: number, length: number) => n.toString(16).padStart(length, '0');
@@ -125,9 +126,13 @@ describeEachDialect(
 );
 
 describe('OTLP limits', () => {
-  it('are what the README says', async () => {
+  it("are the README's table", async () => {
     const { readFileSync } = await import('node:fs');
     const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    for (const limit of [MAX_OTLP_SPANS, MAX_RESOURCE_ATTRIBUTES, MAX_SPAN_MESSAGES]) expect(readme).toContain(limit.toLocaleString('en-US'));
+    const table = readme.slice(readme.indexOf('### OTLP limits'), readme.indexOf('### How spans become runs'));
+    expect(table).toContain(`| Spans | ${MAX_OTLP_SPANS.toLocaleString('en-US')} (traces: up to one per span) | 413 |`);
+    expect(table).toContain(`| Resource attributes, all the request's resources together | ${MAX_RESOURCE_ATTRIBUTES.toLocaleString('en-US')} | 413 |`);
+    expect(table).toContain(`| Attributes, values, events and links of one span | ${MAX_SPAN_MESSAGES.toLocaleString('en-US')} |`);
+    expect(table).toContain(`| Spans, attributes, values, events and links, all together | ${MAX_OTLP_MESSAGES.toLocaleString('en-US')} |`);
   });
 });
