@@ -173,6 +173,8 @@ describe('configuration', () => {
     ['SIGHTLINE_OTLP_GRPC_PORT', 'on'],
     ['SIGHTLINE_EXPORT_CONCURRENCY', '0'],
     ['SIGHTLINE_EXPORT_QUEUE_SECONDS', 'soon'],
+    ['SIGHTLINE_OTLP_NEW_PROJECTS_PER_REQUEST', '-1'],
+    ['SIGHTLINE_OTLP_NEW_PROJECTS_PER_HOUR', 'many'],
   ])('refuses %s=%s with one line naming the setting', (name, value) => {
     let error: unknown;
     try {
