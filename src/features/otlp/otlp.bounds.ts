@@ -48,47 +48,83 @@ const CHILDREN: Record<Kind, Record<number, Kind>> = {
   kvList: { 1: 'keyValue' },
 };
 
+/** How many fields a counter walks before it gives the event loop a turn. */
+const STEPS = 20_000;
+
 /**
- * Counts the messages of kind `kind` within bytes `start` to `end` (a span: its attributes, values,
- * events, links), with protobufjs' reader, without decoding anything; stops counting past `limit`.
- * Bytes that are not protobuf are left for the decoder to refuse with its own words.
+ * Counts the messages of kind `kind` within bytes `start` to `end` (a request; a span: its attributes,
+ * values, events, links), with protobufjs' reader, without decoding anything, a few fields at a time;
+ * stops counting past `limit`. Bytes that are not protobuf are left for the decoder to refuse with its
+ * own words. Iterative: nesting costs a frame of its own stack, not of the call stack.
  */
-export function countMessages(bytes: Uint8Array, start: number, end: number, kind: Kind, limit: number): number {
-  let count = 0;
-  const walk = (reader: Reader, stop: number, of: Kind, depth: number): void => {
-    const children = CHILDREN[of];
-    while (reader.pos < stop && count <= limit) {
-      const tag = reader.uint32();
-      const child = children[tag >>> 3];
-      if (child === undefined || (tag & 7) !== 2) {
-        reader.skipType(tag & 7);
-        continue;
-      }
-      const length = reader.uint32();
-      count++;
-      const next = reader.pos + length;
-      if (next > stop) return; // truncated: the decoder says so
-      // Deeper than this, the decoder refuses the nesting itself.
-      if (depth < MAX_DEPTH) walk(reader, next, child, depth + 1);
-      reader.pos = next;
-    }
-  };
-  try {
-    const reader = protobuf.Reader.create(bytes);
-    reader.pos = start;
-    walk(reader, end, kind, 0);
-  } catch {
-    // not protobuf: the decoder refuses it
+class MessageCounter {
+  count = 0;
+  private readonly reader: Reader;
+  private readonly frames: { kind: Kind; end: number; depth: number }[];
+
+  constructor(
+    bytes: Uint8Array,
+    start: number,
+    end: number,
+    kind: Kind,
+    private readonly limit: number,
+  ) {
+    this.reader = protobuf.Reader.create(bytes);
+    this.reader.pos = start;
+    this.frames = [{ kind, end, depth: 0 }];
   }
-  return count;
+
+  /** Walks at most `steps` fields; true once done (the end, the limit passed, or bytes that are not protobuf). */
+  run(steps: number): boolean {
+    const { reader, frames } = this;
+    try {
+      while (frames.length > 0 && this.count <= this.limit) {
+        if (steps-- <= 0) return false;
+        const frame = frames[frames.length - 1]!;
+        if (reader.pos >= frame.end) {
+          frames.pop();
+          reader.pos = frame.end;
+          continue;
+        }
+        const tag = reader.uint32();
+        const child = CHILDREN[frame.kind][tag >>> 3];
+        if (child === undefined || (tag & 7) !== 2) {
+          reader.skipType(tag & 7);
+          continue;
+        }
+        const length = reader.uint32();
+        this.count++;
+        const next = reader.pos + length;
+        if (next > frame.end) {
+          // truncated: the decoder says so
+          frames.pop();
+          reader.pos = frame.end;
+        } else if (frame.depth < MAX_DEPTH) frames.push({ kind: child, end: next, depth: frame.depth + 1 });
+        // Deeper than this, the decoder refuses the nesting itself.
+        else reader.pos = next;
+      }
+    } catch {
+      // not protobuf: the decoder refuses it
+    }
+    return true;
+  }
+}
+
+/** The messages of kind `kind` within bytes `start` to `end`, counted up to `limit` + 1. */
+export function countMessages(bytes: Uint8Array, start: number, end: number, kind: Kind, limit: number): number {
+  const counter = new MessageCounter(bytes, start, end, kind, limit);
+  counter.run(Number.POSITIVE_INFINITY);
+  return counter.count;
 }
 
 /**
- * Counts the messages of an `ExportTraceServiceRequest` on its wire bytes: a 413 problem past
- * MAX_OTLP_MESSAGES, before any object is made.
+ * Counts the messages of an `ExportTraceServiceRequest` on its wire bytes, the event loop given a
+ * turn by `breathe` between steps: a 413 problem past MAX_OTLP_MESSAGES, before any object is made.
  */
-export function checkOtlpSize(bytes: Uint8Array): void {
+export async function checkOtlpSize(bytes: Uint8Array, breathe: () => Promise<void> = async () => {}): Promise<void> {
   // Each message counted takes two bytes at least (its tag and its length): fewer bytes cannot hold too many.
   if (bytes.length <= 2 * MAX_OTLP_MESSAGES) return;
-  if (countMessages(bytes, 0, bytes.length, 'request', MAX_OTLP_MESSAGES) > MAX_OTLP_MESSAGES) throw tooManyMessages();
+  const counter = new MessageCounter(bytes, 0, bytes.length, 'request', MAX_OTLP_MESSAGES);
+  while (!counter.run(STEPS)) await breathe();
+  if (counter.count > MAX_OTLP_MESSAGES) throw tooManyMessages();
 }

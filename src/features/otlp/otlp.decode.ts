@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import { setMember } from '../../lib/json.js';
-import { setImmediate } from 'node:timers/promises';
 import { Problem, problems } from '../../lib/problems.js';
-import { countMessages, protobuf, type Reader } from './otlp.bounds.js';
+import { Turns } from '../../lib/turns.js';
+import { checkOtlpSize, countMessages, protobuf, type Reader } from './otlp.bounds.js';
 
 /**
  * OTLP trace requests (`ExportTraceServiceRequest`) decoded from protobuf or OTLP/JSON, and responses
@@ -130,20 +130,6 @@ const tooManySpans = () =>
 const undecodable = (encoding: string, why: string) =>
   problems.validation([{ pointer: '', detail: `The body is not an OTLP ExportTraceServiceRequest in ${encoding}: ${why}` }]);
 
-/** Synchronous work between turns given back to the event loop, while a large request is read or stored. */
-const TURN_MS = 20;
-
-/** Gives the event loop a turn when the current one has run `TURN_MS` (other requests, health checks). */
-export class Turns {
-  private started = performance.now();
-
-  async breathe(): Promise<void> {
-    if (performance.now() - this.started < TURN_MS) return;
-    await setImmediate();
-    this.started = performance.now();
-  }
-}
-
 const refusedRef = (scope: number): SpanRef => ({
   scope,
   refused: `A span holds more than ${MAX_SPAN_MESSAGES.toLocaleString('en-US')} attributes, values, events and links.`,
@@ -195,6 +181,7 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
   const resources: OtlpResource[] = [];
   let spanCount = 0;
   let attributeCount = 0;
+  await checkOtlpSize(bytes, () => turns.breathe());
   try {
     const reader = protobuf.Reader.create(bytes);
     const resourceRanges = [...fieldsOf(reader, reader.len, [1])];

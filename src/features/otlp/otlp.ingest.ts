@@ -4,12 +4,13 @@ import { can } from '../../auth/roles.js';
 import type { Principal } from '../../auth/tokens.js';
 import type { Database, ProjectRow } from '../../db/schema.js';
 import { Problem, problems } from '../../lib/problems.js';
+import { Turns } from '../../lib/turns.js';
 import { TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
 import { createProject, findProject, projectsCreatedSince } from '../projects/projects.repo.js';
 import { ingestRuns } from '../runs/runs.ingest.js';
 import { projectNameOf } from './otlp.context.js';
-import { Turns, type OtlpRequest, type OtlpResource, type PartialSuccess, type SpanRef } from './otlp.decode.js';
-import { inheritedOf, mapSpan, resourceOf, type MappedSpan } from './otlp.map.js';
+import { type OtlpRequest, type OtlpResource, type PartialSuccess, type SpanRef } from './otlp.decode.js';
+import { inheritedOf, mapSpan, resourceOfInTurns, type MappedSpan } from './otlp.map.js';
 
 const MAX_ERROR_LENGTH = 100_000;
 const MAX_TOKENS = 1_000_000_000_000;
@@ -157,7 +158,7 @@ class ProjectRouter {
  * on PostgreSQL its waits leave the loop free), between CHUNK_MIN and CHUNK_MAX spans, and never more
  * than CHUNK_BYTES of protobuf: a few large spans make a chunk as well as many small ones.
  */
-export const CHUNK_SPANS = 200;
+export const CHUNK_SPANS = 50;
 const CHUNK_MIN = 25;
 const CHUNK_MAX = 400;
 const CHUNK_TURN_MS = 40;
@@ -288,7 +289,7 @@ export async function exportTraces(
   }
 
   for (const { project, resource } of routed) {
-    const shared = resourceOf(resource.attributes);
+    const shared = await resourceOfInTurns(resource.attributes, () => turns.breathe());
     const inherited = resource.scopes.map((scope) => inheritedOf(shared, scope));
     const ordered = storingOrder(resource.spans);
     resource.spans = [];

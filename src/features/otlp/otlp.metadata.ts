@@ -41,8 +41,8 @@ export interface ResourceMetadata {
   readonly kept: ({ value: unknown; cut: boolean } | undefined)[];
 }
 
-export function resourceMetadata(resource: Attributes, skip: Skip = keepAll): ResourceMetadata {
-  const keys = Object.keys(resource).filter((key) => !skip(key));
+/** `keys`: the resource's keys that are kept, in order, when the caller has them (made a few at a time). */
+export function resourceMetadata(resource: Attributes, skip: Skip = keepAll, keys = Object.keys(resource).filter((key) => !skip(key))): ResourceMetadata {
   return { attributes: resource, skip, keys, kept: new Array(keys.length) };
 }
 

@@ -2,7 +2,7 @@ import type { App, Deps } from '../../deps.js';
 import { sendJsonText } from '../../lib/http.js';
 import { checkJsonCounts } from '../../lib/json-body.js';
 import { problems } from '../../lib/problems.js';
-import { checkOtlpSize, MAX_OTLP_MESSAGES } from './otlp.bounds.js';
+import { MAX_OTLP_MESSAGES } from './otlp.bounds.js';
 import { encodeOtlpResponse, readOtlpJson, readOtlpProtobuf } from './otlp.decode.js';
 import { exportTraces } from './otlp.ingest.js';
 import { ExportTraceServiceRequestBody, ExportTraceServiceResponseSchema, ExportTracesHeaders } from './otlp.schemas.js';
@@ -42,9 +42,9 @@ export function otlpRoutes(app: App, { db, clock, config }: Deps): void {
     handler: async (request, reply) => {
       const bytes = request.body as Buffer;
       const json = /^application\/json\b/i.test(request.headers['content-type'] ?? '');
-      // Memory stays bounded by what decoding makes of the bytes, not only by their size.
+      // Memory stays bounded by what decoding makes of the bytes, not only by their size (protobuf: counted
+      // on the wire by readOtlpProtobuf before anything is decoded).
       if (json) checkJsonCounts(bytes, MAX_OTLP_MESSAGES, 2.5 * MAX_OTLP_MESSAGES);
-      else checkOtlpSize(bytes);
       let text: string | null = null;
       if (json) {
         try {

@@ -97,7 +97,7 @@ export async function otlpCaller(ctx: TestContext, role: 'member' | 'viewer' | '
     /** Every run of a project, page after page, by id. */
     async allRuns(projectId: string): Promise<Map<string, Json>> {
       const runs = new Map<string, Json>();
-      for (let cursor: string | null = null; ; ) {
+      for (let cursor: string | null = null; ;) {
         const res = await ctx.request('GET', `/v1/projects/${projectId}/runs?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
           token: caller.token,
         });
