@@ -101,6 +101,7 @@ export interface OtlpResource {
   attributes: Record<string, unknown>;
   scopes: (OtlpScope | null)[];
   spans: SpanRef[];
+  /** Decodes a span again; each is taken once (what it was read from may be let go: OTLP/JSON's parsed object). */
   span(ref: SpanRef): OtlpSpan;
 }
 
@@ -319,7 +320,13 @@ export async function readOtlpJson(text: string): Promise<OtlpRequest> {
         scopes.push(scope === null || scope === undefined ? null : InstrumentationScope.fromObject(scope));
         lists.push(list);
       }
-      resources.push({ scopes, spans, attributes, span: (ref) => Span.fromObject(lists[ref.scope]![ref.start] as object) });
+      const span = (ref: SpanRef) => {
+        const list = lists[ref.scope]!;
+        const decoded = Span.fromObject(list[ref.start] as object);
+        list[ref.start] = null; // the parsed JSON goes as its spans are stored
+        return decoded;
+      };
+      resources.push({ scopes, spans, attributes, span });
     }
   } catch (error) {
     if (error instanceof Problem) throw error;
