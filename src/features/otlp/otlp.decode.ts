@@ -57,6 +57,7 @@ export interface PartialSuccess {
 
 interface MessageType<T> {
   decode(bytes: Uint8Array): T;
+  decode(reader: Reader, length: number): T;
   encode(message: object): { finish(): Uint8Array };
   fromObject(object: object): T;
 }
@@ -183,6 +184,9 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
   let spanCount = 0;
   let attributeCount = 0;
   await checkOtlpSize(bytes, () => turns.breathe());
+  // One reader walks the request, another decodes the messages it finds (no copy, no reader per message).
+  const decoder = protobuf.Reader.create(bytes);
+  const at = (pos: number) => ((decoder.pos = pos), decoder);
   try {
     const reader = protobuf.Reader.create(bytes);
     const resourceRanges = [...fieldsOf(reader, reader.len, [1])];
@@ -201,7 +205,7 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
         reader.pos = resourceAt[0];
         for (const [, start, end] of fieldsOf(reader, resourceAt[1], [1])) {
           if (++attributeCount > MAX_RESOURCE_ATTRIBUTES) throw tooManyResourceAttributes();
-          const kv = KeyValue.decode(bytes.subarray(start, end));
+          const kv = KeyValue.decode(at(start), end - start);
           setMember(attributes, kv.key, anyValueToJson(kv.value));
           await turns.breathe();
         }
@@ -213,17 +217,17 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
         let scope: OtlpScope | null = null;
         const scopeIndex = scopes.length;
         for (const [field, start, end] of fieldsOf(reader, ssEnd, [1, 2])) {
-          if (field === 1) scope = InstrumentationScope.decode(bytes.subarray(start, end));
+          if (field === 1) scope = InstrumentationScope.decode(at(start), end - start);
           else {
             if (++spanCount > MAX_OTLP_SPANS) throw tooManySpans();
             const messages = countMessages(bytes, start, end, 'span', MAX_SPAN_MESSAGES);
-            spans.push(messages > MAX_SPAN_MESSAGES ? refusedRef(scopeIndex) : refOf(Span.decode(bytes.subarray(start, end)), scopeIndex, start, end));
+            spans.push(messages > MAX_SPAN_MESSAGES ? refusedRef(scopeIndex) : refOf(Span.decode(at(start), end - start), scopeIndex, start, end));
             await turns.breathe();
           }
         }
         scopes.push(scope);
       }
-      resources.push({ scopes, spans, attributes, span: (ref) => Span.decode(bytes.subarray(ref.start, ref.end)) });
+      resources.push({ scopes, spans, attributes, span: (ref) => Span.decode(at(ref.start), ref.end - ref.start) });
     }
   } catch (error) {
     if (error instanceof Problem) throw error;
