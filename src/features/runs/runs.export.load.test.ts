@@ -8,11 +8,11 @@
  */
 import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ensureBuilt } from '../../../scripts/build-if-needed.js';
 import { describeEachDialect, PUBLIC_URL } from '../../../test/helpers/harness.js';
+import { pollHealth } from '../../../test/helpers/health.js';
 import { expectRawProblem } from '../../../test/helpers/http.js';
 import { startInstance, stop, waitForReady, type Instance } from '../../../test/helpers/process.js';
 import { freePort } from '../../../test/helpers/services.js';
@@ -71,53 +71,6 @@ function readExport(url: string, token: string, agent: Agent, timeoutMs = 180_00
     });
     req.end();
   });
-}
-
-/**
- * What asks `/healthz` every 50 ms and times each answer, from its sending: a thread of its own, so
- * that the test's reading of the export in this thread never delays an ask or an answer.
- */
-const POLLER = `
-const { parentPort, workerData } = require('node:worker_threads');
-const http = require('node:http');
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-let done = false;
-parentPort.once('message', () => (done = true));
-const ask = () => new Promise((resolve, reject) => {
-  const req = http.request(workerData, { agent }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); });
-  req.setTimeout(30000, () => req.destroy(new Error('/healthz did not answer within 30 s')));
-  req.on('error', reject);
-  req.end();
-});
-(async () => {
-  const asks = [];
-  while (!done) {
-    const sent = performance.now();
-    const status = await ask();
-    asks.push({ status, ms: performance.now() - sent });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  agent.destroy();
-  parentPort.postMessage(asks);
-})().catch((error) => parentPort.postMessage(String(error)));
-`;
-
-/** Asks `/healthz` every 50 ms until `until` settles; each answer's status and latency. */
-async function pollHealth(url: string, until: Promise<unknown>): Promise<{ status: number; ms: number }[]> {
-  const poller = new Worker(POLLER, { eval: true, workerData: url });
-  try {
-    const result = new Promise<unknown>((resolve, reject) => {
-      poller.once('message', resolve);
-      poller.once('error', reject);
-    });
-    await until.catch(() => {});
-    poller.postMessage('stop');
-    const asks = await result;
-    if (!Array.isArray(asks)) throw new Error(`the /healthz poller failed: ${String(asks)}`);
-    return asks as { status: number; ms: number }[];
-  } finally {
-    await poller.terminate();
-  }
 }
 
 const summary = (ms: number[]) => {
