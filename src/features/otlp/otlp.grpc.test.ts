@@ -11,7 +11,7 @@ import { ConfigError } from '../../config.js';
 import { BODY_LIMIT } from '../../lib/body.js';
 import { encodeOtlpRequest } from './otlp.decode.js';
 import { startGrpcReceiver, type GrpcReceiver } from './otlp.grpc.js';
-import { exportCall, retryOf, servedApp } from './otlp.grpc.test-support.js';
+import { exportCall, receiverOptions, retryOf, servedApp, startReceiver } from './otlp.grpc.test-support.js';
 import { exportRequest, jsonSpan } from './otlp.test-support.js';
 
 type Compression = NonNullable<ConstructorParameters<typeof OTLPTraceExporter>[0]>['compression'];
@@ -61,7 +61,7 @@ function occupy(): Promise<{ server: Server; port: number }> {
 describeEachDialect('OTLP over gRPC', (ctx: TestContext) => {
   let receiver: GrpcReceiver;
   beforeAll(async () => {
-    receiver = (await startGrpcReceiver(ctx.app, { host: '127.0.0.1', port: 0, explicit: true }))!;
+    receiver = await startReceiver(ctx.app, ctx.config);
   });
   afterAll(async () => receiver?.close(1_000));
 
@@ -224,12 +224,12 @@ describeEachDialect('OTLP over gRPC', (ctx: TestContext) => {
     try {
       const warnings: string[] = [];
       const log = { info: () => {}, warn: (_fields: unknown, message: string) => void warnings.push(message) };
-      const explicit = startGrpcReceiver(ctx.app, { host: '127.0.0.1', port, explicit: true }, log as never);
+      const explicit = startGrpcReceiver(ctx.app, { ...receiverOptions(ctx.config), port, explicit: true }, log as never);
       await expect(explicit).rejects.toThrow(ConfigError);
       await expect(explicit).rejects.toThrow(new RegExp(`^Invalid configuration: SIGHTLINE_OTLP_GRPC_PORT ${port} is in use$`));
       expect(warnings).toEqual([]);
 
-      expect(await startGrpcReceiver(ctx.app, { host: '127.0.0.1', port, explicit: false }, log as never)).toBeNull();
+      expect(await startGrpcReceiver(ctx.app, { ...receiverOptions(ctx.config), port, explicit: false }, log as never)).toBeNull();
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(new RegExp(`^OTLP/gRPC is off: port ${port} is in use .*SIGHTLINE_OTLP_GRPC_PORT`));
     } finally {
