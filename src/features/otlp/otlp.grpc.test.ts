@@ -11,7 +11,7 @@ import { ConfigError } from '../../config.js';
 import { BODY_LIMIT } from '../../lib/body.js';
 import { encodeOtlpRequest } from './otlp.decode.js';
 import { startGrpcReceiver, type GrpcReceiver } from './otlp.grpc.js';
-import { exportCall, receiverOptions, retryOf, servedApp, startReceiver } from './otlp.grpc.test-support.js';
+import { exportCall, messagePrefix, rawCall, rawConnection, receiverOptions, retryOf, servedApp, startReceiver, until } from './otlp.grpc.test-support.js';
 import { exportRequest, jsonSpan } from './otlp.test-support.js';
 
 type Compression = NonNullable<ConstructorParameters<typeof OTLPTraceExporter>[0]>['compression'];
@@ -216,6 +216,27 @@ describeEachDialect('OTLP over gRPC', (ctx: TestContext) => {
     } finally {
       await busy.receiver.close(1_000);
       await busy.app.close();
+    }
+  });
+
+  it('drains on close: a call in progress finishes, then the port is closed', async () => {
+    const { caller, project } = await ownerWithProject();
+    const draining = await startReceiver(ctx.app, ctx.config);
+    const connection = rawConnection(draining.port);
+    try {
+      const message = Buffer.from(encodeOtlpRequest(exportRequest([jsonSpan({ spanId: '00000000000000e1' })])));
+      const headers = { authorization: `Bearer ${caller.token}`, 'sightline-project': project.id };
+      const call = rawCall(connection, headers, Buffer.concat([messagePrefix(message.length), message.subarray(0, 10)]));
+      await until(() => draining.callsInProgress === 1, 'the call in progress');
+      const closed = draining.close(10_000);
+      call.stream.end(message.subarray(10));
+      expect((await call.answer).status).toBe(grpc.status.OK);
+      await closed;
+      const runs = await ctx.request('GET', `/v1/projects/${project.id}/runs`, { token: caller.token });
+      expect(runs.json().items.map((run: { id: string }) => run.id)).toEqual(['00000000000000e1']);
+      expect((await exportCall(draining.port, Buffer.alloc(0), headers)).error?.code).toBe(grpc.status.UNAVAILABLE);
+    } finally {
+      connection.close();
     }
   });
 
