@@ -108,7 +108,8 @@ class ExportCall {
     private readonly requestId: string,
   ) {
     this.ip = stream.session?.socket?.remoteAddress ?? 'unknown';
-    stream.once('close', () => this.closed());
+    // After the answer, or when the client cancelled the call (or the connection went).
+    stream.once('close', () => this.end());
     stream.once('end', () => {
       this.clientEnded = true;
       if (this.reading) this.halfClosed();
@@ -280,7 +281,13 @@ class ExportCall {
         { ':status': 200, 'content-type': 'application/grpc', 'grpc-encoding': 'identity', 'grpc-accept-encoding': ACCEPT_ENCODING },
         { waitForTrailers: true },
       );
-      this.stream.once('wantTrailers', () => this.stream.sendTrailers(statusFields(GrpcStatus.OK, '', answerTrailers(this.requestId))));
+      this.stream.once('wantTrailers', () => {
+        try {
+          this.stream.sendTrailers(statusFields(GrpcStatus.OK, '', answerTrailers(this.requestId)));
+        } catch {
+          this.stream.destroy(); // the client went while the answer was being sent
+        }
+      });
       this.stream.end(framed);
     } catch {
       this.stream.destroy();
@@ -304,10 +311,5 @@ class ExportCall {
     } catch {
       this.stream.destroy();
     }
-  }
-
-  /** The stream closed: after the answer, or the client cancelled the call (or the connection went). */
-  private closed(): void {
-    this.end();
   }
 }
