@@ -4,10 +4,11 @@ import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { registerApiDocument } from './api-document.js';
-import { accessHook } from './auth/hook.js';
+import { accessHook, bearerAccess, type BearerCall } from './auth/hook.js';
+import type { Scope } from './auth/permissions.js';
 import { declareV1Route } from './auth/route-scope.js';
 import { SessionService, sessionCookieName } from './auth/sessions.js';
-import { TokenService } from './auth/tokens.js';
+import { TokenService, type Principal } from './auth/tokens.js';
 import type { Config } from './config.js';
 import type { Storage } from './db/index.js';
 import type { App, Deps } from './deps.js';
@@ -89,8 +90,13 @@ declare module 'fastify' {
     monitoring: Monitoring;
     /** The evaluator rules' background worker of this instance. */
     evaluations: EvaluationWorker;
-    /** Request bodies held in memory, and the ingestion gate: both back to zero when no request is in flight. */
-    admission: { budget: ByteBudget; gate: Gate };
+    /**
+     * Request bodies held in memory, and the ingestion gate: both back to zero when no request is in
+     * flight; and the time a body may take to arrive (the OTLP/gRPC receiver holds a call's message to it).
+     */
+    admission: { budget: ByteBudget; gate: Gate; timeoutMs: number };
+    /** The access hook's bearer checks, for callers outside Fastify's hooks (the OTLP/gRPC receiver, at a call's metadata). */
+    bearerAccess: (call: BearerCall, scope: Scope) => Promise<Principal>;
   }
 }
 
@@ -176,16 +182,18 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // one admission path (time, size and memory bounds; exact UTF-8 and JSON), whatever the route.
   app.removeContentTypeParser('text/plain');
   const ingestGate = new Gate(config.ingestConcurrency);
+  const bodyTimeoutMs = config.bodyTimeoutSeconds * 1000;
   const bodyBudget = registerBodyAdmission(app, {
     maxBytes: BODY_LIMIT,
-    timeoutMs: config.bodyTimeoutSeconds * 1000,
+    timeoutMs: bodyTimeoutMs,
     budgetBytes: config.bodyBudgetBytes,
     maxDecodedBytes: config.maxDecodedBodyBytes,
     largeBytes: LARGE_BODY,
     gate: ingestGate,
     queueTimeoutMs: config.ingestQueueSeconds * 1000,
   });
-  app.decorate('admission', { budget: bodyBudget, gate: ingestGate });
+  app.decorate('admission', { budget: bodyBudget, gate: ingestGate, timeoutMs: bodyTimeoutMs });
+  app.decorate('bearerAccess', bearerAccess({ tokens, limiter, ratePerMinute: config.rateLimitPerMinute }));
 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

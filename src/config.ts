@@ -14,6 +14,8 @@ export interface Config {
    * so a taken port stops start-up; the default 4317 taken only turns gRPC off, with a warning.
    */
   otlpGrpc: { port: number; explicit: boolean } | null;
+  /** OTLP/gRPC calls in progress at once: on the instance, on one connection, with one credential (past them UNAVAILABLE with RetryInfo). */
+  otlpGrpcCalls: { total: number; perConnection: number; perCredential: number };
   database: DatabaseConfig;
   publicUrl: string;
   problemBase: string;
@@ -233,6 +235,11 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     otlpGrpc: otlpGrpc(env.SIGHTLINE_OTLP_GRPC_PORT),
+    otlpGrpcCalls: {
+      total: integer(env, 'SIGHTLINE_OTLP_GRPC_MAX_CALLS', 16, 1, 10_000),
+      perConnection: integer(env, 'SIGHTLINE_OTLP_GRPC_MAX_CALLS_PER_CONNECTION', 4, 1, 10_000),
+      perCredential: integer(env, 'SIGHTLINE_OTLP_GRPC_MAX_CALLS_PER_CREDENTIAL', 8, 1, 10_000),
+    },
     database,
     publicUrl,
     problemBase,

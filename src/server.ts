@@ -42,7 +42,7 @@ export async function serve(config: Config): Promise<void> {
   );
   if (config.otlpGrpc) {
     try {
-      grpcReceiver = await startGrpcReceiver(app, { host: config.host, ...config.otlpGrpc });
+      grpcReceiver = await startGrpcReceiver(app, { host: config.host, ...config.otlpGrpc, limits: config.otlpGrpcCalls, problemBase: config.problemBase });
     } catch (error) {
       // A port set explicitly and taken: start-up stops with the one line the CLI prints.
       await app.close();

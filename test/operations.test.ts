@@ -171,6 +171,9 @@ describe('configuration', () => {
     ['SIGHTLINE_OTLP_GRPC_PORT', '0'],
     ['SIGHTLINE_OTLP_GRPC_PORT', '65536'],
     ['SIGHTLINE_OTLP_GRPC_PORT', 'on'],
+    ['SIGHTLINE_OTLP_GRPC_MAX_CALLS', '0'],
+    ['SIGHTLINE_OTLP_GRPC_MAX_CALLS_PER_CONNECTION', 'four'],
+    ['SIGHTLINE_OTLP_GRPC_MAX_CALLS_PER_CREDENTIAL', '-8'],
     ['SIGHTLINE_EXPORT_CONCURRENCY', '0'],
     ['SIGHTLINE_EXPORT_QUEUE_SECONDS', 'soon'],
     ['SIGHTLINE_OTLP_NEW_PROJECTS_PER_REQUEST', '-1'],
@@ -200,6 +203,12 @@ describe('configuration', () => {
     expect(loadConfig({ SIGHTLINE_OTLP_GRPC_PORT: '4317' }).otlpGrpc).toEqual({ port: 4317, explicit: true });
     expect(loadConfig({ SIGHTLINE_OTLP_GRPC_PORT: ' 14317 ' }).otlpGrpc).toEqual({ port: 14317, explicit: true });
     expect(loadConfig({ SIGHTLINE_OTLP_GRPC_PORT: 'off' }).otlpGrpc).toBeNull();
+  });
+
+  it('reads the OTLP/gRPC calls in progress at once: on the instance, per connection, per credential', () => {
+    expect(loadConfig({}).otlpGrpcCalls).toEqual({ total: 16, perConnection: 4, perCredential: 8 });
+    const env = { SIGHTLINE_OTLP_GRPC_MAX_CALLS: '64', SIGHTLINE_OTLP_GRPC_MAX_CALLS_PER_CONNECTION: '10', SIGHTLINE_OTLP_GRPC_MAX_CALLS_PER_CREDENTIAL: '32' };
+    expect(loadConfig(env).otlpGrpcCalls).toEqual({ total: 64, perConnection: 10, perCredential: 32 });
   });
 
   it('refuses a default token lifetime above the maximum, and shrinks an unset default to fit', () => {

@@ -18,13 +18,13 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const MAX_AUTHORIZATION_LENGTH = 4096;
 
 /**
- * How many Authorization fields the request carries. Node keeps only the first in `headers`; a second
- * one (a proxy adding its own, a client merging two configurations) must not be silently dropped.
+ * How many Authorization fields raw headers (name, value, name, value, …) carry. Node keeps only the
+ * first in `headers`; a second one (a proxy adding its own, a client merging two configurations) must
+ * not be silently dropped.
  */
-function authorizationFields(request: FastifyRequest): number {
-  const raw = request.raw.rawHeaders;
+export function authorizationFields(rawHeaders: readonly string[]): number {
   let count = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.length === 13 && raw[i]!.toLowerCase() === 'authorization') count++;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === 13 && rawHeaders[i]!.toLowerCase() === 'authorization') count++;
   return count;
 }
 
@@ -46,14 +46,19 @@ declare module 'fastify' {
   }
 }
 
-export interface AccessOptions {
+/** What checking a bearer credential needs: the token service, and the limiter its refusals count against. */
+export interface BearerOptions {
   tokens: TokenService;
   limiter: RateLimiter;
+  /** Refused credentials per minute per client address before the answer is a 429. */
+  ratePerMinute: number;
+}
+
+export interface AccessOptions extends BearerOptions {
   cors: CorsPolicy;
   sessions: SessionService;
   /** Name of the dashboard's session cookie. */
   sessionCookie: string;
-  ratePerMinute: number;
   mintPerMinute: number;
 }
 
@@ -69,48 +74,84 @@ export function assertSameOrigin(request: FastifyRequest, dashboardOrigin: strin
 }
 
 /**
- * The one hook in front of every /v1 route: authentication (only the Authorization header is read; a
- * token in the query string is ignored; without the header, the dashboard's session cookie is
- * exchanged for a short-lived session JWT that takes the very same path; cookie-authenticated
- * requests that change state must come from the dashboard's origin; two Authorization headers are a
- * 400 and an overlong one a 401, both before any parsing), then the credential's rate
- * limit, then CORS for the caller's organization, then the scope the route declares (a 403 before the
- * handler, its lookups or the body).
- * Failed authentications count against the client address, so guessing tokens is rate-limited too.
+ * `Authorization: Bearer <token>` → the caller: exactly one such field (two are a 400), no longer than
+ * any credential this service issues (a 401 before parsing), the token verified by `TokenService`
+ * (signature with the algorithm allow-list, issuer, audience, type, expiry; the token row: revocation,
+ * the user's current role). The access hook and the OTLP/gRPC receiver (at a call's metadata, before the
+ * call takes any of its places) both authenticate with it.
+ */
+export async function bearerPrincipal(tokens: TokenService, header: string | undefined, fields: number): Promise<Principal> {
+  if (fields > 1) {
+    throw problems.validation([{ parameter: 'Authorization', detail: `The request carries ${fields} Authorization headers; send exactly one.` }]);
+  }
+  if (header === undefined || header === '') throw problems.unauthorized('missing_token', 'A bearer token is required.');
+  if (header.length > MAX_AUTHORIZATION_LENGTH) {
+    throw problems.unauthorized(
+      'invalid_token',
+      `The Authorization header is longer than any credential this service issues (over ${MAX_AUTHORIZATION_LENGTH} characters).`,
+    );
+  }
+  const match = /^Bearer +([^\s]+) *$/i.exec(header);
+  if (!match) throw problems.unauthorized('invalid_token', 'The Authorization header must be "Bearer <token>".');
+  return tokens.authenticate(match[1]!);
+}
+
+/**
+ * Runs `authenticate`; a refused credential (401, or an ambiguous one: 400) counts against the client
+ * address, so guessing tokens is rate-limited too, and past that limit the answer is the 429.
+ */
+async function countingRefusals<T>(options: BearerOptions, ip: string, reply: FastifyReply | null, authenticate: () => Promise<T>): Promise<T> {
+  try {
+    return await authenticate();
+  } catch (error) {
+    if (error instanceof Problem && (error.status === 401 || error.status === 400))
+      enforce(await options.limiter.check(`ip:${ip}`, options.ratePerMinute), reply, 'this client address');
+    throw error;
+  }
+}
+
+/** A caller that is no Fastify request: its Authorization values (metadata of a gRPC call) and its address. */
+export interface BearerCall {
+  authorization: string | undefined;
+  /** How many Authorization fields it carries. */
+  fields: number;
+  ip: string;
+}
+
+/**
+ * The access hook's checks for a caller outside Fastify's hooks (the OTLP/gRPC receiver, at a call's
+ * metadata): the bearer credential (`bearerPrincipal`, refusals counted against the address as the hook
+ * counts them), then the scope (a 403). The credential's own rate limit stays the hook's: the call's
+ * request passes it.
+ */
+export function bearerAccess(options: BearerOptions): (call: BearerCall, scope: Scope) => Promise<Principal> {
+  return async (call, scope) => {
+    const principal = await countingRefusals(options, call.ip, null, () => bearerPrincipal(options.tokens, call.authorization, call.fields));
+    assertCan(principal, scope);
+    return principal;
+  };
+}
+
+/**
+ * The one hook in front of every /v1 route: authentication (only the Authorization header is read, by
+ * `bearerPrincipal`; a token in the query string is ignored; without the header, the dashboard's session
+ * cookie is exchanged for a short-lived session JWT that takes the very same path; cookie-authenticated
+ * requests that change state must come from the dashboard's origin), then the credential's rate limit,
+ * then CORS for the caller's organization, then the scope the route declares (a 403 before the handler,
+ * its lookups or the body). Failed authentications count against the client address.
  */
 export function accessHook(options: AccessOptions) {
   const { tokens, limiter, cors, sessions, sessionCookie, ratePerMinute, mintPerMinute } = options;
   return async function access(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const origin = request.headers.origin;
-    cors.early(origin, reply);
-    try {
-      const fields = authorizationFields(request);
-      if (fields > 1) {
-        throw problems.validation([{ parameter: 'Authorization', detail: `The request carries ${fields} Authorization headers; send exactly one.` }]);
-      }
+    cors.early(request.headers.origin, reply);
+    request.principal = await countingRefusals(options, request.ip, reply, async () => {
+      const fields = authorizationFields(request.raw.rawHeaders);
       const header = request.headers.authorization;
-      const session = header === undefined || header === '' ? request.cookies[sessionCookie] : undefined;
-      if (session !== undefined) {
-        if (STATE_CHANGING.has(request.method)) assertSameOrigin(request, cors.dashboardOrigin);
-        request.principal = await tokens.authenticate(await sessions.exchange(session), 'session');
-      } else {
-        if (header === undefined || header === '') throw problems.unauthorized('missing_token', 'A bearer token is required.');
-        if (header.length > MAX_AUTHORIZATION_LENGTH) {
-          throw problems.unauthorized(
-            'invalid_token',
-            `The Authorization header is longer than any credential this service issues (over ${MAX_AUTHORIZATION_LENGTH} characters).`,
-          );
-        }
-        const match = /^Bearer +([^\s]+) *$/i.exec(header);
-        if (!match) throw problems.unauthorized('invalid_token', 'The Authorization header must be "Bearer <token>".');
-        request.principal = await tokens.authenticate(match[1]!);
-      }
-    } catch (error) {
-      // Refused credentials, ambiguous ones (400) included, count against the client address.
-      if (error instanceof Problem && (error.status === 401 || error.status === 400))
-        enforce(await limiter.check(`ip:${request.ip}`, ratePerMinute), reply, 'this client address');
-      throw error;
-    }
+      const session = fields <= 1 && (header === undefined || header === '') ? request.cookies[sessionCookie] : undefined;
+      if (session === undefined) return bearerPrincipal(tokens, header, fields);
+      if (STATE_CHANGING.has(request.method)) assertSameOrigin(request, cors.dashboardOrigin);
+      return tokens.authenticate(await sessions.exchange(session), 'session');
+    });
     await afterAuthentication(request, reply);
   };
 

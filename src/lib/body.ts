@@ -259,6 +259,9 @@ function receive(
     payload.on('end', onEnd);
     payload.on('error', onAbort);
     payload.on('close', onAbort);
+    // A request destroyed before its body is read (an in-process `inject` whose source failed, as the
+    // OTLP/gRPC receiver's when a call ends) will emit nothing more.
+    if ((payload as Partial<Readable>).destroyed) return onAbort();
     if (declared !== null && declared > options.maxBytes) refuse(payloadTooLarge(options.maxBytes));
     else if (declared !== null && !admission.reserve(declared)) refuse(overloaded());
     else if (declared !== null) whole = Buffer.allocUnsafe(declared);

@@ -188,11 +188,14 @@ function msUntilCountFallsTo(target: number, previous: number, current: number, 
   return WINDOW_MS - elapsed + WINDOW_MS - (WINDOW_MS * Math.max(0, target)) / current;
 }
 
-/** Sets the RateLimit-* headers (every response) and throws the 429 problem when the limit is spent. */
-export function enforce(decision: RateDecision, reply: FastifyReply, what = 'this credential'): void {
-  reply.header('ratelimit-limit', String(decision.limit));
-  reply.header('ratelimit-remaining', String(decision.remaining));
-  reply.header('ratelimit-reset', String(decision.resetSeconds));
+/**
+ * Sets the RateLimit-* headers (every response; `reply` null: a caller with no HTTP response, the OTLP/gRPC
+ * receiver) and throws the 429 problem when the limit is spent.
+ */
+export function enforce(decision: RateDecision, reply: Pick<FastifyReply, 'header'> | null, what = 'this credential'): void {
+  reply?.header('ratelimit-limit', String(decision.limit));
+  reply?.header('ratelimit-remaining', String(decision.remaining));
+  reply?.header('ratelimit-reset', String(decision.resetSeconds));
   if (!decision.allowed) {
     throw new Problem('rate-limited', {
       detail: `Rate limit of ${decision.limit} requests per minute for ${what} exceeded; retry in ${decision.resetSeconds} s.`,

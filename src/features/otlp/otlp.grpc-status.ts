@@ -1,13 +1,34 @@
-import { Metadata, status, type StatusObject } from '@grpc/grpc-js';
+import type { Problem } from '../../lib/problems.js';
 
 /**
- * The gRPC answer to an OTLP/HTTP answer (the gRPC receiver forwards every call to `POST /v1/traces`):
- * the status code for the HTTP status, the problem's `detail` as the status message, and, where the
- * client should retry later (429, 503), `google.rpc.RetryInfo` with the `Retry-After` delay, as the OTLP
- * specification asks (README, OTLP over gRPC).
+ * gRPC status answers (README, OTLP over gRPC): the status code for the HTTP status the call's request
+ * was answered with (or the problem that refused it before), the problem's `detail` as the status
+ * message, and, where the client should retry later (429, 503), `google.rpc.RetryInfo` with the
+ * `Retry-After` delay, as the OTLP specification asks. Trailers are plain HTTP/2 header fields here:
+ * the receiver writes them itself (otlp.grpc-call.ts).
  */
 
-export type GrpcError = Pick<StatusObject, 'code' | 'details' | 'metadata'>;
+/** The status codes this receiver answers with (grpc/grpc doc/statuscodes.md). */
+export const GrpcStatus = {
+  OK: 0,
+  INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
+  NOT_FOUND: 5,
+  PERMISSION_DENIED: 7,
+  RESOURCE_EXHAUSTED: 8,
+  UNIMPLEMENTED: 12,
+  INTERNAL: 13,
+  UNAVAILABLE: 14,
+  UNAUTHENTICATED: 16,
+} as const;
+export type GrpcCode = (typeof GrpcStatus)[keyof typeof GrpcStatus];
+
+/** A refusal: its code, its message, and the further trailers it carries (`-bin` ones base64). */
+export interface GrpcError {
+  code: GrpcCode;
+  details: string;
+  trailers: Record<string, string>;
+}
 
 /** What the receiver reads of an HTTP answer (Fastify's `inject` response). */
 export interface HttpAnswer {
@@ -44,31 +65,59 @@ export function retryInfo(seconds: number): Buffer {
 }
 
 /** `google.rpc.Status { code, message, details: [Any(RetryInfo)] }`. */
-export function rpcStatus(code: status, message: string, retry: Buffer | null): Buffer {
+export function rpcStatus(code: GrpcCode, message: string, retry: Buffer | null): Buffer {
   const any = retry ? bytesField(3, Buffer.concat([bytesField(1, Buffer.from(RETRY_INFO_TYPE)), bytesField(2, retry)])) : Buffer.alloc(0);
   return Buffer.concat([numberField(1, code), bytesField(2, Buffer.from(message, 'utf8')), any]);
 }
 
-const CODES: Record<number, status> = {
-  400: status.INVALID_ARGUMENT,
-  415: status.INVALID_ARGUMENT,
-  401: status.UNAUTHENTICATED,
-  403: status.PERMISSION_DENIED,
-  404: status.NOT_FOUND,
-  408: status.DEADLINE_EXCEEDED,
+const CODES: Record<number, GrpcCode> = {
+  400: GrpcStatus.INVALID_ARGUMENT,
+  415: GrpcStatus.INVALID_ARGUMENT,
+  401: GrpcStatus.UNAUTHENTICATED,
+  403: GrpcStatus.PERMISSION_DENIED,
+  404: GrpcStatus.NOT_FOUND,
+  // The message did not arrive in time: retryable, as the OTLP specification lists DEADLINE_EXCEEDED.
+  408: GrpcStatus.DEADLINE_EXCEEDED,
   // Too large is not retryable (OTLP specification): RESOURCE_EXHAUSTED without RetryInfo.
-  413: status.RESOURCE_EXHAUSTED,
-  429: status.RESOURCE_EXHAUSTED,
-  503: status.UNAVAILABLE,
+  413: GrpcStatus.RESOURCE_EXHAUSTED,
+  429: GrpcStatus.RESOURCE_EXHAUSTED,
+  503: GrpcStatus.UNAVAILABLE,
 };
 const RETRYABLE = new Set([429, 503]);
 const INTERNAL_MESSAGE = 'The server could not process the export.';
 
-/** The trailers every answer carries: the request id of the HTTP request it was served as. */
-export function answerMetadata(requestId: unknown): Metadata {
-  const metadata = new Metadata();
-  if (typeof requestId === 'string' && requestId !== '') metadata.set('x-request-id', requestId);
-  return metadata;
+/** The trailers every answer carries: the request id the call was served as. */
+export function answerTrailers(requestId: unknown): Record<string, string> {
+  return typeof requestId === 'string' && requestId !== '' ? { 'x-request-id': requestId } : {};
+}
+
+/** A status that tells the client to retry after `seconds`, in both places clients look for it. */
+export function retryableError(code: GrpcCode, message: string, seconds: number, requestId: unknown): GrpcError {
+  const retry = retryInfo(seconds);
+  return {
+    code,
+    details: message,
+    trailers: {
+      ...answerTrailers(requestId),
+      // The standard place (Go, the Collector: status.Details()), and the trailer opentelemetry-python reads.
+      'grpc-status-details-bin': rpcStatus(code, message, retry).toString('base64'),
+      'google.rpc.retryinfo-bin': retry.toString('base64'),
+    },
+  };
+}
+
+/** Seconds of `Retry-After` (an integer, as this service sends it), else 1. */
+function retryAfterSeconds(value: unknown): number {
+  const text = Array.isArray(value) ? value[0] : value;
+  return typeof text === 'string' && /^\d{1,9}$/.test(text.trim()) ? Number(text.trim()) : 1;
+}
+
+/** The error for an HTTP status and its problem's detail; anything unexpected is INTERNAL, with nothing of it told. */
+function errorFor(status: number, message: string | null, retryAfter: unknown, requestId: unknown): GrpcError {
+  const code = CODES[status];
+  if (code === undefined || message === null) return { code: GrpcStatus.INTERNAL, details: INTERNAL_MESSAGE, trailers: answerTrailers(requestId) };
+  if (RETRYABLE.has(status)) return retryableError(code, message, retryAfterSeconds(retryAfter), requestId);
+  return { code, details: message, trailers: answerTrailers(requestId) };
 }
 
 /** The problem's detail (or title), if the body is a problem document. */
@@ -82,34 +131,32 @@ function problemMessage(answer: HttpAnswer): string | null {
   }
 }
 
-/** Seconds of `Retry-After` (an integer, as this service sends it), else 1. */
-function retryAfterSeconds(value: unknown): number {
-  const text = Array.isArray(value) ? value[0] : value;
-  return typeof text === 'string' && /^\d{1,9}$/.test(text.trim()) ? Number(text.trim()) : 1;
-}
-
-/** A status that tells the client to retry after `seconds`, in both places clients look for it. */
-export function retryableError(code: status, message: string, seconds: number, metadata: Metadata): GrpcError {
-  const retry = retryInfo(seconds);
-  // The standard place (Go, the Collector: status.Details()), and the trailer opentelemetry-python reads.
-  metadata.set('grpc-status-details-bin', rpcStatus(code, message, retry));
-  metadata.set('google.rpc.retryinfo-bin', retry);
-  return { code, details: message, metadata };
-}
-
-/** The gRPC error for an HTTP answer other than 200; anything unexpected is INTERNAL, with nothing of it told. */
+/** The gRPC error for an HTTP answer other than 200. */
 export function grpcErrorOf(answer: HttpAnswer): GrpcError {
-  const metadata = answerMetadata(answer.headers['x-request-id']);
-  const code = CODES[answer.statusCode];
-  const message = code === undefined ? null : problemMessage(answer);
-  if (code === undefined || message === null) return { code: status.INTERNAL, details: INTERNAL_MESSAGE, metadata };
-  if (RETRYABLE.has(answer.statusCode)) return retryableError(code, message, retryAfterSeconds(answer.headers['retry-after']), metadata);
-  return { code, details: message, metadata };
+  return errorFor(answer.statusCode, problemMessage(answer), answer.headers['retry-after'], answer.headers['x-request-id']);
+}
+
+/** The gRPC error for a problem the receiver met itself, before or without the HTTP request (a refused credential, a message too large). */
+export function grpcErrorOfProblem(problem: Problem, requestId: string): GrpcError {
+  return errorFor(problem.status, problem.slug === 'internal' ? null : problem.detail, problem.headers['retry-after'], requestId);
 }
 
 /** Forwarding failed without an answer: the application is shutting down (retry elsewhere), or a fault of ours. */
-export function grpcErrorOfFailure(closing: boolean): GrpcError {
-  const metadata = answerMetadata(null);
-  if (closing) return retryableError(status.UNAVAILABLE, 'This instance is shutting down. Retry on a new connection.', 1, metadata);
-  return { code: status.INTERNAL, details: INTERNAL_MESSAGE, metadata };
+export function grpcErrorOfFailure(closing: boolean, requestId: string): GrpcError {
+  if (closing) return retryableError(GrpcStatus.UNAVAILABLE, 'This instance is shutting down. Retry on a new connection.', 1, requestId);
+  return { code: GrpcStatus.INTERNAL, details: INTERNAL_MESSAGE, trailers: answerTrailers(requestId) };
+}
+
+/** `grpc-message` is percent-encoded: every byte of its UTF-8 outside printable ASCII, and `%` itself (gRPC over HTTP2). */
+export function encodeGrpcMessage(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    out += byte >= 0x20 && byte <= 0x7e && byte !== 0x25 ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
+}
+
+/** The status fields of an answer: in the trailers, or in the one HEADERS frame of a trailers-only answer. */
+export function statusFields(code: GrpcCode, details: string, trailers: Record<string, string>): Record<string, string> {
+  return { 'grpc-status': String(code), ...(details === '' ? {} : { 'grpc-message': encodeGrpcMessage(details) }), ...trailers };
 }

@@ -11,7 +11,7 @@ import { ConfigError } from '../../config.js';
 import { BODY_LIMIT } from '../../lib/body.js';
 import { encodeOtlpRequest } from './otlp.decode.js';
 import { startGrpcReceiver, type GrpcReceiver } from './otlp.grpc.js';
-import { exportCall, retryOf, servedApp } from './otlp.grpc.test-support.js';
+import { exportCall, messagePrefix, rawCall, rawConnection, receiverOptions, retryOf, servedApp, startReceiver, until } from './otlp.grpc.test-support.js';
 import { exportRequest, jsonSpan } from './otlp.test-support.js';
 
 type Compression = NonNullable<ConstructorParameters<typeof OTLPTraceExporter>[0]>['compression'];
@@ -61,7 +61,7 @@ function occupy(): Promise<{ server: Server; port: number }> {
 describeEachDialect('OTLP over gRPC', (ctx: TestContext) => {
   let receiver: GrpcReceiver;
   beforeAll(async () => {
-    receiver = (await startGrpcReceiver(ctx.app, { host: '127.0.0.1', port: 0, explicit: true }))!;
+    receiver = await startReceiver(ctx.app, ctx.config);
   });
   afterAll(async () => receiver?.close(1_000));
 
@@ -219,17 +219,38 @@ describeEachDialect('OTLP over gRPC', (ctx: TestContext) => {
     }
   });
 
+  it('drains on close: a call in progress finishes, then the port is closed', async () => {
+    const { caller, project } = await ownerWithProject();
+    const draining = await startReceiver(ctx.app, ctx.config);
+    const connection = rawConnection(draining.port);
+    try {
+      const message = Buffer.from(encodeOtlpRequest(exportRequest([jsonSpan({ spanId: '00000000000000e1' })])));
+      const headers = { authorization: `Bearer ${caller.token}`, 'sightline-project': project.id };
+      const call = rawCall(connection, headers, Buffer.concat([messagePrefix(message.length), message.subarray(0, 10)]));
+      await until(() => draining.callsInProgress === 1, 'the call in progress');
+      const closed = draining.close(10_000);
+      call.stream.end(message.subarray(10));
+      expect((await call.answer).status).toBe(grpc.status.OK);
+      await closed;
+      const runs = await ctx.request('GET', `/v1/projects/${project.id}/runs`, { token: caller.token });
+      expect(runs.json().items.map((run: { id: string }) => run.id)).toEqual(['00000000000000e1']);
+      expect((await exportCall(draining.port, Buffer.alloc(0), headers)).error?.code).toBe(grpc.status.UNAVAILABLE);
+    } finally {
+      connection.close();
+    }
+  });
+
   it('stops start-up on an explicitly set port that is taken, and turns gRPC off with a warning on the default one', async () => {
     const { server, port } = await occupy();
     try {
       const warnings: string[] = [];
       const log = { info: () => {}, warn: (_fields: unknown, message: string) => void warnings.push(message) };
-      const explicit = startGrpcReceiver(ctx.app, { host: '127.0.0.1', port, explicit: true }, log as never);
+      const explicit = startGrpcReceiver(ctx.app, { ...receiverOptions(ctx.config), port, explicit: true }, log as never);
       await expect(explicit).rejects.toThrow(ConfigError);
       await expect(explicit).rejects.toThrow(new RegExp(`^Invalid configuration: SIGHTLINE_OTLP_GRPC_PORT ${port} is in use$`));
       expect(warnings).toEqual([]);
 
-      expect(await startGrpcReceiver(ctx.app, { host: '127.0.0.1', port, explicit: false }, log as never)).toBeNull();
+      expect(await startGrpcReceiver(ctx.app, { ...receiverOptions(ctx.config), port, explicit: false }, log as never)).toBeNull();
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(new RegExp(`^OTLP/gRPC is off: port ${port} is in use .*SIGHTLINE_OTLP_GRPC_PORT`));
     } finally {

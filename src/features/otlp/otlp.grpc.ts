@@ -1,172 +1,131 @@
-import * as grpc from '@grpc/grpc-js';
+import { createServer, type Http2Server, type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import type { FastifyBaseLogger } from 'fastify';
 import { ConfigError } from '../../config.js';
 import type { App } from '../../deps.js';
-import { BODY_LIMIT } from '../../lib/body.js';
-import { answerMetadata, grpcErrorOf, grpcErrorOfFailure, retryableError } from './otlp.grpc-status.js';
+import { serveStream } from './otlp.grpc-call.js';
+import { CallPlaces, type GrpcCallLimits } from './otlp.grpc-places.js';
+
+export { EXPORT_PATH } from './otlp.grpc-call.js';
 
 /**
  * The OTLP/gRPC receiver (README, OTLP over gRPC): `opentelemetry.proto.collector.trace.v1.TraceService/Export`
- * and nothing else. Each call is forwarded, with `app.inject`, as a `POST /v1/traces` carrying the
- * call's metadata as headers and its message as the body, so authentication, the access hook, rate
- * limits, load shedding, body admission and project routing are the HTTP route's; the HTTP answer is
- * turned into the gRPC one (otlp.grpc-status.ts). Messages are passed through as bytes, never decoded
- * here, so an undecodable one is the route's 400 (INVALID_ARGUMENT), not grpc-js's INTERNAL.
+ * and nothing else, served by a small gRPC server on `node:http2` (otlp.grpc-call.ts serves each call:
+ * credential at the metadata, places per instance, connection and credential, the message streamed into
+ * `POST /v1/traces` under body admission). This module holds the connections: HTTP/2 settings,
+ * keepalive, idle and age limits, listening and draining.
  */
 
-export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 /** OTLP's gRPC port, used unless SIGHTLINE_OTLP_GRPC_PORT says otherwise. */
 export const DEFAULT_GRPC_PORT = 4317;
 
-const passthrough = (bytes: Buffer): Buffer => bytes;
-
-export const traceServiceDefinition: grpc.ServiceDefinition = {
-  Export: {
-    path: EXPORT_PATH,
-    originalName: 'export',
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: passthrough,
-    requestDeserialize: passthrough,
-    responseSerialize: passthrough,
-    responseDeserialize: passthrough,
-  },
-};
-
-/** Metadata forwarded as the request headers of the same name; nothing else of the call is. */
-const FORWARDED = ['authorization', 'sightline-project', 'x-request-id', 'user-agent'] as const;
-
-/** Server options: the HTTP path's body limit, and bounds on what one connection may hold. */
-const SERVER_OPTIONS: grpc.ServerOptions = {
-  // A larger message (checked after gzip or deflate is undone) is refused by grpc-js with
-  // RESOURCE_EXHAUSTED before the handler runs: the bound of an uncompressed body on the HTTP path.
-  'grpc.max_receive_message_length': BODY_LIMIT,
-  'grpc.max_concurrent_streams': 16,
-  // Dead peers are found within a few minutes; idle connections are closed after 5 minutes and every
-  // connection after about an hour (exporters reconnect), which spreads clients over instances.
-  'grpc.keepalive_time_ms': 120_000,
-  'grpc.keepalive_timeout_ms': 20_000,
-  'grpc.max_connection_idle_ms': 300_000,
-  'grpc.max_connection_age_ms': 3_600_000,
-  'grpc.max_connection_age_grace_ms': 30_000,
-  'grpc.enable_channelz': 0,
-};
-
-/** The address of the peer, without its port (`127.0.0.1:50312` → `127.0.0.1`). */
-function peerAddress(peer: string): string | undefined {
-  const address = peer.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
-  return address === '' || address === 'unknown' ? undefined : address;
-}
-
-function firstText(metadata: grpc.Metadata, key: string): string | undefined {
-  const value = metadata.get(key)[0];
-  return typeof value === 'string' ? value : undefined;
-}
-
-function exportHandler(app: App): grpc.handleUnaryCall<Buffer, Buffer> {
-  return (call, callback) => {
-    const headers: Record<string, string> = { 'content-type': 'application/x-protobuf' };
-    for (const key of FORWARDED) {
-      const value = firstText(call.metadata, key);
-      if (value !== undefined) headers[key] = value;
-    }
-    // A call the client cancelled (or whose deadline passed) is answered by grpc-js at once; its HTTP
-    // request, already under way, ends within the route's own bounds, and its answer is dropped.
-    app.inject({ method: 'POST', url: '/v1/traces', headers, payload: call.request, remoteAddress: peerAddress(call.getPeer()) }).then(
-      (answer) => {
-        if (call.cancelled) return;
-        if (answer.statusCode === 200) callback(null, answer.rawPayload, answerMetadata(answer.headers['x-request-id']));
-        else callback(grpcErrorOf(answer));
-      },
-      (error: unknown) => {
-        if (call.cancelled) return;
-        // Fastify refuses `inject` once the application is closing.
-        const closing = (error as { code?: unknown } | null)?.code === 'FST_ERR_REOPENED_CLOSE_SERVER';
-        if (!closing) app.log.error({ err: error }, 'OTLP/gRPC: forwarding a call failed');
-        callback(grpcErrorOfFailure(closing));
-      },
-    );
-  };
-}
-
-/** Calls in progress at once, over all connections: grpc-js holds each call's whole message (up to 10 MB) before it is forwarded. */
-export const MAX_GRPC_CALLS = 16;
-
-/**
- * Refuses a call at its metadata, before its message is read, while `max` calls are in progress:
- * UNAVAILABLE with a RetryInfo of 1 s, like the HTTP path's 503. What grpc-js buffers stays bounded
- * (`max` × the message limit) however many clients connect.
- */
-function callLimit(max: number): grpc.ServerInterceptor {
-  let inProgress = 0;
-  return (_method, call) => {
-    let counted = false;
-    const release = () => {
-      if (!counted) return;
-      counted = false;
-      inProgress--;
-    };
-    return new grpc.ServerInterceptingCall(call, {
-      start: (next) =>
-        next({
-          onReceiveMetadata: (metadata, nextMetadata) => {
-            if (inProgress >= max) {
-              call.sendStatus(
-                retryableError(grpc.status.UNAVAILABLE, 'This instance is processing as many exports as it can; retry shortly.', 1, answerMetadata(null)),
-              );
-              return;
-            }
-            inProgress++;
-            counted = true;
-            nextMetadata(metadata);
-          },
-          onCancel: release,
-        }),
-      sendStatus: (status, nextStatus) => {
-        release();
-        nextStatus(status);
-      },
-    });
-  };
-}
+/** Streams one connection may have open at once (calls, and refusals not yet sent). */
+const MAX_STREAMS = 16;
+/** Header fields of one call, advertised to clients as HTTP's limit on a request's headers (nghttp2 refuses any block over 64 KB). */
+const MAX_HEADER_BYTES = 16 * 1024;
+// Dead peers are found within a few minutes; idle connections are closed after 5 minutes and every
+// connection after about an hour (exporters reconnect), which spreads clients over instances.
+const KEEPALIVE_MS = 120_000;
+const KEEPALIVE_TIMEOUT_MS = 20_000;
+const MAX_IDLE_MS = 300_000;
+const MAX_AGE_MS = 3_600_000;
+const AGE_GRACE_MS = 30_000;
 
 export interface GrpcReceiverOptions {
   host: string;
   /** 0: any free port (tests). */
   port: number;
-  /** Calls in progress at once (default MAX_GRPC_CALLS). */
-  maxCalls?: number;
   /** The port was named by SIGHTLINE_OTLP_GRPC_PORT: if taken, start-up stops; otherwise gRPC is off. */
   explicit: boolean;
+  /** Calls in progress at once (config `otlpGrpcCalls`). */
+  limits: GrpcCallLimits;
+  /** The base of problem types, for the answer to a request that is not gRPC. */
+  problemBase: string;
 }
 
 export interface GrpcReceiver {
   /** The port bound. */
   readonly port: number;
+  /** Calls holding a place now (authenticated, not yet ended). */
+  readonly callsInProgress: number;
   /** Stops taking calls, lets those in progress finish within `graceMs`, then cuts the rest. */
   close(graceMs?: number): Promise<void>;
 }
 
-type Log = Pick<FastifyBaseLogger, 'info' | 'warn'>;
+type Log = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
 const address = (host: string, port: number) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
 
-function bind(server: grpc.Server, target: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.bindAsync(target, grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port)));
+function unrefTimer(ms: number, action: () => void): NodeJS.Timeout {
+  const timer = setTimeout(action, ms);
+  timer.unref();
+  return timer;
+}
+
+/**
+ * Keeps one connection within its bounds: a ping every KEEPALIVE_MS, unanswered within
+ * KEEPALIVE_TIMEOUT_MS ends it; no open stream for MAX_IDLE_MS ends it; after about MAX_AGE_MS (±10%,
+ * so reconnections spread) it is asked to go away, and ended AGE_GRACE_MS later.
+ */
+function supervise(session: ServerHttp2Session, sessions: Set<ServerHttp2Session>): void {
+  sessions.add(session);
+  session.on('error', () => {}); // a connection that fails closes; nothing to tell anyone
+  let streams = 0;
+  let idle = unrefTimer(MAX_IDLE_MS, () => session.close());
+  let pingTimeout: NodeJS.Timeout | undefined;
+  const keepalive = setInterval(() => {
+    if (pingTimeout || session.destroyed) return;
+    pingTimeout = unrefTimer(KEEPALIVE_TIMEOUT_MS, () => session.destroy());
+    try {
+      session.ping((error) => {
+        clearTimeout(pingTimeout);
+        pingTimeout = undefined;
+        if (error) session.destroy();
+      });
+    } catch {
+      session.destroy();
+    }
+  }, KEEPALIVE_MS);
+  keepalive.unref();
+  let grace: NodeJS.Timeout | undefined;
+  const age = unrefTimer(MAX_AGE_MS * (0.9 + Math.random() * 0.2), () => {
+    session.close();
+    grace = unrefTimer(AGE_GRACE_MS, () => session.destroy());
+  });
+  session.on('stream', (stream) => {
+    streams++;
+    clearTimeout(idle);
+    stream.once('close', () => {
+      if (--streams === 0 && !session.closed) idle = unrefTimer(MAX_IDLE_MS, () => session.close());
+    });
+  });
+  session.once('close', () => {
+    sessions.delete(session);
+    for (const timer of [idle, pingTimeout, age, grace]) clearTimeout(timer);
+    clearInterval(keepalive);
   });
 }
 
-function shutdown(server: grpc.Server, graceMs: number): Promise<void> {
+function listen(server: Http2Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as { port: number }).port);
+    });
+  });
+}
+
+function shutdown(server: Http2Server, sessions: Set<ServerHttp2Session>, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     const force = setTimeout(() => {
-      server.forceShutdown();
-      resolve();
+      for (const session of sessions) session.destroy();
     }, graceMs);
-    server.tryShutdown(() => {
+    server.close(() => {
       clearTimeout(force);
       resolve();
     });
+    // GOAWAY: no new calls on these connections; those in progress finish.
+    for (const session of sessions) session.close();
   });
 }
 
@@ -176,28 +135,37 @@ function shutdown(server: grpc.Server, graceMs: number): Promise<void> {
  * logs one warning and resolves null (a second instance on one machine serves HTTP only).
  */
 export async function startGrpcReceiver(app: App, options: GrpcReceiverOptions, log: Log = app.log): Promise<GrpcReceiver | null> {
-  // grpc-js would also print its own lines to stderr (a failed bind among them); what matters is logged here.
-  grpc.setLogVerbosity(grpc.logVerbosity.NONE);
-  const server = new grpc.Server({ ...SERVER_OPTIONS, interceptors: [callLimit(options.maxCalls ?? MAX_GRPC_CALLS)] });
-  server.addService(traceServiceDefinition, { Export: exportHandler(app) });
-  const target = address(options.host, options.port);
+  const sessions = new Set<ServerHttp2Session>();
+  const context = { app, places: new CallPlaces(options.limits), problemBase: options.problemBase, log };
+  const server = createServer({ settings: { maxConcurrentStreams: MAX_STREAMS, maxHeaderListSize: MAX_HEADER_BYTES } });
+  server.on('session', (session) => supervise(session, sessions));
+  // Node passes the raw header list (name, value, …) too, which its types leave out: two Authorization fields are refused, as over HTTP.
+  const onStream = (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, _flags: number, rawHeaders: string[]) =>
+    serveStream(context, stream, headers, rawHeaders);
+  server.on('stream', onStream as (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, flags: number) => void);
   let port: number;
   try {
-    port = await bind(server, target);
+    port = await listen(server, options.host, options.port);
   } catch (error) {
-    server.forceShutdown();
-    const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
-    const inUse = /EADDRINUSE/.test(reason);
-    if (inUse && !options.explicit) {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (code === 'EADDRINUSE' && !options.explicit) {
       log.warn(
         { port: options.port },
         `OTLP/gRPC is off: port ${options.port} is in use (another instance on this machine?); set SIGHTLINE_OTLP_GRPC_PORT to a free port, or to off`,
       );
       return null;
     }
-    const why = inUse ? 'is in use' : `cannot be listened on at ${options.host} (${/\[(.*)\]$/.exec(reason)?.[1] ?? reason})`;
+    const reason = typeof code === 'string' ? code : (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
+    const why = code === 'EADDRINUSE' ? 'is in use' : `cannot be listened on at ${options.host} (${reason})`;
     throw new ConfigError(`Invalid configuration: SIGHTLINE_OTLP_GRPC_PORT ${options.port} ${why}`);
   }
+  server.on('error', (error) => log.error({ err: error }, 'OTLP/gRPC: the listener failed'));
   log.info({ port }, `OTLP/gRPC listening on ${address(options.host, port)}`);
-  return { port, close: (graceMs = 10_000) => shutdown(server, graceMs) };
+  return {
+    port,
+    get callsInProgress() {
+      return context.places.inProgress;
+    },
+    close: (graceMs = 10_000) => shutdown(server, sessions, graceMs),
+  };
 }
