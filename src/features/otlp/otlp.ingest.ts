@@ -160,8 +160,8 @@ class ProjectRouter {
  */
 export const CHUNK_SPANS = 50;
 const CHUNK_MIN = 25;
-const CHUNK_MAX = 400;
-const CHUNK_TURN_MS = 40;
+const CHUNK_MAX = 200;
+const CHUNK_TURN_MS = 25;
 const CHUNK_BYTES = 512 * 1024;
 
 /** How many spans the next chunk takes, from how long the loop was busy with the last one. */
