@@ -137,34 +137,42 @@ for (const dialect of dialects) {
       expect(peak).toBeLessThan(PEAK_RSS_MB);
     }, 300_000);
 
-    it('answers 400 spans of a resource with 100,000 attributes in under 2 s, /healthz answering within 200 ms throughout', async () => {
-      const body = request('wide-resource', 400, 1, 100_000);
-      // The server's first request of this shape compiles its code paths: a warm-up with another project.
-      expect((await send(request('wide-resource-warm-up', 40, 1, 10_000))).status).toBe(200);
-      let elapsed = 0;
-      const sending = (async () => {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        const started = performance.now();
-        const answer = await send(body);
-        elapsed = performance.now() - started;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        return answer;
-      })();
-      // Asked from a thread of its own: this one is busy with the request's 4 MB.
-      const asks = await pollHealth(instance.url('/healthz'), sending, 20);
-      const res = await sending;
-      expect(asks.every((ask) => ask.status === 200)).toBe(true);
-      const longestHealth = Math.max(...asks.map((ask) => ask.ms));
-      expect(res.status, await res.clone().text()).toBe(200);
-      console.log(
-        `[${dialect}] 400 spans × 100,000 resource attributes (${body.length} bytes): ${elapsed.toFixed(0)} ms; longest /healthz ${longestHealth.toFixed(0)} ms`,
-      );
-      expect(elapsed).toBeLessThan(2_000);
-      expect(longestHealth).toBeLessThan(200);
-      const runs = await storedRuns('wide-resource');
-      expect(runs.size).toBe(400);
-      expect(peakRssMb(instance.child.pid!)).toBeLessThan(PEAK_RSS_MB);
-      expect((await fetch(instance.url('/readyz'))).status).toBe(200);
-    }, 300_000);
+    // Bounds in wall-clock time on a shared 2-core machine: a second attempt (a project of its own) when the
+    // first met a burst of other work; either must meet both bounds.
+    let attempt = 0;
+    it(
+      'answers 400 spans of a resource with 100,000 attributes in under 2 s, /healthz answering within 200 ms throughout',
+      { retry: 1, timeout: 120_000 },
+      async () => {
+        const project = `wide-resource-${++attempt}`;
+        const body = request(project, 400, 1, 100_000);
+        // The server's first request of this shape compiles its code paths: a warm-up with another project.
+        expect((await send(request('wide-resource-warm-up', 40, 1, 10_000))).status).toBe(200);
+        let elapsed = 0;
+        const sending = (async () => {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          const started = performance.now();
+          const answer = await send(body);
+          elapsed = performance.now() - started;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          return answer;
+        })();
+        // Asked from a thread of its own: this one is busy with the request's 4 MB.
+        const asks = await pollHealth(instance.url('/healthz'), sending, 20);
+        const res = await sending;
+        expect(asks.every((ask) => ask.status === 200)).toBe(true);
+        const longestHealth = Math.max(...asks.map((ask) => ask.ms));
+        expect(res.status, await res.clone().text()).toBe(200);
+        console.log(
+          `[${dialect}] 400 spans × 100,000 resource attributes (${body.length} bytes): ${elapsed.toFixed(0)} ms; longest /healthz ${longestHealth.toFixed(0)} ms`,
+        );
+        expect(elapsed).toBeLessThan(2_000);
+        expect(longestHealth).toBeLessThan(200);
+        const runs = await storedRuns(project);
+        expect(runs.size).toBe(400);
+        expect(peakRssMb(instance.child.pid!)).toBeLessThan(PEAK_RSS_MB);
+        expect((await fetch(instance.url('/readyz'))).status).toBe(200);
+      },
+    );
   });
 }
