@@ -1,4 +1,5 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -164,8 +165,10 @@ function describe_killed(sdk: Parameters<Parameters<typeof describeSdk>[0]>[0], 
   const dir = mkdtempSync(join(tmpdir(), 'sightline-experiment-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
   const script = join(dir, 'run.mjs');
-  beforeAll(() => {
-    execFileSync(process.execPath, [fileURLToPath(new URL('../build.mjs', import.meta.url)), '--out', join(dir, 'sdk')], { stdio: 'pipe' });
+  beforeAll(async () => {
+    // Built in a child process waited for without blocking: the server shares this thread, and a build
+    // that held its event loop for over a second got the next requests shed as "falling behind" (503).
+    await promisify(execFile)(process.execPath, [fileURLToPath(new URL('../build.mjs', import.meta.url)), '--out', join(dir, 'sdk')]);
     writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
     writeFileSync(
       script,
