@@ -9,9 +9,6 @@
  * stored) or with a retryable status carrying RetryInfo, the server stays up, and its peak RSS (read
  * from /proc) stays under 250 MB.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../scripts/build-if-needed.js';
@@ -21,7 +18,7 @@ import { attr, exportRequest, jsonSpan } from '../src/features/otlp/otlp.test-su
 import { dialects } from './helpers/harness.js';
 import { cliToken, NPM_START_FLAGS, peakRssMb, startInstance, stop, waitForReady, type Instance } from './helpers/process.js';
 import { freePort } from './helpers/services.js';
-import { createPostgresDatabase } from './helpers/storage.js';
+import { createProcessDatabase } from './helpers/storage.js';
 
 const PARALLEL = 16;
 const PEAK_BOUND_MB = 250;
@@ -74,16 +71,9 @@ for (const dialect of dialects) {
 
     beforeAll(async () => {
       ensureBuilt();
-      let databaseUrl: string;
-      if (dialect === 'sqlite') {
-        const dir = mkdtempSync(join(tmpdir(), 'sightline-grpc-mem-'));
-        databaseUrl = `sqlite:${join(dir, 'mem.db')}`;
-        cleanup = async () => rmSync(dir, { recursive: true, force: true });
-      } else {
-        const database = await createPostgresDatabase('sl_grpc_mem');
-        databaseUrl = database.url;
-        cleanup = database.drop;
-      }
+      const database = await createProcessDatabase(dialect, 'sl_grpc_mem');
+      const databaseUrl = database.url;
+      cleanup = database.drop;
       const port = await freePort();
       grpcPort = await freePort();
       const env = {

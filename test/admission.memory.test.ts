@@ -7,15 +7,12 @@
  * before their bodies are read. (The idle server itself — code, compiled schemas, the price table — is
  * measured, not bounded: it grows with features, not with what clients send.)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../scripts/build-if-needed.js';
 import { dialects } from './helpers/harness.js';
 import { cliToken, NPM_START_FLAGS, peakRssMb, startInstance, stop, waitForReady, type Instance } from './helpers/process.js';
 import { freePort } from './helpers/services.js';
-import { createPostgresDatabase } from './helpers/storage.js';
+import { createProcessDatabase } from './helpers/storage.js';
 
 const PARALLEL = 16;
 /** What sixteen parallel 9.5 MB requests may add to the idle server's peak RSS. */
@@ -50,16 +47,9 @@ for (const dialect of dialects) {
 
     beforeAll(async () => {
       ensureBuilt();
-      let databaseUrl: string;
-      if (dialect === 'sqlite') {
-        const dir = mkdtempSync(join(tmpdir(), 'sightline-mem-'));
-        databaseUrl = `sqlite:${join(dir, 'mem.db')}`;
-        cleanup = async () => rmSync(dir, { recursive: true, force: true });
-      } else {
-        const database = await createPostgresDatabase('sl_mem');
-        databaseUrl = database.url;
-        cleanup = database.drop;
-      }
+      const database = await createProcessDatabase(dialect, 'sl_mem');
+      const databaseUrl = database.url;
+      cleanup = database.drop;
       const port = await freePort();
       const env = { DATABASE_URL: databaseUrl, SIGHTLINE_PUBLIC_URL: `http://127.0.0.1:${port}`, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
       instance = startInstance(`mem-${dialect}`, port, env, NPM_START_FLAGS);

@@ -90,3 +90,10 @@ export async function createPostgresDatabase(prefix: string): Promise<{ url: str
     },
   };
 }
+
+/** An empty database of either engine for a server process (its `DATABASE_URL`), and how to remove it. */
+export async function createProcessDatabase(dialect: Dialect, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  if (dialect === 'postgres') return createPostgresDatabase(prefix);
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
+  return { url: `sqlite:${join(dir, 'sightline.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}

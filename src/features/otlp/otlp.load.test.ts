@@ -4,16 +4,13 @@
  * in bounded chunks, the first two aborted the process ("JavaScript heap out of memory"), and a resource's
  * attributes were walked again for every span (100,000 × 400: answered after 116 s, /healthz dead meanwhile).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../../../scripts/build-if-needed.js';
 import { dialects } from '../../../test/helpers/harness.js';
 import { pollHealth } from '../../../test/helpers/health.js';
 import { cliToken, NPM_START_FLAGS, peakRssMb, startInstance, stop, waitForReady, type Instance } from '../../../test/helpers/process.js';
 import { freePort } from '../../../test/helpers/services.js';
-import { createPostgresDatabase } from '../../../test/helpers/storage.js';
+import { createProcessDatabase } from '../../../test/helpers/storage.js';
 import { encodeOtlpRequest } from './otlp.decode.js';
 
 /** What the server process may hold at its peak, whatever it is sent within the limits. */
@@ -54,16 +51,9 @@ for (const dialect of dialects) {
 
     beforeAll(async () => {
       ensureBuilt();
-      let databaseUrl: string;
-      if (dialect === 'sqlite') {
-        const dir = mkdtempSync(join(tmpdir(), 'sightline-otlp-load-'));
-        databaseUrl = `sqlite:${join(dir, 'otlp.db')}`;
-        cleanup = async () => rmSync(dir, { recursive: true, force: true });
-      } else {
-        const database = await createPostgresDatabase('sl_otlp_load');
-        databaseUrl = database.url;
-        cleanup = database.drop;
-      }
+      const database = await createProcessDatabase(dialect, 'sl_otlp_load');
+      const databaseUrl = database.url;
+      cleanup = database.drop;
       const port = await freePort();
       const env = {
         DATABASE_URL: databaseUrl,
