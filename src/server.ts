@@ -8,7 +8,7 @@ import { startGrpcReceiver, type GrpcReceiver } from './features/otlp/otlp.grpc.
  * calls and requests, gRPC first (its calls are HTTP requests inside), and close the database.
  */
 export async function serve(config: Config): Promise<void> {
-  const storage = await openStorage(config);
+  const storage = await openStorage(config, { checkpointer: true });
   await migrateToLatest(storage.db);
   const app = await buildApp({ config, storage, logger: loggerOptions(config), background: true });
   let grpcReceiver: GrpcReceiver | null = null;

@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { dialectOf, type Dialect } from './dialect.js';
+import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 
 export interface Storage {
   db: Kysely<Database>;
@@ -72,11 +73,19 @@ export function sqliteHandle(db: Kysely<Database>): BetterSqlite3.Database | nul
 /** What opening storage needs from the configuration: the engine, and SQLite's durability. */
 export type StorageConfig = Pick<Config, 'database' | 'sqliteSynchronous'>;
 
+export interface StorageOptions {
+  /**
+   * For the serving process: SQLite's WAL is copied back into the database file by a worker thread
+   * (`SqliteCheckpointer`), never by a commit on the event loop.
+   */
+  checkpointer?: boolean;
+}
+
 /**
  * Opens the configured engine: the one way the server, the CLI and the tests open storage, so every
  * process gets the same pragmas. The PostgreSQL driver is loaded only when it is the one configured.
  */
-export async function openStorage({ database: config, sqliteSynchronous }: StorageConfig): Promise<Storage> {
+export async function openStorage({ database: config, sqliteSynchronous }: StorageConfig, options: StorageOptions = {}): Promise<Storage> {
   if (config.kind === 'sqlite') {
     if (config.path !== ':memory:') mkdirSync(dirname(config.path), { recursive: true });
     const database = new BetterSqlite3(config.path);
@@ -88,11 +97,20 @@ export async function openStorage({ database: config, sqliteSynchronous }: Stora
     database.pragma(`synchronous = ${sqliteSynchronous === 'FULL' ? 'FULL' : 'NORMAL'}`);
     database.pragma('busy_timeout = 5000');
     database.pragma('foreign_keys = ON');
-    // Checkpoint in larger steps: index pages written by many commits are copied back once.
+    // Checkpoint in larger steps: index pages written by many commits are copied back once. Serving,
+    // the checkpointer copies them as they come, and this is only a backstop (it finds little left).
     database.pragma('wal_autocheckpoint = 10000');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
     sqliteHandles.set(db, database);
-    return { db, dialect: 'sqlite', close: () => db.destroy() };
+    const checkpointer = options.checkpointer && config.path !== ':memory:' ? new SqliteCheckpointer(config.path) : null;
+    return {
+      db,
+      dialect: 'sqlite',
+      close: async () => {
+        await checkpointer?.close();
+        await db.destroy();
+      },
+    };
   }
   const { default: pgModule } = await import('pg');
   const pool = new pgModule.Pool({ connectionString: config.url, max: 10, types: pgTypes(pgModule.types) as never });
