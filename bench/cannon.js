@@ -8,6 +8,8 @@ const result = await autocannon({
   connections: options.connections,
   duration: options.seconds,
   headers: options.headers ?? {},
+  // A fixed sequence of requests each connection cycles through (bench/goodput.js), else GETs of `url`.
+  ...(options.requests ? { requests: options.requests } : {}),
   pipelining: 1,
   timeout: options.timeout ?? 10,
 });

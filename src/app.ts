@@ -146,6 +146,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     maxInFlight: config.maxInFlight,
     maxEventLoopDelayMs: config.maxEventLoopDelayMs,
     maxHeapUsedBytes: heapShedBytes(),
+    concurrency: config.concurrency,
+    maxQueueMs: config.maxQueueMs,
     problemBase: config.problemBase,
   });
   const deps: Deps = { config, db: storage.db, dialect: storage.dialect, clock, keys, tokens, cursors: new CursorCodec(keys), monitoring, shedding };

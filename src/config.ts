@@ -50,6 +50,10 @@ export interface Config {
   maxInFlight: number;
   /** Event-loop delay past which new requests are shed with a 503 (0: never). */
   maxEventLoopDelayMs: number;
+  /** Requests whose handlers run at once on this instance; the others wait their turn in order. */
+  concurrency: number;
+  /** How long a request may wait for its turn before it is refused with a 503. */
+  maxQueueMs: number;
   /** After a Redis failure, how long the rate limiter counts in process before asking Redis again. */
   redisBreakerSeconds: number;
   /** SQLite's `synchronous` pragma: NORMAL (WAL; a power loss may lose the last commits) or FULL. */
@@ -257,13 +261,15 @@ export function loadConfig(env: Env = process.env): Config {
     bodyTimeoutSeconds: integer(env, 'SIGHTLINE_BODY_TIMEOUT_SECONDS', 30, 1, 3600),
     bodyBudgetBytes,
     maxDecodedBodyBytes,
-    ingestQueueSeconds: integer(env, 'SIGHTLINE_INGEST_QUEUE_SECONDS', 10, 1, 600),
+    ingestQueueSeconds: integer(env, 'SIGHTLINE_INGEST_QUEUE_SECONDS', 5, 1, 600),
     otlpNewProjectsPerRequest: integer(env, 'SIGHTLINE_OTLP_NEW_PROJECTS_PER_REQUEST', 10, 0, 10_000),
     otlpNewProjectsPerHour: integer(env, 'SIGHTLINE_OTLP_NEW_PROJECTS_PER_HOUR', 100, 0, 1_000_000),
     exportConcurrency: integer(env, 'SIGHTLINE_EXPORT_CONCURRENCY', 4, 1, 64),
     exportQueueSeconds: integer(env, 'SIGHTLINE_EXPORT_QUEUE_SECONDS', 5, 1, 600),
     maxInFlight: integer(env, 'SIGHTLINE_MAX_IN_FLIGHT', 256, 1, 1_000_000),
     maxEventLoopDelayMs: integer(env, 'SIGHTLINE_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
+    concurrency: integer(env, 'SIGHTLINE_CONCURRENCY', 8, 1, 1024),
+    maxQueueMs: integer(env, 'SIGHTLINE_MAX_QUEUE_MS', 1000, 1, 60_000),
     redisBreakerSeconds: integer(env, 'SIGHTLINE_REDIS_BREAKER_SECONDS', 5, 1, 300),
     sqliteSynchronous: sqliteSynchronous(env.SIGHTLINE_SQLITE_SYNCHRONOUS),
     tokenMintRateLimit: integer(env, 'SIGHTLINE_TOKEN_MINT_RATE_LIMIT', 10, 1, 10_000_000),

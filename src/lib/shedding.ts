@@ -5,6 +5,7 @@ import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { sendProblem } from './http.js';
 import { type Problem, problems } from './problems.js';
+import { type Leave, QueueRefused, WorkQueue } from './work-queue.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -14,7 +15,7 @@ declare module 'fastify' {
 }
 
 /** Why new requests are refused: the instance is draining, or one of its bounds is passed. */
-export type Refusal = 'closing' | 'in-flight' | 'event-loop' | 'heap';
+export type Refusal = 'closing' | 'in-flight' | 'event-loop' | 'heap' | 'queue';
 
 export interface SheddingOptions {
   /** Requests in progress at once; the next one is refused. */
@@ -23,6 +24,10 @@ export interface SheddingOptions {
   maxEventLoopDelayMs: number;
   /** Heap in use (bytes, at the last sample) past which requests are refused; 0: never. */
   maxHeapUsedBytes: number;
+  /** Requests whose handlers run at once (the work queue's places). */
+  concurrency: number;
+  /** How long a request may wait for a place before it is refused. */
+  maxQueueMs: number;
   problemBase: string;
 }
 
@@ -65,6 +70,8 @@ export class LoadShedder {
   private readonly releasers = new WeakMap<Socket, Set<() => void>>();
   private shedSinceLog = 0;
   private lastLogAt = 0;
+  /** The requests being worked on and those waiting for their turn (see `takeTurn`). */
+  readonly queue: WorkQueue;
 
   constructor(private readonly options: SheddingOptions) {
     // Built once: shedding must stay cheap however many requests it refuses.
@@ -75,7 +82,9 @@ export class LoadShedder {
       'in-flight': overloaded('too many requests in progress'),
       'event-loop': overloaded('it is falling behind'),
       heap: overloaded('it is running short of memory'),
+      queue: overloaded(`requests wait more than ${options.maxQueueMs} ms for their turn`),
     };
+    this.queue = new WorkQueue(options.concurrency, options.maxQueueMs);
   }
 
   /** Registers the sampler and the shedding hook; call before any other onRequest hook that does work. */
@@ -116,6 +125,56 @@ export class LoadShedder {
       this.admit(request, reply);
       done();
     });
+    app.addHook('preHandler', async (request, reply) => {
+      if (request.routeOptions.config.healthCheck) return;
+      if (await this.takeTurn(request, reply)) return;
+      // Sent here rather than thrown: the error handler logs every 503, and overload is logged
+      // once in a while (`noteOverload`).
+      this.shed(request, reply, 'queue');
+      return reply;
+    });
+    // The place is given back once the handler has answered (a streamed answer streams on without it).
+    app.addHook('onSend', (request, _reply, payload, done) => {
+      leaveWorkQueue(request);
+      done(null, payload);
+    });
+    app.addHook('onResponse', (request, _reply, done) => {
+      leaveWorkQueue(request);
+      done();
+    });
+  }
+
+  /**
+   * Waits for a place in the work queue, once the request is read, authenticated and validated: its
+   * handler runs with at most `concurrency` others. False for a request that waited more than
+   * `maxQueueMs`: it is refused with the 503 `queue` problem. One whose client goes away meanwhile leaves the queue.
+   * The place is given back when the handler's answer is sent (`onSend`), or earlier by the handler
+   * itself before it waits on something outside (`leaveWorkQueue`).
+   */
+  private async takeTurn(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+    const response = reply.raw;
+    const gone = new AbortController();
+    const onClose = () => gone.abort();
+    if (response.destroyed) gone.abort();
+    else response.once('close', onClose);
+    let leave: Leave;
+    try {
+      leave = await this.queue.enter(gone.signal);
+    } catch (error) {
+      if (!(error instanceof QueueRefused)) throw error;
+      if (error.reason === 'aborted') throw problems.clientGone();
+      return false;
+    } finally {
+      response.off('close', onClose);
+    }
+    places.set(request, leave);
+    // A hijacked answer (written by its handler on the socket) runs no `onSend`: its place is given
+    // back when the response closes. Any other is given back when its handler answers, even if the
+    // client left before: the handler is still working until then.
+    response.once('close', () => {
+      if (reply.sent && !response.writableEnded) leaveWorkQueue(request);
+    });
+    return true;
   }
 
   /** Why `request` would be refused right now, or null. */
@@ -150,7 +209,14 @@ export class LoadShedder {
     if (now - this.lastLogAt < LOG_EVERY_MS) return;
     const { eventLoopDelay, heapUsed } = this.sample();
     request.log.warn(
-      { refusal, shed: this.shedSinceLog, inFlight: this.inFlight, eventLoopDelayMs: Math.round(eventLoopDelay), heapUsedMb: Math.round(heapUsed / 2 ** 20) },
+      {
+        refusal,
+        shed: this.shedSinceLog,
+        inFlight: this.inFlight,
+        eventLoopDelayMs: Math.round(eventLoopDelay),
+        queue: this.queue.usage,
+        heapUsedMb: Math.round(heapUsed / 2 ** 20),
+      },
       'shedding load: refusing new requests with 503',
     );
     this.lastLogAt = now;
@@ -185,4 +251,18 @@ export class LoadShedder {
     }
     onSocket.add(release);
   }
+}
+
+const places = new WeakMap<FastifyRequest, Leave>();
+
+/**
+ * Gives `request`'s place in the work queue back before its handler answers: for a handler about to
+ * wait on something outside the instance's work (a model's answer, another export's slot), which
+ * must not hold a place meanwhile. Harmless when it holds none.
+ */
+export function leaveWorkQueue(request: FastifyRequest): void {
+  const leave = places.get(request);
+  if (!leave) return;
+  places.delete(request);
+  leave();
 }

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import type { ModelConnectionRow } from '../../db/schema.js';
 import { problemResponses, problems } from '../../lib/problems.js';
+import { leaveWorkQueue } from '../../lib/shedding.js';
 import { pageRoute } from '../page-route.js';
 import { callModel, JudgeError, parseJsonContent, type CallTrace } from './judge.js';
 import {
@@ -145,6 +146,8 @@ export function modelConnectionRoutes(app: App, deps: Deps): void {
           'retry-after': String(seconds),
         });
       }
+      // The model's answer may take the whole timeout: waiting for it holds no place in the work queue.
+      leaveWorkQueue(request);
       try {
         return await testCall(row, AbortSignal.timeout(callMs));
       } finally {

@@ -3,6 +3,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { Gate, holdForResponse } from '../../lib/gate.js';
+import { leaveWorkQueue } from '../../lib/shedding.js';
 import { pageQueryProperties, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { StringEnum } from '../../schemas/common.js';
 import { ProjectParams } from '../projects/projects.schemas.js';
@@ -180,7 +181,9 @@ export function exportRoutes(app: App, { db, dialect, cursors, config }: Deps): 
           }
         }
         // The slot is given back when the response closes, whichever way: sent, failed, cut at its
-        // client's stall, abandoned by its client (while waiting for the slot too).
+        // client's stall, abandoned by its client (while waiting for the slot too). Waiting for it holds
+        // no place in the work queue: the export budget bounds exports, and the stream's steps take turns.
+        leaveWorkQueue(request);
         await holdForResponse(budget, reply.raw, { timeoutMs: config.exportQueueSeconds * 1000, busy });
         reply.raw.setTimeout(STALL_MS, () => reply.raw.destroy());
         const name = `${what}-${project.id}.${csv ? 'csv' : 'ndjson'}`;
