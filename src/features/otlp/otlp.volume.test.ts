@@ -1,5 +1,5 @@
 /**
- * OTLP requests by volume (README, OTLP limits): many traces in one request on both engines (1,900
+ * OTLP requests by volume (docs/otlp.md, OTLP limits): many traces in one request on both engines (1,900
  * distinct traces used to fail on SQLite with "too many SQL variables", about 4,000 on PostgreSQL, and
  * the batch was lost to a 500), the documented limits answered with 413 or `partialSuccess`, and
  * projects created on first use within their bounds.
@@ -126,10 +126,10 @@ describeEachDialect(
 );
 
 describe('OTLP limits', () => {
-  it("are the README's table", async () => {
+  it('are the table of docs/otlp.md', async () => {
     const { readFileSync } = await import('node:fs');
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const table = readme.slice(readme.indexOf('### OTLP limits'), readme.indexOf('### How spans become runs'));
+    const page = readFileSync(new URL('../../../docs/otlp.md', import.meta.url), 'utf8');
+    const table = page.slice(page.indexOf('## OTLP limits'), page.indexOf('## How spans become runs'));
     expect(table).toContain(`| Spans | ${MAX_OTLP_SPANS.toLocaleString('en-US')} (traces: up to one per span) | 413 |`);
     expect(table).toContain(`| Resource attributes, all the request's resources together | ${MAX_RESOURCE_ATTRIBUTES.toLocaleString('en-US')} | 413 |`);
     expect(table).toContain(`| Attributes, values, events and links of one span | ${MAX_SPAN_MESSAGES.toLocaleString('en-US')} |`);
