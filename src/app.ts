@@ -299,7 +299,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   authRoutes(app, deps, { oidc: identityProvider(app, config), sessions, sessionCookie, dashboardOrigin: cors.dashboardOrigin });
 
   // CORS preflights, for any path: answered only for the dashboard's origin and origins some
-  // organization allows (README, Using the API: CORS).
+  // organization allows (docs/tokens-and-access.md, CORS).
   app.options('/*', { schema: { hide: true } }, async (request, reply) => {
     if (request.headers['access-control-request-method'] === undefined)
       throw problems.notFound(`No route for OPTIONS ${request.url.split('?')[0]?.slice(0, 200)}.`);

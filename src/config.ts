@@ -1,5 +1,5 @@
 /**
- * Configuration, read once from the environment (README, Configuration).
+ * Configuration, read once from the environment (docs/configuration.md).
  * Invalid values throw a ConfigError whose message is one line naming the setting.
  */
 export class ConfigError extends Error {}

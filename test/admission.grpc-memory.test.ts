@@ -1,5 +1,5 @@
 /**
- * Memory stays bounded whatever gRPC exporters send (README, OTLP over gRPC): a real server process, run
+ * Memory stays bounded whatever gRPC exporters send (docs/otlp.md, OTLP over gRPC): a real server process, run
  * as `npm start` runs it (160 MB old-space heap), receives sixteen 9.5 MB OTLP/gRPC Export messages at
  * once (batches of GenAI chat spans), over sixteen connections with two credentials, so every call
  * reaches its message. Before, the receiver (grpc-js) buffered each whole message before the body budget

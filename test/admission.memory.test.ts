@@ -1,5 +1,5 @@
 /**
- * Memory stays bounded whatever clients send (README, Operations): a real server process, run as `npm start`
+ * Memory stays bounded whatever clients send (docs/operations.md): a real server process, run as `npm start`
  * runs it (160 MB old-space heap), receives sixteen 9.5 MB single-run POSTs at once. Before, it aborted
  * with "Reached heap limit" on both engines. Now every answer is a 201 or a 503 (or 429) problem, the
  * server stays up, and what the requests add to the idle server's resident memory (peak RSS, read from

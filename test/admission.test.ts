@@ -1,5 +1,5 @@
 /**
- * Body admission over real sockets (README, Operations): impatient, stalled and oversized clients cannot wedge
+ * Body admission over real sockets (docs/operations.md): impatient, stalled and oversized clients cannot wedge
  * ingestion. A body is read whole before anything waits on it (so an upload in progress holds no
  * ingestion slot), within a time limit (408), a size limit (413, which reaches the client) and a budget
  * of bytes in memory (503 with Retry-After, at once); waits for the ingestion gate end when the client

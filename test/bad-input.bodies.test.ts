@@ -4,7 +4,7 @@ import { describeEachDialect, expectProblem, type Caller, type TestContext } fro
 import { expectValidation } from './helpers/problems.js';
 
 /**
- * Bodies are stored as sent or refused (README, Using the API): bytes that are not UTF-8, numbers that do not fit a
+ * Bodies are stored as sent or refused (docs/api.md, Bodies are stored as sent, or refused): bytes that are not UTF-8, numbers that do not fit a
  * double, text that no engine stores as sent, nesting and counts that would exhaust the heap. Each is a
  * 4xx naming the place, and nothing is stored.
  */

@@ -7,7 +7,7 @@
  * 409) is said to be lost and claimed again; the queues list and the queue page show the progress and
  * add runs by filter; a run and a trace are added from their pages, and a trace is reviewed by its root
  * run; the pages at phone width. With SIGHTLINE_UPDATE_SCREENSHOTS=1 the review screen is saved to
- * docs/screenshots/review.png for the README.
+ * docs/screenshots/review.png for docs/scores-and-annotation.md.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

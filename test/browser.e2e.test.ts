@@ -5,7 +5,7 @@
  * sees them in the runs list with a filter, scrolls it (windowed rows: a few hundred runs loaded, a few
  * dozen in the document; the chart's range is the list's query), opens a run, creates a prompt version and a
  * monitor. Each step saves a screenshot to test-artifacts/screenshots/ (and, with
- * SIGHTLINE_UPDATE_SCREENSHOTS=1, the runs page at 1280×800 to docs/screenshots/runs.png for the README).
+ * SIGHTLINE_UPDATE_SCREENSHOTS=1, the runs page at 1280×800 to docs/screenshots/runs.png for docs/dashboard.md).
  *
  * The steps share one browser page and run in order; a step whose UI is missing fails on its own, and
  * later steps fall back to the API for what they need so they still say something.
@@ -273,7 +273,7 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
         /How do I rotate a token\?.*POST \/v1\/tokens\/\{id\}\/rotate/s,
       );
       await page.waitForLoadState('networkidle').catch(() => {});
-      // The chart and the list at the top of the view (the README's picture of the page).
+      // The chart and the list at the top of the view (the picture of the page in docs/dashboard.md).
       const chart = (await page.getByRole('region', { name: 'Runs and errors' }).boundingBox())!;
       await page.evaluate(`window.scrollBy(0, ${Math.round(chart.y) - 72})`); // below the sticky bar
       mkdirSync(join(ROOT, 'docs', 'screenshots'), { recursive: true });

@@ -1,5 +1,5 @@
 /**
- * What README's "Durability" promises for SQLite: a write the API acknowledged survives `kill -9` of
+ * What docs/operations.md's "Durability" promises for SQLite: a write the API acknowledged survives `kill -9` of
  * the server process, with `synchronous = NORMAL` (the default) and with FULL. A real server process
  * (`bin/sightline.js serve`), a token minted by the CLI on the same database, and SIGKILL.
  */

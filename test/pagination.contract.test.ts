@@ -1,5 +1,5 @@
 /**
- * The pagination contract (README, Using the API: pagination), driven through every list endpoint.
+ * The pagination contract (docs/api.md, Pagination), driven through every list endpoint.
  *
  * Each list endpoint is one descriptor in `listEndpoints` below: how to make a fresh parent whose
  * list is empty, how to put rows with chosen sort keys into it, how to add one through the public API,
@@ -129,7 +129,7 @@ describeEachDialect(
         });
 
         it('clamps every out-of-range integer to the nearest bound, however many digits it has', async () => {
-          // "An integer outside the bounds is clamped to the nearest bound" (README, pagination).
+          // "An integer outside the bounds is clamped to the nearest bound" (docs/api.md, Pagination).
           const { parent } = await ep.seed(2);
           const cases: Array<[raw: string, used: number]> = [
             ['999999999999999', MAX_LIMIT], // 15 digits

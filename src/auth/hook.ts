@@ -167,7 +167,7 @@ export function accessHook(options: AccessOptions) {
     }
     await cors.check(origin, principal.organizationId, reply);
     if (principal.credential.kind === 'personal_access_token') {
-      // Lets automated clients rotate before expiry (README, Using the API: tokens).
+      // Lets automated clients rotate before expiry (docs/tokens-and-access.md, Token lifecycle).
       reply.header('sightline-token-expires-at', new Date(principal.credential.expiresAt).toISOString());
     }
     const { scope } = request.routeOptions.config;

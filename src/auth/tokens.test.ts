@@ -1,5 +1,5 @@
 /**
- * The access hook's verification of bearer tokens (README, Using the API: authentication) on GET /v1/me: valid
+ * The access hook's verification of bearer tokens (docs/tokens-and-access.md) on GET /v1/me: valid
  * tokens, the header, the token row and membership on every request, time. Forged tokens: tokens.forged.test.ts.
  */
 import { describe, expect, it } from 'vitest';

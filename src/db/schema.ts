@@ -311,7 +311,7 @@ export interface ModelPricesTable {
   updated_at: Millis;
 }
 
-/** A user's named filter set for one of a project's lists (README: Saved views). */
+/** A user's named filter set for one of a project's lists (docs/traces-and-search.md: Saved views). */
 export interface ScoreConfigsTable {
   id: string;
   organization_id: string;

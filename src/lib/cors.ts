@@ -17,7 +17,7 @@ export interface OriginAllowList {
 }
 
 /**
- * CORS by organization (README, Using the API: CORS). The dashboard's own origin is always allowed (and the only one that
+ * CORS by organization (docs/tokens-and-access.md, CORS). The dashboard's own origin is always allowed (and the only one that
  * may send credentials); any other origin must be on the caller's organization's list. Never the
  * library default of "any origin".
  */

@@ -1,5 +1,5 @@
 /**
- * The SSRF guard's address judgement for IPv6 addresses that carry an IPv4 address (README, Webhooks):
+ * The SSRF guard's address judgement for IPv6 addresses that carry an IPv4 address (docs/monitors-and-webhooks.md, Webhooks):
  * every such form is judged by the IPv4 address, in any spelling, and the URL check agrees. The same
  * table at webhook and model connection creation: webhooks.ssrf.test.ts, model-connections.test.ts.
  */

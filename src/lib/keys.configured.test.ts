@@ -1,5 +1,5 @@
 /**
- * Keys given by configuration (README, Configuration: "generated on first start and kept in the database … or given
+ * Keys given by configuration (docs/operations.md, Scaling out: "generated on first start and kept in the database … or given
  * by configuration"): SIGHTLINE_SIGNING_KEY, SIGHTLINE_CURSOR_KEY, SIGHTLINE_SECRETS_KEY. Configured keys
  * are never written to the database, take precedence over the database's keys (which keep verifying
  * what they made), and make two instances on different databases agree on tokens and cursors.

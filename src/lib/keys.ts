@@ -9,7 +9,7 @@ import { newId } from './ids.js';
 export const SIGNING_ALGORITHM = 'ES256';
 
 /**
- * Keys given by configuration instead of generated into the database (README, Configuration): then they are never
+ * Keys given by configuration instead of generated into the database (docs/configuration.md): then they are never
  * written anywhere, every instance must be given the same ones, and they take precedence over the
  * database's keys (which keep verifying and decrypting what was made with them).
  */

@@ -7,7 +7,7 @@ import { problems } from './problems.js';
 import { enforcedElsewhere } from './enforced-elsewhere.js';
 
 /**
- * The one pagination module (README, Using the API: pagination): limit clamping, keyset cursors that are encrypted,
+ * The one pagination module (docs/api.md, Pagination): limit clamping, keyset cursors that are encrypted,
  * authenticated and bound to their list, `limit + 1` fetching and the page envelope.
  */
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 
-/** The closed set of problem types (README, Using the API: errors; `GET /problems/<slug>`). */
+/** The closed set of problem types (docs/api.md, Errors; `GET /problems/<slug>`). */
 export const PROBLEM_TYPES = {
   unauthorized: {
     status: 401,

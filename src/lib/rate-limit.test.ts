@@ -3,7 +3,7 @@ import { describeEachDialect, expectProblem, manualClock } from '../../test/help
 import { expectAllowed, expectLimited, expectNoRateHeaders, expectRateHeaders, garbageToken, rateLimitHelpers } from '../../test/helpers/rate-limit.js';
 
 /**
- * Rate limits counted in process (README, Using the API): RateLimit-* headers on every response but health
+ * Rate limits counted in process (docs/api.md, Rate limits): RateLimit-* headers on every response but health
  * checks, a 429 `rate-limited` problem with Retry-After per token, per client address when
  * unauthenticated, a stricter per-user limit on minting, and sliding one-minute windows: a spent limit
  * comes back gradually, never all at once at a minute boundary. Redis: rate-limit.redis.test.ts.

@@ -1,5 +1,5 @@
 /**
- * The SSRF guard of outbound calls (README, Webhooks), as units: which addresses are private, in every spelling the
+ * The SSRF guard of outbound calls (docs/monitors-and-webhooks.md, Webhooks), as units: which addresses are private, in every spelling the
  * URL parser accepts; resolving a target; posting to it. The same guard at create, patch and delivery time:
  * src/features/monitors/webhooks.ssrf.test.ts.
  */

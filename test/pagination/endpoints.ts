@@ -21,7 +21,7 @@ import { Keyring } from '../../src/lib/keys.js';
 import { PROBLEM_BASE, PUBLIC_URL, type TestContext } from '../helpers/harness.js';
 
 // ---------------------------------------------------------------------------------------------
-// Contract constants (README, Using the API: pagination and errors)
+// Contract constants (docs/api.md, Pagination and Errors)
 // ---------------------------------------------------------------------------------------------
 
 export const DEFAULT_LIMIT = 25;

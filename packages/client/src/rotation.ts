@@ -20,7 +20,7 @@ export type RotateResult =
   | { rotated: false; expiresAt: string | undefined; reason: 'not_due' | 'not_a_personal_access_token' };
 
 /**
- * Rotates the client's personal access token when it is close to expiry (README, Using the API: tokens): reads the expiry
+ * Rotates the client's personal access token when it is close to expiry (docs/tokens-and-access.md, Token lifecycle): reads the expiry
  * the server reports (`Sightline-Token-Expires-At`, seen on every answer, else `GET /v1/me`), and when
  * it is less than `thresholdDays` away calls `POST /v1/tokens/{id}/rotate`, hands the new token to
  * `store` and uses it from then on. Requests in flight are let finish first and new ones wait until

@@ -26,7 +26,7 @@ export interface SignInOptions {
 
 const signInFailed = (detail: string) => new Problem('unauthorized', { detail: `Sign-in failed: ${detail}. Start again at /auth/login.` });
 
-/** Dashboard sign-in through OpenID Connect (README, Sign-in); outside /v1 and not part of the API document. */
+/** Dashboard sign-in through OpenID Connect (docs/tokens-and-access.md, Sign-in); outside /v1 and not part of the API document. */
 export function authRoutes(app: App, { db, config, clock }: Deps, options: SignInOptions): void {
   const { oidc, sessions, sessionCookie, dashboardOrigin } = options;
   const secure = config.publicUrl.startsWith('https:');

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import { clock, describeSignIn, Jar, SESSION, sha256, STATE } from './signin.test-support.js';
 
-/** Dashboard sign-in through OpenID Connect (README, Dashboard: sign-in): the session cookie, and every way a callback is refused. */
+/** Dashboard sign-in through OpenID Connect (docs/tokens-and-access.md, Sign-in): the session cookie, and every way a callback is refused. */
 describeSignIn(({ db, toCallback, callback, signIn, me, pendingRow, expectRefused }) => {
   it('signs in: the callback sets an HttpOnly SameSite=Lax session cookie, and /v1/me works with it as a session', async () => {
     const jar = new Jar();

@@ -6,7 +6,7 @@ import { firstOrganizationOf } from '../organizations/members.repo.js';
 import { createOrganization, ensureUser, setMembership } from '../organizations/organizations.repo.js';
 
 /**
- * Who a signed-in identity is, and in which organization its session works (README, Sign-in): pending
+ * Who a signed-in identity is, and in which organization its session works (docs/tokens-and-access.md, Sign-in): pending
  * invitations become memberships with the invited roles (the latest invitation's organization is
  * the one signed into); else the user's first organization; else a new organization of their own,
  * with the user as its owner.

@@ -11,7 +11,7 @@ import { addSpend, requireModelConnection } from './model-connections.repo.js';
 import { chatCompletionsUrl, fromPico, monthOf, quoteSafely, toPico } from './model-connections.rules.js';
 
 /**
- * LLM-as-judge (README: Model connections): a prompt of the prompt store rendered with a run's input,
+ * LLM-as-judge (docs/evaluators-and-model-connections.md: Model connections): a prompt of the prompt store rendered with a run's input,
  * output and expected output, sent to an organization's OpenAI-compatible model connection, and the
  * score read from its JSON answer `{ score, reason }`. Every call goes through the SSRF guard (at the
  * time of the call, with the address it resolved to), is bounded in time (`SIGHTLINE_MODEL_TIMEOUT_SECONDS`)

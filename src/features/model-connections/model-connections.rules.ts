@@ -1,5 +1,5 @@
 /**
- * Model connections' rules without I/O (README: Model connections): which extra headers are refused,
+ * Model connections' rules without I/O (docs/evaluators-and-model-connections.md: Model connections): which extra headers are refused,
  * what an answer shows of a key, the month a spend counts in, and where the chat completions are.
  */
 

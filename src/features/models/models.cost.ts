@@ -4,7 +4,7 @@ import { costOf, priceFor, type PriceMatch, type PriceOverride, type TokenUsage 
 import { organizationPrices } from './models.repo.js';
 
 /**
- * A run's cost and where it came from (README: Model prices): the client's own figure, kept as sent,
+ * A run's cost and where it came from (docs/prices-and-costs.md: Model prices): the client's own figure, kept as sent,
  * else, for a run with a model and usage, what its tokens cost at the price in force when it started
  * (the organization's, else the built-in table's), with that price; else none.
  */

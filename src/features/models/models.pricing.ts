@@ -2,7 +2,7 @@ import type { BuiltinRow } from './models.schemas.js';
 import { BUILTIN_TABLE } from './models.table.js';
 
 /**
- * Which price a model's tokens cost, and what a run's usage comes to (README: Model prices). No I/O:
+ * Which price a model's tokens cost, and what a run's usage comes to (docs/prices-and-costs.md: Model prices). No I/O:
  * the caller hands in the organization's prices (`organizationPrices` in models.repo.ts).
  *
  * A run's model name is first reduced to the model: lower case, without a provider path

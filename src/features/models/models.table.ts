@@ -4,7 +4,7 @@ import table from './prices.json' with { type: 'json' };
 import { PriceTableSchema, type BuiltinModelPrice, type BuiltinRow, type PriceTable } from './models.schemas.js';
 
 /**
- * The built-in price table (`prices.json`, README: Model prices), checked against its schema when the
+ * The built-in price table (`prices.json`, docs/prices-and-costs.md: Model prices), checked against its schema when the
  * module loads, so a malformed edit stops the server at start with the faults named. Two rows may not
  * claim the same name: which of them priced a run would be a matter of order.
  */

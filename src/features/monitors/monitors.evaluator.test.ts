@@ -1,5 +1,5 @@
 /**
- * Several evaluators on one database (README, Monitors: the background evaluation): `Monitoring.evaluateDue()`
+ * Several evaluators on one database (docs/monitors-and-webhooks.md: the background evaluation): `Monitoring.evaluateDue()`
  * claims due monitors under a lease, so two instances never evaluate one monitor twice in a cycle, and
  * between them they evaluate every enabled monitor exactly once per interval. On PostgreSQL the two
  * instances are truly separate (two connection pools on one database, as two processes would be); on

@@ -1,5 +1,5 @@
 /**
- * The monitors' counting property (README, Monitors: a monitor's filter "uses the runs-list filter names" and
+ * The monitors' counting property (docs/monitors-and-webhooks.md: a monitor's filter "uses the runs-list filter names" and
  * its metric counts "exactly the runs the runs list returns"): for random runs and a random filter, a
  * `count` monitor over a 7-day window reports as `current.count` the number of items a full walk of
  * GET …/runs gives with the same filter and `startedAfter` = now − 7 days; `error_count` likewise the

@@ -106,7 +106,7 @@ export function breaches(value: number, threshold: Threshold): boolean {
 }
 
 /**
- * The state a value gives (README, Monitors): `no_data` when paused or when no run matched; except that a
+ * The state a value gives (docs/monitors-and-webhooks.md): `no_data` when paused or when no run matched; except that a
  * threshold the value of no runs breaches ("fewer than 5 runs": a count of 0) alerts, so a silent
  * project is noticed. Otherwise `alerting` while the threshold is breached, `ok` when not (or when the
  * monitor has no threshold and runs matched).

@@ -1,5 +1,5 @@
 /**
- * Monitors over scores (README, Monitors; docs/design/quality-loop.md, Metrics): `score_mean` and
+ * Monitors over scores (docs/monitors-and-webhooks.md, Monitors over scores; docs/design/quality-loop.md, Metrics): `score_mean` and
  * `score_share` go through the same states, events and signed webhooks as the run metrics; their value
  * is the scores metrics' mean or share over the window; `score` and the filter are checked against the
  * metric. Every engine; a manual clock (a score's createdAt is the server's clock when it is sent).

@@ -3,7 +3,7 @@ import { expectProblem } from '../../../test/helpers/harness.js';
 import { ok, type Json } from '../../../test/helpers/json.js';
 import { clock, describeMonitors, iso, MINUTE, MONITOR_KEYS, NOW } from './monitors.test-support.js';
 
-/** * Monitors (README, Monitors): CRUD, every metric and operator against hand-computed values, "fewer than" on a silent project, pause/resume, events, the monitor metrics endpoint. Every engine; a manual clock so windows are exact. Webhooks and several evaluators have their own suites. Here: the monitor records. */
+/** * Monitors (docs/monitors-and-webhooks.md): CRUD, every metric and operator against hand-computed values, "fewer than" on a silent project, pause/resume, events, the monitor metrics endpoint. Every engine; a manual clock so windows are exact. Webhooks and several evaluators have their own suites. Here: the monitor records. */
 describeMonitors('create, get, list, patch, delete', (ctx, h, s) => {
   it('creates a monitor (201): the documented record plus the webhook secret shown once, evaluated at once', async () => {
     clock.set(NOW);

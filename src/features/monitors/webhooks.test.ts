@@ -1,5 +1,5 @@
 /**
- * Monitor webhooks (README, Webhooks): signed deliveries to a real local receiver, retries with backoff, giving
+ * Monitor webhooks (docs/monitors-and-webhooks.md, Webhooks): signed deliveries to a real local receiver, retries with backoff, giving
  * up after the retry window, secret rotation, the deliveries list (roles, tenancy, pagination), and the
  * SSRF guard at create/patch, at delivery time (webhooks.ssrf.test.ts), and as units (src/lib/webhook-target.test.ts).
  * Here: a delivery and who sees it; retries and secret rotation have files of their own.

@@ -8,7 +8,7 @@ import type { Json } from '../../../test/helpers/json.js';
 import { expectCleanProblem, expectValidation } from '../../../test/helpers/problems.js';
 import { describeOrganization, email, type Invitation, ISO_MS, pointersOf, ROLES, TOKEN_FIELDS, unique } from './organizations.test-support.js';
 
-/** The organization (README, Organizations): its record, name and allowed origins by plan; the tokens of its members; another organization's ids. */
+/** The organization (docs/api.md; origins by plan: docs/tokens-and-access.md, CORS): its record, name and allowed origins by plan; the tokens of its members; another organization's ids. */
 describeOrganization((ctx, { db, team, getOrg, patchOrg, setPlan, collect, members, setRole, remove, invite, invitations }) => {
   // ───────────────────────────── the organization ─────────────────────────────
 

@@ -1,4 +1,4 @@
-/** OTLP/gRPC calls in progress at once (README, OTLP over gRPC; config `otlpGrpcCalls`): on the instance, on one connection, with one credential. */
+/** OTLP/gRPC calls in progress at once (docs/otlp.md, OTLP over gRPC; config `otlpGrpcCalls`): on the instance, on one connection, with one credential. */
 export interface GrpcCallLimits {
   total: number;
   perConnection: number;

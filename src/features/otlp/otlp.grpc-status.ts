@@ -1,7 +1,7 @@
 import type { Problem } from '../../lib/problems.js';
 
 /**
- * gRPC status answers (README, OTLP over gRPC): the status code for the HTTP status the call's request
+ * gRPC status answers (docs/otlp.md, OTLP over gRPC): the status code for the HTTP status the call's request
  * was answered with (or the problem that refused it before), the problem's `detail` as the status
  * message, and, where the client should retry later (429, 503), `google.rpc.RetryInfo` with the
  * `Retry-After` delay, as the OTLP specification asks. Trailers are plain HTTP/2 header fields here:

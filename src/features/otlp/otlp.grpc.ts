@@ -8,7 +8,7 @@ import { CallPlaces, type GrpcCallLimits } from './otlp.grpc-places.js';
 export { EXPORT_PATH } from './otlp.grpc-call.js';
 
 /**
- * The OTLP/gRPC receiver (README, OTLP over gRPC): `opentelemetry.proto.collector.trace.v1.TraceService/Export`
+ * The OTLP/gRPC receiver (docs/otlp.md, OTLP over gRPC): `opentelemetry.proto.collector.trace.v1.TraceService/Export`
  * and nothing else, served by a small gRPC server on `node:http2` (otlp.grpc-call.ts serves each call:
  * credential at the metadata, places per instance, connection and credential, the message streamed into
  * `POST /v1/traces` under body admission). This module holds the connections: HTTP/2 settings,

@@ -1,5 +1,5 @@
 /**
- * OTLP/HTTP requests at the edge of the documented limits (README, OTLP limits), against a real server
+ * OTLP/HTTP requests at the edge of the documented limits (docs/otlp.md, OTLP limits), against a real server
  * process run as `npm start` runs it (160 MB old-space heap), on both engines. Before the ingestion worked
  * in bounded chunks, the first two aborted the process ("JavaScript heap out of memory"), and a resource's
  * attributes were walked again for every span (100,000 × 400: answered after 116 s, /healthz dead meanwhile).

@@ -1,5 +1,5 @@
 /**
- * Random OTLP requests within the documented limits (README, OTLP limits), in protobuf or JSON: random
+ * Random OTLP requests within the documented limits (docs/otlp.md, OTLP limits), in protobuf or JSON: random
  * resources, scopes, span and trace counts, parents (before or after their children, or never sent),
  * attribute counts and nesting, a few spans no run can be made of. Each is stored completely (every
  * valid span a run in its trace, under its parent) with exactly the invalid spans counted in

@@ -4,7 +4,7 @@ import { ok, type Json } from '../../../test/helpers/json.js';
 import { expectCleanProblem, expectValidation } from '../../../test/helpers/problems.js';
 import { describePrompts, ISO, PROMPT_KEYS, uname, VERSION_KEYS } from './prompts.test-support.js';
 
-/** Prompts (README, Prompts): organization-wide, versioned, labelled, rendered, polled with ETags. Here: creation, reading, the description, deletion. */
+/** Prompts (docs/prompts.md): organization-wide, versioned, labelled, rendered, polled with ETags. Here: creation, reading, the description, deletion. */
 describePrompts('create', (ctx, h, s) => {
   it('creates a prompt with its version 1 (201, the documented record shape)', async () => {
     const name = uname('support');

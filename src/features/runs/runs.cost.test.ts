@@ -3,7 +3,7 @@ import type { Json } from '../../../test/helpers/json.js';
 import table from '../models/prices.json' with { type: 'json' };
 import { describeRuns, minimal, projectFor } from './runs.test-support.js';
 
-/** Costs computed at ingest from the price table (README: Model prices), and costs the client gives. */
+/** Costs computed at ingest from the price table (docs/prices-and-costs.md: Model prices), and costs the client gives. */
 describeRuns('costs', (ctx) => {
   const usage = { promptTokens: 1_000_000, completionTokens: 200_000 };
   /** The table's row of a model, as shipped (the expectation is computed from the data, not by the code under test). */

@@ -9,7 +9,7 @@ import { aggregateRuns, bucketStart, emptyAggregate, type Aggregate, type Aggreg
 
 export type RunMetricsInput = AggregateInput;
 
-/** What `GET …/runs/metrics` reports for a bucket (README, Using the API: metrics). */
+/** What `GET …/runs/metrics` reports for a bucket (docs/api.md: metrics). */
 function values(a: Aggregate) {
   return { count: a.count, errorCount: a.errorCount, latencyP50: a.latencyP50, latencyP95: a.latencyP95, totalTokens: a.totalTokens, cost: a.cost };
 }

@@ -48,7 +48,7 @@ const JsonValue = (description: string) => Type.Unknown({ description });
 /** The conversation and end user a run belongs to, and the model's provider: short ids of the client's. */
 const ContextId = (description: string) => Type.String({ minLength: 1, maxLength: 256, description });
 
-/** The price a run's computed cost was reckoned at (README: Model prices), in USD per million tokens. */
+/** The price a run's computed cost was reckoned at (docs/prices-and-costs.md: Model prices), in USD per million tokens. */
 const PerMillion = (what: string) => Type.Number({ description: `USD per million ${what}` });
 const RunPriceSchema = Type.Object(
   {

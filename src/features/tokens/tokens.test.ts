@@ -1,5 +1,5 @@
 /**
- * Personal access token lifecycle (README, Using the API: tokens): minting, listing, last use, revocation, rotation
+ * Personal access token lifecycle (docs/tokens-and-access.md, Token lifecycle): minting, listing, last use, revocation, rotation
  * with reuse detection and grace, expiry. Here: minting, listing and last use; revocation and rotation have files
  * of their own. Time is a manual clock, so nothing here sleeps for a window.
  */

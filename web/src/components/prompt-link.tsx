@@ -13,7 +13,7 @@ const versionOf = (value: unknown): number | null => {
 const isName = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '' && value.length <= 200;
 
 /**
- * The prompt a run's metadata says it used (README, "Prompts"): `prompt` (or `promptName`) naming the
+ * The prompt a run's metadata says it used (docs/prompts.md, "Which prompt a run used"): `prompt` (or `promptName`) naming the
  * prompt, with `promptVersion`; `prompt` as an object `{name, version}`; or the keys `prompt.name` and
  * `prompt.version` (span attributes sent over OpenTelemetry keep their dotted names). Null when it
  * names none.
