@@ -4,7 +4,8 @@
  */
 export { Sightline, type CallOptions } from './client.js';
 export { withRunIds, withScoreIds, MAX_BATCH } from './batch.js';
-export type { ClientOptions, TokenProvider, RetryInfo, RequestSpec, ApiResponse, StreamResponse, Query, QueryValue } from './http.js';
+export type { ClientOptions, RetryInfo, RequestSpec, ApiResponse, StreamResponse, Query, QueryValue } from './http.js';
+export type { TokenProvider } from './credentials.js';
 export { SightlineProblem, SightlineNetworkError } from './errors.js';
 export { Paginated, type PageResult, type ListOptions } from './pagination.js';
 export { Exported, type ExportOptions } from './export.js';
