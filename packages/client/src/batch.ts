@@ -14,6 +14,24 @@ export function withScoreIds<T extends { id?: string }>(scores: readonly T[]): (
   return scores.map((score) => (score.id === undefined ? { ...score, id: newScoreId() } : (score as T & { id: string })));
 }
 
+/**
+ * Sends `items` through `send` at most MAX_BATCH at a time, in order (a parent's batch before its
+ * children's), and joins the answers: one result per item, its `index` counted in `items`. An empty
+ * list is sent once when `sendEmpty` (the server's answer is the caller's), else not at all.
+ */
+export async function inBatches<T, R extends { index: number }>(
+  items: readonly T[],
+  send: (chunk: T[]) => Promise<{ results: R[] }>,
+  sendEmpty = false,
+): Promise<{ results: R[] }> {
+  const results: R[] = [];
+  for (let offset = 0; offset < items.length || (sendEmpty && offset === 0); offset += MAX_BATCH) {
+    const answer = await send(items.slice(offset, offset + MAX_BATCH));
+    for (const result of answer.results) results.push({ ...result, index: result.index + offset });
+  }
+  return { results };
+}
+
 /** What a `Tracer` sends its runs through: a `Sightline` client (its `runs.batch`). */
 export interface RunBatchSender {
   readonly runs: {

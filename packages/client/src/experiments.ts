@@ -1,7 +1,8 @@
 import { SightlineProblem } from './errors.js';
 import { derivedId } from './ids.js';
 import type { ListOptions, Paginated } from './pagination.js';
-import type { RunHandle, Tracer, TracerOptions } from './tracer.js';
+import type { RunHandle } from './span.js';
+import type { Tracer, TracerOptions } from './tracer.js';
 import type {
   CreateExperimentInput,
   Dataset,

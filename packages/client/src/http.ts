@@ -1,18 +1,6 @@
-import { SightlineNetworkError, SightlineProblem } from './errors.js';
-
-/** Where the client gets its bearer token when it is not a fixed string. */
-export interface TokenProvider {
-  /** The token to send now (read from your secret store; may be cached by you). */
-  getToken(): string | Promise<string>;
-  /**
-   * Called once when a request's token was answered 401 (for example `problem.reason` is
-   * `token_expired` or `token_revoked`): mint a new token, store it where `getToken` finds it, and
-   * return it (or return nothing and `getToken` is asked again). The request is retried once with it;
-   * a second 401 surfaces as a SightlineProblem. Throw to give up at once. Concurrent requests that
-   * fail together share one call.
-   */
-  onUnauthorized(problem: SightlineProblem): string | void | Promise<string | void>;
-}
+import { Credentials, type TokenProvider } from './credentials.js';
+import { SightlineNetworkError } from './errors.js';
+import { attempt, parseRetryAfter, problemOf, safeJson, type Answer } from './http-attempt.js';
 
 export interface RetryInfo {
   /** 1 for the first retry. */
@@ -83,13 +71,6 @@ export interface StreamResponse {
   close(reason?: unknown): void;
 }
 
-/** An answer from the server: its whole text, or (a stream's success) none yet. */
-interface Answer {
-  response: Response;
-  text: string | undefined;
-  close(reason?: unknown): void;
-}
-
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
 
 function queryString(query: Query | undefined): string {
@@ -106,15 +87,6 @@ function queryString(query: Query | undefined): string {
   return text ? `?${text}` : '';
 }
 
-/** Seconds, or an HTTP date, to milliseconds from now. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const at = Date.parse(trimmed);
-  return Number.isFinite(at) ? Math.max(0, at - now) : undefined;
-}
-
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -128,61 +100,6 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The token, from a fixed string or a provider; a 401 asks the provider once for a new one. */
-class Credentials {
-  private refreshing: Promise<string | null> | null = null;
-
-  constructor(
-    private token: string | undefined,
-    private readonly provider: TokenProvider | undefined,
-  ) {}
-
-  get fromProvider(): boolean {
-    return this.provider !== undefined;
-  }
-
-  get refreshable(): boolean {
-    return this.provider !== undefined;
-  }
-
-  async current(): Promise<string> {
-    if (this.token !== undefined) return this.token;
-    const token = await this.provider!.getToken();
-    if (typeof token !== 'string' || token.length === 0) throw new TypeError('tokenProvider.getToken() returned no token');
-    return token;
-  }
-
-  set(token: string): void {
-    if (this.provider) throw new TypeError('This client gets its token from a tokenProvider: store the new token where getToken() finds it.');
-    this.token = token;
-  }
-
-  /** A token to retry with after `failed` got a 401, or null. One provider call for concurrent failures. */
-  async refresh(failed: string, problem: SightlineProblem): Promise<string | null> {
-    if (!this.provider) return null;
-    if (this.refreshing) return this.refreshing;
-    const now = await this.current();
-    if (now !== failed) return now; // another request already renewed it
-    if (this.refreshing) return this.refreshing;
-    const provider = this.provider;
-    this.refreshing = (async () => {
-      const fresh = await provider.onUnauthorized(problem);
-      return typeof fresh === 'string' && fresh.length > 0 ? fresh : await this.current();
-    })().finally(() => {
-      this.refreshing = null;
-    });
-    return this.refreshing;
-  }
 }
 
 /**
@@ -312,7 +229,17 @@ export class Transport {
       const token = tokenOverride ?? (await this.credentials.current());
       tokenOverride = null;
       attempts += 1;
-      const outcome = await this.attempt(url, spec, token, body, streaming);
+      const outcome = await attempt({
+        url,
+        method: spec.method,
+        token,
+        body,
+        headers: spec.headers,
+        signal: spec.signal,
+        streaming,
+        timeoutMs: this.timeoutMs,
+        fetch: this.fetchImpl ?? globalThis.fetch,
+      });
       if ('error' in outcome) {
         if (spec.signal?.aborted) throw spec.signal.reason;
         const kind = outcome.timedOut ? 'timeout' : 'connection';
@@ -330,7 +257,7 @@ export class Transport {
       if (expires) this.expiry = { token, expiresAt: expires };
       if (response.ok || (response.status === 304 && spec.allowNotModified)) return outcome;
       const text = outcome.text ?? ''; // only a stream's success leaves it unread
-      const problem = this.problemOf(response, text, label);
+      const problem = problemOf(response, text, label);
       if (response.status === 401 && !renewed && this.credentials.refreshable) {
         // A 401 means the request was not carried out, so any request may be sent again (once).
         renewed = true;
@@ -352,74 +279,5 @@ export class Transport {
       }
       throw problem;
     }
-  }
-
-  /**
-   * One attempt: the answer with its whole body (or, streaming and successful, with its body unread and
-   * the means to stop it), or what went wrong on the way.
-   */
-  private async attempt(
-    url: string,
-    spec: RequestSpec,
-    token: string,
-    body: string | undefined,
-    streaming: boolean,
-  ): Promise<Answer | { error: unknown; timedOut: boolean }> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const onAbort = () => controller.abort(spec.signal!.reason);
-    if (spec.signal?.aborted) return { error: spec.signal.reason, timedOut: false };
-    spec.signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error(`timed out after ${this.timeoutMs} ms`));
-    }, this.timeoutMs);
-    const close = (reason?: unknown) => {
-      clearTimeout(timer);
-      spec.signal?.removeEventListener('abort', onAbort);
-      if (!controller.signal.aborted) controller.abort(reason ?? new Error('closed'));
-    };
-    const headers: Record<string, string> = {
-      accept: streaming ? 'application/x-ndjson, text/csv, application/problem+json' : 'application/json, application/problem+json',
-      authorization: `Bearer ${token}`,
-      ...spec.headers,
-    };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    let handedOver = false;
-    try {
-      const doFetch = this.fetchImpl ?? globalThis.fetch;
-      const response = await doFetch(url, { method: spec.method, headers, body, signal: controller.signal });
-      if (streaming && response.ok) {
-        // The head is in: the caller reads (and bounds) the body, and stops it with `close`.
-        clearTimeout(timer);
-        handedOver = true;
-        return { response, text: undefined, close };
-      }
-      const text = await response.text();
-      return { response, text, close };
-    } catch (error) {
-      return { error, timedOut };
-    } finally {
-      if (!handedOver) {
-        clearTimeout(timer);
-        spec.signal?.removeEventListener('abort', onAbort);
-      }
-    }
-  }
-
-  private problemOf(response: Response, text: string, label: string): SightlineProblem {
-    const parsed = safeJson(text);
-    const body: Record<string, unknown> =
-      parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-        ? (parsed as Record<string, unknown>)
-        : { title: response.statusText || `HTTP ${response.status}`, status: response.status, detail: text.slice(0, 500) };
-    const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
-    return new SightlineProblem({
-      status: response.status,
-      body,
-      requestId: response.headers.get('x-request-id') ?? undefined,
-      retryAfter: retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000),
-      request: label,
-    });
   }
 }

@@ -4,11 +4,14 @@
  */
 export { Sightline, type CallOptions } from './client.js';
 export { withRunIds, withScoreIds, MAX_BATCH } from './batch.js';
-export type { ClientOptions, TokenProvider, RetryInfo, RequestSpec, ApiResponse, StreamResponse, Query, QueryValue } from './http.js';
+export type { ClientOptions, RetryInfo, RequestSpec, ApiResponse, StreamResponse, Query, QueryValue } from './http.js';
+export type { TokenProvider } from './credentials.js';
 export { SightlineProblem, SightlineNetworkError } from './errors.js';
 export { Paginated, type PageResult, type ListOptions } from './pagination.js';
 export { Exported, type ExportOptions } from './export.js';
-export { Tracer, snapshot, type TracerOptions, type TraceOptions, type RunHandle, type ActiveRun, type DropReason, type Usage } from './tracer.js';
+export { Tracer, type TracerOptions, type DropReason } from './tracer.js';
+export type { TraceOptions, RunHandle, ActiveRun, Usage } from './span.js';
+export { snapshot } from './snapshot.js';
 export { wrapOpenAI, traceChatCompletion, type ChatCompletionParams, type ChatTraceOptions } from './openai.js';
 export { rotateBeforeExpiry, type RotateBeforeExpiryOptions, type RotateResult } from './rotation.js';
 export { newRunId, newScoreId, derivedId } from './ids.js';

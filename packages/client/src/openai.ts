@@ -1,4 +1,5 @@
-import type { ActiveRun, TraceOptions, Tracer } from './tracer.js';
+import type { ActiveRun, TraceOptions } from './span.js';
+import type { Tracer } from './tracer.js';
 
 /** The parts of an OpenAI-style chat completion request the recorder reads. */
 export interface ChatCompletionParams {

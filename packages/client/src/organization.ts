@@ -1,0 +1,128 @@
+import type { Transport } from './http.js';
+import type { ListOptions, Paginated } from './pagination.js';
+import { Resource, seg, type CallOptions } from './resource.js';
+import type {
+  BuiltinModelPrice,
+  BuiltinModelPriceFilters,
+  CreateInvitationInput,
+  CreateModelPriceInput,
+  CreateTokenInput,
+  Invitation,
+  Me,
+  Member,
+  ModelPrice,
+  ModelPriceFilters,
+  NewToken,
+  Organization,
+  OrganizationToken,
+  TokenRecord,
+  UpdateMemberInput,
+  UpdateModelPriceInput,
+  UpdateOrganizationInput,
+} from './types.js';
+
+/** `GET /v1/me`. */
+export class MeResource extends Resource {
+  /** The user, organization, role and the credential (`kind`, `id`, `expiresAt`). */
+  get(options: CallOptions = {}): Promise<Me> {
+    return this.read('/me', options);
+  }
+}
+
+/** `/v1/tokens`: your personal access tokens. */
+export class TokensResource extends Resource {
+  list(options: ListOptions = {}): Paginated<TokenRecord> {
+    return this.paginate<TokenRecord>('/tokens', {}, options);
+  }
+  /** Mints a token; `token` is shown only in this answer. */
+  create(body: CreateTokenInput, options: CallOptions = {}): Promise<NewToken> {
+    return this.send('POST', '/tokens', body, options);
+  }
+  /**
+   * A new token with the same name and lifetime; the old one stops working. Never retried: rotating
+   * a rotated-away token again revokes the whole family. See also `rotateBeforeExpiry`.
+   */
+  rotate(tokenId: string, options: CallOptions = {}): Promise<NewToken> {
+    return this.send('POST', `/tokens/${seg(tokenId)}/rotate`, undefined, options, false);
+  }
+  async revoke(tokenId: string, options: CallOptions = {}): Promise<void> {
+    await this.deleteAt(`/tokens/${seg(tokenId)}`, options);
+  }
+}
+
+class MembersResource extends Resource {
+  list(options: ListOptions = {}): Paginated<Member> {
+    return this.paginate<Member>('/organization/members', {}, options);
+  }
+  /** Changes a member's role (only an owner grants or takes `owner`). */
+  update(userId: string, body: UpdateMemberInput, options: CallOptions = {}): Promise<Member> {
+    return this.send('PATCH', `/organization/members/${seg(userId)}`, body, options);
+  }
+  async remove(userId: string, options: CallOptions = {}): Promise<void> {
+    await this.deleteAt(`/organization/members/${seg(userId)}`, options);
+  }
+}
+
+class InvitationsResource extends Resource {
+  list(options: ListOptions = {}): Paginated<Invitation> {
+    return this.paginate<Invitation>('/organization/invitations', {}, options);
+  }
+  create(body: CreateInvitationInput, options: CallOptions = {}): Promise<Invitation> {
+    return this.send('POST', '/organization/invitations', body, options);
+  }
+  /** Withdraws an invitation. */
+  async delete(invitationId: string, options: CallOptions = {}): Promise<void> {
+    await this.deleteAt(`/organization/invitations/${seg(invitationId)}`, options);
+  }
+}
+
+class OrganizationTokensResource extends Resource {
+  /** Every member's tokens (admins only; never the secrets). Revoke with `client.tokens.revoke`. */
+  list(options: ListOptions = {}): Paginated<OrganizationToken> {
+    return this.paginate<OrganizationToken>('/organization/tokens', {}, options);
+  }
+}
+
+/** `/v1/organization`. */
+export class OrganizationResource extends Resource {
+  readonly members: MembersResource;
+  readonly invitations: InvitationsResource;
+  readonly tokens: OrganizationTokensResource;
+  constructor(http: Transport) {
+    super(http);
+    this.members = new MembersResource(http);
+    this.invitations = new InvitationsResource(http);
+    this.tokens = new OrganizationTokensResource(http);
+  }
+  get(options: CallOptions = {}): Promise<Organization> {
+    return this.read('/organization', options);
+  }
+  /** Renames the organization or replaces its `allowedOrigins` (admins). */
+  update(body: UpdateOrganizationInput, options: CallOptions = {}): Promise<Organization> {
+    return this.send('PATCH', '/organization', body, options);
+  }
+}
+
+/** `/v1/models`: the organization's model prices (admins and owners write them), and the built-in table. */
+export class ModelsResource extends Resource {
+  list(filters: ModelPriceFilters = {}, options: ListOptions = {}): Paginated<ModelPrice> {
+    return this.paginate<ModelPrice>('/models', filters, options);
+  }
+  /** The built-in price table (dated, with its source), by provider then model. */
+  builtin(filters: BuiltinModelPriceFilters = {}, options: ListOptions = {}): Paginated<BuiltinModelPrice> {
+    return this.paginate<BuiltinModelPrice>('/models/builtin', filters, options);
+  }
+  /** A price in force from `effectiveFrom` (default now); runs that started before keep theirs. */
+  create(body: CreateModelPriceInput, options: CallOptions = {}): Promise<ModelPrice> {
+    return this.send('POST', '/models', body, options);
+  }
+  get(modelId: string, options: CallOptions = {}): Promise<ModelPrice> {
+    return this.read(`/models/${seg(modelId)}`, options);
+  }
+  update(modelId: string, body: UpdateModelPriceInput, options: CallOptions = {}): Promise<ModelPrice> {
+    return this.send('PATCH', `/models/${seg(modelId)}`, body, options);
+  }
+  async delete(modelId: string, options: CallOptions = {}): Promise<void> {
+    await this.deleteAt(`/models/${seg(modelId)}`, options);
+  }
+}
