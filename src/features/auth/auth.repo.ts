@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { PendingSignIn } from '../../auth/oidc.js';
 import { hashToken } from '../../auth/tokens.js';
-import type { AuthRequestsTable, Database } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
+import type { AuthRequestsTable } from '../../db/schema.identity.js';
 
 /** Keeps a sign-in in progress between /auth/login and /auth/callback, under the hash of its state. */
 export async function storeSignInRequest(db: Kysely<Database>, pending: PendingSignIn, now: number, expiresAt: number): Promise<void> {

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
-import type { Database, EvaluationJobRow, EvaluationJobsTable } from '../../db/schema.js';
+import type { Database, EvaluationJobRow } from '../../db/schema.js';
+import type { EvaluationJobsTable } from '../../db/schema.evaluators.js';
 import { JOB_LEASE_MS, MAX_ERROR } from './evaluators.rules.js';
 
 /**

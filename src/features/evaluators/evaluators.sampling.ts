@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { insertIgnoringConflicts } from '../../db/bulk.js';
-import type { Database, EvaluationJobsTable } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
+import type { EvaluationJobsTable } from '../../db/schema.evaluators.js';
 import { RULES_CACHE_MS, RULES_CACHE_PROJECTS, sampled } from './evaluators.rules.js';
 
 /** What ingest needs of a rule: its id and rate (the filter is the worker's to check). */

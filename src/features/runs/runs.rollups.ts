@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { dialectOf } from '../../db/dialect.js';
-import type { Database, RollupTotals, RunRow } from '../../db/schema.js';
+import type { Database, RunRow } from '../../db/schema.js';
+import type { RollupTotals } from '../../db/schema.runs.js';
 import type { StoredUsage } from './runs.rules.js';
 
 type Db = Kysely<Database> | Transaction<Database>;

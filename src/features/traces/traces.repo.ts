@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import { toIso } from '../../lib/clock.js';
 import type { Dialect } from '../../db/dialect.js';
-import type { Database, RollupTotals, TraceRow } from '../../db/schema.js';
+import type { Database, TraceRow } from '../../db/schema.js';
+import type { RollupTotals } from '../../db/schema.runs.js';
 import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { toRun } from '../runs/runs.document.js';

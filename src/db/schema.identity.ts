@@ -1,0 +1,97 @@
+/** Table types (Kysely): organizations, users and their access: memberships, tokens, sessions, sign-in, keys, and projects. Composed into `Database` by schema.ts. */
+import type { Millis } from './schema.millis.js';
+
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  plan: string;
+  created_at: Millis;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  name: string;
+  created_at: Millis;
+}
+
+export interface MembershipsTable {
+  organization_id: string;
+  user_id: string;
+  role: string;
+  created_at: Millis;
+}
+
+export interface PersonalAccessTokensTable {
+  id: string;
+  organization_id: string;
+  user_id: string;
+  name: string;
+  /** SHA-256 of the token string; the string itself is never stored. */
+  token_hash: string;
+  created_at: Millis;
+  expires_at: Millis;
+  last_used_at: Millis | null;
+  revoked_at: Millis | null;
+  /** The original token's id for every token rotated from it; null for a token never rotated. */
+  family_id: string | null;
+  /** 'revoked' or 'rotated' once revoked_at is set. */
+  revoked_reason: string | null;
+}
+
+export interface OrganizationOriginsTable {
+  organization_id: string;
+  origin: string;
+  source: 'organization' | 'operator';
+  created_at: Millis;
+}
+
+export interface InvitationsTable {
+  id: string;
+  organization_id: string;
+  email: string;
+  role: string;
+  invited_by: string;
+  created_at: Millis;
+}
+
+export interface SessionsTable {
+  id: string;
+  /** SHA-256 of the cookie's secret; the secret itself is never stored. */
+  secret_hash: string;
+  user_id: string;
+  organization_id: string;
+  created_at: Millis;
+  last_seen_at: Millis;
+  /** The absolute end of the session. */
+  expires_at: Millis;
+  revoked_at: Millis | null;
+}
+
+export interface AuthRequestsTable {
+  state_hash: string;
+  nonce: string;
+  code_verifier: string;
+  created_at: Millis;
+  expires_at: Millis;
+}
+
+export interface ServiceKeysTable {
+  kid: string;
+  purpose: 'signing' | 'cursor' | 'secret';
+  algorithm: string;
+  public_key: string | null;
+  private_key: string;
+  created_at: Millis;
+}
+
+export interface ProjectsTable {
+  id: string;
+  organization_id: string;
+  name: string;
+  /** Lower-cased name, computed in one place (JS) so search and uniqueness behave alike on both engines. */
+  name_key: string;
+  description: string;
+  created_at: Millis;
+  updated_at: Millis;
+}
