@@ -6,7 +6,8 @@ import { requestedProject } from '../projects/projects.repo.js';
 import { getRun } from '../runs/runs.repo.js';
 import type { Run } from '../runs/runs.schemas.js';
 import { ProjectRunParams } from '../runs/runs.schemas.js';
-import { addItems, deleteItem, listItems, requireDataset, requireItem, toDatasetItem, updateItem, versionToRead, type DatasetRef } from './datasets.repo.js';
+import { addItems, deleteItem, listItems, requireItem, toDatasetItem, updateItem, versionToRead, type DatasetRef } from './datasets.items.repo.js';
+import { requireDataset } from './datasets.repo.js';
 import {
   AddItemsBody,
   DatasetItemPage,

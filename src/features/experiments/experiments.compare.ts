@@ -2,9 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Database, DatasetItemVersionRow, ExperimentResultRow, ExperimentRow, ScoreRow } from '../../db/schema.js';
 import type { KeysetRows, Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
-import { listItems } from '../datasets/datasets.repo.js';
+import { listItems } from '../datasets/datasets.items.repo.js';
 import { valueOf } from '../scores/scores.rules.js';
-import { requireExperimentRow, scoresOfRuns } from './experiments.repo.js';
+import { requireExperimentRow } from './experiments.repo.js';
+import { scoresOfRuns } from './experiments.results.js';
 import { MAX_COMPARED, MIN_COMPARED, type ComparisonRow } from './experiments.schemas.js';
 
 type Cell = ComparisonRow['results'][number];

@@ -7,14 +7,12 @@ import {
   createExperiment,
   deleteExperiment,
   listExperiments,
-  listResults,
-  recordResults,
   requireExperiment,
   requireExperimentRow,
   toExperiment,
-  toExperimentResult,
   updateExperiment,
 } from './experiments.repo.js';
+import { listResults, recordResults, toExperimentResult } from './experiments.results.js';
 import {
   CompareQuery,
   ComparisonPage,
