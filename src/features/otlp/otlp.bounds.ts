@@ -10,6 +10,24 @@ import { Problem } from '../../lib/problems.js';
 export const MAX_OTLP_MESSAGES = 1_000_000;
 const MAX_DEPTH = 64;
 
+/** Spans one request may hold (each may be a trace of its own): past it, a 413 problem before anything is stored. */
+export const MAX_OTLP_SPANS = 100_000;
+
+/** Attributes of all a request's resources: each is held as JSON while the request is stored. */
+export const MAX_RESOURCE_ATTRIBUTES = 200_000;
+/** Attributes, values, events and links of one span: a span holding more is refused (counted in `partialSuccess`) without being decoded. */
+export const MAX_SPAN_MESSAGES = 50_000;
+
+export const tooManyResourceAttributes = () =>
+  new Problem('payload-too-large', {
+    detail: `The request's resources hold more than ${MAX_RESOURCE_ATTRIBUTES.toLocaleString('en-US')} attributes; export fewer resources at once.`,
+  });
+
+export const tooManySpans = () =>
+  new Problem('payload-too-large', {
+    detail: `The request holds more than ${MAX_OTLP_SPANS.toLocaleString('en-US')} spans; export fewer spans at once (for example the Collector's batch processor with send_batch_max_size).`,
+  });
+
 export const tooManyMessages = () =>
   new Problem('payload-too-large', {
     detail: `The request holds more than ${MAX_OTLP_MESSAGES.toLocaleString('en-US')} spans, attributes and values; export fewer spans at once.`,

@@ -1,18 +1,8 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { Problem } from '../../lib/problems.js';
-import {
-  anyValueToJson,
-  attributesToJson,
-  encodeOtlpResponse,
-  hexId,
-  int64,
-  MAX_VALUE_DEPTH,
-  nanos,
-  readOtlpJson,
-  readOtlpProtobuf,
-  type OtlpRequest,
-} from './otlp.decode.js';
+import { encodeOtlpResponse, readOtlpJson, readOtlpProtobuf, type OtlpRequest } from './otlp.decode.js';
+import { anyValueToJson, attributesToJson, hexId, int64, MAX_VALUE_DEPTH, nanos } from './otlp.values.js';
 
 // The same compiled protos the module decodes with, here to encode what an exporter would send.
 const v1 = (

@@ -2,7 +2,19 @@ import { createRequire } from 'node:module';
 import { setMember } from '../../lib/json.js';
 import { Problem, problems } from '../../lib/problems.js';
 import { Turns } from '../../lib/turns.js';
-import { checkOtlpSize, countMessages, protobuf, type Reader } from './otlp.bounds.js';
+import {
+  checkOtlpSize,
+  countMessages,
+  MAX_OTLP_SPANS,
+  MAX_RESOURCE_ATTRIBUTES,
+  MAX_SPAN_MESSAGES,
+  protobuf,
+  tooManyResourceAttributes,
+  tooManySpans,
+  type Reader,
+} from './otlp.bounds.js';
+import { BIG_INTS, listOf, objectOf, prepareJson } from './otlp.json.js';
+import { anyValueToJson, hexId, int64, type Int64, type KeyValue } from './otlp.values.js';
 
 /**
  * OTLP trace requests (`ExportTraceServiceRequest`) decoded from protobuf or OTLP/JSON, and responses
@@ -12,24 +24,6 @@ import { checkOtlpSize, countMessages, protobuf, type Reader } from './otlp.boun
  * knows where the schema comes from.
  */
 
-/** A 64-bit integer as protobufjs gives it (a Long), or as OTLP/JSON sends it (a decimal string or a number). */
-export type Int64 = { low: number; high: number; unsigned: boolean } | number | string;
-
-export interface AnyValue {
-  /** Which member of the oneof is set. */
-  value?: 'stringValue' | 'boolValue' | 'intValue' | 'doubleValue' | 'arrayValue' | 'kvlistValue' | 'bytesValue';
-  stringValue?: string | null;
-  boolValue?: boolean | null;
-  intValue?: Int64 | null;
-  doubleValue?: number | null;
-  arrayValue?: { values?: AnyValue[] | null } | null;
-  kvlistValue?: { values?: KeyValue[] | null } | null;
-  bytesValue?: Uint8Array | null;
-}
-export interface KeyValue {
-  key: string;
-  value: AnyValue | null;
-}
 export interface OtlpSpan {
   traceId: Uint8Array | null;
   spanId: Uint8Array | null;
@@ -70,7 +64,7 @@ const proto = (createRequire(import.meta.url)('@opentelemetry/otlp-transformer/b
   .opentelemetry.proto;
 const messages = proto.collector.trace.v1;
 const { Span } = proto.trace.v1;
-const { InstrumentationScope, KeyValue } = proto.common.v1;
+const { InstrumentationScope, KeyValue: KeyValueMessage } = proto.common.v1;
 
 export interface OtlpScope {
   name: string;
@@ -110,24 +104,6 @@ export interface OtlpRequest {
   resources: OtlpResource[];
   spanCount: number;
 }
-
-/** Spans one request may hold (each may be a trace of its own): past it, a 413 problem before anything is stored. */
-export const MAX_OTLP_SPANS = 100_000;
-
-/** Attributes of all a request's resources: each is held as JSON while the request is stored. */
-export const MAX_RESOURCE_ATTRIBUTES = 200_000;
-/** Attributes, values, events and links of one span: a span holding more is refused (counted in `partialSuccess`) without being decoded. */
-export const MAX_SPAN_MESSAGES = 50_000;
-
-const tooManyResourceAttributes = () =>
-  new Problem('payload-too-large', {
-    detail: `The request's resources hold more than ${MAX_RESOURCE_ATTRIBUTES.toLocaleString('en-US')} attributes; export fewer resources at once.`,
-  });
-
-const tooManySpans = () =>
-  new Problem('payload-too-large', {
-    detail: `The request holds more than ${MAX_OTLP_SPANS.toLocaleString('en-US')} spans; export fewer spans at once (for example the Collector's batch processor with send_batch_max_size).`,
-  });
 
 const undecodable = (encoding: string, why: string) =>
   problems.validation([{ pointer: '', detail: `The body is not an OTLP ExportTraceServiceRequest in ${encoding}: ${why}` }]);
@@ -205,7 +181,7 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
         reader.pos = resourceAt[0];
         for (const [, start, end] of fieldsOf(reader, resourceAt[1], [1])) {
           if (++attributeCount > MAX_RESOURCE_ATTRIBUTES) throw tooManyResourceAttributes();
-          const kv = KeyValue.decode(at(start), end - start);
+          const kv = KeyValueMessage.decode(at(start), end - start);
           setMember(attributes, kv.key, anyValueToJson(kv.value));
           await turns.breathe();
         }
@@ -236,46 +212,6 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
   return { resources, spanCount };
 }
 
-const ID_KEYS = new Set(['traceId', 'spanId', 'parentSpanId']);
-// JSON.parse rounds integers past 2^53, which moves a nanosecond time to another millisecond: OTLP's
-// 64-bit keys are quoted before parsing. Inside string values the quotes are escaped, so nothing there matches.
-const BIG_INTS = /"(startTimeUnixNano|endTimeUnixNano|timeUnixNano|intValue)"(\s*):(\s*)(-?\d{16,})(?=\s*[,}\]])/g;
-const INT64_KEYS = new Set(['startTimeUnixNano', 'endTimeUnixNano', 'timeUnixNano', 'intValue']);
-
-/**
- * An OTLP/JSON message as protobufjs' `fromObject` takes it, in place: hex ids made bytes, 64-bit
- * integers checked to be digits (protobufjs would read "12x" as 12 and "abc" as 0).
- */
-function prepareJson(value: unknown): void {
-  if (typeof value !== 'object' || value === null) return;
-  if (Array.isArray(value)) {
-    for (const item of value) prepareJson(item);
-    return;
-  }
-  const object = value as Record<string, unknown>;
-  for (const key of Object.keys(object)) {
-    const member = object[key];
-    if (ID_KEYS.has(key) && typeof member === 'string') {
-      if (!/^(?:[0-9a-fA-F]{2})*$/.test(member)) throw new SyntaxError(`${key} ${JSON.stringify(member.slice(0, 40))} is not hex.`);
-      object[key] = Buffer.from(member, 'hex');
-    } else if (INT64_KEYS.has(key)) {
-      if (!(typeof member === 'number' ? Number.isInteger(member) : typeof member === 'string' && /^-?\d{1,20}$/.test(member)))
-        throw new SyntaxError(`${key} must be an integer.`);
-    } else prepareJson(member);
-  }
-}
-
-function listOf(value: unknown, where: string): unknown[] {
-  if (value === null || value === undefined) return [];
-  if (!Array.isArray(value)) throw new TypeError(`${where}: array expected`);
-  return value;
-}
-
-function objectOf(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TypeError(`${where}: object expected`);
-  return value as Record<string, unknown>;
-}
-
 /**
  * An `application/json` body (OTLP/JSON: ids in hex, enums as integers, 64-bit integers as decimal
  * strings or numbers, unknown fields ignored), read resource by resource and span by span like protobuf;
@@ -302,7 +238,7 @@ export async function readOtlpJson(text: string): Promise<OtlpRequest> {
         for (const raw of listOf(objectOf(resource, '.resource').attributes, '.attributes')) {
           if (++attributeCount > MAX_RESOURCE_ATTRIBUTES) throw tooManyResourceAttributes();
           prepareJson(objectOf(raw, '.attributes'));
-          const kv = KeyValue.fromObject(raw as object);
+          const kv = KeyValueMessage.fromObject(raw as object);
           setMember(attributes, kv.key, anyValueToJson(kv.value));
           await turns.breathe();
         }
@@ -344,70 +280,6 @@ export function encodeOtlpResponse(partial: PartialSuccess | null, encoding: 'pr
   if (encoding === 'json')
     return JSON.stringify(partial ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } } : {});
   return messages.ExportTraceServiceResponse.encode(partial ? { partialSuccess: partial } : {}).finish();
-}
-
-/** Unsigned nanoseconds (OTLP's fixed64 times), exactly; null when absent or zero (OTLP's "unset"). */
-export function nanos(value: Int64 | null | undefined): bigint | null {
-  if (value === null || value === undefined) return null;
-  const n =
-    typeof value === 'object' ? (BigInt(value.high >>> 0) << 32n) | BigInt(value.low >>> 0) : BigInt(typeof value === 'number' ? Math.trunc(value) : value);
-  return n > 0n ? BigInt.asUintN(64, n) : null;
-}
-
-/** A signed 64-bit integer attribute: a number when it is safe, else its decimal text (never rounded). */
-export function int64(value: Int64): number | string {
-  const n =
-    typeof value === 'object'
-      ? BigInt.asIntN(64, (BigInt(value.high >>> 0) << 32n) | BigInt(value.low >>> 0))
-      : BigInt(typeof value === 'number' ? Math.trunc(value) : value);
-  return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n.toString();
-}
-
-/** A trace or span id in lower-case hex; null when absent, empty or all zeros (OTLP's "invalid"). */
-export function hexId(bytes: Uint8Array | null | undefined, length: 8 | 16): string | null {
-  if (!bytes || bytes.length !== length) return null;
-  let zero = true;
-  for (let i = 0; i < length && zero; i++) zero = bytes[i] === 0;
-  if (zero) return null;
-  // Decoded protobuf holds ids as Buffers already; OTLP JSON's are made so too (decodeOtlpJson).
-  return (Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)).toString('hex');
-}
-
-/** How deeply attribute values (arrays and key-value lists) are followed; deeper values are kept as a marker. */
-export const MAX_VALUE_DEPTH = 32;
-
-/** An attribute value as JSON: bytes in base64, 64-bit integers exactly (see `int64`). */
-export function anyValueToJson(value: AnyValue | null | undefined, depth = 0): unknown {
-  if (depth > MAX_VALUE_DEPTH) return '[nested too deep]';
-  switch (value?.value) {
-    case 'stringValue':
-      return value.stringValue ?? '';
-    case 'boolValue':
-      return value.boolValue ?? false;
-    case 'doubleValue':
-      return Number.isFinite(value.doubleValue) ? value.doubleValue : String(value.doubleValue);
-    case 'intValue':
-      return value.intValue === null || value.intValue === undefined ? 0 : int64(value.intValue);
-    case 'arrayValue':
-      return (value.arrayValue?.values ?? []).map((item) => anyValueToJson(item, depth + 1));
-    case 'kvlistValue':
-      return keyValuesToJson(value.kvlistValue?.values, depth + 1);
-    case 'bytesValue':
-      return Buffer.from(value.bytesValue ?? []).toString('base64');
-    default:
-      return null;
-  }
-}
-
-function keyValuesToJson(list: KeyValue[] | null | undefined, depth: number): Record<string, unknown> {
-  const object: Record<string, unknown> = {};
-  for (const kv of list ?? []) setMember(object, kv.key, anyValueToJson(kv.value, depth));
-  return object;
-}
-
-/** Attributes as a plain object of JSON values, in order; a repeated key keeps its last value. */
-export function attributesToJson(attributes: KeyValue[] | null | undefined): Record<string, unknown> {
-  return keyValuesToJson(attributes, 0);
 }
 
 /** The protobuf encoding of an OTLP/JSON request (what an exporter would send): for tests and benchmarks. */

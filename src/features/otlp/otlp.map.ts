@@ -1,5 +1,6 @@
 import { sessionOf, tagsOf, userOf } from './otlp.context.js';
-import { attributesToJson, hexId, nanos, type Int64, type OtlpSpan } from './otlp.decode.js';
+import type { OtlpSpan } from './otlp.decode.js';
+import { attributesToJson, hexId, nanos, type Int64 } from './otlp.values.js';
 import { kindOf, modelOf, outcomeOf, providerOf, type RunKind } from './otlp.kind.js';
 import { eventMessagesOf, type EventLike } from './otlp.events.js';
 import { inputMessagesOf, outputMessagesOf } from './otlp.messages.js';

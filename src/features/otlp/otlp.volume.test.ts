@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { describeEachDialect, expectProblem } from '../../../test/helpers/harness.js';
-import { decodeOtlpResponse, MAX_OTLP_SPANS, MAX_RESOURCE_ATTRIBUTES, MAX_SPAN_MESSAGES } from './otlp.decode.js';
+import { MAX_OTLP_SPANS, MAX_RESOURCE_ATTRIBUTES, MAX_SPAN_MESSAGES } from './otlp.bounds.js';
+import { decodeOtlpResponse } from './otlp.decode.js';
 import { MAX_OTLP_MESSAGES } from './otlp.bounds.js';
 import { emptySpansRequest, otlpCaller } from './otlp.test-support.js';
 
