@@ -7,6 +7,7 @@ import type { App } from '../../deps.js';
 import { BODY_LIMIT } from '../../lib/body.js';
 import { requestIdFrom, toProblem } from '../../lib/http.js';
 import { Problem, problemBody } from '../../lib/problems.js';
+import { ACCEPT_ENCODING, clientTimeoutMs, FORWARDED, metadataValue } from './otlp.grpc-metadata.js';
 import type { CallPlaces } from './otlp.grpc-places.js';
 import {
   answerTrailers,
@@ -31,12 +32,8 @@ import {
 export const EXPORT_PATH = '/opentelemetry.proto.collector.trace.v1.TraceService/Export';
 /** The scope `POST /v1/traces` declares (otlp.routes.ts), checked at the call's metadata. */
 const EXPORT_SCOPE = 'runs:write';
-const ACCEPT_ENCODING = 'identity,deflate,gzip';
-/** Metadata forwarded as the request headers of the same name; nothing else of the call is. */
-const FORWARDED = ['authorization', 'sightline-project', 'user-agent'] as const;
 /** What of the message is held between HTTP/2 and body admission before the stream is paused. */
 const PAYLOAD_HIGH_WATER = 64 * 1024;
-const TIMEOUT_UNITS: Record<string, number> = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 1e-3, n: 1e-6 };
 
 export interface CallContext {
   app: App;
@@ -51,25 +48,12 @@ const FULL = {
   credential: (max: number) => `This credential has ${max} exports in progress, as many as one credential may; retry shortly.`,
 };
 
-const text = (value: string | string[] | undefined): string | undefined => (Array.isArray(value) ? value[0] : value);
-
-/** `grpc-timeout` in milliseconds (null: none); a malformed one is refused. */
-function clientTimeoutMs(value: string | undefined): number | null {
-  if (value === undefined) return null;
-  const match = /^(\d{1,8})([HMSmun])$/.exec(value);
-  if (!match)
-    throw new Problem('validation', {
-      detail: `The grpc-timeout ${JSON.stringify(value.slice(0, 20))} is malformed (gRPC over HTTP2: 1 to 8 digits and a unit).`,
-    });
-  return Math.max(1, Math.ceil(Number(match[1]) * TIMEOUT_UNITS[match[2]!]!));
-}
-
 /** Serves one HTTP/2 stream of the receiver: an Export call, or the refusal of anything else. */
 export function serveStream(ctx: CallContext, stream: ServerHttp2Stream, headers: IncomingHttpHeaders, rawHeaders: string[]): void {
   // A stream the client resets ends with 'close'; its error says nothing more.
   stream.on('error', () => {});
   const requestId = requestIdFrom(headers as Record<string, string | string[] | undefined>, randomUUID);
-  const contentType = text(headers['content-type']) ?? '';
+  const contentType = metadataValue(headers['content-type']) ?? '';
   if (headers[':method'] !== 'POST' || !/^application\/grpc(?:[+;]|$)/i.test(contentType)) {
     // Not gRPC: an HTTP answer, a problem document.
     const problem = new Problem('unsupported-media-type', { detail: `This port takes OTLP over gRPC only (POST ${EXPORT_PATH}, application/grpc).` });
@@ -127,13 +111,13 @@ class ExportCall {
         const problem = new Problem('request-timeout', { detail: `The message did not arrive within ${Math.round(timeoutMs / 1000)} s.` });
         this.fail(grpcErrorOfProblem(problem, this.requestId));
       });
-      const deadline = clientTimeoutMs(text(this.headers['grpc-timeout']));
+      const deadline = clientTimeoutMs(metadataValue(this.headers['grpc-timeout']));
       if (deadline !== null) {
         this.after(deadline, () =>
           this.fail({ code: GrpcStatus.DEADLINE_EXCEEDED, details: "The call's deadline (grpc-timeout) passed.", trailers: answerTrailers(this.requestId) }),
         );
       }
-      const authorization = text(this.headers.authorization);
+      const authorization = metadataValue(this.headers.authorization);
       principal = await app.bearerAccess({ authorization, fields: authorizationCount, ip: this.ip }, EXPORT_SCOPE);
     } catch (error) {
       const problem = toProblem(error);
@@ -183,7 +167,7 @@ class ExportCall {
     }
     let encoding: string | null = null;
     if (compressed === 1) {
-      encoding = (text(this.headers['grpc-encoding']) ?? 'identity').trim().toLowerCase();
+      encoding = (metadataValue(this.headers['grpc-encoding']) ?? 'identity').trim().toLowerCase();
       if (encoding === 'identity') return this.refuse(this.invalid('The message is marked compressed, but grpc-encoding names no compression.'));
       if (encoding !== 'gzip' && encoding !== 'deflate') {
         const details = `The message is compressed with ${JSON.stringify(encoding.slice(0, 32))}; this server takes ${ACCEPT_ENCODING}.`;
@@ -221,7 +205,7 @@ class ExportCall {
   private forward(length: number, encoding: string | null): void {
     const headers: Record<string, string> = { 'content-type': 'application/x-protobuf', 'content-length': String(length), 'x-request-id': this.requestId };
     for (const key of FORWARDED) {
-      const value = text(this.headers[key]);
+      const value = metadataValue(this.headers[key]);
       if (value !== undefined) headers[key] = value;
     }
     if (encoding) headers['content-encoding'] = encoding;
