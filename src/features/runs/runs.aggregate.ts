@@ -4,7 +4,7 @@ import { sqliteHandle } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import type { MetricInputs } from './metrics.rules.js';
 import { runFilterWhere, type RunFilters } from './runs.filters.js';
-import type { GroupBy } from './runs.schemas.js';
+import type { GroupBy } from './runs.metrics.schemas.js';
 
 /**
  * The one aggregation over runs, used by the runs metrics endpoint, monitor evaluation and the monitor

@@ -11,18 +11,8 @@ import { ingestRuns } from './runs.ingest.js';
 import { filteredListRequest } from './runs.list-request.js';
 import { metricsWindow, runMetrics } from './runs.metrics.js';
 import { getRun, listRuns, patchRun } from './runs.repo.js';
-import {
-  BatchBodySchema,
-  BatchResultSchema,
-  ListRunsQuery,
-  ProjectRunParams,
-  RunInputSchema,
-  RunMetricsQuery,
-  RunMetricsSchema,
-  RunPage,
-  RunPatchSchema,
-  type Bucket,
-} from './runs.schemas.js';
+import { BatchBodySchema, BatchResultSchema, ListRunsQuery, ProjectRunParams, RunInputSchema, RunPage, RunPatchSchema } from './runs.schemas.js';
+import { RunMetricsQuery, RunMetricsSchema, type Bucket } from './runs.metrics.schemas.js';
 
 const tags = ['Runs'];
 
