@@ -1,0 +1,251 @@
+/** A dataset's items at a version: the version picker, the items' table with their details, and adding, editing and deleting them. */
+import { Fragment, useState } from 'react';
+import { datasets } from '../../api.js';
+import { ConfirmModal } from '../../components/confirm.js';
+import { RunValue } from '../../components/conversation.js';
+import { EmptyList, narrow, PagedTable } from '../../components/paged.js';
+import { Button, JsonView, Modal, Panel, When } from '../../components/ui.js';
+import { useList } from '../../hooks.js';
+import { Link } from '../../router.js';
+import { useSession } from '../../session.js';
+import type { Dataset, DatasetItem, UpdateDatasetItemInput } from '../../types.js';
+import { ItemForm } from './forms.js';
+import { sameJson } from './json.js';
+import { datasetPath } from './shared.js';
+import { FormField } from '../prompts/controls.js';
+import { Preview } from './preview.js';
+
+/** An item's full input, expected output and metadata, where it came from and the version that wrote it. */
+function ItemDetail({ item }: { item: DatasetItem }) {
+  return (
+    <div className="sl-ds-detail-body">
+      <RunValue value={item.input} side="input" label="Input" />
+      {item.expectedOutput === null ? (
+        <section className="sl-value" aria-label="Expected output">
+          <div className="sl-value-head">
+            <h3>Expected output</h3>
+          </div>
+          <p className="muted">None.</p>
+        </section>
+      ) : (
+        <RunValue value={item.expectedOutput} side="output" label="Expected output" />
+      )}
+      <section className="sl-value" aria-label="Metadata">
+        <div className="sl-value-head">
+          <h3>Metadata</h3>
+        </div>
+        {Object.keys(item.metadata).length === 0 ? <p className="muted">None.</p> : <JsonView value={item.metadata} />}
+        <p className="muted">
+          This state written at version {item.version}, <When iso={item.updatedAt} />; added <When iso={item.createdAt} />.
+        </p>
+      </section>
+    </div>
+  );
+}
+
+export function DatasetItems({
+  dataset,
+  version,
+  onVersion,
+  onChanged,
+}: {
+  dataset: Dataset;
+  version: number;
+  onVersion: (version: number) => void;
+  onChanged: () => Promise<void>;
+}) {
+  const { can } = useSession();
+  const latest = version === dataset.version;
+  const mayWrite = can('scores:write') && latest;
+  const list = useList(datasets.items(dataset.id), { version }, 50);
+  const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const [adding, setAdding] = useState(false);
+  const [editing, setEditing] = useState<DatasetItem | null>(null);
+  const [deleting, setDeleting] = useState<DatasetItem | null>(null);
+  const [notice, setNotice] = useState('');
+  const toggle = (id: string) =>
+    setExpanded((previous) => {
+      const next = new Set(previous);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+  const columns = 5 + (mayWrite ? 1 : 0);
+  const versions = Array.from({ length: dataset.version }, (_, i) => dataset.version - i);
+
+  return (
+    <Panel heading="dataset-items" title={latest ? 'Items' : `Items at version ${version}`}>
+      <div className="sl-ds-toolbar">
+        {dataset.version > 0 && (
+          <FormField label="Version">
+            {(control) => (
+              <select {...control} value={version} onChange={(e) => onVersion(Number(e.target.value))}>
+                {versions.map((v) => (
+                  <option key={v} value={v}>
+                    v{v}
+                    {v === dataset.version ? ' (latest)' : ''}
+                  </option>
+                ))}
+              </select>
+            )}
+          </FormField>
+        )}
+        {mayWrite && (
+          <Button variant="primary" onClick={() => setAdding(true)}>
+            Add item
+          </Button>
+        )}
+      </div>
+      {!latest && (
+        <p className="sl-ds-note" role="note">
+          You are reading version {version} of {dataset.version}, as it was: it is read-only. Items are added, edited and deleted at the latest version.{' '}
+          <Link to={datasetPath(dataset.id)}>Go to the latest version</Link>
+        </p>
+      )}
+      <p className="sl-sr-only" role="status" aria-live="polite">
+        {notice}
+      </p>
+
+      <PagedTable
+        list={list}
+        loadingLabel="Loading items…"
+        empty={
+          <EmptyList one="item" many="items" filtered={false}>
+            {dataset.version > 0 && latest
+              ? 'Every item has been deleted; earlier versions still hold them.'
+              : can('scores:write')
+                ? 'Add one with “Add item”, or add a run from its page with “Add to dataset”.'
+                : 'Members add items here or from a run’s page.'}
+          </EmptyList>
+        }
+        label={`Items of ${dataset.name} at version ${version}`}
+        columns={[
+          'Item',
+          'Input',
+          'Expected output',
+          narrow('Source'),
+          narrow('Updated'),
+          ...(mayWrite ? [{ label: <span className="sl-sr-only">Actions</span>, className: 'sl-actions-col' }] : []),
+        ]}
+        row={(item) => {
+          const open = expanded.has(item.id);
+          const detailId = `dataset-item-${item.id}`;
+          return (
+            <Fragment key={item.id}>
+              <tr>
+                <td>
+                  <button
+                    type="button"
+                    className="sl-ds-toggle"
+                    aria-expanded={open}
+                    aria-controls={open ? detailId : undefined}
+                    onClick={() => toggle(item.id)}
+                    title={item.id}
+                  >
+                    <span aria-hidden="true">{open ? '▾' : '▸'}</span>
+                    <span className="sl-sr-only">Details of item </span>
+                    <code>{item.id}</code>
+                  </button>
+                </td>
+                <td className="cell-wrap">
+                  <Preview value={item.input} side="input" />
+                </td>
+                <td className="cell-wrap">
+                  <Preview value={item.expectedOutput} side="output" />
+                </td>
+                <td className="hide-narrow">
+                  {item.sourceRunId && item.sourceProjectId ? (
+                    <Link
+                      to={`/projects/${encodeURIComponent(item.sourceProjectId)}/runs/${encodeURIComponent(item.sourceRunId)}`}
+                      title="The run it was added from"
+                    >
+                      <code>{item.sourceRunId}</code>
+                    </Link>
+                  ) : (
+                    <span className="muted">—</span>
+                  )}
+                </td>
+                <td className="hide-narrow sl-nowrap">
+                  <When iso={item.updatedAt} />
+                </td>
+                {mayWrite && (
+                  <td className="sl-row-actions">
+                    <Button aria-label={`Edit item ${item.id}`} onClick={() => setEditing(item)}>
+                      Edit
+                    </Button>
+                    <Button variant="danger" aria-label={`Delete item ${item.id}`} onClick={() => setDeleting(item)}>
+                      Delete
+                    </Button>
+                  </td>
+                )}
+              </tr>
+              {open && (
+                <tr className="sl-ds-detail" id={detailId}>
+                  <td colSpan={columns}>
+                    <ItemDetail item={item} />
+                  </td>
+                </tr>
+              )}
+            </Fragment>
+          );
+        }}
+      />
+
+      <Modal title={`Add an item to ${dataset.name}`} open={adding} onClose={() => setAdding(false)}>
+        <ItemForm
+          submitLabel="Add item"
+          onCancel={() => setAdding(false)}
+          onSubmit={async ({ id, input, expectedOutput, metadata }) => {
+            const added = await datasets.addItems(dataset.id, {
+              items: [{ ...(id ? { id } : {}), input, expectedOutput, ...(metadata ? { metadata } : {}) }],
+            });
+            setAdding(false);
+            setNotice(`Item ${added.items[0]?.id ?? ''} added: version ${added.version}.`);
+            await onChanged();
+          }}
+        />
+      </Modal>
+
+      <Modal title={editing ? `Edit item ${editing.id}` : 'Edit item'} open={editing !== null} onClose={() => setEditing(null)}>
+        {editing && (
+          <ItemForm
+            item={editing}
+            submitLabel="Save as a new version"
+            onCancel={() => setEditing(null)}
+            onSubmit={async ({ input, expectedOutput, metadata }) => {
+              const changes: UpdateDatasetItemInput = {};
+              if (!sameJson(input, editing.input)) changes.input = input;
+              if (!sameJson(expectedOutput, editing.expectedOutput)) changes.expectedOutput = expectedOutput;
+              if (!sameJson(metadata ?? {}, editing.metadata)) changes.metadata = metadata ?? {};
+              if (Object.keys(changes).length > 0) {
+                const updated = await datasets.updateItem(dataset.id, editing.id, changes);
+                setNotice(`Item ${updated.id} saved: version ${updated.version}.`);
+                setEditing(null);
+                await onChanged();
+              } else setEditing(null);
+            }}
+          />
+        )}
+      </Modal>
+
+      <ConfirmModal
+        open={deleting !== null}
+        title="Delete item"
+        confirmLabel="Delete item"
+        busyLabel="Deleting…"
+        onClose={() => setDeleting(null)}
+        onConfirm={async () => {
+          if (!deleting) return;
+          await datasets.removeItem(dataset.id, deleting.id);
+          setNotice(`Item ${deleting.id} deleted.`);
+          setDeleting(null);
+          await onChanged();
+        }}
+      >
+        <p>
+          Delete the item <code>{deleting?.id}</code>? This makes version {dataset.version + 1} without it; earlier versions keep it as it was, and its id stays
+          taken.
+        </p>
+      </ConfirmModal>
+    </Panel>
+  );
+}
