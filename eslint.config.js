@@ -36,6 +36,14 @@ export default tseslint.config(
     },
   },
   {
+    // Size held by lint: a source file past 300 lines is split by concern. Suites may be longer (split
+    // by topic instead); frozen migrations are never edited. The files still listed as exceptions are
+    // the ones issue 25 has not split yet: the list only shrinks.
+    files: ['src/**/*.ts', 'web/src/**/*.{ts,tsx}', 'packages/client/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx', '**/*.test-support.ts', 'src/db/migrations/**', 'src/app.ts', 'packages/client/src/types.ts'],
+    rules: { 'max-lines': ['error', { max: 300 }] },
+  },
+  {
     files: ['web/src/**/*.{ts,tsx}'],
     plugins: { 'react-hooks': reactHooks },
     rules: { 'react-hooks/rules-of-hooks': 'error', 'react-hooks/exhaustive-deps': 'error' },
