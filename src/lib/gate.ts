@@ -114,13 +114,23 @@ export async function acquireOrRefuse(gate: Gate, options: { signal?: AbortSigna
  * the queue). Refused as `acquireOrRefuse` refuses.
  */
 export async function holdForResponse(gate: Gate, response: ServerResponse, options: { timeoutMs: number; busy: string }): Promise<Release> {
+  const release = await whileOpen(response, (signal) => acquireOrRefuse(gate, { ...options, signal }));
+  response.once('close', release);
+  return release;
+}
+
+/**
+ * Waits for `acquire` with a signal that aborts when `response` closes (its client went away). What it
+ * got is given back at once, and `problems.clientGone()` thrown, when the response closed meanwhile.
+ */
+export async function whileOpen<T extends Release>(response: ServerResponse, acquire: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const closed = new AbortController();
   const onClose = () => closed.abort();
   if (response.destroyed) closed.abort();
   else response.once('close', onClose);
-  let release: Release;
+  let release: T;
   try {
-    release = await acquireOrRefuse(gate, { ...options, signal: closed.signal });
+    release = await acquire(closed.signal);
   } finally {
     response.off('close', onClose);
   }
@@ -128,6 +138,5 @@ export async function holdForResponse(gate: Gate, response: ServerResponse, opti
     release();
     throw problems.clientGone();
   }
-  response.once('close', release);
   return release;
 }

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { whileOpen } from './gate.js';
 import { sendProblem } from './http.js';
 import { type Problem, problems } from './problems.js';
 import { type Leave, QueueRefused, WorkQueue } from './work-queue.js';
@@ -153,19 +154,13 @@ export class LoadShedder {
    */
   private async takeTurn(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
     const response = reply.raw;
-    const gone = new AbortController();
-    const onClose = () => gone.abort();
-    if (response.destroyed) gone.abort();
-    else response.once('close', onClose);
     let leave: Leave;
     try {
-      leave = await this.queue.enter(gone.signal);
+      leave = await whileOpen(response, (signal) => this.queue.enter(signal));
     } catch (error) {
       if (!(error instanceof QueueRefused)) throw error;
       if (error.reason === 'aborted') throw problems.clientGone();
       return false;
-    } finally {
-      response.off('close', onClose);
     }
     places.set(request, leave);
     // A hijacked answer (written by its handler on the socket) runs no `onSend`: its place is given
