@@ -1,9 +1,11 @@
 // ESLint (flat config): typescript-eslint's recommended rules everywhere, no import cycles, the hooks
-// rules on the dashboard, and the layering rule: lib/, db/ and auth/ never import from features/.
+// rules on the dashboard, and the floor plan: the features' tiers and faces (sightline/tiers), with
+// lib/, db/ and auth/ never importing from features/.
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
 import { noCycle } from './scripts/eslint-no-cycle.js';
+import { tiers } from './scripts/eslint-tiers.js';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'packages/client/dist/**', 'web/dist/**', 'bench/results/**', 'test-artifacts/**', 'coverage/**', 'data/**'] },
@@ -12,8 +14,8 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     files: ['**/*.{ts,tsx}'],
-    plugins: { sightline: { rules: { 'no-cycle': noCycle } } },
-    rules: { 'sightline/no-cycle': 'error' },
+    plugins: { sightline: { rules: { 'no-cycle': noCycle, tiers } } },
+    rules: { 'sightline/no-cycle': 'error', 'sightline/tiers': 'error' },
   },
   {
     rules: {

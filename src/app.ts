@@ -12,50 +12,29 @@ import { TokenService, type Principal } from './auth/tokens.js';
 import type { Config } from './config.js';
 import type { Storage } from './db/index.js';
 import type { App, Deps } from './deps.js';
-import { authRoutes } from './features/auth/auth.routes.js';
-import { identityProvider } from './features/auth/identity-provider.js';
-import { dashboardRoutes } from './features/dashboard/dashboard.routes.js';
-import { annotationItemRoutes } from './features/annotations/annotations.items.routes.js';
-import { annotationQueueRoutes } from './features/annotations/annotations.routes.js';
-import { AnnotationItemSchema, AnnotationQueueSchema } from './features/annotations/annotations.schemas.js';
-import { evaluatorRoutes } from './features/evaluators/evaluators.routes.js';
-import { EvaluatorRuleSchema } from './features/evaluators/evaluators.schemas.js';
-import { EvaluationWorker } from './features/evaluators/evaluators.worker.js';
-import { datasetItemRoutes } from './features/datasets/datasets.items.routes.js';
-import { datasetRoutes } from './features/datasets/datasets.routes.js';
-import { DatasetItemSchema, DatasetSchema } from './features/datasets/datasets.schemas.js';
-import { experimentRoutes } from './features/experiments/experiments.routes.js';
-import { ComparisonRowSchema, ExperimentResultSchema, ExperimentSchema } from './features/experiments/experiments.schemas.js';
-import { meRoutes } from './features/me/me.routes.js';
-import { modelRoutes } from './features/models/models.routes.js';
-import { ModelPriceSchema } from './features/models/models.schemas.js';
-import { monitorRoutes } from './features/monitors/monitors.routes.js';
-import { MonitorSchema } from './features/monitors/monitors.schemas.js';
-import { Monitoring } from './features/monitors/monitors.service.js';
-import { organizationRoutes } from './features/organizations/organizations.routes.js';
-import { originAllowList } from './features/organizations/origins.repo.js';
-import { projectRoutes } from './features/projects/projects.routes.js';
-import { promptRoutes } from './features/prompts/prompts.routes.js';
-import { PromptSchema, PromptVersionSchema } from './features/prompts/prompts.schemas.js';
-import { ProjectSchema } from './features/projects/projects.schemas.js';
-import { runRoutes } from './features/runs/runs.routes.js';
-import { otlpRoutes } from './features/otlp/otlp.routes.js';
-import { traceRoutes } from './features/traces/traces.routes.js';
-import { sessionRoutes } from './features/sessions/sessions.routes.js';
-import { viewRoutes } from './features/views/views.routes.js';
-import { scoreConfigRoutes } from './features/scores/score-configs.routes.js';
-import { scoreRoutes } from './features/scores/scores.routes.js';
-import { ScoreConfigSchema, ScoreSchema } from './features/scores/scores.schemas.js';
-import { exportRoutes } from './features/runs/runs.export.js';
-import { SavedViewSchema } from './features/views/views.schemas.js';
-import { EndUserSchema, SessionSchema } from './features/sessions/sessions.schemas.js';
-import { TraceSchema } from './features/traces/traces.schemas.js';
-import { RunWithScoresSchema } from './features/runs/runs.schemas.js';
-import { systemRoutes } from './features/system/system.routes.js';
-import { tokenRoutes } from './features/tokens/tokens.routes.js';
-import { TokenRecordSchema } from './features/tokens/tokens.schemas.js';
-import { modelConnectionRoutes } from './features/model-connections/model-connections.routes.js';
-import { ModelConnectionSchema } from './features/model-connections/model-connections.schemas.js';
+import { authRoutes, identityProvider } from './features/auth/index.js';
+import { dashboardRoutes } from './features/dashboard/index.js';
+import { annotationItemRoutes, AnnotationItemSchema, annotationQueueRoutes, AnnotationQueueSchema } from './features/annotations/index.js';
+import { EvaluationWorker, evaluatorRoutes, EvaluatorRuleSchema, queueEvaluations } from './features/evaluators/index.js';
+import { lifecycleRoutes } from './features/lifecycle/index.js';
+import { datasetItemRoutes, DatasetItemSchema, datasetRoutes, DatasetSchema } from './features/datasets/index.js';
+import { ComparisonRowSchema, ExperimentResultSchema, experimentRoutes, ExperimentSchema } from './features/experiments/index.js';
+import { meRoutes } from './features/me/index.js';
+import { ModelPriceSchema, modelRoutes } from './features/models/index.js';
+import { Monitoring, monitorRoutes, MonitorSchema } from './features/monitors/index.js';
+import { organizationRoutes, originAllowList } from './features/organizations/index.js';
+import { projectRoutes, ProjectSchema } from './features/projects/index.js';
+import { promptRoutes, PromptSchema, PromptVersionSchema } from './features/prompts/index.js';
+import { runRoutes, RunWithScoresSchema } from './features/runs/index.js';
+import { otlpRoutes } from './features/otlp/index.js';
+import { traceRoutes, TraceSchema } from './features/traces/index.js';
+import { EndUserSchema, sessionRoutes, SessionSchema } from './features/sessions/index.js';
+import { SavedViewSchema, viewRoutes } from './features/views/index.js';
+import { scoreConfigRoutes, ScoreConfigSchema, scoreRoutes, ScoreSchema } from './features/scores/index.js';
+import { exportRoutes } from './features/export/index.js';
+import { systemRoutes } from './features/system/index.js';
+import { TokenRecordSchema, tokenRoutes } from './features/tokens/index.js';
+import { modelConnectionRoutes, ModelConnectionSchema } from './features/model-connections/index.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { answerClientError } from './lib/client-error.js';
 import { redactUrl, requestIdFrom, sendProblem, toProblem } from './lib/http.js';
@@ -150,7 +129,17 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     maxQueueMs: config.maxQueueMs,
     problemBase: config.problemBase,
   });
-  const deps: Deps = { config, db: storage.db, dialect: storage.dialect, clock, keys, tokens, cursors: new CursorCodec(keys), monitoring, shedding };
+  const deps: Deps = {
+    config,
+    db: storage.db,
+    dialect: storage.dialect,
+    clock,
+    keys,
+    tokens,
+    cursors: new CursorCodec(keys),
+    shedding,
+    runsStored: queueEvaluations,
+  };
 
   const app = Fastify({
     logger: options.logger ?? false,
@@ -319,6 +308,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       tokenRoutes(api, deps);
       organizationRoutes(api, deps);
       projectRoutes(api, deps);
+      lifecycleRoutes(api, deps);
       promptRoutes(api, deps);
       runRoutes(api, deps);
       otlpRoutes(api, deps);
@@ -326,7 +316,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       sessionRoutes(api, deps);
       viewRoutes(api, deps);
       exportRoutes(api, deps);
-      monitorRoutes(api, deps);
+      monitorRoutes(api, deps, monitoring);
       modelRoutes(api, deps);
       scoreRoutes(api, deps);
       scoreConfigRoutes(api, deps);

@@ -5,11 +5,16 @@ import { isRole, ROLES } from './auth/permissions.js';
 import { TokenService } from './auth/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
 import { migrateToLatest, openStorage } from './db/index.js';
-import { acceptInvitations } from './features/organizations/invitations.repo.js';
-import { ensureOrganization, ensureUser, findOrganization, setMembership } from './features/organizations/organizations.repo.js';
-import { originFault } from './features/organizations/origins.js';
-import { addOperatorOrigin } from './features/organizations/origins.repo.js';
-import { issuePersonalAccessToken } from './features/tokens/tokens.repo.js';
+import {
+  acceptInvitations,
+  addOperatorOrigin,
+  ensureOrganization,
+  ensureUser,
+  findOrganization,
+  originFault,
+  setMembership,
+} from './features/organizations/index.js';
+import { issuePersonalAccessToken } from './features/tokens/index.js';
 import { systemClock } from './lib/clock.js';
 import { Keyring } from './lib/keys.js';
 import { openApiDocument } from './openapi.js';

@@ -9,9 +9,15 @@ import type { Clock } from './lib/clock.js';
 import type { Keyring } from './lib/keys.js';
 import type { CursorCodec } from './lib/pagination.js';
 import type { LoadShedder } from './lib/shedding.js';
-import type { Monitoring } from './features/monitors/monitors.service.js';
 
-/** What route modules receive: explicit dependencies, no globals. */
+/**
+ * What else happens to runs the moment they are stored, in the transaction that stores them: handed to
+ * ingestion by `buildApp` (the evaluator rules sample the new runs, `queueEvaluations`), so that
+ * ingestion, a record of the tier below, never imports the quality loop above it (ARCHITECTURE.md, Tiers).
+ */
+export type RunsStored = (db: Kysely<Database>, projectId: string, runIds: readonly string[], now: number) => Promise<unknown>;
+
+/** What route modules receive: explicit dependencies, no globals. Kernel: it names no feature. */
 export interface Deps {
   config: Config;
   db: Kysely<Database>;
@@ -20,8 +26,9 @@ export interface Deps {
   keys: Keyring;
   tokens: TokenService;
   cursors: CursorCodec;
-  monitoring: Monitoring;
   shedding: LoadShedder;
+  /** Called with the runs each ingestion stores, in its transaction (the evaluator rules' sampling). */
+  runsStored: RunsStored;
 }
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;

@@ -1,7 +1,7 @@
 import { buildApp, loggerOptions } from './app.js';
 import type { Config } from './config.js';
 import { migrateToLatest, openStorage } from './db/index.js';
-import { startGrpcReceiver, type GrpcReceiver } from './features/otlp/otlp.grpc.js';
+import { type GrpcReceiver, startGrpcReceiver } from './features/otlp/index.js';
 
 /**
  * Starts the service: migrations, then listen (HTTP, then OTLP/gRPC); SIGTERM/SIGINT finish in-flight

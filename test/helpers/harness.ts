@@ -16,6 +16,7 @@ import { manualClock, systemClock, type Clock } from '../../src/lib/clock.js';
 import { Keyring } from '../../src/lib/keys.js';
 import type { Kysely } from 'kysely';
 import { createTestDatabase, dialects, type TestDatabase } from './storage.js';
+import { queueEvaluations } from '../../src/features/evaluators/evaluators.sampling.js';
 
 export { dialects };
 
@@ -101,7 +102,7 @@ export class Factories {
     }));
     const ids: string[] = [];
     for (let i = 0; i < raws.length; i += 1000) {
-      const results = await ingestRuns(this.db, projectId, raws.slice(i, i + 1000), this.clock.now(), (k) => `/runs/${k}`);
+      const results = await ingestRuns(this.db, projectId, raws.slice(i, i + 1000), this.clock.now(), (k) => `/runs/${k}`, queueEvaluations);
       for (const r of results) {
         if (r.status === 'rejected') throw new Error(`factory run rejected: ${r.problem.detail} ${JSON.stringify(r.problem.errors)}`);
         ids.push(r.id);

@@ -47,8 +47,8 @@ import type {
   UpdateScoreConfigBody,
 } from '../../../src/features/scores/scores.schemas.js';
 import type { BatchResultSchema, ListRunsQuery, RunInputSchema, RunPatchSchema, RunWithScoresSchema } from '../../../src/features/runs/runs.schemas.js';
-import type { RunMetricsQuery as RunMetricsQuerySchema, RunMetricsSchema } from '../../../src/features/runs/runs.metrics.schemas.js';
-import type { ScoreSummarySchema } from '../../../src/features/scores/scores.summaries.schemas.js';
+import type { RunMetricsQuery as RunMetricsQuerySchema, RunMetricsSchema } from '../../../src/features/query/metrics.schemas.js';
+import type { ScoreSummarySchema } from '../../../src/features/query/score-summaries.schemas.js';
 import type {
   CreatePromptBody,
   CreateVersionBody,

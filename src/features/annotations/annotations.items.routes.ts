@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { problemResponses } from '../../lib/problems.js';
 import { pageRoute } from '../page-route.js';
-import { toScore } from '../scores/scores.repo.js';
+import { toScore } from '../scores/index.js';
 import { claimItem, insertItems, listItems, ofQueue, toItem } from './annotations.items.repo.js';
 import { completeItem, skipItem } from './annotations.ops.js';
 import { requireQueue } from './annotations.repo.js';

@@ -3,10 +3,10 @@ import type { ProjectScope } from '../../db/scope.js';
 import type { Dialect } from '../../db/dialect.js';
 import type { AnnotationItemRow, AnnotationQueueRow, Database, ScoreRow } from '../../db/schema.js';
 import { problems, type FieldError, type Problem } from '../../lib/problems.js';
-import { ingestScores } from '../scores/scores.ingest.js';
-import type { ScoreTarget } from '../scores/scores.rules.js';
+import { ingestScores } from '../scores/index.js';
 import { finishItem, lockItem, requireHeld } from './annotations.items.repo.js';
 import type { CompleteItem } from './annotations.schemas.js';
+import type { ScoreTarget } from '../../schemas/records.js';
 
 /** One problem for a completion's refused scores: their field faults together, or the first other problem. */
 function refusal(rejected: Problem[]): Problem {

@@ -6,7 +6,7 @@ import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
-import { configsNamed } from '../scores/score-configs.repo.js';
+import { configsNamed } from '../scores/index.js';
 import type { QueueTarget } from './annotations.rules.js';
 import type { AnnotationQueue, CreateQueue, QueueCounts, UpdateQueue } from './annotations.schemas.js';
 

@@ -3,11 +3,11 @@ import type { Principal } from '../../auth/tokens.js';
 import type { App, Deps } from '../../deps.js';
 import { problemResponses } from '../../lib/problems.js';
 import { pageRoute } from '../page-route.js';
-import { requestedProject } from '../projects/projects.repo.js';
-import { ProjectParams } from '../projects/projects.schemas.js';
+import { requestedProject } from '../projects/index.js';
 import type { ProjectScope } from '../../db/scope.js';
 import { createQueue, deleteQueue, listQueues, queueWithCounts, toQueue, updateQueue } from './annotations.repo.js';
 import { AnnotationQueuePage, CreateQueueBody, QueueParams, UpdateQueueBody } from './annotations.schemas.js';
+import { ProjectParams } from '../../schemas/records.js';
 
 export const tags = ['Annotation queues'];
 

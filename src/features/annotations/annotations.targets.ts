@@ -3,10 +3,10 @@ import type { Dialect } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { Problem, problems, type FieldError } from '../../lib/problems.js';
 import type { KeysetRows, Position } from '../../lib/pagination.js';
-import { parseRunFilters, type RunFilters } from '../runs/runs.filters.js';
-import { listRuns } from '../runs/runs.repo.js';
-import { existingTargets, TARGET_NOUN } from '../scores/scores.repo.js';
-import { listTraces } from '../traces/traces.repo.js';
+import { parseRunFilters, type RunFilters } from '../query/index.js';
+import { listRuns } from '../runs/index.js';
+import { existingTargets, TARGET_NOUN } from '../scores/index.js';
+import { listTraces } from '../traces/index.js';
 import { MAX_ADD, MAX_SAMPLED_SCAN, sampled, type QueueTarget } from './annotations.rules.js';
 import type { AddItems, QueueFilter } from './annotations.schemas.js';
 

@@ -1,9 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { SignedInIdentity } from '../../auth/oidc.js';
 import type { Database } from '../../db/schema.js';
-import { acceptInvitations } from '../organizations/invitations.repo.js';
-import { firstOrganizationOf } from '../organizations/members.repo.js';
-import { createOrganization, ensureUser, setMembership } from '../organizations/organizations.repo.js';
+import { acceptInvitations, createOrganization, ensureUser, firstOrganizationOf, setMembership } from '../organizations/index.js';
 
 /**
  * Who a signed-in identity is, and in which organization its session works (docs/tokens-and-access.md, Sign-in): pending

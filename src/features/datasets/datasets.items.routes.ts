@@ -2,10 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { problemResponses } from '../../lib/problems.js';
 import { pageRoute } from '../page-route.js';
-import { requestedProject } from '../projects/projects.repo.js';
-import { getRun } from '../runs/runs.repo.js';
-import type { Run } from '../runs/runs.schemas.js';
-import { ProjectRunParams } from '../runs/runs.schemas.js';
+import { requestedProject } from '../projects/index.js';
+import { getRun, type Run } from '../runs/index.js';
 import { addItems, deleteItem, listItems, requireItem, toDatasetItem, updateItem, versionToRead, type DatasetRef } from './datasets.items.repo.js';
 import { requireDataset } from './datasets.repo.js';
 import {
@@ -20,6 +18,7 @@ import {
   RunToDatasetBody,
   UpdateItemBody,
 } from './datasets.schemas.js';
+import { ProjectRunParams } from '../../schemas/records.js';
 
 const tags = ['Datasets'];
 

@@ -1,6 +1,6 @@
 import type { Deps } from '../../deps.js';
 import type { EvaluatorRuleRow } from '../../db/schema.js';
-import { JudgeError, runJudge } from '../model-connections/judge.js';
+import { JudgeError, runJudge } from '../model-connections/index.js';
 import { expectedOf } from './evaluators.builtins.js';
 import type { Evaluator } from './evaluators.schemas.js';
 

@@ -6,7 +6,7 @@ import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
-import { queueFilters } from '../annotations/annotations.targets.js';
+import { queueFilters } from '../annotations/index.js';
 import { builtinFaults, type BuiltinEvaluator } from './evaluators.builtins.js';
 import { forgetRules } from './evaluators.sampling.js';
 import { MAX_RULES_PER_PROJECT } from './evaluators.rules.js';

@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { problemResponses } from '../../lib/problems.js';
-import { scopeOf } from '../annotations/annotations.routes.js';
+import { scopeOf } from '../annotations/index.js';
 import { pageRoute } from '../page-route.js';
-import { ProjectParams } from '../projects/projects.schemas.js';
 import { createRule, deleteRule, listRules, ruleWithCounts, toRule, updateRule } from './evaluators.repo.js';
 import { CreateRuleBody, EvaluatorRulePage, RuleParams, UpdateRuleBody } from './evaluators.schemas.js';
+import { ProjectParams } from '../../schemas/records.js';
 
 export const tags = ['Evaluators'];
 

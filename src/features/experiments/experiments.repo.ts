@@ -6,9 +6,8 @@ import { newId } from '../../lib/ids.js';
 import { jsonValueFault } from '../../lib/json.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems, type FieldError } from '../../lib/problems.js';
-import { itemsAt, versionToRead } from '../datasets/datasets.items.repo.js';
-import { requireDataset } from '../datasets/datasets.repo.js';
-import { requireProject } from '../projects/projects.repo.js';
+import { itemsAt, requireDataset, versionToRead } from '../datasets/index.js';
+import { requireProject } from '../projects/index.js';
 
 import type { Experiment } from './experiments.schemas.js';
 

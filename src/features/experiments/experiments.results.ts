@@ -5,8 +5,8 @@ import { toIso } from '../../lib/clock.js';
 import { jsonValueFault } from '../../lib/json.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems, type FieldError } from '../../lib/problems.js';
-import { contentHash } from '../runs/runs.content-hash.js';
-import { toScore } from '../scores/scores.repo.js';
+import { contentHash } from '../../lib/content-hash.js';
+import { toScore } from '../scores/index.js';
 import type { ExperimentResult, NewResult } from './experiments.schemas.js';
 
 /* An experiment's results: each the outcome of one dataset item, read with the item and the scores on its run. */

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
-import { RunRef } from '../runs/runs.schemas.js';
+import { RunRef } from '../../schemas/records.js';
 
 /** The most results one request records. */
 export const MAX_RESULTS_PER_REQUEST = 100;

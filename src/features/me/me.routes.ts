@@ -1,7 +1,7 @@
 import type { App, Deps } from '../../deps.js';
 import { problems } from '../../lib/problems.js';
 import { MeSchema } from './me.schemas.js';
-import { getOrganization, getUser, toOrganization, toUser } from '../organizations/organizations.repo.js';
+import { getOrganization, getUser, toOrganization, toUser } from '../organizations/index.js';
 
 export function meRoutes(app: App, { db }: Deps): void {
   app.get('/me', {

@@ -2,11 +2,9 @@ import type { Deps } from '../../deps.js';
 import type { ModelConnectionRow } from '../../db/schema.js';
 import { Problem } from '../../lib/problems.js';
 import { AnswerTooLarge, postJsonForAnswer, PostTimeout, TargetRefused } from '../../lib/webhook-target.js';
-import { costOf, priceFor, type Prices, type TokenUsage } from '../models/models.pricing.js';
-import { organizationPrices } from '../models/models.repo.js';
-import { extractVariables, getVersion, renderTemplate, requirePrompt } from '../prompts/prompts.repo.js';
-import type { Template } from '../prompts/prompts.schemas.js';
-import { MAX_COMMENT } from '../scores/scores.rules.js';
+import { costOf, organizationPrices, priceFor, type Prices, type TokenUsage } from '../models/index.js';
+import { extractVariables, getVersion, renderTemplate, requirePrompt, type Template } from '../prompts/index.js';
+import { MAX_COMMENT } from '../scores/index.js';
 import { addSpend, requireModelConnection } from './model-connections.repo.js';
 import { chatCompletionsUrl, fromPico, monthOf, quoteSafely, toPico } from './model-connections.rules.js';
 

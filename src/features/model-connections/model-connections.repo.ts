@@ -7,8 +7,7 @@ import type { Keyring } from '../../lib/keys.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems, type FieldError } from '../../lib/problems.js';
 import { webhookUrlFault } from '../../lib/webhook-target.js';
-import { priceFor } from '../models/models.pricing.js';
-import { organizationPrices } from '../models/models.repo.js';
+import { organizationPrices, priceFor } from '../models/index.js';
 import { fromPico, headerFaults, keyHint, monthOf, normalizeBaseUrl } from './model-connections.rules.js';
 import type { CreateModelConnection, ModelConnection, UpdateModelConnection } from './model-connections.schemas.js';
 

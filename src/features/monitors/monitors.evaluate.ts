@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import type { Database, MonitorRow } from '../../db/schema.js';
-import { aggregateRuns, emptyAggregate } from '../runs/runs.aggregate.js';
-import { bucketStarts } from '../runs/runs.metrics.js';
-import { scoreMetrics } from '../scores/scores.metrics.js';
+import { aggregateRuns, bucketStarts, emptyAggregate } from '../query/index.js';
+import { scoreMetrics } from '../scores/index.js';
 import { isScoreMetric, metricValue, scoreMetricValue, stateFor, type ScoreMetric } from './monitors.rules.js';
 import { monitorRunFilters, thresholdOf, type Threshold } from './monitors.repo.js';
 import { WINDOWS, type Metric, type MonitorFilter, type MonitorScore, type MonitorState, type Window } from './monitors.schemas.js';

@@ -8,6 +8,7 @@ import { createProject } from '../projects/projects.repo.js';
 import { ingestRuns } from '../runs/runs.ingest.js';
 import { Monitoring, type MonitoringSettings } from './monitors.service.js';
 import { manualClock } from '../../lib/clock.js';
+import { queueEvaluations } from '../evaluators/evaluators.sampling.js';
 
 export const NOW = Date.parse('2026-11-20T12:00:00.000Z');
 export const MINUTE = 60_000;
@@ -64,7 +65,7 @@ export async function seedProject(db: Kysely<Database>): Promise<string> {
     startTime: iso(NOW - MINUTE + i * 1000),
     endTime: iso(NOW - MINUTE + i * 1000 + 250),
   }));
-  const results = await ingestRuns(db, project.id, raws, NOW, (k) => `/runs/${k}`);
+  const results = await ingestRuns(db, project.id, raws, NOW, (k) => `/runs/${k}`, queueEvaluations);
   expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
   return project.id;
 }

@@ -4,9 +4,8 @@ import type { Database, MonitorEventRow, MonitorRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { Problem, problems } from '../../lib/problems.js';
-import { parseRunFilters, type RunFilters } from '../runs/runs.filters.js';
-import { queryWords } from '../runs/runs.search.js';
-import { CLAIM_BATCH, LEASE_MS } from './monitors.leases.js';
+import { parseRunFilters, queryWords, type RunFilters } from '../query/index.js';
+import { CLAIM_BATCH, LEASE_MS } from '../../db/leases.js';
 import type { Monitor, MonitorEvent, MonitorFilter, MonitorScore, MonitorState, Operator } from './monitors.schemas.js';
 
 import type { Threshold } from './monitors.rules.js';

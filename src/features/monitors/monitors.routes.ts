@@ -1,12 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
+import type { Monitoring } from './monitors.service.js';
 import { requireTimestamp, toIso } from '../../lib/clock.js';
 import { problems } from '../../lib/problems.js';
 import { childList, pageRoute } from '../page-route.js';
-import { requestedProject, requireProject } from '../projects/projects.repo.js';
-import { ProjectParams } from '../projects/projects.schemas.js';
-import { metricsRangeFaults } from '../runs/metrics.rules.js';
-import { bucketStart } from '../runs/runs.aggregate.js';
+import { requestedProject, requireProject } from '../projects/index.js';
+import { bucketStart, metricsRangeFaults } from '../query/index.js';
 import { definitionOf, evaluate, measure } from './monitors.evaluate.js';
 import { deleteMonitor, listEvents, listMonitors, requireMonitor, toEvent, toMonitor } from './monitors.repo.js';
 import { listAttempts, toAttempt } from './monitors.webhooks.repo.js';
@@ -23,11 +22,13 @@ import {
   UpdateMonitorBody,
   WebhookAttemptPage,
 } from './monitors.schemas.js';
+import { ProjectParams } from '../../schemas/records.js';
 
 const tags = ['Monitors'];
 const DEFAULT_BUCKETS = 24;
 
-export function monitorRoutes(app: App, { db, dialect, clock, cursors, monitoring }: Deps): void {
+/** `monitoring`: the instance's monitor evaluator and webhook deliverer, which the routes create, change and read through. */
+export function monitorRoutes(app: App, { db, dialect, clock, cursors }: Deps, monitoring: Monitoring): void {
   const load = async (organizationId: string, projectId: string, monitorId: string) => {
     const project = await requireProject(db, organizationId, projectId);
     return requireMonitor(db, project.id, monitorId);

@@ -5,7 +5,7 @@ import type { Database, MonitorRow } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { definitionOf, evaluate, type Evaluation } from './monitors.evaluate.js';
-import { CLAIM_BATCH } from './monitors.leases.js';
+import { CLAIM_BATCH } from '../../db/leases.js';
 import { claimMonitors, insertEvent, storeEvaluation } from './monitors.repo.js';
 import type { MonitorEvent, MonitorState } from './monitors.schemas.js';
 import { queueDeliveries, type WebhookDelivery } from './monitors.webhooks.js';

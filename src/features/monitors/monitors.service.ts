@@ -10,7 +10,7 @@ import { problems, type FieldError } from '../../lib/problems.js';
 import { webhookUrlFault } from '../../lib/webhook-target.js';
 import { jsonValueFault } from '../../lib/json.js';
 import { definitionOf } from './monitors.evaluate.js';
-import { leaseTokens } from './monitors.leases.js';
+import { leaseTokens } from '../../db/leases.js';
 import { insertMonitor, lockMonitor, normaliseFilter, requireMonitor, setWebhookSecret, thresholdOf, updateMonitor } from './monitors.repo.js';
 import { MonitorScheduler } from './monitors.scheduler.js';
 import { scoreDefinitionFaults } from './monitors.rules.js';

@@ -4,7 +4,7 @@ import type { Database, WebhookAttemptRow, WebhookDeliveryRow } from '../../db/s
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
-import { CLAIM_BATCH } from './monitors.leases.js';
+import { CLAIM_BATCH } from '../../db/leases.js';
 import type { WebhookAttempt } from './monitors.schemas.js';
 
 // The webhook queue (deliveries, claimed under leases like monitors) and its log of attempts.

@@ -10,7 +10,7 @@ import { newId } from '../../lib/ids.js';
 import type { Keyring } from '../../lib/keys.js';
 import { postJson, TargetRefused } from '../../lib/webhook-target.js';
 import type { Evaluation } from './monitors.evaluate.js';
-import { CLAIM_BATCH, LEASE_MS } from './monitors.leases.js';
+import { CLAIM_BATCH, LEASE_MS } from '../../db/leases.js';
 import { sealedWebhookSecret, toMonitor } from './monitors.repo.js';
 import { claimDeliveries, deleteDelivery, insertDeliveries, recordAttempt } from './monitors.webhooks.repo.js';
 import type { MonitorEvent, MonitorState } from './monitors.schemas.js';

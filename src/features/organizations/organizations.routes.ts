@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { problemResponses, problems } from '../../lib/problems.js';
 import { organizationList, pageRoute } from '../page-route.js';
-import { listTokens, toTokenRecord } from '../tokens/tokens.repo.js';
+import { listTokens, toTokenRecord } from '../tokens/index.js';
 import { createInvitation, deleteInvitation, listInvitations, toInvitation } from './invitations.repo.js';
 import { changeRole, listMembers, removeMember, toMember } from './members.repo.js';
 import { getOrganization, toOrganization, updateOrganization } from './organizations.repo.js';

@@ -5,7 +5,8 @@ import type { Database, ProjectRow } from '../../db/schema.js';
 import { Problem, problems } from '../../lib/problems.js';
 import { Turns } from '../../lib/turns.js';
 import { TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
-import { ingestRuns } from '../runs/runs.ingest.js';
+import type { RunsStored } from '../../deps.js';
+import { ingestRuns } from '../runs/index.js';
 import { projectNameOf } from './otlp.context.js';
 import { type OtlpRequest, type OtlpResource, type PartialSuccess, type SpanRef } from './otlp.decode.js';
 import { inheritedOf, mapSpan, resourceOfInTurns, type MappedSpan } from './otlp.map.js';
@@ -190,6 +191,7 @@ export async function exportTraces(
   request: OtlpRequest,
   now: number,
   limits: ProjectCreationLimits,
+  onStored: RunsStored,
 ): Promise<PartialSuccess | null> {
   const header = projectHeader?.trim();
   if (header !== undefined && (header === '' || header.length > 100 || !PROJECT_NAME.test(header)))
@@ -234,7 +236,7 @@ export async function exportTraces(
         if ('rejected' in mapped) rejections.add(1, mapped.rejected);
         else runs.push(runInputOf(mapped));
       }
-      const results = await ingestRuns(db, project.id, runs, now, () => '', 'span');
+      const results = await ingestRuns(db, project.id, runs, now, () => '', onStored, 'span');
       for (const result of results) if (result.status === 'rejected') rejections.add(1, reasonOf(result.id, result.problem));
       sizer.done(chunk.length);
       await turns.breathe();

@@ -1,4 +1,4 @@
-import type { RUN_KINDS } from '../runs/runs.schemas.js';
+import type { RUN_KINDS } from '../../schemas/records.js';
 
 /**
  * What kind of run a span is, and whether it failed, from the conventions LLM instrumentation speaks:

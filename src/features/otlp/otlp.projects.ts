@@ -3,7 +3,7 @@ import { can } from '../../auth/roles.js';
 import type { Principal } from '../../auth/tokens.js';
 import type { Database, ProjectRow } from '../../db/schema.js';
 import { problems } from '../../lib/problems.js';
-import { createProject, findProject, projectsCreatedSince } from '../projects/projects.repo.js';
+import { createProject, findProject, projectsCreatedSince } from '../projects/index.js';
 
 /** A project id (never taken as the name of a project to create). */
 const PROJECT_ID = /^prj_[0-9a-z]{26}$/;

@@ -9,7 +9,7 @@ import { ExportTraceServiceRequestBody, ExportTraceServiceResponseSchema, Export
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-export function otlpRoutes(app: App, { db, clock, config }: Deps): void {
+export function otlpRoutes(app: App, { db, clock, config, runsStored }: Deps): void {
   const limits = { perRequest: config.otlpNewProjectsPerRequest, perHour: config.otlpNewProjectsPerHour };
   app.post('/traces', {
     // The body reaches the handler as bytes (decompressed and admitted like any other): OTLP JSON keeps
@@ -55,7 +55,7 @@ export function otlpRoutes(app: App, { db, clock, config }: Deps): void {
       }
       const decoded = text !== null ? await readOtlpJson(text) : await readOtlpProtobuf(bytes);
       const project = request.headers['sightline-project'];
-      const partial = await exportTraces(db, request.principal, typeof project === 'string' ? project : undefined, decoded, clock.now(), limits);
+      const partial = await exportTraces(db, request.principal, typeof project === 'string' ? project : undefined, decoded, clock.now(), limits, runsStored);
       if (json) return sendJsonText(reply, encodeOtlpResponse(partial, 'json') as string);
       return reply.type('application/x-protobuf').send(Buffer.from(encodeOtlpResponse(partial, 'protobuf')));
     },

@@ -6,8 +6,6 @@ import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
-import { deleteMonitorsWhere } from '../monitors/monitors.repo.js';
-import { forgetProjectWords } from '../runs/runs.search.js';
 import type { Project } from './projects.schemas.js';
 
 export function toProject(row: ProjectRow): Project {
@@ -127,22 +125,4 @@ export async function updateProject(
     if (isUniqueViolation(error)) throw nameTaken(input.name ?? '');
     throw error;
   }
-}
-
-/** Deletes the project with everything under it, in one transaction. */
-export async function deleteProject(db: Kysely<Database>, organizationId: string, projectId: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const project = await trx
-      .deleteFrom('projects')
-      .where('id', '=', projectId)
-      .where('organization_id', '=', organizationId)
-      .returning('id')
-      .executeTakeFirst();
-    if (!project) throw problems.notFound(`Project ${projectId} does not exist.`);
-    await trx.deleteFrom('run_tags').where('project_id', '=', projectId).execute();
-    await trx.deleteFrom('runs').where('project_id', '=', projectId).execute();
-    for (const rollup of ['traces', 'run_sessions', 'run_users'] as const) await trx.deleteFrom(rollup).where('project_id', '=', projectId).execute();
-    await forgetProjectWords(trx, projectId);
-    await deleteMonitorsWhere(trx, { projectId });
-  });
 }

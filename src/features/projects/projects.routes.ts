@@ -2,8 +2,9 @@ import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { problemResponses } from '../../lib/problems.js';
 import { pageRoute } from '../page-route.js';
-import { createProject, deleteProject, listProjects, requestedProject, toProject, updateProject } from './projects.repo.js';
-import { CreateProjectBody, ListProjectsQuery, ProjectPage, ProjectParams, UpdateProjectBody } from './projects.schemas.js';
+import { createProject, listProjects, requestedProject, toProject, updateProject } from './projects.repo.js';
+import { CreateProjectBody, ListProjectsQuery, ProjectPage, UpdateProjectBody } from './projects.schemas.js';
+import { ProjectParams } from '../../schemas/records.js';
 
 const tags = ['Projects'];
 
@@ -72,22 +73,6 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
     },
     handler: async (request) => {
       return toProject(await updateProject(db, request.principal.organizationId, request.params.project_id, request.body, clock.now()));
-    },
-  });
-
-  app.delete('/projects/:project_id', {
-    config: { scope: 'projects:delete' },
-    schema: {
-      operationId: 'deleteProject',
-      tags,
-      summary: 'Delete a project with its runs',
-      description: 'With its runs and monitors, at once and for good.',
-      params: ProjectParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
-    },
-    handler: async (request, reply) => {
-      await deleteProject(db, request.principal.organizationId, request.params.project_id);
-      return reply.code(204).send(null);
     },
   });
 }

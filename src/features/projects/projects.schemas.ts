@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParam, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 
 const ProjectName = Type.String({
@@ -17,8 +17,6 @@ export const ProjectSchema = Type.Object(
 export type Project = Static<typeof ProjectSchema>;
 
 export const ProjectPage = pageSchema(Type.Ref('Project'), 'ProjectPage');
-
-export const ProjectParams = Type.Object({ project_id: IdParam('prj', 'Project id') }, { additionalProperties: false });
 
 export const ListProjectsQuery = Type.Object(
   { ...pageQueryProperties, name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the name' })) },

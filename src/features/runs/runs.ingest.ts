@@ -1,19 +1,18 @@
 import type { Kysely } from 'kysely';
 import { adoptWaitingRuns, insertRuns, runsByIds, storedParents } from './runs.repo.js';
 import type { Database, RunRow } from '../../db/schema.js';
+import type { RunsStored } from '../../deps.js';
 import { parseTimestamp, TIMESTAMP_FAULT } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { jsonValueFault } from '../../lib/json.js';
-import { contentHash, sameContent, spanIdentity } from './runs.content-hash.js';
+import { contentHash, sameContent, spanIdentity } from '../../lib/content-hash.js';
 import { Problem, problems, type FieldError } from '../../lib/problems.js';
 import { textFaults, toFieldErrors, validatorFor } from '../../lib/validation.js';
 import { runRecord, serializeRun, type RunBody } from './runs.document.js';
 import { runStateFaults, usageWithTotal } from './runs.rules.js';
-import { searchText } from './runs.search.js';
-import { needsPrice, projectPrices, runCost } from '../models/models.cost.js';
-import type { PriceOverride } from '../models/models.pricing.js';
+import { searchText } from '../query/index.js';
+import { needsPrice, type PriceOverride, projectPrices, runCost } from '../models/index.js';
 import { RunInputSchema, type RunInput } from './runs.schemas.js';
-import { queueEvaluations } from '../evaluators/evaluators.sampling.js';
 
 export type IngestResult =
   | { index: number; id: string; status: 'created' | 'existing'; row: Pick<RunRow, 'doc'> }
@@ -135,6 +134,7 @@ export async function ingestRuns(
   raws: unknown[],
   now: number,
   pointerPrefix: (index: number) => string,
+  onStored: RunsStored,
   retries: RetryIdentity = 'content',
 ): Promise<IngestResult[]> {
   const results: IngestResult[] = new Array(raws.length);
@@ -197,7 +197,7 @@ export async function ingestRuns(
     }
   }
 
-  if (accepted.length > 0) await insertAccepted(db, projectId, accepted, results, retries, now);
+  if (accepted.length > 0) await insertAccepted(db, projectId, accepted, results, retries, now, onStored);
   for (const c of repeats) {
     const first = results[fresh.get(c.row.id)!.index]!;
     results[c.index] =
@@ -244,6 +244,7 @@ async function insertAccepted(
   results: IngestResult[],
   retries: RetryIdentity,
   now: number,
+  onStored: RunsStored,
 ): Promise<void> {
   for (const c of accepted) c.row.doc = serializeRun(runRecord(c.row, c.body));
   const inserted = await insertRuns(
@@ -272,7 +273,7 @@ async function insertAccepted(
   const awaited = arrived.filter((c) => c.row.trace_pending === 1).map((c) => c.row.trace_id);
   const adopted = await adoptWaitingRuns(db, projectId, [...arrived.map((c) => c.row.id), ...awaited]);
   // The project's evaluator rules sample the new runs (docs/design/quality-loop.md: Evaluators).
-  await queueEvaluations(
+  await onStored(
     db,
     projectId,
     arrived.map((c) => c.row.id),

@@ -9,6 +9,7 @@ import { migrations } from '../../db/migrations/index.js';
 import { ensureOrganization } from '../organizations/organizations.repo.js';
 import { createProject } from '../projects/projects.repo.js';
 import { ingestRuns } from './runs.ingest.js';
+import { queueEvaluations } from '../evaluators/evaluators.sampling.js';
 
 const NOW = Date.parse('2026-11-23T12:00:00.000Z');
 
@@ -58,6 +59,7 @@ describe.each(dialects)('migration 011 (run cost sources) [%s]', (dialect) => {
       ],
       NOW,
       (i) => `/runs/${i}`,
+      queueEvaluations,
     );
     const written = new Map(results.map((r) => [r.id, r.status === 'rejected' ? '' : r.row.doc]));
     expect(written.get('with-cost')).toMatch(/,"costSource":"client","price":null\}$/);

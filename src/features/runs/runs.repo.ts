@@ -8,13 +8,11 @@ import { problems, type FieldError } from '../../lib/problems.js';
 import { prepared } from '../../db/prepared.js';
 import { requireTimestamp } from '../../lib/clock.js';
 import { runRecord, serializeRun, toRun } from './runs.document.js';
-import { runFilterWhere, type RunFilters } from './runs.filters.js';
+import { indexRuns, planList, type RunFilters, runFilterWhere, searchText } from '../query/index.js';
 import { jsonValueFault } from '../../lib/json.js';
 import { runStateFaults, TERMINAL_STATUSES, usageWithTotal, type StoredUsage } from './runs.rules.js';
 import { contributionOf, rollUp, type Contribution } from './runs.rollups.js';
-import { projectPrices, runCost } from '../models/models.cost.js';
-import { planList } from './runs.score-plan.js';
-import { indexRuns, searchText } from './runs.search.js';
+import { projectPrices, runCost } from '../models/index.js';
 import type { RunPatch } from './runs.schemas.js';
 
 export { toRun };

@@ -3,16 +3,22 @@ import type { App, Deps } from '../../deps.js';
 import { sendJsonText } from '../../lib/http.js';
 import { paginate, pageJson } from '../../lib/pagination.js';
 import { problemBody, problemResponses } from '../../lib/problems.js';
-import { requestedProject } from '../projects/projects.repo.js';
-import { scoreSummaries, withScoresText } from '../scores/scores.summaries.js';
-import { ProjectParams } from '../projects/projects.schemas.js';
-import { parseRunFilters } from './runs.filters.js';
+import { requestedProject } from '../projects/index.js';
+import {
+  type Bucket,
+  filteredListRequest,
+  metricsWindow,
+  parseRunFilters,
+  runMetrics,
+  RunMetricsQuery,
+  RunMetricsSchema,
+  scoreSummaries,
+  withScoresText,
+} from '../query/index.js';
 import { ingestRuns } from './runs.ingest.js';
-import { filteredListRequest } from './runs.list-request.js';
-import { metricsWindow, runMetrics } from './runs.metrics.js';
 import { getRun, listRuns, patchRun } from './runs.repo.js';
-import { BatchBodySchema, BatchResultSchema, ListRunsQuery, ProjectRunParams, RunInputSchema, RunPage, RunPatchSchema } from './runs.schemas.js';
-import { RunMetricsQuery, RunMetricsSchema, type Bucket } from './runs.metrics.schemas.js';
+import { BatchBodySchema, BatchResultSchema, ListRunsQuery, RunInputSchema, RunPage, RunPatchSchema } from './runs.schemas.js';
+import { ProjectParams, ProjectRunParams } from '../../schemas/records.js';
 
 const tags = ['Runs'];
 
@@ -22,7 +28,7 @@ async function runWithScores(db: Deps['db'], dialect: Deps['dialect'], projectId
   return withScoresText(run.doc, scores.get(run.id) ?? []);
 }
 
-export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Deps): void {
+export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsStored }: Deps): void {
   app.get('/projects/:project_id/runs', {
     config: { scope: 'runs:read' },
     schema: {
@@ -99,7 +105,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
     },
     handler: async (request, reply) => {
       const project = await requestedProject(db, request);
-      const [result] = await ingestRuns(db, project.id, [request.body], clock.now(), () => '');
+      const [result] = await ingestRuns(db, project.id, [request.body], clock.now(), () => '', runsStored);
       if (!result) throw new Error('ingest returned no result');
       if (result.status === 'rejected') throw result.problem;
       // The stored record is already the serialized answer: sent as it is, not parsed and serialized again
@@ -124,7 +130,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config }: Dep
     },
     handler: async (request) => {
       const project = await requestedProject(db, request);
-      const results = await ingestRuns(db, project.id, request.body.runs, clock.now(), (i) => `/runs/${i}`);
+      const results = await ingestRuns(db, project.id, request.body.runs, clock.now(), (i) => `/runs/${i}`, runsStored);
       return {
         results: results.map((r) =>
           r.status === 'rejected'

@@ -1,24 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParam, NullableTimestamp, StringEnum, Timestamp } from '../../schemas/common.js';
+import { NullableTimestamp, Timestamp } from '../../schemas/common.js';
+import { JsonObject, RunKind, RunRef, RunStatusSchema } from '../../schemas/records.js';
+import { metadataFilters, runFilterProperties, ScoreSummaries } from '../query/index.js';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
-import { ScoreSummaries } from '../scores/scores.summaries.schemas.js';
 
-export const RUN_KINDS = ['llm', 'chain', 'tool', 'retriever', 'embedding', 'agent', 'custom'] as const;
-export const RUN_STATUSES = ['running', 'succeeded', 'failed'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
 export { TERMINAL_STATUSES } from './runs.rules.js';
 
-export const RunKind = StringEnum(RUN_KINDS);
-export const RunStatusSchema = StringEnum(RUN_STATUSES);
-
-/** Client-chosen ids: URL-safe, and never a word the API uses in the same path position. */
-export const RUN_ID_PATTERN = '^(?!(null|metrics|batch)$)[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$';
-// The pattern bounds the length too; `maxLength` says so to readers (and is not checked twice).
-export const RunRef = (options: { description?: string } = {}) => enforcedElsewhere(Type.String({ pattern: RUN_ID_PATTERN, ...options }), { maxLength: 128 });
 const RunIdInput = RunRef({ description: 'A client-chosen id (1..128 of A-Z a-z 0-9 _ . : -); makes the create idempotent.' });
 
-export const JsonObject = Type.Object({}, { additionalProperties: true, description: 'Any JSON object' });
 // Bounds that keep every stored value, and sums over millions of runs, inside both engines' bigint and
 // double precision (a larger value was a 500 on PostgreSQL).
 const MAX_TOKENS = 1_000_000_000_000;
@@ -192,63 +181,7 @@ export const BatchResultSchema = Type.Object(
   { title: 'RunBatchResult', additionalProperties: false },
 );
 
-/** The filter grammar shared by the runs list, the runs metrics and (later) monitors. */
-export const runFilterProperties = {
-  status: Type.Optional(RunStatusSchema),
-  kind: Type.Optional(RunKind),
-  name: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 256, description: 'The run name, exactly; ending in `*`, the names that start with the rest (`Chat*`)' }),
-  ),
-  tag: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 10, description: 'Repeatable; every tag must be present' })),
-  model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  traceId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-  sessionId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  userId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  parentRunId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: '`null` lists root runs only' })),
-  startedAfter: Type.Optional(Timestamp),
-  startedBefore: Type.Optional(Timestamp),
-  hasMetadata: Type.Optional(
-    Type.Array(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', maxLength: 64 }), {
-      maxItems: 10,
-      description: 'Repeatable; runs whose metadata has this top-level key (any value, null included)',
-    }),
-  ),
-  hasScore: Type.Optional(
-    Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
-      maxItems: 10,
-      description: 'Repeatable; runs that have, or whose trace or session has, a score of this name',
-    }),
-  ),
-  q: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 1000,
-      description: 'Full-text search: every word (whole words, case-insensitive) must appear in the run’s name, inputs, outputs or error',
-    }),
-  ),
-};
-/** `metadata.<key>=<value>`, and `metadata.<key>!=<value>` (the parameter's name then ends in `!`). */
-export const METADATA_FILTER_PATTERN = '^metadata\\.[A-Za-z0-9_-]{1,64}!?$';
-/** `score.<name>` (`=`), `score.<name>>` (from `score.<name>>=v`) and `score.<name><` (from `score.<name><=v`). */
-export const SCORE_FILTER_PATTERN = '^score\\.[^<>]{1,100}[<>]?$';
-export const scoreFilter = Type.String({
-  minLength: 1,
-  maxLength: 100,
-  description:
-    '`score.<name>=<value>`, `score.<name>>=<number>`, `score.<name><=<number>`: runs that have, or whose trace or session has, a score of that name with that value (a boolean’s `true`/`false`, a category, a number) or within that bound; at most 10 score filters in a request, these and `hasScore` together',
-});
-export const metadataFilters = {
-  [METADATA_FILTER_PATTERN]: Type.String({
-    maxLength: 1000,
-    description:
-      '`metadata.<key>=<value>`: exact match on a top-level metadata value (a number, boolean or null matches its JSON text too); `metadata.<key>!=<value>`: runs without that value (the key absent included)',
-  }),
-  [SCORE_FILTER_PATTERN]: scoreFilter,
-};
-
 export const ListRunsQuery = Type.Object(
   { ...pageQueryProperties, ...runFilterProperties },
   { additionalProperties: false, patternProperties: metadataFilters },
 );
-
-export const ProjectRunParams = Type.Object({ project_id: IdParam('prj', 'Project id'), run_id: IdParam('run', 'Run id') }, { additionalProperties: false });

@@ -5,8 +5,9 @@ import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
-import { configFaults, type ConfigRule, type ScoreDataType } from './scores.rules.js';
+import { configFaults, type ConfigRule } from './scores.rules.js';
 import type { CreateScoreConfig, ScoreConfig, UpdateScoreConfig } from './scores.schemas.js';
+import type { ScoreDataType } from '../../schemas/records.js';
 
 export function toScoreConfig(row: ScoreConfigRow): ScoreConfig {
   return {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { describeEachDialect, expectProblem } from '../../../test/helpers/harness.js';
 import type { Json } from '../../../test/helpers/json.js';
-import { forceScorePlan } from '../runs/runs.score-plan.js';
+import { forceScorePlan } from '../query/score-plan.js';
 import { scoresWorld } from './scores.test-support.js';
 
 /**

@@ -4,11 +4,12 @@ import { newId } from '../../lib/ids.js';
 import { jsonValueFault } from '../../lib/json.js';
 import { problems, type FieldError, type Problem } from '../../lib/problems.js';
 import { textFaults, toFieldErrors, validatorFor } from '../../lib/validation.js';
-import { contentHash } from '../runs/runs.content-hash.js';
+import { contentHash } from '../../lib/content-hash.js';
 import { configsNamed } from './score-configs.repo.js';
 import { deleteScore, existingTargets, insertScores, requireScore, TARGET_NOUN, writeScore } from './scores.repo.js';
-import { columnsOf, valueFault, valueOf, type ConfigRule, type ScoreTarget } from './scores.rules.js';
+import { columnsOf, valueFault, valueOf, type ConfigRule } from './scores.rules.js';
 import { ScoreBatchItemSchema, ScoreInputSchema, type ScoreBatchItem, type ScoreUpdate } from './scores.schemas.js';
+import type { ScoreTarget } from '../../schemas/records.js';
 
 /** Who gives the scores: a member (or token) of the organization, or an evaluator rule. */
 export interface ScoreAuthor {

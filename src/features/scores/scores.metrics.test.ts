@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { manualClock } from '../../lib/clock.js';
 import { describeEachDialect, expectProblem } from '../../../test/helpers/harness.js';
 import type { Json } from '../../../test/helpers/json.js';
-import { BUCKETS } from '../runs/runs.metrics.schemas.js';
+import { BUCKETS } from '../query/metrics.schemas.js';
 import { rollupWindow, scoreMetrics } from './scores.metrics.js';
 import { scoresWorld } from './scores.test-support.js';
 

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
-import { bucketStarts, metricsGroups } from '../runs/runs.metrics.js';
-import { bucketStart } from '../runs/metrics.rules.js';
+import { bucketStart, bucketStarts, metricsGroups } from '../query/index.js';
 import { scoreCells, type ScoreListFilters } from './scores.repo.js';
 import { HOUR_MS, rollupCells, type ScoreCell } from './scores.rollups.js';
 

@@ -10,6 +10,7 @@ import { ensureOrganization } from '../organizations/organizations.repo.js';
 import { createProject } from '../projects/projects.repo.js';
 import { ingestRuns } from '../runs/runs.ingest.js';
 import { ingestScores } from './scores.ingest.js';
+import { queueEvaluations } from '../evaluators/evaluators.sampling.js';
 
 const NOW = Date.parse('2026-11-26T12:00:00.000Z');
 const HOUR = 3_600_000;
@@ -47,6 +48,7 @@ describe.each(dialects)('migration 020 (score rollups) [%s]', (dialect) => {
       [{ id: 'r1', name: 'run', kind: 'llm', startTime: '2026-11-26T10:00:00.000Z', sessionId: 's1' }],
       NOW,
       (i) => `/runs/${i}`,
+      queueEvaluations,
     );
     const author = { organizationId: org.id, projectId: project.id, kind: 'user' as const, id: 'usr_1' };
     const values = [0.25, 1, true, false, 'x', 'y', 7];

@@ -5,8 +5,9 @@ import { toIso } from '../../lib/clock.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { cellKeys, rollUpScores, toCells, type ScoreCell } from './scores.rollups.js';
-import { valueOf, type ScoreTarget } from './scores.rules.js';
+import { valueOf } from './scores.rules.js';
 import type { Score } from './scores.schemas.js';
+import type { ScoreTarget } from '../../schemas/records.js';
 
 export function toScore(row: ScoreRow): Score {
   const target = row.target as ScoreTarget;

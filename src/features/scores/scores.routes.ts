@@ -4,16 +4,11 @@ import type { App, Deps } from '../../deps.js';
 import { requireTimestamp } from '../../lib/clock.js';
 import { problemBody, problemResponses } from '../../lib/problems.js';
 import { pageRoute } from '../page-route.js';
-import { requestedProject } from '../projects/projects.repo.js';
-import { ProjectParams } from '../projects/projects.schemas.js';
-import { metricsWindow } from '../runs/runs.metrics.js';
-import { ProjectRunParams } from '../runs/runs.schemas.js';
-import { SessionParams } from '../sessions/sessions.schemas.js';
-import { TraceParams } from '../traces/traces.schemas.js';
+import { requestedProject } from '../projects/index.js';
+import { metricsWindow } from '../query/index.js';
 import { ingestScores, removeScore, updateScore, type ScoreAuthor, type ScoreEditor } from './scores.ingest.js';
 import { scoreMetrics } from './scores.metrics.js';
 import { listScores, requireScore, toScore } from './scores.repo.js';
-import type { ScoreTarget } from './scores.rules.js';
 import {
   ListScoresQuery,
   ScoreBatchBody,
@@ -25,6 +20,7 @@ import {
   ScorePage,
   UpdateScoreBody,
 } from './scores.schemas.js';
+import { ProjectParams, ProjectRunParams, SessionParams, TraceParams, type ScoreTarget } from '../../schemas/records.js';
 
 const tags = ['Scores'];
 

@@ -2,14 +2,11 @@
  * What a score is and what makes one valid, without I/O: its data type from its value, the columns it
  * is stored in and back, and the faults of a value against a score config.
  */
-export const SCORE_DATA_TYPES = ['numeric', 'boolean', 'categorical'] as const;
-export const SCORE_SOURCES = ['api', 'annotation', 'evaluator'] as const;
-export const SCORE_TARGETS = ['run', 'trace', 'session'] as const;
+import type { ScoreDataType } from '../../schemas/records.js';
+
 export const MAX_CATEGORIES = 100;
 export const MAX_COMMENT = 10_000;
 
-export type ScoreDataType = (typeof SCORE_DATA_TYPES)[number];
-export type ScoreTarget = (typeof SCORE_TARGETS)[number];
 export type ScoreValue = number | boolean | string;
 
 /** The config a value is checked against (the stored row's fields, parsed). */

@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
-import { metricsSchema, metricsWindowProperties } from '../runs/runs.metrics.schemas.js';
-import { JsonObject, RunRef } from '../runs/runs.schemas.js';
-import { SCORE_DATA_TYPES, SCORE_SOURCES, SCORE_TARGETS, MAX_CATEGORIES, MAX_COMMENT } from './scores.rules.js';
+import { metricsSchema, metricsWindowProperties } from '../query/index.js';
+import { MAX_CATEGORIES, MAX_COMMENT } from './scores.rules.js';
+import { JsonObject, RunRef, SCORE_DATA_TYPES, SCORE_SOURCES, SCORE_TARGETS } from '../../schemas/records.js';
 
 const Name = (description: string) => Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_TEXT_PATTERN, description });
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -1,14 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
-import { runFilterWhere, type RunFilters } from '../runs/runs.filters.js';
-import { planList } from '../runs/runs.score-plan.js';
+import { planList, type RunFilters, runFilterWhere, withSummaries } from '../query/index.js';
 import type { Database } from '../../db/schema.js';
 import type { RollupTotals } from '../../db/schema.runs.js';
 import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
-import { listedTraces, totalsOf, tracesWithScores } from '../traces/traces.repo.js';
-import { withSummaries } from '../scores/scores.summaries.js';
-import type { Trace } from '../traces/traces.schemas.js';
+import { listedTraces, totalsOf, type Trace, tracesWithScores } from '../traces/index.js';
 import { MAX_LISTED_TRACES, type EndUser, type Session } from './sessions.schemas.js';
 
 /** Sessions and end users: the same rollup, keyed by a different run field. */

@@ -1,10 +1,10 @@
 import type { App, Deps } from '../../deps.js';
 import { paginate } from '../../lib/pagination.js';
-import { filteredListRequest } from '../runs/runs.list-request.js';
-import { requestedProject } from '../projects/projects.repo.js';
-import { ProjectParams } from '../projects/projects.schemas.js';
+import { filteredListRequest } from '../query/index.js';
+import { requestedProject } from '../projects/index.js';
 import { getActivity, listActivity, sessionsWithScores, toEndUser, type ActivityRow } from './sessions.repo.js';
-import { EndUserDetailSchema, EndUserPage, EndUserParams, ListActivityQuery, SessionDetailSchema, SessionPage, SessionParams } from './sessions.schemas.js';
+import { EndUserDetailSchema, EndUserPage, ListActivityQuery, SessionDetailSchema, SessionPage } from './sessions.schemas.js';
+import { ProjectParams, EndUserParams, SessionParams } from '../../schemas/records.js';
 
 const ORDER =
   'Newest activity first (the latest end of its runs), then id. Its activity moves forward as runs arrive, so a walk that runs while it does may pass over one that became newer.';

@@ -1,15 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { metadataFilters, runFilterProperties } from '../runs/runs.schemas.js';
-import { IdParam } from '../../schemas/common.js';
-import { rollupProperties } from '../traces/traces.schemas.js';
-import { ScoreSummaries } from '../scores/scores.summaries.schemas.js';
+import { rollupProperties } from '../traces/index.js';
+import { metadataFilters, runFilterProperties, ScoreSummaries } from '../query/index.js';
 
 const Count = Type.Integer({ minimum: 0 });
-/** Session and end-user ids are the client's: 1..256 characters, any but control characters. */
-const ContextKey = (description: string) =>
-  enforcedElsewhere(Type.String({ minLength: 1, pattern: '^[^\\u0000-\\u001f]{1,256}$', description }), { maxLength: 256 });
 
 const activity = {
   ...rollupProperties,
@@ -54,9 +48,6 @@ export const EndUserDetailSchema = Type.Object(
   { user: Type.Ref('EndUser'), traces: tracesOf('user’s activity'), truncated },
   { title: 'EndUserDetail', additionalProperties: false },
 );
-
-export const SessionParams = Type.Object({ project_id: IdParam('prj', 'Project id'), session_id: ContextKey('Session id') }, { additionalProperties: false });
-export const EndUserParams = Type.Object({ project_id: IdParam('prj', 'Project id'), user_id: ContextKey('End-user id') }, { additionalProperties: false });
 
 /** The sessions and end-users lists' query: a page, and the runs list's filters (a session or user matches when one of its runs does). */
 export const ListActivityQuery = Type.Object(

@@ -5,11 +5,8 @@ import type { Database, TraceRow } from '../../db/schema.js';
 import type { RollupTotals } from '../../db/schema.runs.js';
 import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
-import { toRun } from '../runs/runs.document.js';
-import { runFilterWhere, type RunFilters } from '../runs/runs.filters.js';
-import { planList } from '../runs/runs.score-plan.js';
-import type { Run } from '../runs/runs.schemas.js';
-import { withSummaries, type ScoreSummary } from '../scores/scores.summaries.js';
+import { type Run, toRun } from '../runs/index.js';
+import { planList, type RunFilters, runFilterWhere, type ScoreSummary, withSummaries } from '../query/index.js';
 import { previewOf } from './traces.preview.js';
 import { MAX_OUTLINE_RUNS, type RunOutline, type Trace } from './traces.schemas.js';
 

@@ -1,11 +1,11 @@
 import type { App, Deps } from '../../deps.js';
 import { sendJsonText } from '../../lib/http.js';
 import { paginate } from '../../lib/pagination.js';
-import { requestedProject } from '../projects/projects.repo.js';
-import { ProjectParams } from '../projects/projects.schemas.js';
-import { filteredListRequest } from '../runs/runs.list-request.js';
+import { requestedProject } from '../projects/index.js';
+import { filteredListRequest } from '../query/index.js';
 import { getTrace, listTraces, tracesWithScores } from './traces.repo.js';
-import { ListTracesQuery, TraceDetailSchema, TracePage, TraceParams } from './traces.schemas.js';
+import { ListTracesQuery, TraceDetailSchema, TracePage } from './traces.schemas.js';
+import { ProjectParams, TraceParams } from '../../schemas/records.js';
 
 const tags = ['Traces'];
 

@@ -1,9 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { IdParam, StringEnum, Timestamp } from '../../schemas/common.js';
-import { ScoreSummaries } from '../scores/scores.summaries.schemas.js';
-import { METADATA_FILTER_PATTERN, RunKind, RunStatusSchema, runFilterProperties, SCORE_FILTER_PATTERN, scoreFilter } from '../runs/runs.schemas.js';
+import { StringEnum, Timestamp } from '../../schemas/common.js';
+import { METADATA_FILTER_PATTERN, runFilterProperties, SCORE_FILTER_PATTERN, scoreFilter, ScoreSummaries } from '../query/index.js';
+import { RunKind, RunStatusSchema } from '../../schemas/records.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const Count = Type.Integer({ minimum: 0 });
@@ -100,13 +99,4 @@ export const ListTracesQuery = Type.Object(
       [SCORE_FILTER_PATTERN]: scoreFilter,
     },
   },
-);
-
-export const TraceParams = Type.Object(
-  {
-    project_id: IdParam('prj', 'Project id'),
-    // The pattern bounds the length too; `maxLength` says so to readers (and is not checked twice).
-    trace_id: enforcedElsewhere(Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$', description: 'Trace id' }), { maxLength: 128 }),
-  },
-  { additionalProperties: false },
 );

@@ -2,10 +2,10 @@ import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { problemResponses } from '../../lib/problems.js';
 import { pageRoute } from '../page-route.js';
-import { requestedProject } from '../projects/projects.repo.js';
-import { ProjectParams } from '../projects/projects.schemas.js';
+import { requestedProject } from '../projects/index.js';
 import { createView, deleteView, listViews, requireView, toSavedView, updateView, type ViewOwner } from './views.repo.js';
 import { CreateViewBody, ListViewsQuery, MAX_VIEWS, SavedViewPage, UpdateViewBody, ViewParams } from './views.schemas.js';
+import { ProjectParams } from '../../schemas/records.js';
 
 const tags = ['Saved views'];
 

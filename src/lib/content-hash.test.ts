@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../lib/json.js';
-import { contentHash, sameContent } from './runs.content-hash.js';
+import { canonicalJson } from './json.js';
+import { contentHash, sameContent } from './content-hash.js';
 
 describe('run content hashes', () => {
   const run = { name: 'chat', kind: 'llm', startTime: '2026-11-24T00:00:00.000Z', inputs: { messages: [{ role: 'user', content: 'hi' }] } };

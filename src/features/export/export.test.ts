@@ -1,8 +1,8 @@
 import { expect, it } from 'vitest';
 import { expectProblem } from '../../../test/helpers/harness.js';
 import type { Json } from '../../../test/helpers/json.js';
-import { csvCell } from './runs.export.js';
-import { describeRuns, minimal, projectFor } from './runs.test-support.js';
+import { csvCell } from './export.routes.js';
+import { describeRuns, minimal, projectFor } from '../runs/runs.test-support.js';
 
 /** RFC 4180, as a spreadsheet reads it: quoted cells, doubled quotes, CRLF rows. */
 function parseCsv(text: string): string[][] {

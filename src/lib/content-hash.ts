@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { canonicalJson, canonicalText } from '../../lib/json.js';
+import { canonicalJson, canonicalText } from './json.js';
 
 /**
  * What an idempotent retry of a run is compared by: a digest of the run as the client sent it, the same

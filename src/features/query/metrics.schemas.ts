@@ -1,7 +1,7 @@
 import { Type, type TProperties } from '@sinclair/typebox';
 import { StringEnum, Timestamp } from '../../schemas/common.js';
 import { MAX_BUCKETS } from './metrics.rules.js';
-import { metadataFilters, runFilterProperties } from './runs.schemas.js';
+import { metadataFilters, runFilterProperties } from './filters.schemas.js';
 
 export const BUCKETS = { '1m': 60_000, '5m': 300_000, '1h': 3_600_000, '1d': 86_400_000 } as const;
 export type Bucket = keyof typeof BUCKETS;

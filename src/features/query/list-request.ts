@@ -2,8 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Principal } from '../../auth/tokens.js';
 import type { Database, ProjectRow } from '../../db/schema.js';
 import type { ListIdentity, PageRequest } from '../../lib/pagination.js';
-import { requestedProject } from '../projects/projects.repo.js';
-import { parseRunFilters, type RunFilters } from './runs.filters.js';
+import { requestedProject } from '../projects/index.js';
+import { parseRunFilters, type RunFilters } from './filters.js';
 
 /**
  * What a list filtered like the runs list reads from its request: the project (404 when not the

@@ -4,8 +4,8 @@ import type { Database } from '../../db/schema.js';
 import { DAY_MS, requireTimestamp, toIso } from '../../lib/clock.js';
 import { problems } from '../../lib/problems.js';
 import { metricsRangeFaults } from './metrics.rules.js';
-import { BUCKETS, type Bucket } from './runs.metrics.schemas.js';
-import { aggregateRuns, bucketStart, emptyAggregate, type Aggregate, type AggregateInput } from './runs.aggregate.js';
+import { BUCKETS, type Bucket } from './metrics.schemas.js';
+import { aggregateRuns, bucketStart, emptyAggregate, type Aggregate, type AggregateInput } from './aggregate.js';
 
 export type RunMetricsInput = AggregateInput;
 

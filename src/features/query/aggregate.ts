@@ -3,8 +3,8 @@ import type { Dialect } from '../../db/dialect.js';
 import { sqliteHandle } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import type { MetricInputs } from './metrics.rules.js';
-import { runFilterWhere, type RunFilters } from './runs.filters.js';
-import type { GroupBy } from './runs.metrics.schemas.js';
+import { runFilterWhere, type RunFilters } from './filters.js';
+import type { GroupBy } from './metrics.schemas.js';
 
 /**
  * The one aggregation over runs, used by the runs metrics endpoint, monitor evaluation and the monitor

@@ -3,7 +3,7 @@ import type { Dialect } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { requireTimestamp } from '../../lib/clock.js';
 import { problems } from '../../lib/problems.js';
-import { queryWords, searchMatch, type SearchPlan } from './runs.search.js';
+import { queryWords, searchMatch, type SearchPlan } from './search.js';
 
 /** Normalised run filters: what the list, the metrics and monitors all apply, through `runFilterWhere`. */
 export interface RunFilters {

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { scoreValueMatch, valueWays, type ListPlan, type RunFilters, type ScoreFilter, type ScorePlan, type ScoreTargetKind } from './runs.filters.js';
-import { planSearch } from './runs.search.js';
+import { scoreValueMatch, valueWays, type ListPlan, type RunFilters, type ScoreFilter, type ScorePlan, type ScoreTargetKind } from './filters.js';
+import { planSearch } from './search.js';
 
 /**
  * At most this many matching scores in a project make a filter "few": the list then starts from them.

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from '../../schemas/common.js';
-import { SCORE_DATA_TYPES } from './scores.rules.js';
+import { SCORE_DATA_TYPES } from '../../schemas/records.js';
 
 /** The most score summaries a listed run, trace or session carries (the first by name). */
 export const MAX_SUMMARIES = 50;

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import type { Json } from '../../../test/helpers/json.js';
-import { FEW_MATCHES } from './runs.search.js';
-import { describeRuns, minimal, projectFor } from './runs.test-support.js';
+import { FEW_MATCHES } from './search.js';
+import { describeRuns, minimal, projectFor } from '../runs/runs.test-support.js';
 
 /**
  * A search's matches are found one way when they are few (lists start from them) and another when they

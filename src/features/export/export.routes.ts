@@ -6,13 +6,10 @@ import { Gate, holdForResponse } from '../../lib/gate.js';
 import { leaveWorkQueue } from '../../lib/shedding.js';
 import { pageQueryProperties, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { StringEnum } from '../../schemas/common.js';
-import { ProjectParams } from '../projects/projects.schemas.js';
-import { scoreSummaries, withScoresText, type ScoreSummary } from '../scores/scores.summaries.js';
-import { listTraces, toTrace, type TraceListRow } from '../traces/traces.repo.js';
-import { toRun } from './runs.document.js';
-import { filteredListRequest } from './runs.list-request.js';
-import { listRuns, type RunListRow } from './runs.repo.js';
-import { metadataFilters, runFilterProperties, type Run } from './runs.schemas.js';
+import { filteredListRequest, metadataFilters, runFilterProperties, scoreSummaries, type ScoreSummary, withScoresText } from '../query/index.js';
+import { listTraces, toTrace, type TraceListRow } from '../traces/index.js';
+import { listRuns, type Run, type RunListRow, toRun } from '../runs/index.js';
+import { ProjectParams } from '../../schemas/records.js';
 
 /** Rows read per step: a list page's most, so an export holds no more in memory than a list request. */
 const STEP = 100;

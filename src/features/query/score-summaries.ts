@@ -1,8 +1,8 @@
 import { sql, type AliasedExpression, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
-import type { ScoreDataType, ScoreTarget } from './scores.rules.js';
-import { MAX_SUMMARIES, type ScoreSummary } from './scores.summaries.schemas.js';
+import { MAX_SUMMARIES, type ScoreSummary } from './score-summaries.schemas.js';
+import type { ScoreDataType, ScoreTarget } from '../../schemas/records.js';
 
 export { MAX_SUMMARIES, type ScoreSummary };
 

@@ -1,0 +1,96 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RuleTester } from 'eslint';
+import tseslint from 'typescript-eslint';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { TIERS, tiers } from '../scripts/eslint-tiers.js';
+
+// The floor plan of src/features/ (ARCHITECTURE.md, Tiers): the lint rule that holds it refuses what it
+// must, and the tree as it stands has no feature folder in an import cycle with another.
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const features = join(root, 'src', 'features');
+
+RuleTester.describe = describe;
+RuleTester.it = it;
+const tester = new RuleTester({ languageOptions: { parser: tseslint.parser } });
+const at = (path: string) => join(root, path);
+
+describe('sightline/tiers', () => {
+  tester.run('tiers', tiers, {
+    valid: [
+      { filename: at('src/features/traces/traces.repo.ts'), code: "import { toRun } from '../runs/index.js';" },
+      { filename: at('src/features/scores/scores.routes.ts'), code: "import { planList } from '../query/index.js';" },
+      { filename: at('src/features/runs/runs.routes.ts'), code: "import { ingestRuns } from './runs.ingest.js';" },
+      { filename: at('src/app.ts'), code: "import { runRoutes } from './features/runs/index.js';" },
+      { filename: at('src/features/runs/runs.routes.ts'), code: "import { pageRoute } from '../page-route.js';" },
+      // A suite drives the whole service: it may reach any feature, however deep.
+      { filename: at('src/features/runs/runs.migration.test.ts'), code: "import { queueEvaluations } from '../evaluators/evaluators.sampling.js';" },
+    ],
+    invalid: [
+      { filename: at('src/features/runs/runs.ingest.ts'), code: "import { queueEvaluations } from '../evaluators/index.js';", errors: [{ messageId: 'up' }] },
+      { filename: at('src/features/runs/runs.routes.ts'), code: "import { withSummaries } from '../sessions/index.js';", errors: [{ messageId: 'up' }] },
+      {
+        filename: at('src/features/projects/projects.repo.ts'),
+        code: "export { deleteMonitorsWhere } from '../monitors/index.js';",
+        errors: [{ messageId: 'up' }],
+      },
+      { filename: at('src/features/traces/traces.repo.ts'), code: "import { toRun } from '../runs/runs.document.js';", errors: [{ messageId: 'face' }] },
+      { filename: at('src/app.ts'), code: "import { runRoutes } from './features/runs/runs.routes.js';", errors: [{ messageId: 'face' }] },
+      { filename: at('src/features/runs/runs.routes.ts'), code: "import { toRun } from './index.js';", errors: [{ messageId: 'ownFace' }] },
+      { filename: at('src/lib/cors.ts'), code: "import { originAllowList } from '../features/organizations/index.js';", errors: [{ messageId: 'kernel' }] },
+      { filename: at('src/deps.ts'), code: "import type { Monitoring } from './features/monitors/index.js';", errors: [{ messageId: 'kernel' }] },
+      { filename: at('src/server.ts'), code: "import { Monitoring } from './features/monitors/monitors.service.js';", errors: [{ messageId: 'face' }] },
+      { filename: at('src/features/page-route.ts'), code: "import type { Run } from './runs/index.js';", errors: [{ messageId: 'kernel' }] },
+      { filename: at('src/features/runs/runs.routes.ts'), code: "const late = await import('../nowhere/index.js');", errors: [{ messageId: 'unknown' }] },
+    ],
+  });
+});
+
+/** The feature folders each feature folder's sources import (suites aside), read with TypeScript's own pre-processor. */
+function folderGraph(): Map<string, Set<string>> {
+  const graph = new Map<string, Set<string>>();
+  for (const feature of readdirSync(features, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+    const edges = new Set<string>();
+    const dir = join(features, feature.name);
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts') && !/\.test(-support)?\.ts$/.test(f))) {
+      for (const imported of ts.preProcessFile(readFileSync(join(dir, file), 'utf8'), true, true).importedFiles) {
+        if (!imported.fileName.startsWith('.')) continue;
+        const target = resolve(dir, imported.fileName);
+        if (!target.startsWith(features + sep)) continue;
+        const folder = target.slice(features.length + 1).split(sep)[0]!;
+        if (folder !== feature.name && !folder.endsWith('.js')) edges.add(folder);
+      }
+    }
+    graph.set(feature.name, edges);
+  }
+  return graph;
+}
+
+describe('the floor plan of src/features/', () => {
+  const graph = folderGraph();
+
+  it('places every feature folder in exactly one tier', () => {
+    const placed = TIERS.flatMap((tier) => tier.features);
+    expect(new Set(placed).size).toBe(placed.length);
+    expect([...graph.keys()].sort()).toEqual([...placed].sort());
+  });
+
+  it('has no feature folder in an import cycle with another', () => {
+    expect([...graph.values()].reduce((n, edges) => n + edges.size, 0)).toBeGreaterThan(30);
+    const cycles: string[] = [];
+    for (const start of graph.keys()) {
+      const stack: string[][] = [[start]];
+      while (stack.length > 0) {
+        const path = stack.pop()!;
+        for (const next of graph.get(path.at(-1)!) ?? []) {
+          if (next === start) cycles.push([...path, next].join(' → '));
+          else if (!path.includes(next)) stack.push([...path, next]);
+        }
+      }
+    }
+    expect(cycles).toEqual([]);
+  });
+});
