@@ -14,27 +14,11 @@ import type { Storage } from './db/index.js';
 import type { App, Deps } from './deps.js';
 import { authRoutes, identityProvider } from './features/auth/index.js';
 import { dashboardRoutes } from './features/dashboard/index.js';
-import { annotationItemRoutes, AnnotationItemSchema, annotationQueueRoutes, AnnotationQueueSchema } from './features/annotations/index.js';
-import { EvaluationWorker, evaluatorRoutes, EvaluatorRuleSchema, queueEvaluations } from './features/evaluators/index.js';
-import { lifecycleRoutes } from './features/lifecycle/index.js';
-import { datasetItemRoutes, DatasetItemSchema, datasetRoutes, DatasetSchema } from './features/datasets/index.js';
-import { ComparisonRowSchema, ExperimentResultSchema, experimentRoutes, ExperimentSchema } from './features/experiments/index.js';
-import { meRoutes } from './features/me/index.js';
-import { ModelPriceSchema, modelRoutes } from './features/models/index.js';
-import { Monitoring, monitorRoutes, MonitorSchema } from './features/monitors/index.js';
-import { organizationRoutes, originAllowList } from './features/organizations/index.js';
-import { projectRoutes, ProjectSchema } from './features/projects/index.js';
-import { promptRoutes, PromptSchema, PromptVersionSchema } from './features/prompts/index.js';
-import { runRoutes, RunWithScoresSchema } from './features/runs/index.js';
-import { otlpRoutes } from './features/otlp/index.js';
-import { traceRoutes, TraceSchema } from './features/traces/index.js';
-import { EndUserSchema, sessionRoutes, SessionSchema } from './features/sessions/index.js';
-import { SavedViewSchema, viewRoutes } from './features/views/index.js';
-import { scoreConfigRoutes, ScoreConfigSchema, scoreRoutes, ScoreSchema } from './features/scores/index.js';
-import { exportRoutes } from './features/export/index.js';
+import { EvaluationWorker, queueEvaluations } from './features/evaluators/index.js';
+import { Monitoring } from './features/monitors/index.js';
+import { originAllowList } from './features/organizations/index.js';
 import { systemRoutes } from './features/system/index.js';
-import { TokenRecordSchema, tokenRoutes } from './features/tokens/index.js';
-import { modelConnectionRoutes, ModelConnectionSchema } from './features/model-connections/index.js';
+import { SHARED_SCHEMAS, v1Routes } from './app.features.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { answerClientError } from './lib/client-error.js';
 import { redactUrl, requestIdFrom, sendProblem, toProblem } from './lib/http.js';
@@ -45,7 +29,7 @@ import { AllowedMethods } from './lib/allowed-methods.js';
 import { Gate } from './lib/gate.js';
 import { enforce, RateLimiter } from './lib/rate-limit.js';
 import { CursorCodec } from './lib/pagination.js';
-import { ProblemSchema, problems } from './lib/problems.js';
+import { problems } from './lib/problems.js';
 import { heapShedBytes, LoadShedder } from './lib/shedding.js';
 import { compileValidator } from './lib/validation.js';
 
@@ -235,32 +219,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     return sendProblem(reply, request, problem, config.problemBase);
   });
 
-  for (const schema of [
-    ProblemSchema,
-    ProjectSchema,
-    RunWithScoresSchema,
-    TraceSchema,
-    SessionSchema,
-    EndUserSchema,
-    TokenRecordSchema,
-    PromptSchema,
-    PromptVersionSchema,
-    MonitorSchema,
-    ModelPriceSchema,
-    SavedViewSchema,
-    ScoreSchema,
-    ScoreConfigSchema,
-    DatasetSchema,
-    DatasetItemSchema,
-    AnnotationQueueSchema,
-    AnnotationItemSchema,
-    EvaluatorRuleSchema,
-    ModelConnectionSchema,
-    ExperimentSchema,
-    ExperimentResultSchema,
-    ComparisonRowSchema,
-  ])
-    app.addSchema(schema);
+  for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   await registerApiDocument(app, config);
 
@@ -304,29 +263,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
         'onRequest',
         accessHook({ tokens, limiter, cors, sessions, sessionCookie, ratePerMinute: config.rateLimitPerMinute, mintPerMinute: config.tokenMintRateLimit }),
       );
-      meRoutes(api, deps);
-      tokenRoutes(api, deps);
-      organizationRoutes(api, deps);
-      projectRoutes(api, deps);
-      lifecycleRoutes(api, deps);
-      promptRoutes(api, deps);
-      runRoutes(api, deps);
-      otlpRoutes(api, deps);
-      traceRoutes(api, deps);
-      sessionRoutes(api, deps);
-      viewRoutes(api, deps);
-      exportRoutes(api, deps);
-      monitorRoutes(api, deps, monitoring);
-      modelRoutes(api, deps);
-      scoreRoutes(api, deps);
-      scoreConfigRoutes(api, deps);
-      datasetRoutes(api, deps);
-      datasetItemRoutes(api, deps);
-      annotationQueueRoutes(api, deps);
-      annotationItemRoutes(api, deps);
-      evaluatorRoutes(api, deps);
-      modelConnectionRoutes(api, deps);
-      experimentRoutes(api, deps);
+      v1Routes(api, deps, { monitoring });
     },
     { prefix: '/v1' },
   );

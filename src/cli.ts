@@ -213,9 +213,12 @@ export async function main(argv: string[]): Promise<number> {
         return await subcommand(command, rest, 'create', tokenCreate);
       case 'org':
         return await subcommand(command, rest, 'allow-origin', orgAllowOrigin);
-      case 'openapi':
-        process.stdout.write(`${JSON.stringify(await openApiDocument(), null, 2)}\n`);
+      case 'openapi': {
+        const text = `${JSON.stringify(await openApiDocument(), null, 2)}\n`;
+        // Written whole before the process exits: a pipe (`| jq`, `| cmp -`) takes it in pieces.
+        await new Promise<void>((resolve, reject) => process.stdout.write(text, (error) => (error ? reject(error) : resolve())));
         return 0;
+      }
       case 'projects':
       case 'runs':
       case 'prompts':

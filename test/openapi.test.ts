@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { declareV1Route } from '../src/auth/route-scope.js';
@@ -29,6 +31,16 @@ describe('OpenAPI document', () => {
     const committed = JSON.parse(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8'));
     const generated = JSON.parse(JSON.stringify(await openApiDocument()));
     expect(generated).toEqual(committed);
+  });
+
+  it('is written by `sightline openapi` byte for byte as committed, through a pipe too', () => {
+    // A pipe takes the 2 MB document in pieces: the CLI must not exit before the last one is written.
+    const piped = execFileSync(process.execPath, [fileURLToPath(new URL('../bin/sightline.js', import.meta.url)), 'openapi'], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    expect(piped.length).toBeGreaterThan(200_000);
+    expect(piped).toBe(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8'));
   });
 
   it('is OpenAPI 3.1 and describes every /v1 route with a problem response and bearer security', async () => {
