@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { ApiError, annotationQueues, scoreConfigs } from '../api.js';
-import { ConfirmModal } from '../components/confirm.js';
 import { ProjectNotFound, ProjectTabs } from '../components/layout.js';
-import { EmptyList, narrow, PagedTable } from '../components/paged.js';
+import { actionsColumn, DeleteModal, Notice, removing, RowActions } from '../components/list-page.js';
+import { narrow, PagedTable } from '../components/paged.js';
 import { Button, ErrorBox, FormActions, LoadMore, Modal, PageHeader, When } from '../components/ui.js';
 import { useDocumentTitle, useList, useProject, useSubmit } from '../hooks.js';
 import { Link, navigate } from '../router.js';
@@ -74,22 +74,22 @@ export function DeleteQueueModal({
   onDeleted: (queue: AnnotationQueue) => void;
 }) {
   return (
-    <ConfirmModal
-      open={queue !== null}
+    <DeleteModal
+      item={queue}
       title="Delete annotation queue"
       confirmLabel="Delete queue"
-      busyLabel="Deleting…"
       onClose={onClose}
-      onConfirm={async () => {
-        if (!queue) return;
-        await annotationQueues.delete(projectId, queue.id);
-        onDeleted(queue);
+      onDelete={async (deleted) => {
+        await annotationQueues.delete(projectId, deleted.id);
+        onDeleted(deleted);
       }}
     >
-      <p>
-        Delete <strong>{queue?.name}</strong> with its items? The scores given in it stay. This cannot be undone.
-      </p>
-    </ConfirmModal>
+      {(shown) => (
+        <p>
+          Delete <strong>{shown.name}</strong> with its items? The scores given in it stay. This cannot be undone.
+        </p>
+      )}
+    </DeleteModal>
   );
 }
 
@@ -125,26 +125,17 @@ export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
       />
       <ProjectTabs projectId={projectId} active="annotation-queues" />
       {project.error !== undefined && <ErrorBox error={project.error} onRetry={project.reload} />}
-      <p className="sl-sr-only" role="status" aria-live="polite">
-        {notice}
-      </p>
+      <Notice text={notice} />
 
       <PagedTable
         list={list}
-        loadingLabel="Loading annotation queues…"
-        empty={
-          <EmptyList one="queue" many="annotation queues" filtered={false}>
-            {mayWrite ? 'Create one with “New queue”, then add runs or traces to it.' : 'Members of your organization create them; they appear here.'}
-          </EmptyList>
-        }
+        empty={{
+          one: 'queue',
+          many: 'annotation queues',
+          none: mayWrite ? 'Create one with “New queue”, then add runs or traces to it.' : 'Members of your organization create them; they appear here.',
+        }}
         caption="Annotation queues, newest first"
-        columns={[
-          'Name',
-          narrow('Items'),
-          'Progress',
-          narrow('Created'),
-          ...(mayWrite || mayDelete ? [{ label: <span className="sl-sr-only">Actions</span>, className: 'sl-actions-col' }] : []),
-        ]}
+        columns={['Name', narrow('Items'), 'Progress', narrow('Created'), ...actionsColumn(mayWrite || mayDelete, 'sl-actions-col')]}
         row={(queue) => (
           <tr key={queue.id}>
             <td className="cell-wrap">
@@ -161,18 +152,13 @@ export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
               <When iso={queue.createdAt} />
             </td>
             {(mayWrite || mayDelete) && (
-              <td className="sl-row-actions">
+              <RowActions name={queue.name} onDelete={mayDelete ? () => setDeleting(queue) : undefined}>
                 {mayWrite && queue.counts.pending > 0 && (
                   <Button onClick={() => navigate(reviewPath(projectId, queue.id))} aria-label={`Review ${queue.name}`}>
                     Review
                   </Button>
                 )}
-                {mayDelete && (
-                  <Button variant="danger" aria-label={`Delete ${queue.name}`} onClick={() => setDeleting(queue)}>
-                    Delete
-                  </Button>
-                )}
-              </td>
+              </RowActions>
             )}
           </tr>
         )}
@@ -194,7 +180,7 @@ export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
         queue={deleting}
         onClose={() => setDeleting(null)}
         onDeleted={(deleted) => {
-          list.setItems((items) => items.filter((q) => q.id !== deleted.id));
+          list.setItems(removing(deleted));
           setNotice(`Queue ${deleted.name} deleted.`);
           setDeleting(null);
         }}

@@ -1,7 +1,7 @@
 /** The dataset forms: a dataset's name and description, and an item's JSON (added or edited). */
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { datasets } from '../../api.js';
-import { ConfirmModal } from '../../components/confirm.js';
+import { DeleteModal } from '../../components/list-page.js';
 import { FormActions } from '../../components/ui.js';
 import { useSubmit } from '../../hooks.js';
 import type { Dataset, DatasetItem } from '../../types.js';
@@ -54,22 +54,22 @@ export function DatasetForm({
 /** "Delete dataset?" for admins and owners: the dataset goes with every version of its items. */
 export function DeleteDatasetModal({ dataset, onClose, onDeleted }: { dataset: Dataset | null; onClose: () => void; onDeleted: (dataset: Dataset) => void }) {
   return (
-    <ConfirmModal
-      open={dataset !== null}
+    <DeleteModal
+      item={dataset}
       title="Delete dataset"
       confirmLabel="Delete dataset"
-      busyLabel="Deleting…"
       onClose={onClose}
-      onConfirm={async () => {
-        if (!dataset) return;
-        await datasets.delete(dataset.id);
-        onDeleted(dataset);
+      onDelete={async (deleted) => {
+        await datasets.delete(deleted.id);
+        onDeleted(deleted);
       }}
     >
-      <p>
-        Delete <strong>{dataset?.name}</strong> with every version of its items ({itemsText(dataset?.itemCount ?? 0)} now)? This cannot be undone.
-      </p>
-    </ConfirmModal>
+      {(shown) => (
+        <p>
+          Delete <strong>{shown.name}</strong> with every version of its items ({itemsText(shown.itemCount)} now)? This cannot be undone.
+        </p>
+      )}
+    </DeleteModal>
   );
 }
 
