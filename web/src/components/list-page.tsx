@@ -3,7 +3,7 @@
  * screen readers after a change, the row's action buttons and their column, "Delete …?", and the list
  * updates after a create, an edit or a delete.
  */
-import type { InputHTMLAttributes, ReactNode } from 'react';
+import { useState, type InputHTMLAttributes, type ReactNode } from 'react';
 import { ConfirmModal } from './confirm.js';
 import type { Column } from './paged.js';
 import { Button, Field } from './ui.js';
@@ -75,31 +75,46 @@ export function RowActions({ name, onEdit, onDelete, children }: { name: string;
   );
 }
 
-/** "Delete …?" about `item` (open while there is one): `onDelete` deletes it, busy "Deleting…" meanwhile; `children` says what goes. */
+/**
+ * The item a list asks to delete: `ask(item)` opens "Delete …?" (`DeleteModal`), `close()` closes it;
+ * confirmed, `remove` deletes it, the question closes and `done` follows (the list updated, a notice said).
+ */
+export function useDeletion<T>(remove: (item: T) => Promise<void>, done: (item: T) => void | Promise<void>) {
+  const [item, setItem] = useState<T | null>(null);
+  const close = () => setItem(null);
+  const confirm = async (asked: T) => {
+    await remove(asked);
+    close();
+    await done(asked);
+  };
+  return { item, ask: setItem, close, confirm };
+}
+
+/** What `useDeletion` gives a page. */
+export type Deletion<T> = ReturnType<typeof useDeletion<T>>;
+
+/** "Delete …?" about the item `of` asks for (open while there is one), busy "Deleting…" while it goes; `children` says what goes with it. */
 export function DeleteModal<T>({
-  item,
+  of,
   title,
   confirmLabel,
-  onClose,
-  onDelete,
   children,
 }: {
-  item: T | null;
+  of: Deletion<T>;
   title: string;
   confirmLabel: string;
-  onClose: () => void;
-  onDelete: (item: T) => Promise<void>;
   children: (item: T) => ReactNode;
 }) {
+  const { item } = of;
   return (
     <ConfirmModal
       open={item !== null}
       title={title}
       confirmLabel={confirmLabel}
       busyLabel="Deleting…"
-      onClose={onClose}
+      onClose={of.close}
       onConfirm={async () => {
-        if (item !== null) await onDelete(item);
+        if (item !== null) await of.confirm(item);
       }}
     >
       {item !== null && children(item)}

@@ -71,25 +71,30 @@ export function FormActions({
   error,
   fields,
   busy,
+  busyLabel = 'Saving…',
   disabled,
   submitLabel,
   onCancel,
+  className = 'sl-form-actions',
 }: {
   error: unknown;
   /** How the form names its fields, for the problem's field faults. */
   fields?: FieldLabels;
   busy: boolean;
+  busyLabel?: string;
   disabled: boolean;
   submitLabel: string;
   onCancel: () => void;
+  /** The buttons' row (`form-actions`: spaced as a page's form, not a dialog's). */
+  className?: string;
 }) {
   return (
     <>
       {error !== null && <ErrorBox error={error} fields={fields} />}
-      <div className="sl-form-actions">
+      <div className={className}>
         <Button onClick={onCancel}>Cancel</Button>
         <Button type="submit" variant="primary" disabled={busy || disabled}>
-          {busy ? 'Saving…' : submitLabel}
+          {busy ? busyLabel : submitLabel}
         </Button>
       </div>
     </>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { ApiError, annotationQueues, scoreConfigs } from '../api.js';
 import { ProjectNotFound, ProjectTabs } from '../components/layout.js';
-import { actionsColumn, DeleteModal, Notice, removing, RowActions } from '../components/list-page.js';
+import { actionsColumn, DeleteModal, Notice, useDeletion, type Deletion, removing, RowActions } from '../components/list-page.js';
 import { narrow, PagedTable } from '../components/paged.js';
 import { Button, ErrorBox, FormActions, LoadMore, Modal, PageHeader, When } from '../components/ui.js';
 import { useDocumentTitle, useList, useProject, useSubmit } from '../hooks.js';
@@ -61,29 +61,14 @@ function QueueForm({ onSubmit, onCancel }: { onSubmit: (body: CreateAnnotationQu
   );
 }
 
-/** "Delete queue?" for admins and owners: its items go, the scores given in it stay. */
-export function DeleteQueueModal({
-  projectId,
-  queue,
-  onClose,
-  onDeleted,
-}: {
-  projectId: string;
-  queue: AnnotationQueue | null;
-  onClose: () => void;
-  onDeleted: (queue: AnnotationQueue) => void;
-}) {
+/** Deleting a queue of the project (for admins and owners), then `done`. */
+export const useQueueDeletion = (projectId: string, done: (queue: AnnotationQueue) => void) =>
+  useDeletion((queue: AnnotationQueue) => annotationQueues.delete(projectId, queue.id), done);
+
+/** "Delete queue?": its items go, the scores given in it stay. */
+export function DeleteQueueModal({ of }: { of: Deletion<AnnotationQueue> }) {
   return (
-    <DeleteModal
-      item={queue}
-      title="Delete annotation queue"
-      confirmLabel="Delete queue"
-      onClose={onClose}
-      onDelete={async (deleted) => {
-        await annotationQueues.delete(projectId, deleted.id);
-        onDeleted(deleted);
-      }}
-    >
+    <DeleteModal of={of} title="Delete annotation queue" confirmLabel="Delete queue">
       {(shown) => (
         <p>
           Delete <strong>{shown.name}</strong> with its items? The scores given in it stay. This cannot be undone.
@@ -104,7 +89,10 @@ export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
   const mayDelete = can('quality:admin');
   const list = useList(project.error ? null : annotationQueues.list(projectId));
   const [creating, setCreating] = useState(false);
-  const [deleting, setDeleting] = useState<AnnotationQueue | null>(null);
+  const deletion = useQueueDeletion(projectId, (deleted) => {
+    list.setItems(removing(deleted));
+    setNotice(`Queue ${deleted.name} deleted.`);
+  });
   const [notice, setNotice] = useState('');
   useDocumentTitle('Annotation queues', project.data?.name);
 
@@ -152,7 +140,7 @@ export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
               <When iso={queue.createdAt} />
             </td>
             {(mayWrite || mayDelete) && (
-              <RowActions name={queue.name} onDelete={mayDelete ? () => setDeleting(queue) : undefined}>
+              <RowActions name={queue.name} onDelete={mayDelete ? () => deletion.ask(queue) : undefined}>
                 {mayWrite && queue.counts.pending > 0 && (
                   <Button onClick={() => navigate(reviewPath(projectId, queue.id))} aria-label={`Review ${queue.name}`}>
                     Review
@@ -175,16 +163,7 @@ export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
         />
       </Modal>
 
-      <DeleteQueueModal
-        projectId={projectId}
-        queue={deleting}
-        onClose={() => setDeleting(null)}
-        onDeleted={(deleted) => {
-          list.setItems(removing(deleted));
-          setNotice(`Queue ${deleted.name} deleted.`);
-          setDeleting(null);
-        }}
-      />
+      <DeleteQueueModal of={deletion} />
     </>
   );
 }

@@ -5,7 +5,7 @@ import { useAsync, useDocumentTitle } from '../hooks.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { useSession } from '../session.js';
 import type { UpdateDatasetInput } from '../types.js';
-import { DatasetForm, DeleteDatasetModal } from './datasets/forms.js';
+import { DatasetForm, DeleteDatasetModal, useDatasetDeletion } from './datasets/forms.js';
 import { DatasetItems } from './datasets/items.js';
 import { datasetPath, itemsText } from './datasets/shared.js';
 import { DatasetExperiments } from './experiments/dataset-experiments.js';
@@ -32,7 +32,7 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
   const dataset = state.data?.id === datasetId ? state.data : undefined;
   useDocumentTitle(dataset?.name ?? 'Dataset', 'Datasets');
   const [editing, setEditing] = useState(false);
-  const [deleting, setDeleting] = useState(false);
+  const deletion = useDatasetDeletion(() => navigate('/datasets', { replace: true }));
 
   const crumbs = [{ label: 'Datasets', to: '/datasets' }, { label: dataset?.name ?? datasetId }];
   if (state.error && !dataset) {
@@ -67,7 +67,7 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
           <>
             {can('scores:write') && <Button onClick={() => setEditing(true)}>Rename</Button>}
             {can('quality:admin') && (
-              <Button variant="danger" onClick={() => setDeleting(true)}>
+              <Button variant="danger" onClick={() => deletion.ask(dataset)}>
                 Delete dataset
               </Button>
             )}
@@ -140,7 +140,7 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
         />
       </Modal>
 
-      <DeleteDatasetModal dataset={deleting ? dataset : null} onClose={() => setDeleting(false)} onDeleted={() => navigate('/datasets', { replace: true })} />
+      <DeleteDatasetModal of={deletion} />
     </>
   );
 }

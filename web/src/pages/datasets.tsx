@@ -7,8 +7,7 @@ import { fmtNumber } from '../format.js';
 import { useDocumentTitle, useList } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
-import type { Dataset } from '../types.js';
-import { DatasetForm, DeleteDatasetModal } from './datasets/forms.js';
+import { DatasetForm, DeleteDatasetModal, useDatasetDeletion } from './datasets/forms.js';
 import { datasetPath } from './datasets/shared.js';
 import { useDebounced } from './prompts/controls.js';
 import './runs/runs.css';
@@ -27,7 +26,10 @@ export function DatasetsPage() {
   const name = useDebounced(search.trim(), 300);
   const list = useList(datasets.list, { name: name || undefined });
   const [creating, setCreating] = useState(false);
-  const [deleting, setDeleting] = useState<Dataset | null>(null);
+  const deletion = useDatasetDeletion((deleted) => {
+    list.setItems(removing(deleted));
+    setNotice(`Dataset ${deleted.name} deleted.`);
+  });
   const [notice, setNotice] = useState('');
 
   return (
@@ -78,7 +80,7 @@ export function DatasetsPage() {
             <td className="hide-narrow sl-nowrap">
               <When iso={dataset.updatedAt} />
             </td>
-            {mayDelete && <RowActions name={dataset.name} onDelete={() => setDeleting(dataset)} />}
+            {mayDelete && <RowActions name={dataset.name} onDelete={() => deletion.ask(dataset)} />}
           </tr>
         )}
       />
@@ -95,15 +97,7 @@ export function DatasetsPage() {
         />
       </Modal>
 
-      <DeleteDatasetModal
-        dataset={deleting}
-        onClose={() => setDeleting(null)}
-        onDeleted={(deleted) => {
-          list.setItems(removing(deleted));
-          setNotice(`Dataset ${deleted.name} deleted.`);
-          setDeleting(null);
-        }}
-      />
+      <DeleteDatasetModal of={deletion} />
     </>
   );
 }

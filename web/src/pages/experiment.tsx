@@ -1,5 +1,5 @@
 import { ApiError, datasets, experiments } from '../api.js';
-import { narrow, num, PagedTable, EmptyList } from '../components/paged.js';
+import { narrow, num, PagedTable } from '../components/paged.js';
 import { Button, ErrorBox, JsonView, Loading, PageHeader, Panel } from '../components/ui.js';
 import { fmtCost, fmtMs } from '../format.js';
 import { useAsync, useDocumentTitle, useList } from '../hooks.js';
@@ -86,12 +86,7 @@ export function ExperimentPage({ experimentId }: { experimentId: string }) {
       <Panel heading="experiment-results" title="Results">
         <PagedTable
           list={results}
-          loadingLabel="Loading results…"
-          empty={
-            <EmptyList one="result" many="results" filtered={false}>
-              Results appear as the experiment records them.
-            </EmptyList>
-          }
+          empty={{ one: 'result', many: 'results', none: 'Results appear as the experiment records them.' }}
           label={`Results of ${experiment.name}`}
           columns={['Item', 'Input', 'Expected output', 'Output', 'Scores', num('Latency'), num('Cost', 'hide-narrow'), narrow('Run')]}
           row={(result) => (

@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { models } from '../api.js';
-import { actionsColumn, adding, DeleteModal, FilterForm, removing, replacing, RowActions, SearchField } from '../components/list-page.js';
+import { actionsColumn, adding, DeleteModal, useDeletion, FilterForm, removing, replacing, RowActions, SearchField } from '../components/list-page.js';
 import { narrow, num, PagedTable } from '../components/paged.js';
 import { Button, Modal, PageHeader, Panel, When } from '../components/ui.js';
 import { fmtDay, fmtPrice } from '../format.js';
@@ -37,7 +37,10 @@ export function ModelsPage() {
   const mayWrite = can('models:write');
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<ModelPrice | null>(null);
-  const [deleting, setDeleting] = useState<ModelPrice | null>(null);
+  const deletion = useDeletion(
+    (price: ModelPrice) => models.delete(price.id),
+    (price) => own.setItems(removing(price)),
+  );
   const [search, setSearch] = useState('');
   const own = useList(models.list);
   const builtin = useList(models.builtin, { model: search.trim() || undefined });
@@ -80,7 +83,7 @@ export function ModelsPage() {
               <td className="hide-narrow sl-nowrap">
                 <When iso={price.effectiveFrom} />
               </td>
-              {mayWrite && <RowActions name={`the price of ${price.model}`} onEdit={() => setEditing(price)} onDelete={() => setDeleting(price)} />}
+              {mayWrite && <RowActions name={`the price of ${price.model}`} onEdit={() => setEditing(price)} onDelete={() => deletion.ask(price)} />}
             </tr>
           )}
         />
@@ -140,17 +143,7 @@ export function ModelsPage() {
         )}
       </Modal>
 
-      <DeleteModal
-        item={deleting}
-        title="Delete model price"
-        confirmLabel="Delete price"
-        onClose={() => setDeleting(null)}
-        onDelete={async (price) => {
-          await models.delete(price.id);
-          own.setItems(removing(price));
-          setDeleting(null);
-        }}
-      >
+      <DeleteModal of={deletion} title="Delete model price" confirmLabel="Delete price">
         {(price) => (
           <p>
             Delete the price of <strong>{price.model}</strong>? Runs recorded from now on get the built-in price (or an earlier one of yours), if any.

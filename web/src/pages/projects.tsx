@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { projects } from '../api.js';
-import { actionsColumn, adding, DeleteModal, FilterForm, Notice, removing, replacing, RowActions, SearchField } from '../components/list-page.js';
+import { actionsColumn, adding, DeleteModal, useDeletion, FilterForm, Notice, removing, replacing, RowActions, SearchField } from '../components/list-page.js';
 import { narrow, PagedTable } from '../components/paged.js';
 import { Button, Empty, Field, FormActions, Modal, PageHeader, When } from '../components/ui.js';
 import { useDocumentTitle, useList, useSubmit } from '../hooks.js';
@@ -19,7 +19,13 @@ export function ProjectsPage() {
   const list = useList(projects.list, { name: filter || undefined });
   const [creating, setCreating] = useState(false);
   const [renaming, setRenaming] = useState<Project | null>(null);
-  const [deleting, setDeleting] = useState<Project | null>(null);
+  const deletion = useDeletion(
+    (project: Project) => projects.delete(project.id),
+    (project) => {
+      list.setItems(removing(project));
+      setNotice(`Project ${project.name} deleted.`);
+    },
+  );
   const [notice, setNotice] = useState('');
   useDocumentTitle('Projects');
 
@@ -102,7 +108,7 @@ export function ProjectsPage() {
               <When iso={project.createdAt} />
             </td>
             {(mayWrite || mayDelete) && (
-              <RowActions name={project.name} onDelete={mayDelete ? () => setDeleting(project) : undefined}>
+              <RowActions name={project.name} onDelete={mayDelete ? () => deletion.ask(project) : undefined}>
                 {mayWrite && (
                   <Button aria-label={`Rename ${project.name}`} onClick={() => setRenaming(project)}>
                     Rename
@@ -148,18 +154,7 @@ export function ProjectsPage() {
         )}
       </Modal>
 
-      <DeleteModal
-        item={deleting}
-        title="Delete project"
-        confirmLabel="Delete project"
-        onClose={() => setDeleting(null)}
-        onDelete={async (project) => {
-          await projects.delete(project.id);
-          list.setItems(removing(project));
-          setNotice(`Project ${project.name} deleted.`);
-          setDeleting(null);
-        }}
-      >
+      <DeleteModal of={deletion} title="Delete project" confirmLabel="Delete project">
         {(project) => (
           <p>
             Delete <strong>{project.name}</strong> with all its runs and monitors? This cannot be undone.

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { prompts } from '../api.js';
 import { useDocumentTitle, useList } from '../hooks.js';
-import { EmptyList, narrow, num, PagedTable } from '../components/paged.js';
+import { FilterForm, SearchField } from '../components/list-page.js';
+import { narrow, num, PagedTable } from '../components/paged.js';
 import { Badge, Button, Modal, PageHeader, When } from '../components/ui.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
@@ -36,23 +37,19 @@ export function PromptsPage() {
           )
         }
       />
-      <form className="filters" role="search" aria-label="Filter prompts" onSubmit={(e) => e.preventDefault()}>
-        <FormField label="Search prompts">
-          {(control) => <input {...control} type="search" value={name} placeholder="part of a name" onChange={(e) => setName(e.target.value)} />}
-        </FormField>
-        <FormField label="With label">
-          {(control) => <input {...control} type="search" value={label} placeholder="e.g. production" onChange={(e) => setLabel(e.target.value)} />}
-        </FormField>
-      </form>
+      <FilterForm label="Filter prompts">
+        <SearchField label="Search prompts" value={name} onChange={setName} placeholder="part of a name" />
+        <SearchField label="With label" value={label} onChange={setLabel} placeholder="e.g. production" />
+      </FilterForm>
 
       <PagedTable
         list={list}
-        loadingLabel="Loading prompts…"
-        empty={
-          <EmptyList one="prompt" many="prompts" filtered={filtered}>
-            {can('prompts:write') ? 'Create one with "New prompt", or through the API (POST /v1/prompts).' : 'Prompts created through the API appear here.'}
-          </EmptyList>
-        }
+        empty={{
+          one: 'prompt',
+          many: 'prompts',
+          filtered,
+          none: can('prompts:write') ? 'Create one with "New prompt", or through the API (POST /v1/prompts).' : 'Prompts created through the API appear here.',
+        }}
         label="Prompts"
         columns={['Name', narrow('Description'), num('Latest'), 'Labels', narrow('Updated')]}
         row={(prompt) => (

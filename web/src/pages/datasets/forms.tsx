@@ -1,7 +1,7 @@
 /** The dataset forms: a dataset's name and description, and an item's JSON (added or edited). */
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { datasets } from '../../api.js';
-import { DeleteModal } from '../../components/list-page.js';
+import { DeleteModal, useDeletion, type Deletion } from '../../components/list-page.js';
 import { FormActions } from '../../components/ui.js';
 import { useSubmit } from '../../hooks.js';
 import type { Dataset, DatasetItem } from '../../types.js';
@@ -51,19 +51,13 @@ export function DatasetForm({
   );
 }
 
-/** "Delete dataset?" for admins and owners: the dataset goes with every version of its items. */
-export function DeleteDatasetModal({ dataset, onClose, onDeleted }: { dataset: Dataset | null; onClose: () => void; onDeleted: (dataset: Dataset) => void }) {
+/** Deleting a dataset (for admins and owners), then `done`. */
+export const useDatasetDeletion = (done: (dataset: Dataset) => void) => useDeletion((dataset: Dataset) => datasets.delete(dataset.id), done);
+
+/** "Delete dataset?": the dataset goes with every version of its items. */
+export function DeleteDatasetModal({ of }: { of: Deletion<Dataset> }) {
   return (
-    <DeleteModal
-      item={dataset}
-      title="Delete dataset"
-      confirmLabel="Delete dataset"
-      onClose={onClose}
-      onDelete={async (deleted) => {
-        await datasets.delete(deleted.id);
-        onDeleted(deleted);
-      }}
-    >
+    <DeleteModal of={of} title="Delete dataset" confirmLabel="Delete dataset">
       {(shown) => (
         <p>
           Delete <strong>{shown.name}</strong> with every version of its items ({itemsText(shown.itemCount)} now)? This cannot be undone.

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { modelConnections } from '../../api.js';
-import { actionsColumn, adding, DeleteModal, removing, replacing, RowActions } from '../../components/list-page.js';
+import { actionsColumn, adding, DeleteModal, useDeletion, removing, replacing, RowActions } from '../../components/list-page.js';
 import { narrow, PagedTable } from '../../components/paged.js';
 import { Button, ErrorBox, Field, FormActions, Modal } from '../../components/ui.js';
 import { fmtCost } from '../../format.js';
@@ -97,7 +97,10 @@ function testSummary(name: string, result: ModelConnectionTest): string {
 export function ModelConnectionsPanel() {
   const list = useList(modelConnections.list, {}, 100);
   const [editing, setEditing] = useState<ModelConnection | 'new' | null>(null);
-  const [deleting, setDeleting] = useState<ModelConnection | null>(null);
+  const deletion = useDeletion(
+    (connection: ModelConnection) => modelConnections.delete(connection.id),
+    (connection) => list.setItems(removing(connection)),
+  );
   const [testing, setTesting] = useState<string | null>(null);
   const [report, setReport] = useState<{ ok: boolean; text: string } | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
@@ -141,7 +144,7 @@ export function ModelConnectionsPanel() {
             <td>
               {fmtCost(connection.spentThisMonthUsd)} of {fmtCost(connection.monthlyBudgetUsd)}
             </td>
-            <RowActions name={`the model connection ${connection.name}`} onEdit={() => setEditing(connection)} onDelete={() => setDeleting(connection)}>
+            <RowActions name={`the model connection ${connection.name}`} onEdit={() => setEditing(connection)} onDelete={() => deletion.ask(connection)}>
               <Button aria-label={`Test the model connection ${connection.name}`} disabled={testing === connection.id} onClick={() => test(connection)}>
                 {testing === connection.id ? 'Testing…' : 'Test'}
               </Button>
@@ -175,17 +178,7 @@ export function ModelConnectionsPanel() {
           />
         )}
       </Modal>
-      <DeleteModal
-        item={deleting}
-        title="Delete model connection"
-        confirmLabel="Delete connection"
-        onClose={() => setDeleting(null)}
-        onDelete={async (connection) => {
-          await modelConnections.delete(connection.id);
-          list.setItems(removing(connection));
-          setDeleting(null);
-        }}
-      >
+      <DeleteModal of={deletion} title="Delete model connection" confirmLabel="Delete connection">
         {(connection) => (
           <p>
             Delete <strong>{connection.name}</strong>? Its key is forgotten; evaluators that use it fail until given another connection.

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { scoreConfigs } from '../../api.js';
-import { actionsColumn, adding, DeleteModal, removing, replacing, RowActions } from '../../components/list-page.js';
+import { actionsColumn, adding, DeleteModal, useDeletion, removing, replacing, RowActions } from '../../components/list-page.js';
 import { narrow, PagedTable } from '../../components/paged.js';
 import { Button, ErrorBox, Field, FormActions, Modal } from '../../components/ui.js';
 import { useList, useSubmit } from '../../hooks.js';
@@ -88,7 +88,10 @@ export function ScoreConfigsPanel() {
   const mayWrite = can('quality:admin');
   const list = useList(scoreConfigs.list, {}, 100);
   const [creating, setCreating] = useState(false);
-  const [deleting, setDeleting] = useState<ScoreConfig | null>(null);
+  const deletion = useDeletion(
+    (config: ScoreConfig) => scoreConfigs.delete(config.id),
+    (config) => list.setItems(removing(config)),
+  );
   const [failure, setFailure] = useState<unknown>(null);
   return (
     <>
@@ -118,7 +121,7 @@ export function ScoreConfigsPanel() {
             <td className="cell-wrap">{allowed(config)}</td>
             <td className="cell-wrap hide-narrow">{config.description ?? <span className="muted">—</span>}</td>
             {mayWrite && (
-              <RowActions name={`the score config ${config.name}`} onDelete={() => setDeleting(config)}>
+              <RowActions name={`the score config ${config.name}`} onDelete={() => deletion.ask(config)}>
                 <Button
                   aria-label={`${config.archived ? 'Restore' : 'Archive'} the score config ${config.name}`}
                   onClick={async () => {
@@ -147,17 +150,7 @@ export function ScoreConfigsPanel() {
           }}
         />
       </Modal>
-      <DeleteModal
-        item={deleting}
-        title="Delete score config"
-        confirmLabel="Delete config"
-        onClose={() => setDeleting(null)}
-        onDelete={async (config) => {
-          await scoreConfigs.delete(config.id);
-          list.setItems(removing(config));
-          setDeleting(null);
-        }}
-      >
+      <DeleteModal of={deletion} title="Delete score config" confirmLabel="Delete config">
         {(config) => (
           <p>
             Delete <strong>{config.name}</strong>? Its scores keep their values; new scores of that name are no longer checked. Archive it instead to keep
