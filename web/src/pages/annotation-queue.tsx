@@ -1,7 +1,7 @@
 import { useState } from 'react';
-import { ApiError, annotationQueues } from '../api.js';
+import { annotationQueues } from '../api.js';
 import { narrow, PagedTable } from '../components/paged.js';
-import { Badge, Button, ErrorBox, Loading, PageHeader, Panel, When } from '../components/ui.js';
+import { Badge, Button, ErrorBox, PageHeader, Panel, When } from '../components/ui.js';
 import { useAsync, useDocumentTitle, useList, useProject } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
@@ -10,7 +10,7 @@ import { AddItemsForm } from './annotations/add-items.js';
 import { QueueProgress, queuesPath, reviewPath, targetPath, useQueueConfigs } from './annotations/shared.js';
 import { SelectField } from './prompts/controls.js';
 import { FilterForm } from '../components/list-page.js';
-import { Breadcrumbs } from './runs/shared.js';
+import { Breadcrumbs, Pending } from './runs/shared.js';
 
 const STATUS_TONE = { pending: 'neutral', completed: 'ok', skipped: 'warn' } as const;
 const STATUSES = ['pending', 'completed', 'skipped'] as const;
@@ -33,20 +33,7 @@ export function AnnotationQueuePage({ projectId, queueId }: { projectId: string;
     { label: queue?.name ?? queueId },
   ];
 
-  if (state.error)
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <ErrorBox error={state.error} onRetry={state.error instanceof ApiError && state.error.status === 404 ? undefined : state.reload} />
-      </>
-    );
-  if (!queue)
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <Loading label="Loading queue…" />
-      </>
-    );
+  if (!queue) return <Pending crumbs={crumbs} state={state} label="Loading queue…" />;
   const refresh = () => {
     void state.reload();
     items.reload();

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { ApiError, datasets } from '../api.js';
-import { Button, Empty, ErrorBox, Loading, Modal, PageHeader, When } from '../components/ui.js';
+import { datasets } from '../api.js';
+import { Button, Empty, ErrorBox, Modal, PageHeader, When } from '../components/ui.js';
 import { useAsync, useDocumentTitle } from '../hooks.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { useSession } from '../session.js';
@@ -9,7 +9,7 @@ import { DatasetForm, DeleteDatasetModal, useDatasetDeletion } from './datasets/
 import { DatasetItems } from './datasets/items.js';
 import { datasetPath, itemsText } from './datasets/shared.js';
 import { DatasetExperiments } from './experiments/dataset-experiments.js';
-import { Breadcrumbs, setQuery } from './runs/shared.js';
+import { Breadcrumbs, Pending, setQuery } from './runs/shared.js';
 import './runs/runs.css';
 import './trace/trace.css';
 import './datasets/datasets.css';
@@ -35,26 +35,7 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
   const deletion = useDatasetDeletion(() => navigate('/datasets', { replace: true }));
 
   const crumbs = [{ label: 'Datasets', to: '/datasets' }, { label: dataset?.name ?? datasetId }];
-  if (state.error && !dataset) {
-    const notFound = state.error instanceof ApiError && state.error.status === 404;
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <ErrorBox error={state.error} onRetry={notFound ? undefined : state.reload} />
-        <p>
-          <Link to="/datasets">← Back to the datasets</Link>
-        </p>
-      </>
-    );
-  }
-  if (!dataset) {
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <Loading label="Loading dataset…" />
-      </>
-    );
-  }
+  if (!dataset) return <Pending crumbs={crumbs} state={state} label="Loading dataset…" back={<Link to="/datasets">← Back to the datasets</Link>} />;
 
   const asked = askedVersion(search.get('version'));
   return (

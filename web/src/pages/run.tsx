@@ -1,16 +1,16 @@
 import type { ReactNode } from 'react';
-import { ApiError, runs } from '../api.js';
+import { runs } from '../api.js';
 import { RunValue } from '../components/conversation.js';
 import { ScoresPanel } from '../components/scores.js';
 import { costSourceText } from './trace/run-panel.js';
 import { RunPromptFact } from '../components/prompt-link.js';
-import { Button, CopyButton, ErrorBox, JsonView, Loading, PageHeader, Panel, StatusBadge } from '../components/ui.js';
+import { Button, CopyButton, JsonView, PageHeader, Panel, StatusBadge } from '../components/ui.js';
 import { fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
 import { useAsync, useProject } from '../hooks.js';
 import { Link } from '../router.js';
 import { AddToQueue } from './annotations/add-to-queue.js';
 import { AddToDataset } from './datasets/add-run.js';
-import { Breadcrumbs, runsListPath, useDocumentTitle } from './runs/shared.js';
+import { Breadcrumbs, Pending, runsListPath, useDocumentTitle } from './runs/shared.js';
 import { TraceTree } from './runs/trace-tree.js';
 import './runs/runs.css';
 
@@ -25,26 +25,7 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
 
   const crumbs = [{ label: 'Projects', to: '/projects' }, { label: project.data?.name ?? 'Project', to: backLink }, { label: run?.name ?? runId }];
 
-  if (runState.error) {
-    const notFound = runState.error instanceof ApiError && runState.error.status === 404;
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <ErrorBox error={runState.error} onRetry={notFound ? undefined : runState.reload} />
-        <p>
-          <Link to={backLink}>← Back to the runs</Link>
-        </p>
-      </>
-    );
-  }
-  if (!run) {
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <Loading label="Loading run…" />
-      </>
-    );
-  }
+  if (!run) return <Pending crumbs={crumbs} state={runState} label="Loading run…" back={<Link to={backLink}>← Back to the runs</Link>} />;
 
   const usage = run.usage;
   return (

@@ -1,11 +1,11 @@
-import { ApiError, traces } from '../api.js';
+import { traces } from '../api.js';
 import { ScoresPanel } from '../components/scores.js';
-import { ErrorBox, Loading, PageHeader, StatusBadge } from '../components/ui.js';
+import { PageHeader, StatusBadge } from '../components/ui.js';
 import { costSplit, fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
 import { useAsync, useDocumentTitle, useProject } from '../hooks.js';
 import { Link, navigate, useLocation } from '../router.js';
 import type { Trace } from '../types.js';
-import { Breadcrumbs } from './runs/shared.js';
+import { Breadcrumbs, Pending } from './runs/shared.js';
 import { AddToQueue } from './annotations/add-to-queue.js';
 import { RunPanel } from './trace/run-panel.js';
 import { Waterfall } from './trace/waterfall.js';
@@ -82,20 +82,7 @@ export function TracePage({ projectId, traceId }: { projectId: string; traceId: 
     { label: project.data?.name ?? 'Project', to: `${base}/traces` },
     { label: detail?.trace.name ?? traceId },
   ];
-  if (state.error)
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <ErrorBox error={state.error} onRetry={state.error instanceof ApiError && state.error.status === 404 ? undefined : state.reload} />
-      </>
-    );
-  if (!detail)
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <Loading label="Loading trace…" />
-      </>
-    );
+  if (!detail) return <Pending crumbs={crumbs} state={state} label="Loading trace…" />;
   const t = detail.trace;
   return (
     <>
