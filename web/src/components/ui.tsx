@@ -169,6 +169,16 @@ export function Options<V extends string>({ values, labels, any }: { values: rea
   );
 }
 
+/** One fact of a `<dl>`: its term and its description, together (a grid cell). */
+export function Fact({ label, className, children }: { label: string; className?: string; children: ReactNode }) {
+  return (
+    <div className={className}>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
+  );
+}
+
 export function Badge({ tone, children }: { tone: 'ok' | 'bad' | 'warn' | 'neutral' | 'info'; children: ReactNode }) {
   return <span className={`badge ${tone}`}>{children}</span>;
 }

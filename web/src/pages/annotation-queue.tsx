@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { annotationQueues } from '../api.js';
 import { narrow, PagedTable } from '../components/paged.js';
-import { Badge, Button, ErrorBox, PageHeader, Panel, When } from '../components/ui.js';
+import { Badge, Button, ErrorBox, Fact, PageHeader, Panel, When } from '../components/ui.js';
 import { useAsync, useDocumentTitle, useList, useProject } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
@@ -61,22 +61,16 @@ export function AnnotationQueuePage({ projectId, queueId }: { projectId: string;
       />
       <QueueProgress counts={queue.counts} label={`Progress of ${queue.name}`} />
       <dl className="sl-ds-facts" style={{ marginTop: 12 }}>
-        <div>
-          <dt>Items</dt>
-          <dd>{TARGET_LABELS[queue.target]}</dd>
-        </div>
-        <div>
-          <dt>Scores asked for</dt>
-          <dd>
-            {configs.error ? (
-              <span className="muted">could not be read</span>
-            ) : configs.data && configs.data.length > 0 ? (
-              configs.data.map((c) => c.name).join(', ')
-            ) : (
-              <span className="muted">{configs.loading ? '…' : 'none'}</span>
-            )}
-          </dd>
-        </div>
+        <Fact label="Items">{TARGET_LABELS[queue.target]}</Fact>
+        <Fact label="Scores asked for">
+          {configs.error ? (
+            <span className="muted">could not be read</span>
+          ) : configs.data && configs.data.length > 0 ? (
+            configs.data.map((c) => c.name).join(', ')
+          ) : (
+            <span className="muted">{configs.loading ? '…' : 'none'}</span>
+          )}
+        </Fact>
       </dl>
       {configs.error !== undefined && <ErrorBox error={configs.error} onRetry={configs.reload} />}
 

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { datasets } from '../api.js';
-import { Button, Empty, ErrorBox, Modal, PageHeader, When } from '../components/ui.js';
+import { Button, Empty, Fact, ErrorBox, Modal, PageHeader, When } from '../components/ui.js';
 import { useAsync, useDocumentTitle } from '../hooks.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { useSession } from '../session.js';
@@ -59,26 +59,14 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
         }
       />
       <dl className="sl-ds-facts">
-        <div>
-          <dt>Version</dt>
-          <dd>v{dataset.version}</dd>
-        </div>
-        <div>
-          <dt>Items</dt>
-          <dd>{itemsText(dataset.itemCount)}</dd>
-        </div>
-        <div>
-          <dt>Updated</dt>
-          <dd>
-            <When iso={dataset.updatedAt} />
-          </dd>
-        </div>
-        <div>
-          <dt>Id</dt>
-          <dd>
-            <code>{dataset.id}</code>
-          </dd>
-        </div>
+        <Fact label="Version">v{dataset.version}</Fact>
+        <Fact label="Items">{itemsText(dataset.itemCount)}</Fact>
+        <Fact label="Updated">
+          <When iso={dataset.updatedAt} />
+        </Fact>
+        <Fact label="Id">
+          <code>{dataset.id}</code>
+        </Fact>
       </dl>
       {state.error !== null && state.error !== undefined && <ErrorBox error={state.error} onRetry={state.reload} />}
 
