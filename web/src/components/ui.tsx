@@ -66,6 +66,14 @@ export function Button({ variant = 'default', ...rest }: ButtonHTMLAttributes<HT
   return <button type="button" {...rest} className={`button ${variant} ${rest.className ?? ''}`} />;
 }
 
+/** What a dialog's form takes: the record it edits (none: it creates one), its submit button's label, and what sending and cancelling do. */
+export interface FormProps<Initial, Body> {
+  initial?: Initial;
+  submitLabel: string;
+  onSubmit: (body: Body) => Promise<void>;
+  onCancel: () => void;
+}
+
 /** The end of a form in a dialog: the submission's error (a problem document) if any, Cancel, and the submit button, busy while it runs. */
 export function FormActions({
   error,

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { projects } from '../api.js';
 import { actionsColumn, adding, DeleteModal, useDeletion, FilterForm, Notice, removing, replacing, RowActions, SearchField } from '../components/list-page.js';
 import { narrow, PagedTable } from '../components/paged.js';
-import { Button, Empty, Field, FormActions, Modal, PageHeader, When } from '../components/ui.js';
+import { Button, Empty, Field, FormActions, Modal, PageHeader, When, type FormProps } from '../components/ui.js';
 import { useDocumentTitle, useList, useSubmit } from '../hooks.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
@@ -165,17 +165,7 @@ export function ProjectsPage() {
   );
 }
 
-function ProjectForm({
-  initial,
-  submitLabel,
-  onSubmit,
-  onCancel,
-}: {
-  initial?: Project;
-  submitLabel: string;
-  onSubmit: (body: Required<CreateProjectInput>) => Promise<void>;
-  onCancel: () => void;
-}) {
+function ProjectForm({ initial, submitLabel, onSubmit, onCancel }: FormProps<Project, Required<CreateProjectInput>>) {
   const [name, setName] = useState(initial?.name ?? '');
   const [description, setDescription] = useState(initial?.description ?? '');
   const { busy, error, submit } = useSubmit(() => onSubmit({ name: name.trim(), description: description.trim() }));

@@ -196,7 +196,7 @@ export function DatasetItems({
       <Modal title={editing ? `Edit item ${editing.id}` : 'Edit item'} open={editing !== null} onClose={() => setEditing(null)}>
         {editing && (
           <ItemForm
-            item={editing}
+            initial={editing}
             submitLabel="Save as a new version"
             onCancel={() => setEditing(null)}
             onSubmit={async ({ input, expectedOutput, metadata }) => {
