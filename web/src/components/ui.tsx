@@ -142,6 +142,20 @@ export function Modal({ title, open, onClose, children }: { title: string; open:
   );
 }
 
+/** A button that opens a dialog named `title`: `children` is its content, given the way to close it. */
+export function DialogButton({ label, title, children }: { label: string; title: string; children: (close: () => void) => ReactNode }) {
+  const [open, setOpen] = useState(false);
+  const close = () => setOpen(false);
+  return (
+    <>
+      <Button onClick={() => setOpen(true)}>{label}</Button>
+      <Modal title={title} open={open} onClose={close}>
+        {children(close)}
+      </Modal>
+    </>
+  );
+}
+
 /** Loads the next page when it scrolls into view (and is a button for keyboards and old browsers). */
 export function LoadMore({ hasMore, loading, onLoadMore, auto = false }: { hasMore: boolean; loading: boolean; onLoadMore: () => void; auto?: boolean }) {
   const ref = useRef<HTMLButtonElement>(null);

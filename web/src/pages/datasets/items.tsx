@@ -5,7 +5,7 @@ import { actionsColumn, DeleteModal, useDeletion, Notice, RowActions } from '../
 import { RunValue } from '../../components/conversation.js';
 import { narrow, PagedTable } from '../../components/paged.js';
 import { Button, JsonView, Modal, Panel, When } from '../../components/ui.js';
-import { useList } from '../../hooks.js';
+import { toggled, useList } from '../../hooks.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
 import type { Dataset, DatasetItem, UpdateDatasetItemInput } from '../../types.js';
@@ -69,12 +69,7 @@ export function DatasetItems({
     },
   );
   const [notice, setNotice] = useState('');
-  const toggle = (id: string) =>
-    setExpanded((previous) => {
-      const next = new Set(previous);
-      if (!next.delete(id)) next.add(id);
-      return next;
-    });
+  const toggle = (id: string) => setExpanded((previous) => toggled(previous, id));
   const columns = 5 + (mayWrite ? 1 : 0);
   const versions = Array.from({ length: dataset.version }, (_, i) => dataset.version - i);
 
