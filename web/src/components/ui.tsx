@@ -62,6 +62,15 @@ export function Panel({ heading, title, id, style, children }: { heading: string
   );
 }
 
+/** A page's action that makes a new record ("New project"), its primary one. */
+export function NewButton({ label, onClick }: { label: string; onClick: () => void }) {
+  return (
+    <Button variant="primary" onClick={onClick}>
+      {label}
+    </Button>
+  );
+}
+
 export function Button({ variant = 'default', ...rest }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: 'default' | 'primary' | 'danger' | 'ghost' }) {
   return <button type="button" {...rest} className={`button ${variant} ${rest.className ?? ''}`} />;
 }

@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { ApiError, annotationQueues, scoreConfigs } from '../api.js';
-import { ProjectNotFound, ProjectTabs } from '../components/layout.js';
+import { ProjectHeader, ProjectNotFound } from '../components/layout.js';
 import { actionsColumn, DeleteModal, Notice, useDeletion, type Deletion, removing, RowActions } from '../components/list-page.js';
 import { narrow, PagedTable } from '../components/paged.js';
-import { Button, ErrorBox, FormActions, LoadMore, Modal, PageHeader, When } from '../components/ui.js';
+import { Button, ErrorBox, FormActions, LoadMore, Modal, NewButton, When } from '../components/ui.js';
 import { useDocumentTitle, useList, useProject, useSubmit } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
@@ -100,19 +100,13 @@ export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
 
   return (
     <>
-      <PageHeader
-        title={project.data?.name ?? (project.loading ? 'Loading…' : 'Project')}
+      <ProjectHeader
+        project={project}
+        projectId={projectId}
+        active="annotation-queues"
         subtitle="Annotation queues hold runs or traces for people to score, one claimed item at a time."
-        actions={
-          mayWrite && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New queue
-            </Button>
-          )
-        }
+        actions={mayWrite && <NewButton label="New queue" onClick={() => setCreating(true)} />}
       />
-      <ProjectTabs projectId={projectId} active="annotation-queues" />
-      {project.error !== undefined && <ErrorBox error={project.error} onRetry={project.reload} />}
       <Notice text={notice} />
 
       <PagedTable

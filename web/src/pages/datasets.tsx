@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { datasets } from '../api.js';
 import { actionsColumn, FilterForm, Notice, removing, RowActions, SearchField } from '../components/list-page.js';
 import { narrow, num, PagedTable } from '../components/paged.js';
-import { Button, Modal, PageHeader, When } from '../components/ui.js';
+import { Modal, NewButton, PageHeader, When } from '../components/ui.js';
 import { fmtNumber } from '../format.js';
 import { useDocumentTitle, useList } from '../hooks.js';
 import { Link, navigate } from '../router.js';
@@ -37,13 +37,7 @@ export function DatasetsPage() {
       <PageHeader
         title="Datasets"
         subtitle="Examples to test your application against: each item an input and the output expected of it. Every change to the items makes a new version, and any version reads back as it was."
-        actions={
-          mayWrite && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New dataset
-            </Button>
-          )
-        }
+        actions={mayWrite && <NewButton label="New dataset" onClick={() => setCreating(true)} />}
       />
 
       <FilterForm label="Filter datasets">

@@ -1,11 +1,10 @@
 import { useState } from 'react';
 import { ApiError, evaluators } from '../api.js';
 import { DeleteModal, useDeletion } from '../components/list-page.js';
-import { ProjectTabs } from '../components/layout.js';
+import { ProjectHeader, ProjectNotFound } from '../components/layout.js';
 import { narrow, num, PagedTable } from '../components/paged.js';
-import { Badge, Button, Empty, ErrorBox, Modal, PageHeader } from '../components/ui.js';
+import { Badge, Button, Modal, NewButton } from '../components/ui.js';
 import { useDocumentTitle, useList, useProject } from '../hooks.js';
-import { Link } from '../router.js';
 import { useSession } from '../session.js';
 import type { EvaluatorRule } from '../types.js';
 import { RuleForm, TYPES } from './evaluators/rule-form.js';
@@ -26,29 +25,17 @@ export function EvaluatorsPage({ projectId }: { projectId: string }) {
   );
   useDocumentTitle('Evaluators', project.data?.name);
 
-  if (project.error instanceof ApiError && project.error.status === 404) {
-    return (
-      <Empty title="Project not found">
-        It may have been deleted, or belong to another organization. <Link to="/projects">See all projects</Link>
-      </Empty>
-    );
-  }
+  if (project.error instanceof ApiError && project.error.status === 404) return <ProjectNotFound />;
 
   return (
     <>
-      <PageHeader
-        title={project.data?.name ?? (project.loading ? 'Loading…' : 'Project')}
+      <ProjectHeader
+        project={project}
+        projectId={projectId}
+        active="evaluators"
         subtitle="Evaluator rules score this project’s new runs in the background: a sample of the runs a filter matches, judged by a built-in check or an LLM judge."
-        actions={
-          mayAdmin && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New rule
-            </Button>
-          )
-        }
+        actions={mayAdmin && <NewButton label="New rule" onClick={() => setCreating(true)} />}
       />
-      <ProjectTabs projectId={projectId} active="evaluators" />
-      {project.error !== undefined && <ErrorBox error={project.error} onRetry={project.reload} />}
 
       <PagedTable
         list={list}

@@ -2,7 +2,7 @@ import { useState, type ReactNode } from 'react';
 import { models } from '../api.js';
 import { actionsColumn, adding, DeleteModal, useDeletion, FilterForm, removing, replacing, RowActions, SearchField } from '../components/list-page.js';
 import { narrow, num, PagedTable } from '../components/paged.js';
-import { Button, Modal, PageHeader, Panel, When } from '../components/ui.js';
+import { Modal, NewButton, PageHeader, Panel, When } from '../components/ui.js';
 import { fmtDay, fmtPrice } from '../format.js';
 import { useDocumentTitle, useList } from '../hooks.js';
 import { useSession } from '../session.js';
@@ -51,13 +51,7 @@ export function ModelsPage() {
       <PageHeader
         title="Models"
         subtitle="What model tokens cost, in US dollars per million tokens: the built-in table, and your organization’s prices, which override it from their date on."
-        actions={
-          mayWrite && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New price
-            </Button>
-          )
-        }
+        actions={mayWrite && <NewButton label="New price" onClick={() => setCreating(true)} />}
       />
 
       <Panel heading="own-prices-heading" title="Your organization’s prices">

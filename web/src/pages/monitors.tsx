@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { ApiError, monitors } from '../api.js';
-import { ProjectNotFound, ProjectTabs } from '../components/layout.js';
+import { ProjectHeader, ProjectNotFound } from '../components/layout.js';
 import { narrow, PagedTable } from '../components/paged.js';
-import { Badge, Button, ErrorBox, Modal, PageHeader, StatusBadge, When } from '../components/ui.js';
+import { Badge, Button, Modal, NewButton, StatusBadge, When } from '../components/ui.js';
 import { useDocumentTitle, useList, useProject } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
@@ -39,19 +39,13 @@ export function MonitorsPage({ projectId }: { projectId: string }) {
 
   return (
     <>
-      <PageHeader
-        title={project.data?.name ?? (project.loading ? 'Loading…' : 'Project')}
+      <ProjectHeader
+        project={project}
+        projectId={projectId}
+        active="monitors"
         subtitle={project.data?.description || 'Monitors watch a metric of this project’s runs and call webhooks when their state changes.'}
-        actions={
-          can('monitors:write') && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New monitor
-            </Button>
-          )
-        }
+        actions={can('monitors:write') && <NewButton label="New monitor" onClick={() => setCreating(true)} />}
       />
-      <ProjectTabs projectId={projectId} active="monitors" />
-      {project.error !== undefined && <ErrorBox error={project.error} onRetry={project.reload} />}
 
       <FilterForm label="Filter monitors" search={false}>
         <SelectField label="State" value={state} onChange={setState} values={STATE_CHOICES} labels={STATE_LABELS} any="any" />

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { projects } from '../api.js';
 import { actionsColumn, adding, DeleteModal, useDeletion, FilterForm, Notice, removing, replacing, RowActions, SearchField } from '../components/list-page.js';
 import { narrow, PagedTable } from '../components/paged.js';
-import { Button, Empty, Field, FormActions, Modal, PageHeader, When, type FormProps } from '../components/ui.js';
+import { Button, Empty, Field, FormActions, Modal, NewButton, PageHeader, When, type FormProps } from '../components/ui.js';
 import { useDocumentTitle, useList, useSubmit } from '../hooks.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
@@ -55,13 +55,7 @@ export function ProjectsPage() {
       <PageHeader
         title="Projects"
         subtitle="Each project collects the runs and monitors of one application."
-        actions={
-          mayWrite ? (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New project
-            </Button>
-          ) : undefined
-        }
+        actions={mayWrite ? <NewButton label="New project" onClick={() => setCreating(true)} /> : undefined}
       />
 
       <FilterForm onSubmit={() => applyFilter(draft)}>

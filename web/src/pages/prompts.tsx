@@ -3,7 +3,7 @@ import { prompts } from '../api.js';
 import { useDocumentTitle, useList } from '../hooks.js';
 import { FilterForm, SearchField } from '../components/list-page.js';
 import { narrow, num, PagedTable } from '../components/paged.js';
-import { Badge, Button, Modal, PageHeader, When } from '../components/ui.js';
+import { Badge, Modal, NewButton, PageHeader, When } from '../components/ui.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
 import type { Prompt } from '../types.js';
@@ -29,13 +29,7 @@ export function PromptsPage() {
       <PageHeader
         title="Prompts"
         subtitle="Versioned templates shared by the organization. Labels such as production point at a version."
-        actions={
-          can('prompts:write') && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New prompt
-            </Button>
-          )
-        }
+        actions={can('prompts:write') && <NewButton label="New prompt" onClick={() => setCreating(true)} />}
       />
       <FilterForm label="Filter prompts">
         <SearchField label="Search prompts" value={name} onChange={setName} placeholder="part of a name" />
