@@ -102,6 +102,13 @@ export function useList<T>(list: Listing<T> | null, query: Query = {}, limit = 2
 /** What `useList` gives a page: the items so far, the states, and the ways to load more or again. */
 export type List<T> = ReturnType<typeof useList<T>>;
 
+/** `values` with `value` added, or taken out if it was there (what is folded, picked or expanded). */
+export function toggled<T>(values: ReadonlySet<T>, value: T): Set<T> {
+  const next = new Set(values);
+  if (!next.delete(value)) next.add(value);
+  return next;
+}
+
 /**
  * A dialog form's submission: `submit` runs `action`, busy meanwhile; a failure (a problem document) is
  * kept in `error` to show, and the form may be sent again. On success the caller closes the dialog.

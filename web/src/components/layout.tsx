@@ -4,7 +4,8 @@ import { useDocumentTitle } from '../hooks.js';
 import type { SignInStatus } from '../types.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
-import { Empty } from './ui.js';
+import { Empty, ErrorBox, PageHeader } from './ui.js';
+import type { Project } from '../types.js';
 
 const NAV = [
   { to: '/projects', label: 'Projects' },
@@ -99,14 +100,33 @@ export function ProjectNotFound() {
   );
 }
 
-/** Tabs of a project: its traces, runs, sessions, users, monitors, annotation queues and evaluators. */
-export function ProjectTabs({
+type ProjectTab = 'traces' | 'runs' | 'sessions' | 'users' | 'monitors' | 'annotation-queues' | 'evaluators';
+
+/** The head of a project's tab: the project's name, `subtitle`, `actions`, the tabs, and the project's load error (with Retry). */
+export function ProjectHeader({
+  project,
   projectId,
   active,
+  subtitle,
+  actions,
 }: {
+  project: { data?: Project; loading: boolean; error?: unknown; reload: () => void };
   projectId: string;
-  active: 'traces' | 'runs' | 'sessions' | 'users' | 'monitors' | 'annotation-queues' | 'evaluators';
+  active: ProjectTab;
+  subtitle: ReactNode;
+  actions?: ReactNode;
 }) {
+  return (
+    <>
+      <PageHeader title={project.data?.name ?? (project.loading ? 'Loading…' : 'Project')} subtitle={subtitle} actions={actions} />
+      <ProjectTabs projectId={projectId} active={active} />
+      {project.error !== undefined && <ErrorBox error={project.error} onRetry={project.reload} />}
+    </>
+  );
+}
+
+/** Tabs of a project: its traces, runs, sessions, users, monitors, annotation queues and evaluators. */
+export function ProjectTabs({ projectId, active }: { projectId: string; active: ProjectTab }) {
   const tabs = [
     ['traces', 'Traces'],
     ['runs', 'Runs'],

@@ -2,12 +2,23 @@ import type { CSSProperties, ReactNode } from 'react';
 import type { List } from '../hooks.js';
 import { Empty, ErrorBox, Loading, LoadMore } from './ui.js';
 
+/** A list's empty state in words: an `EmptyList` of what it holds, one and many, with `none` saying how the first one comes. */
+export interface EmptyWords {
+  one: string;
+  many: string;
+  filtered?: boolean;
+  whenFiltered?: ReactNode;
+  none: ReactNode;
+}
+
+const inWords = (empty: ReactNode | EmptyWords): empty is EmptyWords => typeof empty === 'object' && empty !== null && 'many' in empty;
+
 interface PagedProps<T> {
   list: List<T>;
-  /** Said while the first page loads. */
-  loadingLabel: string;
-  /** Shown when the list has no item (an `<Empty>`, worded for the filters in force). */
-  empty: ReactNode;
+  /** Said while the first page loads (by default "Loading <many>…" of the empty state's words). */
+  loadingLabel?: string;
+  /** Shown when the list has no item: an `<Empty>` worded for the filters in force, or the words of an `EmptyList`. */
+  empty: ReactNode | EmptyWords;
   /** Whether trying again may help with this error (default: always). */
   retryable?: (error: unknown) => boolean;
   /** Loads the next page when "Load more" scrolls into view. */
@@ -23,14 +34,22 @@ interface PagedProps<T> {
  */
 export function Paged<T>({ list, loadingLabel, empty, retryable = () => true, auto, end, children }: PagedProps<T> & { children: (items: T[]) => ReactNode }) {
   const { items, error } = list;
+  const words = inWords(empty) ? empty : null;
+  const whenEmpty = words ? (
+    <EmptyList one={words.one} many={words.many} filtered={words.filtered ?? false} whenFiltered={words.whenFiltered}>
+      {words.none}
+    </EmptyList>
+  ) : (
+    (empty as ReactNode)
+  );
   return (
     <>
       {error !== null && items.length === 0 ? (
         <ErrorBox error={error} onRetry={retryable(error) ? list.reload : undefined} />
       ) : items.length === 0 && list.loading ? (
-        <Loading label={loadingLabel} />
+        <Loading label={loadingLabel ?? `Loading ${words?.many ?? 'items'}…`} />
       ) : items.length === 0 && list.loaded ? (
-        empty
+        whenEmpty
       ) : items.length > 0 ? (
         children(items)
       ) : null}

@@ -62,8 +62,25 @@ export function Panel({ heading, title, id, style, children }: { heading: string
   );
 }
 
+/** A page's action that makes a new record ("New project"), its primary one. */
+export function NewButton({ label, onClick }: { label: string; onClick: () => void }) {
+  return (
+    <Button variant="primary" onClick={onClick}>
+      {label}
+    </Button>
+  );
+}
+
 export function Button({ variant = 'default', ...rest }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: 'default' | 'primary' | 'danger' | 'ghost' }) {
   return <button type="button" {...rest} className={`button ${variant} ${rest.className ?? ''}`} />;
+}
+
+/** What a dialog's form takes: the record it edits (none: it creates one), its submit button's label, and what sending and cancelling do. */
+export interface FormProps<Initial, Body> {
+  initial?: Initial;
+  submitLabel: string;
+  onSubmit: (body: Body) => Promise<void>;
+  onCancel: () => void;
 }
 
 /** The end of a form in a dialog: the submission's error (a problem document) if any, Cancel, and the submit button, busy while it runs. */
@@ -71,25 +88,30 @@ export function FormActions({
   error,
   fields,
   busy,
+  busyLabel = 'Saving…',
   disabled,
   submitLabel,
   onCancel,
+  className = 'sl-form-actions',
 }: {
   error: unknown;
   /** How the form names its fields, for the problem's field faults. */
   fields?: FieldLabels;
   busy: boolean;
+  busyLabel?: string;
   disabled: boolean;
   submitLabel: string;
   onCancel: () => void;
+  /** The buttons' row (`form-actions`: spaced as a page's form, not a dialog's). */
+  className?: string;
 }) {
   return (
     <>
       {error !== null && <ErrorBox error={error} fields={fields} />}
-      <div className="sl-form-actions">
+      <div className={className}>
         <Button onClick={onCancel}>Cancel</Button>
         <Button type="submit" variant="primary" disabled={busy || disabled}>
-          {busy ? 'Saving…' : submitLabel}
+          {busy ? busyLabel : submitLabel}
         </Button>
       </div>
     </>
@@ -129,6 +151,20 @@ export function Modal({ title, open, onClose, children }: { title: string; open:
   );
 }
 
+/** A button that opens a dialog named `title`: `children` is its content, given the way to close it. */
+export function DialogButton({ label, title, children }: { label: string; title: string; children: (close: () => void) => ReactNode }) {
+  const [open, setOpen] = useState(false);
+  const close = () => setOpen(false);
+  return (
+    <>
+      <Button onClick={() => setOpen(true)}>{label}</Button>
+      <Modal title={title} open={open} onClose={close}>
+        {children(close)}
+      </Modal>
+    </>
+  );
+}
+
 /** Loads the next page when it scrolls into view (and is a button for keyboards and old browsers). */
 export function LoadMore({ hasMore, loading, onLoadMore, auto = false }: { hasMore: boolean; loading: boolean; onLoadMore: () => void; auto?: boolean }) {
   const ref = useRef<HTMLButtonElement>(null);
@@ -161,6 +197,16 @@ export function Options<V extends string>({ values, labels, any }: { values: rea
         </option>
       ))}
     </>
+  );
+}
+
+/** One fact of a `<dl>`: its term and its description, together (a grid cell). */
+export function Fact({ label, className, children }: { label: string; className?: string; children: ReactNode }) {
+  return (
+    <div className={className}>
+      <dt>{label}</dt>
+      <dd>{children}</dd>
+    </div>
   );
 }
 

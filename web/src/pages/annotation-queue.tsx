@@ -1,15 +1,16 @@
 import { useState } from 'react';
-import { ApiError, annotationQueues } from '../api.js';
-import { EmptyList, narrow, PagedTable } from '../components/paged.js';
-import { Badge, Button, ErrorBox, Loading, Options, PageHeader, Panel, When } from '../components/ui.js';
+import { annotationQueues } from '../api.js';
+import { narrow, PagedTable } from '../components/paged.js';
+import { Badge, Button, ErrorBox, Fact, PageHeader, Panel, When } from '../components/ui.js';
 import { useAsync, useDocumentTitle, useList, useProject } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
-import { DeleteQueueModal, TARGET_LABELS } from './annotation-queues.js';
+import { DeleteQueueModal, TARGET_LABELS, useQueueDeletion } from './annotation-queues.js';
 import { AddItemsForm } from './annotations/add-items.js';
 import { QueueProgress, queuesPath, reviewPath, targetPath, useQueueConfigs } from './annotations/shared.js';
-import { FormField } from './prompts/controls.js';
-import { Breadcrumbs } from './runs/shared.js';
+import { SelectField } from './prompts/controls.js';
+import { FilterForm } from '../components/list-page.js';
+import { Breadcrumbs, Pending } from './runs/shared.js';
 
 const STATUS_TONE = { pending: 'neutral', completed: 'ok', skipped: 'warn' } as const;
 const STATUSES = ['pending', 'completed', 'skipped'] as const;
@@ -23,7 +24,7 @@ export function AnnotationQueuePage({ projectId, queueId }: { projectId: string;
   const configs = useQueueConfigs(queue);
   const [status, setStatus] = useState('');
   const items = useList(queue ? annotationQueues.items(projectId, queueId) : null, { status: status || undefined });
-  const [deleting, setDeleting] = useState(false);
+  const deletion = useQueueDeletion(projectId, () => navigate(queuesPath(projectId)));
   useDocumentTitle(queue?.name ?? 'Annotation queue', project.data?.name);
   const crumbs = [
     { label: 'Projects', to: '/projects' },
@@ -32,20 +33,7 @@ export function AnnotationQueuePage({ projectId, queueId }: { projectId: string;
     { label: queue?.name ?? queueId },
   ];
 
-  if (state.error)
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <ErrorBox error={state.error} onRetry={state.error instanceof ApiError && state.error.status === 404 ? undefined : state.reload} />
-      </>
-    );
-  if (!queue)
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <Loading label="Loading queue…" />
-      </>
-    );
+  if (!queue) return <Pending crumbs={crumbs} state={state} label="Loading queue…" />;
   const refresh = () => {
     void state.reload();
     items.reload();
@@ -64,7 +52,7 @@ export function AnnotationQueuePage({ projectId, queueId }: { projectId: string;
               </Button>
             )}
             {can('quality:admin') && (
-              <Button variant="danger" onClick={() => setDeleting(true)}>
+              <Button variant="danger" onClick={() => deletion.ask(queue)}>
                 Delete
               </Button>
             )}
@@ -73,22 +61,16 @@ export function AnnotationQueuePage({ projectId, queueId }: { projectId: string;
       />
       <QueueProgress counts={queue.counts} label={`Progress of ${queue.name}`} />
       <dl className="sl-ds-facts" style={{ marginTop: 12 }}>
-        <div>
-          <dt>Items</dt>
-          <dd>{TARGET_LABELS[queue.target]}</dd>
-        </div>
-        <div>
-          <dt>Scores asked for</dt>
-          <dd>
-            {configs.error ? (
-              <span className="muted">could not be read</span>
-            ) : configs.data && configs.data.length > 0 ? (
-              configs.data.map((c) => c.name).join(', ')
-            ) : (
-              <span className="muted">{configs.loading ? '…' : 'none'}</span>
-            )}
-          </dd>
-        </div>
+        <Fact label="Items">{TARGET_LABELS[queue.target]}</Fact>
+        <Fact label="Scores asked for">
+          {configs.error ? (
+            <span className="muted">could not be read</span>
+          ) : configs.data && configs.data.length > 0 ? (
+            configs.data.map((c) => c.name).join(', ')
+          ) : (
+            <span className="muted">{configs.loading ? '…' : 'none'}</span>
+          )}
+        </Fact>
       </dl>
       {configs.error !== undefined && <ErrorBox error={configs.error} onRetry={configs.reload} />}
 
@@ -99,23 +81,12 @@ export function AnnotationQueuePage({ projectId, queueId }: { projectId: string;
       )}
 
       <Panel heading="items-title" title="Items">
-        <form className="filters" aria-label="Filter items" onSubmit={(e) => e.preventDefault()}>
-          <FormField label="Status">
-            {(control) => (
-              <select {...control} value={status} onChange={(e) => setStatus(e.target.value)}>
-                <Options values={STATUSES} any="Any" />
-              </select>
-            )}
-          </FormField>
-        </form>
+        <FilterForm label="Filter items" search={false}>
+          <SelectField label="Status" value={status} onChange={setStatus} values={STATUSES} any="Any" />
+        </FilterForm>
         <PagedTable
           list={items}
-          loadingLabel="Loading items…"
-          empty={
-            <EmptyList one="item" many="items" filtered={status !== ''}>
-              Add {queue.target === 'run' ? 'runs' : 'traces'} above.
-            </EmptyList>
-          }
+          empty={{ one: 'item', many: 'items', filtered: status !== '', none: `Add ${queue.target === 'run' ? 'runs' : 'traces'} above.` }}
           caption="Items of the queue, newest first"
           columns={[TARGET_LABELS[queue.target].slice(0, -1), 'Status', narrow('Reviewer'), narrow('Done')]}
           row={(item) => (
@@ -148,12 +119,7 @@ export function AnnotationQueuePage({ projectId, queueId }: { projectId: string;
         />
       </Panel>
 
-      <DeleteQueueModal
-        projectId={projectId}
-        queue={deleting ? queue : null}
-        onClose={() => setDeleting(false)}
-        onDeleted={() => navigate(queuesPath(projectId))}
-      />
+      <DeleteQueueModal of={deletion} />
     </>
   );
 }

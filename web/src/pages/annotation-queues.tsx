@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { ApiError, annotationQueues, scoreConfigs } from '../api.js';
-import { ConfirmModal } from '../components/confirm.js';
-import { ProjectNotFound, ProjectTabs } from '../components/layout.js';
-import { EmptyList, narrow, PagedTable } from '../components/paged.js';
-import { Button, ErrorBox, FormActions, LoadMore, Modal, PageHeader, When } from '../components/ui.js';
+import { ProjectHeader, ProjectNotFound } from '../components/layout.js';
+import { actionsColumn, DeleteModal, Notice, useDeletion, type Deletion, removing, RowActions } from '../components/list-page.js';
+import { narrow, PagedTable } from '../components/paged.js';
+import { Button, ErrorBox, FormActions, LoadMore, Modal, NewButton, When } from '../components/ui.js';
 import { useDocumentTitle, useList, useProject, useSubmit } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
@@ -61,35 +61,20 @@ function QueueForm({ onSubmit, onCancel }: { onSubmit: (body: CreateAnnotationQu
   );
 }
 
-/** "Delete queue?" for admins and owners: its items go, the scores given in it stay. */
-export function DeleteQueueModal({
-  projectId,
-  queue,
-  onClose,
-  onDeleted,
-}: {
-  projectId: string;
-  queue: AnnotationQueue | null;
-  onClose: () => void;
-  onDeleted: (queue: AnnotationQueue) => void;
-}) {
+/** Deleting a queue of the project (for admins and owners), then `done`. */
+export const useQueueDeletion = (projectId: string, done: (queue: AnnotationQueue) => void) =>
+  useDeletion((queue: AnnotationQueue) => annotationQueues.delete(projectId, queue.id), done);
+
+/** "Delete queue?": its items go, the scores given in it stay. */
+export function DeleteQueueModal({ of }: { of: Deletion<AnnotationQueue> }) {
   return (
-    <ConfirmModal
-      open={queue !== null}
-      title="Delete annotation queue"
-      confirmLabel="Delete queue"
-      busyLabel="Deleting…"
-      onClose={onClose}
-      onConfirm={async () => {
-        if (!queue) return;
-        await annotationQueues.delete(projectId, queue.id);
-        onDeleted(queue);
-      }}
-    >
-      <p>
-        Delete <strong>{queue?.name}</strong> with its items? The scores given in it stay. This cannot be undone.
-      </p>
-    </ConfirmModal>
+    <DeleteModal of={of} title="Delete annotation queue" confirmLabel="Delete queue">
+      {(shown) => (
+        <p>
+          Delete <strong>{shown.name}</strong> with its items? The scores given in it stay. This cannot be undone.
+        </p>
+      )}
+    </DeleteModal>
   );
 }
 
@@ -104,7 +89,10 @@ export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
   const mayDelete = can('quality:admin');
   const list = useList(project.error ? null : annotationQueues.list(projectId));
   const [creating, setCreating] = useState(false);
-  const [deleting, setDeleting] = useState<AnnotationQueue | null>(null);
+  const deletion = useQueueDeletion(projectId, (deleted) => {
+    list.setItems(removing(deleted));
+    setNotice(`Queue ${deleted.name} deleted.`);
+  });
   const [notice, setNotice] = useState('');
   useDocumentTitle('Annotation queues', project.data?.name);
 
@@ -112,39 +100,24 @@ export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
 
   return (
     <>
-      <PageHeader
-        title={project.data?.name ?? (project.loading ? 'Loading…' : 'Project')}
+      <ProjectHeader
+        project={project}
+        projectId={projectId}
+        active="annotation-queues"
         subtitle="Annotation queues hold runs or traces for people to score, one claimed item at a time."
-        actions={
-          mayWrite && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New queue
-            </Button>
-          )
-        }
+        actions={mayWrite && <NewButton label="New queue" onClick={() => setCreating(true)} />}
       />
-      <ProjectTabs projectId={projectId} active="annotation-queues" />
-      {project.error !== undefined && <ErrorBox error={project.error} onRetry={project.reload} />}
-      <p className="sl-sr-only" role="status" aria-live="polite">
-        {notice}
-      </p>
+      <Notice text={notice} />
 
       <PagedTable
         list={list}
-        loadingLabel="Loading annotation queues…"
-        empty={
-          <EmptyList one="queue" many="annotation queues" filtered={false}>
-            {mayWrite ? 'Create one with “New queue”, then add runs or traces to it.' : 'Members of your organization create them; they appear here.'}
-          </EmptyList>
-        }
+        empty={{
+          one: 'queue',
+          many: 'annotation queues',
+          none: mayWrite ? 'Create one with “New queue”, then add runs or traces to it.' : 'Members of your organization create them; they appear here.',
+        }}
         caption="Annotation queues, newest first"
-        columns={[
-          'Name',
-          narrow('Items'),
-          'Progress',
-          narrow('Created'),
-          ...(mayWrite || mayDelete ? [{ label: <span className="sl-sr-only">Actions</span>, className: 'sl-actions-col' }] : []),
-        ]}
+        columns={['Name', narrow('Items'), 'Progress', narrow('Created'), ...actionsColumn(mayWrite || mayDelete, 'sl-actions-col')]}
         row={(queue) => (
           <tr key={queue.id}>
             <td className="cell-wrap">
@@ -161,18 +134,13 @@ export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
               <When iso={queue.createdAt} />
             </td>
             {(mayWrite || mayDelete) && (
-              <td className="sl-row-actions">
+              <RowActions name={queue.name} onDelete={mayDelete ? () => deletion.ask(queue) : undefined}>
                 {mayWrite && queue.counts.pending > 0 && (
                   <Button onClick={() => navigate(reviewPath(projectId, queue.id))} aria-label={`Review ${queue.name}`}>
                     Review
                   </Button>
                 )}
-                {mayDelete && (
-                  <Button variant="danger" aria-label={`Delete ${queue.name}`} onClick={() => setDeleting(queue)}>
-                    Delete
-                  </Button>
-                )}
-              </td>
+              </RowActions>
             )}
           </tr>
         )}
@@ -189,16 +157,7 @@ export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
         />
       </Modal>
 
-      <DeleteQueueModal
-        projectId={projectId}
-        queue={deleting}
-        onClose={() => setDeleting(null)}
-        onDeleted={(deleted) => {
-          list.setItems((items) => items.filter((q) => q.id !== deleted.id));
-          setNotice(`Queue ${deleted.name} deleted.`);
-          setDeleting(null);
-        }}
-      />
+      <DeleteQueueModal of={deletion} />
     </>
   );
 }

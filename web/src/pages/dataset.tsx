@@ -1,15 +1,15 @@
 import { useState } from 'react';
-import { ApiError, datasets } from '../api.js';
-import { Button, Empty, ErrorBox, Loading, Modal, PageHeader, When } from '../components/ui.js';
+import { datasets } from '../api.js';
+import { Button, Empty, Fact, ErrorBox, Modal, PageHeader, When } from '../components/ui.js';
 import { useAsync, useDocumentTitle } from '../hooks.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { useSession } from '../session.js';
 import type { UpdateDatasetInput } from '../types.js';
-import { DatasetForm, DeleteDatasetModal } from './datasets/forms.js';
+import { DatasetForm, DeleteDatasetModal, useDatasetDeletion } from './datasets/forms.js';
 import { DatasetItems } from './datasets/items.js';
 import { datasetPath, itemsText } from './datasets/shared.js';
 import { DatasetExperiments } from './experiments/dataset-experiments.js';
-import { Breadcrumbs, setQuery } from './runs/shared.js';
+import { Breadcrumbs, Pending, setQuery } from './runs/shared.js';
 import './runs/runs.css';
 import './trace/trace.css';
 import './datasets/datasets.css';
@@ -32,29 +32,10 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
   const dataset = state.data?.id === datasetId ? state.data : undefined;
   useDocumentTitle(dataset?.name ?? 'Dataset', 'Datasets');
   const [editing, setEditing] = useState(false);
-  const [deleting, setDeleting] = useState(false);
+  const deletion = useDatasetDeletion(() => navigate('/datasets', { replace: true }));
 
   const crumbs = [{ label: 'Datasets', to: '/datasets' }, { label: dataset?.name ?? datasetId }];
-  if (state.error && !dataset) {
-    const notFound = state.error instanceof ApiError && state.error.status === 404;
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <ErrorBox error={state.error} onRetry={notFound ? undefined : state.reload} />
-        <p>
-          <Link to="/datasets">← Back to the datasets</Link>
-        </p>
-      </>
-    );
-  }
-  if (!dataset) {
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <Loading label="Loading dataset…" />
-      </>
-    );
-  }
+  if (!dataset) return <Pending crumbs={crumbs} state={state} label="Loading dataset…" back={<Link to="/datasets">← Back to the datasets</Link>} />;
 
   const asked = askedVersion(search.get('version'));
   return (
@@ -67,7 +48,7 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
           <>
             {can('scores:write') && <Button onClick={() => setEditing(true)}>Rename</Button>}
             {can('quality:admin') && (
-              <Button variant="danger" onClick={() => setDeleting(true)}>
+              <Button variant="danger" onClick={() => deletion.ask(dataset)}>
                 Delete dataset
               </Button>
             )}
@@ -78,26 +59,14 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
         }
       />
       <dl className="sl-ds-facts">
-        <div>
-          <dt>Version</dt>
-          <dd>v{dataset.version}</dd>
-        </div>
-        <div>
-          <dt>Items</dt>
-          <dd>{itemsText(dataset.itemCount)}</dd>
-        </div>
-        <div>
-          <dt>Updated</dt>
-          <dd>
-            <When iso={dataset.updatedAt} />
-          </dd>
-        </div>
-        <div>
-          <dt>Id</dt>
-          <dd>
-            <code>{dataset.id}</code>
-          </dd>
-        </div>
+        <Fact label="Version">v{dataset.version}</Fact>
+        <Fact label="Items">{itemsText(dataset.itemCount)}</Fact>
+        <Fact label="Updated">
+          <When iso={dataset.updatedAt} />
+        </Fact>
+        <Fact label="Id">
+          <code>{dataset.id}</code>
+        </Fact>
       </dl>
       {state.error !== null && state.error !== undefined && <ErrorBox error={state.error} onRetry={state.reload} />}
 
@@ -140,7 +109,7 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
         />
       </Modal>
 
-      <DeleteDatasetModal dataset={deleting ? dataset : null} onClose={() => setDeleting(false)} onDeleted={() => navigate('/datasets', { replace: true })} />
+      <DeleteDatasetModal of={deletion} />
     </>
   );
 }

@@ -1,15 +1,15 @@
 import { useState } from 'react';
 import { datasets } from '../api.js';
-import { EmptyList, narrow, num, PagedTable } from '../components/paged.js';
-import { Button, Modal, PageHeader, When } from '../components/ui.js';
+import { actionsColumn, FilterForm, Notice, removing, RowActions, SearchField } from '../components/list-page.js';
+import { narrow, num, PagedTable } from '../components/paged.js';
+import { Modal, NewButton, PageHeader, When } from '../components/ui.js';
 import { fmtNumber } from '../format.js';
 import { useDocumentTitle, useList } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
-import type { Dataset } from '../types.js';
-import { DatasetForm, DeleteDatasetModal } from './datasets/forms.js';
+import { DatasetForm, DeleteDatasetModal, useDatasetDeletion } from './datasets/forms.js';
 import { datasetPath } from './datasets/shared.js';
-import { FormField, useDebounced } from './prompts/controls.js';
+import { useDebounced } from './prompts/controls.js';
 import './runs/runs.css';
 import './datasets/datasets.css';
 
@@ -26,7 +26,10 @@ export function DatasetsPage() {
   const name = useDebounced(search.trim(), 300);
   const list = useList(datasets.list, { name: name || undefined });
   const [creating, setCreating] = useState(false);
-  const [deleting, setDeleting] = useState<Dataset | null>(null);
+  const deletion = useDatasetDeletion((deleted) => {
+    list.setItems(removing(deleted));
+    setNotice(`Dataset ${deleted.name} deleted.`);
+  });
   const [notice, setNotice] = useState('');
 
   return (
@@ -34,54 +37,28 @@ export function DatasetsPage() {
       <PageHeader
         title="Datasets"
         subtitle="Examples to test your application against: each item an input and the output expected of it. Every change to the items makes a new version, and any version reads back as it was."
-        actions={
-          mayWrite && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New dataset
-            </Button>
-          )
-        }
+        actions={mayWrite && <NewButton label="New dataset" onClick={() => setCreating(true)} />}
       />
 
-      <form className="filters" role="search" aria-label="Filter datasets" onSubmit={(e) => e.preventDefault()}>
-        <FormField label="Search datasets">
-          {(control) => (
-            <input
-              {...control}
-              type="search"
-              value={search}
-              onChange={(e) => setSearch(e.target.value)}
-              placeholder="Part of a name"
-              maxLength={200}
-              autoComplete="off"
-            />
-          )}
-        </FormField>
-      </form>
+      <FilterForm label="Filter datasets">
+        <SearchField label="Search datasets" value={search} onChange={setSearch} placeholder="Part of a name" maxLength={200} autoComplete="off" />
+      </FilterForm>
 
-      <p className="sl-sr-only" role="status" aria-live="polite">
-        {notice}
-      </p>
+      <Notice text={notice} />
 
       <PagedTable
         list={list}
-        loadingLabel="Loading datasets…"
-        empty={
-          <EmptyList one="dataset" many="datasets" filtered={name !== ''} whenFiltered="Change or clear the search.">
-            {mayWrite
-              ? 'Create one with “New dataset”, then add items to it, or add runs to it from their page.'
-              : 'Members of your organization create them; they appear here.'}
-          </EmptyList>
-        }
+        empty={{
+          one: 'dataset',
+          many: 'datasets',
+          filtered: name !== '',
+          whenFiltered: 'Change or clear the search.',
+          none: mayWrite
+            ? 'Create one with “New dataset”, then add items to it, or add runs to it from their page.'
+            : 'Members of your organization create them; they appear here.',
+        }}
         caption="Datasets, newest first"
-        columns={[
-          'Name',
-          narrow('Description'),
-          num('Items'),
-          num('Version'),
-          narrow('Updated'),
-          ...(mayDelete ? [{ label: <span className="sl-sr-only">Actions</span>, className: 'sl-actions-col' }] : []),
-        ]}
+        columns={['Name', narrow('Description'), num('Items'), num('Version'), narrow('Updated'), ...actionsColumn(mayDelete, 'sl-actions-col')]}
         row={(dataset) => (
           <tr key={dataset.id}>
             <td className="cell-wrap">
@@ -97,13 +74,7 @@ export function DatasetsPage() {
             <td className="hide-narrow sl-nowrap">
               <When iso={dataset.updatedAt} />
             </td>
-            {mayDelete && (
-              <td className="sl-row-actions">
-                <Button variant="danger" aria-label={`Delete ${dataset.name}`} onClick={() => setDeleting(dataset)}>
-                  Delete
-                </Button>
-              </td>
-            )}
+            {mayDelete && <RowActions name={dataset.name} onDelete={() => deletion.ask(dataset)} />}
           </tr>
         )}
       />
@@ -120,15 +91,7 @@ export function DatasetsPage() {
         />
       </Modal>
 
-      <DeleteDatasetModal
-        dataset={deleting}
-        onClose={() => setDeleting(null)}
-        onDeleted={(deleted) => {
-          list.setItems((items) => items.filter((d) => d.id !== deleted.id));
-          setNotice(`Dataset ${deleted.name} deleted.`);
-          setDeleting(null);
-        }}
-      />
+      <DeleteDatasetModal of={deletion} />
     </>
   );
 }

@@ -1,11 +1,10 @@
 import { useState } from 'react';
 import { ApiError, evaluators } from '../api.js';
-import { ConfirmModal } from '../components/confirm.js';
-import { ProjectTabs } from '../components/layout.js';
-import { EmptyList, narrow, num, PagedTable } from '../components/paged.js';
-import { Badge, Button, Empty, ErrorBox, Modal, PageHeader } from '../components/ui.js';
+import { DeleteModal, useDeletion } from '../components/list-page.js';
+import { ProjectHeader, ProjectNotFound } from '../components/layout.js';
+import { narrow, num, PagedTable } from '../components/paged.js';
+import { Badge, Button, Modal, NewButton } from '../components/ui.js';
 import { useDocumentTitle, useList, useProject } from '../hooks.js';
-import { Link } from '../router.js';
 import { useSession } from '../session.js';
 import type { EvaluatorRule } from '../types.js';
 import { RuleForm, TYPES } from './evaluators/rule-form.js';
@@ -20,41 +19,31 @@ export function EvaluatorsPage({ projectId }: { projectId: string }) {
   const list = useList(project.error ? null : evaluators.list(projectId), {});
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<EvaluatorRule | null>(null);
-  const [deleting, setDeleting] = useState<EvaluatorRule | null>(null);
+  const deletion = useDeletion(
+    (rule: EvaluatorRule) => evaluators.delete(projectId, rule.id),
+    () => list.reload(),
+  );
   useDocumentTitle('Evaluators', project.data?.name);
 
-  if (project.error instanceof ApiError && project.error.status === 404) {
-    return (
-      <Empty title="Project not found">
-        It may have been deleted, or belong to another organization. <Link to="/projects">See all projects</Link>
-      </Empty>
-    );
-  }
+  if (project.error instanceof ApiError && project.error.status === 404) return <ProjectNotFound />;
 
   return (
     <>
-      <PageHeader
-        title={project.data?.name ?? (project.loading ? 'Loading…' : 'Project')}
+      <ProjectHeader
+        project={project}
+        projectId={projectId}
+        active="evaluators"
         subtitle="Evaluator rules score this project’s new runs in the background: a sample of the runs a filter matches, judged by a built-in check or an LLM judge."
-        actions={
-          mayAdmin && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New rule
-            </Button>
-          )
-        }
+        actions={mayAdmin && <NewButton label="New rule" onClick={() => setCreating(true)} />}
       />
-      <ProjectTabs projectId={projectId} active="evaluators" />
-      {project.error !== undefined && <ErrorBox error={project.error} onRetry={project.reload} />}
 
       <PagedTable
         list={list}
-        loadingLabel="Loading evaluator rules…"
-        empty={
-          <EmptyList one="evaluator rule" many="evaluator rules" filtered={false}>
-            {mayAdmin ? 'Create one with “New rule”: new runs that match are scored from then on.' : 'Rules created by admins appear here.'}
-          </EmptyList>
-        }
+        empty={{
+          one: 'evaluator rule',
+          many: 'evaluator rules',
+          none: mayAdmin ? 'Create one with “New rule”: new runs that match are scored from then on.' : 'Rules created by admins appear here.',
+        }}
         label="Evaluator rules"
         columns={['Name', 'Evaluator', narrow('Filter'), num('Rate'), num('Pending'), num('Done'), num('Failed'), num('Skipped'), ...(mayAdmin ? [''] : [])]}
         row={(r) => (
@@ -86,7 +75,7 @@ export function EvaluatorsPage({ projectId }: { projectId: string }) {
                 <Button variant="ghost" onClick={() => setEditing(r)} aria-label={`Edit ${r.name}`}>
                   Edit
                 </Button>
-                <Button variant="ghost" onClick={() => setDeleting(r)} aria-label={`Delete ${r.name}`}>
+                <Button variant="ghost" onClick={() => deletion.ask(r)} aria-label={`Delete ${r.name}`}>
                   Delete
                 </Button>
               </td>
@@ -121,23 +110,13 @@ export function EvaluatorsPage({ projectId }: { projectId: string }) {
           />
         )}
       </Modal>
-      <ConfirmModal
-        open={deleting !== null}
-        title="Delete evaluator rule"
-        confirmLabel="Delete rule"
-        busyLabel="Deleting…"
-        onClose={() => setDeleting(null)}
-        onConfirm={async () => {
-          if (!deleting) return;
-          await evaluators.delete(projectId, deleting.id);
-          setDeleting(null);
-          list.reload();
-        }}
-      >
-        <p>
-          Delete <strong>{deleting?.name}</strong> and its queued jobs? The scores it gave stay.
-        </p>
-      </ConfirmModal>
+      <DeleteModal of={deletion} title="Delete evaluator rule" confirmLabel="Delete rule">
+        {(rule) => (
+          <p>
+            Delete <strong>{rule.name}</strong> and its queued jobs? The scores it gave stay.
+          </p>
+        )}
+      </DeleteModal>
     </>
   );
 }

@@ -1,12 +1,12 @@
-import { ApiError, datasets, experiments } from '../api.js';
-import { narrow, num, PagedTable, EmptyList } from '../components/paged.js';
-import { Button, ErrorBox, JsonView, Loading, PageHeader, Panel } from '../components/ui.js';
+import { datasets, experiments } from '../api.js';
+import { narrow, num, PagedTable } from '../components/paged.js';
+import { Button, JsonView, PageHeader, Panel } from '../components/ui.js';
 import { fmtCost, fmtMs } from '../format.js';
 import { useAsync, useDocumentTitle, useList } from '../hooks.js';
 import { Link } from '../router.js';
 import type { ExperimentResult } from '../types.js';
 import { datasetPath } from './datasets/shared.js';
-import { Breadcrumbs } from './runs/shared.js';
+import { Breadcrumbs, Pending } from './runs/shared.js';
 import { aggregateChips, ExperimentFacts, Preview, runPath, ScoreChips, scoreText, tracePath } from './experiments/shared.js';
 import './runs/runs.css';
 import './datasets/datasets.css';
@@ -39,23 +39,7 @@ export function ExperimentPage({ experimentId }: { experimentId: string }) {
     ...(experiment ? [{ label: datasetName, to: datasetPath(experiment.datasetId) }] : []),
     { label: experiment?.name ?? experimentId },
   ];
-  if (state.error && !experiment) {
-    const notFound = state.error instanceof ApiError && state.error.status === 404;
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <ErrorBox error={state.error} onRetry={notFound ? undefined : state.reload} />
-      </>
-    );
-  }
-  if (!experiment) {
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <Loading label="Loading experiment…" />
-      </>
-    );
-  }
+  if (!experiment) return <Pending crumbs={crumbs} state={state} label="Loading experiment…" />;
   return (
     <>
       <Breadcrumbs items={crumbs} />
@@ -86,12 +70,7 @@ export function ExperimentPage({ experimentId }: { experimentId: string }) {
       <Panel heading="experiment-results" title="Results">
         <PagedTable
           list={results}
-          loadingLabel="Loading results…"
-          empty={
-            <EmptyList one="result" many="results" filtered={false}>
-              Results appear as the experiment records them.
-            </EmptyList>
-          }
+          empty={{ one: 'result', many: 'results', none: 'Results appear as the experiment records them.' }}
           label={`Results of ${experiment.name}`}
           columns={['Item', 'Input', 'Expected output', 'Output', 'Scores', num('Latency'), num('Cost', 'hide-narrow'), narrow('Run')]}
           row={(result) => (

@@ -1,8 +1,8 @@
 import { useState, type ReactNode } from 'react';
 import { models } from '../api.js';
-import { ConfirmModal } from '../components/confirm.js';
-import { EmptyList, narrow, num, PagedTable } from '../components/paged.js';
-import { Button, Field, Modal, PageHeader, Panel, When } from '../components/ui.js';
+import { actionsColumn, adding, DeleteModal, useDeletion, FilterForm, removing, replacing, RowActions, SearchField } from '../components/list-page.js';
+import { narrow, num, PagedTable } from '../components/paged.js';
+import { Modal, NewButton, PageHeader, Panel, When } from '../components/ui.js';
 import { fmtDay, fmtPrice } from '../format.js';
 import { useDocumentTitle, useList } from '../hooks.js';
 import { useSession } from '../session.js';
@@ -37,7 +37,10 @@ export function ModelsPage() {
   const mayWrite = can('models:write');
   const [creating, setCreating] = useState(false);
   const [editing, setEditing] = useState<ModelPrice | null>(null);
-  const [deleting, setDeleting] = useState<ModelPrice | null>(null);
+  const deletion = useDeletion(
+    (price: ModelPrice) => models.delete(price.id),
+    (price) => own.setItems(removing(price)),
+  );
   const [search, setSearch] = useState('');
   const own = useList(models.list);
   const builtin = useList(models.builtin, { model: search.trim() || undefined });
@@ -48,34 +51,22 @@ export function ModelsPage() {
       <PageHeader
         title="Models"
         subtitle="What model tokens cost, in US dollars per million tokens: the built-in table, and your organization’s prices, which override it from their date on."
-        actions={
-          mayWrite && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New price
-            </Button>
-          )
-        }
+        actions={mayWrite && <NewButton label="New price" onClick={() => setCreating(true)} />}
       />
 
       <Panel heading="own-prices-heading" title="Your organization’s prices">
         <PagedTable
           list={own}
           loadingLabel="Loading prices…"
-          empty={
-            <EmptyList one="price" many="prices of your own" filtered={false}>
-              {mayWrite
-                ? 'Add one with “New price” to price a model the table lacks, or at your own rate.'
-                : 'Admins and owners add them; until then the built-in table applies.'}
-            </EmptyList>
-          }
+          empty={{
+            one: 'price',
+            many: 'prices of your own',
+            none: mayWrite
+              ? 'Add one with “New price” to price a model the table lacks, or at your own rate.'
+              : 'Admins and owners add them; until then the built-in table applies.',
+          }}
           caption="The organization’s model prices, newest first"
-          columns={[
-            'Model',
-            narrow('Provider'),
-            ...PRICE_COLUMNS,
-            narrow('In force from'),
-            ...(mayWrite ? [{ label: <span className="sl-sr-only">Actions</span> }] : []),
-          ]}
+          columns={['Model', narrow('Provider'), ...PRICE_COLUMNS, narrow('In force from'), ...actionsColumn(mayWrite)]}
           row={(price) => (
             <tr key={price.id}>
               <td className="cell-wrap">
@@ -86,16 +77,7 @@ export function ModelsPage() {
               <td className="hide-narrow sl-nowrap">
                 <When iso={price.effectiveFrom} />
               </td>
-              {mayWrite && (
-                <td className="sl-row-actions">
-                  <Button aria-label={`Edit the price of ${price.model}`} onClick={() => setEditing(price)}>
-                    Edit
-                  </Button>
-                  <Button variant="danger" aria-label={`Delete the price of ${price.model}`} onClick={() => setDeleting(price)}>
-                    Delete
-                  </Button>
-                </td>
-              )}
+              {mayWrite && <RowActions name={`the price of ${price.model}`} onEdit={() => setEditing(price)} onDelete={() => deletion.ask(price)} />}
             </tr>
           )}
         />
@@ -106,19 +88,13 @@ export function ModelsPage() {
           From LiteLLM’s public price table{tableDate ? `, as of ${fmtDay(tableDate)}` : ''}. A model’s name also prices its dated and versioned names (gpt-4o
           prices gpt-4o-2024-08-06).
         </p>
-        <form className="filters" role="search" aria-label="Filter built-in prices" onSubmit={(e) => e.preventDefault()}>
-          <Field label="Search models">
-            <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="e.g. claude" maxLength={200} autoComplete="off" />
-          </Field>
-        </form>
+        <FilterForm label="Filter built-in prices">
+          <SearchField label="Search models" value={search} onChange={setSearch} placeholder="e.g. claude" maxLength={200} autoComplete="off" />
+        </FilterForm>
         <PagedTable<BuiltinModelPrice>
           list={builtin}
           loadingLabel="Loading the built-in table…"
-          empty={
-            <EmptyList one="model" many="built-in prices" filtered={search.trim() !== ''}>
-              The table is empty.
-            </EmptyList>
-          }
+          empty={{ one: 'model', many: 'built-in prices', filtered: search.trim() !== '', none: 'The table is empty.' }}
           caption="Built-in model prices, by provider"
           columns={['Model', narrow('Provider'), ...PRICE_COLUMNS]}
           row={(row) => (
@@ -140,7 +116,7 @@ export function ModelsPage() {
           onCancel={() => setCreating(false)}
           onSubmit={async (body) => {
             const price = await models.create(body);
-            own.setItems((items) => [price, ...items]);
+            own.setItems(adding(price));
             setCreating(false);
           }}
         />
@@ -154,30 +130,20 @@ export function ModelsPage() {
             onCancel={() => setEditing(null)}
             onSubmit={async (body) => {
               const updated = await models.update(editing.id, body);
-              own.setItems((items) => items.map((p) => (p.id === updated.id ? updated : p)));
+              own.setItems(replacing(updated));
               setEditing(null);
             }}
           />
         )}
       </Modal>
 
-      <ConfirmModal
-        open={deleting !== null}
-        title="Delete model price"
-        confirmLabel="Delete price"
-        busyLabel="Deleting…"
-        onClose={() => setDeleting(null)}
-        onConfirm={async () => {
-          if (!deleting) return;
-          await models.delete(deleting.id);
-          own.setItems((items) => items.filter((p) => p.id !== deleting.id));
-          setDeleting(null);
-        }}
-      >
-        <p>
-          Delete the price of <strong>{deleting?.model}</strong>? Runs recorded from now on get the built-in price (or an earlier one of yours), if any.
-        </p>
-      </ConfirmModal>
+      <DeleteModal of={deletion} title="Delete model price" confirmLabel="Delete price">
+        {(price) => (
+          <p>
+            Delete the price of <strong>{price.model}</strong>? Runs recorded from now on get the built-in price (or an earlier one of yours), if any.
+          </p>
+        )}
+      </DeleteModal>
     </>
   );
 }

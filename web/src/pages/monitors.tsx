@@ -1,8 +1,8 @@
 import { useState } from 'react';
 import { ApiError, monitors } from '../api.js';
-import { ProjectNotFound, ProjectTabs } from '../components/layout.js';
-import { EmptyList, narrow, PagedTable } from '../components/paged.js';
-import { Badge, Button, ErrorBox, Modal, Options, PageHeader, StatusBadge, When } from '../components/ui.js';
+import { ProjectHeader, ProjectNotFound } from '../components/layout.js';
+import { narrow, PagedTable } from '../components/paged.js';
+import { Badge, Button, Modal, NewButton, StatusBadge, When } from '../components/ui.js';
 import { useDocumentTitle, useList, useProject } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
@@ -11,7 +11,8 @@ import { MonitorForm } from './monitors/form.js';
 import { FilterChips } from './monitors/filter-chips.js';
 import { describeScore, formatThreshold, METRIC_LABELS, type MonitorState } from './monitors/model.js';
 import { SecretReveal } from './monitors/secret.js';
-import { FormField } from './prompts/controls.js';
+import { SelectField } from './prompts/controls.js';
+import { FilterForm } from '../components/list-page.js';
 
 const STATE_LABELS: Record<MonitorState, string> = { alerting: 'alerting', ok: 'ok', no_data: 'no data' };
 const STATE_CHOICES = Object.keys(STATE_LABELS) as MonitorState[];
@@ -38,47 +39,29 @@ export function MonitorsPage({ projectId }: { projectId: string }) {
 
   return (
     <>
-      <PageHeader
-        title={project.data?.name ?? (project.loading ? 'Loading…' : 'Project')}
+      <ProjectHeader
+        project={project}
+        projectId={projectId}
+        active="monitors"
         subtitle={project.data?.description || 'Monitors watch a metric of this project’s runs and call webhooks when their state changes.'}
-        actions={
-          can('monitors:write') && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New monitor
-            </Button>
-          )
-        }
+        actions={can('monitors:write') && <NewButton label="New monitor" onClick={() => setCreating(true)} />}
       />
-      <ProjectTabs projectId={projectId} active="monitors" />
-      {project.error !== undefined && <ErrorBox error={project.error} onRetry={project.reload} />}
 
-      <form className="filters" aria-label="Filter monitors" onSubmit={(e) => e.preventDefault()}>
-        <FormField label="State">
-          {(control) => (
-            <select {...control} value={state} onChange={(e) => setState(e.target.value)}>
-              <Options values={STATE_CHOICES} labels={STATE_LABELS} any="any" />
-            </select>
-          )}
-        </FormField>
-        <FormField label="Enabled">
-          {(control) => (
-            <select {...control} value={enabled} onChange={(e) => setEnabled(e.target.value)}>
-              <Options values={['true', 'false']} labels={ENABLED_LABELS} any="any" />
-            </select>
-          )}
-        </FormField>
-      </form>
+      <FilterForm label="Filter monitors" search={false}>
+        <SelectField label="State" value={state} onChange={setState} values={STATE_CHOICES} labels={STATE_LABELS} any="any" />
+        <SelectField label="Enabled" value={enabled} onChange={setEnabled} values={['true', 'false']} labels={ENABLED_LABELS} any="any" />
+      </FilterForm>
 
       <PagedTable
         list={list}
-        loadingLabel="Loading monitors…"
-        empty={
-          <EmptyList one="monitor" many="monitors" filtered={filtered}>
-            {can('monitors:write')
-              ? 'Create one with "New monitor": pick a metric, a window and a threshold, and see what it would say before saving.'
-              : 'Monitors created by members appear here.'}
-          </EmptyList>
-        }
+        empty={{
+          one: 'monitor',
+          many: 'monitors',
+          filtered,
+          none: can('monitors:write')
+            ? 'Create one with "New monitor": pick a metric, a window and a threshold, and see what it would say before saving.'
+            : 'Monitors created by members appear here.',
+        }}
         label="Monitors"
         columns={['Name', 'State', 'Metric', narrow('Filter'), narrow('Last evaluated')]}
         row={(m) => (

@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
 import { projects } from '../api.js';
-import { ConfirmModal } from '../components/confirm.js';
+import { actionsColumn, adding, DeleteModal, useDeletion, FilterForm, Notice, removing, replacing, RowActions, SearchField } from '../components/list-page.js';
 import { narrow, PagedTable } from '../components/paged.js';
-import { Button, Empty, Field, FormActions, Modal, PageHeader, When } from '../components/ui.js';
+import { Button, Empty, Field, FormActions, Modal, NewButton, PageHeader, When, type FormProps } from '../components/ui.js';
 import { useDocumentTitle, useList, useSubmit } from '../hooks.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
@@ -19,7 +19,13 @@ export function ProjectsPage() {
   const list = useList(projects.list, { name: filter || undefined });
   const [creating, setCreating] = useState(false);
   const [renaming, setRenaming] = useState<Project | null>(null);
-  const [deleting, setDeleting] = useState<Project | null>(null);
+  const deletion = useDeletion(
+    (project: Project) => projects.delete(project.id),
+    (project) => {
+      list.setItems(removing(project));
+      setNotice(`Project ${project.name} deleted.`);
+    },
+  );
   const [notice, setNotice] = useState('');
   useDocumentTitle('Projects');
 
@@ -49,37 +55,20 @@ export function ProjectsPage() {
       <PageHeader
         title="Projects"
         subtitle="Each project collects the runs and monitors of one application."
-        actions={
-          mayWrite ? (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New project
-            </Button>
-          ) : undefined
-        }
+        actions={mayWrite ? <NewButton label="New project" onClick={() => setCreating(true)} /> : undefined}
       />
 
-      <form
-        className="filters"
-        role="search"
-        onSubmit={(e) => {
-          e.preventDefault();
-          applyFilter(draft);
-        }}
-      >
-        <Field label="Search projects">
-          <input type="search" value={draft} onChange={(e) => setDraft(e.target.value)} placeholder="Part of a name" maxLength={100} autoComplete="off" />
-        </Field>
+      <FilterForm onSubmit={() => applyFilter(draft)}>
+        <SearchField label="Search projects" value={draft} onChange={setDraft} placeholder="Part of a name" maxLength={100} autoComplete="off" />
         <Button type="submit">Search</Button>
         {filter && (
           <Button variant="ghost" onClick={() => applyFilter('')}>
             Clear
           </Button>
         )}
-      </form>
+      </FilterForm>
 
-      <p className="sl-sr-only" role="status" aria-live="polite">
-        {notice}
-      </p>
+      <Notice text={notice} />
 
       <PagedTable
         list={list}
@@ -100,11 +89,7 @@ export function ProjectsPage() {
           )
         }
         caption="Projects, newest first"
-        columns={[
-          'Name',
-          narrow('Created'),
-          ...(mayWrite || mayDelete ? [{ label: <span className="sl-sr-only">Actions</span>, className: 'sl-actions-col' }] : []),
-        ]}
+        columns={['Name', narrow('Created'), ...actionsColumn(mayWrite || mayDelete, 'sl-actions-col')]}
         row={(project) => (
           <tr key={project.id}>
             <td>
@@ -117,18 +102,13 @@ export function ProjectsPage() {
               <When iso={project.createdAt} />
             </td>
             {(mayWrite || mayDelete) && (
-              <td className="sl-row-actions">
+              <RowActions name={project.name} onDelete={mayDelete ? () => deletion.ask(project) : undefined}>
                 {mayWrite && (
                   <Button aria-label={`Rename ${project.name}`} onClick={() => setRenaming(project)}>
                     Rename
                   </Button>
                 )}
-                {mayDelete && (
-                  <Button variant="danger" aria-label={`Delete ${project.name}`} onClick={() => setDeleting(project)}>
-                    Delete
-                  </Button>
-                )}
-              </td>
+              </RowActions>
             )}
           </tr>
         )}
@@ -140,7 +120,7 @@ export function ProjectsPage() {
           onCancel={() => setCreating(false)}
           onSubmit={async (body) => {
             const project = await projects.create(body);
-            if (matches(project)) list.setItems((items) => [project, ...items.filter((p) => p.id !== project.id)]);
+            if (matches(project)) list.setItems(adding(project));
             setCreating(false);
             setNotice(`Project ${project.name} created.`);
           }}
@@ -159,7 +139,7 @@ export function ProjectsPage() {
               if (body.description !== renaming.description) changes.description = body.description;
               if (Object.keys(changes).length > 0) {
                 const updated = await projects.update(renaming.id, changes);
-                list.setItems((items) => items.map((p) => (p.id === updated.id ? updated : p)));
+                list.setItems(replacing(updated));
                 setNotice(`Project renamed to ${updated.name}.`);
               }
               setRenaming(null);
@@ -168,39 +148,18 @@ export function ProjectsPage() {
         )}
       </Modal>
 
-      <ConfirmModal
-        open={deleting !== null}
-        title="Delete project"
-        confirmLabel="Delete project"
-        busyLabel="Deleting…"
-        onClose={() => setDeleting(null)}
-        onConfirm={async () => {
-          if (!deleting) return;
-          await projects.delete(deleting.id);
-          list.setItems((items) => items.filter((p) => p.id !== deleting.id));
-          setNotice(`Project ${deleting.name} deleted.`);
-          setDeleting(null);
-        }}
-      >
-        <p>
-          Delete <strong>{deleting?.name}</strong> with all its runs and monitors? This cannot be undone.
-        </p>
-      </ConfirmModal>
+      <DeleteModal of={deletion} title="Delete project" confirmLabel="Delete project">
+        {(project) => (
+          <p>
+            Delete <strong>{project.name}</strong> with all its runs and monitors? This cannot be undone.
+          </p>
+        )}
+      </DeleteModal>
     </>
   );
 }
 
-function ProjectForm({
-  initial,
-  submitLabel,
-  onSubmit,
-  onCancel,
-}: {
-  initial?: Project;
-  submitLabel: string;
-  onSubmit: (body: Required<CreateProjectInput>) => Promise<void>;
-  onCancel: () => void;
-}) {
+function ProjectForm({ initial, submitLabel, onSubmit, onCancel }: FormProps<Project, Required<CreateProjectInput>>) {
   const [name, setName] = useState(initial?.name ?? '');
   const [description, setDescription] = useState(initial?.description ?? '');
   const { busy, error, submit } = useSubmit(() => onSubmit({ name: name.trim(), description: description.trim() }));

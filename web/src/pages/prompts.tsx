@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import { prompts } from '../api.js';
 import { useDocumentTitle, useList } from '../hooks.js';
-import { EmptyList, narrow, num, PagedTable } from '../components/paged.js';
-import { Badge, Button, Modal, PageHeader, When } from '../components/ui.js';
+import { FilterForm, SearchField } from '../components/list-page.js';
+import { narrow, num, PagedTable } from '../components/paged.js';
+import { Badge, Modal, NewButton, PageHeader, When } from '../components/ui.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
 import type { Prompt } from '../types.js';
@@ -28,31 +29,21 @@ export function PromptsPage() {
       <PageHeader
         title="Prompts"
         subtitle="Versioned templates shared by the organization. Labels such as production point at a version."
-        actions={
-          can('prompts:write') && (
-            <Button variant="primary" onClick={() => setCreating(true)}>
-              New prompt
-            </Button>
-          )
-        }
+        actions={can('prompts:write') && <NewButton label="New prompt" onClick={() => setCreating(true)} />}
       />
-      <form className="filters" role="search" aria-label="Filter prompts" onSubmit={(e) => e.preventDefault()}>
-        <FormField label="Search prompts">
-          {(control) => <input {...control} type="search" value={name} placeholder="part of a name" onChange={(e) => setName(e.target.value)} />}
-        </FormField>
-        <FormField label="With label">
-          {(control) => <input {...control} type="search" value={label} placeholder="e.g. production" onChange={(e) => setLabel(e.target.value)} />}
-        </FormField>
-      </form>
+      <FilterForm label="Filter prompts">
+        <SearchField label="Search prompts" value={name} onChange={setName} placeholder="part of a name" />
+        <SearchField label="With label" value={label} onChange={setLabel} placeholder="e.g. production" />
+      </FilterForm>
 
       <PagedTable
         list={list}
-        loadingLabel="Loading prompts…"
-        empty={
-          <EmptyList one="prompt" many="prompts" filtered={filtered}>
-            {can('prompts:write') ? 'Create one with "New prompt", or through the API (POST /v1/prompts).' : 'Prompts created through the API appear here.'}
-          </EmptyList>
-        }
+        empty={{
+          one: 'prompt',
+          many: 'prompts',
+          filtered,
+          none: can('prompts:write') ? 'Create one with "New prompt", or through the API (POST /v1/prompts).' : 'Prompts created through the API appear here.',
+        }}
         label="Prompts"
         columns={['Name', narrow('Description'), num('Latest'), 'Labels', narrow('Updated')]}
         row={(prompt) => (

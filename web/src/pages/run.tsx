@@ -1,16 +1,15 @@
-import type { ReactNode } from 'react';
-import { ApiError, runs } from '../api.js';
+import { runs } from '../api.js';
 import { RunValue } from '../components/conversation.js';
 import { ScoresPanel } from '../components/scores.js';
 import { costSourceText } from './trace/run-panel.js';
 import { RunPromptFact } from '../components/prompt-link.js';
-import { Button, CopyButton, ErrorBox, JsonView, Loading, PageHeader, Panel, StatusBadge } from '../components/ui.js';
+import { Button, CopyButton, Fact, JsonView, PageHeader, Panel, StatusBadge } from '../components/ui.js';
 import { fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
 import { useAsync, useProject } from '../hooks.js';
 import { Link } from '../router.js';
 import { AddToQueue } from './annotations/add-to-queue.js';
 import { AddToDataset } from './datasets/add-run.js';
-import { Breadcrumbs, runsListPath, useDocumentTitle } from './runs/shared.js';
+import { Breadcrumbs, Pending, runsListPath, useDocumentTitle } from './runs/shared.js';
 import { TraceTree } from './runs/trace-tree.js';
 import './runs/runs.css';
 
@@ -25,26 +24,7 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
 
   const crumbs = [{ label: 'Projects', to: '/projects' }, { label: project.data?.name ?? 'Project', to: backLink }, { label: run?.name ?? runId }];
 
-  if (runState.error) {
-    const notFound = runState.error instanceof ApiError && runState.error.status === 404;
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <ErrorBox error={runState.error} onRetry={notFound ? undefined : runState.reload} />
-        <p>
-          <Link to={backLink}>← Back to the runs</Link>
-        </p>
-      </>
-    );
-  }
-  if (!run) {
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <Loading label="Loading run…" />
-      </>
-    );
-  }
+  if (!run) return <Pending crumbs={crumbs} state={runState} label="Loading run…" back={<Link to={backLink}>← Back to the runs</Link>} />;
 
   const usage = run.usage;
   return (
@@ -76,35 +56,29 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
         <div className="sl-run-main">
           <Panel heading="run-overview" title="Overview">
             <dl className="sl-facts">
-              <Fact label="Latency" value={run.latencyMs === null && run.status === 'running' ? 'still running' : fmtMs(run.latencyMs)} />
-              <Fact
-                label="Started"
-                value={
-                  <time dateTime={run.startTime} title={run.startTime}>
-                    {fmtInstant(run.startTime)}
+              <Fact label="Latency">{run.latencyMs === null && run.status === 'running' ? 'still running' : fmtMs(run.latencyMs)}</Fact>
+              <Fact label="Started">
+                <time dateTime={run.startTime} title={run.startTime}>
+                  {fmtInstant(run.startTime)}
+                </time>
+              </Fact>
+              <Fact label="Ended">
+                {run.endTime ? (
+                  <time dateTime={run.endTime} title={run.endTime}>
+                    {fmtInstant(run.endTime)}
                   </time>
-                }
-              />
-              <Fact
-                label="Ended"
-                value={
-                  run.endTime ? (
-                    <time dateTime={run.endTime} title={run.endTime}>
-                      {fmtInstant(run.endTime)}
-                    </time>
-                  ) : (
-                    '—'
-                  )
-                }
-              />
-              <Fact label="Model" value={run.model ? `${run.model}${run.provider ? ` (${run.provider})` : ''}` : (run.provider ?? '—')} />
-              <Fact label="Prompt tokens" value={fmtNumber(usage?.promptTokens)} />
-              {usage?.cacheReadTokens !== undefined && <Fact label="of which cache reads" value={fmtNumber(usage.cacheReadTokens)} />}
-              {usage?.cacheCreationTokens !== undefined && <Fact label="of which cache writes" value={fmtNumber(usage.cacheCreationTokens)} />}
-              <Fact label="Completion tokens" value={fmtNumber(usage?.completionTokens)} />
-              {usage?.reasoningTokens !== undefined && <Fact label="of which reasoning" value={fmtNumber(usage.reasoningTokens)} />}
-              <Fact label="Total tokens" value={fmtNumber(usage?.totalTokens)} />
-              <Fact label="Cost" value={`${fmtCost(run.cost)}${run.costSource ? ` (${costSourceText(run)})` : ''}`} />
+                ) : (
+                  '—'
+                )}
+              </Fact>
+              <Fact label="Model">{run.model ? `${run.model}${run.provider ? ` (${run.provider})` : ''}` : (run.provider ?? '—')}</Fact>
+              <Fact label="Prompt tokens">{fmtNumber(usage?.promptTokens)}</Fact>
+              {usage?.cacheReadTokens !== undefined && <Fact label="of which cache reads">{fmtNumber(usage.cacheReadTokens)}</Fact>}
+              {usage?.cacheCreationTokens !== undefined && <Fact label="of which cache writes">{fmtNumber(usage.cacheCreationTokens)}</Fact>}
+              <Fact label="Completion tokens">{fmtNumber(usage?.completionTokens)}</Fact>
+              {usage?.reasoningTokens !== undefined && <Fact label="of which reasoning">{fmtNumber(usage.reasoningTokens)}</Fact>}
+              <Fact label="Total tokens">{fmtNumber(usage?.totalTokens)}</Fact>
+              <Fact label="Cost">{`${fmtCost(run.cost)}${run.costSource ? ` (${costSourceText(run)})` : ''}`}</Fact>
             </dl>
             <dl className="sl-ids">
               <dt>Run id</dt>
@@ -132,23 +106,11 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
               </dd>
               <dt>Session</dt>
               <dd>
-                {run.sessionId ? (
-                  <Link to={`${listLink}?sessionId=${encodeURIComponent(run.sessionId)}`} title="List the runs of this session">
-                    <code>{run.sessionId}</code>
-                  </Link>
-                ) : (
-                  <span className="muted">none</span>
-                )}
+                <RunsOf listLink={listLink} param="sessionId" id={run.sessionId} title="List the runs of this session" />
               </dd>
               <dt>User</dt>
               <dd>
-                {run.userId ? (
-                  <Link to={`${listLink}?userId=${encodeURIComponent(run.userId)}`} title="List the runs of this user">
-                    <code>{run.userId}</code>
-                  </Link>
-                ) : (
-                  <span className="muted">none</span>
-                )}
+                <RunsOf listLink={listLink} param="userId" id={run.userId} title="List the runs of this user" />
               </dd>
               <dt>Tags</dt>
               <dd>
@@ -203,12 +165,13 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
   );
 }
 
-function Fact({ label, value }: { label: string; value: ReactNode }) {
+/** A link to the runs list filtered by a session or user id, or "none". */
+function RunsOf({ listLink, param, id, title }: { listLink: string; param: 'sessionId' | 'userId'; id: string | null | undefined; title: string }) {
+  if (!id) return <span className="muted">none</span>;
   return (
-    <div>
-      <dt>{label}</dt>
-      <dd>{value}</dd>
-    </div>
+    <Link to={`${listLink}?${param}=${encodeURIComponent(id)}`} title={title}>
+      <code>{id}</code>
+    </Link>
   );
 }
 

@@ -7,7 +7,7 @@ import { fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
 import { useAsync, useDocumentTitle, useProject } from '../hooks.js';
 import { Link } from '../router.js';
 import type { Trace } from '../types.js';
-import { Breadcrumbs } from './runs/shared.js';
+import { Breadcrumbs, Pending } from './runs/shared.js';
 import { Totals } from './trace.js';
 import './trace/trace.css';
 
@@ -76,20 +76,7 @@ export function SessionPage({ projectId, id, kind }: { projectId: string; id: st
     { label: session ? 'Sessions' : 'Users', to: `${base}/${kind}` },
     { label: id },
   ];
-  if (state.error)
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <ErrorBox error={state.error} onRetry={state.reload} />
-      </>
-    );
-  if (!state.data)
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <Loading label={`Loading the ${session ? 'session' : 'user'}…`} />
-      </>
-    );
+  if (!state.data) return <Pending crumbs={crumbs} state={state} label={`Loading the ${session ? 'session' : 'user'}…`} retryable={() => true} />;
   const { totals, traces, truncated, other } = state.data;
   return (
     <>

@@ -1,11 +1,11 @@
-import { ApiError, traces } from '../api.js';
+import { traces } from '../api.js';
 import { ScoresPanel } from '../components/scores.js';
-import { ErrorBox, Loading, PageHeader, StatusBadge } from '../components/ui.js';
+import { Fact, PageHeader, StatusBadge } from '../components/ui.js';
 import { costSplit, fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
 import { useAsync, useDocumentTitle, useProject } from '../hooks.js';
 import { Link, navigate, useLocation } from '../router.js';
 import type { Trace } from '../types.js';
-import { Breadcrumbs } from './runs/shared.js';
+import { Breadcrumbs, Pending } from './runs/shared.js';
 import { AddToQueue } from './annotations/add-to-queue.js';
 import { RunPanel } from './trace/run-panel.js';
 import { Waterfall } from './trace/waterfall.js';
@@ -23,19 +23,16 @@ export function Totals({
   return (
     <dl className="stats sl-stats" aria-label={label}>
       {of.latencyMs !== undefined && (
-        <div className="stat">
-          <dt>Latency</dt>
-          <dd>{fmtMs(of.latencyMs)}</dd>
-        </div>
+        <Fact label="Latency" className="stat">
+          {fmtMs(of.latencyMs)}
+        </Fact>
       )}
-      <div className="stat">
-        <dt>Runs</dt>
-        <dd>{fmtNumber(of.runCount)}</dd>
-      </div>
-      <div className="stat">
-        <dt>Errors</dt>
-        <dd>{fmtNumber(of.errorCount)}</dd>
-      </div>
+      <Fact label="Runs" className="stat">
+        {fmtNumber(of.runCount)}
+      </Fact>
+      <Fact label="Errors" className="stat">
+        {fmtNumber(of.errorCount)}
+      </Fact>
       <div className="stat">
         <dt>Tokens</dt>
         <dd
@@ -50,13 +47,10 @@ export function Totals({
           </small>
         </dd>
       </div>
-      <div className="stat">
-        <dt>Cost</dt>
-        <dd>
-          {fmtCost(of.cost)}
-          {of.cost > 0 && <small className="muted"> {costSplit(of.cost, of.computedCost)}</small>}
-        </dd>
-      </div>
+      <Fact label="Cost" className="stat">
+        {fmtCost(of.cost)}
+        {of.cost > 0 && <small className="muted"> {costSplit(of.cost, of.computedCost)}</small>}
+      </Fact>
     </dl>
   );
 }
@@ -82,20 +76,7 @@ export function TracePage({ projectId, traceId }: { projectId: string; traceId: 
     { label: project.data?.name ?? 'Project', to: `${base}/traces` },
     { label: detail?.trace.name ?? traceId },
   ];
-  if (state.error)
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <ErrorBox error={state.error} onRetry={state.error instanceof ApiError && state.error.status === 404 ? undefined : state.reload} />
-      </>
-    );
-  if (!detail)
-    return (
-      <>
-        <Breadcrumbs items={crumbs} />
-        <Loading label="Loading trace…" />
-      </>
-    );
+  if (!detail) return <Pending crumbs={crumbs} state={state} label="Loading trace…" />;
   const t = detail.trace;
   return (
     <>

@@ -4,10 +4,10 @@
  */
 import { useState } from 'react';
 import { annotationQueues } from '../../api.js';
-import { Button, ErrorBox, Options } from '../../components/ui.js';
+import { Button, ErrorBox } from '../../components/ui.js';
 import { fmtNumber } from '../../format.js';
 import type { AnnotationItemsAdded, AnnotationQueue } from '../../types.js';
-import { Checkbox, FormField } from '../prompts/controls.js';
+import { Checkbox, FormField, SelectField } from '../prompts/controls.js';
 import { RUN_KINDS, RUN_STATUSES } from '../runs/shared.js';
 import { EMPTY_DRAFT, requestOf, type Draft } from './add-request.js';
 
@@ -97,20 +97,8 @@ export function AddItemsForm({ projectId, queue, onAdded }: { projectId: string;
         <>
           <p className="field-hint">The runs list’s filters, the same names and meaning; none: every {queue.target}. The newest matches first.</p>
           <div className="form-grid">
-            <FormField label="Status">
-              {(control) => (
-                <select {...control} value={draft.status} onChange={set('status')}>
-                  <Options values={RUN_STATUSES} any="Any" />
-                </select>
-              )}
-            </FormField>
-            <FormField label="Kind">
-              {(control) => (
-                <select {...control} value={draft.kind} onChange={set('kind')}>
-                  <Options values={RUN_KINDS} any="Any" />
-                </select>
-              )}
-            </FormField>
+            <SelectField label="Status" value={draft.status} onChange={(status) => setDraft((d) => ({ ...d, status }))} values={RUN_STATUSES} any="Any" />
+            <SelectField label="Kind" value={draft.kind} onChange={(kind) => setDraft((d) => ({ ...d, kind }))} values={RUN_KINDS} any="Any" />
             <FormField label="Name">{(control) => <input {...control} value={draft.name} onChange={set('name')} autoComplete="off" />}</FormField>
             <FormField label="Model">{(control) => <input {...control} value={draft.model} onChange={set('model')} autoComplete="off" />}</FormField>
             <FormField label="Tags" hint="Separated by commas: every one">

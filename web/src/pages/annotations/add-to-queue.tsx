@@ -1,7 +1,7 @@
 /** "Add to queue" on a run or a trace: one of the project's queues of that target, then a link to it. */
 import { useState } from 'react';
 import { annotationQueues } from '../../api.js';
-import { FormActions, Button, Modal } from '../../components/ui.js';
+import { Button, DialogButton, FormActions } from '../../components/ui.js';
 import { useList, useSubmit } from '../../hooks.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
@@ -14,15 +14,11 @@ type Target = AnnotationQueue['target'];
 /** The button and its dialog, for members and up (nothing for a viewer). */
 export function AddToQueue({ projectId, target, targetId }: { projectId: string; target: Target; targetId: string }) {
   const { can } = useSession();
-  const [open, setOpen] = useState(false);
   if (!can('scores:write')) return null;
   return (
-    <>
-      <Button onClick={() => setOpen(true)}>Add to queue</Button>
-      <Modal title="Add to an annotation queue" open={open} onClose={() => setOpen(false)}>
-        <AddToQueueForm projectId={projectId} target={target} targetId={targetId} onClose={() => setOpen(false)} />
-      </Modal>
-    </>
+    <DialogButton label="Add to queue" title="Add to an annotation queue">
+      {(close) => <AddToQueueForm projectId={projectId} target={target} targetId={targetId} onClose={close} />}
+    </DialogButton>
   );
 }
 

@@ -1,7 +1,7 @@
 /** "Add to dataset" on a run: a dataset picked from the organization's, the run's values or others, then a link to the dataset. */
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { datasets } from '../../api.js';
-import { Button, FormActions, Modal } from '../../components/ui.js';
+import { Button, DialogButton, FormActions } from '../../components/ui.js';
 import { useList, useSubmit } from '../../hooks.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
@@ -14,15 +14,11 @@ import { datasetPath, itemsText } from './shared.js';
 /** The button and its dialog, for members and up (nothing for a viewer). */
 export function AddToDataset({ projectId, run }: { projectId: string; run: Run }) {
   const { can } = useSession();
-  const [open, setOpen] = useState(false);
   if (!can('scores:write')) return null;
   return (
-    <>
-      <Button onClick={() => setOpen(true)}>Add to dataset</Button>
-      <Modal title="Add to dataset" open={open} onClose={() => setOpen(false)}>
-        <AddRunForm projectId={projectId} run={run} onClose={() => setOpen(false)} />
-      </Modal>
-    </>
+    <DialogButton label="Add to dataset" title="Add to dataset">
+      {(close) => <AddRunForm projectId={projectId} run={run} onClose={close} />}
+    </DialogButton>
   );
 }
 

@@ -1,8 +1,8 @@
 /** The dataset forms: a dataset's name and description, and an item's JSON (added or edited). */
 import { useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { datasets } from '../../api.js';
-import { ConfirmModal } from '../../components/confirm.js';
-import { FormActions } from '../../components/ui.js';
+import { DeleteModal, useDeletion, type Deletion } from '../../components/list-page.js';
+import { FormActions, type FormProps } from '../../components/ui.js';
 import { useSubmit } from '../../hooks.js';
 import type { Dataset, DatasetItem } from '../../types.js';
 import { FormField, TextAreaField } from '../prompts/controls.js';
@@ -26,17 +26,7 @@ export const ITEM_FIELDS = {
 const DATASET_FIELDS = { name: 'Name', description: 'Description', metadata: 'Metadata' };
 
 /** A dataset's name and description (creating one, or changing them). */
-export function DatasetForm({
-  initial,
-  submitLabel,
-  onSubmit,
-  onCancel,
-}: {
-  initial?: Dataset;
-  submitLabel: string;
-  onSubmit: (body: { name: string; description: string }) => Promise<void>;
-  onCancel: () => void;
-}) {
+export function DatasetForm({ initial, submitLabel, onSubmit, onCancel }: FormProps<Dataset, { name: string; description: string }>) {
   const [name, setName] = useState(initial?.name ?? '');
   const [description, setDescription] = useState(initial?.description ?? '');
   const { busy, error, submit } = useSubmit(() => onSubmit({ name: name.trim(), description: description.trim() }));
@@ -51,25 +41,19 @@ export function DatasetForm({
   );
 }
 
-/** "Delete dataset?" for admins and owners: the dataset goes with every version of its items. */
-export function DeleteDatasetModal({ dataset, onClose, onDeleted }: { dataset: Dataset | null; onClose: () => void; onDeleted: (dataset: Dataset) => void }) {
+/** Deleting a dataset (for admins and owners), then `done`. */
+export const useDatasetDeletion = (done: (dataset: Dataset) => void) => useDeletion((dataset: Dataset) => datasets.delete(dataset.id), done);
+
+/** "Delete dataset?": the dataset goes with every version of its items. */
+export function DeleteDatasetModal({ of }: { of: Deletion<Dataset> }) {
   return (
-    <ConfirmModal
-      open={dataset !== null}
-      title="Delete dataset"
-      confirmLabel="Delete dataset"
-      busyLabel="Deleting…"
-      onClose={onClose}
-      onConfirm={async () => {
-        if (!dataset) return;
-        await datasets.delete(dataset.id);
-        onDeleted(dataset);
-      }}
-    >
-      <p>
-        Delete <strong>{dataset?.name}</strong> with every version of its items ({itemsText(dataset?.itemCount ?? 0)} now)? This cannot be undone.
-      </p>
-    </ConfirmModal>
+    <DeleteModal of={of} title="Delete dataset" confirmLabel="Delete dataset">
+      {(shown) => (
+        <p>
+          Delete <strong>{shown.name}</strong> with every version of its items ({itemsText(shown.itemCount)} now)? This cannot be undone.
+        </p>
+      )}
+    </DeleteModal>
   );
 }
 
@@ -148,25 +132,14 @@ export function useItemFields(initial: { input?: unknown; expectedOutput?: unkno
 const VALUE_HINT = 'JSON: an object, a list, a number, or text in "double quotes".';
 
 /** An item's input, expected output and metadata (and, when adding, an optional id of the client's). */
-export function ItemForm({
-  item,
-  submitLabel,
-  onSubmit,
-  onCancel,
-}: {
-  /** The item edited; none to add one. */
-  item?: DatasetItem;
-  submitLabel: string;
-  onSubmit: (values: ItemValues) => Promise<void>;
-  onCancel: () => void;
-}) {
+export function ItemForm({ initial, submitLabel, onSubmit, onCancel }: FormProps<DatasetItem, ItemValues>) {
   const [id, setId] = useState('');
-  const fields = useItemFields(item ?? {});
+  const fields = useItemFields(initial ?? {});
   const values = useRef<ItemValues | null>(null);
   const { busy, error, submit } = useSubmit(() => onSubmit(values.current!));
   return (
     <form
-      aria-label={item ? `Edit item ${item.id}` : 'Add an item'}
+      aria-label={initial ? `Edit item ${initial.id}` : 'Add an item'}
       noValidate
       onSubmit={(e: FormEvent) => {
         e.preventDefault();
@@ -177,7 +150,7 @@ export function ItemForm({
         void submit(e);
       }}
     >
-      {!item && (
+      {!initial && (
         <FormField label="Id" hint="Optional: 1 to 128 of A–Z a–z 0–9 _ . : - (default: a generated dsi_ id). An id stays taken for good.">
           {(control) => (
             <input {...control} value={id} onChange={(e) => setId(e.target.value)} maxLength={128} autoCapitalize="off" autoComplete="off" spellCheck={false} />

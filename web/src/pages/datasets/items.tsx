@@ -1,11 +1,11 @@
 /** A dataset's items at a version: the version picker, the items' table with their details, and adding, editing and deleting them. */
 import { Fragment, useState } from 'react';
 import { datasets } from '../../api.js';
-import { ConfirmModal } from '../../components/confirm.js';
+import { actionsColumn, DeleteModal, useDeletion, Notice, RowActions } from '../../components/list-page.js';
 import { RunValue } from '../../components/conversation.js';
-import { EmptyList, narrow, PagedTable } from '../../components/paged.js';
+import { narrow, PagedTable } from '../../components/paged.js';
 import { Button, JsonView, Modal, Panel, When } from '../../components/ui.js';
-import { useList } from '../../hooks.js';
+import { toggled, useList } from '../../hooks.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
 import type { Dataset, DatasetItem, UpdateDatasetItemInput } from '../../types.js';
@@ -61,14 +61,15 @@ export function DatasetItems({
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<DatasetItem | null>(null);
-  const [deleting, setDeleting] = useState<DatasetItem | null>(null);
+  const deletion = useDeletion(
+    (item: DatasetItem) => datasets.removeItem(dataset.id, item.id),
+    async (item) => {
+      setNotice(`Item ${item.id} deleted.`);
+      await onChanged();
+    },
+  );
   const [notice, setNotice] = useState('');
-  const toggle = (id: string) =>
-    setExpanded((previous) => {
-      const next = new Set(previous);
-      if (!next.delete(id)) next.add(id);
-      return next;
-    });
+  const toggle = (id: string) => setExpanded((previous) => toggled(previous, id));
   const columns = 5 + (mayWrite ? 1 : 0);
   const versions = Array.from({ length: dataset.version }, (_, i) => dataset.version - i);
 
@@ -101,31 +102,22 @@ export function DatasetItems({
           <Link to={datasetPath(dataset.id)}>Go to the latest version</Link>
         </p>
       )}
-      <p className="sl-sr-only" role="status" aria-live="polite">
-        {notice}
-      </p>
+      <Notice text={notice} />
 
       <PagedTable
         list={list}
-        loadingLabel="Loading items…"
-        empty={
-          <EmptyList one="item" many="items" filtered={false}>
-            {dataset.version > 0 && latest
+        empty={{
+          one: 'item',
+          many: 'items',
+          none:
+            dataset.version > 0 && latest
               ? 'Every item has been deleted; earlier versions still hold them.'
               : can('scores:write')
                 ? 'Add one with “Add item”, or add a run from its page with “Add to dataset”.'
-                : 'Members add items here or from a run’s page.'}
-          </EmptyList>
-        }
+                : 'Members add items here or from a run’s page.',
+        }}
         label={`Items of ${dataset.name} at version ${version}`}
-        columns={[
-          'Item',
-          'Input',
-          'Expected output',
-          narrow('Source'),
-          narrow('Updated'),
-          ...(mayWrite ? [{ label: <span className="sl-sr-only">Actions</span>, className: 'sl-actions-col' }] : []),
-        ]}
+        columns={['Item', 'Input', 'Expected output', narrow('Source'), narrow('Updated'), ...actionsColumn(mayWrite, 'sl-actions-col')]}
         row={(item) => {
           const open = expanded.has(item.id);
           const detailId = `dataset-item-${item.id}`;
@@ -167,16 +159,7 @@ export function DatasetItems({
                 <td className="hide-narrow sl-nowrap">
                   <When iso={item.updatedAt} />
                 </td>
-                {mayWrite && (
-                  <td className="sl-row-actions">
-                    <Button aria-label={`Edit item ${item.id}`} onClick={() => setEditing(item)}>
-                      Edit
-                    </Button>
-                    <Button variant="danger" aria-label={`Delete item ${item.id}`} onClick={() => setDeleting(item)}>
-                      Delete
-                    </Button>
-                  </td>
-                )}
+                {mayWrite && <RowActions name={`item ${item.id}`} onEdit={() => setEditing(item)} onDelete={() => deletion.ask(item)} />}
               </tr>
               {open && (
                 <tr className="sl-ds-detail" id={detailId}>
@@ -208,7 +191,7 @@ export function DatasetItems({
       <Modal title={editing ? `Edit item ${editing.id}` : 'Edit item'} open={editing !== null} onClose={() => setEditing(null)}>
         {editing && (
           <ItemForm
-            item={editing}
+            initial={editing}
             submitLabel="Save as a new version"
             onCancel={() => setEditing(null)}
             onSubmit={async ({ input, expectedOutput, metadata }) => {
@@ -227,25 +210,14 @@ export function DatasetItems({
         )}
       </Modal>
 
-      <ConfirmModal
-        open={deleting !== null}
-        title="Delete item"
-        confirmLabel="Delete item"
-        busyLabel="Deleting…"
-        onClose={() => setDeleting(null)}
-        onConfirm={async () => {
-          if (!deleting) return;
-          await datasets.removeItem(dataset.id, deleting.id);
-          setNotice(`Item ${deleting.id} deleted.`);
-          setDeleting(null);
-          await onChanged();
-        }}
-      >
-        <p>
-          Delete the item <code>{deleting?.id}</code>? This makes version {dataset.version + 1} without it; earlier versions keep it as it was, and its id stays
-          taken.
-        </p>
-      </ConfirmModal>
+      <DeleteModal of={deletion} title="Delete item" confirmLabel="Delete item">
+        {(item) => (
+          <p>
+            Delete the item <code>{item.id}</code>? This makes version {dataset.version + 1} without it; earlier versions keep it as it was, and its id stays
+            taken.
+          </p>
+        )}
+      </DeleteModal>
     </Panel>
   );
 }

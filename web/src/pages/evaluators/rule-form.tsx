@@ -1,6 +1,6 @@
 /** An evaluator rule's form, and the evaluator types it offers. */
 import { useState } from 'react';
-import { FormActions } from '../../components/ui.js';
+import { FormActions, type FormProps } from '../../components/ui.js';
 import { useSubmit } from '../../hooks.js';
 import type { CreateEvaluatorRuleInput, Evaluator, EvaluatorRule } from '../../types.js';
 import { jsonText, parseJson } from '../datasets/json.js';
@@ -31,17 +31,7 @@ const settingsOf = (evaluator: Evaluator): Record<string, unknown> => {
 };
 
 /** A rule's fields: name, score name, rate, enabled, the runs filter and the evaluator (its type, then its settings as JSON). */
-export function RuleForm({
-  initial,
-  submitLabel,
-  onSubmit,
-  onCancel,
-}: {
-  initial?: EvaluatorRule;
-  submitLabel: string;
-  onSubmit: (body: CreateEvaluatorRuleInput) => Promise<void>;
-  onCancel: () => void;
-}) {
+export function RuleForm({ initial, submitLabel, onSubmit, onCancel }: FormProps<EvaluatorRule, CreateEvaluatorRuleInput>) {
   const [name, setName] = useState(initial?.name ?? '');
   const [scoreName, setScoreName] = useState(initial?.scoreName ?? '');
   const [rate, setRate] = useState(String(initial?.sampleRate ?? 1));

@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { experiments } from '../../api.js';
-import { EmptyList, narrow, num, PagedTable } from '../../components/paged.js';
+import { narrow, num, PagedTable } from '../../components/paged.js';
 import { Button, Panel, When } from '../../components/ui.js';
 import { fmtCost, fmtMs, fmtNumber } from '../../format.js';
 import { useList } from '../../hooks.js';
@@ -27,12 +27,15 @@ export function DatasetExperiments({ dataset }: { dataset: Dataset }) {
       </div>
       <PagedTable
         list={list}
-        loadingLabel="Loading experiments…"
-        empty={
-          <EmptyList one="experiment" many="experiments" filtered={false}>
-            Run one with the SDK's <code>runExperiment</code>, or through <code>POST /v1/experiments</code>.
-          </EmptyList>
-        }
+        empty={{
+          one: 'experiment',
+          many: 'experiments',
+          none: (
+            <>
+              Run one with the SDK's <code>runExperiment</code>, or through <code>POST /v1/experiments</code>.
+            </>
+          ),
+        }}
         label={`Experiments of ${dataset.name}`}
         columns={[
           { label: <span className="sl-sr-only">Compare</span>, className: 'sl-actions-col' },

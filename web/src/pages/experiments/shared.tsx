@@ -1,5 +1,6 @@
 import { fmtCost, fmtMs, fmtNumber } from '../../format.js';
 import { fmtScoreValue } from '../../components/score-value.js';
+import { Fact } from '../../components/ui.js';
 import type { Experiment } from '../../types.js';
 
 export { Preview } from '../datasets/preview.js';
@@ -50,38 +51,17 @@ export function ExperimentFacts({ experiment }: { experiment: Experiment }) {
   const { counts, aggregates } = experiment;
   return (
     <dl className="sl-ds-facts">
-      <div>
-        <dt>Status</dt>
-        <dd>{experiment.status}</dd>
-      </div>
-      <div>
-        <dt>Done</dt>
-        <dd>
-          {fmtNumber(counts.done)} of {fmtNumber(counts.items)}
-        </dd>
-      </div>
-      <div>
-        <dt>Failed</dt>
-        <dd>{fmtNumber(counts.failed)}</dd>
-      </div>
-      <div>
-        <dt>Latency p50 / p95</dt>
-        <dd>
-          {fmtMs(aggregates.latency.p50)} / {fmtMs(aggregates.latency.p95)}
-        </dd>
-      </div>
-      <div>
-        <dt>Tokens</dt>
-        <dd>{fmtNumber(aggregates.tokens)}</dd>
-      </div>
-      <div>
-        <dt>Cost</dt>
-        <dd>{fmtCost(aggregates.cost)}</dd>
-      </div>
-      <div>
-        <dt>Dataset version</dt>
-        <dd>v{experiment.datasetVersion}</dd>
-      </div>
+      <Fact label="Status">{experiment.status}</Fact>
+      <Fact label="Done">
+        {fmtNumber(counts.done)} of {fmtNumber(counts.items)}
+      </Fact>
+      <Fact label="Failed">{fmtNumber(counts.failed)}</Fact>
+      <Fact label="Latency p50 / p95">
+        {fmtMs(aggregates.latency.p50)} / {fmtMs(aggregates.latency.p95)}
+      </Fact>
+      <Fact label="Tokens">{fmtNumber(aggregates.tokens)}</Fact>
+      <Fact label="Cost">{fmtCost(aggregates.cost)}</Fact>
+      <Fact label="Dataset version">v{experiment.datasetVersion}</Fact>
     </dl>
   );
 }

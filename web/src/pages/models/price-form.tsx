@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { Field, FormActions } from '../../components/ui.js';
+import { Field, FormActions, type FormProps } from '../../components/ui.js';
 import { fromLocalInput, toLocalInput } from '../../format.js';
 import { useSubmit } from '../../hooks.js';
 import type { CreateModelPriceInput, ModelPrice } from '../../types.js';
@@ -29,17 +29,7 @@ const number = (value: string) => (value.trim() === '' ? null : Number(value));
  * limited to, the prices in USD per million tokens and the instant from which it applies (empty: now).
  * The server checks every field and its refusal is shown as the problem it sends.
  */
-export function PriceForm({
-  initial,
-  submitLabel,
-  onSubmit,
-  onCancel,
-}: {
-  initial?: ModelPrice;
-  submitLabel: string;
-  onSubmit: (body: CreateModelPriceInput) => Promise<void>;
-  onCancel: () => void;
-}) {
+export function PriceForm({ initial, submitLabel, onSubmit, onCancel }: FormProps<ModelPrice, CreateModelPriceInput>) {
   const [model, setModel] = useState(initial?.model ?? '');
   const [provider, setProvider] = useState(initial?.provider ?? '');
   const [prices, setPrices] = useState<Record<PriceKey, string>>(() => ({

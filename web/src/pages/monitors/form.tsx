@@ -1,9 +1,9 @@
 import { useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import { scoreConfigs } from '../../api.js';
 import { useList } from '../../hooks.js';
-import { Button, ErrorBox, Options } from '../../components/ui.js';
+import { FormActions, Options } from '../../components/ui.js';
 import type { Monitor } from '../../types.js';
-import { Checkbox, FormField, InvalidBox } from '../prompts/controls.js';
+import { Checkbox, FormField, InvalidBox, SelectField } from '../prompts/controls.js';
 import {
   describeFilter,
   isScoreMetric,
@@ -13,25 +13,51 @@ import {
   OPERATORS,
   WINDOW_LABELS,
   WINDOWS,
-  type Metric,
   type Operator,
   type MonitorFilter,
-  type Window,
 } from './model.js';
 import { RUN_KINDS, RUN_STATUSES } from '../runs/shared.js';
 import { check, draftOf, FIELDS, filterOf, SCORE_SOURCES, SCORE_TARGETS, scoreOf, thresholdError, thresholdOf, type Draft, type MonitorBody } from './draft.js';
 import { MetricPreview } from './preview.js';
 
-/** A select of one filter's values, or "any" (the empty string). */
-function AnyOf({ label, values, value, onChange }: { label: string; values: readonly string[]; value: string; onChange: (value: string) => void }) {
+/** A text input offering `suggestions` (any text will do). */
+function SuggestField({
+  label,
+  hint,
+  placeholder,
+  value,
+  onChange,
+  suggestions,
+}: {
+  label: string;
+  hint: string;
+  placeholder: string;
+  value: string;
+  onChange: (value: string) => void;
+  suggestions: string[];
+}) {
+  const listId = useId();
   return (
-    <FormField label={label}>
-      {(control) => (
-        <select {...control} value={value} onChange={(e) => onChange(e.target.value)}>
-          <Options values={values} any="any" />
-        </select>
-      )}
-    </FormField>
+    <>
+      <FormField label={label} hint={hint}>
+        {(control) => (
+          <input
+            {...control}
+            list={listId}
+            maxLength={100}
+            autoComplete="off"
+            placeholder={placeholder}
+            value={value}
+            onChange={(e) => onChange(e.target.value)}
+          />
+        )}
+      </FormField>
+      <datalist id={listId}>
+        {suggestions.map((suggestion) => (
+          <option key={suggestion} value={suggestion} />
+        ))}
+      </datalist>
+    </>
   );
 }
 
@@ -67,8 +93,6 @@ export function MonitorForm({
   const configs = useList(scoreConfigs.list, { archived: false }, 100);
   const config = configs.items.find((c) => c.name === draft.scoreName.trim());
   const labels = config?.dataType === 'boolean' ? ['true', 'false'] : (config?.categories ?? []);
-  const namesId = useId();
-  const labelsId = useId();
   const threshold = thresholdOf(draft) ?? null;
   const others = describeFilter(draft.otherFilters as MonitorFilter);
   const thresholdMessage = tried || draft.threshold.trim() !== '' ? thresholdError(draft) : null;
@@ -104,20 +128,15 @@ export function MonitorForm({
         <FormField label="Description">
           {(control) => <input {...control} maxLength={2000} value={draft.description} onChange={(e) => set('description', e.target.value)} />}
         </FormField>
-        <FormField label="Metric">
-          {(control) => (
-            <select {...control} value={draft.metric} onChange={(e) => set('metric', e.target.value as Metric)}>
-              <Options values={METRICS} labels={METRIC_LABELS} />
-            </select>
-          )}
-        </FormField>
-        <FormField label="Window" hint="The metric is computed over this rolling window.">
-          {(control) => (
-            <select {...control} value={draft.window} onChange={(e) => set('window', e.target.value as Window)}>
-              <Options values={WINDOWS} labels={WINDOW_LABELS} />
-            </select>
-          )}
-        </FormField>
+        <SelectField label="Metric" value={draft.metric} onChange={(v) => set('metric', v)} values={METRICS} labels={METRIC_LABELS} />
+        <SelectField
+          label="Window"
+          hint="The metric is computed over this rolling window."
+          value={draft.window}
+          onChange={(v) => set('window', v)}
+          values={WINDOWS}
+          labels={WINDOW_LABELS}
+        />
         <FormField label="Operator" hint="The monitor alerts while “metric operator threshold” holds.">
           {(control) => (
             <select {...control} value={draft.op} onChange={(e) => set('op', e.target.value as Operator | '')}>
@@ -146,46 +165,26 @@ export function MonitorForm({
         <fieldset className="form-section">
           <legend>Scores</legend>
           <div className="form-grid">
-            <FormField label="Score name" hint={configs.items.length > 0 ? 'A score config’s name, or any score name.' : 'The name the scores are given.'}>
-              {(control) => (
-                <input
-                  {...control}
-                  list={namesId}
-                  maxLength={100}
-                  autoComplete="off"
-                  placeholder="helpfulness"
-                  value={draft.scoreName}
-                  onChange={(e) => set('scoreName', e.target.value)}
-                />
-              )}
-            </FormField>
-            <datalist id={namesId}>
-              {configs.items.map((c) => (
-                <option key={c.id} value={c.name} />
-              ))}
-            </datalist>
+            <SuggestField
+              label="Score name"
+              hint={configs.items.length > 0 ? 'A score config’s name, or any score name.' : 'The name the scores are given.'}
+              placeholder="helpfulness"
+              value={draft.scoreName}
+              onChange={(v) => set('scoreName', v)}
+              suggestions={configs.items.map((c) => c.name)}
+            />
             {draft.metric === 'score_share' && (
-              <FormField label="Label" hint="The share of the scores with this label: true or false for a boolean score, or a category.">
-                {(control) => (
-                  <input
-                    {...control}
-                    list={labelsId}
-                    maxLength={100}
-                    autoComplete="off"
-                    placeholder="true"
-                    value={draft.scoreLabel}
-                    onChange={(e) => set('scoreLabel', e.target.value)}
-                  />
-                )}
-              </FormField>
+              <SuggestField
+                label="Label"
+                hint="The share of the scores with this label: true or false for a boolean score, or a category."
+                placeholder="true"
+                value={draft.scoreLabel}
+                onChange={(v) => set('scoreLabel', v)}
+                suggestions={labels}
+              />
             )}
-            <datalist id={labelsId}>
-              {labels.map((label) => (
-                <option key={label} value={label} />
-              ))}
-            </datalist>
-            <AnyOf label="Source" values={SCORE_SOURCES} value={draft.scoreSource} onChange={(v) => set('scoreSource', v)} />
-            <AnyOf label="Target" values={SCORE_TARGETS} value={draft.scoreTarget} onChange={(v) => set('scoreTarget', v)} />
+            <SelectField label="Source" any="any" values={SCORE_SOURCES} value={draft.scoreSource} onChange={(v) => set('scoreSource', v)} />
+            <SelectField label="Target" any="any" values={SCORE_TARGETS} value={draft.scoreTarget} onChange={(v) => set('scoreTarget', v)} />
           </div>
         </fieldset>
       )}
@@ -193,8 +192,8 @@ export function MonitorForm({
       <fieldset className="form-section" hidden={scoreMetric}>
         <legend>Runs filter</legend>
         <div className="form-grid">
-          <AnyOf label="Status" values={RUN_STATUSES} value={draft.status} onChange={(v) => set('status', v)} />
-          <AnyOf label="Kind" values={RUN_KINDS} value={draft.kind} onChange={(v) => set('kind', v)} />
+          <SelectField label="Status" any="any" values={RUN_STATUSES} value={draft.status} onChange={(v) => set('status', v)} />
+          <SelectField label="Kind" any="any" values={RUN_KINDS} value={draft.kind} onChange={(v) => set('kind', v)} />
           <FormField label="Model">
             {(control) => (
               <input {...control} maxLength={256} placeholder="any" autoComplete="off" value={draft.model} onChange={(e) => set('model', e.target.value)} />
@@ -240,13 +239,7 @@ export function MonitorForm({
       </FormField>
 
       {invalid && <InvalidBox {...invalid} />}
-      {error !== null && <ErrorBox error={error} fields={FIELDS} />}
-      <div className="form-actions">
-        <Button onClick={onCancel}>Cancel</Button>
-        <Button type="submit" variant="primary" disabled={busy}>
-          {busy ? 'Saving…' : submitLabel}
-        </Button>
-      </div>
+      <FormActions error={error} fields={FIELDS} busy={busy} disabled={false} submitLabel={submitLabel} onCancel={onCancel} className="form-actions" />
     </form>
   );
 }

@@ -4,6 +4,7 @@
  */
 import { useEffect, useId, useState, type ReactNode } from 'react';
 import { organization } from '../../api.js';
+import { Options } from '../../components/ui.js';
 import { useSession } from '../../session.js';
 import './controls.css';
 
@@ -67,6 +68,33 @@ export function TextAreaField({
     <FormField label={label} hint={hint}>
       {(control) => (
         <textarea {...control} value={value} onChange={(e) => onChange(e.target.value)} maxLength={maxLength} rows={rows} className="sl-plain-textarea" />
+      )}
+    </FormField>
+  );
+}
+
+/** A labelled select of `values` (shown by `labels`, or as themselves), first an empty choice named `any` when given. */
+export function SelectField<V extends string>({
+  label,
+  hint,
+  value,
+  onChange,
+  ...options
+}: {
+  label: string;
+  hint?: ReactNode;
+  value: string;
+  onChange: (value: V) => void;
+  values: readonly V[];
+  labels?: Record<V, string>;
+  any?: string;
+}) {
+  return (
+    <FormField label={label} hint={hint}>
+      {(control) => (
+        <select {...control} value={value} onChange={(e) => onChange(e.target.value as V)}>
+          <Options {...options} />
+        </select>
       )}
     </FormField>
   );

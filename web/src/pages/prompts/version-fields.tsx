@@ -1,6 +1,6 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import type { FieldLabels } from '../../components/problems.js';
-import { Button, ErrorBox } from '../../components/ui.js';
+import { FormActions } from '../../components/ui.js';
 import type { CreateVersionInput } from '../../types.js';
 import { Checkbox, FormField, InvalidBox } from './controls.js';
 import { MessagesEditor } from './messages-editor.js';
@@ -66,13 +66,16 @@ export function VersionForm({
         }}
       />
       {invalid && <InvalidBox {...invalid} />}
-      {error !== null && <ErrorBox error={error} fields={FIELDS} />}
-      <div className="form-actions">
-        <Button onClick={onCancel}>Cancel</Button>
-        <Button type="submit" variant="primary" disabled={busy}>
-          {busy ? 'Creating…' : submitLabel}
-        </Button>
-      </div>
+      <FormActions
+        error={error}
+        fields={FIELDS}
+        busy={busy}
+        busyLabel="Creating…"
+        disabled={false}
+        submitLabel={submitLabel}
+        onCancel={onCancel}
+        className="form-actions"
+      />
     </form>
   );
 }

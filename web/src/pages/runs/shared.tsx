@@ -1,5 +1,7 @@
 /** Pieces shared by the projects, runs and run pages (and the run vocabulary the monitor form uses too). */
 import { Fragment, type ReactNode } from 'react';
+import { ApiError } from '../../api.js';
+import { ErrorBox, Loading } from '../../components/ui.js';
 import { Link } from '../../router.js';
 import type { RunKind, RunStatus } from '../../types.js';
 
@@ -25,6 +27,41 @@ export function Breadcrumbs({ items }: { items: { label: ReactNode; to?: string 
         ))}
       </ol>
     </nav>
+  );
+}
+
+const isNotFound = (error: unknown) => error instanceof ApiError && error.status === 404;
+
+/**
+ * A record's page until its record is there: the breadcrumbs, then the load's error (with Retry unless
+ * `retryable` says no: by default, unless the record is not found) and `back`, the way back to its list;
+ * or, while it loads, `label`.
+ */
+export function Pending({
+  crumbs,
+  state,
+  label,
+  back,
+  retryable = (error) => !isNotFound(error),
+}: {
+  crumbs: { label: ReactNode; to?: string }[];
+  state: { error?: unknown; reload: () => void };
+  label: string;
+  back?: ReactNode;
+  retryable?: (error: unknown) => boolean;
+}) {
+  return (
+    <>
+      <Breadcrumbs items={crumbs} />
+      {state.error ? (
+        <>
+          <ErrorBox error={state.error} onRetry={retryable(state.error) ? state.reload : undefined} />
+          {back && <p>{back}</p>}
+        </>
+      ) : (
+        <Loading label={label} />
+      )}
+    </>
   );
 }
 

@@ -3,7 +3,7 @@ import { useState, type ReactNode } from 'react';
 import { runs } from '../../api.js';
 import { Empty, ErrorBox, Loading } from '../../components/ui.js';
 import { fmtMs, fmtNumber } from '../../format.js';
-import { useAsync } from '../../hooks.js';
+import { toggled, useAsync } from '../../hooks.js';
 import { Link } from '../../router.js';
 import type { Run } from '../../types.js';
 
@@ -104,13 +104,7 @@ export function TraceTree({ projectId, run }: { projectId: string; run: Run }) {
     const start = Math.min(...data.runs.map((r) => Date.parse(r.startTime)));
     const end = Math.max(start + 1, ...data.runs.map((r) => endOf(r, now)));
     const span = { start, length: end - start };
-    const toggle = (id: string) =>
-      setCollapsed((previous) => {
-        const next = new Set(previous);
-        if (next.has(id)) next.delete(id);
-        else next.add(id);
-        return next;
-      });
+    const toggle = (id: string) => setCollapsed((previous) => toggled(previous, id));
     body =
       data.runs.length <= 1 ? (
         <Empty title="A trace of one run">This run has no parent and no children.</Empty>

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { modelConnections } from '../../api.js';
-import { ConfirmModal } from '../../components/confirm.js';
-import { EmptyList, narrow, PagedTable } from '../../components/paged.js';
+import { actionsColumn, adding, DeleteModal, useDeletion, removing, replacing, RowActions } from '../../components/list-page.js';
+import { narrow, PagedTable } from '../../components/paged.js';
 import { Button, ErrorBox, Field, FormActions, Modal } from '../../components/ui.js';
 import { fmtCost } from '../../format.js';
 import { useList, useSubmit } from '../../hooks.js';
@@ -97,11 +97,14 @@ function testSummary(name: string, result: ModelConnectionTest): string {
 export function ModelConnectionsPanel() {
   const list = useList(modelConnections.list, {}, 100);
   const [editing, setEditing] = useState<ModelConnection | 'new' | null>(null);
-  const [deleting, setDeleting] = useState<ModelConnection | null>(null);
+  const deletion = useDeletion(
+    (connection: ModelConnection) => modelConnections.delete(connection.id),
+    (connection) => list.setItems(removing(connection)),
+  );
   const [testing, setTesting] = useState<string | null>(null);
   const [report, setReport] = useState<{ ok: boolean; text: string } | null>(null);
   const [failure, setFailure] = useState<unknown>(null);
-  const replace = (connection: ModelConnection) => list.setItems((items) => items.map((c) => (c.id === connection.id ? connection : c)));
+  const replace = (connection: ModelConnection) => list.setItems(replacing(connection));
   const test = async (connection: ModelConnection) => {
     setTesting(connection.id);
     setReport(null);
@@ -125,14 +128,9 @@ export function ModelConnectionsPanel() {
       </p>
       <PagedTable
         list={list}
-        loadingLabel="Loading model connections…"
-        empty={
-          <EmptyList one="model connection" many="model connections" filtered={false}>
-            Connect an OpenAI-compatible endpoint for LLM-as-judge evaluators.
-          </EmptyList>
-        }
+        empty={{ one: 'model connection', many: 'model connections', none: 'Connect an OpenAI-compatible endpoint for LLM-as-judge evaluators.' }}
         caption="Model connections, newest first"
-        columns={['Name', 'Model', narrow('Key'), 'Spent this month', { label: <span className="sl-sr-only">Actions</span> }]}
+        columns={['Name', 'Model', narrow('Key'), 'Spent this month', ...actionsColumn(true)]}
         row={(connection) => (
           <tr key={connection.id}>
             <td className="cell-wrap">
@@ -146,17 +144,11 @@ export function ModelConnectionsPanel() {
             <td>
               {fmtCost(connection.spentThisMonthUsd)} of {fmtCost(connection.monthlyBudgetUsd)}
             </td>
-            <td className="sl-row-actions">
+            <RowActions name={`the model connection ${connection.name}`} onEdit={() => setEditing(connection)} onDelete={() => deletion.ask(connection)}>
               <Button aria-label={`Test the model connection ${connection.name}`} disabled={testing === connection.id} onClick={() => test(connection)}>
                 {testing === connection.id ? 'Testing…' : 'Test'}
               </Button>
-              <Button aria-label={`Edit the model connection ${connection.name}`} onClick={() => setEditing(connection)}>
-                Edit
-              </Button>
-              <Button variant="danger" aria-label={`Delete the model connection ${connection.name}`} onClick={() => setDeleting(connection)}>
-                Delete
-              </Button>
-            </td>
+            </RowActions>
           </tr>
         )}
       />
@@ -179,30 +171,20 @@ export function ModelConnectionsPanel() {
             onSubmit={async (body) => {
               if (editing === 'new') {
                 const connection = await modelConnections.create(body);
-                list.setItems((items) => [connection, ...items]);
+                list.setItems(adding(connection));
               } else replace(await modelConnections.update(editing.id, body));
               setEditing(null);
             }}
           />
         )}
       </Modal>
-      <ConfirmModal
-        open={deleting !== null}
-        title="Delete model connection"
-        confirmLabel="Delete connection"
-        busyLabel="Deleting…"
-        onClose={() => setDeleting(null)}
-        onConfirm={async () => {
-          if (!deleting) return;
-          await modelConnections.delete(deleting.id);
-          list.setItems((items) => items.filter((c) => c.id !== deleting.id));
-          setDeleting(null);
-        }}
-      >
-        <p>
-          Delete <strong>{deleting?.name}</strong>? Its key is forgotten; evaluators that use it fail until given another connection.
-        </p>
-      </ConfirmModal>
+      <DeleteModal of={deletion} title="Delete model connection" confirmLabel="Delete connection">
+        {(connection) => (
+          <p>
+            Delete <strong>{connection.name}</strong>? Its key is forgotten; evaluators that use it fail until given another connection.
+          </p>
+        )}
+      </DeleteModal>
     </>
   );
 }

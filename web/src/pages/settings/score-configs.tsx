@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { scoreConfigs } from '../../api.js';
-import { ConfirmModal } from '../../components/confirm.js';
-import { EmptyList, narrow, PagedTable } from '../../components/paged.js';
+import { actionsColumn, adding, DeleteModal, useDeletion, removing, replacing, RowActions } from '../../components/list-page.js';
+import { narrow, PagedTable } from '../../components/paged.js';
 import { Button, ErrorBox, Field, FormActions, Modal } from '../../components/ui.js';
 import { useList, useSubmit } from '../../hooks.js';
 import { useSession } from '../../session.js';
@@ -88,9 +88,11 @@ export function ScoreConfigsPanel() {
   const mayWrite = can('quality:admin');
   const list = useList(scoreConfigs.list, {}, 100);
   const [creating, setCreating] = useState(false);
-  const [deleting, setDeleting] = useState<ScoreConfig | null>(null);
+  const deletion = useDeletion(
+    (config: ScoreConfig) => scoreConfigs.delete(config.id),
+    (config) => list.setItems(removing(config)),
+  );
   const [failure, setFailure] = useState<unknown>(null);
-  const replace = (config: ScoreConfig) => list.setItems((items) => items.map((c) => (c.id === config.id ? config : c)));
   return (
     <>
       {mayWrite && (
@@ -102,14 +104,13 @@ export function ScoreConfigsPanel() {
       )}
       <PagedTable
         list={list}
-        loadingLabel="Loading score configs…"
-        empty={
-          <EmptyList one="score config" many="score configs" filtered={false}>
-            {mayWrite ? 'Create one to check the scores of a name: a range, true or false, or categories.' : 'Admins and owners create them.'}
-          </EmptyList>
-        }
+        empty={{
+          one: 'score config',
+          many: 'score configs',
+          none: mayWrite ? 'Create one to check the scores of a name: a range, true or false, or categories.' : 'Admins and owners create them.',
+        }}
         caption="Score configs, newest first"
-        columns={['Name', narrow('Type'), 'Allowed', narrow('Description'), ...(mayWrite ? [{ label: <span className="sl-sr-only">Actions</span> }] : [])]}
+        columns={['Name', narrow('Type'), 'Allowed', narrow('Description'), ...actionsColumn(mayWrite)]}
         row={(config) => (
           <tr key={config.id}>
             <td>
@@ -120,12 +121,12 @@ export function ScoreConfigsPanel() {
             <td className="cell-wrap">{allowed(config)}</td>
             <td className="cell-wrap hide-narrow">{config.description ?? <span className="muted">—</span>}</td>
             {mayWrite && (
-              <td className="sl-row-actions">
+              <RowActions name={`the score config ${config.name}`} onDelete={() => deletion.ask(config)}>
                 <Button
                   aria-label={`${config.archived ? 'Restore' : 'Archive'} the score config ${config.name}`}
                   onClick={async () => {
                     try {
-                      replace(await scoreConfigs.update(config.id, { archived: !config.archived }));
+                      list.setItems(replacing(await scoreConfigs.update(config.id, { archived: !config.archived })));
                     } catch (error) {
                       setFailure(error);
                     }
@@ -133,10 +134,7 @@ export function ScoreConfigsPanel() {
                 >
                   {config.archived ? 'Restore' : 'Archive'}
                 </Button>
-                <Button variant="danger" aria-label={`Delete the score config ${config.name}`} onClick={() => setDeleting(config)}>
-                  Delete
-                </Button>
-              </td>
+              </RowActions>
             )}
           </tr>
         )}
@@ -147,29 +145,19 @@ export function ScoreConfigsPanel() {
           onCancel={() => setCreating(false)}
           onSubmit={async (body) => {
             const config = await scoreConfigs.create(body);
-            list.setItems((items) => [config, ...items]);
+            list.setItems(adding(config));
             setCreating(false);
           }}
         />
       </Modal>
-      <ConfirmModal
-        open={deleting !== null}
-        title="Delete score config"
-        confirmLabel="Delete config"
-        busyLabel="Deleting…"
-        onClose={() => setDeleting(null)}
-        onConfirm={async () => {
-          if (!deleting) return;
-          await scoreConfigs.delete(deleting.id);
-          list.setItems((items) => items.filter((c) => c.id !== deleting.id));
-          setDeleting(null);
-        }}
-      >
-        <p>
-          Delete <strong>{deleting?.name}</strong>? Its scores keep their values; new scores of that name are no longer checked. Archive it instead to keep
-          checking them.
-        </p>
-      </ConfirmModal>
+      <DeleteModal of={deletion} title="Delete score config" confirmLabel="Delete config">
+        {(config) => (
+          <p>
+            Delete <strong>{config.name}</strong>? Its scores keep their values; new scores of that name are no longer checked. Archive it instead to keep
+            checking them.
+          </p>
+        )}
+      </DeleteModal>
     </>
   );
 }

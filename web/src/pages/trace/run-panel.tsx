@@ -1,10 +1,9 @@
-import type { ReactNode } from 'react';
 import { runs } from '../../api.js';
 import { RunValue } from '../../components/conversation.js';
 import { ScoresPanel } from '../../components/scores.js';
 import { AddToQueue } from '../annotations/add-to-queue.js';
 import { AddToDataset } from '../datasets/add-run.js';
-import { ErrorBox, JsonView, Loading, StatusBadge } from '../../components/ui.js';
+import { ErrorBox, Fact, JsonView, Loading, StatusBadge } from '../../components/ui.js';
 import { fmtCost, fmtInstant, fmtMs, fmtNumber, fmtPrice } from '../../format.js';
 import { useAsync } from '../../hooks.js';
 import { Link } from '../../router.js';
@@ -17,15 +16,6 @@ export function costSourceText(run: Pick<Run, 'costSource' | 'price'>): string {
   const p = run.price;
   const where = p.source === 'builtin' ? 'the built-in price' : 'your organization’s price';
   return `computed at ${where} of ${p.model} (${fmtPrice(p.inputPrice)} in / ${fmtPrice(p.outputPrice)} out per million tokens)`;
-}
-
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <div>
-      <dt>{label}</dt>
-      <dd>{children}</dd>
-    </div>
-  );
 }
 
 /** The selected run of a trace: its facts, its conversation (or values), its error and metadata. */

@@ -2,6 +2,7 @@ import { useMemo, useState } from 'react';
 import type { TraceDetail } from '../../types.js';
 import { VirtualRows } from '../../components/virtual-rows.js';
 import { fmtCost, fmtMs, fmtNumber } from '../../format.js';
+import { toggled } from '../../hooks.js';
 
 type Outline = TraceDetail['runs'][number];
 
@@ -57,13 +58,7 @@ export function Waterfall({ detail, selected, onSelect }: { detail: TraceDetail;
   for (let t = 0; t <= span; t += step) ticks.push(t);
   const pct = (ms: number) => `${Math.min(100, Math.max(0, (ms / span) * 100))}%`;
 
-  const toggle = (id: string) =>
-    setFolded((previous) => {
-      const next = new Set(previous);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
+  const toggle = (id: string) => setFolded((previous) => toggled(previous, id));
 
   return (
     <section className="panel sl-waterfall" aria-labelledby="waterfall-title">
