@@ -26,6 +26,10 @@ describe('sightline/tiers', () => {
       { filename: at('src/features/runs/runs.routes.ts'), code: "import { ingestRuns } from './runs.ingest.js';" },
       { filename: at('src/app.ts'), code: "import { runRoutes } from './features/runs/index.js';" },
       { filename: at('src/features/runs/runs.routes.ts'), code: "import { pageRoute } from '../page-route.js';" },
+      // Wire schemas and pure rules import each other by name (the clients compile them).
+      { filename: at('src/features/traces/traces.schemas.ts'), code: "import { scoreFilter } from '../query/filters.schemas.js';" },
+      { filename: at('src/features/monitors/monitors.rules.ts'), code: "import type { MetricInputs } from '../query/metrics.rules.js';" },
+      { filename: at('src/features/scores/scores.schemas.ts'), code: "import { RunSchema } from '../runs/runs.schemas.js';" },
       // A suite drives the whole service: it may reach any feature, however deep.
       { filename: at('src/features/runs/runs.migration.test.ts'), code: "import { queueEvaluations } from '../evaluators/evaluators.sampling.js';" },
     ],
@@ -39,6 +43,12 @@ describe('sightline/tiers', () => {
       },
       { filename: at('src/features/traces/traces.repo.ts'), code: "import { toRun } from '../runs/runs.document.js';", errors: [{ messageId: 'face' }] },
       { filename: at('src/app.ts'), code: "import { runRoutes } from './features/runs/runs.routes.js';", errors: [{ messageId: 'face' }] },
+      { filename: at('src/features/traces/traces.schemas.ts'), code: "import { scoreFilter } from '../query/index.js';", errors: [{ messageId: 'light' }] },
+      {
+        filename: at('src/features/evaluators/evaluators.rules.ts'),
+        code: "import { queueFilters } from '../annotations/annotations.targets.js';",
+        errors: [{ messageId: 'light' }],
+      },
       { filename: at('src/features/runs/runs.routes.ts'), code: "import { toRun } from './index.js';", errors: [{ messageId: 'ownFace' }] },
       { filename: at('src/lib/cors.ts'), code: "import { originAllowList } from '../features/organizations/index.js';", errors: [{ messageId: 'kernel' }] },
       { filename: at('src/deps.ts'), code: "import type { Monitoring } from './features/monitors/index.js';", errors: [{ messageId: 'kernel' }] },

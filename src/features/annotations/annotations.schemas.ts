@@ -2,10 +2,11 @@ import { Type, type Static } from '@sinclair/typebox';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
-import { MAX_COMMENT, ScoreValue } from '../scores/index.js';
+import { MAX_COMMENT } from '../scores/scores.rules.js';
+import { ScoreValue } from '../scores/scores.schemas.js';
 import { ITEM_STATUSES, MAX_ADD, MAX_QUEUE_CONFIGS, MAX_SAMPLED_SCAN, MAX_SCORES_PER_ITEM, QUEUE_TARGETS } from './annotations.rules.js';
 import { JsonObject } from '../../schemas/records.js';
-import { METADATA_FILTER_PATTERN, runFilterProperties } from '../query/index.js';
+import { METADATA_FILTER_PATTERN, runFilterProperties } from '../query/filters.schemas.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 

@@ -1,4 +1,4 @@
-import { sampled as sampledBy } from '../annotations/index.js';
+import { sampled as sampledBy } from '../annotations/annotations.rules.js';
 
 /** What a job is: waiting (maybe held under a lease), scored, given up on after its retries, or not to be evaluated. */
 export const JOB_STATUSES = ['pending', 'done', 'failed', 'skipped'] as const;

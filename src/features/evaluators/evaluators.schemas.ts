@@ -1,7 +1,7 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { pageSchema } from '../../lib/pagination.js';
 import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
-import { QueueFilterSchema } from '../annotations/index.js';
+import { QueueFilterSchema } from '../annotations/annotations.schemas.js';
 import { MAX_CONTAINS, MAX_PATTERN } from './evaluators.builtins.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: TRIMMED_TEXT_PATTERN, description: 'Unique in the project; no leading or trailing space' });

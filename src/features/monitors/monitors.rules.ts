@@ -4,7 +4,7 @@
  * as it is), so a preview can never follow different rules than the evaluation.
  */
 
-import type { MetricInputs } from '../query/index.js';
+import type { MetricInputs } from '../query/metrics.rules.js';
 
 export const METRICS = [
   'count',

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
-import { MAX_BUCKETS, METADATA_FILTER_PATTERN, runFilterProperties } from '../query/index.js';
+import { MAX_BUCKETS } from '../query/metrics.rules.js';
+import { METADATA_FILTER_PATTERN, runFilterProperties } from '../query/filters.schemas.js';
 import { METRICS, MONITOR_STATES, OPERATORS, WINDOW_MS, type Metric, type MonitorState, type Operator, type Window } from './monitors.rules.js';
 import { SCORE_SOURCES, SCORE_TARGETS } from '../../schemas/records.js';
 

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { pageSchema } from '../../lib/pagination.js';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
 import { IdParam, RoleSchema, Timestamp, TRIMMED_LINE_PATTERN, UserSchema } from '../../schemas/common.js';
-import { tokenTimes } from '../tokens/index.js';
+import { tokenTimes } from '../tokens/tokens.schemas.js';
 
 export const PLAN_ORIGIN_QUOTA: Record<string, number> = { free: 1, team: 10, enterprise: 100 };
 

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { NullableTimestamp, Timestamp } from '../../schemas/common.js';
 import { JsonObject, RunKind, RunRef, RunStatusSchema } from '../../schemas/records.js';
-import { metadataFilters, runFilterProperties, ScoreSummaries } from '../query/index.js';
+import { metadataFilters, runFilterProperties } from '../query/filters.schemas.js';
+import { ScoreSummaries } from '../query/score-summaries.schemas.js';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 
 export { TERMINAL_STATUSES } from './runs.rules.js';

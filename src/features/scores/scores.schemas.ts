@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
-import { metricsSchema, metricsWindowProperties } from '../query/index.js';
+import { metricsSchema, metricsWindowProperties } from '../query/metrics.schemas.js';
 import { MAX_CATEGORIES, MAX_COMMENT } from './scores.rules.js';
 import { JsonObject, RunRef, SCORE_DATA_TYPES, SCORE_SOURCES, SCORE_TARGETS } from '../../schemas/records.js';
 

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { rollupProperties } from '../traces/index.js';
-import { metadataFilters, runFilterProperties, ScoreSummaries } from '../query/index.js';
+import { rollupProperties } from '../traces/traces.schemas.js';
+import { metadataFilters, runFilterProperties } from '../query/filters.schemas.js';
+import { ScoreSummaries } from '../query/score-summaries.schemas.js';
 
 const Count = Type.Integer({ minimum: 0 });
 

@@ -1,7 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { StringEnum, Timestamp } from '../../schemas/common.js';
-import { METADATA_FILTER_PATTERN, runFilterProperties, SCORE_FILTER_PATTERN, scoreFilter, ScoreSummaries } from '../query/index.js';
+import { METADATA_FILTER_PATTERN, runFilterProperties, SCORE_FILTER_PATTERN, scoreFilter } from '../query/filters.schemas.js';
+import { ScoreSummaries } from '../query/score-summaries.schemas.js';
 import { RunKind, RunStatusSchema } from '../../schemas/records.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
 import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
-import { metadataFilters, runFilterProperties } from '../query/index.js';
+import { metadataFilters, runFilterProperties } from '../query/filters.schemas.js';
 
 /** The lists a view can be of: they all take the runs list's filters. */
 export const VIEW_PAGES = ['traces', 'runs', 'sessions', 'users'] as const;
