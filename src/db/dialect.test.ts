@@ -4,8 +4,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { dialectOf, lockRows, takeRowLock } from './dialect.js';
 import type { Database } from './schema.js';
 
-// Compiling needs no connection: the pool is never asked for one.
-const postgres = new Kysely<Database>({ dialect: new PostgresDialect({ pool: {} as never }) });
+// Compiling needs no connection: a pool that has none to give.
+const pool = { connect: () => Promise.reject(new Error('no PostgreSQL here: compiling only')), end: async () => {} };
+const postgres = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 const sqliteFile = new BetterSqlite3(':memory:');
 const sqlite = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqliteFile }) });
 afterAll(() => sqliteFile.close());

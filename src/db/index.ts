@@ -19,7 +19,7 @@ const PG_INT8 = 20;
 const PG_NUMERIC = 1700;
 
 /** bigint and numeric come back as JS numbers: every value we store in them is a safe integer or a float. */
-function pgTypes(types: typeof pg.types) {
+function pgTypes(types: typeof pg.types): pg.CustomTypesConfig {
   return {
     getTypeParser(oid: number, format?: 'text' | 'binary') {
       if (oid === PG_INT8 || oid === PG_NUMERIC) return (value: string) => Number(value);
@@ -113,7 +113,7 @@ export async function openStorage({ database: config, sqliteSynchronous }: Stora
     };
   }
   const { default: pgModule } = await import('pg');
-  const pool = new pgModule.Pool({ connectionString: config.url, max: 10, types: pgTypes(pgModule.types) as never });
+  const pool = new pgModule.Pool({ connectionString: config.url, max: 10, types: pgTypes(pgModule.types) });
   // An idle client that errors (database restart) must not crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

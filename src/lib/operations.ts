@@ -1,4 +1,4 @@
-import type { RouteOptions } from 'fastify';
+import type { FastifySchema, RouteOptions } from 'fastify';
 import { problemResponses } from './problems.js';
 import { HEADER_COMPONENTS, responseHeaders, type HeaderName } from './response-headers.js';
 
@@ -28,6 +28,9 @@ type Document = { tags?: ApiTag[]; components?: { headers?: Record<string, unkno
  */
 const PATTERN_PROPERTIES = 'x-sightline-patternProperties';
 
+/** The value with the key `from` named `to` at every depth: a route's schema stays one. */
+function renamed(value: FastifySchema, from: string, to: string): FastifySchema;
+function renamed(value: unknown, from: string, to: string): unknown;
 function renamed(value: unknown, from: string, to: string): unknown {
   if (Array.isArray(value)) return value.map((item) => renamed(item, from, to));
   if (!value || typeof value !== 'object') return value;
@@ -91,8 +94,8 @@ export class Operations {
   };
 
   /** A route's schema as the document describes it (@fastify/swagger's `transform`). */
-  readonly transform = ({ schema, url }: { schema: unknown; url: string }) => ({
-    schema: renamed(schema, 'patternProperties', PATTERN_PROPERTIES) as never,
+  readonly transform = ({ schema, url }: { schema: FastifySchema; url: string }): { schema: FastifySchema; url: string } => ({
+    schema: renamed(schema, 'patternProperties', PATTERN_PROPERTIES),
     url,
   });
 

@@ -27,7 +27,13 @@ function createAjv(): Ajv {
 
 export const ajv = createAjv();
 
-type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; type?: unknown; patternProperties?: Record<string, Schema>; anyOf?: Schema[] };
+/** A JSON Schema as coercion and the text checks read it (a route's schema part, a TypeBox schema). */
+type Schema = Record<string, unknown> & {
+  properties?: Record<string, Schema>;
+  type?: unknown;
+  patternProperties?: Record<string, Schema>;
+  anyOf?: Schema[];
+};
 
 const STRICT_INTEGER = /^-?(0|[1-9][0-9]{0,999})$/;
 const STRICT_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
@@ -189,20 +195,18 @@ export function validatorFor(schema: object): ValidateFunction {
  * Fastify's validator compiler: the route's TypeBox schema through ajv, strict query coercion, every
  * fault listed, text fields that no engine stores as sent refused; a validation problem otherwise.
  */
-export function compileValidator({ schema, httpPart }: { schema: object; httpPart?: string }): (data: unknown) => { value?: unknown; error?: Error } {
+export function compileValidator({ schema, httpPart }: { schema: Schema; httpPart?: string }): (data: unknown) => { value?: unknown; error?: Error } {
   const validate = validatorFor(schema);
   const location = (httpPart ?? 'body') as Location;
   return (data: unknown) => {
     const input =
-      (location === 'querystring' || location === 'params') && data && typeof data === 'object'
-        ? coerceQuery(schema as never, data as Record<string, unknown>)
-        : data;
-    const faults = validate(input) ? textFaults(schema as never, input, location) : toFieldErrors(validate.errors ?? [], location);
+      (location === 'querystring' || location === 'params') && data && typeof data === 'object' ? coerceQuery(schema, data as Record<string, unknown>) : data;
+    const faults = validate(input) ? textFaults(schema, input, location) : toFieldErrors(validate.errors ?? [], location);
     if (location === 'querystring') {
       // However a cursor is wrong, the one answer for it is "Cursor is malformed.", listed with
       // the query's other faults.
       const cursor = (input as { cursor?: unknown } | null)?.cursor;
-      const junk = typeof cursor === 'string' && (schema as Schema).properties?.cursor !== undefined && !cursorWellFormed(cursor);
+      const junk = typeof cursor === 'string' && schema.properties?.cursor !== undefined && !cursorWellFormed(cursor);
       if (junk && !faults.some((f) => f.parameter === 'cursor')) faults.push({ parameter: 'cursor', detail: CURSOR_MALFORMED });
       for (const fault of faults) if (fault.parameter === 'cursor') fault.detail = CURSOR_MALFORMED;
     }

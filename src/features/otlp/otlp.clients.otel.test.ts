@@ -1,4 +1,4 @@
-import { context, SpanKind, SpanStatusCode, trace, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '../../../test/helpers/harness.js';
 import type { Json } from '../../../test/helpers/json.js';
@@ -72,8 +72,8 @@ const PLAIN = { 'db.system': 'postgresql', 'db.operation.name': 'SELECT', 'custo
 function traceAgentRun(tracer: Tracer) {
   const agent = tracer.startSpan('invoke_agent weather-bot', { kind: SpanKind.INTERNAL, attributes: AGENT, startTime: at(0, 456_789) });
   const within = trace.setSpan(context.active(), agent);
-  const child = (name: string, attributes: Record<string, unknown>, start: number, kind = SpanKind.INTERNAL): Span =>
-    tracer.startSpan(name, { kind, attributes: attributes as never, startTime: at(start, 999_999) }, within);
+  const child = (name: string, attributes: Attributes, start: number, kind = SpanKind.INTERNAL): Span =>
+    tracer.startSpan(name, { kind, attributes, startTime: at(start, 999_999) }, within);
   const chat = child('chat gpt-4o', CHAT, 10, SpanKind.CLIENT);
   chat.end(at(1_510, 1));
   const tool = child('execute_tool get_weather', TOOL, 1_600);

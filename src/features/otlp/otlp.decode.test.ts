@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { Problem } from '../../lib/problems.js';
 import { encodeOtlpResponse, readOtlpJson, readOtlpProtobuf, type OtlpRequest } from './otlp.decode.js';
-import { anyValueToJson, attributesToJson, hexId, int64, MAX_VALUE_DEPTH, nanos } from './otlp.values.js';
+import { anyValueToJson, attributesToJson, hexId, int64, MAX_VALUE_DEPTH, nanos, type AnyValue } from './otlp.values.js';
 
 // The same compiled protos the module decodes with, here to encode what an exporter would send.
 const v1 = (
@@ -155,9 +155,9 @@ describe('OTLP decoding', () => {
   });
 
   it('keeps values nested beyond the depth bound as a marker instead of recursing without end', () => {
-    let value: object = { stringValue: 'leaf' };
+    let value: AnyValue = { stringValue: 'leaf' };
     for (let i = 0; i < MAX_VALUE_DEPTH + 5; i++) value = { value: 'arrayValue', arrayValue: { values: [value] } };
-    let json = anyValueToJson(value as never);
+    let json = anyValueToJson(value);
     let depth = 0;
     while (Array.isArray(json)) {
       json = json[0];

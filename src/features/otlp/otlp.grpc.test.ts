@@ -244,13 +244,13 @@ describeEachDialect('OTLP over gRPC', (ctx: TestContext) => {
     const { server, port } = await occupy();
     try {
       const warnings: string[] = [];
-      const log = { info: () => {}, warn: (_fields: unknown, message: string) => void warnings.push(message) };
-      const explicit = startGrpcReceiver(ctx.app, { ...receiverOptions(ctx.config), port, explicit: true }, log as never);
+      const log = { info: () => {}, error: () => {}, warn: (_fields: unknown, message?: string) => void warnings.push(message ?? '') };
+      const explicit = startGrpcReceiver(ctx.app, { ...receiverOptions(ctx.config), port, explicit: true }, log);
       await expect(explicit).rejects.toThrow(ConfigError);
       await expect(explicit).rejects.toThrow(new RegExp(`^Invalid configuration: SIGHTLINE_OTLP_GRPC_PORT ${port} is in use$`));
       expect(warnings).toEqual([]);
 
-      expect(await startGrpcReceiver(ctx.app, { ...receiverOptions(ctx.config), port, explicit: false }, log as never)).toBeNull();
+      expect(await startGrpcReceiver(ctx.app, { ...receiverOptions(ctx.config), port, explicit: false }, log)).toBeNull();
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toMatch(new RegExp(`^OTLP/gRPC is off: port ${port} is in use .*SIGHTLINE_OTLP_GRPC_PORT`));
     } finally {

@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { expressionBuilder, sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { requireTimestamp } from '../../lib/clock.js';
@@ -191,8 +191,10 @@ function scoreMatch(dialect: Dialect, eb: ExpressionBuilder<Database, 'runs'>, f
   }
   const targets = plan?.targets ?? (['run', 'trace', 'session'] as const);
   if (targets.length === 0) return sql<SqlBool>`1 = 0`;
+  // The condition names scores' columns, which the probe below (not this query over runs) brings in.
+  const scoresBuilder = expressionBuilder<Database, 'scores'>();
   const on = (target: 'run' | 'trace' | 'session') => {
-    const match = scoreValueMatch(eb as never, filter);
+    const match = scoreValueMatch(scoresBuilder, filter);
     // SQLite (no statistics kept here) would take the covering scores_value_idx and range over the
     // project's scores for each run: the probe names its index, an exact lookup.
     if (dialect === 'sqlite')
@@ -210,7 +212,7 @@ function scoreMatch(dialect: Dialect, eb: ExpressionBuilder<Database, 'runs'>, f
     // matching score first and sort their runs: 1.7 s over a million runs in the bench); the name compared
     // as a value leaves it scores_target_idx, where scores_name_idx would range over the name's scores for
     // each run.
-    return eb.exists(probe.where((s) => scoreValueMatch(s as never, filter, true, true, false)).offset(0));
+    return eb.exists(probe.where(scoreValueMatch(scoresBuilder, filter, true, true, false)).offset(0));
   };
   return eb.or(targets.map(on));
 }
@@ -234,37 +236,38 @@ export interface ListPlan {
  * The WHERE clause for a filter set, for queries over `runs` (project scoping is the caller's); `plan`:
  * how a list finds the matches of `q` and of each score filter (planList), else as an aggregate does.
  */
-export function runFilterWhere(dialect: Dialect, filters: RunFilters, plan?: ListPlan) {
-  return (eb: ExpressionBuilder<Database, 'runs'>): Expression<SqlBool> => {
-    const and: Expression<SqlBool>[] = [];
-    if (filters.status !== undefined) and.push(eb('runs.status', '=', filters.status));
-    if (filters.kind !== undefined) and.push(eb('runs.kind', '=', filters.kind));
-    if (filters.name !== undefined) and.push(nameMatch(filters.name));
-    if (filters.model !== undefined) and.push(eb('runs.model', '=', filters.model));
-    if (filters.traceId !== undefined) and.push(eb('runs.trace_id', '=', filters.traceId));
-    if (filters.sessionId !== undefined) and.push(eb('runs.session_id', '=', filters.sessionId));
-    if (filters.userId !== undefined) and.push(eb('runs.user_id', '=', filters.userId));
-    if (filters.parentRunId === null) and.push(eb('runs.parent_run_id', 'is', null));
-    else if (filters.parentRunId !== undefined) and.push(eb('runs.parent_run_id', '=', filters.parentRunId));
-    if (filters.startedAfter !== undefined) and.push(eb('runs.start_time', '>=', filters.startedAfter));
-    if (filters.startedBefore !== undefined) and.push(eb('runs.start_time', '<', filters.startedBefore));
-    for (const tag of filters.tags ?? []) {
-      and.push(
-        eb.exists(
-          eb
-            .selectFrom('run_tags')
-            .select(sql`1`.as('one'))
-            .whereRef('run_tags.project_id', '=', 'runs.project_id')
-            .whereRef('run_tags.run_id', '=', 'runs.id')
-            .where('run_tags.tag', '=', tag),
-        ),
-      );
-    }
-    if (filters.q !== undefined) and.push(searchMatch(dialect, queryWords(filters.q), plan?.search));
-    for (const [key, value] of Object.entries(filters.metadata ?? {})) and.push(metadataMatch(dialect, key, value));
-    for (const [key, value] of Object.entries(filters.metadataNot ?? {})) and.push(metadataMatch(dialect, key, value, true));
-    for (const key of filters.hasMetadata ?? []) and.push(sql<SqlBool>`${metadataValue(dialect, key)} is not null`);
-    for (const [i, filter] of (filters.scores ?? []).entries()) and.push(scoreMatch(dialect, eb, filter, plan?.scores?.[i]));
-    return eb.and(and);
-  };
+export function runFilterWhere(dialect: Dialect, filters: RunFilters, plan?: ListPlan): Expression<SqlBool> {
+  // A builder of its own (as Kysely gives a `where` callback), so the lists of traces, sessions and users
+  // take the condition inside their probes of `runs` as the runs list does.
+  const eb = expressionBuilder<Database, 'runs'>();
+  const and: Expression<SqlBool>[] = [];
+  if (filters.status !== undefined) and.push(eb('runs.status', '=', filters.status));
+  if (filters.kind !== undefined) and.push(eb('runs.kind', '=', filters.kind));
+  if (filters.name !== undefined) and.push(nameMatch(filters.name));
+  if (filters.model !== undefined) and.push(eb('runs.model', '=', filters.model));
+  if (filters.traceId !== undefined) and.push(eb('runs.trace_id', '=', filters.traceId));
+  if (filters.sessionId !== undefined) and.push(eb('runs.session_id', '=', filters.sessionId));
+  if (filters.userId !== undefined) and.push(eb('runs.user_id', '=', filters.userId));
+  if (filters.parentRunId === null) and.push(eb('runs.parent_run_id', 'is', null));
+  else if (filters.parentRunId !== undefined) and.push(eb('runs.parent_run_id', '=', filters.parentRunId));
+  if (filters.startedAfter !== undefined) and.push(eb('runs.start_time', '>=', filters.startedAfter));
+  if (filters.startedBefore !== undefined) and.push(eb('runs.start_time', '<', filters.startedBefore));
+  for (const tag of filters.tags ?? []) {
+    and.push(
+      eb.exists(
+        eb
+          .selectFrom('run_tags')
+          .select(sql`1`.as('one'))
+          .whereRef('run_tags.project_id', '=', 'runs.project_id')
+          .whereRef('run_tags.run_id', '=', 'runs.id')
+          .where('run_tags.tag', '=', tag),
+      ),
+    );
+  }
+  if (filters.q !== undefined) and.push(searchMatch(dialect, queryWords(filters.q), plan?.search));
+  for (const [key, value] of Object.entries(filters.metadata ?? {})) and.push(metadataMatch(dialect, key, value));
+  for (const [key, value] of Object.entries(filters.metadataNot ?? {})) and.push(metadataMatch(dialect, key, value, true));
+  for (const key of filters.hasMetadata ?? []) and.push(sql<SqlBool>`${metadataValue(dialect, key)} is not null`);
+  for (const [i, filter] of (filters.scores ?? []).entries()) and.push(scoreMatch(dialect, eb, filter, plan?.scores?.[i]));
+  return eb.and(and);
 }

@@ -6,7 +6,7 @@ import { RunSchema, type Run } from './runs.schemas.js';
 
 /** The stored run document is exactly what the response schema's own serializer makes of the record. */
 describe('run documents', () => {
-  const bySchema = fastJson(RunSchema as never) as (run: Run) => string;
+  const bySchema = fastJson(RunSchema) as (run: Run) => string;
   const json = fc.jsonValue({ maxDepth: 4 }).map((v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : { v }));
 
   it('serializeRun(runRecord(…)) equals the response schema serialization, for any content', () => {

@@ -46,7 +46,7 @@ function prepare(
   const validate = validatorFor(RunInputSchema);
   if (!validate(raw)) return problems.validation(toFieldErrors(validate.errors ?? [], 'body', pointerPrefix));
   const input = raw as RunInput;
-  const faults: FieldError[] = textFaults(RunInputSchema as never, input, 'body', pointerPrefix);
+  const faults: FieldError[] = textFaults(RunInputSchema, input, 'body', pointerPrefix);
   const startTime = parseTimestamp(input.startTime);
   const endTime = input.endTime == null ? null : parseTimestamp(input.endTime);
   if (startTime === null) faults.push({ pointer: `${pointerPrefix}/startTime`, detail: TIMESTAMP_FAULT });

@@ -1,14 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, dialects } from '../../../test/helpers/storage.js';
-import { migrateToLatest, openStorage, type Storage } from '../../db/index.js';
+import { dialects } from '../../../test/helpers/storage.js';
+import { migrateToLatest, type Storage } from '../../db/index.js';
 import { migrations } from '../../db/migrations/index.js';
 import { ensureOrganization } from '../organizations/organizations.repo.js';
 import { createProject } from '../projects/projects.repo.js';
 import { ingestRuns } from './runs.ingest.js';
+import { emptyStorage } from './runs.test-support.js';
 import { queueEvaluations } from '../evaluators/evaluators.sampling.js';
 
 const NOW = Date.parse('2026-11-23T12:00:00.000Z');
@@ -24,17 +22,7 @@ describe.each(dialects)('migration 011 (run cost sources) [%s]', (dialect) => {
   });
 
   async function storageAt(migration: string): Promise<Storage> {
-    let storage: Storage;
-    if (dialect === 'sqlite') {
-      const dir = mkdtempSync(join(tmpdir(), 'sightline-migration-'));
-      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-      storage = await openStorage({ database: { kind: 'sqlite', path: join(dir, 'test.db') }, sqliteSynchronous: 'NORMAL' });
-    } else {
-      const database = await createPostgresDatabase('sl_migration');
-      cleanups.push(database.drop);
-      storage = await openStorage({ database: { kind: 'postgres', url: database.url }, sqliteSynchronous: 'NORMAL' });
-    }
-    cleanups.push(() => storage.close());
+    const storage = await emptyStorage(dialect, cleanups);
     await migrateTo(storage, migration);
     return storage;
   }

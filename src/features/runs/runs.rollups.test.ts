@@ -171,9 +171,9 @@ describeRuns('rollups', (ctx) => {
     expect(Object.keys(before.traces).sort()).toEqual(['missing', 'root']);
     expect(before.traces.root!.computed_cost).toBeGreaterThan(0);
     expect(before.traces.root!.cost).toBeGreaterThan(0.5);
-    await rollupsMigration.down(db as never);
-    await rollupsMigration.up(db as never);
-    await computedCostMigration.up(db as never);
+    await rollupsMigration.down(db);
+    await rollupsMigration.up(db);
+    await computedCostMigration.up(db);
     expect(await stored(db, p.id)).toEqual(before);
   });
 });

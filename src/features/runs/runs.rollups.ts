@@ -164,8 +164,8 @@ export async function rollUp(db: Db, projectId: string, changes: { add: Contribu
     for (const chunk of chunksOf(sumBy(changes, keyOf))) {
       await db
         .insertInto(table)
-        .values(chunk.map(([value, e]) => ({ project_id: projectId, [key]: value, ...e.totals }) as never))
-        .onConflict((oc) => oc.columns(['project_id', key] as never).doUpdateSet(accumulate(table, db) as never))
+        .values(chunk.map(([value, e]) => ({ project_id: projectId, [key]: value, ...e.totals })))
+        .onConflict((oc) => oc.columns(['project_id', key]).doUpdateSet(accumulate(table, db)))
         .execute();
     }
   }

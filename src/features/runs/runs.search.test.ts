@@ -84,8 +84,8 @@ describeRuns('search', (ctx) => {
     const p = await projectFor(ctx);
     await p.seed(corpus());
     const db = ctx.database.storage.db;
-    await searchMigration.down(db as never);
-    await searchMigration.up(db as never);
+    await searchMigration.down(db);
+    await searchMigration.up(db);
     expect(await p.ids({ q: 'refund' })).toEqual(['named', 'refund']);
     expect(await p.ids({ q: 'timeouterror' })).toEqual(['failure']);
   });

@@ -2,6 +2,10 @@
 import { beforeEach, describe, expect } from 'vitest';
 import { describeEachDialect, manualClock, type TestContext } from '../../../test/helpers/harness.js';
 import type { Json } from '../../../test/helpers/json.js';
+import { createProcessDatabase } from '../../../test/helpers/storage.js';
+import { parseDatabaseUrl } from '../../config.js';
+import type { Dialect } from '../../db/dialect.js';
+import { openStorage, type Storage } from '../../db/index.js';
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
@@ -120,4 +124,13 @@ export function describeRuns(part: string, body: (ctx: TestContext) => void): vo
     },
     { clock },
   );
+}
+
+/** Storage on an empty database of its own (closed and removed by `cleanups`), for a migration's suite to migrate as it needs. */
+export async function emptyStorage(dialect: Dialect, cleanups: (() => Promise<void>)[]): Promise<Storage> {
+  const database = await createProcessDatabase(dialect, 'sl_migration');
+  cleanups.push(database.drop);
+  const storage = await openStorage({ database: parseDatabaseUrl(database.url), sqliteSynchronous: 'NORMAL' });
+  cleanups.push(() => storage.close());
+  return storage;
 }

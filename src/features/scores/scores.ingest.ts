@@ -39,7 +39,7 @@ function prepare(raw: unknown, index: number, pointerPrefix: string, fixed: { ta
   const validate = validatorFor(schema);
   if (!validate(raw)) return problems.validation(toFieldErrors(validate.errors ?? [], 'body', pointerPrefix));
   const input = raw as ScoreBatchItem;
-  const faults: FieldError[] = textFaults(schema as never, input, 'body', pointerPrefix);
+  const faults: FieldError[] = textFaults(schema, input, 'body', pointerPrefix);
   if (input.metadata !== undefined) {
     const fault = jsonValueFault(input.metadata, true);
     if (fault) faults.push({ pointer: `${pointerPrefix}/metadata`, detail: fault });

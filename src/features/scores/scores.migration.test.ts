@@ -1,14 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Migrator } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, dialects } from '../../../test/helpers/storage.js';
-import { migrateToLatest, openStorage, type Storage } from '../../db/index.js';
+import { dialects } from '../../../test/helpers/storage.js';
+import { migrateToLatest, type Storage } from '../../db/index.js';
 import { migrations } from '../../db/migrations/index.js';
 import { ensureOrganization } from '../organizations/organizations.repo.js';
 import { createProject } from '../projects/projects.repo.js';
 import { ingestRuns } from '../runs/runs.ingest.js';
+import { emptyStorage } from '../runs/runs.test-support.js';
 import { ingestScores } from './scores.ingest.js';
 import { queueEvaluations } from '../evaluators/evaluators.sampling.js';
 
@@ -23,17 +21,7 @@ describe.each(dialects)('migration 020 (score rollups) [%s]', (dialect) => {
   });
 
   async function storage(): Promise<Storage> {
-    let opened: Storage;
-    if (dialect === 'sqlite') {
-      const dir = mkdtempSync(join(tmpdir(), 'sightline-migration-'));
-      cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
-      opened = await openStorage({ database: { kind: 'sqlite', path: join(dir, 'test.db') }, sqliteSynchronous: 'NORMAL' });
-    } else {
-      const database = await createPostgresDatabase('sl_migration');
-      cleanups.push(database.drop);
-      opened = await openStorage({ database: { kind: 'postgres', url: database.url }, sqliteSynchronous: 'NORMAL' });
-    }
-    cleanups.push(() => opened.close());
+    const opened = await emptyStorage(dialect, cleanups);
     await migrateToLatest(opened.db);
     return opened;
   }

@@ -10,8 +10,8 @@ import { MAX_LISTED_TRACES, type EndUser, type Session } from './sessions.schema
 
 /** Sessions and end users: the same rollup, keyed by a different run field. */
 const KINDS = {
-  session: { table: 'run_sessions', key: 'session_id', counted: 'user_id' },
-  user: { table: 'run_users', key: 'user_id', counted: 'session_id' },
+  session: { table: 'run_sessions', key: 'session_id', column: 'run_sessions.session_id', counted: 'user_id' },
+  user: { table: 'run_users', key: 'user_id', column: 'run_users.user_id', counted: 'session_id' },
 } as const;
 type Kind = keyof typeof KINDS;
 
@@ -64,13 +64,9 @@ export async function listActivity(
   after: Position | null,
   take: number,
 ): Promise<KeysetRows<ActivityRow>> {
-  const { table, key } = KINDS[kind];
-  // Either table has this shape (typed as the sessions one); the keyset names the table's own key column.
-  let query = db
-    .selectFrom(table as 'run_sessions')
-    .selectAll()
-    .select(sql.ref<string>(key).as('key'))
-    .where('project_id', '=', projectId);
+  const { table, key, column } = KINDS[kind];
+  // Typed as selecting from either table, so that each kind's own key column is a reference of the query.
+  let query = db.selectFrom(table).selectAll().select(sql.ref<string>(key).as('key')).where('project_id', '=', projectId);
   const plan = await planList(db, projectId, filters);
   if (plan.few) {
     // Few matches: the sessions (or users) of the matching runs, sorted.
@@ -79,23 +75,19 @@ export async function listActivity(
       .select(sql.ref<string>(`runs.${key}`).as('key'))
       .where('runs.project_id', '=', projectId)
       .where(runFilterWhere(dialect, filters, plan));
-    query = query.where(sql.ref(`${table}.${key}`) as never, 'in', matching as never);
+    query = query.where(column, 'in', matching);
   } else if (Object.keys(filters).length > 0) {
     query = query.where(({ exists, selectFrom }) =>
       exists(
         selectFrom('runs')
           .select(sql`1`.as('one'))
-          .whereRef('runs.project_id', '=', sql.ref(`${table}.project_id`) as never)
-          .whereRef(sql.ref(`runs.${key}`) as never, '=', sql.ref(`${table}.${key}`) as never)
-          .where(runFilterWhere(dialect, filters, plan) as never),
+          .whereRef('runs.project_id', '=', `${table}.project_id`)
+          .whereRef(`runs.${key}`, '=', column)
+          .where(runFilterWhere(dialect, filters, plan)),
       ),
     );
   }
-  const rows = (await keysetQuery(query as never, { sort: 'end_time', id: key } as never, after, take, {
-    sortSelected: plan.few,
-  }).execute()) as unknown as (RollupTotals & {
-    key: string;
-  })[];
+  const rows = await keysetQuery(query, { sort: 'end_time', id: key }, after, take, { sortSelected: plan.few }).execute();
   return keysetRows(ORDER, await withFacts(db, projectId, kind, rows));
 }
 

@@ -122,7 +122,7 @@ export async function listTraces(
           .select(sql`1`.as('one'))
           .whereRef('runs.project_id', '=', 'traces.project_id')
           .whereRef('runs.trace_id', '=', 'traces.trace_id')
-          .where(runFilterWhere(dialect, runFilters, plan) as never),
+          .where(runFilterWhere(dialect, runFilters, plan)),
       ),
     );
   }
