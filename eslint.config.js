@@ -42,7 +42,7 @@ export default tseslint.config(
     // by topic instead); frozen migrations are never edited. The files still listed as exceptions are
     // the ones issue 25 has not split yet: the list only shrinks.
     files: ['src/**/*.ts', 'web/src/**/*.{ts,tsx}', 'packages/client/src/**/*.ts'],
-    ignores: ['**/*.test.ts', '**/*.test.tsx', '**/*.test-support.ts', 'src/db/migrations/**', 'packages/client/src/types.ts'],
+    ignores: ['**/*.test.ts', '**/*.test.tsx', '**/*.test-support.ts', 'src/db/migrations/**'],
     rules: { 'max-lines': ['error', { max: 300 }] },
   },
   {

@@ -1,5 +1,4 @@
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import type { LightMyRequestResponse } from 'fastify';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { answerClientError, clientErrorProblem } from '../src/lib/client-error.js';
@@ -71,16 +70,13 @@ const rawRequest = (headerLines: string[], options: { method?: string; path?: st
   (options.body !== undefined ? `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(options.body)}\r\n` : '') +
   `Connection: close\r\n\r\n${options.body ?? ''}`;
 
-/** The raw response where the problem helpers expect an inject response. */
-const asInjected = (res: RawResponse) => res as unknown as LightMyRequestResponse;
-
 const DUPLICATE = (n: number) => `The request carries ${n} Authorization headers; send exactly one.`;
 const TOO_LONG = 'The Authorization header is longer than any credential this service issues (over 4096 characters).';
 
 /** A raw-socket problem: the documented shape, `Connection: close`, and a request id that is also its `instance`. */
 function expectRawProblem(res: RawResponse, status: number, slug: string, detail: string): void {
-  expectProblem(asInjected(res), status, slug, detail);
-  expectCleanProblem(asInjected(res));
+  expectProblem(res, status, slug, detail);
+  expectCleanProblem(res);
   expect(res.headers.connection).toBe('close');
   expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   expect((res.json() as { instance?: string }).instance).toBe(`urn:sightline:request:${res.headers['x-request-id']}`);
@@ -121,7 +117,7 @@ describeEachDialect('bad input: credentials and headers refused before any parsi
       it(`${name}: 400 validation naming Authorization, the token not echoed`, async () => {
         const lines = headers(owner.token);
         const res = await rawExchange(port, rawRequest(lines));
-        const errors = expectValidation(asInjected(res), { parameters: ['Authorization'] });
+        const errors = expectValidation(res, { parameters: ['Authorization'] });
         expect(errors).toEqual([{ parameter: 'Authorization', detail: DUPLICATE(lines.length) }]);
         expect(res.body).not.toContain(owner.token);
       });
@@ -131,7 +127,7 @@ describeEachDialect('bad input: credentials and headers refused before any parsi
       const name = uniqueName();
       const lines = [`Authorization: Bearer ${owner.token}`, `Authorization: Bearer ${owner.token}`];
       const res = await rawExchange(port, rawRequest(lines, { method: 'POST', path: '/v1/projects', body: JSON.stringify({ name }) }));
-      expect(expectValidation(asInjected(res), { parameters: ['Authorization'] })).toEqual([{ parameter: 'Authorization', detail: DUPLICATE(2) }]);
+      expect(expectValidation(res, { parameters: ['Authorization'] })).toEqual([{ parameter: 'Authorization', detail: DUPLICATE(2) }]);
       const list = await ctx.request('GET', `/v1/projects?name=${name}`, { token: owner.token });
       expect(list.json().items).toEqual([]);
     });
@@ -139,7 +135,7 @@ describeEachDialect('bad input: credentials and headers refused before any parsi
     it('refuses two headers even beside a session cookie (the cookie is not a fallback)', async () => {
       const { cookie } = await ctx.make.session({ userId: owner.userId, organizationId: owner.organizationId });
       const res = await rawExchange(port, rawRequest([`Cookie: ${cookie}`, 'Authorization: Bearer a', 'Authorization: Bearer b']));
-      expect(expectValidation(asInjected(res), { parameters: ['Authorization'] })).toEqual([{ parameter: 'Authorization', detail: DUPLICATE(2) }]);
+      expect(expectValidation(res, { parameters: ['Authorization'] })).toEqual([{ parameter: 'Authorization', detail: DUPLICATE(2) }]);
       expect((await rawExchange(port, rawRequest([`Cookie: ${cookie}`]))).statusCode).toBe(200);
     });
   });
@@ -170,7 +166,7 @@ describeEachDialect('bad input: credentials and headers refused before any parsi
     it('a 15 KB token still within the header limit: the same 401 over a real connection (not 431)', async () => {
       const token = 'a'.repeat(15 * 1024);
       const res = await rawExchange(port, rawRequest([`Authorization: Bearer ${token}`]));
-      const body = expectUnauthorized(asInjected(res), 'invalid_token', token);
+      const body = expectUnauthorized(res, 'invalid_token', token);
       expect(body.detail).toBe(TOO_LONG);
     });
   });
@@ -234,13 +230,11 @@ describeEachDialect('bad input: credentials and headers refused before any parsi
           const lines = values.map((v) => `Authorization: ${v === 'valid' ? `Bearer ${owner.token}` : v}`.trimEnd());
           const res = await rawExchange(port, rawRequest(lines));
           if (values.length > 1) {
-            expect(expectValidation(asInjected(res), { parameters: ['Authorization'] })).toEqual([
-              { parameter: 'Authorization', detail: DUPLICATE(values.length) },
-            ]);
+            expect(expectValidation(res, { parameters: ['Authorization'] })).toEqual([{ parameter: 'Authorization', detail: DUPLICATE(values.length) }]);
           } else if (values[0] === 'valid') {
             expect(res.statusCode, res.body).toBe(200);
           } else {
-            expectUnauthorized(asInjected(res), values[0] === '' ? 'missing_token' : 'invalid_token');
+            expectUnauthorized(res, values[0] === '' ? 'missing_token' : 'invalid_token');
           }
         }),
         { numRuns: 60 },
@@ -276,12 +270,12 @@ describeEachDialect(
       const duplicate = rawRequest(['Authorization: Bearer a', 'Authorization: Bearer b']);
       for (let i = 1; i <= 2; i++) {
         const res = await rawExchange(port, duplicate);
-        expect(expectValidation(asInjected(res), { parameters: ['Authorization'] })).toEqual([{ parameter: 'Authorization', detail: DUPLICATE(2) }]);
+        expect(expectValidation(res, { parameters: ['Authorization'] })).toEqual([{ parameter: 'Authorization', detail: DUPLICATE(2) }]);
         expect(res.headers['ratelimit-remaining']).toBe(String(3 - i));
       }
       expectUnauthorized(await ctx.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${'a'.repeat(5000)}` } }), 'invalid_token');
       const limited = await rawExchange(port, duplicate);
-      expectProblem(asInjected(limited), 429, 'rate-limited');
+      expectProblem(limited, 429, 'rate-limited');
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     });
   },

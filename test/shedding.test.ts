@@ -13,7 +13,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, loggerOptions } from '../src/app.js';
 import type { App } from '../src/deps.js';
 import { LoadShedder } from '../src/lib/shedding.js';
-import { type Caller, describeEachDialect, expectProblem, PROBLEM_BASE, testConfig } from './helpers/harness.js';
+import { type Caller, describeEachDialect, expectProblem, PROBLEM_BASE, type ProblemResponse, testConfig } from './helpers/harness.js';
 
 interface Answer {
   status: number;
@@ -52,8 +52,12 @@ function send(agent: Agent, port: number, method: string, path: string, options:
 }
 
 /** The harness's problem assertions, for an answer read off a socket. */
-const asInjected = (answer: Answer) =>
-  ({ statusCode: answer.status, headers: answer.headers, body: answer.body, json: () => JSON.parse(answer.body) }) as never;
+const asInjected = (answer: Answer): ProblemResponse => ({
+  statusCode: answer.status,
+  headers: answer.headers,
+  body: answer.body,
+  json: () => JSON.parse(answer.body),
+});
 
 /** A 503 `service-unavailable` problem with `Retry-After`, whose detail matches `detail`. */
 function expectShed(answer: Answer, detail: RegExp): void {

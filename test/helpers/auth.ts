@@ -1,11 +1,10 @@
 import { newId } from '../../src/lib/ids.js';
 import { createHash, createHmac, webcrypto } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import type { CryptoKey } from 'jose';
 import type { Kysely } from 'kysely';
 import { expect } from 'vitest';
 import type { Database } from '../../src/db/schema.js';
-import { expectProblem, PUBLIC_URL } from './harness.js';
+import { expectProblem, type ProblemResponse, PUBLIC_URL } from './harness.js';
 import { expectCleanProblem } from './problems.js';
 
 /**
@@ -107,7 +106,7 @@ export const CHALLENGE_MISSING = 'Bearer realm="sightline"';
 
 /** The 401 problem with the RFC 6750 challenge; the credential is never echoed back. */
 export function expectUnauthorized(
-  response: LightMyRequestResponse,
+  response: ProblemResponse,
   reason: 'missing_token' | 'invalid_token' | 'token_expired' | 'token_revoked' | 'token_for_other_url',
   secret?: string,
 ): Record<string, unknown> {

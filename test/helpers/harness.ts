@@ -167,8 +167,14 @@ export function describeEachDialect(name: string, body: (ctx: TestContext) => vo
 
 export { manualClock };
 
+/**
+ * What the problem checks read of a response: an `inject` response, or an answer read off a socket
+ * (`shedding.test.ts`, `bad-input.headers.test.ts`) given in the same shape.
+ */
+export type ProblemResponse = Pick<LightMyRequestResponse, 'statusCode' | 'headers' | 'body'> & { json(): unknown };
+
 /** Asserts a problem response: status, media type, type URI and (optionally) detail. Returns the body. */
-export function expectProblem(response: LightMyRequestResponse, status: number, slug: string, detail?: string): Record<string, unknown> {
+export function expectProblem(response: ProblemResponse, status: number, slug: string, detail?: string): Record<string, unknown> {
   const body = response.json() as Record<string, unknown>;
   const summary = `${response.statusCode} ${response.body.slice(0, 300)}`;
   if (response.statusCode !== status) throw new Error(`expected ${status} ${slug}, got ${summary}`);

@@ -1,6 +1,5 @@
-import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
-import { expectProblem } from './harness.js';
+import { expectProblem, type ProblemResponse } from './harness.js';
 
 /** What must never appear in an error body: SQL, stack frames, engine names. */
 export const LEAK = /select |insert |stack|at .*\.ts:|sqlite|postgres/i;
@@ -10,7 +9,7 @@ export const LEAK = /select |insert |stack|at .*\.ts:|sqlite|postgres/i;
  * nothing in it that betrays the implementation. `echoed` lists request values the detail may quote back
  * (an id in "Project … does not exist."), which are removed before the leak check.
  */
-export function expectCleanProblem(response: LightMyRequestResponse, echoed: string[] = []): Record<string, unknown> {
+export function expectCleanProblem(response: ProblemResponse, echoed: string[] = []): Record<string, unknown> {
   const summary = `${response.statusCode} ${response.headers['content-type']} ${response.body.slice(0, 400)}`;
   expect(response.statusCode, summary).toBeGreaterThanOrEqual(400);
   expect(response.statusCode, summary).toBeLessThan(500);
@@ -40,7 +39,7 @@ export interface FieldFault {
  * each be named by at least one entry.
  */
 export function expectValidation(
-  response: LightMyRequestResponse,
+  response: ProblemResponse,
   expected: { pointers?: string[]; parameters?: string[] } = {},
   echoed: string[] = [],
 ): FieldFault[] {

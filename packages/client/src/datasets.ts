@@ -1,6 +1,5 @@
-import type { Transport } from './http.js';
 import type { ListOptions, Paginated } from './pagination.js';
-import { Resource, seg, type CallOptions } from './resource.js';
+import { Collection, Resource, seg, type CallOptions } from './resource.js';
 import type {
   CreateDatasetInput,
   CreateExperimentInput,
@@ -44,29 +43,13 @@ class DatasetItemsResource extends Resource {
   }
 }
 
-/** `/v1/datasets`: the organization's datasets (admins and owners delete them). */
-export class DatasetsResource extends Resource {
-  readonly items: DatasetItemsResource;
-  constructor(http: Transport) {
-    super(http);
-    this.items = new DatasetItemsResource(http);
-  }
-  /** Newest first; `name` keeps those whose name holds it (case-insensitive). */
-  list(filters: DatasetFilters = {}, options: ListOptions = {}): Paginated<Dataset> {
-    return this.paginate<Dataset>('/datasets', filters, options);
-  }
-  create(body: CreateDatasetInput, options: CallOptions = {}): Promise<Dataset> {
-    return this.send('POST', '/datasets', body, options);
-  }
-  get(datasetId: string, options: CallOptions = {}): Promise<Dataset> {
-    return this.read(`/datasets/${seg(datasetId)}`, options);
-  }
-  update(datasetId: string, body: UpdateDatasetInput, options: CallOptions = {}): Promise<Dataset> {
-    return this.send('PATCH', `/datasets/${seg(datasetId)}`, body, options);
-  }
-  async delete(datasetId: string, options: CallOptions = {}): Promise<void> {
-    await this.deleteAt(`/datasets/${seg(datasetId)}`, options);
-  }
+/**
+ * `/v1/datasets`: the organization's datasets (admins and owners delete them), newest first; the `name`
+ * filter keeps those whose name holds it (case-insensitive).
+ */
+export class DatasetsResource extends Collection<Dataset, CreateDatasetInput, UpdateDatasetInput, DatasetFilters> {
+  protected readonly path = '/datasets';
+  readonly items = new DatasetItemsResource(this.http);
 }
 
 /** `/v1/experiments/{id}/results`: one result per dataset item. */
@@ -85,32 +68,16 @@ class ExperimentResultsResource extends Resource {
   }
 }
 
-/** `/v1/experiments`: tasks run over dataset versions, their results and aggregates, compared item by item. */
-export class ExperimentsResource extends Resource {
-  readonly results: ExperimentResultsResource;
-  constructor(http: Transport) {
-    super(http);
-    this.results = new ExperimentResultsResource(http);
-  }
-  /** Newest first, with counts and aggregates; `datasetId`, and `name` exactly. */
-  list(filters: ExperimentFilters = {}, options: ListOptions = {}): Paginated<Experiment> {
-    return this.paginate<Experiment>('/experiments', filters, options);
-  }
-  /** Over a dataset version (default: its current one); a name the dataset's experiments have is a 409. */
-  create(body: CreateExperimentInput, options: CallOptions = {}): Promise<Experiment> {
-    return this.send('POST', '/experiments', body, options);
-  }
-  get(experimentId: string, options: CallOptions = {}): Promise<Experiment> {
-    return this.read(`/experiments/${seg(experimentId)}`, options);
-  }
-  /** `status: 'completed'` (or `'running'` again) and metadata. */
-  update(experimentId: string, body: UpdateExperimentInput, options: CallOptions = {}): Promise<Experiment> {
-    return this.send('PATCH', `/experiments/${seg(experimentId)}`, body, options);
-  }
-  /** With its results (admins); its runs and their scores stay. */
-  async delete(experimentId: string, options: CallOptions = {}): Promise<void> {
-    await this.deleteAt(`/experiments/${seg(experimentId)}`, options);
-  }
+/**
+ * `/v1/experiments`: tasks run over dataset versions, their results and aggregates, compared item by item.
+ * Listed newest first, with counts and aggregates (filters: `datasetId`, and `name` exactly); created over
+ * a dataset version (default: its current one), a name the dataset's experiments have being a 409;
+ * updated with `status: 'completed'` (or `'running'` again) and metadata; deleted with its results
+ * (admins), its runs and their scores staying.
+ */
+export class ExperimentsResource extends Collection<Experiment, CreateExperimentInput, UpdateExperimentInput, ExperimentFilters> {
+  protected readonly path = '/experiments';
+  readonly results = new ExperimentResultsResource(this.http);
   /**
    * 2 to 5 experiments of one dataset, item by item (the items at the first one's version): each one's
    * output, latency and scores, and per score name the difference from the first, `regression` below 0.

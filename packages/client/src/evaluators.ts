@@ -1,5 +1,5 @@
 import type { ListOptions, Paginated } from './pagination.js';
-import { Resource, seg, type CallOptions } from './resource.js';
+import { Collection, Resource, seg, type CallOptions } from './resource.js';
 import type {
   CreateEvaluatorRuleInput,
   CreateModelConnectionInput,
@@ -37,24 +37,13 @@ export class EvaluatorsResource extends Resource {
   }
 }
 
-/** `/v1/model-connections`: the organization's OpenAI-compatible endpoints for LLM-as-judge evaluators (admins and owners only). */
-export class ModelConnectionsResource extends Resource {
-  list(filters: ModelConnectionFilters = {}, options: ListOptions = {}): Paginated<ModelConnection> {
-    return this.paginate<ModelConnection>('/model-connections', filters, options);
-  }
-  /** The key and extra headers are sent once and never shown again (`apiKeyHint`, `headerNames`). */
-  create(body: CreateModelConnectionInput, options: CallOptions = {}): Promise<ModelConnection> {
-    return this.send('POST', '/model-connections', body, options);
-  }
-  get(connectionId: string, options: CallOptions = {}): Promise<ModelConnection> {
-    return this.read(`/model-connections/${seg(connectionId)}`, options);
-  }
-  update(connectionId: string, body: UpdateModelConnectionInput, options: CallOptions = {}): Promise<ModelConnection> {
-    return this.send('PATCH', `/model-connections/${seg(connectionId)}`, body, options);
-  }
-  async delete(connectionId: string, options: CallOptions = {}): Promise<void> {
-    await this.deleteAt(`/model-connections/${seg(connectionId)}`, options);
-  }
+/**
+ * `/v1/model-connections`: the organization's OpenAI-compatible endpoints for LLM-as-judge evaluators
+ * (admins and owners only). The key and extra headers are sent once and never shown again (`apiKeyHint`,
+ * `headerNames`).
+ */
+export class ModelConnectionsResource extends Collection<ModelConnection, CreateModelConnectionInput, UpdateModelConnectionInput, ModelConnectionFilters> {
+  protected readonly path = '/model-connections';
   /**
    * Sends a tiny JSON-mode request through the connection: `ok`, or the problem and whether it is
    * retryable. One test at a time per connection: a 409 (with `retryAfter`) while another runs.

@@ -1,6 +1,5 @@
-import type { Transport } from './http.js';
 import type { ListOptions, Paginated } from './pagination.js';
-import { Resource, seg, type CallOptions } from './resource.js';
+import { Collection, Resource, seg, type CallOptions } from './resource.js';
 import type {
   BuiltinModelPrice,
   BuiltinModelPriceFilters,
@@ -85,15 +84,9 @@ class OrganizationTokensResource extends Resource {
 
 /** `/v1/organization`. */
 export class OrganizationResource extends Resource {
-  readonly members: MembersResource;
-  readonly invitations: InvitationsResource;
-  readonly tokens: OrganizationTokensResource;
-  constructor(http: Transport) {
-    super(http);
-    this.members = new MembersResource(http);
-    this.invitations = new InvitationsResource(http);
-    this.tokens = new OrganizationTokensResource(http);
-  }
+  readonly members = new MembersResource(this.http);
+  readonly invitations = new InvitationsResource(this.http);
+  readonly tokens = new OrganizationTokensResource(this.http);
   get(options: CallOptions = {}): Promise<Organization> {
     return this.read('/organization', options);
   }
@@ -103,26 +96,14 @@ export class OrganizationResource extends Resource {
   }
 }
 
-/** `/v1/models`: the organization's model prices (admins and owners write them), and the built-in table. */
-export class ModelsResource extends Resource {
-  list(filters: ModelPriceFilters = {}, options: ListOptions = {}): Paginated<ModelPrice> {
-    return this.paginate<ModelPrice>('/models', filters, options);
-  }
+/**
+ * `/v1/models`: the organization's model prices (admins and owners write them), and the built-in table. A
+ * price is in force from `effectiveFrom` (default: when it is created); runs that started before keep theirs.
+ */
+export class ModelsResource extends Collection<ModelPrice, CreateModelPriceInput, UpdateModelPriceInput, ModelPriceFilters> {
+  protected readonly path = '/models';
   /** The built-in price table (dated, with its source), by provider then model. */
   builtin(filters: BuiltinModelPriceFilters = {}, options: ListOptions = {}): Paginated<BuiltinModelPrice> {
     return this.paginate<BuiltinModelPrice>('/models/builtin', filters, options);
-  }
-  /** A price in force from `effectiveFrom` (default now); runs that started before keep theirs. */
-  create(body: CreateModelPriceInput, options: CallOptions = {}): Promise<ModelPrice> {
-    return this.send('POST', '/models', body, options);
-  }
-  get(modelId: string, options: CallOptions = {}): Promise<ModelPrice> {
-    return this.read(`/models/${seg(modelId)}`, options);
-  }
-  update(modelId: string, body: UpdateModelPriceInput, options: CallOptions = {}): Promise<ModelPrice> {
-    return this.send('PATCH', `/models/${seg(modelId)}`, body, options);
-  }
-  async delete(modelId: string, options: CallOptions = {}): Promise<void> {
-    await this.deleteAt(`/models/${seg(modelId)}`, options);
   }
 }

@@ -1,6 +1,5 @@
-import type { Transport } from './http.js';
 import type { ListOptions, Paginated } from './pagination.js';
-import { Resource, seg, type CallOptions } from './resource.js';
+import { Collection, Resource, seg, type CallOptions } from './resource.js';
 import type {
   CreatePromptInput,
   CreateVersionInput,
@@ -58,32 +57,14 @@ class PromptLabelsResource extends Resource {
   }
 }
 
-/** `/v1/prompts`: `prompt` arguments take the prompt's id or its name. */
-export class PromptsResource extends Resource {
-  readonly versions: PromptVersionsResource;
-  readonly labels: PromptLabelsResource;
-  constructor(http: Transport) {
-    super(http);
-    this.versions = new PromptVersionsResource(http);
-    this.labels = new PromptLabelsResource(http);
-  }
-  list(filters: PromptFilters = {}, options: ListOptions = {}): Paginated<Prompt> {
-    return this.paginate<Prompt>('/prompts', filters, options);
-  }
-  /** Creates the prompt with its version 1. */
-  create(body: CreatePromptInput, options: CallOptions = {}): Promise<Prompt> {
-    return this.send('POST', '/prompts', body, options);
-  }
-  get(prompt: string, options: CallOptions = {}): Promise<Prompt> {
-    return this.read(`/prompts/${seg(prompt)}`, options);
-  }
-  update(prompt: string, body: UpdatePromptInput, options: CallOptions = {}): Promise<Prompt> {
-    return this.send('PATCH', `/prompts/${seg(prompt)}`, body, options);
-  }
-  /** Deletes the prompt with its versions and labels (admins). */
-  async delete(prompt: string, options: CallOptions = {}): Promise<void> {
-    await this.deleteAt(`/prompts/${seg(prompt)}`, options);
-  }
+/**
+ * `/v1/prompts`: `prompt` arguments take the prompt's id or its name. A prompt is created with its
+ * version 1, and deleted (admins) with its versions and labels.
+ */
+export class PromptsResource extends Collection<Prompt, CreatePromptInput, UpdatePromptInput, PromptFilters> {
+  protected readonly path = '/prompts';
+  readonly versions = new PromptVersionsResource(this.http);
+  readonly labels = new PromptLabelsResource(this.http);
   /** Every label move, newest first. */
   labelHistory(prompt: string, options: ListOptions = {}): Paginated<LabelEvent> {
     return this.paginate<LabelEvent>(`/prompts/${seg(prompt)}/label-history`, {}, options);

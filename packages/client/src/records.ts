@@ -1,7 +1,7 @@
 import { inBatches, withRunIds } from './batch.js';
 import { Exported, type ExportOptions } from './export.js';
 import type { ListOptions, Paginated } from './pagination.js';
-import { Resource, seg, type CallOptions } from './resource.js';
+import { Collection, ProjectCollection, ProjectList, Resource, seg, type CallOptions } from './resource.js';
 import type {
   ActivityFilters,
   AddRunToDatasetInput,
@@ -30,24 +30,9 @@ import type {
   UpdateSavedViewInput,
 } from './types.js';
 
-/** `/v1/projects`. */
-export class ProjectsResource extends Resource {
-  list(filters: ProjectFilters = {}, options: ListOptions = {}): Paginated<Project> {
-    return this.paginate<Project>('/projects', filters, options);
-  }
-  create(body: CreateProjectInput, options: CallOptions = {}): Promise<Project> {
-    return this.send('POST', '/projects', body, options);
-  }
-  get(projectId: string, options: CallOptions = {}): Promise<Project> {
-    return this.read(`/projects/${seg(projectId)}`, options);
-  }
-  update(projectId: string, body: UpdateProjectInput, options: CallOptions = {}): Promise<Project> {
-    return this.send('PATCH', `/projects/${seg(projectId)}`, body, options);
-  }
-  /** Deletes the project with its runs and monitors (admins). */
-  async delete(projectId: string, options: CallOptions = {}): Promise<void> {
-    await this.deleteAt(`/projects/${seg(projectId)}`, options);
-  }
+/** `/v1/projects`. Deleting a project (admins) deletes its runs and monitors. */
+export class ProjectsResource extends Collection<Project, CreateProjectInput, UpdateProjectInput, ProjectFilters> {
+  protected readonly path = '/projects';
 }
 
 /** `/v1/projects/{id}/runs`. */
@@ -118,46 +103,23 @@ export class TracesResource extends Resource {
   }
 }
 
-/** `/v1/projects/{id}/sessions`: conversations. */
-export class SessionsResource extends Resource {
-  /** Newest activity first; with filters, those with a run that matches them all. */
-  list(projectId: string, filters: ActivityFilters = {}, options: ListOptions = {}): Paginated<Session> {
-    return this.paginate<Session>(`/projects/${seg(projectId)}/sessions`, filters, options);
-  }
-  /** A session's totals and its traces, oldest first. */
-  get(projectId: string, sessionId: string, options: CallOptions = {}): Promise<SessionDetail> {
-    return this.read(`/projects/${seg(projectId)}/sessions/${seg(sessionId)}`, options);
-  }
+/**
+ * `/v1/projects/{id}/sessions`: conversations, newest activity first (with filters, those with a run that
+ * matches them all); one is its totals and its traces, oldest first.
+ */
+export class SessionsResource extends ProjectList<Session, ActivityFilters, SessionDetail> {
+  protected readonly name = 'sessions';
 }
 
-/** `/v1/projects/{id}/users`: the end users an application serves. */
-export class EndUsersResource extends Resource {
-  /** Newest activity first; with filters, those with a run that matches them all. */
-  list(projectId: string, filters: ActivityFilters = {}, options: ListOptions = {}): Paginated<EndUser> {
-    return this.paginate<EndUser>(`/projects/${seg(projectId)}/users`, filters, options);
-  }
-  /** An end user's totals and their traces, oldest first. */
-  get(projectId: string, userId: string, options: CallOptions = {}): Promise<EndUserDetail> {
-    return this.read(`/projects/${seg(projectId)}/users/${seg(userId)}`, options);
-  }
+/**
+ * `/v1/projects/{id}/users`: the end users an application serves, newest activity first (with filters,
+ * those with a run that matches them all); one is their totals and their traces, oldest first.
+ */
+export class EndUsersResource extends ProjectList<EndUser, ActivityFilters, EndUserDetail> {
+  protected readonly name = 'users';
 }
 
-/** `/v1/projects/{id}/views`: your own named filter sets for a project's lists. */
-export class SavedViewsResource extends Resource {
-  /** Newest first; `page` keeps one list's views. */
-  list(projectId: string, filters: SavedViewFilters = {}, options: ListOptions = {}): Paginated<SavedView> {
-    return this.paginate<SavedView>(`/projects/${seg(projectId)}/views`, filters, options);
-  }
-  create(projectId: string, body: CreateSavedViewInput, options: CallOptions = {}): Promise<SavedView> {
-    return this.send('POST', `/projects/${seg(projectId)}/views`, body, options);
-  }
-  get(projectId: string, viewId: string, options: CallOptions = {}): Promise<SavedView> {
-    return this.read(`/projects/${seg(projectId)}/views/${seg(viewId)}`, options);
-  }
-  update(projectId: string, viewId: string, body: UpdateSavedViewInput, options: CallOptions = {}): Promise<SavedView> {
-    return this.send('PATCH', `/projects/${seg(projectId)}/views/${seg(viewId)}`, body, options);
-  }
-  async delete(projectId: string, viewId: string, options: CallOptions = {}): Promise<void> {
-    await this.deleteAt(`/projects/${seg(projectId)}/views/${seg(viewId)}`, options);
-  }
+/** `/v1/projects/{id}/views`: your own named filter sets for a project's lists, newest first (`page` keeps one list's views). */
+export class SavedViewsResource extends ProjectCollection<SavedView, CreateSavedViewInput, UpdateSavedViewInput, SavedViewFilters> {
+  protected readonly name = 'views';
 }

@@ -1,7 +1,6 @@
 import { inBatches, withScoreIds } from './batch.js';
-import type { Transport } from './http.js';
 import type { ListOptions, Paginated } from './pagination.js';
-import { Resource, seg, type CallOptions } from './resource.js';
+import { Collection, Resource, seg, type CallOptions } from './resource.js';
 import type {
   AddAnnotationItemsInput,
   AnnotationItem,
@@ -68,22 +67,8 @@ export class ScoresResource extends Resource {
 }
 
 /** `/v1/score-configs`: what the scores of a name may be (admins and owners write them). */
-export class ScoreConfigsResource extends Resource {
-  list(filters: ScoreConfigFilters = {}, options: ListOptions = {}): Paginated<ScoreConfig> {
-    return this.paginate<ScoreConfig>('/score-configs', filters, options);
-  }
-  create(body: CreateScoreConfigInput, options: CallOptions = {}): Promise<ScoreConfig> {
-    return this.send('POST', '/score-configs', body, options);
-  }
-  get(configId: string, options: CallOptions = {}): Promise<ScoreConfig> {
-    return this.read(`/score-configs/${seg(configId)}`, options);
-  }
-  update(configId: string, body: UpdateScoreConfigInput, options: CallOptions = {}): Promise<ScoreConfig> {
-    return this.send('PATCH', `/score-configs/${seg(configId)}`, body, options);
-  }
-  async delete(configId: string, options: CallOptions = {}): Promise<void> {
-    await this.deleteAt(`/score-configs/${seg(configId)}`, options);
-  }
+export class ScoreConfigsResource extends Collection<ScoreConfig, CreateScoreConfigInput, UpdateScoreConfigInput, ScoreConfigFilters> {
+  protected readonly path = '/score-configs';
 }
 
 const queuePath = (projectId: string, queueId?: string): string =>
@@ -107,11 +92,7 @@ class AnnotationItemsResource extends Resource {
 
 /** `/v1/projects/{id}/annotation-queues`: runs or traces for people to score, one claimed item at a time. */
 export class AnnotationQueuesResource extends Resource {
-  readonly items: AnnotationItemsResource;
-  constructor(http: Transport) {
-    super(http);
-    this.items = new AnnotationItemsResource(http);
-  }
+  readonly items = new AnnotationItemsResource(this.http);
   /** Newest first, each with its counts. */
   list(projectId: string, options: ListOptions = {}): Paginated<AnnotationQueue> {
     return this.paginate<AnnotationQueue>(queuePath(projectId), {}, options);

@@ -134,7 +134,8 @@ describeSdk((sdk) => {
     expect((error as SightlineNetworkError).kind).toBe('connection');
     expect(faulty.exports).toHaveLength(3);
 
-    await expectProblem(sdk.client.runs.export(projectId, { status: 'done' as never }).toArray(), 400, 'validation');
+    // @ts-expect-error a status outside the enum, sent anyway: the server's 400 is what is tested
+    await expectProblem(sdk.client.runs.export(projectId, { status: 'done' }).toArray(), 400, 'validation');
     await expectProblem(sdk.client.runs.export('prj_missing').toArray(), 404, 'not-found');
   });
 });
