@@ -18,7 +18,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import {
   api,
-  CLIENT_CPU,
+  cannon,
   configureBench,
   createPgDatabase,
   dropPgDatabase,
@@ -26,16 +26,10 @@ import {
   fmtInt,
   fmtMb,
   fmtRatio,
-  freePort,
   log,
-  mintToken,
-  outputOf,
   pinSelf,
-  root,
   runBench,
-  serverEnv,
-  spawnTracked,
-  startSightline,
+  startWithToken,
   state,
   stopServer,
 } from './harness.js';
@@ -57,22 +51,7 @@ configureBench({ pgUrl: cfg.pgUrl, logLevel: cfg.logLevel, cpuProfDir: null });
 
 const TARGET_RATIO = 0.8;
 
-async function cannon(connections, seconds, requests) {
-  const child = spawnTracked(
-    'taskset',
-    [
-      '-c',
-      CLIENT_CPU,
-      process.execPath,
-      join(root, 'bench/cannon.js'),
-      JSON.stringify({ url: requests.base, connections, seconds, requests: requests.list, timeout: cfg.timeoutS }),
-    ],
-    { stdout: 'pipe' },
-  );
-  const { code, out, err } = await outputOf(child);
-  if (code !== 0) throw new Error(`autocannon failed (code ${code}): ${err.slice(-2000)}`);
-  return JSON.parse(out.trim().split('\n').pop());
-}
+const measureLoad = (connections, seconds, requests) => cannon({ url: requests.base, connections, seconds, requests: requests.list, timeout: cfg.timeoutS });
 
 /**
  * What every connection cycles through: the reads a dashboard makes (a runs page, a traces page, the
@@ -120,10 +99,7 @@ function served(result) {
 }
 
 async function measure(engine, databaseUrl) {
-  const port = await freePort();
-  const env = serverEnv(port, databaseUrl);
-  const token = await mintToken(env);
-  const server = await startSightline(`goodput-${engine}`, port, databaseUrl);
+  const { server, token } = await startWithToken(`goodput-${engine}`, databaseUrl);
   try {
     const project = (await api(server, token, 'POST', '/v1/projects', { name: `goodput-${engine}` })).json;
     const generator = new RunGenerator({ seed: 20261127, total: cfg.seed + 1000 });
@@ -134,12 +110,12 @@ async function measure(engine, databaseUrl) {
     const results = [];
     for (const scenario of ['reads', 'mixed']) {
       const mix = requestMix(server, token, project.id, generator, scenario === 'mixed');
-      await cannon(cfg.low, 5, mix);
-      const low = served(await cannon(cfg.low, cfg.seconds, mix));
+      await measureLoad(cfg.low, 5, mix);
+      const low = served(await measureLoad(cfg.low, cfg.seconds, mix));
       log(
         `${engine} ${scenario}: ${cfg.low} connections: ${fmtInt(low.okPerSec)} served/s, ${fmtInt(low.shed)} shed, ${low.timeouts} timeouts, p99 ${Math.round(low.p99)} ms`,
       );
-      const high = served(await cannon(cfg.high, cfg.seconds, mix));
+      const high = served(await measureLoad(cfg.high, cfg.seconds, mix));
       log(
         `${engine} ${scenario}: ${cfg.high} connections: ${fmtInt(high.okPerSec)} served/s, ${fmtInt(high.shed)} shed, ${high.timeouts} timeouts, p99 ${Math.round(high.p99)} ms`,
       );

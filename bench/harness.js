@@ -1,9 +1,11 @@
-// What the benchmarks share (bench/run.js, bench/otlp.js): processes tracked and cleaned up on any exit,
-// the built server started pinned to the server core with a token of its own, requests, resident memory,
-// PostgreSQL databases created and dropped next to the admin URL, and number formats.
+// What the benchmarks share (bench/run.js, bench/otlp.js, …): processes tracked and cleaned up on any exit,
+// the built server started pinned to the server core with a token of its own, autocannon pinned to the
+// client core, requests, timed reads and their table, resident memory, PostgreSQL databases created and
+// dropped next to the admin URL, number formats and the results file.
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,6 +23,25 @@ export function configureBench({ pgUrl, logLevel, cpuProfDir, rssIntervalMs }) {
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const SERVER_CPU = '0';
 export const CLIENT_CPU = '1';
+
+/** The engines a bench measures, from a comma-separated list in `name` (default: all of them). */
+export function enginesFrom(name, all = ['sqlite', 'pg']) {
+  const engines = (process.env[name] || all.join(',')).split(',').filter(Boolean);
+  if (engines.some((e) => !all.includes(e))) throw new Error(`${name} must list engines among ${all.join(', ')}`);
+  return engines;
+}
+
+/** A bench's settings: its own, then the PostgreSQL admin URL and the servers' log level from the environment; the harness is configured with them. */
+export function benchConfig(own) {
+  const cfg = {
+    ...own,
+    pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
+    logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
+    cpuProfDir: null,
+  };
+  configureBench(cfg);
+  return cfg;
+}
 
 export function envInt(name, fallback, min = 0) {
   const raw = process.env[name];
@@ -282,6 +303,22 @@ export function startSightline(name, port, databaseUrl, extraEnv = {}) {
   return startPinned(name, [...startFlags(), ...profile, join(root, 'bin/sightline.js'), 'serve'], serverEnv(port, databaseUrl, extraEnv), port);
 }
 
+/** `startSightline` on a free port, with a token minted for it: `{ server, token }`. */
+export async function startWithToken(name, databaseUrl, extraEnv = {}) {
+  const port = await freePort();
+  const token = await mintToken(serverEnv(port, databaseUrl, extraEnv));
+  const server = await startSightline(name, port, databaseUrl, extraEnv);
+  return { server, token };
+}
+
+/** One autocannon measurement (bench/cannon.js and its options) in a child pinned to the client core: its summary. */
+export async function cannon(options) {
+  const child = spawnTracked('taskset', ['-c', CLIENT_CPU, process.execPath, join(root, 'bench/cannon.js'), JSON.stringify(options)], { stdout: 'pipe' });
+  const { code, out, err } = await outputOf(child);
+  if (code !== 0) throw new Error(`autocannon failed (code ${code}): ${err.slice(-2000)}`);
+  return JSON.parse(out.trim().split('\n').pop());
+}
+
 export async function stopServer(server) {
   const rss = server.rss.stop();
   await stopChild(server.child);
@@ -360,4 +397,75 @@ export async function timedGet(server, token, path, samples) {
     times.push(performance.now() - t0);
   }
   return { median: median(times), p95: percentile(times, 95), json: last.json };
+}
+
+/** `reads` (label, path, target median in ms or null; GET /v1/me first, the baseline) each timed by `timedGet`, logged as they come. */
+async function timeReads(engine, server, token, reads, samples) {
+  const results = [];
+  for (const [label, path, target] of reads) {
+    const r = await timedGet(server, token, path, samples);
+    results.push({ label, target, median: r.median, p95: r.p95 });
+    log(`${engine}: ${label}: median ${fmtMs(r.median)} ms, p95 ${fmtMs(r.p95)} ms`);
+  }
+  return results;
+}
+
+export const engineName = (engine) => (engine === 'sqlite' ? 'SQLite' : 'PostgreSQL');
+
+/** The table of `timeReads`' results, an engine's rows after another's: each read against the baseline and its target. */
+export function readsTable(all) {
+  const lines = ['| Engine | Read | Median ms | p95 ms | vs GET /v1/me | Target (median) | Met |', '|---|---|---|---|---|---|---|'];
+  for (const { engine, results } of all) {
+    const baseline = results[0].median;
+    for (const r of results)
+      lines.push(
+        `| ${engineName(engine)} | ${r.label} | ${fmtMs(r.median)} | ${fmtMs(r.p95)} | ${r.target ? fmtRatio(r.median / baseline) : '—'} | ${r.target ? `≤ ${r.target} ms` : '—'} | ${r.target ? (r.median <= r.target ? 'yes' : 'NO') : '—'} |`,
+      );
+  }
+  return lines;
+}
+
+/** Writes bench/results/<file> and prints what the terminal shows of it (`shown`), with where the rest is. */
+export function writeResults(file, markdown, shown) {
+  mkdirSync(join(root, 'bench/results'), { recursive: true });
+  writeFileSync(join(root, 'bench/results', file), markdown);
+  process.stdout.write(`\n${shown}\n\nFull results: bench/results/${file}\n`);
+}
+
+/**
+ * A bench at scale (bench/scores.js, bench/traces.js): on each engine of `cfg.engines` in turn, the database
+ * `database(engine)` names, a server on it with a token and a project `bench-<name>`; `fill(engine, server, token,
+ * project)` stores what is measured and gives `reads` (for `timeReads`, `cfg.samples` each) with what else it
+ * reports; then `table(all)`, printed and written to bench/results/<name>-latest.md. `keepPg(databaseUrl)` says
+ * why the PostgreSQL database is kept (to study its plans afterwards), or null to drop it.
+ */
+export async function atScale({ name, title, cfg, database, keepPg, fill, table }) {
+  const onEngine = async (engine) => {
+    const databaseUrl = await database(engine);
+    const { server, token } = await startWithToken(`${name}-${engine}`, databaseUrl);
+    try {
+      const project = (await api(server, token, 'POST', '/v1/projects', { name: `bench-${name}` })).json;
+      const { reads, ...filled } = await fill(engine, server, token, project);
+      const results = await timeReads(engine, server, token, reads, cfg.samples);
+      const rss = await stopServer(server);
+      return { engine, ...filled, results, rss };
+    } catch (error) {
+      log(`server log, last lines:\n${tail(server.logFile, 30)}`);
+      await stopServer(server).catch(() => {});
+      throw error;
+    } finally {
+      const kept = engine === 'pg' ? keepPg(databaseUrl) : null;
+      if (kept) {
+        log(kept);
+        state.pgDatabase = null;
+      } else if (engine === 'pg') await dropPgDatabase();
+    }
+  };
+  pinSelf();
+  state.tmp = mkdtempSync(join(os.tmpdir(), `sightline-bench-${name}-`));
+  log(`config: ${JSON.stringify({ ...cfg, pgUrl: undefined })}`);
+  const all = [];
+  for (const engine of cfg.engines) all.push(await onEngine(engine));
+  const shown = table(all);
+  writeResults(`${name}-latest.md`, `# ${title}\n\n${new Date().toISOString()} · ${JSON.stringify({ ...cfg, pgUrl: undefined })}\n\n${shown}\n`, shown);
 }

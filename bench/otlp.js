@@ -20,7 +20,7 @@
 //   BENCH_OTLP_WARMUP        unrecorded requests into another project before each measurement (default 3)
 //   BENCH_OTLP_ENGINES       sqlite,pg (default both)
 //   BENCH_PG_URL, BENCH_CPU_PROF_DIR, BENCH_LOG_LEVEL   as for bench/run.js
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -40,19 +40,17 @@ import {
   fmtMb,
   fmtMs,
   fmtRatio,
-  freePort,
   log,
   median,
-  mintToken,
   percentile,
   pinSelf,
   root,
   runBench,
   SERVER_CPU,
-  serverEnv,
-  startSightline,
+  startWithToken,
   state,
   stopServer,
+  writeResults,
 } from './harness.js';
 import { OtlpTraceGenerator } from './otlp-gen.js';
 
@@ -207,9 +205,7 @@ async function phase(engine, scenario, round, data) {
   const dir = mkdtempSync(join(state.tmp, `${name}-`));
   const databaseUrl = engine === 'sqlite' ? `sqlite:${join(dir, 'bench.db')}` : await createPgDatabase(`sightline_bench_otlp_${process.pid}`);
   try {
-    const port = await freePort();
-    const token = await mintToken(serverEnv(port, databaseUrl));
-    const server = await startSightline(name, port, databaseUrl);
+    const { server, token } = await startWithToken(name, databaseUrl);
     let rss;
     let measured;
     let project;
@@ -391,10 +387,7 @@ async function main() {
     '```',
     '',
   ].join('\n');
-  const outDir = join(root, 'bench/results');
-  mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, 'otlp-latest.md'), markdown);
-  process.stdout.write(`\n${summary}\n\nFull results: bench/results/otlp-latest.md\n`);
+  writeResults('otlp-latest.md', markdown, summary);
 }
 
 await runBench(main);

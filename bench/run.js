@@ -41,6 +41,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import {
   api,
+  cannon,
   CLIENT_CPU,
   configureBench,
   createPgDatabase,
@@ -54,20 +55,17 @@ import {
   freePort,
   log,
   median,
-  mintToken,
-  outputOf,
   percentile,
   pinSelf,
   readRssNow,
   runBench,
   root,
   SERVER_CPU,
-  serverEnv,
-  spawnTracked,
   startPinned,
-  startSightline,
+  startWithToken,
   state,
   stopServer,
+  writeResults,
 } from './harness.js';
 import { RunGenerator } from './runs-gen.js';
 
@@ -191,18 +189,7 @@ async function ingest(label, server, token, projectId, total, now, order = 'chro
 // ---------------------------------------------------------------------------------------------
 // Load generation: autocannon in a child pinned to the client core.
 
-async function cannon(url, connections, seconds, headers) {
-  const child = spawnTracked(
-    'taskset',
-    ['-c', CLIENT_CPU, process.execPath, join(root, 'bench/cannon.js'), JSON.stringify({ url, connections, seconds, headers })],
-    {
-      stdout: 'pipe',
-    },
-  );
-  const { code, out, err } = await outputOf(child);
-  if (code !== 0) throw new Error(`autocannon failed (code ${code}): ${err.slice(-2000)}`);
-  return JSON.parse(out.trim().split('\n').pop());
-}
+const measure = (url, connections, seconds, headers) => cannon({ url, connections, seconds, headers });
 
 // ---------------------------------------------------------------------------------------------
 // Phases
@@ -265,12 +252,9 @@ async function metricsPhase(label, server, token, projectId, plan) {
 }
 
 async function sqlitePhase(results) {
-  const port = await freePort();
   const dbPath = join(state.tmp, 'bench.db');
   const databaseUrl = `sqlite:${dbPath}`;
-  const env = serverEnv(port, databaseUrl);
-  const token = await mintToken(env);
-  const server = await startSightline('sightline-sqlite', port, databaseUrl);
+  const { server, token } = await startWithToken('sightline-sqlite', databaseUrl);
   log(`SQLite server pid ${server.pid} on core ${SERVER_CPU}, ${server.base}, db ${dbPath}`);
   let bare = null;
   try {
@@ -367,7 +351,7 @@ async function sqlitePhase(results) {
     if (cfg.warmupSeconds > 0) {
       for (const s of scenarios) {
         log(`warm-up ${s.key}: 50 connections, ${cfg.warmupSeconds}s`);
-        await cannon(s.url, 50, cfg.warmupSeconds, headers);
+        await measure(s.url, 50, cfg.warmupSeconds, headers);
       }
       server.rss.mark('warm-up');
     }
@@ -375,7 +359,7 @@ async function sqlitePhase(results) {
     for (let round = 1; round <= cfg.rounds; round++) {
       for (const connections of cfg.connections) {
         for (const s of scenarios) {
-          const r = await cannon(s.url, connections, cfg.seconds, headers);
+          const r = await measure(s.url, connections, cfg.seconds, headers);
           results.reads.push({ round, scenario: s.key, ...r });
           if (s.key !== 'a') server.rss.mark(`reads ${s.key} c=${connections} r${round}`);
           log(
@@ -416,10 +400,8 @@ function filesystemOf(dir) {
 async function syncIngest(mode, round, now) {
   const dir = mkdtempSync(join(state.tmp, `sync-${mode.toLowerCase()}-`));
   const databaseUrl = `sqlite:${join(dir, 'bench.db')}`;
-  const port = await freePort();
   const extra = { SIGHTLINE_SQLITE_SYNCHRONOUS: mode };
-  const token = await mintToken(serverEnv(port, databaseUrl, extra));
-  const server = await startSightline(`sightline-sync-${mode.toLowerCase()}-${round}`, port, databaseUrl, extra);
+  const { server, token } = await startWithToken(`sightline-sync-${mode.toLowerCase()}-${round}`, databaseUrl, extra);
   try {
     const project = (await api(server, token, 'POST', '/v1/projects', { name: `bench-sync-${mode.toLowerCase()}` })).json;
     return await ingest(`sync ${mode} round ${round}`, server, token, project.id, cfg.syncRuns, now);
@@ -454,9 +436,7 @@ async function syncPhase(results) {
 async function pgPhase(results) {
   const name = `sightline_bench_${process.pid}`;
   const databaseUrl = await createPgDatabase(name);
-  const port = await freePort();
-  const token = await mintToken(serverEnv(port, databaseUrl));
-  const server = await startSightline('sightline-postgres', port, databaseUrl);
+  const { server, token } = await startWithToken('sightline-postgres', databaseUrl);
   log(`PostgreSQL server pid ${server.pid} on core ${SERVER_CPU}, database ${name} (PostgreSQL backends are not pinned)`);
   try {
     const project = (await api(server, token, 'POST', '/v1/projects', { name: 'bench-postgres' })).json;
@@ -751,10 +731,7 @@ async function main() {
     '',
   ].join('\n');
   const markdown = `${header}\n${table}\n\n${rawSection(results, stats)}`;
-  const outDir = join(root, 'bench/results');
-  mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, 'latest.md'), markdown);
-  process.stdout.write(`\n${table}\n\nFull results: bench/results/latest.md\n`);
+  writeResults('latest.md', markdown, table);
 }
 
 await runBench(main);

@@ -24,7 +24,7 @@
 // BENCH_RUNS_PAGE_SCROLLS (full 10,000-row loads, default 5), BENCH_CHROMIUM (default SIGHTLINE_TEST_CHROMIUM
 // or /usr/bin/chromium), BENCH_LOG_LEVEL.
 /* global window, document, history, requestAnimationFrame, MutationObserver -- functions that run in the page */
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -40,12 +40,12 @@ import {
   log,
   median,
   pinSelf,
-  root,
   runBench,
   startSightline,
   state,
   stopServer,
   tail,
+  writeResults,
 } from './harness.js';
 import { RunGenerator } from './runs-gen.js';
 
@@ -325,12 +325,7 @@ function report({ ingested, cold, full }) {
     `- first content: ${cfg.samples} samples per page after 2 unrecorded rounds, the three pages in rotation; ${cfg.scrolls} full loads of ${n} runs, ${PLACES.length} jumps each`,
   ];
   const table = [...lines, '', ...notes].join('\n');
-  mkdirSync(join(root, 'bench/results'), { recursive: true });
-  writeFileSync(
-    join(root, 'bench/results/runs-page-latest.md'),
-    `# The runs page with ${n} runs\n\n${new Date().toISOString()} · ${JSON.stringify(cfg)}\n\n${table}\n`,
-  );
-  process.stdout.write(`\n${table}\n\nFull results: bench/results/runs-page-latest.md\n`);
+  writeResults('runs-page-latest.md', `# The runs page with ${n} runs\n\n${new Date().toISOString()} · ${JSON.stringify(cfg)}\n\n${table}\n`, table);
 }
 
 await runBench(main);

@@ -13,48 +13,32 @@
 // Knobs (env): BENCH_SCORES_RUNS, BENCH_SCORES_COUNT, BENCH_SCORES_SAMPLES (default 21),
 // BENCH_SCORES_ENGINES (sqlite,pg), BENCH_PG_URL, BENCH_LOG_LEVEL, BENCH_KEEP_PG=1 (keep the PostgreSQL
 // database afterwards, to study its plans).
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   api,
-  configureBench,
+  atScale,
+  benchConfig,
   createPgDatabase,
-  dropPgDatabase,
+  engineName,
+  enginesFrom,
   envInt,
   fmtInt,
   fmtMb,
-  fmtMs,
   fmtRatio,
-  freePort,
   log,
-  mintToken,
-  pinSelf,
-  root,
+  readsTable,
   runBench,
-  serverEnv,
-  startSightline,
   state,
-  stopServer,
-  tail,
-  timedGet,
 } from './harness.js';
 import { RunGenerator } from './runs-gen.js';
 
-const ENGINES = ['sqlite', 'pg'];
-const engines = (process.env.BENCH_SCORES_ENGINES || ENGINES.join(',')).split(',').filter(Boolean);
-if (engines.some((e) => !ENGINES.includes(e))) throw new Error(`BENCH_SCORES_ENGINES must list engines among ${ENGINES.join(', ')}`);
-const cfg = {
+const cfg = benchConfig({
   runs: envInt('BENCH_SCORES_RUNS', 1_000_000, 1000),
   scores: envInt('BENCH_SCORES_COUNT', 2_000_000, 1000),
   samples: envInt('BENCH_SCORES_SAMPLES', 21, 1),
-  engines,
-  pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
-  logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
-  cpuProfDir: null,
-};
-configureBench(cfg);
+  engines: enginesFrom('BENCH_SCORES_ENGINES'),
+});
 
 const BATCH = 1000;
 const HOUR = 3_600_000;
@@ -97,111 +81,76 @@ async function send(label, server, token, path, key, batches) {
   return { count: sent, perSec: sent / ((performance.now() - started) / 1000), shed };
 }
 
-const timed = (server, token, path) => timedGet(server, token, path, cfg.samples);
-
-async function engine(name) {
-  const port = await freePort();
-  const databaseUrl = name === 'sqlite' ? `sqlite:${join(state.tmp, 'scores.db')}` : await createPgDatabase(`sl_bench_scores_${process.pid}`);
-  const env = serverEnv(port, databaseUrl);
-  const token = await mintToken(env);
-  const server = await startSightline(`scores-${name}`, port, databaseUrl);
-  try {
-    const project = (await api(server, token, 'POST', '/v1/projects', { name: 'bench-scores' })).json;
-    const now = Date.now();
-    const gen = new RunGenerator({ seed: 20261126, now, total: cfg.runs });
-    const runId = (i) => `r-${i.toString(36).padStart(7, '0')}`;
-    const runBatches = Array.from(
-      { length: Math.ceil(cfg.runs / BATCH) },
-      (_, b) => () =>
-        Array.from({ length: Math.min(BATCH, cfg.runs - b * BATCH) }, (_, k) => ({ ...gen.run(), id: runId(b * BATCH + k), parentRunId: undefined })),
-    );
-    const runs = await send(`${name} runs`, server, token, `/v1/projects/${project.id}/runs/batch`, 'runs', runBatches);
-    log(`${name}: ${fmtInt(runs.count)} runs at ${fmtInt(runs.perSec)} runs/s`);
-    // Scores in the order an evaluator gives them: run by run, a number and a thumb each.
-    const scoreAt = (i) => {
-      const run = Math.floor(i / 2) % cfg.runs;
-      return i % 2 === 0
-        ? { id: `s-${i.toString(36)}`, runId: runId(run), name: 'quality', value: (run % 100) / 100, source: 'evaluator' }
-        : { id: `s-${i.toString(36)}`, runId: runId(run), name: 'thumbs', value: run % 7 !== 0, source: 'annotation' };
-    };
-    const scoreBatches = Array.from(
-      { length: Math.ceil(cfg.scores / BATCH) },
-      (_, b) => () => Array.from({ length: Math.min(BATCH, cfg.scores - b * BATCH) }, (_, k) => scoreAt(b * BATCH + k)),
-    );
-    const scores = await send(`${name} scores`, server, token, `/v1/projects/${project.id}/scores/batch`, 'scores', scoreBatches);
-    log(`${name}: ${fmtInt(scores.count)} scores at ${fmtInt(scores.perSec)} scores/s`);
-    // A rare score (a reviewer's verdict on one run in a thousand), for the lists that start from few matches.
-    const rare = Math.max(1, Math.floor(cfg.runs / 1000));
-    await send(`${name} rare scores`, server, token, `/v1/projects/${project.id}/scores/batch`, 'scores', [
-      () =>
-        Array.from({ length: rare }, (_, k) => ({
-          id: `v-${k}`,
-          runId: runId(k * 1000),
-          name: 'verdict',
-          value: k % 2 === 0 ? 'ok' : 'wrong',
-          source: 'annotation',
-        })),
-    ]);
-    const base = `/v1/projects/${project.id}`;
-    const from = new Date(Math.floor((Date.now() - 24 * HOUR) / HOUR) * HOUR).toISOString();
-    const reads = [
-      ['GET /v1/me (baseline)', '/v1/me', null],
-      ['runs list, score.quality>=0.9 (50)', `${base}/runs?limit=50&score.quality%3E=0.9`, 100],
-      ['runs list, score.thumbs=false (50)', `${base}/runs?limit=50&score.thumbs=false`, 100],
-      ['runs list, hasScore=quality (50)', `${base}/runs?limit=50&hasScore=quality`, 100],
-      ['runs list, score.verdict=wrong (50; few)', `${base}/runs?limit=50&score.verdict=wrong`, 100],
-      ['score metrics, 24 h in hourly buckets', `${base}/scores/metrics?bucket=1h&from=${from}`, 100],
-      ['score metrics, 24 h by name', `${base}/scores/metrics?groupBy=name&from=${from}`, 100],
-    ];
-    const results = [];
-    for (const [label, path, target] of reads) {
-      const r = await timed(server, token, path);
-      results.push({ label, target, ...r });
-      log(`${name}: ${label}: median ${fmtMs(r.median)} ms, p95 ${fmtMs(r.p95)} ms`);
-    }
-    const rss = await stopServer(server);
-    return { engine: name, runs, scores, results, rss };
-  } catch (error) {
-    log(`server log, last lines:\n${tail(server.logFile, 30)}`);
-    await stopServer(server).catch(() => {});
-    throw error;
-  } finally {
-    if (name === 'pg' && process.env.BENCH_KEEP_PG === '1') {
-      log(`kept PostgreSQL database ${state.pgDatabase} (BENCH_KEEP_PG=1)`);
-      state.pgDatabase = null;
-    }
-    if (name === 'pg') await dropPgDatabase();
-  }
+/** Runs as the batch API takes them (the baseline), then two scores a run and a rare one; the reads the score views make. */
+async function fill(name, server, token, project) {
+  const now = Date.now();
+  const gen = new RunGenerator({ seed: 20261126, now, total: cfg.runs });
+  const runId = (i) => `r-${i.toString(36).padStart(7, '0')}`;
+  const runBatches = Array.from(
+    { length: Math.ceil(cfg.runs / BATCH) },
+    (_, b) => () =>
+      Array.from({ length: Math.min(BATCH, cfg.runs - b * BATCH) }, (_, k) => ({ ...gen.run(), id: runId(b * BATCH + k), parentRunId: undefined })),
+  );
+  const runs = await send(`${name} runs`, server, token, `/v1/projects/${project.id}/runs/batch`, 'runs', runBatches);
+  log(`${name}: ${fmtInt(runs.count)} runs at ${fmtInt(runs.perSec)} runs/s`);
+  // Scores in the order an evaluator gives them: run by run, a number and a thumb each.
+  const scoreAt = (i) => {
+    const run = Math.floor(i / 2) % cfg.runs;
+    return i % 2 === 0
+      ? { id: `s-${i.toString(36)}`, runId: runId(run), name: 'quality', value: (run % 100) / 100, source: 'evaluator' }
+      : { id: `s-${i.toString(36)}`, runId: runId(run), name: 'thumbs', value: run % 7 !== 0, source: 'annotation' };
+  };
+  const scoreBatches = Array.from(
+    { length: Math.ceil(cfg.scores / BATCH) },
+    (_, b) => () => Array.from({ length: Math.min(BATCH, cfg.scores - b * BATCH) }, (_, k) => scoreAt(b * BATCH + k)),
+  );
+  const scores = await send(`${name} scores`, server, token, `/v1/projects/${project.id}/scores/batch`, 'scores', scoreBatches);
+  log(`${name}: ${fmtInt(scores.count)} scores at ${fmtInt(scores.perSec)} scores/s`);
+  // A rare score (a reviewer's verdict on one run in a thousand), for the lists that start from few matches.
+  const rare = Math.max(1, Math.floor(cfg.runs / 1000));
+  await send(`${name} rare scores`, server, token, `/v1/projects/${project.id}/scores/batch`, 'scores', [
+    () =>
+      Array.from({ length: rare }, (_, k) => ({
+        id: `v-${k}`,
+        runId: runId(k * 1000),
+        name: 'verdict',
+        value: k % 2 === 0 ? 'ok' : 'wrong',
+        source: 'annotation',
+      })),
+  ]);
+  const base = `/v1/projects/${project.id}`;
+  const from = new Date(Math.floor((Date.now() - 24 * HOUR) / HOUR) * HOUR).toISOString();
+  const reads = [
+    ['GET /v1/me (baseline)', '/v1/me', null],
+    ['runs list, score.quality>=0.9 (50)', `${base}/runs?limit=50&score.quality%3E=0.9`, 100],
+    ['runs list, score.thumbs=false (50)', `${base}/runs?limit=50&score.thumbs=false`, 100],
+    ['runs list, hasScore=quality (50)', `${base}/runs?limit=50&hasScore=quality`, 100],
+    ['runs list, score.verdict=wrong (50; few)', `${base}/runs?limit=50&score.verdict=wrong`, 100],
+    ['score metrics, 24 h in hourly buckets', `${base}/scores/metrics?bucket=1h&from=${from}`, 100],
+    ['score metrics, 24 h by name', `${base}/scores/metrics?groupBy=name&from=${from}`, 100],
+  ];
+  return { runs, scores, reads };
 }
 
-async function main() {
-  pinSelf();
-  state.tmp = mkdtempSync(join(os.tmpdir(), 'sightline-bench-scores-'));
-  log(`config: ${JSON.stringify({ ...cfg, pgUrl: undefined })}`);
-  const all = [];
-  for (const name of cfg.engines) all.push(await engine(name));
-  const engineName = (e) => (e === 'sqlite' ? 'SQLite' : 'PostgreSQL');
+function table(all) {
   const lines = ['| Engine | Ingestion | Per second | vs runs batch |', '|---|---|---|---|'];
   for (const e of all) {
     lines.push(`| ${engineName(e.engine)} | ${fmtInt(e.runs.count)} runs (baseline) | ${fmtInt(e.runs.perSec)} | — |`);
     lines.push(`| ${engineName(e.engine)} | ${fmtInt(e.scores.count)} scores | ${fmtInt(e.scores.perSec)} | ${fmtRatio(e.scores.perSec / e.runs.perSec)} |`);
   }
-  lines.push('', '| Engine | Read | Median ms | p95 ms | vs GET /v1/me | Target (median) | Met |', '|---|---|---|---|---|---|---|');
-  for (const e of all) {
-    const baseline = e.results[0].median;
-    for (const r of e.results)
-      lines.push(
-        `| ${engineName(e.engine)} | ${r.label} | ${fmtMs(r.median)} | ${fmtMs(r.p95)} | ${r.target ? fmtRatio(r.median / baseline) : '—'} | ${r.target ? `≤ ${r.target} ms` : '—'} | ${r.target ? (r.median <= r.target ? 'yes' : 'NO') : '—'} |`,
-      );
-  }
+  lines.push('', ...readsTable(all));
   lines.push('', ...all.map((e) => `- ${engineName(e.engine)}: server peak RSS ${fmtMb(e.rss?.peakKb)}`));
-  const table = lines.join('\n');
-  mkdirSync(join(root, 'bench/results'), { recursive: true });
-  writeFileSync(
-    join(root, 'bench/results/scores-latest.md'),
-    `# Scores at scale\n\n${new Date().toISOString()} · ${JSON.stringify({ ...cfg, pgUrl: undefined })}\n\n${table}\n`,
-  );
-  process.stdout.write(`\n${table}\n\nFull results: bench/results/scores-latest.md\n`);
+  return lines.join('\n');
 }
 
-await runBench(main);
+await runBench(() =>
+  atScale({
+    name: 'scores',
+    title: 'Scores at scale',
+    cfg,
+    database: (engine) => (engine === 'sqlite' ? `sqlite:${join(state.tmp, 'scores.db')}` : createPgDatabase(`sl_bench_scores_${process.pid}`)),
+    keepPg: () => (process.env.BENCH_KEEP_PG === '1' ? `kept PostgreSQL database ${state.pgDatabase} (BENCH_KEEP_PG=1)` : null),
+    fill,
+    table,
+  }),
+);

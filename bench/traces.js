@@ -10,48 +10,17 @@
 //
 // Knobs (env): BENCH_TRACES_RUNS, BENCH_TRACES_BIG, BENCH_TRACES_SAMPLES (default 21),
 // BENCH_TRACES_ENGINES (sqlite,pg), BENCH_PG_URL, BENCH_LOG_LEVEL.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  api,
-  configureBench,
-  createPgDatabase,
-  dropPgDatabase,
-  envInt,
-  fmtInt,
-  fmtMb,
-  fmtMs,
-  fmtRatio,
-  freePort,
-  log,
-  mintToken,
-  pinSelf,
-  root,
-  runBench,
-  serverEnv,
-  startSightline,
-  state,
-  stopServer,
-  tail,
-  timedGet,
-} from './harness.js';
+import { api, atScale, benchConfig, createPgDatabase, engineName, enginesFrom, envInt, fmtInt, fmtMb, log, readsTable, runBench, state } from './harness.js';
 import { RunGenerator } from './runs-gen.js';
 
-const ENGINES = ['sqlite', 'pg'];
-const engines = (process.env.BENCH_TRACES_ENGINES || ENGINES.join(',')).split(',').filter(Boolean);
-if (engines.some((e) => !ENGINES.includes(e))) throw new Error(`BENCH_TRACES_ENGINES must list engines among ${ENGINES.join(', ')}`);
-const cfg = {
+const cfg = benchConfig({
   runs: envInt('BENCH_TRACES_RUNS', 1_000_000, 1000),
   big: envInt('BENCH_TRACES_BIG', 25_000, 2),
   samples: envInt('BENCH_TRACES_SAMPLES', 21, 1),
-  engines,
-  pgUrl: process.env.BENCH_PG_URL || 'postgres://postgres@127.0.0.1:5432/test',
-  logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
-  cpuProfDir: null,
-};
-configureBench(cfg);
+  engines: enginesFrom('BENCH_TRACES_ENGINES'),
+});
 
 const BATCH = 1000;
 const DAY = 86_400_000;
@@ -108,99 +77,64 @@ async function ingest(label, server, token, projectId, batches) {
   return { runs: created, runsPerSec: created / ((performance.now() - started) / 1000) };
 }
 
-const timed = (server, token, path) => timedGet(server, token, path, cfg.samples);
-
-async function engine(name) {
-  const port = await freePort();
-  let databaseUrl;
-  // BENCH_TRACES_SQLITE_PATH keeps the SQLite database where it says (to look at its query plans afterwards).
-  if (name === 'sqlite') databaseUrl = `sqlite:${process.env.BENCH_TRACES_SQLITE_PATH || join(state.tmp, 'traces.db')}`;
-  else databaseUrl = await createPgDatabase('sl_bench_traces');
-  const env = serverEnv(port, databaseUrl);
-  const token = await mintToken(env);
-  const server = await startSightline(`traces-${name}`, port, databaseUrl);
-  try {
-    const project = (await api(server, token, 'POST', '/v1/projects', { name: 'bench-traces' })).json;
-    const now = Date.now();
-    const gen = new TraceGenerator(cfg.runs, now);
-    const batches = Array.from({ length: Math.ceil(cfg.runs / BATCH) }, (_, i) => () => gen.batch(Math.min(BATCH, cfg.runs - i * BATCH)));
-    const big = new RunGenerator({ seed: 7, now, total: cfg.big });
-    const bigStart = now - DAY;
-    const bigRun = (i) => ({
-      ...big.run(),
-      id: `big-${i}`,
-      traceId: 'big-trace',
-      parentRunId: i === 0 ? null : 'big-0',
-      startTime: new Date(bigStart + i * 10).toISOString(),
-      endTime: new Date(bigStart + i * 10 + 5).toISOString(),
-      status: 'succeeded',
-      error: undefined,
-    });
-    for (let i = 0; i < cfg.big; i += BATCH) batches.push(() => Array.from({ length: Math.min(BATCH, cfg.big - i) }, (_, k) => bigRun(i + k)));
-    const ingested = await ingest(name, server, token, project.id, batches);
-    const base = `/v1/projects/${project.id}`;
-    const middle = Math.floor(gen.trace / 2);
-    const day = new Date(now - DAY).toISOString();
-    const reads = [
-      ['GET /v1/me (baseline)', '/v1/me', null],
-      ['traces list, page 1 (50)', `${base}/traces?limit=50`, 100],
-      ['traces list, last 24 h (50)', `${base}/traces?limit=50&startedAfter=${day}`, 100],
-      ['traces list, q=refund (50)', `${base}/traces?limit=50&q=refund`, 100],
-      ['traces list, q=zyzzyva (rare: 1 trace in 10,000)', `${base}/traces?limit=50&q=zyzzyva`, 100],
-      ['runs list, q=refund invoice (50)', `${base}/runs?limit=50&q=refund%20invoice`, 100],
-      ['runs list, q=zyzzyva (rare)', `${base}/runs?limit=50&q=zyzzyva`, 100],
-      ['sessions list, q=refund (50)', `${base}/sessions?limit=50&q=refund`, 100],
-      ['sessions list, page 1 (50)', `${base}/sessions?limit=50`, 100],
-      ['a session (5 traces)', `${base}/sessions/session-${Math.floor(middle / 5)}`, 100],
-      ['a trace (5 runs on average)', `${base}/traces/tr-${middle.toString(36).padStart(8, '0')}`, 100],
-      [`the trace of ${fmtInt(cfg.big)} runs`, `${base}/traces/big-trace`, 500],
-    ];
-    const results = [];
-    for (const [label, path, target] of reads) {
-      const r = await timed(server, token, path);
-      results.push({ label, target, ...r, json: undefined });
-      log(`${name}: ${label}: median ${fmtMs(r.median)} ms, p95 ${fmtMs(r.p95)} ms`);
-    }
-    const rss = await stopServer(server);
-    return { engine: name, ingested, results, rss };
-  } catch (error) {
-    log(`server log, last lines:\n${tail(server.logFile, 30)}`);
-    await stopServer(server).catch(() => {});
-    throw error;
-  } finally {
-    // BENCH_TRACES_KEEP_PG=1 keeps the PostgreSQL database (to look at its query plans afterwards).
-    if (name === 'pg' && process.env.BENCH_TRACES_KEEP_PG === '1') {
-      log(`kept ${databaseUrl}`);
-      state.pgDatabase = null;
-    } else if (name === 'pg') await dropPgDatabase();
-  }
+/** Traces as a tracer sends them, and one trace of `cfg.big` runs; the reads the trace views make. */
+async function fill(name, server, token, project) {
+  const now = Date.now();
+  const gen = new TraceGenerator(cfg.runs, now);
+  const batches = Array.from({ length: Math.ceil(cfg.runs / BATCH) }, (_, i) => () => gen.batch(Math.min(BATCH, cfg.runs - i * BATCH)));
+  const big = new RunGenerator({ seed: 7, now, total: cfg.big });
+  const bigStart = now - DAY;
+  const bigRun = (i) => ({
+    ...big.run(),
+    id: `big-${i}`,
+    traceId: 'big-trace',
+    parentRunId: i === 0 ? null : 'big-0',
+    startTime: new Date(bigStart + i * 10).toISOString(),
+    endTime: new Date(bigStart + i * 10 + 5).toISOString(),
+    status: 'succeeded',
+    error: undefined,
+  });
+  for (let i = 0; i < cfg.big; i += BATCH) batches.push(() => Array.from({ length: Math.min(BATCH, cfg.big - i) }, (_, k) => bigRun(i + k)));
+  const ingested = await ingest(name, server, token, project.id, batches);
+  const base = `/v1/projects/${project.id}`;
+  const middle = Math.floor(gen.trace / 2);
+  const day = new Date(now - DAY).toISOString();
+  const reads = [
+    ['GET /v1/me (baseline)', '/v1/me', null],
+    ['traces list, page 1 (50)', `${base}/traces?limit=50`, 100],
+    ['traces list, last 24 h (50)', `${base}/traces?limit=50&startedAfter=${day}`, 100],
+    ['traces list, q=refund (50)', `${base}/traces?limit=50&q=refund`, 100],
+    ['traces list, q=zyzzyva (rare: 1 trace in 10,000)', `${base}/traces?limit=50&q=zyzzyva`, 100],
+    ['runs list, q=refund invoice (50)', `${base}/runs?limit=50&q=refund%20invoice`, 100],
+    ['runs list, q=zyzzyva (rare)', `${base}/runs?limit=50&q=zyzzyva`, 100],
+    ['sessions list, q=refund (50)', `${base}/sessions?limit=50&q=refund`, 100],
+    ['sessions list, page 1 (50)', `${base}/sessions?limit=50`, 100],
+    ['a session (5 traces)', `${base}/sessions/session-${Math.floor(middle / 5)}`, 100],
+    ['a trace (5 runs on average)', `${base}/traces/tr-${middle.toString(36).padStart(8, '0')}`, 100],
+    [`the trace of ${fmtInt(cfg.big)} runs`, `${base}/traces/big-trace`, 500],
+  ];
+  return { ingested, reads };
 }
 
-async function main() {
-  pinSelf();
-  state.tmp = mkdtempSync(join(os.tmpdir(), 'sightline-bench-traces-'));
-  log(`config: ${JSON.stringify({ ...cfg, pgUrl: undefined })}`);
-  const all = [];
-  for (const name of cfg.engines) all.push(await engine(name));
-  const lines = ['| Engine | Read | Median ms | p95 ms | vs GET /v1/me | Target (median) | Met |', '|---|---|---|---|---|---|---|'];
-  for (const { engine: name, results } of all) {
-    const baseline = results[0].median;
-    for (const r of results)
-      lines.push(
-        `| ${name === 'sqlite' ? 'SQLite' : 'PostgreSQL'} | ${r.label} | ${fmtMs(r.median)} | ${fmtMs(r.p95)} | ${r.target ? fmtRatio(r.median / baseline) : '—'} | ${r.target ? `≤ ${r.target} ms` : '—'} | ${r.target ? (r.median <= r.target ? 'yes' : 'NO') : '—'} |`,
-      );
-  }
+function table(all) {
   const ingestLines = all.map(
     (e) =>
-      `- ${e.engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${fmtInt(e.ingested.runs)} runs ingested at ${fmtInt(e.ingested.runsPerSec)} runs/s; server peak RSS ${fmtMb(e.rss?.peakKb)}`,
+      `- ${engineName(e.engine)}: ${fmtInt(e.ingested.runs)} runs ingested at ${fmtInt(e.ingested.runsPerSec)} runs/s; server peak RSS ${fmtMb(e.rss?.peakKb)}`,
   );
-  const table = [...lines, '', ...ingestLines].join('\n');
-  mkdirSync(join(root, 'bench/results'), { recursive: true });
-  writeFileSync(
-    join(root, 'bench/results/traces-latest.md'),
-    `# Trace reads at scale\n\n${new Date().toISOString()} · ${JSON.stringify({ ...cfg, pgUrl: undefined })}\n\n${table}\n`,
-  );
-  process.stdout.write(`\n${table}\n\nFull results: bench/results/traces-latest.md\n`);
+  return [...readsTable(all), '', ...ingestLines].join('\n');
 }
 
-await runBench(main);
+await runBench(() =>
+  atScale({
+    name: 'traces',
+    title: 'Trace reads at scale',
+    cfg,
+    // BENCH_TRACES_SQLITE_PATH keeps the SQLite database where it says (to look at its query plans afterwards).
+    database: (engine) =>
+      engine === 'sqlite' ? `sqlite:${process.env.BENCH_TRACES_SQLITE_PATH || join(state.tmp, 'traces.db')}` : createPgDatabase('sl_bench_traces'),
+    // BENCH_TRACES_KEEP_PG=1 keeps the PostgreSQL database (to look at its query plans afterwards).
+    keepPg: (databaseUrl) => (process.env.BENCH_TRACES_KEEP_PG === '1' ? `kept ${databaseUrl}` : null),
+    fill,
+    table,
+  }),
+);

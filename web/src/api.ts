@@ -82,7 +82,7 @@ import type {
   UpdatePromptInput,
   WebhookAttempt,
 } from './types.js';
-import { collection, del, get, listing, patch, post, projectPath, put, request, seg, type Query } from './api/client.js';
+import { collection, del, get, listing, patch, post, projectCollection, projectPath, put, request, seg, type Query } from './api/client.js';
 
 export { ApiError, describeError, queryString, setUnauthorizedHandler, streamExport } from './api/client.js';
 export type { Listing, Query } from './api/client.js';
@@ -151,14 +151,9 @@ export const endUsers = {
   get: (projectId: string, userId: string) => get<EndUserDetail>(`${projectPath(projectId)}/users/${seg(userId)}`),
 };
 
-const monitorsPath = (projectId: string) => `${projectPath(projectId)}/monitors`;
-const monitorPath = (projectId: string, monitorId: string) => `${monitorsPath(projectId)}/${seg(monitorId)}`;
+const monitorPath = (projectId: string, monitorId: string) => `${projectPath(projectId)}/monitors/${seg(monitorId)}`;
 export const monitors = {
-  list: (projectId: string) => listing<Monitor>(monitorsPath(projectId)),
-  get: (projectId: string, monitorId: string) => get<Monitor>(monitorPath(projectId, monitorId)),
-  create: (projectId: string, body: CreateMonitorInput) => post<MonitorWithSecret>(monitorsPath(projectId), body),
-  update: (projectId: string, monitorId: string, body: UpdateMonitorInput) => patch<Monitor>(monitorPath(projectId, monitorId), body),
-  delete: (projectId: string, monitorId: string) => del(monitorPath(projectId, monitorId)),
+  ...projectCollection<Monitor, CreateMonitorInput, UpdateMonitorInput, MonitorWithSecret>('monitors'),
   rotateSecret: (projectId: string, monitorId: string) => post<MonitorWithSecret>(`${monitorPath(projectId, monitorId)}/rotate-secret`),
   metrics: (projectId: string, monitorId: string) => get<MonitorMetrics>(`${monitorPath(projectId, monitorId)}/metrics`),
   events: (projectId: string, monitorId: string) => listing<MonitorEvent>(`${monitorPath(projectId, monitorId)}/events`),
@@ -205,14 +200,9 @@ export const organization = {
 };
 
 /** A project's annotation queues, their items, and the review: claim the next item, complete or skip it. */
-const queuesPath = (projectId: string) => `${projectPath(projectId)}/annotation-queues`;
-const queuePath = (projectId: string, queueId: string) => `${queuesPath(projectId)}/${seg(queueId)}`;
+const queuePath = (projectId: string, queueId: string) => `${projectPath(projectId)}/annotation-queues/${seg(queueId)}`;
 export const annotationQueues = {
-  list: (projectId: string) => listing<AnnotationQueue>(queuesPath(projectId)),
-  get: (projectId: string, queueId: string) => get<AnnotationQueue>(queuePath(projectId, queueId)),
-  create: (projectId: string, body: CreateAnnotationQueueInput) => post<AnnotationQueue>(queuesPath(projectId), body),
-  update: (projectId: string, queueId: string, body: UpdateAnnotationQueueInput) => patch<AnnotationQueue>(queuePath(projectId, queueId), body),
-  delete: (projectId: string, queueId: string) => del(queuePath(projectId, queueId)),
+  ...projectCollection<AnnotationQueue, CreateAnnotationQueueInput, UpdateAnnotationQueueInput>('annotation-queues'),
   items: (projectId: string, queueId: string) => listing<AnnotationItem>(`${queuePath(projectId, queueId)}/items`),
   addItems: (projectId: string, queueId: string, body: AddAnnotationItemsInput) => post<AnnotationItemsAdded>(`${queuePath(projectId, queueId)}/items`, body),
   /** The item leased to you (yours again if you hold one), or null when none is free (204). */
@@ -223,13 +213,7 @@ export const annotationQueues = {
 };
 
 /** A project's evaluator rules (`/v1/projects/{id}/evaluators`). */
-const evaluatorsPath = (projectId: string) => `${projectPath(projectId)}/evaluators`;
-export const evaluators = {
-  list: (projectId: string) => listing<EvaluatorRule>(evaluatorsPath(projectId)),
-  create: (projectId: string, body: CreateEvaluatorRuleInput) => post<EvaluatorRule>(evaluatorsPath(projectId), body),
-  update: (projectId: string, ruleId: string, body: UpdateEvaluatorRuleInput) => patch<EvaluatorRule>(`${evaluatorsPath(projectId)}/${seg(ruleId)}`, body),
-  delete: (projectId: string, ruleId: string) => del(`${evaluatorsPath(projectId)}/${seg(ruleId)}`),
-};
+export const evaluators = projectCollection<EvaluatorRule, CreateEvaluatorRuleInput, UpdateEvaluatorRuleInput>('evaluators');
 // Monitors over scores: the live preview reads the score metrics (GET …/scores/metrics).
 export const scoreMetrics = (projectId: string, query: Query) => get<ScoreMetrics>(`${projectPath(projectId)}/scores/metrics`, query);
 /** The organization's model connections for LLM-as-judge evaluators (`/v1/model-connections`, admins and owners). */

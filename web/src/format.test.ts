@@ -10,30 +10,41 @@ const GROUP = (1000).toLocaleString().length === 5 ? (1000).toLocaleString().cha
 /** `$1,234.57` in the running locale's separators. */
 const local = (enUS: string) => enUS.replace(/[,.]/g, (c) => (c === '.' ? DECIMAL : GROUP));
 
+/** What `fmtCost` shows of each amount, written in en-US (a dash stays a dash in any locale). */
+function expectShown(cases: [number | null | undefined, string][]) {
+  for (const [amount, enUS] of cases) expect(fmtCost(amount)).toBe(local(enUS));
+}
+
 describe('fmtCost', () => {
   it('shows amounts under a cent with two significant digits, never as $0.00', () => {
-    expect(fmtCost(0.00042)).toBe(local('$0.00042'));
-    expect(fmtCost(0.000423)).toBe(local('$0.00042'));
-    expect(fmtCost(0.0021)).toBe(local('$0.0021'));
-    expect(fmtCost(0.005)).toBe(local('$0.005'));
-    expect(fmtCost(0.000000012)).toBe(local('$0.000000012'));
+    expectShown([
+      [0.00042, '$0.00042'],
+      [0.000423, '$0.00042'],
+      [0.0021, '$0.0021'],
+      [0.005, '$0.005'],
+      [0.000000012, '$0.000000012'],
+    ]);
   });
 
   it('shows a cent and more, totals included, with two decimals', () => {
-    expect(fmtCost(0.01)).toBe(local('$0.01'));
-    expect(fmtCost(0.0149)).toBe(local('$0.01'));
-    expect(fmtCost(0.1)).toBe(local('$0.10'));
-    expect(fmtCost(12)).toBe(local('$12.00'));
-    expect(fmtCost(1234.567)).toBe(local('$1,234.57'));
-    expect(fmtCost(0.0021 * 1000)).toBe(local('$2.10'));
+    expectShown([
+      [0.01, '$0.01'],
+      [0.0149, '$0.01'],
+      [0.1, '$0.10'],
+      [12, '$12.00'],
+      [1234.567, '$1,234.57'],
+      [0.0021 * 1000, '$2.10'],
+    ]);
   });
 
   it('shows nothing as $0.00, a refund with its sign, and no value as a dash', () => {
-    expect(fmtCost(0)).toBe(local('$0.00'));
-    expect(fmtCost(-0.5)).toBe(local('-$0.50'));
-    expect(fmtCost(-0.0003)).toBe(local('-$0.0003'));
-    expect(fmtCost(null)).toBe('—');
-    expect(fmtCost(undefined)).toBe('—');
+    expectShown([
+      [0, '$0.00'],
+      [-0.5, '-$0.50'],
+      [-0.0003, '-$0.0003'],
+      [null, '—'],
+      [undefined, '—'],
+    ]);
   });
 });
 

@@ -125,3 +125,19 @@ export function collection<T, Create, Update>(base: string) {
 }
 
 export const projectPath = (projectId: string) => `/projects/${seg(projectId)}`;
+
+/**
+ * A collection inside a project (`/projects/{id}/<name>`): listed, created, and read, changed or deleted by
+ * id. `Created` is what a create answers, when it says more than the record (a monitor's secret).
+ */
+export function projectCollection<T, Create, Update, Created = T>(name: string) {
+  const base = (projectId: string) => `${projectPath(projectId)}/${name}`;
+  const path = (projectId: string, id: string) => `${base(projectId)}/${seg(id)}`;
+  return {
+    list: (projectId: string) => listing<T>(base(projectId)),
+    get: (projectId: string, id: string) => get<T>(path(projectId, id)),
+    create: (projectId: string, body: Create) => post<Created>(base(projectId), body),
+    update: (projectId: string, id: string, body: Update) => patch<T>(path(projectId, id), body),
+    delete: (projectId: string, id: string) => del(path(projectId, id)),
+  };
+}

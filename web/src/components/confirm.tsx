@@ -1,4 +1,5 @@
 import { useEffect, useState, type ReactNode } from 'react';
+import { navigate } from '../router.js';
 import { Button, ErrorBox, Modal } from './ui.js';
 
 /**
@@ -57,5 +58,39 @@ export function ConfirmModal({
         </Button>
       </div>
     </Modal>
+  );
+}
+
+/** "Delete <name>?" on a record's own page: confirmed, `remove` deletes the record and the page goes `back` to its list. */
+export function DeleteRecordModal({
+  open,
+  name,
+  confirmLabel,
+  onClose,
+  remove,
+  back,
+  children,
+}: {
+  open: boolean;
+  name: string;
+  confirmLabel: string;
+  onClose: () => void;
+  remove: () => Promise<void>;
+  back: string;
+  children: ReactNode;
+}) {
+  return (
+    <ConfirmModal
+      open={open}
+      title={`Delete ${name}?`}
+      confirmLabel={confirmLabel}
+      onClose={onClose}
+      onConfirm={async () => {
+        await remove();
+        navigate(back);
+      }}
+    >
+      {children}
+    </ConfirmModal>
   );
 }

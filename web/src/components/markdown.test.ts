@@ -34,18 +34,20 @@ describe('Markdown', () => {
 
 describe('conversationOf', () => {
   it('reads GenAI parts, OpenAI messages with tool calls, tool results, bare prompts and texts', () => {
+    // GenAI parts that are read as they are.
+    const toolCall = {
+      role: 'assistant',
+      parts: [
+        { type: 'tool_call', id: 'c1', name: 'lookup', arguments: { id: 42 } },
+        { type: 'reasoning', content: 'hm' },
+      ],
+    };
     expect(
       conversationOf(
         {
           messages: [
             { role: 'system', parts: [{ type: 'text', content: 'Be brief.' }] },
-            {
-              role: 'assistant',
-              parts: [
-                { type: 'tool_call', id: 'c1', name: 'lookup', arguments: { id: 42 } },
-                { type: 'reasoning', content: 'hm' },
-              ],
-            },
+            toolCall,
             { role: 'tool', parts: [{ type: 'tool_call_response', id: 'c1', response: 'ok' }] },
             { role: 'user', parts: [{ type: 'uri', modality: 'image', uri: 'https://example.test/cat.png' }] },
           ],
@@ -54,13 +56,7 @@ describe('conversationOf', () => {
       ),
     ).toEqual([
       { role: 'system', parts: [{ type: 'text', content: 'Be brief.' }] },
-      {
-        role: 'assistant',
-        parts: [
-          { type: 'tool_call', id: 'c1', name: 'lookup', arguments: { id: 42 } },
-          { type: 'reasoning', content: 'hm' },
-        ],
-      },
+      toolCall,
       { role: 'tool', parts: [{ type: 'tool_result', id: 'c1', response: 'ok' }] },
       { role: 'user', parts: [{ type: 'image', uri: 'https://example.test/cat.png' }] },
     ]);

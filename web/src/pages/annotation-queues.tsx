@@ -3,7 +3,8 @@ import { ApiError, annotationQueues, scoreConfigs } from '../api.js';
 import { ProjectHeader, ProjectNotFound } from '../components/layout.js';
 import { actionsColumn, DeleteModal, Notice, useDeletion, type Deletion, removing, RowActions } from '../components/list-page.js';
 import { narrow, PagedTable } from '../components/paged.js';
-import { Button, ErrorBox, FormActions, LoadMore, Modal, NewButton, When } from '../components/ui.js';
+import { CreateDialog } from '../components/forms.js';
+import { Button, ErrorBox, FormActions, LoadMore, NewButton, When, type FormProps } from '../components/ui.js';
 import { useDocumentTitle, useList, useProject, useSubmit } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import { useSession } from '../session.js';
@@ -15,7 +16,7 @@ const FIELDS = { name: 'Name', description: 'Description', target: 'Items', scor
 export const TARGET_LABELS = { run: 'Runs', trace: 'Traces' } as const;
 
 /** A new queue: its name, description, what its items are (never changes) and the score configs asked for. */
-function QueueForm({ onSubmit, onCancel }: { onSubmit: (body: CreateAnnotationQueueInput) => Promise<void>; onCancel: () => void }) {
+function QueueForm({ submitLabel, onSubmit, onCancel }: FormProps<never, CreateAnnotationQueueInput>) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
   const [target, setTarget] = useState<'run' | 'trace'>('run');
@@ -56,7 +57,7 @@ function QueueForm({ onSubmit, onCancel }: { onSubmit: (body: CreateAnnotationQu
         ))}
         <LoadMore hasMore={configs.hasMore} loading={configs.loading} onLoadMore={configs.loadMore} />
       </fieldset>
-      <FormActions error={error} fields={FIELDS} busy={busy} disabled={name.trim() === ''} submitLabel="Create queue" onCancel={onCancel} />
+      <FormActions error={error} fields={FIELDS} busy={busy} disabled={name.trim() === ''} submitLabel={submitLabel} onCancel={onCancel} />
     </form>
   );
 }
@@ -95,6 +96,11 @@ export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
   });
   const [notice, setNotice] = useState('');
   useDocumentTitle('Annotation queues', project.data?.name);
+
+  async function create(body: CreateAnnotationQueueInput) {
+    const queue = await annotationQueues.create(projectId, body);
+    navigate(queuePath(projectId, queue.id));
+  }
 
   if (project.error instanceof ApiError && project.error.status === 404) return <ProjectNotFound />;
 
@@ -146,16 +152,14 @@ export function AnnotationQueuesPage({ projectId }: { projectId: string }) {
         )}
       />
 
-      <Modal title="New annotation queue" open={creating} onClose={() => setCreating(false)}>
-        <QueueForm
-          onCancel={() => setCreating(false)}
-          onSubmit={async (body) => {
-            const queue = await annotationQueues.create(projectId, body);
-            setCreating(false);
-            navigate(queuePath(projectId, queue.id));
-          }}
-        />
-      </Modal>
+      <CreateDialog
+        title="New annotation queue"
+        open={creating}
+        onClose={() => setCreating(false)}
+        form={QueueForm}
+        submitLabel="Create queue"
+        onSubmit={create}
+      />
 
       <DeleteQueueModal of={deletion} />
     </>

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { datasets } from '../api.js';
-import { Button, Empty, Fact, ErrorBox, Modal, PageHeader, When } from '../components/ui.js';
+import { EditDialog } from '../components/forms.js';
+import { Button, Empty, Fact, ErrorBox, PageHeader, When } from '../components/ui.js';
 import { useAsync, useDocumentTitle } from '../hooks.js';
 import { Link, navigate, useLocation } from '../router.js';
 import { useSession } from '../session.js';
@@ -94,20 +95,19 @@ export function DatasetPage({ datasetId }: { datasetId: string }) {
 
       <DatasetExperiments dataset={dataset} />
 
-      <Modal title={`Rename ${dataset.name}`} open={editing} onClose={() => setEditing(false)}>
-        <DatasetForm
-          initial={dataset}
-          submitLabel="Save"
-          onCancel={() => setEditing(false)}
-          onSubmit={async (body) => {
-            const changes: UpdateDatasetInput = {};
-            if (body.name !== dataset.name) changes.name = body.name;
-            if (body.description !== dataset.description) changes.description = body.description;
-            if (Object.keys(changes).length > 0) state.setData(await datasets.update(dataset.id, changes));
-            setEditing(false);
-          }}
-        />
-      </Modal>
+      <EditDialog
+        title={`Rename ${dataset.name}`}
+        item={editing ? dataset : null}
+        onClose={() => setEditing(false)}
+        form={DatasetForm}
+        submitLabel="Save"
+        onSubmit={async (body) => {
+          const changes: UpdateDatasetInput = {};
+          if (body.name !== dataset.name) changes.name = body.name;
+          if (body.description !== dataset.description) changes.description = body.description;
+          if (Object.keys(changes).length > 0) state.setData(await datasets.update(dataset.id, changes));
+        }}
+      />
 
       <DeleteDatasetModal of={deletion} />
     </>

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { datasets } from '../api.js';
 import { actionsColumn, FilterForm, Notice, removing, RowActions, SearchField } from '../components/list-page.js';
 import { narrow, num, PagedTable } from '../components/paged.js';
-import { Modal, NewButton, PageHeader, When } from '../components/ui.js';
+import { CreateDialog } from '../components/forms.js';
+import { NewButton, PageHeader, When } from '../components/ui.js';
 import { fmtNumber } from '../format.js';
 import { useDocumentTitle, useList } from '../hooks.js';
 import { Link, navigate } from '../router.js';
@@ -31,6 +32,11 @@ export function DatasetsPage() {
     setNotice(`Dataset ${deleted.name} deleted.`);
   });
   const [notice, setNotice] = useState('');
+
+  async function create(body: { name: string; description: string }) {
+    const dataset = await datasets.create({ name: body.name, ...(body.description ? { description: body.description } : {}) });
+    navigate(datasetPath(dataset.id));
+  }
 
   return (
     <>
@@ -79,17 +85,7 @@ export function DatasetsPage() {
         )}
       />
 
-      <Modal title="New dataset" open={creating} onClose={() => setCreating(false)}>
-        <DatasetForm
-          submitLabel="Create dataset"
-          onCancel={() => setCreating(false)}
-          onSubmit={async (body) => {
-            const dataset = await datasets.create({ name: body.name, ...(body.description ? { description: body.description } : {}) });
-            setCreating(false);
-            navigate(datasetPath(dataset.id));
-          }}
-        />
-      </Modal>
+      <CreateDialog title="New dataset" open={creating} onClose={() => setCreating(false)} form={DatasetForm} submitLabel="Create dataset" onSubmit={create} />
 
       <DeleteDatasetModal of={deletion} />
     </>

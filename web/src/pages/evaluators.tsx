@@ -3,10 +3,11 @@ import { ApiError, evaluators } from '../api.js';
 import { DeleteModal, useDeletion } from '../components/list-page.js';
 import { ProjectHeader, ProjectNotFound } from '../components/layout.js';
 import { narrow, num, PagedTable } from '../components/paged.js';
-import { Badge, Button, Modal, NewButton } from '../components/ui.js';
+import { CreateDialog, EditDialog } from '../components/forms.js';
+import { Badge, Button, NewButton } from '../components/ui.js';
 import { useDocumentTitle, useList, useProject } from '../hooks.js';
 import { useSession } from '../session.js';
-import type { EvaluatorRule } from '../types.js';
+import type { CreateEvaluatorRuleInput, EvaluatorRule } from '../types.js';
 import { RuleForm, TYPES } from './evaluators/rule-form.js';
 import { FilterChips } from './monitors/filter-chips.js';
 import '../pages/prompts/controls.css';
@@ -24,6 +25,14 @@ export function EvaluatorsPage({ projectId }: { projectId: string }) {
     () => list.reload(),
   );
   useDocumentTitle('Evaluators', project.data?.name);
+  const create = async (body: CreateEvaluatorRuleInput) => {
+    await evaluators.create(projectId, body);
+    list.reload();
+  };
+  const save = async (body: CreateEvaluatorRuleInput, rule: EvaluatorRule) => {
+    await evaluators.update(projectId, rule.id, body);
+    list.reload();
+  };
 
   if (project.error instanceof ApiError && project.error.status === 404) return <ProjectNotFound />;
 
@@ -84,32 +93,8 @@ export function EvaluatorsPage({ projectId }: { projectId: string }) {
         )}
       />
 
-      <Modal title="New evaluator rule" open={creating} onClose={() => setCreating(false)}>
-        <RuleForm
-          submitLabel="Create rule"
-          onCancel={() => setCreating(false)}
-          onSubmit={async (body) => {
-            await evaluators.create(projectId, body);
-            setCreating(false);
-            list.reload();
-          }}
-        />
-      </Modal>
-      <Modal title="Edit evaluator rule" open={editing !== null} onClose={() => setEditing(null)}>
-        {editing && (
-          <RuleForm
-            key={editing.id}
-            initial={editing}
-            submitLabel="Save rule"
-            onCancel={() => setEditing(null)}
-            onSubmit={async (body) => {
-              await evaluators.update(projectId, editing.id, body);
-              setEditing(null);
-              list.reload();
-            }}
-          />
-        )}
-      </Modal>
+      <CreateDialog title="New evaluator rule" open={creating} onClose={() => setCreating(false)} form={RuleForm} submitLabel="Create rule" onSubmit={create} />
+      <EditDialog title="Edit evaluator rule" item={editing} onClose={() => setEditing(null)} form={RuleForm} submitLabel="Save rule" onSubmit={save} />
       <DeleteModal of={deletion} title="Delete evaluator rule" confirmLabel="Delete rule">
         {(rule) => (
           <p>

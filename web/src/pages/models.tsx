@@ -2,11 +2,12 @@ import { useState, type ReactNode } from 'react';
 import { models } from '../api.js';
 import { actionsColumn, adding, DeleteModal, useDeletion, FilterForm, removing, replacing, RowActions, SearchField } from '../components/list-page.js';
 import { narrow, num, PagedTable } from '../components/paged.js';
-import { Modal, NewButton, PageHeader, Panel, When } from '../components/ui.js';
+import { CreateDialog, EditDialog } from '../components/forms.js';
+import { NewButton, PageHeader, Panel, When } from '../components/ui.js';
 import { fmtDay, fmtPrice } from '../format.js';
 import { useDocumentTitle, useList } from '../hooks.js';
 import { useSession } from '../session.js';
-import type { BuiltinModelPrice, ModelPrice } from '../types.js';
+import type { BuiltinModelPrice, CreateModelPriceInput, ModelPrice } from '../types.js';
 import { PriceForm } from './models/price-form.js';
 import './runs/runs.css';
 import './models/models.css';
@@ -45,6 +46,8 @@ export function ModelsPage() {
   const own = useList(models.list);
   const builtin = useList(models.builtin, { model: search.trim() || undefined });
   const tableDate = builtin.items[0]?.effectiveFrom;
+  const add = async (body: CreateModelPriceInput) => own.setItems(adding(await models.create(body)));
+  const save = async (body: CreateModelPriceInput, price: ModelPrice) => own.setItems(replacing(await models.update(price.id, body)));
 
   return (
     <>
@@ -110,32 +113,16 @@ export function ModelsPage() {
         />
       </Panel>
 
-      <Modal title="New model price" open={creating} onClose={() => setCreating(false)}>
-        <PriceForm
-          submitLabel="Add price"
-          onCancel={() => setCreating(false)}
-          onSubmit={async (body) => {
-            const price = await models.create(body);
-            own.setItems(adding(price));
-            setCreating(false);
-          }}
-        />
-      </Modal>
+      <CreateDialog title="New model price" open={creating} onClose={() => setCreating(false)} form={PriceForm} submitLabel="Add price" onSubmit={add} />
 
-      <Modal title={editing ? `Edit the price of ${editing.model}` : 'Edit price'} open={editing !== null} onClose={() => setEditing(null)}>
-        {editing && (
-          <PriceForm
-            initial={editing}
-            submitLabel="Save"
-            onCancel={() => setEditing(null)}
-            onSubmit={async (body) => {
-              const updated = await models.update(editing.id, body);
-              own.setItems(replacing(updated));
-              setEditing(null);
-            }}
-          />
-        )}
-      </Modal>
+      <EditDialog
+        title={editing ? `Edit the price of ${editing.model}` : 'Edit price'}
+        item={editing}
+        onClose={() => setEditing(null)}
+        form={PriceForm}
+        submitLabel="Save"
+        onSubmit={save}
+      />
 
       <DeleteModal of={deletion} title="Delete model price" confirmLabel="Delete price">
         {(price) => (

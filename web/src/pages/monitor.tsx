@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { ApiError, monitors } from '../api.js';
-import { ConfirmModal } from '../components/confirm.js';
+import { ConfirmModal, DeleteRecordModal } from '../components/confirm.js';
 import { ProjectTabs } from '../components/layout.js';
 import { Badge, Button, Empty, ErrorBox, Loading, Modal, PageHeader, Panel, StatusBadge } from '../components/ui.js';
 import { fmtDate, fmtRelative } from '../format.js';
 import { useAsync, useDocumentTitle, useList, useProject } from '../hooks.js';
-import { Link, navigate } from '../router.js';
+import { Link } from '../router.js';
 import { useSession } from '../session.js';
 import type { Monitor } from '../types.js';
 import { DeliveriesPanel, EventsPanel, MetricPanel } from './monitors/activity.js';
@@ -211,18 +211,16 @@ function MonitorView({ projectId, monitor, setMonitor }: { projectId: string; mo
         </Modal>
       )}
 
-      <ConfirmModal
+      <DeleteRecordModal
         open={deleting}
-        title={`Delete ${monitor.name}?`}
+        name={monitor.name}
         confirmLabel="Delete monitor"
         onClose={() => setDeleting(false)}
-        onConfirm={async () => {
-          await monitors.delete(projectId, monitorId);
-          navigate(`/projects/${encodeURIComponent(projectId)}/monitors`);
-        }}
+        remove={() => monitors.delete(projectId, monitorId)}
+        back={`/projects/${encodeURIComponent(projectId)}/monitors`}
       >
         <p style={{ marginTop: 0 }}>This deletes the monitor with its events and delivery history. Its webhooks are not called again.</p>
-      </ConfirmModal>
+      </DeleteRecordModal>
     </>
   );
 }

@@ -2,7 +2,8 @@ import { useEffect, useState } from 'react';
 import { projects } from '../api.js';
 import { actionsColumn, adding, DeleteModal, useDeletion, FilterForm, Notice, removing, replacing, RowActions, SearchField } from '../components/list-page.js';
 import { narrow, PagedTable } from '../components/paged.js';
-import { Button, Empty, Field, FormActions, Modal, NewButton, PageHeader, When, type FormProps } from '../components/ui.js';
+import { CreateDialog, EditDialog } from '../components/forms.js';
+import { Button, Empty, Field, FormActions, NewButton, PageHeader, When, type FormProps } from '../components/ui.js';
 import { useDocumentTitle, useList, useSubmit } from '../hooks.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
@@ -49,6 +50,22 @@ export function ProjectsPage() {
   const mayWrite = can('projects:write');
   const mayDelete = can('projects:delete');
   const matches = (p: Project) => !filter || p.name.toLowerCase().includes(filter.toLowerCase());
+
+  async function create(body: Required<CreateProjectInput>) {
+    const project = await projects.create(body);
+    if (matches(project)) list.setItems(adding(project));
+    setNotice(`Project ${project.name} created.`);
+  }
+
+  async function rename(body: Required<CreateProjectInput>, project: Project) {
+    const changes: UpdateProjectInput = {};
+    if (body.name !== project.name) changes.name = body.name;
+    if (body.description !== project.description) changes.description = body.description;
+    if (Object.keys(changes).length === 0) return;
+    const updated = await projects.update(project.id, changes);
+    list.setItems(replacing(updated));
+    setNotice(`Project renamed to ${updated.name}.`);
+  }
 
   return (
     <>
@@ -114,39 +131,16 @@ export function ProjectsPage() {
         )}
       />
 
-      <Modal title="New project" open={creating} onClose={() => setCreating(false)}>
-        <ProjectForm
-          submitLabel="Create project"
-          onCancel={() => setCreating(false)}
-          onSubmit={async (body) => {
-            const project = await projects.create(body);
-            if (matches(project)) list.setItems(adding(project));
-            setCreating(false);
-            setNotice(`Project ${project.name} created.`);
-          }}
-        />
-      </Modal>
+      <CreateDialog title="New project" open={creating} onClose={() => setCreating(false)} form={ProjectForm} submitLabel="Create project" onSubmit={create} />
 
-      <Modal title={renaming ? `Rename ${renaming.name}` : 'Rename project'} open={renaming !== null} onClose={() => setRenaming(null)}>
-        {renaming && (
-          <ProjectForm
-            initial={renaming}
-            submitLabel="Save"
-            onCancel={() => setRenaming(null)}
-            onSubmit={async (body) => {
-              const changes: UpdateProjectInput = {};
-              if (body.name !== renaming.name) changes.name = body.name;
-              if (body.description !== renaming.description) changes.description = body.description;
-              if (Object.keys(changes).length > 0) {
-                const updated = await projects.update(renaming.id, changes);
-                list.setItems(replacing(updated));
-                setNotice(`Project renamed to ${updated.name}.`);
-              }
-              setRenaming(null);
-            }}
-          />
-        )}
-      </Modal>
+      <EditDialog
+        title={renaming ? `Rename ${renaming.name}` : 'Rename project'}
+        item={renaming}
+        onClose={() => setRenaming(null)}
+        form={ProjectForm}
+        submitLabel="Save"
+        onSubmit={rename}
+      />
 
       <DeleteModal of={deletion} title="Delete project" confirmLabel="Delete project">
         {(project) => (

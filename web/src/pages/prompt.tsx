@@ -1,10 +1,10 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError, prompts } from '../api.js';
-import { ConfirmModal } from '../components/confirm.js';
+import { DeleteRecordModal } from '../components/confirm.js';
 import { Button, Empty, ErrorBox, Loading, Modal, PageHeader, Panel } from '../components/ui.js';
 import { fmtDate, fmtRelative } from '../format.js';
 import { useAsync, useDocumentTitle, useList } from '../hooks.js';
-import { Link, navigate, useLocation } from '../router.js';
+import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
 import type { Prompt } from '../types.js';
 import { LabelBadges } from './prompts.js';
@@ -157,21 +157,19 @@ function PromptView({
           }}
         />
       </Modal>
-      <ConfirmModal
+      <DeleteRecordModal
         open={deleting}
-        title={`Delete ${prompt.name}?`}
+        name={prompt.name}
         confirmLabel="Delete prompt"
         onClose={() => setDeleting(false)}
-        onConfirm={async () => {
-          await prompts.delete(prompt.id);
-          navigate('/prompts');
-        }}
+        remove={() => prompts.delete(prompt.id)}
+        back="/prompts"
       >
         <p>
           This deletes the prompt with its {prompt.latestVersion === 1 ? 'only version' : `${prompt.latestVersion} versions`} and its labels. Applications that
           fetch it by name or label will get a 404.
         </p>
-      </ConfirmModal>
+      </DeleteRecordModal>
     </>
   );
 }

@@ -4,7 +4,8 @@ import { datasets } from '../../api.js';
 import { actionsColumn, DeleteModal, useDeletion, Notice, RowActions } from '../../components/list-page.js';
 import { RunValue } from '../../components/conversation.js';
 import { narrow, PagedTable } from '../../components/paged.js';
-import { Button, JsonView, Modal, Panel, When } from '../../components/ui.js';
+import { CreateDialog, EditDialog } from '../../components/forms.js';
+import { Button, JsonView, Panel, When } from '../../components/ui.js';
 import { toggled, useList } from '../../hooks.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';
@@ -173,42 +174,41 @@ export function DatasetItems({
         }}
       />
 
-      <Modal title={`Add an item to ${dataset.name}`} open={adding} onClose={() => setAdding(false)}>
-        <ItemForm
-          submitLabel="Add item"
-          onCancel={() => setAdding(false)}
-          onSubmit={async ({ id, input, expectedOutput, metadata }) => {
-            const added = await datasets.addItems(dataset.id, {
-              items: [{ ...(id ? { id } : {}), input, expectedOutput, ...(metadata ? { metadata } : {}) }],
-            });
-            setAdding(false);
-            setNotice(`Item ${added.items[0]?.id ?? ''} added: version ${added.version}.`);
-            await onChanged();
-          }}
-        />
-      </Modal>
+      <CreateDialog
+        title={`Add an item to ${dataset.name}`}
+        open={adding}
+        onClose={() => setAdding(false)}
+        form={ItemForm}
+        submitLabel="Add item"
+        onSubmit={async ({ id, input, expectedOutput, metadata }) => {
+          const added = await datasets.addItems(dataset.id, {
+            items: [{ ...(id ? { id } : {}), input, expectedOutput, ...(metadata ? { metadata } : {}) }],
+          });
+          setAdding(false);
+          setNotice(`Item ${added.items[0]?.id ?? ''} added: version ${added.version}.`);
+          await onChanged();
+        }}
+      />
 
-      <Modal title={editing ? `Edit item ${editing.id}` : 'Edit item'} open={editing !== null} onClose={() => setEditing(null)}>
-        {editing && (
-          <ItemForm
-            initial={editing}
-            submitLabel="Save as a new version"
-            onCancel={() => setEditing(null)}
-            onSubmit={async ({ input, expectedOutput, metadata }) => {
-              const changes: UpdateDatasetItemInput = {};
-              if (!sameJson(input, editing.input)) changes.input = input;
-              if (!sameJson(expectedOutput, editing.expectedOutput)) changes.expectedOutput = expectedOutput;
-              if (!sameJson(metadata ?? {}, editing.metadata)) changes.metadata = metadata ?? {};
-              if (Object.keys(changes).length > 0) {
-                const updated = await datasets.updateItem(dataset.id, editing.id, changes);
-                setNotice(`Item ${updated.id} saved: version ${updated.version}.`);
-                setEditing(null);
-                await onChanged();
-              } else setEditing(null);
-            }}
-          />
-        )}
-      </Modal>
+      <EditDialog
+        title={editing ? `Edit item ${editing.id}` : 'Edit item'}
+        item={editing}
+        onClose={() => setEditing(null)}
+        form={ItemForm}
+        submitLabel="Save as a new version"
+        onSubmit={async ({ input, expectedOutput, metadata }, item) => {
+          const changes: UpdateDatasetItemInput = {};
+          if (!sameJson(input, item.input)) changes.input = input;
+          if (!sameJson(expectedOutput, item.expectedOutput)) changes.expectedOutput = expectedOutput;
+          if (!sameJson(metadata ?? {}, item.metadata)) changes.metadata = metadata ?? {};
+          if (Object.keys(changes).length === 0) return;
+          const updated = await datasets.updateItem(dataset.id, item.id, changes);
+          setNotice(`Item ${updated.id} saved: version ${updated.version}.`);
+          // Closed before the list reloads, as the create above.
+          setEditing(null);
+          await onChanged();
+        }}
+      />
 
       <DeleteModal of={deletion} title="Delete item" confirmLabel="Delete item">
         {(item) => (

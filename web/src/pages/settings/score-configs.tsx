@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { scoreConfigs } from '../../api.js';
 import { actionsColumn, adding, DeleteModal, useDeletion, removing, replacing, RowActions } from '../../components/list-page.js';
 import { narrow, PagedTable } from '../../components/paged.js';
-import { Button, ErrorBox, Field, FormActions, Modal } from '../../components/ui.js';
+import { CreateDialog } from '../../components/forms.js';
+import { Button, ErrorBox, Field, FormActions, type FormProps } from '../../components/ui.js';
 import { useList, useSubmit } from '../../hooks.js';
 import { useSession } from '../../session.js';
 import type { CreateScoreConfigInput, ScoreConfig } from '../../types.js';
@@ -18,7 +19,7 @@ function allowed(config: ScoreConfig): string {
   return `${config.min ?? '−∞'} – ${config.max ?? '∞'}`;
 }
 
-function ConfigForm({ onSubmit, onCancel }: { onSubmit: (body: CreateScoreConfigInput) => Promise<void>; onCancel: () => void }) {
+function ConfigForm({ submitLabel, onSubmit, onCancel }: FormProps<never, CreateScoreConfigInput>) {
   const [name, setName] = useState('');
   const [dataType, setDataType] = useState<keyof typeof TYPES>('numeric');
   const [min, setMin] = useState('');
@@ -74,7 +75,7 @@ function ConfigForm({ onSubmit, onCancel }: { onSubmit: (body: CreateScoreConfig
       <Field label="Description">
         <input value={description} onChange={(e) => setDescription(e.target.value)} maxLength={1000} />
       </Field>
-      <FormActions error={error} fields={FIELDS} busy={busy} disabled={name.trim() === ''} submitLabel="Create config" onCancel={onCancel} />
+      <FormActions error={error} fields={FIELDS} busy={busy} disabled={name.trim() === ''} submitLabel={submitLabel} onCancel={onCancel} />
     </form>
   );
 }
@@ -93,6 +94,7 @@ export function ScoreConfigsPanel() {
     (config) => list.setItems(removing(config)),
   );
   const [failure, setFailure] = useState<unknown>(null);
+  const create = async (body: CreateScoreConfigInput) => list.setItems(adding(await scoreConfigs.create(body)));
   return (
     <>
       {mayWrite && (
@@ -140,16 +142,14 @@ export function ScoreConfigsPanel() {
         )}
       />
       {failure !== null && <ErrorBox error={failure} />}
-      <Modal title="New score config" open={creating} onClose={() => setCreating(false)}>
-        <ConfigForm
-          onCancel={() => setCreating(false)}
-          onSubmit={async (body) => {
-            const config = await scoreConfigs.create(body);
-            list.setItems(adding(config));
-            setCreating(false);
-          }}
-        />
-      </Modal>
+      <CreateDialog
+        title="New score config"
+        open={creating}
+        onClose={() => setCreating(false)}
+        form={ConfigForm}
+        submitLabel="Create config"
+        onSubmit={create}
+      />
       <DeleteModal of={deletion} title="Delete score config" confirmLabel="Delete config">
         {(config) => (
           <p>
