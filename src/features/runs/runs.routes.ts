@@ -60,7 +60,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
         'run',
         page.items.map((row) => row.id),
       );
-      return sendJsonText(reply as never, pageJson({ ...page, items: page.items.map((row) => withScoresText(row.doc, scores.get(row.id) ?? [])) }));
+      return sendJsonText(reply, pageJson({ ...page, items: page.items.map((row) => withScoresText(row.doc, scores.get(row.id) ?? [])) }));
     },
   });
 
@@ -110,8 +110,8 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
       if (result.status === 'rejected') throw result.problem;
       // The stored record is already the serialized answer: sent as it is, not parsed and serialized again
       // (with its scores: none yet for a run just created).
-      if (result.status === 'created') return sendJsonText(reply.code(201) as never, withScoresText(result.row.doc, []));
-      return sendJsonText(reply as never, await runWithScores(db, dialect, project.id, { id: result.id, doc: result.row.doc }));
+      if (result.status === 'created') return sendJsonText(reply.code(201), withScoresText(result.row.doc, []));
+      return sendJsonText(reply, await runWithScores(db, dialect, project.id, { id: result.id, doc: result.row.doc }));
     },
   });
 
@@ -153,7 +153,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
     },
     handler: async (request, reply) => {
       const project = await requestedProject(db, request);
-      return sendJsonText(reply as never, await runWithScores(db, dialect, project.id, await getRun(db, project.id, request.params.run_id)));
+      return sendJsonText(reply, await runWithScores(db, dialect, project.id, await getRun(db, project.id, request.params.run_id)));
     },
   });
 
@@ -172,7 +172,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
     handler: async (request, reply) => {
       const project = await requestedProject(db, request);
       const run = await patchRun(db, project.id, request.params.run_id, request.body, clock.now());
-      return sendJsonText(reply as never, await runWithScores(db, dialect, project.id, run));
+      return sendJsonText(reply, await runWithScores(db, dialect, project.id, run));
     },
   });
 }

@@ -64,7 +64,7 @@ export function scoreRoutes(app: App, { db, clock, cursors, config }: Deps): voi
         response: { 200: Type.Ref('Score'), 201: Type.Ref('Score'), ...problemResponses(409) },
       },
       handler: async (request, reply) => {
-        const author = await authorOf(db, request as never);
+        const author = await authorOf(db, request);
         const targetId = (request.params as Record<string, string>)[key]!;
         const [result] = await ingestScores(db, author, [request.body], clock.now(), () => '', { target, targetId });
         if (!result) throw new Error('ingest returned no result');
