@@ -36,6 +36,24 @@ export function childList<Params, Row>(
   };
 }
 
+/** A list endpoint's scope, documentation and schemas: its params and query (`limit` and `cursor` alone unless given) and its page. */
+export interface PageDeclaration<Params extends TObject, Query extends TObject> {
+  scope: RouteScope;
+  operationId: string;
+  summary: string;
+  description?: string;
+  params?: Params;
+  querystring?: Query;
+  page: TSchema;
+}
+
+/** Which list a request reads, from its caller, path and query: it checks the path (404s first). */
+export type PageSource<Row, Params extends TObject, Query extends TObject> = (request: {
+  principal: Principal;
+  params: Static<Params>;
+  query: Static<Query> & PageRequest;
+}) => Promise<ListSource<Row>>;
+
 /**
  * The declaration of a list endpoint whose items map one by one: the route's scope and documentation,
  * its params and query (`limit` and `cursor` alone unless a list query is given), `source` (which
@@ -45,8 +63,8 @@ export function pageRoute<Row, Item, Params extends TObject = TObject<Record<str
   app: App,
   cursors: CursorCodec,
   path: string,
-  route: { scope: RouteScope; operationId: string; tags: string[]; summary: string; description?: string; params?: Params; querystring?: Query; page: TSchema },
-  source: (request: { principal: Principal; params: Static<Params>; query: Static<Query> & PageRequest }) => Promise<ListSource<Row>>,
+  route: PageDeclaration<Params, Query> & { tags: string[] },
+  source: PageSource<Row, Params, Query>,
   toItem: (row: Row) => Item,
 ): void {
   const { scope, page, params, querystring, ...docs } = route;
