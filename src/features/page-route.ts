@@ -22,6 +22,20 @@ export function organizationList<Row>(
 }
 
 /**
+ * A list of the caller's organization narrowed by filters: its query but `limit` and `cursor`, which bind
+ * its cursors as they are; `list` fetches it by the organization's id and those filters.
+ */
+export function filteredOrganizationList<Row, Query extends PageRequest>(
+  endpoint: string,
+  list: (organizationId: string, filters: Omit<Query, keyof PageRequest>, after: Position | null, take: number) => Promise<KeysetRows<Row>>,
+): (request: { principal: Principal; query: Query }) => Promise<ListSource<Row>> {
+  return async ({ principal: { organizationId }, query: { limit: _limit, cursor: _cursor, ...filters } }) => ({
+    identity: { endpoint, organizationId, filters },
+    fetch: (after, take) => list(organizationId, filters, after, take),
+  });
+}
+
+/**
  * A list under a parent that the path names: `parent` loads it (the 404 when it is not the caller's
  * organization's) and gives its id and the ids the cursor is bound to; `list` fetches by the parent's id.
  */
