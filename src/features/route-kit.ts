@@ -12,6 +12,8 @@ type NoSchema = TObject<Record<string, never>>;
 /** A route's need (the scope the access hook checks), its documentation and its schemas; its tags are the kit's. */
 export interface RouteDeclaration<Params extends TObject, Query extends TObject, Body extends TSchema> {
   scope: RouteScope;
+  /** A route that mints credentials: the stricter per-user limit of the access hook. */
+  mintsTokens?: true;
   operationId: string;
   summary: string;
   description: string;
@@ -50,11 +52,11 @@ export function routeKit(app: App, { tags, cursors }: { tags: string[]; cursors:
     answer: TSchema,
     handler: Handler<Params, Query, Body>,
   ): void {
-    const { scope, params, querystring, body, problems = [], ...docs } = route;
+    const { scope, mintsTokens, params, querystring, body, problems = [], ...docs } = route;
     app.route({
       method,
       url: path,
-      config: { scope },
+      config: { scope, ...(mintsTokens ? { mintsTokens } : {}) },
       schema: {
         ...docs,
         tags,

@@ -15,6 +15,7 @@ import {
   scoreSummaries,
   withScoresText,
 } from '../query/index.js';
+import { routeKit } from '../route-kit.js';
 import { ingestRuns } from './runs.ingest.js';
 import { getRun, listRuns, patchRun } from './runs.repo.js';
 import { BatchBodySchema, BatchResultSchema, ListRunsQuery, RunInputSchema, RunPage, RunPatchSchema } from './runs.schemas.js';
@@ -29,6 +30,7 @@ async function runWithScores(db: Deps['db'], dialect: Deps['dialect'], projectId
 }
 
 export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsStored }: Deps): void {
+  const route = routeKit(app, { tags, cursors });
   app.get('/projects/:project_id/runs', {
     config: { scope: 'runs:read' },
     schema: {
@@ -64,20 +66,20 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
     },
   });
 
-  app.get('/projects/:project_id/runs/metrics', {
-    config: { scope: 'runs:read' },
-    schema: {
+  route.get(
+    '/projects/:project_id/runs/metrics',
+    {
+      scope: 'runs:read',
       operationId: 'getRunMetrics',
-      tags,
       summary: 'Count and aggregate runs',
       description:
         'Uses the filters of the runs list, within [from, to). `bucket` splits the range into UTC-aligned buckets (empty ones included); `groupBy` splits by a field. ' +
         'Latency percentiles are nearest-rank over runs that have ended.',
       params: ProjectParams,
       querystring: RunMetricsQuery,
-      response: { 200: RunMetricsSchema },
+      answer: RunMetricsSchema,
     },
-    handler: async (request) => {
+    async (request) => {
       const project = await requestedProject(db, request);
       const {
         from: fromRaw,
@@ -90,7 +92,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
       const result = await runMetrics(db, dialect, { projectId: project.id, filters: parseRunFilters(rest), from, to, bucketMs, groupBy: groupBy ?? null });
       return { ...result, bucket: bucket ?? null, groupBy: groupBy ?? null };
     },
-  });
+  );
 
   app.post('/projects/:project_id/runs', {
     config: { scope: 'runs:write' },
@@ -115,20 +117,20 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
     },
   });
 
-  app.post('/projects/:project_id/runs/batch', {
-    config: { scope: 'runs:write' },
-    schema: {
+  route.post(
+    '/projects/:project_id/runs/batch',
+    {
+      scope: 'runs:write',
       operationId: 'createRunBatch',
-      tags,
       summary: 'Create up to 1,000 runs',
       description:
         'One result per run, in order. A bad run is rejected with its own problem and does not sink the others; a retried batch creates nothing twice. ' +
         'Parents may come later in the same batch.',
       params: ProjectParams,
       body: BatchBodySchema,
-      response: { 200: BatchResultSchema },
+      answer: BatchResultSchema,
     },
-    handler: async (request) => {
+    async (request) => {
       const project = await requestedProject(db, request);
       const results = await ingestRuns(db, project.id, request.body.runs, clock.now(), (i) => `/runs/${i}`, runsStored);
       return {
@@ -139,7 +141,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
         ),
       };
     },
-  });
+  );
 
   app.get('/projects/:project_id/runs/:run_id', {
     config: { scope: 'runs:read' },
