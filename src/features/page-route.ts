@@ -1,6 +1,7 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { RouteScope } from '../auth/hook.js';
 import type { Principal } from '../auth/tokens.js';
+import type { ProjectScope } from '../db/scope.js';
 import type { App } from '../deps.js';
 import { PageOnlyQuery, paginate, type CursorCodec, type KeysetRows, type ListIdentity, type PageRequest, type Position } from '../lib/pagination.js';
 
@@ -33,6 +34,24 @@ export function filteredOrganizationList<Row, Query extends PageRequest>(
     identity: { endpoint, organizationId, filters },
     fetch: (after, take) => list(organizationId, filters, after, take),
   });
+}
+
+/** A request under `/projects/:project_id`: the caller and the project the path names. */
+type ProjectRequest = { principal: Principal; params: { project_id: string } };
+
+/** A list of the project the path names, bound to it: `scope` resolves the project (its 404 first), `list` fetches by it. */
+export function projectList<Row>(
+  endpoint: string,
+  scope: (request: ProjectRequest) => Promise<ProjectScope>,
+  list: (scope: ProjectScope, after: Position | null, take: number) => Promise<KeysetRows<Row>>,
+): (request: ProjectRequest) => Promise<ListSource<Row>> {
+  return async (request) => {
+    const project = await scope(request);
+    return {
+      identity: { endpoint, organizationId: project.organizationId, parents: [project.projectId] },
+      fetch: (after, take) => list(project, after, take),
+    };
+  };
 }
 
 /**

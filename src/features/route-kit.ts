@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RouteScope } from '../auth/hook.js';
 import type { Principal } from '../auth/tokens.js';
 import type { App } from '../deps.js';
+import { sendWithEtag } from '../lib/http.js';
 import type { CursorCodec, PageOnlyQuery } from '../lib/pagination.js';
 import { problemResponses } from '../lib/problems.js';
 import { pageRoute, type PageDeclaration, type PageSource } from './page-route.js';
@@ -24,8 +25,14 @@ export interface RouteDeclaration<Params extends TObject, Query extends TObject,
   problems?: number[];
 }
 
-/** What a 200 or 201 answers: its schema, or the name of a shared one (`Type.Ref`). */
-type Answer = { answer: TSchema | string };
+/**
+ * What a 200 or 201 answers: its schema, or the name of a shared one (`Type.Ref`); with `etag`, the answer
+ * carries its body's ETag and is a 304 while `If-None-Match` holds it (`sendWithEtag`: clients poll cheaply).
+ */
+type Answer = { answer: TSchema | string; etag?: true };
+
+const NOT_MODIFIED = { 304: Type.Null({ description: 'Not modified (If-None-Match)' }) };
+const ETAG_HEADERS = { 200: ['ETag'], 304: ['ETag'] } as const;
 
 /** What a kit's handler reads of its request: the caller, and the path, query and body its schemas validated. */
 export interface Checked<Params extends TSchema, Query extends TSchema, Body extends TSchema> {
@@ -48,26 +55,27 @@ export function routeKit(app: App, { tags, cursors }: { tags: string[]; cursors:
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     path: string,
     status: 200 | 201 | 204,
-    route: RouteDeclaration<Params, Query, Body>,
+    route: RouteDeclaration<Params, Query, Body> & Pick<Answer, 'etag'>,
     answer: TSchema,
     handler: Handler<Params, Query, Body>,
   ): void {
-    const { scope, mintsTokens, params, querystring, body, problems = [], ...docs } = route;
+    const { scope, mintsTokens, etag, params, querystring, body, problems = [], ...docs } = route;
     app.route({
       method,
       url: path,
-      config: { scope, ...(mintsTokens ? { mintsTokens } : {}) },
+      config: { scope, ...(mintsTokens ? { mintsTokens } : {}), ...(etag ? { headers: ETAG_HEADERS } : {}) },
       schema: {
         ...docs,
         tags,
         ...(params ? { params } : {}),
         ...(querystring ? { querystring } : {}),
         ...(body ? { body } : {}),
-        response: { [status]: answer, ...problemResponses(...problems) },
+        response: { [status]: answer, ...(etag ? NOT_MODIFIED : {}), ...problemResponses(...problems) },
       },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         // Validated against the route's params, querystring and body by its schemas before the handler runs.
         const checked = request as FastifyRequest as Checked<Params, Query, Body>;
+        if (etag) return sendWithEtag(request, reply, await handler(checked));
         if (status === 200) return handler(checked);
         if (status === 201) return reply.code(201).send(await handler(checked));
         await handler(checked);

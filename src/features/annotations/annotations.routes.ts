@@ -1,5 +1,6 @@
 import type { Principal } from '../../auth/tokens.js';
 import type { App, Deps } from '../../deps.js';
+import { projectList } from '../page-route.js';
 import { requestedProject } from '../projects/index.js';
 import { routeKit } from '../route-kit.js';
 import type { ProjectScope } from '../../db/scope.js';
@@ -28,13 +29,11 @@ export function annotationQueueRoutes(app: App, { db, clock, cursors }: Deps): v
       params: ProjectParams,
       page: AnnotationQueuePage,
     },
-    async (request) => {
-      const scope = await scopeOf(db, request);
-      return {
-        identity: { endpoint: 'annotation-queues', organizationId: scope.organizationId, parents: [scope.projectId] },
-        fetch: (after, take) => listQueues(db, scope, after, take, clock.now()),
-      };
-    },
+    projectList(
+      'annotation-queues',
+      (request) => scopeOf(db, request),
+      (scope, after, take) => listQueues(db, scope, after, take, clock.now()),
+    ),
     toQueue,
   );
 

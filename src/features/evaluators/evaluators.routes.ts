@@ -1,5 +1,6 @@
 import type { App, Deps } from '../../deps.js';
 import { scopeOf } from '../annotations/index.js';
+import { projectList } from '../page-route.js';
 import { routeKit } from '../route-kit.js';
 import { createRule, deleteRule, listRules, ruleWithCounts, toRule, updateRule } from './evaluators.repo.js';
 import { CreateRuleBody, EvaluatorRulePage, RuleParams, UpdateRuleBody } from './evaluators.schemas.js';
@@ -20,13 +21,11 @@ export function evaluatorRoutes(app: App, { db, clock, cursors }: Deps): void {
       params: ProjectParams,
       page: EvaluatorRulePage,
     },
-    async (request) => {
-      const scope = await scopeOf(db, request);
-      return {
-        identity: { endpoint: 'evaluators', organizationId: scope.organizationId, parents: [scope.projectId] },
-        fetch: (after, take) => listRules(db, scope, after, take),
-      };
-    },
+    projectList(
+      'evaluators',
+      (request) => scopeOf(db, request),
+      (scope, after, take) => listRules(db, scope, after, take),
+    ),
     toRule,
   );
 

@@ -1,6 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
-import { sendWithEtag } from '../../lib/http.js';
 import { paginate } from '../../lib/pagination.js';
 import { Problem, problems } from '../../lib/problems.js';
 import { childList } from '../page-route.js';
@@ -36,9 +35,6 @@ import {
 } from './prompts.schemas.js';
 
 const tags = ['Prompts'];
-const notModified = { 304: Type.Null({ description: 'Not modified (If-None-Match)' }) };
-/** What `sendWithEtag` answers with: the body's ETag, on the 200 and on the 304. */
-const withEtag = { 200: ['ETag'], 304: ['ETag'] } as const;
 
 export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): void {
   const route = routeKit(app, { tags, cursors });
@@ -86,20 +82,19 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     async (request) => toPrompt(await createPrompt(db, request.principal, request.body, clock.now()), {}),
   );
 
-  app.get('/prompts/:prompt_id', {
-    config: { scope: 'prompts:read', headers: withEtag },
-    schema: {
+  route.get(
+    '/prompts/:prompt_id',
+    {
+      scope: 'prompts:read',
       operationId: 'getPrompt',
-      tags,
       summary: 'Get a prompt (by id or name)',
       description: 'With its labels. Answers 304 while `If-None-Match` holds its ETag.',
       params: PromptParams,
-      response: { 200: Type.Ref('Prompt'), ...notModified },
+      answer: 'Prompt',
+      etag: true,
     },
-    handler: async (request, reply) => {
-      return sendWithEtag(request, reply, await withLabels(await requirePrompt(db, request.principal.organizationId, request.params.prompt_id)));
-    },
-  });
+    async (request) => withLabels(await requirePrompt(db, request.principal.organizationId, request.params.prompt_id)),
+  );
 
   route.patch(
     '/prompts/:prompt_id',
@@ -169,21 +164,22 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     },
   );
 
-  app.get('/prompts/:prompt_id/versions/:version', {
-    config: { scope: 'prompts:read', headers: withEtag },
-    schema: {
+  route.get(
+    '/prompts/:prompt_id/versions/:version',
+    {
+      scope: 'prompts:read',
       operationId: 'getPromptVersion',
-      tags,
       summary: 'Get a version by number or label',
       description: 'Answers 304 while `If-None-Match` holds its ETag, so that clients can poll the version a label points at.',
       params: VersionParams,
-      response: { 200: Type.Ref('PromptVersion'), ...notModified },
+      answer: 'PromptVersion',
+      etag: true,
     },
-    handler: async (request, reply) => {
+    async (request) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
-      return sendWithEtag(request, reply, toVersion(await getVersion(db, prompt.id, request.params.version)));
+      return toVersion(await getVersion(db, prompt.id, request.params.version));
     },
-  });
+  );
 
   route.put(
     '/prompts/:prompt_id/labels/:label',
