@@ -74,7 +74,7 @@ export function routeKit(app: App, { tags, cursors }: { tags: string[]; cursors:
       },
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         // Validated against the route's params, querystring and body by its schemas before the handler runs.
-        const checked = request as FastifyRequest as Checked<Params, Query, Body>;
+        const checked = request as Checked<Params, Query, Body>;
         if (etag) return sendWithEtag(request, reply, await handler(checked));
         if (status === 200) return handler(checked);
         if (status === 201) return reply.code(201).send(await handler(checked));
