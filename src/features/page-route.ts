@@ -1,6 +1,7 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { RouteScope } from '../auth/hook.js';
 import type { Principal } from '../auth/tokens.js';
+import type { ProjectScope } from '../db/scope.js';
 import type { App } from '../deps.js';
 import { PageOnlyQuery, paginate, type CursorCodec, type KeysetRows, type ListIdentity, type PageRequest, type Position } from '../lib/pagination.js';
 
@@ -22,6 +23,38 @@ export function organizationList<Row>(
 }
 
 /**
+ * A list of the caller's organization narrowed by filters: its query but `limit` and `cursor`, which bind
+ * its cursors as they are; `list` fetches it by the organization's id and those filters.
+ */
+export function filteredOrganizationList<Row, Query extends PageRequest>(
+  endpoint: string,
+  list: (organizationId: string, filters: Omit<Query, keyof PageRequest>, after: Position | null, take: number) => Promise<KeysetRows<Row>>,
+): (request: { principal: Principal; query: Query }) => Promise<ListSource<Row>> {
+  return async ({ principal: { organizationId }, query: { limit: _limit, cursor: _cursor, ...filters } }) => ({
+    identity: { endpoint, organizationId, filters },
+    fetch: (after, take) => list(organizationId, filters, after, take),
+  });
+}
+
+/** A request under `/projects/:project_id`: the caller and the project the path names. */
+type ProjectRequest = { principal: Principal; params: { project_id: string } };
+
+/** A list of the project the path names, bound to it: `scope` resolves the project (its 404 first), `list` fetches by it. */
+export function projectList<Row>(
+  endpoint: string,
+  scope: (request: ProjectRequest) => Promise<ProjectScope>,
+  list: (scope: ProjectScope, after: Position | null, take: number) => Promise<KeysetRows<Row>>,
+): (request: ProjectRequest) => Promise<ListSource<Row>> {
+  return async (request) => {
+    const project = await scope(request);
+    return {
+      identity: { endpoint, organizationId: project.organizationId, parents: [project.projectId] },
+      fetch: (after, take) => list(project, after, take),
+    };
+  };
+}
+
+/**
  * A list under a parent that the path names: `parent` loads it (the 404 when it is not the caller's
  * organization's) and gives its id and the ids the cursor is bound to; `list` fetches by the parent's id.
  */
@@ -36,6 +69,24 @@ export function childList<Params, Row>(
   };
 }
 
+/** A list endpoint's scope, documentation and schemas: its params and query (`limit` and `cursor` alone unless given) and its page. */
+export interface PageDeclaration<Params extends TObject, Query extends TObject> {
+  scope: RouteScope;
+  operationId: string;
+  summary: string;
+  description?: string;
+  params?: Params;
+  querystring?: Query;
+  page: TSchema;
+}
+
+/** Which list a request reads, from its caller, path and query: it checks the path (404s first). */
+export type PageSource<Row, Params extends TObject, Query extends TObject> = (request: {
+  principal: Principal;
+  params: Static<Params>;
+  query: Static<Query> & PageRequest;
+}) => Promise<ListSource<Row>>;
+
 /**
  * The declaration of a list endpoint whose items map one by one: the route's scope and documentation,
  * its params and query (`limit` and `cursor` alone unless a list query is given), `source` (which
@@ -45,8 +96,8 @@ export function pageRoute<Row, Item, Params extends TObject = TObject<Record<str
   app: App,
   cursors: CursorCodec,
   path: string,
-  route: { scope: RouteScope; operationId: string; tags: string[]; summary: string; description?: string; params?: Params; querystring?: Query; page: TSchema },
-  source: (request: { principal: Principal; params: Static<Params>; query: Static<Query> & PageRequest }) => Promise<ListSource<Row>>,
+  route: PageDeclaration<Params, Query> & { tags: string[] },
+  source: PageSource<Row, Params, Query>,
   toItem: (row: Row) => Item,
 ): void {
   const { scope, page, params, querystring, ...docs } = route;

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import type { Principal } from '../../auth/tokens.js';
 import type { App, Deps } from '../../deps.js';
 import { problemResponses } from '../../lib/problems.js';
-import { pageRoute } from '../page-route.js';
+import { routeKit } from '../route-kit.js';
 import { toScore } from '../scores/index.js';
 import { claimItem, insertItems, listItems, ofQueue, toItem } from './annotations.items.repo.js';
 import { completeItem, skipItem } from './annotations.ops.js';
@@ -23,14 +24,18 @@ import { targetsToAdd } from './annotations.targets.js';
 const LEASE_MINUTES = ANNOTATION_LEASE_MS / 60_000;
 
 export function annotationItemRoutes(app: App, { db, dialect, clock, cursors }: Deps): void {
-  pageRoute(
-    app,
-    cursors,
+  const route = routeKit(app, { tags, cursors });
+  /** The queue the path names, in the project the path names (404s first). */
+  const queueOf = async (request: { principal: Principal; params: { project_id: string; queue_id: string } }) => {
+    const scope = await scopeOf(db, request);
+    return { scope, queue: await requireQueue(db, scope, request.params.queue_id) };
+  };
+
+  route.page(
     '/projects/:project_id/annotation-queues/:queue_id/items',
     {
       scope: 'scores:read',
       operationId: 'listAnnotationItems',
-      tags,
       summary: "List an annotation queue's items",
       description: 'Newest first (then id). Filter `status`: `pending`, `completed` or `skipped`.',
       params: QueueParams,
@@ -38,8 +43,7 @@ export function annotationItemRoutes(app: App, { db, dialect, clock, cursors }: 
       page: AnnotationItemPage,
     },
     async (request) => {
-      const scope = await scopeOf(db, request);
-      const queue = await requireQueue(db, scope, request.params.queue_id);
+      const { scope, queue } = await queueOf(request);
       const { status } = request.query;
       return {
         identity: { endpoint: 'annotation-items', organizationId: scope.organizationId, parents: [scope.projectId, queue.id], filters: { status } },
@@ -52,11 +56,11 @@ export function annotationItemRoutes(app: App, { db, dialect, clock, cursors }: 
     toItem,
   );
 
-  app.post('/projects/:project_id/annotation-queues/:queue_id/items', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.post(
+    '/projects/:project_id/annotation-queues/:queue_id/items',
+    {
+      scope: 'scores:write',
       operationId: 'addAnnotationItems',
-      tags,
       summary: 'Add runs or traces to an annotation queue',
       description:
         `Exactly one of \`ids\` (1..${MAX_ADD} runs or traces of the project, as the queue's target: when any does not exist, a 400 lists each and nothing is added) ` +
@@ -64,15 +68,14 @@ export function annotationItemRoutes(app: App, { db, dialect, clock, cursors }: 
         'Items are claimed in the order added. A target the queue has already is counted as `existing`, not an error.',
       params: QueueParams,
       body: AddItemsBody,
-      response: { 200: ItemsAddedSchema },
+      answer: ItemsAddedSchema,
     },
-    handler: async (request) => {
-      const scope = await scopeOf(db, request);
-      const queue = await requireQueue(db, scope, request.params.queue_id);
+    async (request) => {
+      const { scope, queue } = await queueOf(request);
       const { ids, examined } = await targetsToAdd(db, dialect, scope.projectId, { id: queue.id, target: queue.target as QueueTarget }, request.body);
       return { ...(await insertItems(db, scope, queue.id, ids, clock.now())), examined };
     },
-  });
+  );
 
   app.post('/projects/:project_id/annotation-queues/:queue_id/claim', {
     config: { scope: 'scores:write' },
@@ -87,48 +90,47 @@ export function annotationItemRoutes(app: App, { db, dialect, clock, cursors }: 
       response: { 200: Type.Ref('AnnotationItem'), 204: Type.Null({ description: 'No pending item is free' }), ...problemResponses(503) },
     },
     handler: async (request, reply) => {
-      const scope = await scopeOf(db, request);
-      const queue = await requireQueue(db, scope, request.params.queue_id);
+      const { scope, queue } = await queueOf(request);
       const row = await claimItem(db, dialect, scope, queue.id, request.principal.userId, clock.now());
       return row ? toItem(ofQueue(queue, row)) : reply.code(204).send(null);
     },
   });
 
-  app.post('/projects/:project_id/annotation-queues/:queue_id/items/:item_id/complete', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.post(
+    '/projects/:project_id/annotation-queues/:queue_id/items/:item_id/complete',
+    {
+      scope: 'scores:write',
       operationId: 'completeAnnotationItem',
-      tags,
       summary: 'Complete an item with its scores',
       description:
         "By the reviewer who holds it (409 for anyone else, after the lease ran out, or once it is done). The scores judge the item's target (source `annotation`, `queueId` set), " +
         'validated as any score; when one is refused (400 listing the faults) none is stored and the item stays held.',
       params: ItemParams,
       body: CompleteItemBody,
-      response: { 200: CompletedSchema, ...problemResponses(409) },
+      answer: CompletedSchema,
+      problems: [409],
     },
-    handler: async (request) => {
-      const scope = await scopeOf(db, request);
-      const queue = await requireQueue(db, scope, request.params.queue_id);
+    async (request) => {
+      const { scope, queue } = await queueOf(request);
       const { item, scores } = await completeItem(db, dialect, scope, queue, request.params.item_id, request.principal.userId, request.body, clock.now());
       return { item: toItem(ofQueue(queue, item)), scores: scores.map(toScore) };
     },
-  });
+  );
 
-  app.post('/projects/:project_id/annotation-queues/:queue_id/items/:item_id/skip', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.post(
+    '/projects/:project_id/annotation-queues/:queue_id/items/:item_id/skip',
+    {
+      scope: 'scores:write',
       operationId: 'skipAnnotationItem',
-      tags,
       summary: 'Skip an item',
       description: 'By the reviewer who holds it (409 for anyone else, after the lease ran out, or once it is done): no scores, and no one is given it again.',
       params: ItemParams,
-      response: { 200: Type.Ref('AnnotationItem'), ...problemResponses(409) },
+      answer: 'AnnotationItem',
+      problems: [409],
     },
-    handler: async (request) => {
-      const scope = await scopeOf(db, request);
-      const queue = await requireQueue(db, scope, request.params.queue_id);
+    async (request) => {
+      const { scope, queue } = await queueOf(request);
       return toItem(ofQueue(queue, await skipItem(db, dialect, scope, queue.id, request.params.item_id, request.principal.userId, clock.now())));
     },
-  });
+  );
 }

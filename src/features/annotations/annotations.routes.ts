@@ -1,9 +1,8 @@
-import { Type } from '@sinclair/typebox';
 import type { Principal } from '../../auth/tokens.js';
 import type { App, Deps } from '../../deps.js';
-import { problemResponses } from '../../lib/problems.js';
-import { pageRoute } from '../page-route.js';
+import { projectList } from '../page-route.js';
 import { requestedProject } from '../projects/index.js';
+import { routeKit } from '../route-kit.js';
 import type { ProjectScope } from '../../db/scope.js';
 import { createQueue, deleteQueue, listQueues, queueWithCounts, toQueue, updateQueue } from './annotations.repo.js';
 import { AnnotationQueuePage, CreateQueueBody, QueueParams, UpdateQueueBody } from './annotations.schemas.js';
@@ -18,85 +17,80 @@ export async function scopeOf(db: Deps['db'], request: { principal: Principal; p
 }
 
 export function annotationQueueRoutes(app: App, { db, clock, cursors }: Deps): void {
-  pageRoute(
-    app,
-    cursors,
+  const route = routeKit(app, { tags, cursors });
+
+  route.page(
     '/projects/:project_id/annotation-queues',
     {
       scope: 'scores:read',
       operationId: 'listAnnotationQueues',
-      tags,
       summary: 'List annotation queues',
       description: 'Newest first (then id), each with its counts as of the request.',
       params: ProjectParams,
       page: AnnotationQueuePage,
     },
-    async (request) => {
-      const scope = await scopeOf(db, request);
-      return {
-        identity: { endpoint: 'annotation-queues', organizationId: scope.organizationId, parents: [scope.projectId] },
-        fetch: (after, take) => listQueues(db, scope, after, take, clock.now()),
-      };
-    },
+    projectList(
+      'annotation-queues',
+      (request) => scopeOf(db, request),
+      (scope, after, take) => listQueues(db, scope, after, take, clock.now()),
+    ),
     toQueue,
   );
 
-  app.post('/projects/:project_id/annotation-queues', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.create(
+    '/projects/:project_id/annotation-queues',
+    {
+      scope: 'scores:write',
       operationId: 'createAnnotationQueue',
-      tags,
       summary: 'Create an annotation queue',
       description:
         'Empty. Its `target` (runs or traces) never changes; `scoreConfigIds` must name score configs of the organization (400 naming each that does not). Its name is unique in the project (409).',
       params: ProjectParams,
       body: CreateQueueBody,
-      response: { 201: Type.Ref('AnnotationQueue'), ...problemResponses(409) },
+      answer: 'AnnotationQueue',
+      problems: [409],
     },
-    handler: async (request, reply) => reply.code(201).send(toQueue(await createQueue(db, await scopeOf(db, request), request.body, clock.now()))),
-  });
+    async (request) => toQueue(await createQueue(db, await scopeOf(db, request), request.body, clock.now())),
+  );
 
-  app.get('/projects/:project_id/annotation-queues/:queue_id', {
-    config: { scope: 'scores:read' },
-    schema: {
+  route.get(
+    '/projects/:project_id/annotation-queues/:queue_id',
+    {
+      scope: 'scores:read',
       operationId: 'getAnnotationQueue',
-      tags,
       summary: 'Get an annotation queue',
       description:
         'With its counts, exact as of the request: `pending` (nobody holds it), `inProgress` (held under an unexpired lease), `completed`, `skipped`.',
       params: QueueParams,
-      response: { 200: Type.Ref('AnnotationQueue') },
+      answer: 'AnnotationQueue',
     },
-    handler: async (request) => toQueue(await queueWithCounts(db, await scopeOf(db, request), request.params.queue_id, clock.now())),
-  });
+    async (request) => toQueue(await queueWithCounts(db, await scopeOf(db, request), request.params.queue_id, clock.now())),
+  );
 
-  app.patch('/projects/:project_id/annotation-queues/:queue_id', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.patch(
+    '/projects/:project_id/annotation-queues/:queue_id',
+    {
+      scope: 'scores:write',
       operationId: 'updateAnnotationQueue',
-      tags,
       summary: "Change an annotation queue's name, description or score configs",
       description: 'Its target and items are unchanged. A name another queue of the project has is a 409.',
       params: QueueParams,
       body: UpdateQueueBody,
-      response: { 200: Type.Ref('AnnotationQueue'), ...problemResponses(409) },
+      answer: 'AnnotationQueue',
+      problems: [409],
     },
-    handler: async (request) => toQueue(await updateQueue(db, await scopeOf(db, request), request.params.queue_id, request.body, clock.now())),
-  });
+    async (request) => toQueue(await updateQueue(db, await scopeOf(db, request), request.params.queue_id, request.body, clock.now())),
+  );
 
-  app.delete('/projects/:project_id/annotation-queues/:queue_id', {
-    config: { scope: 'quality:admin' },
-    schema: {
+  route.delete(
+    '/projects/:project_id/annotation-queues/:queue_id',
+    {
+      scope: 'quality:admin',
       operationId: 'deleteAnnotationQueue',
-      tags,
       summary: 'Delete an annotation queue',
       description: 'With its items; the scores given in it stay (with their `queueId`). Admins and owners only.',
       params: QueueParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
     },
-    handler: async (request, reply) => {
-      await deleteQueue(db, await scopeOf(db, request), request.params.queue_id);
-      return reply.code(204).send(null);
-    },
-  });
+    async (request) => deleteQueue(db, await scopeOf(db, request), request.params.queue_id),
+  );
 }

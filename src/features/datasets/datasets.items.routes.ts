@@ -1,8 +1,6 @@
-import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
-import { problemResponses } from '../../lib/problems.js';
-import { pageRoute } from '../page-route.js';
 import { requestedProject } from '../projects/index.js';
+import { routeKit } from '../route-kit.js';
 import { getRun, type Run } from '../runs/index.js';
 import { addItems, deleteItem, listItems, requireItem, toDatasetItem, updateItem, versionToRead, type DatasetRef } from './datasets.items.repo.js';
 import { requireDataset } from './datasets.repo.js';
@@ -28,14 +26,13 @@ const refOf = (request: { principal: { organizationId: string }; params: { datas
 });
 
 export function datasetItemRoutes(app: App, { db, clock, cursors }: Deps): void {
-  pageRoute(
-    app,
-    cursors,
+  const route = routeKit(app, { tags, cursors });
+
+  route.page(
     '/datasets/:dataset_id/items',
     {
       scope: 'scores:read',
       operationId: 'listDatasetItems',
-      tags,
       summary: 'List the items of a dataset at a version',
       description:
         'The items at `version` (default: the current one), newest item first (then id); an edit keeps an item in its place. A cursor taken with `version` reads that version to the end; one taken without it reads the current version of each page. A version the dataset has not reached is a 400.',
@@ -60,84 +57,81 @@ export function datasetItemRoutes(app: App, { db, clock, cursors }: Deps): void 
     toDatasetItem,
   );
 
-  app.post('/datasets/:dataset_id/items', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.create(
+    '/datasets/:dataset_id/items',
+    {
+      scope: 'scores:write',
       operationId: 'addDatasetItems',
-      tags,
       summary: 'Add items to a dataset',
       description: `1 to ${MAX_ITEMS_PER_REQUEST} items, added as one new version of the dataset. An id the dataset has had (a deleted item's too) is a 409, and nothing is added.`,
       params: DatasetParams,
       body: AddItemsBody,
-      response: { 201: DatasetItemsAddedSchema, ...problemResponses(409) },
+      answer: DatasetItemsAddedSchema,
+      problems: [409],
     },
-    handler: async (request, reply) => {
+    async (request) => {
       const { version, rows } = await addItems(db, refOf(request), request.body.items, clock.now());
-      return reply.code(201).send({ version, items: rows.map(toDatasetItem) });
+      return { version, items: rows.map(toDatasetItem) };
     },
-  });
+  );
 
-  app.get('/datasets/:dataset_id/items/:item_id', {
-    config: { scope: 'scores:read' },
-    schema: {
+  route.get(
+    '/datasets/:dataset_id/items/:item_id',
+    {
+      scope: 'scores:read',
       operationId: 'getDatasetItem',
-      tags,
       summary: 'Get a dataset item at a version',
       description: 'As it was at `version` (default: the current one). An item not added yet, or deleted by then, is a 404.',
       params: DatasetItemParams,
       querystring: ItemVersionQuery,
-      response: { 200: Type.Ref('DatasetItem') },
+      answer: 'DatasetItem',
     },
-    handler: async (request) => {
+    async (request) => {
       const dataset = await requireDataset(db, request.principal.organizationId, request.params.dataset_id);
       const version = versionToRead(dataset, request.query.version);
       return toDatasetItem(await requireItem(db, refOf(request), request.params.item_id, version));
     },
-  });
+  );
 
-  app.patch('/datasets/:dataset_id/items/:item_id', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.patch(
+    '/datasets/:dataset_id/items/:item_id',
+    {
+      scope: 'scores:write',
       operationId: 'updateDatasetItem',
-      tags,
       summary: 'Edit a dataset item',
       description: 'The fields given replace the current ones, as a new version of the dataset; earlier versions keep the item as it was.',
       params: DatasetItemParams,
       body: UpdateItemBody,
-      response: { 200: Type.Ref('DatasetItem') },
+      answer: 'DatasetItem',
     },
-    handler: async (request) => toDatasetItem(await updateItem(db, refOf(request), request.params.item_id, request.body, clock.now())),
-  });
+    async (request) => toDatasetItem(await updateItem(db, refOf(request), request.params.item_id, request.body, clock.now())),
+  );
 
-  app.delete('/datasets/:dataset_id/items/:item_id', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.delete(
+    '/datasets/:dataset_id/items/:item_id',
+    {
+      scope: 'scores:write',
       operationId: 'deleteDatasetItem',
-      tags,
       summary: 'Delete a dataset item',
       description: 'As a new version of the dataset: reading an earlier version still shows the item. Its id stays taken.',
       params: DatasetItemParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
     },
-    handler: async (request, reply) => {
-      await deleteItem(db, refOf(request), request.params.item_id, clock.now());
-      return reply.code(204).send(null);
-    },
-  });
+    (request) => deleteItem(db, refOf(request), request.params.item_id, clock.now()),
+  );
 
-  app.post('/projects/:project_id/runs/:run_id/dataset-items', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.create(
+    '/projects/:project_id/runs/:run_id/dataset-items',
+    {
+      scope: 'scores:write',
       operationId: 'addRunToDataset',
-      tags,
       summary: 'Add a run to a dataset',
       description:
         "A new item (a new version of the dataset) from the run: its inputs as the input and its outputs as the expected output unless given, `sourceRunId` and `sourceProjectId` set. A run or a dataset that is not your organization's is a 404.",
       params: ProjectRunParams,
       body: RunToDatasetBody,
-      response: { 201: Type.Ref('DatasetItem') },
+      answer: 'DatasetItem',
     },
-    handler: async (request, reply) => {
+    async (request) => {
       const project = await requestedProject(db, request);
       const run = await getRun(db, project.id, request.params.run_id);
       const { inputs, outputs } = JSON.parse(run.doc) as Pick<Run, 'inputs' | 'outputs'>;
@@ -151,7 +145,7 @@ export function datasetItemRoutes(app: App, { db, clock, cursors }: Deps): void 
         sourceProjectId: project.id,
       };
       const { rows } = await addItems(db, ref, [item], clock.now(), () => '');
-      return reply.code(201).send(toDatasetItem(rows[0]!));
+      return toDatasetItem(rows[0]!);
     },
-  });
+  );
 }

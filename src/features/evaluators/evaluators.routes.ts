@@ -1,8 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
-import { problemResponses } from '../../lib/problems.js';
 import { scopeOf } from '../annotations/index.js';
-import { pageRoute } from '../page-route.js';
+import { projectList } from '../page-route.js';
+import { routeKit } from '../route-kit.js';
 import { createRule, deleteRule, listRules, ruleWithCounts, toRule, updateRule } from './evaluators.repo.js';
 import { CreateRuleBody, EvaluatorRulePage, RuleParams, UpdateRuleBody } from './evaluators.schemas.js';
 import { ProjectParams } from '../../schemas/records.js';
@@ -10,85 +9,80 @@ import { ProjectParams } from '../../schemas/records.js';
 export const tags = ['Evaluators'];
 
 export function evaluatorRoutes(app: App, { db, clock, cursors }: Deps): void {
-  pageRoute(
-    app,
-    cursors,
+  const route = routeKit(app, { tags, cursors });
+
+  route.page(
     '/projects/:project_id/evaluators',
     {
       scope: 'scores:read',
       operationId: 'listEvaluatorRules',
-      tags,
       summary: 'List evaluator rules',
       description: 'Newest first (then id), each with its jobs counted by status as of the request.',
       params: ProjectParams,
       page: EvaluatorRulePage,
     },
-    async (request) => {
-      const scope = await scopeOf(db, request);
-      return {
-        identity: { endpoint: 'evaluators', organizationId: scope.organizationId, parents: [scope.projectId] },
-        fetch: (after, take) => listRules(db, scope, after, take),
-      };
-    },
+    projectList(
+      'evaluators',
+      (request) => scopeOf(db, request),
+      (scope, after, take) => listRules(db, scope, after, take),
+    ),
     toRule,
   );
 
-  app.post('/projects/:project_id/evaluators', {
-    config: { scope: 'quality:admin' },
-    schema: {
+  route.create(
+    '/projects/:project_id/evaluators',
+    {
+      scope: 'quality:admin',
       operationId: 'createEvaluatorRule',
-      tags,
       summary: 'Create an evaluator rule',
       description:
         'From now on, new runs of the project are sampled at `sampleRate` (by a hash of rule and run ids) and those that match `filter` once finished are scored by the evaluator in the background, as scores named `scoreName` with source `evaluator`. Runs stored before the rule are not evaluated. A filter the runs list refuses, a pattern that could take exponential time or a schema that does not compile is a 400; a name the project has, a 409.',
       params: ProjectParams,
       body: CreateRuleBody,
-      response: { 201: Type.Ref('EvaluatorRule'), ...problemResponses(409) },
+      answer: 'EvaluatorRule',
+      problems: [409],
     },
-    handler: async (request, reply) => reply.code(201).send(toRule(await createRule(db, await scopeOf(db, request), request.body, clock.now()))),
-  });
+    async (request) => toRule(await createRule(db, await scopeOf(db, request), request.body, clock.now())),
+  );
 
-  app.get('/projects/:project_id/evaluators/:rule_id', {
-    config: { scope: 'scores:read' },
-    schema: {
+  route.get(
+    '/projects/:project_id/evaluators/:rule_id',
+    {
+      scope: 'scores:read',
       operationId: 'getEvaluatorRule',
-      tags,
       summary: 'Get an evaluator rule',
       description: 'With its jobs by status (`pending`, `done`, `failed`, `skipped`) and the error of its latest failed job.',
       params: RuleParams,
-      response: { 200: Type.Ref('EvaluatorRule') },
+      answer: 'EvaluatorRule',
     },
-    handler: async (request) => toRule(await ruleWithCounts(db, await scopeOf(db, request), request.params.rule_id)),
-  });
+    async (request) => toRule(await ruleWithCounts(db, await scopeOf(db, request), request.params.rule_id)),
+  );
 
-  app.patch('/projects/:project_id/evaluators/:rule_id', {
-    config: { scope: 'quality:admin' },
-    schema: {
+  route.patch(
+    '/projects/:project_id/evaluators/:rule_id',
+    {
+      scope: 'quality:admin',
       operationId: 'updateEvaluatorRule',
-      tags,
       summary: 'Change an evaluator rule',
       description:
         'Its name, filter, rate, evaluator, score name or whether it is enabled. Jobs already queued are evaluated with the rule as it is when they run; disabling it leaves them pending. A name another rule of the project has is a 409.',
       params: RuleParams,
       body: UpdateRuleBody,
-      response: { 200: Type.Ref('EvaluatorRule'), ...problemResponses(409) },
+      answer: 'EvaluatorRule',
+      problems: [409],
     },
-    handler: async (request) => toRule(await updateRule(db, await scopeOf(db, request), request.params.rule_id, request.body, clock.now())),
-  });
+    async (request) => toRule(await updateRule(db, await scopeOf(db, request), request.params.rule_id, request.body, clock.now())),
+  );
 
-  app.delete('/projects/:project_id/evaluators/:rule_id', {
-    config: { scope: 'quality:admin' },
-    schema: {
+  route.delete(
+    '/projects/:project_id/evaluators/:rule_id',
+    {
+      scope: 'quality:admin',
       operationId: 'deleteEvaluatorRule',
-      tags,
       summary: 'Delete an evaluator rule',
       description: 'With its jobs; the scores it gave stay.',
       params: RuleParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
     },
-    handler: async (request, reply) => {
-      await deleteRule(db, await scopeOf(db, request), request.params.rule_id);
-      return reply.code(204).send(null);
-    },
-  });
+    async (request) => deleteRule(db, await scopeOf(db, request), request.params.rule_id),
+  );
 }

@@ -1,7 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
-import { problemResponses } from '../../lib/problems.js';
-import { pageRoute } from '../page-route.js';
+import { routeKit } from '../route-kit.js';
 import { comparedExperiments, comparisonPage } from './experiments.compare.js';
 import {
   createExperiment,
@@ -31,14 +29,13 @@ import {
 const tags = ['Experiments'];
 
 export function experimentRoutes(app: App, { db, clock, cursors }: Deps): void {
-  pageRoute(
-    app,
-    cursors,
+  const route = routeKit(app, { tags, cursors });
+
+  route.page(
     '/experiments',
     {
       scope: 'scores:read',
       operationId: 'listExperiments',
-      tags,
       summary: "List the organization's experiments",
       description: 'Newest first (then id), each with its counts and aggregates. Filters: `datasetId`, and `name` (exactly).',
       querystring: ListExperimentsQuery,
@@ -54,29 +51,26 @@ export function experimentRoutes(app: App, { db, clock, cursors }: Deps): void {
     toExperiment,
   );
 
-  app.post('/experiments', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.create(
+    '/experiments',
+    {
+      scope: 'scores:write',
       operationId: 'createExperiment',
-      tags,
       summary: 'Create an experiment',
       description:
         'Over a version of a dataset (default: its current one), its runs stored in `projectId`; `running` until marked `completed`. A dataset or a project that is not your organization’s is a 404; a name the dataset’s experiments have is a 409.',
       body: CreateExperimentBody,
-      response: { 201: Type.Ref('Experiment'), ...problemResponses(409) },
+      answer: 'Experiment',
+      problems: [409],
     },
-    handler: async (request, reply) =>
-      reply.code(201).send(toExperiment(await createExperiment(db, request.principal.organizationId, request.body, clock.now()))),
-  });
+    async (request) => toExperiment(await createExperiment(db, request.principal.organizationId, request.body, clock.now())),
+  );
 
-  pageRoute(
-    app,
-    cursors,
+  route.page(
     '/experiments/compare',
     {
       scope: 'scores:read',
       operationId: 'compareExperiments',
-      tags,
       summary: 'Compare experiments item by item',
       description: `2 to ${MAX_COMPARED} experiments of one dataset (else a 400), the first the baseline: one row per item at the baseline's dataset version (the items list's order), with each experiment's output, error, latency, cost and the scores on its run (by name: count, mean, values), and per other experiment and score name the difference of the means from the baseline's; below 0 is a \`regression\`.`,
       querystring: CompareQuery,
@@ -92,76 +86,69 @@ export function experimentRoutes(app: App, { db, clock, cursors }: Deps): void {
     (row) => row,
   );
 
-  app.get('/experiments/:experiment_id', {
-    config: { scope: 'scores:read' },
-    schema: {
+  route.get(
+    '/experiments/:experiment_id',
+    {
+      scope: 'scores:read',
       operationId: 'getExperiment',
-      tags,
       summary: 'Get an experiment with its counts and aggregates',
       description:
         'Counts of items and results; latency (mean, nearest-rank p50 and p95), tokens and cost of its results; count and mean of the scores on its runs, by name.',
       params: ExperimentParams,
-      response: { 200: Type.Ref('Experiment') },
+      answer: 'Experiment',
     },
-    handler: async (request) => toExperiment(await requireExperiment(db, request.principal.organizationId, request.params.experiment_id)),
-  });
+    async (request) => toExperiment(await requireExperiment(db, request.principal.organizationId, request.params.experiment_id)),
+  );
 
-  app.patch('/experiments/:experiment_id', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.patch(
+    '/experiments/:experiment_id',
+    {
+      scope: 'scores:write',
       operationId: 'updateExperiment',
-      tags,
       summary: "Change an experiment's status or metadata",
       description: '`status: completed` marks it done (`completedAt`); `running` opens it again. Results are accepted in either status.',
       params: ExperimentParams,
       body: UpdateExperimentBody,
-      response: { 200: Type.Ref('Experiment') },
+      answer: 'Experiment',
     },
-    handler: async (request) =>
-      toExperiment(await updateExperiment(db, request.principal.organizationId, request.params.experiment_id, request.body, clock.now())),
-  });
+    async (request) => toExperiment(await updateExperiment(db, request.principal.organizationId, request.params.experiment_id, request.body, clock.now())),
+  );
 
-  app.delete('/experiments/:experiment_id', {
-    config: { scope: 'quality:admin' },
-    schema: {
+  route.delete(
+    '/experiments/:experiment_id',
+    {
+      scope: 'quality:admin',
       operationId: 'deleteExperiment',
-      tags,
       summary: 'Delete an experiment',
       description: 'With its results; its runs and their scores stay in the project. Admins and owners only.',
       params: ExperimentParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
     },
-    handler: async (request, reply) => {
-      await deleteExperiment(db, request.principal.organizationId, request.params.experiment_id);
-      return reply.code(204).send(null);
-    },
-  });
+    (request) => deleteExperiment(db, request.principal.organizationId, request.params.experiment_id),
+  );
 
-  app.post('/experiments/:experiment_id/results', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.post(
+    '/experiments/:experiment_id/results',
+    {
+      scope: 'scores:write',
       operationId: 'recordExperimentResults',
-      tags,
       summary: 'Record results of an experiment',
       description: `1 to ${MAX_RESULTS_PER_REQUEST} results, all or nothing, one per dataset item for good: an item that has a result is \`existing\` when the result sent is the same (a retry), else a 409 and nothing is recorded. An item not in the experiment's dataset version, or given twice, or a run that is not in the experiment's project (another project's is answered as a missing one), is a 400 naming each.`,
       params: ExperimentParams,
       body: RecordResultsBody,
-      response: { 200: ResultsRecordedSchema, ...problemResponses(409) },
+      answer: ResultsRecordedSchema,
+      problems: [409],
     },
-    handler: async (request) => {
+    async (request) => {
       const experiment = await requireExperimentRow(db, request.principal.organizationId, request.params.experiment_id);
       return { results: await recordResults(db, experiment, request.body.results, clock.now()) };
     },
-  });
+  );
 
-  pageRoute(
-    app,
-    cursors,
+  route.page(
     '/experiments/:experiment_id/results',
     {
       scope: 'scores:read',
       operationId: 'listExperimentResults',
-      tags,
       summary: "List an experiment's results",
       description: "Newest first (then item id), each with its item's input and expected output at the experiment's dataset version and the scores on its run.",
       params: ExperimentParams,

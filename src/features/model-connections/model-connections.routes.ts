@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import type { ModelConnectionRow } from '../../db/schema.js';
 import { problemResponses, problems } from '../../lib/problems.js';
 import { leaveWorkQueue } from '../../lib/shedding.js';
-import { pageRoute } from '../page-route.js';
+import { filteredOrganizationList } from '../page-route.js';
+import { routeKit } from '../route-kit.js';
 import { callModel, JudgeError, parseJsonContent, type CallTrace } from './judge.js';
 import {
   createModelConnection,
@@ -42,84 +42,77 @@ export function modelConnectionRoutes(app: App, deps: Deps): void {
   const settings: ConnectionSettings = { keys, allowPrivate: config.modelAllowPrivate };
   const wire = (row: Parameters<typeof toModelConnection>[0]) => toModelConnection(row, clock.now());
 
-  pageRoute(
-    app,
-    cursors,
+  const route = routeKit(app, { tags, cursors });
+
+  route.page(
     '/model-connections',
     {
       scope: 'quality:admin',
       operationId: 'listModelConnections',
-      tags,
       summary: "List the organization's model connections",
       description: 'Newest first. Filter: `name` (case-insensitive substring). Keys and header values are never shown.',
       querystring: ListModelConnectionsQuery,
       page: ModelConnectionPage,
     },
-    async ({ principal: { organizationId }, query: { limit: _limit, cursor: _cursor, ...filters } }) => ({
-      identity: { endpoint: 'model-connections', organizationId, filters },
-      fetch: (after, take) => listModelConnections(db, organizationId, filters, after, take),
-    }),
+    filteredOrganizationList('model-connections', (organizationId, filters, after, take) => listModelConnections(db, organizationId, filters, after, take)),
     wire,
   );
 
-  app.post('/model-connections', {
-    config: { scope: 'quality:admin' },
-    schema: {
+  route.create(
+    '/model-connections',
+    {
+      scope: 'quality:admin',
       operationId: 'createModelConnection',
-      tags,
       summary: 'Create a model connection',
       description:
         'An OpenAI-compatible chat endpoint that LLM-as-judge evaluators call, with a monthly budget in USD. The key and extra headers are stored sealed and never shown again. Without `pricing`, the model must be in the model price table (400 at `/pricing`). Names are unique in the organization (409).',
       body: CreateModelConnectionBody,
-      response: { 201: Type.Ref('ModelConnection'), ...problemResponses(409) },
+      answer: 'ModelConnection',
+      problems: [409],
     },
-    handler: async (request, reply) =>
-      reply.code(201).send(wire(await createModelConnection(db, settings, request.principal.organizationId, request.body, clock.now()))),
-  });
+    async (request) => wire(await createModelConnection(db, settings, request.principal.organizationId, request.body, clock.now())),
+  );
 
-  app.get('/model-connections/:connection_id', {
-    config: { scope: 'quality:admin' },
-    schema: {
+  route.get(
+    '/model-connections/:connection_id',
+    {
+      scope: 'quality:admin',
       operationId: 'getModelConnection',
-      tags,
       summary: 'Get a model connection',
       description: 'With this month’s spend; the key shows only as `apiKeyHint`.',
       params: ModelConnectionParams,
-      response: { 200: Type.Ref('ModelConnection') },
+      answer: 'ModelConnection',
     },
-    handler: async (request) => wire(await requireModelConnection(db, request.principal.organizationId, request.params.connection_id)),
-  });
+    async (request) => wire(await requireModelConnection(db, request.principal.organizationId, request.params.connection_id)),
+  );
 
-  app.patch('/model-connections/:connection_id', {
-    config: { scope: 'quality:admin' },
-    schema: {
+  route.patch(
+    '/model-connections/:connection_id',
+    {
+      scope: 'quality:admin',
       operationId: 'updateModelConnection',
-      tags,
       summary: 'Change a model connection',
       description: 'Any of its fields; a new `apiKey` or `headers` replaces the old (null removes it). The month’s spend is kept.',
       params: ModelConnectionParams,
       body: UpdateModelConnectionBody,
-      response: { 200: Type.Ref('ModelConnection'), ...problemResponses(409) },
+      answer: 'ModelConnection',
+      problems: [409],
     },
-    handler: async (request) =>
+    async (request) =>
       wire(await updateModelConnection(db, settings, request.principal.organizationId, request.params.connection_id, request.body, clock.now())),
-  });
+  );
 
-  app.delete('/model-connections/:connection_id', {
-    config: { scope: 'quality:admin' },
-    schema: {
+  route.delete(
+    '/model-connections/:connection_id',
+    {
+      scope: 'quality:admin',
       operationId: 'deleteModelConnection',
-      tags,
       summary: 'Delete a model connection',
       description: 'Evaluators that name it fail (not retried) until given another.',
       params: ModelConnectionParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
     },
-    handler: async (request, reply) => {
-      await deleteModelConnection(db, request.principal.organizationId, request.params.connection_id);
-      return reply.code(204).send(null);
-    },
-  });
+    (request) => deleteModelConnection(db, request.principal.organizationId, request.params.connection_id),
+  );
 
   app.post('/model-connections/:connection_id/test', {
     config: { scope: 'quality:admin', headers: { 409: ['Retry-After'] } },

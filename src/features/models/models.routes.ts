@@ -1,8 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { requireTimestamp } from '../../lib/clock.js';
-import { problemResponses } from '../../lib/problems.js';
-import { pageRoute } from '../page-route.js';
+import { filteredOrganizationList } from '../page-route.js';
+import { routeKit } from '../route-kit.js';
 import { createModelPrice, deleteModelPrice, listModelPrices, requireModelPrice, toModelPrice, updateModelPrice } from './models.repo.js';
 import {
   BuiltinModelPricePage,
@@ -19,58 +18,49 @@ const tags = ['Models'];
 const SOURCE = `${BUILTIN_TABLE.source.name} at commit ${BUILTIN_TABLE.source.commit.slice(0, 12)} (${BUILTIN_TABLE.source.repository}), read ${BUILTIN_TABLE.date}`;
 
 export function modelRoutes(app: App, { db, clock, cursors }: Deps): void {
-  pageRoute(
-    app,
-    cursors,
+  const route = routeKit(app, { tags, cursors });
+
+  route.page(
     '/models',
     {
       scope: 'models:read',
       operationId: 'listModelPrices',
-      tags,
       summary: "List the organization's model prices",
       description: 'Newest first. Filters: `model` (case-insensitive substring), `provider`. They add to and override the built-in table.',
       querystring: ListModelPricesQuery,
       page: ModelPricePage,
     },
-    async ({ principal: { organizationId }, query: { limit: _limit, cursor: _cursor, ...filters } }) => ({
-      identity: { endpoint: 'models', organizationId, filters },
-      fetch: (after, take) => listModelPrices(db, organizationId, filters, after, take),
-    }),
+    filteredOrganizationList('models', (organizationId, filters, after, take) => listModelPrices(db, organizationId, filters, after, take)),
     toModelPrice,
   );
 
-  pageRoute(
-    app,
-    cursors,
+  route.page(
     '/models/builtin',
     {
       scope: 'models:read',
       operationId: 'listBuiltinModelPrices',
-      tags,
       summary: 'List the built-in model prices',
       description: `By provider, then model. Filters: \`model\` (case-insensitive substring of a name it prices), \`provider\`. Source: ${SOURCE}.`,
       querystring: ListBuiltinPricesQuery,
       page: BuiltinModelPricePage,
     },
-    async ({ principal: { organizationId }, query: { limit: _limit, cursor: _cursor, ...filters } }) => ({
-      identity: { endpoint: 'models-builtin', organizationId, filters },
-      fetch: async (after, take) => listBuiltinPrices(filters, after, take),
-    }),
+    filteredOrganizationList('models-builtin', async (_organizationId, filters, after, take) => listBuiltinPrices(filters, after, take)),
     toBuiltinPrice,
   );
 
-  app.post('/models', {
-    config: { scope: 'models:write' },
-    schema: {
+  route.create(
+    '/models',
+    {
+      scope: 'models:write',
       operationId: 'createModelPrice',
-      tags,
       summary: 'Add a model price',
       description:
         'Runs of the model (and provider, if given) that start at or after `effectiveFrom` (default now) cost this, until a later price of the same model; earlier runs keep theirs. A second price for the same model, provider and instant is a 409.',
       body: CreateModelPriceBody,
-      response: { 201: Type.Ref('ModelPrice'), ...problemResponses(409) },
+      answer: 'ModelPrice',
+      problems: [409],
     },
-    handler: async (request, reply) => {
+    async (request) => {
       const { body } = request;
       const now = clock.now();
       const row = await createModelPrice(
@@ -89,36 +79,37 @@ export function modelRoutes(app: App, { db, clock, cursors }: Deps): void {
         },
         now,
       );
-      return reply.code(201).send(toModelPrice(row));
+      return toModelPrice(row);
     },
-  });
+  );
 
-  app.get('/models/:model_id', {
-    config: { scope: 'models:read' },
-    schema: {
+  route.get(
+    '/models/:model_id',
+    {
+      scope: 'models:read',
       operationId: 'getModelPrice',
-      tags,
       summary: 'Get a model price',
       description: 'A price of another organization is a 404, as one that does not exist.',
       params: ModelPriceParams,
-      response: { 200: Type.Ref('ModelPrice') },
+      answer: 'ModelPrice',
     },
-    handler: async (request) => toModelPrice(await requireModelPrice(db, request.principal.organizationId, request.params.model_id)),
-  });
+    async (request) => toModelPrice(await requireModelPrice(db, request.principal.organizationId, request.params.model_id)),
+  );
 
-  app.patch('/models/:model_id', {
-    config: { scope: 'models:write' },
-    schema: {
+  route.patch(
+    '/models/:model_id',
+    {
+      scope: 'models:write',
       operationId: 'updateModelPrice',
-      tags,
       summary: 'Change a model price',
       description:
         'In place. Runs already recorded keep the cost they were given; to change a price from some day on, add a price with that `effectiveFrom` instead.',
       params: ModelPriceParams,
       body: UpdateModelPriceBody,
-      response: { 200: Type.Ref('ModelPrice'), ...problemResponses(409) },
+      answer: 'ModelPrice',
+      problems: [409],
     },
-    handler: async (request) => {
+    async (request) => {
       const { effectiveFrom, ...rest } = request.body;
       const changes = {
         ...rest,
@@ -126,21 +117,17 @@ export function modelRoutes(app: App, { db, clock, cursors }: Deps): void {
       };
       return toModelPrice(await updateModelPrice(db, request.principal.organizationId, request.params.model_id, changes, clock.now()));
     },
-  });
+  );
 
-  app.delete('/models/:model_id', {
-    config: { scope: 'models:write' },
-    schema: {
+  route.delete(
+    '/models/:model_id',
+    {
+      scope: 'models:write',
       operationId: 'deleteModelPrice',
-      tags,
       summary: 'Delete a model price',
       description: 'The model is priced by the built-in table (or an earlier price) again.',
       params: ModelPriceParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
     },
-    handler: async (request, reply) => {
-      await deleteModelPrice(db, request.principal.organizationId, request.params.model_id);
-      return reply.code(204).send(null);
-    },
-  });
+    (request) => deleteModelPrice(db, request.principal.organizationId, request.params.model_id),
+  );
 }

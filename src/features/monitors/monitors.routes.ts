@@ -1,9 +1,10 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import type { Monitoring } from './monitors.service.js';
 import { requireTimestamp, toIso } from '../../lib/clock.js';
 import { problems } from '../../lib/problems.js';
-import { childList, pageRoute } from '../page-route.js';
+import { childList } from '../page-route.js';
+import { routeKit } from '../route-kit.js';
 import { requestedProject, requireProject } from '../projects/index.js';
 import { bucketStart, metricsRangeFaults } from '../query/index.js';
 import { definitionOf, evaluate, measure } from './monitors.evaluate.js';
@@ -34,14 +35,13 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors }: Deps, m
     return requireMonitor(db, project.id, monitorId);
   };
 
-  pageRoute(
-    app,
-    cursors,
+  const route = routeKit(app, { tags, cursors });
+
+  route.page(
     '/projects/:project_id/monitors',
     {
       scope: 'monitors:read',
       operationId: 'listMonitors',
-      tags,
       summary: 'List monitors',
       description: 'Newest first (by creation). Filters: `state`, `enabled`.',
       params: ProjectParams,
@@ -58,106 +58,102 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors }: Deps, m
     toMonitor,
   );
 
-  app.post('/projects/:project_id/monitors', {
-    config: { scope: 'monitors:write' },
-    schema: {
+  route.create(
+    '/projects/:project_id/monitors',
+    {
+      scope: 'monitors:write',
       operationId: 'createMonitor',
-      tags,
       summary: 'Create a monitor',
       description:
         'A runs filter (the list’s filter names), a metric over a window, and an optional threshold. The monitor is evaluated at once and then on a schedule. ' +
         'The answer carries `webhookSecret`, the HMAC-SHA256 key of its webhook signatures, shown only here.',
       params: ProjectParams,
       body: CreateMonitorBody,
-      response: { 201: MonitorWithSecretSchema },
+      answer: MonitorWithSecretSchema,
     },
-    handler: async (request, reply) => {
+    async (request) => {
       const project = await requestedProject(db, request);
       const { row, secret } = await monitoring.create(project.id, request.body);
-      return reply.code(201).send({ ...toMonitor(row), webhookSecret: secret });
+      return { ...toMonitor(row), webhookSecret: secret };
     },
-  });
+  );
 
-  app.get('/projects/:project_id/monitors/:monitor_id', {
-    config: { scope: 'monitors:read' },
-    schema: {
+  route.get(
+    '/projects/:project_id/monitors/:monitor_id',
+    {
+      scope: 'monitors:read',
       operationId: 'getMonitor',
-      tags,
       summary: 'Get a monitor',
       description: 'A monitor due for evaluation is evaluated before it is returned.',
       params: MonitorParams,
-      response: { 200: Type.Ref('Monitor') },
+      answer: 'Monitor',
     },
-    handler: async (request) => {
-      return toMonitor(await monitoring.fresh(await load(request.principal.organizationId, request.params.project_id, request.params.monitor_id)));
-    },
-  });
+    async (request) => toMonitor(await monitoring.fresh(await load(request.principal.organizationId, request.params.project_id, request.params.monitor_id))),
+  );
 
-  app.patch('/projects/:project_id/monitors/:monitor_id', {
-    config: { scope: 'monitors:write' },
-    schema: {
+  route.patch(
+    '/projects/:project_id/monitors/:monitor_id',
+    {
+      scope: 'monitors:write',
       operationId: 'updateMonitor',
-      tags,
       summary: 'Update, pause or resume a monitor',
       description: '`enabled: false` pauses it (state `no_data`); `enabled: true` resumes it. A changed definition is re-evaluated at once.',
       params: MonitorParams,
       body: UpdateMonitorBody,
-      response: { 200: Type.Ref('Monitor') },
+      answer: 'Monitor',
     },
-    handler: async (request) => {
+    async (request) => {
       const project = await requestedProject(db, request);
       return toMonitor(await monitoring.update(project.id, request.params.monitor_id, request.body));
     },
-  });
+  );
 
-  app.delete('/projects/:project_id/monitors/:monitor_id', {
-    config: { scope: 'monitors:delete' },
-    schema: {
+  route.delete(
+    '/projects/:project_id/monitors/:monitor_id',
+    {
+      scope: 'monitors:delete',
       operationId: 'deleteMonitor',
-      tags,
       summary: 'Delete a monitor',
       description: 'With its events and webhook deliveries.',
       params: MonitorParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
     },
-    handler: async (request, reply) => {
+    async (request) => {
       const project = await requestedProject(db, request);
       await deleteMonitor(db, project.id, request.params.monitor_id);
-      return reply.code(204).send(null);
     },
-  });
+  );
 
-  app.post('/projects/:project_id/monitors/:monitor_id/rotate-secret', {
-    config: { scope: 'monitors:write' },
-    schema: {
+  route.post(
+    '/projects/:project_id/monitors/:monitor_id/rotate-secret',
+    {
+      scope: 'monitors:write',
       operationId: 'rotateMonitorSecret',
-      tags,
       summary: 'Replace the webhook signing secret',
       description: 'The new secret is shown only in this answer; deliveries from now on are signed with it.',
       params: MonitorParams,
-      response: { 200: MonitorWithSecretSchema },
+      answer: MonitorWithSecretSchema,
     },
-    handler: async (request) => {
+    async (request) => {
       const project = await requestedProject(db, request);
       const { row, secret } = await monitoring.rotateSecret(project.id, request.params.monitor_id);
       return { ...toMonitor(row), webhookSecret: secret };
     },
-  });
+  );
 
-  app.get('/projects/:project_id/monitors/:monitor_id/metrics', {
-    config: { scope: 'monitors:read' },
-    schema: {
+  route.get(
+    '/projects/:project_id/monitors/:monitor_id/metrics',
+    {
+      scope: 'monitors:read',
       operationId: 'getMonitorMetrics',
-      tags,
       summary: "A monitor's metric over time",
       description:
         'The metric over UTC-aligned buckets of [from, to) (default: the last 24 buckets of the monitor’s window, the last one running up to now), ' +
         'counting exactly the runs the runs list returns for the monitor’s filter (score metrics: the scores GET …/scores/metrics counts, `count` being how many); `current` is the metric over the latest window and the state it gives.',
       params: MonitorParams,
       querystring: MonitorMetricsQuery,
-      response: { 200: MonitorMetricsSchema },
+      answer: MonitorMetricsSchema,
     },
-    handler: async (request) => {
+    async (request) => {
       const row = await monitoring.fresh(await load(request.principal.organizationId, request.params.project_id, request.params.monitor_id));
       const monitor = definitionOf(row);
       const bucket = request.query.bucket ?? monitor.window;
@@ -187,7 +183,7 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors }: Deps, m
         },
       };
     },
-  });
+  );
 
   /** A monitor's child lists (events, delivery attempts) are bound to the monitor and its project. */
   const monitorOf = async (organizationId: string, params: Static<typeof MonitorParams>) => {
@@ -195,14 +191,11 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors }: Deps, m
     return { id: monitor.id, parents: [monitor.project_id, monitor.id] };
   };
 
-  pageRoute(
-    app,
-    cursors,
+  route.page(
     '/projects/:project_id/monitors/:monitor_id/events',
     {
       scope: 'monitors:read',
       operationId: 'listMonitorEvents',
-      tags,
       summary: "A monitor's state changes",
       description: 'Newest first. Every change of `state` is recorded, with the value and count that caused it.',
       params: MonitorParams,
@@ -212,14 +205,11 @@ export function monitorRoutes(app: App, { db, dialect, clock, cursors }: Deps, m
     toEvent,
   );
 
-  pageRoute(
-    app,
-    cursors,
+  route.page(
     '/projects/:project_id/monitors/:monitor_id/deliveries',
     {
       scope: 'monitors:read',
       operationId: 'listMonitorDeliveries',
-      tags,
       summary: "A monitor's webhook delivery attempts",
       description: 'Newest first: every attempt to deliver an event to a webhook URL, with the response status and latency, and whether it will be retried.',
       params: MonitorParams,

@@ -1,7 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
-import { problemResponses, problems } from '../../lib/problems.js';
-import { organizationList, pageRoute } from '../page-route.js';
+import { problems } from '../../lib/problems.js';
+import { organizationList } from '../page-route.js';
+import { routeKit } from '../route-kit.js';
 import { listTokens, toTokenRecord } from '../tokens/index.js';
 import { createInvitation, deleteInvitation, listInvitations, toInvitation } from './invitations.repo.js';
 import { changeRole, listMembers, removeMember, toMember } from './members.repo.js';
@@ -30,129 +30,116 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
     return { ...toOrganization(org), allowedOrigins: await listOrigins(db, organizationId) };
   };
 
-  app.get('/organization', {
-    config: { scope: 'organization:read' },
-    schema: {
+  const route = routeKit(app, { tags, cursors });
+
+  route.get(
+    '/organization',
+    {
+      scope: 'organization:read',
       operationId: 'getOrganization',
-      tags,
       summary: "The caller's organization",
       description: 'Its name, plan and the custom CORS origins it allows.',
-      response: { 200: OrganizationDetailSchema },
+      answer: OrganizationDetailSchema,
     },
-    handler: async (request) => {
-      return detail(request.principal.organizationId);
-    },
-  });
+    (request) => detail(request.principal.organizationId),
+  );
 
-  app.patch('/organization', {
-    config: { scope: 'organization:admin' },
-    schema: {
+  route.patch(
+    '/organization',
+    {
+      scope: 'organization:admin',
       operationId: 'updateOrganization',
-      tags,
       summary: 'Rename the organization or set its allowed origins',
       description: 'Custom CORS origins, at most as many as the plan allows (free 1, team 10, enterprise 100).',
       body: UpdateOrganizationBody,
-      response: { 200: OrganizationDetailSchema, ...problemResponses(409) },
+      answer: OrganizationDetailSchema,
+      problems: [409],
     },
-    handler: async (request) => {
+    async (request) => {
       const { organizationId } = request.principal;
       const org = await getOrganization(db, organizationId);
       if (!org) throw problems.notFound('Organization not found.');
       await updateOrganization(db, org, request.body, clock.now());
       return detail(organizationId);
     },
-  });
+  );
 
-  pageRoute(
-    app,
-    cursors,
+  route.page(
     '/organization/members',
-    { scope: 'organization:read', operationId: 'listMembers', tags, summary: 'List members', description: 'Most recently joined first.', page: MemberPage },
+    { scope: 'organization:read', operationId: 'listMembers', summary: 'List members', description: 'Most recently joined first.', page: MemberPage },
     organizationList('members', (organizationId, after, take) => listMembers(db, organizationId, after, take)),
     toMember,
   );
 
-  app.patch('/organization/members/:user_id', {
-    config: { scope: 'members:admin' },
-    schema: {
+  route.patch(
+    '/organization/members/:user_id',
+    {
+      scope: 'members:admin',
       operationId: 'updateMember',
-      tags,
       summary: "Change a member's role",
       description:
         'Admins manage roles below owner; only an owner grants or takes `owner`; demoting the last owner is a 409. Applies to the member’s existing tokens on their next request.',
       params: MemberParams,
       body: UpdateMemberBody,
-      response: { 200: MemberSchema, ...problemResponses(409) },
+      answer: MemberSchema,
+      problems: [409],
     },
-    handler: async (request) => {
-      return toMember(await changeRole(db, dialect, request.principal, request.params.user_id, request.body.role));
-    },
-  });
+    async (request) => toMember(await changeRole(db, dialect, request.principal, request.params.user_id, request.body.role)),
+  );
 
-  app.delete('/organization/members/:user_id', {
-    config: { scope: 'members:admin' },
-    schema: {
+  route.delete(
+    '/organization/members/:user_id',
+    {
+      scope: 'members:admin',
       operationId: 'removeMember',
-      tags,
       summary: 'Remove a member',
       description: 'Their tokens stop working at once.',
       params: MemberParams,
-      response: { 204: Type.Null({ description: 'Removed' }), ...problemResponses(409) },
+      outcome: 'Removed',
+      problems: [409],
     },
-    handler: async (request, reply) => {
-      await removeMember(db, dialect, request.principal, request.params.user_id, clock.now());
-      return reply.code(204).send(null);
-    },
-  });
+    (request) => removeMember(db, dialect, request.principal, request.params.user_id, clock.now()),
+  );
 
-  pageRoute(
-    app,
-    cursors,
+  route.page(
     '/organization/invitations',
-    { scope: 'members:admin', operationId: 'listInvitations', tags, summary: 'List pending invitations', description: 'Newest first.', page: InvitationPage },
+    { scope: 'members:admin', operationId: 'listInvitations', summary: 'List pending invitations', description: 'Newest first.', page: InvitationPage },
     organizationList('invitations', (organizationId, after, take) => listInvitations(db, organizationId, after, take)),
     toInvitation,
   );
 
-  app.post('/organization/invitations', {
-    config: { scope: 'members:admin' },
-    schema: {
+  route.create(
+    '/organization/invitations',
+    {
+      scope: 'members:admin',
       operationId: 'createInvitation',
-      tags,
       summary: 'Invite someone by email',
       description: 'When the invited email signs in (or is bootstrapped with the CLI) they join with the invited role.',
       body: CreateInvitationBody,
-      response: { 201: InvitationSchema, ...problemResponses(409) },
+      answer: InvitationSchema,
+      problems: [409],
     },
-    handler: async (request, reply) => {
-      return reply.code(201).send(toInvitation(await createInvitation(db, request.principal, request.body, clock.now())));
-    },
-  });
+    async (request) => toInvitation(await createInvitation(db, request.principal, request.body, clock.now())),
+  );
 
-  app.delete('/organization/invitations/:invitation_id', {
-    config: { scope: 'members:admin' },
-    schema: {
+  route.delete(
+    '/organization/invitations/:invitation_id',
+    {
+      scope: 'members:admin',
       operationId: 'deleteInvitation',
-      tags,
       summary: 'Withdraw an invitation',
       description: 'The email no longer joins the organization when it signs in.',
       params: InvitationParams,
-      response: { 204: Type.Null({ description: 'Withdrawn' }) },
+      outcome: 'Withdrawn',
     },
-    handler: async (request, reply) => {
-      await deleteInvitation(db, request.principal.organizationId, request.params.invitation_id);
-      return reply.code(204).send(null);
-    },
-  });
+    (request) => deleteInvitation(db, request.principal.organizationId, request.params.invitation_id),
+  );
 
-  pageRoute(
-    app,
-    cursors,
+  route.page(
     '/organization/tokens',
     {
       scope: 'tokens:admin',
       operationId: 'listOrganizationTokens',
-      tags,
       summary: "List every member's personal access tokens",
       description: 'Admins only; never the token strings. Revoke with DELETE /v1/tokens/{token_id}.',
       page: OrganizationTokenPage,

@@ -1,9 +1,9 @@
-import { Type, type Static } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
-import { sendWithEtag } from '../../lib/http.js';
 import { paginate } from '../../lib/pagination.js';
-import { Problem, problemResponses, problems } from '../../lib/problems.js';
-import { childList, pageRoute } from '../page-route.js';
+import { Problem, problems } from '../../lib/problems.js';
+import { childList } from '../page-route.js';
+import { routeKit } from '../route-kit.js';
 import { labelsOf, listLabelEvents, removeLabel, setLabel, toLabelEvent } from './labels.repo.js';
 import {
   createPrompt,
@@ -35,11 +35,9 @@ import {
 } from './prompts.schemas.js';
 
 const tags = ['Prompts'];
-const notModified = { 304: Type.Null({ description: 'Not modified (If-None-Match)' }) };
-/** What `sendWithEtag` answers with: the body's ETag, on the 200 and on the 304. */
-const withEtag = { 200: ['ETag'], 304: ['ETag'] } as const;
 
 export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): void {
+  const route = routeKit(app, { tags, cursors });
   const withLabels = async (row: Parameters<typeof toPrompt>[0]) => toPrompt(row, (await labelsOf(db, [row.id])).get(row.id) ?? {});
 
   app.get('/prompts', {
@@ -70,70 +68,64 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     },
   });
 
-  app.post('/prompts', {
-    config: { scope: 'prompts:write' },
-    schema: {
+  route.create(
+    '/prompts',
+    {
+      scope: 'prompts:write',
       operationId: 'createPrompt',
-      tags,
       summary: 'Create a prompt with its version 1',
       description: 'The name is a slug unique in the organization (a taken one is a 409), usable in place of the id.',
       body: CreatePromptBody,
-      response: { 201: Type.Ref('Prompt'), ...problemResponses(409) },
+      answer: 'Prompt',
+      problems: [409],
     },
-    handler: async (request, reply) => {
-      return reply.code(201).send(toPrompt(await createPrompt(db, request.principal, request.body, clock.now()), {}));
-    },
-  });
+    async (request) => toPrompt(await createPrompt(db, request.principal, request.body, clock.now()), {}),
+  );
 
-  app.get('/prompts/:prompt_id', {
-    config: { scope: 'prompts:read', headers: withEtag },
-    schema: {
+  route.get(
+    '/prompts/:prompt_id',
+    {
+      scope: 'prompts:read',
       operationId: 'getPrompt',
-      tags,
       summary: 'Get a prompt (by id or name)',
       description: 'With its labels. Answers 304 while `If-None-Match` holds its ETag.',
       params: PromptParams,
-      response: { 200: Type.Ref('Prompt'), ...notModified },
+      answer: 'Prompt',
+      etag: true,
     },
-    handler: async (request, reply) => {
-      return sendWithEtag(request, reply, await withLabels(await requirePrompt(db, request.principal.organizationId, request.params.prompt_id)));
-    },
-  });
+    async (request) => withLabels(await requirePrompt(db, request.principal.organizationId, request.params.prompt_id)),
+  );
 
-  app.patch('/prompts/:prompt_id', {
-    config: { scope: 'prompts:write' },
-    schema: {
+  route.patch(
+    '/prompts/:prompt_id',
+    {
+      scope: 'prompts:write',
       operationId: 'updatePrompt',
-      tags,
       summary: "Update a prompt's description",
       description: 'Templates change by creating a version, never in place.',
       params: PromptParams,
       body: UpdatePromptBody,
-      response: { 200: Type.Ref('Prompt') },
+      answer: 'Prompt',
     },
-    handler: async (request) => {
+    async (request) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       const now = clock.now();
       await updatePromptDescription(db, prompt.id, request.body.description, now);
       return withLabels({ ...prompt, description: request.body.description, updated_at: now });
     },
-  });
+  );
 
-  app.delete('/prompts/:prompt_id', {
-    config: { scope: 'prompts:delete' },
-    schema: {
+  route.delete(
+    '/prompts/:prompt_id',
+    {
+      scope: 'prompts:delete',
       operationId: 'deletePrompt',
-      tags,
       summary: 'Delete a prompt with its versions and labels',
       description: 'With its versions, labels and label history; the name is free again.',
       params: PromptParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
     },
-    handler: async (request, reply) => {
-      await deletePrompt(db, (await requirePrompt(db, request.principal.organizationId, request.params.prompt_id)).id);
-      return reply.code(204).send(null);
-    },
-  });
+    async (request) => deletePrompt(db, (await requirePrompt(db, request.principal.organizationId, request.params.prompt_id)).id),
+  );
 
   /** A prompt's child lists (versions, label moves) are bound to the prompt. */
   const promptOf = async (organizationId: string, params: Static<typeof PromptParams>) => {
@@ -141,14 +133,11 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     return { id: prompt.id, parents: [prompt.id] };
   };
 
-  pageRoute(
-    app,
-    cursors,
+  route.page(
     '/prompts/:prompt_id/versions',
     {
       scope: 'prompts:read',
       operationId: 'listPromptVersions',
-      tags,
       summary: 'List versions',
       description: 'Newest version first.',
       params: PromptParams,
@@ -158,82 +147,79 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     toVersion,
   );
 
-  app.post('/prompts/:prompt_id/versions', {
-    config: { scope: 'prompts:write' },
-    schema: {
+  route.create(
+    '/prompts/:prompt_id/versions',
+    {
+      scope: 'prompts:write',
       operationId: 'createPromptVersion',
-      tags,
       summary: 'Create the next version',
       description: 'Versions are immutable and numbered 1, 2, 3…',
       params: PromptParams,
       body: CreateVersionBody,
-      response: { 201: Type.Ref('PromptVersion') },
+      answer: 'PromptVersion',
     },
-    handler: async (request, reply) => {
+    async (request) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
-      return reply.code(201).send(toVersion(await createVersion(db, prompt.id, request.body, request.principal.userId, clock.now())));
+      return toVersion(await createVersion(db, prompt.id, request.body, request.principal.userId, clock.now()));
     },
-  });
+  );
 
-  app.get('/prompts/:prompt_id/versions/:version', {
-    config: { scope: 'prompts:read', headers: withEtag },
-    schema: {
+  route.get(
+    '/prompts/:prompt_id/versions/:version',
+    {
+      scope: 'prompts:read',
       operationId: 'getPromptVersion',
-      tags,
       summary: 'Get a version by number or label',
       description: 'Answers 304 while `If-None-Match` holds its ETag, so that clients can poll the version a label points at.',
       params: VersionParams,
-      response: { 200: Type.Ref('PromptVersion'), ...notModified },
+      answer: 'PromptVersion',
+      etag: true,
     },
-    handler: async (request, reply) => {
+    async (request) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
-      return sendWithEtag(request, reply, toVersion(await getVersion(db, prompt.id, request.params.version)));
+      return toVersion(await getVersion(db, prompt.id, request.params.version));
     },
-  });
+  );
 
-  app.put('/prompts/:prompt_id/labels/:label', {
-    config: { scope: 'prompts:write' },
-    schema: {
+  route.put(
+    '/prompts/:prompt_id/labels/:label',
+    {
+      scope: 'prompts:write',
       operationId: 'setPromptLabel',
-      tags,
       summary: 'Point a label at a version',
       description: 'Creates the label or moves it; every move is recorded.',
       params: LabelParams,
       body: SetLabelBody,
-      response: { 200: Type.Ref('Prompt') },
+      answer: 'Prompt',
     },
-    handler: async (request) => {
+    async (request) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       await setLabel(db, dialect, prompt, request.params.label, request.body.version, request.principal.userId, clock.now());
       return withLabels(prompt);
     },
-  });
+  );
 
-  app.delete('/prompts/:prompt_id/labels/:label', {
-    config: { scope: 'prompts:write' },
-    schema: {
+  route.delete(
+    '/prompts/:prompt_id/labels/:label',
+    {
+      scope: 'prompts:write',
       operationId: 'removePromptLabel',
-      tags,
       summary: 'Remove a label',
       description: 'The removal is recorded in the label history.',
       params: LabelParams,
-      response: { 204: Type.Null({ description: 'Removed' }) },
+      outcome: 'Removed',
     },
-    handler: async (request, reply) => {
+    async (request) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       await removeLabel(db, dialect, prompt, request.params.label, request.principal.userId, clock.now());
-      return reply.code(204).send(null);
     },
-  });
+  );
 
-  pageRoute(
-    app,
-    cursors,
+  route.page(
     '/prompts/:prompt_id/label-history',
     {
       scope: 'prompts:read',
       operationId: 'listPromptLabelHistory',
-      tags,
       summary: 'Every label move',
       description: 'Newest first: who moved which label, when, from which version to which (null: created or removed).',
       params: PromptParams,
@@ -243,18 +229,18 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
     toLabelEvent,
   );
 
-  app.post('/prompts/:prompt_id/render', {
-    config: { scope: 'prompts:read' },
-    schema: {
+  route.post(
+    '/prompts/:prompt_id/render',
+    {
+      scope: 'prompts:read',
       operationId: 'renderPrompt',
-      tags,
       summary: 'Render a version with variables',
       description: 'Latest version unless `version` or `label` is given (not both). Missing and unknown variables are refused, each named.',
       params: PromptParams,
       body: RenderBody,
-      response: { 200: RenderResultSchema },
+      answer: RenderResultSchema,
     },
-    handler: async (request) => {
+    async (request) => {
       const prompt = await requirePrompt(db, request.principal.organizationId, request.params.prompt_id);
       const { version, label, variables } = request.body;
       if (version !== undefined && label !== undefined) throw problems.validation([{ pointer: '/label', detail: 'Give version or label, not both.' }]);
@@ -274,5 +260,5 @@ export function promptRoutes(app: App, { db, dialect, clock, cursors }: Deps): v
       const template = toVersion(row).template;
       return { template, rendered: renderTemplate(template, variables) };
     },
-  });
+  );
 }

@@ -15,6 +15,7 @@ import {
   scoreSummaries,
   withScoresText,
 } from '../query/index.js';
+import { routeKit } from '../route-kit.js';
 import { ingestRuns } from './runs.ingest.js';
 import { getRun, listRuns, patchRun } from './runs.repo.js';
 import { BatchBodySchema, BatchResultSchema, ListRunsQuery, RunInputSchema, RunPage, RunPatchSchema } from './runs.schemas.js';
@@ -29,6 +30,7 @@ async function runWithScores(db: Deps['db'], dialect: Deps['dialect'], projectId
 }
 
 export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsStored }: Deps): void {
+  const route = routeKit(app, { tags, cursors });
   app.get('/projects/:project_id/runs', {
     config: { scope: 'runs:read' },
     schema: {
@@ -60,24 +62,24 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
         'run',
         page.items.map((row) => row.id),
       );
-      return sendJsonText(reply as never, pageJson({ ...page, items: page.items.map((row) => withScoresText(row.doc, scores.get(row.id) ?? [])) }));
+      return sendJsonText(reply, pageJson({ ...page, items: page.items.map((row) => withScoresText(row.doc, scores.get(row.id) ?? [])) }));
     },
   });
 
-  app.get('/projects/:project_id/runs/metrics', {
-    config: { scope: 'runs:read' },
-    schema: {
+  route.get(
+    '/projects/:project_id/runs/metrics',
+    {
+      scope: 'runs:read',
       operationId: 'getRunMetrics',
-      tags,
       summary: 'Count and aggregate runs',
       description:
         'Uses the filters of the runs list, within [from, to). `bucket` splits the range into UTC-aligned buckets (empty ones included); `groupBy` splits by a field. ' +
         'Latency percentiles are nearest-rank over runs that have ended.',
       params: ProjectParams,
       querystring: RunMetricsQuery,
-      response: { 200: RunMetricsSchema },
+      answer: RunMetricsSchema,
     },
-    handler: async (request) => {
+    async (request) => {
       const project = await requestedProject(db, request);
       const {
         from: fromRaw,
@@ -90,7 +92,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
       const result = await runMetrics(db, dialect, { projectId: project.id, filters: parseRunFilters(rest), from, to, bucketMs, groupBy: groupBy ?? null });
       return { ...result, bucket: bucket ?? null, groupBy: groupBy ?? null };
     },
-  });
+  );
 
   app.post('/projects/:project_id/runs', {
     config: { scope: 'runs:write' },
@@ -110,25 +112,25 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
       if (result.status === 'rejected') throw result.problem;
       // The stored record is already the serialized answer: sent as it is, not parsed and serialized again
       // (with its scores: none yet for a run just created).
-      if (result.status === 'created') return sendJsonText(reply.code(201) as never, withScoresText(result.row.doc, []));
-      return sendJsonText(reply as never, await runWithScores(db, dialect, project.id, { id: result.id, doc: result.row.doc }));
+      if (result.status === 'created') return sendJsonText(reply.code(201), withScoresText(result.row.doc, []));
+      return sendJsonText(reply, await runWithScores(db, dialect, project.id, { id: result.id, doc: result.row.doc }));
     },
   });
 
-  app.post('/projects/:project_id/runs/batch', {
-    config: { scope: 'runs:write' },
-    schema: {
+  route.post(
+    '/projects/:project_id/runs/batch',
+    {
+      scope: 'runs:write',
       operationId: 'createRunBatch',
-      tags,
       summary: 'Create up to 1,000 runs',
       description:
         'One result per run, in order. A bad run is rejected with its own problem and does not sink the others; a retried batch creates nothing twice. ' +
         'Parents may come later in the same batch.',
       params: ProjectParams,
       body: BatchBodySchema,
-      response: { 200: BatchResultSchema },
+      answer: BatchResultSchema,
     },
-    handler: async (request) => {
+    async (request) => {
       const project = await requestedProject(db, request);
       const results = await ingestRuns(db, project.id, request.body.runs, clock.now(), (i) => `/runs/${i}`, runsStored);
       return {
@@ -139,7 +141,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
         ),
       };
     },
-  });
+  );
 
   app.get('/projects/:project_id/runs/:run_id', {
     config: { scope: 'runs:read' },
@@ -153,7 +155,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
     },
     handler: async (request, reply) => {
       const project = await requestedProject(db, request);
-      return sendJsonText(reply as never, await runWithScores(db, dialect, project.id, await getRun(db, project.id, request.params.run_id)));
+      return sendJsonText(reply, await runWithScores(db, dialect, project.id, await getRun(db, project.id, request.params.run_id)));
     },
   });
 
@@ -172,7 +174,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
     handler: async (request, reply) => {
       const project = await requestedProject(db, request);
       const run = await patchRun(db, project.id, request.params.run_id, request.body, clock.now());
-      return sendJsonText(reply as never, await runWithScores(db, dialect, project.id, run));
+      return sendJsonText(reply, await runWithScores(db, dialect, project.id, run));
     },
   });
 }

@@ -3,9 +3,9 @@ import { can } from '../../auth/roles.js';
 import type { App, Deps } from '../../deps.js';
 import { requireTimestamp } from '../../lib/clock.js';
 import { problemBody, problemResponses } from '../../lib/problems.js';
-import { pageRoute } from '../page-route.js';
 import { requestedProject } from '../projects/index.js';
 import { metricsWindow } from '../query/index.js';
+import { routeKit } from '../route-kit.js';
 import { ingestScores, removeScore, updateScore, type ScoreAuthor, type ScoreEditor } from './scores.ingest.js';
 import { scoreMetrics } from './scores.metrics.js';
 import { listScores, requireScore, toScore } from './scores.repo.js';
@@ -38,6 +38,7 @@ async function editorOf(db: Deps['db'], request: { principal: Principal; params:
 }
 
 export function scoreRoutes(app: App, { db, clock, cursors, config }: Deps): void {
+  const route = routeKit(app, { tags, cursors });
   const targets: {
     target: ScoreTarget;
     path: string;
@@ -64,7 +65,7 @@ export function scoreRoutes(app: App, { db, clock, cursors, config }: Deps): voi
         response: { 200: Type.Ref('Score'), 201: Type.Ref('Score'), ...problemResponses(409) },
       },
       handler: async (request, reply) => {
-        const author = await authorOf(db, request as never);
+        const author = await authorOf(db, request);
         const targetId = (request.params as Record<string, string>)[key]!;
         const [result] = await ingestScores(db, author, [request.body], clock.now(), () => '', { target, targetId });
         if (!result) throw new Error('ingest returned no result');
@@ -75,19 +76,19 @@ export function scoreRoutes(app: App, { db, clock, cursors, config }: Deps): voi
     });
   }
 
-  app.post('/projects/:project_id/scores/batch', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.post(
+    '/projects/:project_id/scores/batch',
+    {
+      scope: 'scores:write',
       operationId: 'createScoreBatch',
-      tags,
       summary: 'Create up to 1,000 scores',
       description:
         'Each score names exactly one of `runId`, `traceId` and `sessionId`. One result per score, in order: a bad score (or one whose target does not exist) is rejected with its own problem and does not sink the others; a retried batch creates nothing twice (client ids).',
       params: ProjectParams,
       body: ScoreBatchBody,
-      response: { 200: ScoreBatchResult },
+      answer: ScoreBatchResult,
     },
-    handler: async (request) => {
+    async (request) => {
       const author = await authorOf(db, request);
       const results = await ingestScores(db, author, request.body.scores, clock.now(), (i) => `/scores/${i}`);
       return {
@@ -98,16 +99,13 @@ export function scoreRoutes(app: App, { db, clock, cursors, config }: Deps): voi
         ),
       };
     },
-  });
+  );
 
-  pageRoute(
-    app,
-    cursors,
+  route.page(
     '/projects/:project_id/scores',
     {
       scope: 'scores:read',
       operationId: 'listScores',
-      tags,
       summary: 'List scores',
       description:
         'Newest first (then id). Filters: `name`, `source`, `target`, `runId`, `traceId` (the trace’s scores and its runs’), `sessionId`, `configId`, `queueId`, `authorId`, `createdAfter` (inclusive), `createdBefore` (exclusive).',
@@ -136,71 +134,68 @@ export function scoreRoutes(app: App, { db, clock, cursors, config }: Deps): voi
     toScore,
   );
 
-  app.get('/projects/:project_id/scores/metrics', {
-    config: { scope: 'scores:read' },
-    schema: {
+  route.get(
+    '/projects/:project_id/scores/metrics',
+    {
+      scope: 'scores:read',
       operationId: 'getScoreMetrics',
-      tags,
       summary: 'Count and aggregate scores',
       description:
         'The scores the list’s filters select, given within [from, to): how many, the mean of the numeric and boolean ones (true as 1), and each label’s share of the boolean and categorical ones. ' +
         '`bucket` splits the range into UTC-aligned buckets of their createdAt (empty ones included); `groupBy` splits by `name`, `source` or `target`. The count equals the length of a full walk of the list with the same filters and createdAfter/createdBefore.',
       params: ProjectParams,
       querystring: ScoreMetricsQuery,
-      response: { 200: ScoreMetricsSchema },
+      answer: ScoreMetricsSchema,
     },
-    handler: async (request) => {
+    async (request) => {
       const project = await requestedProject(db, request);
       const { from: fromRaw, to: toRaw, bucket, groupBy, ...filters } = request.query;
       const { from, to, bucketMs } = metricsWindow({ from: fromRaw, to: toRaw, bucket }, clock.now());
       const result = await scoreMetrics(db, project.id, { filters, from, to, bucketMs, groupBy: groupBy ?? null });
       return { ...result, bucket: bucket ?? null, groupBy: groupBy ?? null };
     },
-  });
+  );
 
-  app.get('/projects/:project_id/scores/:score_id', {
-    config: { scope: 'scores:read' },
-    schema: {
+  route.get(
+    '/projects/:project_id/scores/:score_id',
+    {
+      scope: 'scores:read',
       operationId: 'getScore',
-      tags,
       summary: 'Get a score',
       description: 'Any score of the project, whoever gave it.',
       params: ScoreParams,
-      response: { 200: Type.Ref('Score') },
+      answer: 'Score',
     },
-    handler: async (request) => {
+    async (request) => {
       const project = await requestedProject(db, request);
       return toScore(await requireScore(db, project.id, request.params.score_id));
     },
-  });
+  );
 
-  app.patch('/projects/:project_id/scores/:score_id', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.patch(
+    '/projects/:project_id/scores/:score_id',
+    {
+      scope: 'scores:write',
       operationId: 'updateScore',
-      tags,
       summary: 'Change a score’s value, comment or metadata',
       description: 'By its author, or an admin (403 for anyone else). A new value is validated against the score’s config as at creation.',
       params: ScoreParams,
       body: UpdateScoreBody,
-      response: { 200: Type.Ref('Score'), ...problemResponses(409) },
+      answer: 'Score',
+      problems: [409],
     },
-    handler: async (request) => toScore(await updateScore(db, await editorOf(db, request), request.params.score_id, request.body, clock.now())),
-  });
+    async (request) => toScore(await updateScore(db, await editorOf(db, request), request.params.score_id, request.body, clock.now())),
+  );
 
-  app.delete('/projects/:project_id/scores/:score_id', {
-    config: { scope: 'scores:write' },
-    schema: {
+  route.delete(
+    '/projects/:project_id/scores/:score_id',
+    {
+      scope: 'scores:write',
       operationId: 'deleteScore',
-      tags,
       summary: 'Delete a score',
       description: 'By its author, or an admin (403 for anyone else).',
       params: ScoreParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
     },
-    handler: async (request, reply) => {
-      await removeScore(db, await editorOf(db, request), request.params.score_id);
-      return reply.code(204).send(null);
-    },
-  });
+    async (request) => removeScore(db, await editorOf(db, request), request.params.score_id),
+  );
 }

@@ -1,8 +1,6 @@
-import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
-import { problemResponses } from '../../lib/problems.js';
-import { pageRoute } from '../page-route.js';
 import { requestedProject } from '../projects/index.js';
+import { routeKit } from '../route-kit.js';
 import { createView, deleteView, listViews, requireView, toSavedView, updateView, type ViewOwner } from './views.repo.js';
 import { CreateViewBody, ListViewsQuery, MAX_VIEWS, SavedViewPage, UpdateViewBody, ViewParams } from './views.schemas.js';
 import { ProjectParams } from '../../schemas/records.js';
@@ -16,14 +14,13 @@ async function ownerOf(db: Deps['db'], request: { principal: { organizationId: s
 }
 
 export function viewRoutes(app: App, { db, clock, cursors }: Deps): void {
-  pageRoute(
-    app,
-    cursors,
+  const route = routeKit(app, { tags, cursors });
+
+  route.page(
     '/projects/:project_id/views',
     {
       scope: 'runs:read',
       operationId: 'listSavedViews',
-      tags,
       summary: 'List your saved views of a project',
       description: 'Your own views only, newest first (then id). Filter `page` for one list’s views.',
       params: ProjectParams,
@@ -46,64 +43,62 @@ export function viewRoutes(app: App, { db, clock, cursors }: Deps): void {
     toSavedView,
   );
 
-  app.post('/projects/:project_id/views', {
-    config: { scope: 'runs:read' },
-    schema: {
+  route.create(
+    '/projects/:project_id/views',
+    {
+      scope: 'runs:read',
       operationId: 'createSavedView',
-      tags,
       summary: 'Save a view',
       description: `A named set of a list’s filters, yours alone. Its name is unique among your views of the project (409); at most ${MAX_VIEWS} per project (409).`,
       params: ProjectParams,
       body: CreateViewBody,
-      response: { 201: Type.Ref('SavedView'), ...problemResponses(409) },
+      answer: 'SavedView',
+      problems: [409],
     },
-    handler: async (request, reply) => {
+    async (request) => {
       const owner = await ownerOf(db, request);
       const { name, page, filters } = request.body;
-      return reply.code(201).send(toSavedView(await createView(db, owner, { name, page, filters: filters ?? {} }, clock.now())));
+      return toSavedView(await createView(db, owner, { name, page, filters: filters ?? {} }, clock.now()));
     },
-  });
+  );
 
-  app.get('/projects/:project_id/views/:view_id', {
-    config: { scope: 'runs:read' },
-    schema: {
+  route.get(
+    '/projects/:project_id/views/:view_id',
+    {
+      scope: 'runs:read',
       operationId: 'getSavedView',
-      tags,
       summary: 'Get one of your saved views',
       description: 'Another user’s view is a 404, as one that does not exist.',
       params: ViewParams,
-      response: { 200: Type.Ref('SavedView') },
+      answer: 'SavedView',
     },
-    handler: async (request) => toSavedView(await requireView(db, await ownerOf(db, request), request.params.view_id)),
-  });
+    async (request) => toSavedView(await requireView(db, await ownerOf(db, request), request.params.view_id)),
+  );
 
-  app.patch('/projects/:project_id/views/:view_id', {
-    config: { scope: 'runs:read' },
-    schema: {
+  route.patch(
+    '/projects/:project_id/views/:view_id',
+    {
+      scope: 'runs:read',
       operationId: 'updateSavedView',
-      tags,
       summary: 'Rename a saved view or replace its filters',
       description: 'The filters are replaced whole, and validated as the list validates them. Another user’s view is a 404.',
       params: ViewParams,
       body: UpdateViewBody,
-      response: { 200: Type.Ref('SavedView'), ...problemResponses(409) },
+      answer: 'SavedView',
+      problems: [409],
     },
-    handler: async (request) => toSavedView(await updateView(db, await ownerOf(db, request), request.params.view_id, request.body, clock.now())),
-  });
+    async (request) => toSavedView(await updateView(db, await ownerOf(db, request), request.params.view_id, request.body, clock.now())),
+  );
 
-  app.delete('/projects/:project_id/views/:view_id', {
-    config: { scope: 'runs:read' },
-    schema: {
+  route.delete(
+    '/projects/:project_id/views/:view_id',
+    {
+      scope: 'runs:read',
       operationId: 'deleteSavedView',
-      tags,
       summary: 'Delete one of your saved views',
       description: 'Another user’s view is a 404, as one that does not exist.',
       params: ViewParams,
-      response: { 204: Type.Null({ description: 'Deleted' }) },
     },
-    handler: async (request, reply) => {
-      await deleteView(db, await ownerOf(db, request), request.params.view_id);
-      return reply.code(204).send(null);
-    },
-  });
+    async (request) => deleteView(db, await ownerOf(db, request), request.params.view_id),
+  );
 }
