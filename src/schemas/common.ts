@@ -1,4 +1,4 @@
-import { Type, type ObjectOptions, type TSchema } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type TProperties, type TSchema } from '@sinclair/typebox';
 
 /** A string enum as JSON Schema `enum` (one clear error message, a plain enum in OpenAPI). */
 export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
@@ -29,6 +29,14 @@ export const TRIMMED_TEXT_PATTERN = `^[^${SPACE}${CONTROL}](?:[^${CONTROL}]*[^${
  */
 export function KeyedRecord<T extends TSchema>(value: T, options: ObjectOptions = {}) {
   return Type.Record(Type.String({ pattern: `^[^${LINE_END}]*$` }), value, options);
+}
+
+/**
+ * A record type of the API, named (`$id` and `title`) so that routes and pages refer to it as
+ * `Type.Ref(name)` (`app.ts` registers it); no other fields than its own.
+ */
+export function NamedRecord<T extends TProperties>(name: string, properties: T) {
+  return Type.Object(properties, { $id: name, title: name, additionalProperties: false });
 }
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC, millisecond precision' });

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { IdParam, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { listQuery, nameContains, recordPage } from '../../lib/pagination.js';
+import { IdParam, NamedRecord, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
 
 /** The most items one request adds: one dataset version for all of them. */
 export const MAX_ITEMS_PER_REQUEST = 1000;
@@ -21,39 +21,33 @@ const Name = Type.String({
 });
 const Description = Type.String({ maxLength: 10_000 });
 
-export const DatasetSchema = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    description: Type.String(),
-    metadata: JsonObject,
-    version: Type.Integer({ description: 'The number of changes made to its items (each add, edit or delete request is one); 0 before the first' }),
-    itemCount: Type.Integer({ description: 'Items at the latest version' }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'Dataset', title: 'Dataset', additionalProperties: false },
-);
+export const DatasetSchema = NamedRecord('Dataset', {
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  metadata: JsonObject,
+  version: Type.Integer({ description: 'The number of changes made to its items (each add, edit or delete request is one); 0 before the first' }),
+  itemCount: Type.Integer({ description: 'Items at the latest version' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
 export type Dataset = Static<typeof DatasetSchema>;
-export const DatasetPage = pageSchema(Type.Ref('Dataset'), 'DatasetPage');
+export const DatasetPage = recordPage('Dataset');
 
-export const DatasetItemSchema = Type.Object(
-  {
-    id: Type.String(),
-    datasetId: Type.String(),
-    input: JsonValue('Any JSON value'),
-    expectedOutput: JsonValue('Any JSON value; null when none was given'),
-    metadata: JsonObject,
-    sourceRunId: Type.Union([Type.String(), Type.Null()], { description: 'The run it was added from' }),
-    sourceProjectId: Type.Union([Type.String(), Type.Null()], { description: "That run's project" }),
-    version: Type.Integer({ description: 'The dataset version that wrote this state of the item' }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'DatasetItem', title: 'DatasetItem', additionalProperties: false },
-);
+export const DatasetItemSchema = NamedRecord('DatasetItem', {
+  id: Type.String(),
+  datasetId: Type.String(),
+  input: JsonValue('Any JSON value'),
+  expectedOutput: JsonValue('Any JSON value; null when none was given'),
+  metadata: JsonObject,
+  sourceRunId: Type.Union([Type.String(), Type.Null()], { description: 'The run it was added from' }),
+  sourceProjectId: Type.Union([Type.String(), Type.Null()], { description: "That run's project" }),
+  version: Type.Integer({ description: 'The dataset version that wrote this state of the item' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
 export type DatasetItem = Static<typeof DatasetItemSchema>;
-export const DatasetItemPage = pageSchema(Type.Ref('DatasetItem'), 'DatasetItemPage');
+export const DatasetItemPage = recordPage('DatasetItem');
 
 export const DatasetItemsAddedSchema = Type.Object(
   { version: Type.Integer({ description: 'The dataset version the items were added in' }), items: Type.Array(Type.Ref('DatasetItem')) },
@@ -69,10 +63,7 @@ export const UpdateDatasetBody = Type.Object(
   { name: Type.Optional(Name), description: Type.Optional(Description), metadata: Type.Optional(JsonObject) },
   { title: 'UpdateDataset', additionalProperties: false, minProperties: 1 },
 );
-export const ListDatasetsQuery = Type.Object(
-  { ...pageQueryProperties, name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of the name' })) },
-  { additionalProperties: false },
-);
+export const ListDatasetsQuery = listQuery({ name: nameContains(200) });
 
 // Its upper bound is the dataset's own version, which the route checks (a 400 naming `version`).
 const Version = Type.Optional(
@@ -83,7 +74,7 @@ const Version = Type.Optional(
     description: 'A version of the dataset, 0 to its current one (default: the current one)',
   }),
 );
-export const ListItemsQuery = Type.Object({ ...pageQueryProperties, version: Version }, { additionalProperties: false });
+export const ListItemsQuery = listQuery({ version: Version });
 export const ItemVersionQuery = Type.Object({ version: Version }, { additionalProperties: false });
 
 const ItemFields = {

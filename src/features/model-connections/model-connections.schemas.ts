@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { IdParam, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { listQuery, nameContains, recordPage } from '../../lib/pagination.js';
+import { IdParam, NamedRecord, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
 
 /** At most this many extra headers per connection. */
 export const MAX_HEADERS = 20;
@@ -45,26 +45,23 @@ export const PricingSchema = Type.Object(
 );
 const Nullable = <T extends ReturnType<typeof Type.String> | typeof PricingSchema | typeof Headers>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const ModelConnectionSchema = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    baseUrl: Type.String(),
-    model: Type.String(),
-    apiKeyHint: Type.Union([Type.String(), Type.Null()], {
-      description: 'The key’s last 4 characters after `…` (only `…` for a key under 12 characters), or null when none is set',
-    }),
-    headerNames: Type.Array(Type.String(), { description: 'The names of the extra headers (their values are never shown)' }),
-    monthlyBudgetUsd: Type.Number(),
-    spentThisMonthUsd: Type.Number({ description: 'What this calendar month’s (UTC) calls cost, judge and test calls alike' }),
-    pricing: Type.Union([PricingSchema, Type.Null()]),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'ModelConnection', title: 'ModelConnection', additionalProperties: false },
-);
+export const ModelConnectionSchema = NamedRecord('ModelConnection', {
+  id: Type.String(),
+  name: Type.String(),
+  baseUrl: Type.String(),
+  model: Type.String(),
+  apiKeyHint: Type.Union([Type.String(), Type.Null()], {
+    description: 'The key’s last 4 characters after `…` (only `…` for a key under 12 characters), or null when none is set',
+  }),
+  headerNames: Type.Array(Type.String(), { description: 'The names of the extra headers (their values are never shown)' }),
+  monthlyBudgetUsd: Type.Number(),
+  spentThisMonthUsd: Type.Number({ description: 'What this calendar month’s (UTC) calls cost, judge and test calls alike' }),
+  pricing: Type.Union([PricingSchema, Type.Null()]),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
 export type ModelConnection = Static<typeof ModelConnectionSchema>;
-export const ModelConnectionPage = pageSchema(Type.Ref('ModelConnection'), 'ModelConnectionPage');
+export const ModelConnectionPage = recordPage('ModelConnection');
 
 export const CreateModelConnectionBody = Type.Object(
   {
@@ -99,13 +96,7 @@ export const UpdateModelConnectionBody = Type.Object(
 );
 export type UpdateModelConnection = Static<typeof UpdateModelConnectionBody>;
 
-export const ListModelConnectionsQuery = Type.Object(
-  {
-    ...pageQueryProperties,
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the name' })),
-  },
-  { additionalProperties: false },
-);
+export const ListModelConnectionsQuery = listQuery({ name: nameContains(100) });
 export const ModelConnectionParams = Type.Object({ connection_id: IdParam('mcn', 'Model connection id') }, { additionalProperties: false });
 
 export const ConnectionTestSchema = Type.Object(
