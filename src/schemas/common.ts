@@ -41,6 +41,13 @@ export function NamedRecord<T extends TProperties>(name: string, properties: T) 
 
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC, millisecond precision' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+/** When a record was created and last changed: the last two fields of every record that changes. */
+export const recordTimes = { createdAt: Timestamp, updatedAt: Timestamp };
+
+/** A name or label as people write it: 1 to `maxLength` characters, no control characters, no leading or trailing space. */
+export function TrimmedText(maxLength: number, description: string) {
+  return Type.String({ minLength: 1, maxLength, pattern: TRIMMED_TEXT_PATTERN, description });
+}
 
 export function IdParam(prefix: string, description: string) {
   return Type.String({ minLength: 1, maxLength: 200, description, examples: [`${prefix}_01jd0000000000000000000000`] });

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
 import { listQuery, recordPage } from '../../lib/pagination.js';
-import { IdParam, NamedRecord, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { IdParam, NamedRecord, recordTimes, StringEnum, Timestamp, TrimmedText } from '../../schemas/common.js';
 import { MAX_COMMENT } from '../scores/scores.rules.js';
 import { ScoreValue } from '../scores/scores.schemas.js';
 import { ITEM_STATUSES, MAX_ADD, MAX_QUEUE_CONFIGS, MAX_SAMPLED_SCAN, MAX_SCORES_PER_ITEM, QUEUE_TARGETS } from './annotations.rules.js';
@@ -10,7 +10,7 @@ import { METADATA_FILTER_PATTERN, runFilterProperties } from '../query/filters.s
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: TRIMMED_TEXT_PATTERN, description: 'Unique in the project; no leading or trailing space' });
+const Name = TrimmedText(200, 'Unique in the project; no leading or trailing space');
 const Description = Type.String({ maxLength: 10_000 });
 const ScoreConfigIds = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   maxItems: MAX_QUEUE_CONFIGS,
@@ -37,8 +37,7 @@ export const AnnotationQueueSchema = NamedRecord('AnnotationQueue', {
   target: StringEnum(QUEUE_TARGETS, { description: 'What its items are: runs or traces of the project' }),
   scoreConfigIds: Type.Array(Type.String()),
   counts: QueueCountsSchema,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  ...recordTimes,
 });
 export type AnnotationQueue = Static<typeof AnnotationQueueSchema>;
 export const AnnotationQueuePage = recordPage('AnnotationQueue');
@@ -139,7 +138,7 @@ export type ItemsAdded = Static<typeof ItemsAddedSchema>;
 
 export const AnnotationScoreSchema = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_TEXT_PATTERN, description: 'The score’s name (default: its config’s)' })),
+    name: Type.Optional(TrimmedText(100, 'The score’s name (default: its config’s)')),
     configId: Type.Optional(IdParam('scc', 'A score config to validate the value against')),
     value: ScoreValue,
     comment: Type.Optional(Nullable(Type.String({ maxLength: MAX_COMMENT }))),

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
 import { listQuery, nameContains, recordPage } from '../../lib/pagination.js';
-import { IdParam, NamedRecord, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { IdParam, NamedRecord, recordTimes, TrimmedText } from '../../schemas/common.js';
 
 /** The most items one request adds: one dataset version for all of them. */
 export const MAX_ITEMS_PER_REQUEST = 1000;
@@ -13,12 +13,7 @@ const JsonObject = Type.Object({}, { additionalProperties: true, description: 'A
 /** Free-form JSON, as a run's inputs and outputs: an object, a list of messages, a string… */
 const JsonValue = (description: string) => Type.Unknown({ description });
 
-const Name = Type.String({
-  minLength: 1,
-  maxLength: 200,
-  pattern: TRIMMED_TEXT_PATTERN,
-  description: 'Unique in the organization regardless of case; no leading or trailing space',
-});
+const Name = TrimmedText(200, 'Unique in the organization regardless of case; no leading or trailing space');
 const Description = Type.String({ maxLength: 10_000 });
 
 export const DatasetSchema = NamedRecord('Dataset', {
@@ -28,8 +23,7 @@ export const DatasetSchema = NamedRecord('Dataset', {
   metadata: JsonObject,
   version: Type.Integer({ description: 'The number of changes made to its items (each add, edit or delete request is one); 0 before the first' }),
   itemCount: Type.Integer({ description: 'Items at the latest version' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  ...recordTimes,
 });
 export type Dataset = Static<typeof DatasetSchema>;
 export const DatasetPage = recordPage('Dataset');
@@ -43,8 +37,7 @@ export const DatasetItemSchema = NamedRecord('DatasetItem', {
   sourceRunId: Type.Union([Type.String(), Type.Null()], { description: 'The run it was added from' }),
   sourceProjectId: Type.Union([Type.String(), Type.Null()], { description: "That run's project" }),
   version: Type.Integer({ description: 'The dataset version that wrote this state of the item' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  ...recordTimes,
 });
 export type DatasetItem = Static<typeof DatasetItemSchema>;
 export const DatasetItemPage = recordPage('DatasetItem');

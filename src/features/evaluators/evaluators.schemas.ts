@@ -1,16 +1,11 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { recordPage } from '../../lib/pagination.js';
-import { IdParam, NamedRecord, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { IdParam, NamedRecord, recordTimes, StringEnum, TrimmedText } from '../../schemas/common.js';
 import { QueueFilterSchema } from '../annotations/annotations.schemas.js';
 import { MAX_CONTAINS, MAX_PATTERN } from './evaluators.builtins.js';
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: TRIMMED_TEXT_PATTERN, description: 'Unique in the project; no leading or trailing space' });
-const ScoreName = Type.String({
-  minLength: 1,
-  maxLength: 100,
-  pattern: TRIMMED_TEXT_PATTERN,
-  description: 'The name of the scores the rule gives (a score config of that name validates them, as any score)',
-});
+const Name = TrimmedText(200, 'Unique in the project; no leading or trailing space');
+const ScoreName = TrimmedText(100, 'The name of the scores the rule gives (a score config of that name validates them, as any score)');
 const SampleRate = Type.Number({
   minimum: 0,
   maximum: 1,
@@ -134,8 +129,7 @@ export const EvaluatorRuleSchema = NamedRecord('EvaluatorRule', {
   enabled: Type.Boolean(),
   counts: JobCountsSchema,
   lastError: Type.Union([Type.String(), Type.Null()], { description: 'The error of the rule’s latest failed job' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  ...recordTimes,
 });
 export type EvaluatorRule = Static<typeof EvaluatorRuleSchema>;
 export const EvaluatorRulePage = recordPage('EvaluatorRule');

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { listQuery, pageSchema, recordPage } from '../../lib/pagination.js';
-import { IdParam, NamedRecord, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { IdParam, NamedRecord, StringEnum, Timestamp, TrimmedText } from '../../schemas/common.js';
 import { RunRef } from '../../schemas/records.js';
 
 /** The most results one request records. */
@@ -12,12 +12,7 @@ export const MAX_COMPARED = 5;
 const JsonObject = Type.Object({}, { additionalProperties: true, description: 'Any JSON object' });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-const Name = Type.String({
-  minLength: 1,
-  maxLength: 200,
-  pattern: TRIMMED_TEXT_PATTERN,
-  description: 'Unique per dataset (exactly as written): what `runExperiment` resumes an experiment by',
-});
+const Name = TrimmedText(200, 'Unique per dataset (exactly as written): what `runExperiment` resumes an experiment by');
 const Status = StringEnum(['running', 'completed'] as const, { description: '`running` until marked `completed`' });
 
 const ScoreAggregate = Type.Object(

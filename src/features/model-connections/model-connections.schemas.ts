@@ -1,25 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { listQuery, nameContains, recordPage } from '../../lib/pagination.js';
-import { IdParam, NamedRecord, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { IdParam, NamedRecord, recordTimes, TrimmedText } from '../../schemas/common.js';
 
 /** At most this many extra headers per connection. */
 export const MAX_HEADERS = 20;
 /** The largest monthly budget (USD). */
 export const MAX_BUDGET_USD = 1_000_000;
 
-const Name = Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_TEXT_PATTERN, description: 'Unique in the organization' });
+const Name = TrimmedText(100, 'Unique in the organization');
 const BaseUrl = Type.String({
   minLength: 1,
   maxLength: 2048,
   description:
     'The base of an OpenAI-compatible API (`https://api.openai.com/v1`): calls go to `{baseUrl}/chat/completions`. Private and loopback addresses are refused unless the instance allows them (`SIGHTLINE_MODEL_ALLOW_PRIVATE`).',
 });
-const Model = Type.String({
-  minLength: 1,
-  maxLength: 200,
-  pattern: TRIMMED_TEXT_PATTERN,
-  description: 'The model called unless the prompt’s config names one',
-});
+const Model = TrimmedText(200, 'The model called unless the prompt’s config names one');
 /** Printable ASCII: what an HTTP header value may carry as it is. */
 const HEADER_VALUE = '^[ -~]*$';
 const ApiKey = Type.String({
@@ -57,8 +52,7 @@ export const ModelConnectionSchema = NamedRecord('ModelConnection', {
   monthlyBudgetUsd: Type.Number(),
   spentThisMonthUsd: Type.Number({ description: 'What this calendar month’s (UTC) calls cost, judge and test calls alike' }),
   pricing: Type.Union([PricingSchema, Type.Null()]),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  ...recordTimes,
 });
 export type ModelConnection = Static<typeof ModelConnectionSchema>;
 export const ModelConnectionPage = recordPage('ModelConnection');

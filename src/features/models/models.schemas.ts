@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { listQuery, pageSchema, recordPage } from '../../lib/pagination.js';
-import { IdParam, NamedRecord, StringEnum, Timestamp } from '../../schemas/common.js';
+import { IdParam, NamedRecord, recordTimes, StringEnum } from '../../schemas/common.js';
 
 /**
  * A model name or match pattern, as runs name models (`gpt-4o`, `openai/gpt-4o`,
@@ -41,8 +41,7 @@ export const ModelPriceSchema = NamedRecord('ModelPrice', {
     description: 'Runs that start at or after this instant get this price, until a later one of the same model',
   }),
   createdBy: Type.String(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  ...recordTimes,
 });
 export type ModelPrice = Static<typeof ModelPriceSchema>;
 

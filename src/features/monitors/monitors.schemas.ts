@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { listQuery, pageSchema, recordPage } from '../../lib/pagination.js';
-import { IdParam, NamedRecord, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { IdParam, NamedRecord, recordTimes, StringEnum, Timestamp, TrimmedText } from '../../schemas/common.js';
 import { MAX_BUCKETS } from '../query/metrics.rules.js';
 import { METADATA_FILTER_PATTERN, runFilterProperties } from '../query/filters.schemas.js';
 import { METRICS, MONITOR_STATES, OPERATORS, WINDOW_MS, type Metric, type MonitorState, type Operator, type Window } from './monitors.rules.js';
@@ -48,7 +48,7 @@ export const ThresholdSchema = Type.Object(
 
 export const MonitorScoreSchema = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_TEXT_PATTERN, description: 'The scores’ name' }),
+    name: TrimmedText(100, 'The scores’ name'),
     label: Type.Optional(
       Type.String({
         minLength: 1,
@@ -87,8 +87,7 @@ export const MonitorSchema = NamedRecord('Monitor', {
   state: StringEnum(MONITOR_STATES),
   lastEvaluatedAt: Type.Union([Timestamp, Type.Null()]),
   webhookUrls: Type.Array(Type.String()),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  ...recordTimes,
 });
 export type Monitor = Static<typeof MonitorSchema>;
 

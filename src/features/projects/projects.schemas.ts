@@ -1,21 +1,15 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { NamedRecord, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { NamedRecord, recordTimes, TrimmedText } from '../../schemas/common.js';
 import { listQuery, nameContains, recordPage } from '../../lib/pagination.js';
 
-const ProjectName = Type.String({
-  minLength: 1,
-  maxLength: 100,
-  pattern: TRIMMED_TEXT_PATTERN,
-  description: 'Unique per organization (case-insensitive); no leading or trailing spaces.',
-});
+const ProjectName = TrimmedText(100, 'Unique per organization (case-insensitive); no leading or trailing spaces.');
 const Description = Type.String({ maxLength: 2000 });
 
 export const ProjectSchema = NamedRecord('Project', {
   id: Type.String(),
   name: Type.String(),
   description: Type.String(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  ...recordTimes,
 });
 export type Project = Static<typeof ProjectSchema>;
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { listQuery, pageSchema, recordPage } from '../../lib/pagination.js';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
-import { KeyedRecord, NamedRecord, StringEnum, Timestamp } from '../../schemas/common.js';
+import { KeyedRecord, NamedRecord, recordTimes, StringEnum, Timestamp } from '../../schemas/common.js';
 
 /** A prompt's name: a slug, unique per organization, usable in place of its id (so never `prm_…`). */
 export const PROMPT_NAME_PATTERN = '^(?!prm_)[a-z0-9][a-z0-9_.-]{0,99}$';
@@ -27,8 +27,7 @@ export const PromptSchema = NamedRecord('Prompt', {
   description: Type.String(),
   latestVersion: Type.Integer(),
   labels: KeyedRecord(Type.Integer(), { description: 'label → version' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  ...recordTimes,
 });
 export type Prompt = Static<typeof PromptSchema>;
 

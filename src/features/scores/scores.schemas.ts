@@ -1,11 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { listQuery, nameContains, recordPage } from '../../lib/pagination.js';
-import { IdParam, NamedRecord, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { IdParam, NamedRecord, recordTimes, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN, TrimmedText } from '../../schemas/common.js';
 import { metricsSchema, metricsWindowProperties } from '../query/metrics.schemas.js';
 import { MAX_CATEGORIES, MAX_COMMENT } from './scores.rules.js';
 import { JsonObject, RunRef, SCORE_DATA_TYPES, SCORE_SOURCES, SCORE_TARGETS } from '../../schemas/records.js';
 
-const Name = (description: string) => Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_TEXT_PATTERN, description });
+const Name = (description: string) => TrimmedText(100, description);
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const ScoreValue = Type.Union([Type.Number(), Type.Boolean(), Type.String({ minLength: 1, maxLength: 100 })], {
@@ -37,8 +37,7 @@ export const ScoreSchema = NamedRecord('Score', {
   configId: Nullable(Type.String({ description: 'The score config it was validated against' })),
   queueId: Nullable(Type.String({ description: 'The annotation queue it was given in' })),
   metadata: JsonObject,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  ...recordTimes,
 });
 export type Score = Static<typeof ScoreSchema>;
 export const ScorePage = recordPage('Score');
@@ -159,8 +158,7 @@ export const ScoreConfigSchema = NamedRecord('ScoreConfig', {
   categories: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Categorical: the labels allowed; else null' }),
   description: Nullable(Type.String()),
   archived: Type.Boolean({ description: 'Still validates the scores that name it; no longer offered by the dashboard' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  ...recordTimes,
 });
 export type ScoreConfig = Static<typeof ScoreConfigSchema>;
 export const ScoreConfigPage = recordPage('ScoreConfig');

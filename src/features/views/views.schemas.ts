@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { listQuery, recordPage } from '../../lib/pagination.js';
-import { IdParam, NamedRecord, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { IdParam, NamedRecord, recordTimes, StringEnum, TrimmedText } from '../../schemas/common.js';
 import { metadataFilters, runFilterProperties } from '../query/filters.schemas.js';
 
 /** The lists a view can be of: they all take the runs list's filters. */
@@ -21,12 +21,7 @@ export const ViewFiltersSchema = Type.Object(
   { additionalProperties: false, patternProperties: metadataFilters },
 );
 
-const Name = Type.String({
-  minLength: 1,
-  maxLength: 100,
-  pattern: TRIMMED_TEXT_PATTERN,
-  description: 'Unique among your views of the project; no leading or trailing space',
-});
+const Name = TrimmedText(100, 'Unique among your views of the project; no leading or trailing space');
 
 export const SavedViewSchema = NamedRecord('SavedView', {
   id: Type.String(),
@@ -34,8 +29,7 @@ export const SavedViewSchema = NamedRecord('SavedView', {
   name: Type.String(),
   page: StringEnum(VIEW_PAGES),
   filters: ViewFiltersSchema,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
+  ...recordTimes,
 });
 export type SavedView = Static<typeof SavedViewSchema>;
 export const SavedViewPage = recordPage('SavedView');
