@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type TProperties, type TSchema } from '@sinclair/typebox';
 import { sql, type SelectQueryBuilder, type SqlBool, type StringReference } from 'kysely';
 import { canonicalJson } from './json.js';
 import type { Keyring } from './keys.js';
@@ -36,8 +36,17 @@ export const pageQueryProperties = {
   ),
 };
 
+/** A list's query: the page's parameters (`limit`, `cursor`) and the list's own filters, nothing else. */
+export function listQuery<T extends TProperties>(filters: T, options: ObjectOptions = {}) {
+  return Type.Object({ ...pageQueryProperties, ...filters }, { additionalProperties: false, ...options });
+}
+
 /** The query of a list that takes no filters: only `limit` and `cursor`. */
-export const PageOnlyQuery = Type.Object({ ...pageQueryProperties }, { additionalProperties: false });
+export const PageOnlyQuery = listQuery({});
+
+/** The `name` filter of a list of named things: a case-insensitive substring of at most `maxLength` characters. */
+export const nameContains = (maxLength: number) =>
+  Type.Optional(Type.String({ minLength: 1, maxLength, description: 'Case-insensitive substring of the name' }));
 
 export function pageSchema<T extends TSchema>(item: T, title: string) {
   return Type.Object(
@@ -49,6 +58,9 @@ export function pageSchema<T extends TSchema>(item: T, title: string) {
     { title },
   );
 }
+
+/** The page of a named record type (its `$id`), titled `<name>Page`. */
+export const recordPage = (name: string) => pageSchema(Type.Ref(name), `${name}Page`);
 
 export interface Page<T> {
   items: T[];

@@ -1,4 +1,4 @@
-import { Type, type ObjectOptions, type TSchema } from '@sinclair/typebox';
+import { Type, type ObjectOptions, type TProperties, type TSchema } from '@sinclair/typebox';
 
 /** A string enum as JSON Schema `enum` (one clear error message, a plain enum in OpenAPI). */
 export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
@@ -31,8 +31,23 @@ export function KeyedRecord<T extends TSchema>(value: T, options: ObjectOptions 
   return Type.Record(Type.String({ pattern: `^[^${LINE_END}]*$` }), value, options);
 }
 
+/**
+ * A record type of the API, named (`$id` and `title`) so that routes and pages refer to it as
+ * `Type.Ref(name)` (`app.ts` registers it); no other fields than its own.
+ */
+export function NamedRecord<T extends TProperties>(name: string, properties: T) {
+  return Type.Object(properties, { $id: name, title: name, additionalProperties: false });
+}
+
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC, millisecond precision' });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
+/** When a record was created and last changed: the last two fields of every record that changes. */
+export const recordTimes = { createdAt: Timestamp, updatedAt: Timestamp };
+
+/** A name or label as people write it: 1 to `maxLength` characters, no control characters, no leading or trailing space. */
+export function TrimmedText(maxLength: number, description: string) {
+  return Type.String({ minLength: 1, maxLength, pattern: TRIMMED_TEXT_PATTERN, description });
+}
 
 export function IdParam(prefix: string, description: string) {
   return Type.String({ minLength: 1, maxLength: 200, description, examples: [`${prefix}_01jd0000000000000000000000`] });

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { inProject, type ProjectScope } from '../../db/scope.js';
+import { foundRow } from '../../db/rows.js';
 import { insertIgnoringConflicts } from '../../db/bulk.js';
 import { lockRows, type Dialect } from '../../db/dialect.js';
 import type { AnnotationItemRow, AnnotationQueueRow, Database } from '../../db/schema.js';
@@ -101,9 +102,7 @@ const missingItem = (id: string) => problems.notFound(`Annotation item ${id} doe
 
 /** The item, locked for the rest of the caller's transaction (PostgreSQL; SQLite has one writer at a time). */
 export async function lockItem(trx: Kysely<Database>, dialect: Dialect, scope: ProjectScope, queueId: string, itemId: string): Promise<AnnotationItemRow> {
-  const row = await lockRows(itemsOf(trx, scope, queueId).selectAll().where('id', '=', itemId), dialect).executeTakeFirst();
-  if (!row) throw missingItem(itemId);
-  return row;
+  return foundRow(lockRows(itemsOf(trx, scope, queueId).selectAll().where('id', '=', itemId), dialect), () => missingItem(itemId));
 }
 
 /** The 409 when the caller does not hold the item (only its lease holder may complete or skip it). */

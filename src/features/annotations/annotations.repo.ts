@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { isUniqueViolation } from '../../db/errors.js';
 import { inProject, type ProjectScope } from '../../db/scope.js';
+import { deletedRow, foundRow, unlessTaken, updatedRow } from '../../db/rows.js';
 import type { AnnotationQueueRow, Database } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -101,19 +101,12 @@ export async function createQueue(db: Kysely<Database>, scope: ProjectScope, inp
     created_at: now,
     updated_at: now,
   };
-  try {
-    await db.insertInto('annotation_queues').values(row).execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(input.name);
-    throw error;
-  }
+  await unlessTaken(db.insertInto('annotation_queues').values(row).execute(), () => nameTaken(input.name));
   return { ...row, counts: { pending: 0, inProgress: 0, completed: 0, skipped: 0 } };
 }
 
 export async function requireQueue(db: Kysely<Database>, scope: ProjectScope, id: string): Promise<AnnotationQueueRow> {
-  const row = await db.selectFrom('annotation_queues').selectAll().where(inProject(scope)).where('id', '=', id).executeTakeFirst();
-  if (!row) throw missing(id);
-  return row;
+  return foundRow(db.selectFrom('annotation_queues').selectAll().where(inProject(scope)).where('id', '=', id), () => missing(id));
 }
 
 /** A queue with its counts as of `now`. */
@@ -129,19 +122,13 @@ export async function updateQueue(db: Kysely<Database>, scope: ProjectScope, id:
   if (patch.name !== undefined) changes.name = patch.name;
   if (patch.description !== undefined) changes.description = patch.description;
   if (patch.scoreConfigIds !== undefined) changes.score_config_ids = JSON.stringify(patch.scoreConfigIds);
-  try {
-    const row = await db.updateTable('annotation_queues').set(changes).where(inProject(scope)).where('id', '=', id).returningAll().executeTakeFirst();
-    if (!row) throw missing(id);
-    const [updated] = await withCounts(db, scope, [row], now);
-    return updated!;
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(patch.name ?? '');
-    throw error;
-  }
+  const update = db.updateTable('annotation_queues').set(changes).where(inProject(scope)).where('id', '=', id).returningAll();
+  const row = await updatedRow(update, { missing: () => missing(id), taken: () => nameTaken(patch.name ?? '') });
+  const [updated] = await withCounts(db, scope, [row], now);
+  return updated!;
 }
 
 /** Deletes a queue and (by the foreign key's cascade) its items; the scores given in it keep their values and their `queueId`. */
 export async function deleteQueue(db: Kysely<Database>, scope: ProjectScope, id: string): Promise<void> {
-  const deleted = await db.deleteFrom('annotation_queues').where(inProject(scope)).where('id', '=', id).executeTakeFirst();
-  if (Number(deleted.numDeletedRows) === 0) throw missing(id);
+  await deletedRow(db.deleteFrom('annotation_queues').where(inProject(scope)).where('id', '=', id), () => missing(id));
 }

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { listQuery, recordPage } from '../../lib/pagination.js';
+import { IdParam, NamedRecord, recordTimes, StringEnum, Timestamp, TrimmedText } from '../../schemas/common.js';
 import { MAX_COMMENT } from '../scores/scores.rules.js';
 import { ScoreValue } from '../scores/scores.schemas.js';
 import { ITEM_STATUSES, MAX_ADD, MAX_QUEUE_CONFIGS, MAX_SAMPLED_SCAN, MAX_SCORES_PER_ITEM, QUEUE_TARGETS } from './annotations.rules.js';
@@ -10,7 +10,7 @@ import { METADATA_FILTER_PATTERN, runFilterProperties } from '../query/filters.s
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: TRIMMED_TEXT_PATTERN, description: 'Unique in the project; no leading or trailing space' });
+const Name = TrimmedText(200, 'Unique in the project; no leading or trailing space');
 const Description = Type.String({ maxLength: 10_000 });
 const ScoreConfigIds = Type.Array(Type.String({ minLength: 1, maxLength: 200 }), {
   maxItems: MAX_QUEUE_CONFIGS,
@@ -29,41 +29,34 @@ export const QueueCountsSchema = Type.Object(
 );
 export type QueueCounts = Static<typeof QueueCountsSchema>;
 
-export const AnnotationQueueSchema = Type.Object(
-  {
-    id: Type.String(),
-    projectId: Type.String(),
-    name: Type.String(),
-    description: Type.String(),
-    target: StringEnum(QUEUE_TARGETS, { description: 'What its items are: runs or traces of the project' }),
-    scoreConfigIds: Type.Array(Type.String()),
-    counts: QueueCountsSchema,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'AnnotationQueue', title: 'AnnotationQueue', additionalProperties: false },
-);
+export const AnnotationQueueSchema = NamedRecord('AnnotationQueue', {
+  id: Type.String(),
+  projectId: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  target: StringEnum(QUEUE_TARGETS, { description: 'What its items are: runs or traces of the project' }),
+  scoreConfigIds: Type.Array(Type.String()),
+  counts: QueueCountsSchema,
+  ...recordTimes,
+});
 export type AnnotationQueue = Static<typeof AnnotationQueueSchema>;
-export const AnnotationQueuePage = pageSchema(Type.Ref('AnnotationQueue'), 'AnnotationQueuePage');
+export const AnnotationQueuePage = recordPage('AnnotationQueue');
 
-export const AnnotationItemSchema = Type.Object(
-  {
-    id: Type.String(),
-    queueId: Type.String(),
-    projectId: Type.String(),
-    target: StringEnum(QUEUE_TARGETS),
-    targetId: Type.String({ description: 'The run or trace to review' }),
-    status: StringEnum(ITEM_STATUSES),
-    reviewerId: Type.Union([Type.String(), Type.Null()], { description: 'The user who claimed it last' }),
-    leaseUntil: Type.Union([Timestamp, Type.Null()], { description: 'Until when the reviewer holds it (a claim renews it); past: anyone may claim it' }),
-    completedBy: Type.Union([Type.String(), Type.Null()], { description: 'Who completed or skipped it' }),
-    completedAt: Type.Union([Timestamp, Type.Null()]),
-    createdAt: Timestamp,
-  },
-  { $id: 'AnnotationItem', title: 'AnnotationItem', additionalProperties: false },
-);
+export const AnnotationItemSchema = NamedRecord('AnnotationItem', {
+  id: Type.String(),
+  queueId: Type.String(),
+  projectId: Type.String(),
+  target: StringEnum(QUEUE_TARGETS),
+  targetId: Type.String({ description: 'The run or trace to review' }),
+  status: StringEnum(ITEM_STATUSES),
+  reviewerId: Type.Union([Type.String(), Type.Null()], { description: 'The user who claimed it last' }),
+  leaseUntil: Type.Union([Timestamp, Type.Null()], { description: 'Until when the reviewer holds it (a claim renews it); past: anyone may claim it' }),
+  completedBy: Type.Union([Type.String(), Type.Null()], { description: 'Who completed or skipped it' }),
+  completedAt: Type.Union([Timestamp, Type.Null()]),
+  createdAt: Timestamp,
+});
 export type AnnotationItem = Static<typeof AnnotationItemSchema>;
-export const AnnotationItemPage = pageSchema(Type.Ref('AnnotationItem'), 'AnnotationItemPage');
+export const AnnotationItemPage = recordPage('AnnotationItem');
 
 export const CreateQueueBody = Type.Object(
   {
@@ -82,10 +75,7 @@ export const UpdateQueueBody = Type.Object(
 );
 export type UpdateQueue = Static<typeof UpdateQueueBody>;
 
-export const ListItemsQuery = Type.Object(
-  { ...pageQueryProperties, status: Type.Optional(StringEnum(ITEM_STATUSES, { description: 'Only items with this status' })) },
-  { additionalProperties: false },
-);
+export const ListItemsQuery = listQuery({ status: Type.Optional(StringEnum(ITEM_STATUSES, { description: 'Only items with this status' })) });
 
 /** The runs list's filters (the traces list's for a trace queue: no `parentRunId`, no `traceId`), as an object. */
 export const QueueFilterSchema = Type.Object(
@@ -148,7 +138,7 @@ export type ItemsAdded = Static<typeof ItemsAddedSchema>;
 
 export const AnnotationScoreSchema = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_TEXT_PATTERN, description: 'The score’s name (default: its config’s)' })),
+    name: Type.Optional(TrimmedText(100, 'The score’s name (default: its config’s)')),
     configId: Type.Optional(IdParam('scc', 'A score config to validate the value against')),
     value: ScoreValue,
     comment: Type.Optional(Nullable(Type.String({ maxLength: MAX_COMMENT }))),

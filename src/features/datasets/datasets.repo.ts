@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { containsText, isUniqueViolation } from '../../db/errors.js';
+import { containsText } from '../../db/errors.js';
+import { deletedRow, foundRow, unlessTaken, updatedRow } from '../../db/rows.js';
 import type { Database, DatasetRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -68,20 +69,13 @@ export async function createDataset(
     created_at: now,
     updated_at: now,
   };
-  try {
-    await db.insertInto('datasets').values(row).execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(input.name);
-    throw error;
-  }
+  await unlessTaken(db.insertInto('datasets').values(row).execute(), () => nameTaken(input.name));
   return row;
 }
 
 /** A dataset of the organization; another organization's is a 404, as one that does not exist. */
 export async function requireDataset(db: Kysely<Database>, organizationId: string, id: string): Promise<DatasetRow> {
-  const row = await db.selectFrom('datasets').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
-  if (!row) throw missingDataset(id);
-  return row;
+  return foundRow(db.selectFrom('datasets').selectAll().where('organization_id', '=', organizationId).where('id', '=', id), () => missingDataset(id));
 }
 
 export async function updateDataset(
@@ -97,21 +91,13 @@ export async function updateDataset(
   if (input.name !== undefined) Object.assign(changes, { name: input.name, name_key: nameKey(input.name) });
   if (input.description !== undefined) changes.description = input.description;
   if (input.metadata !== undefined) changes.metadata = JSON.stringify(input.metadata);
-  let row: DatasetRow | undefined;
-  try {
-    row = await db.updateTable('datasets').set(changes).where('organization_id', '=', organizationId).where('id', '=', id).returningAll().executeTakeFirst();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(input.name ?? '');
-    throw error;
-  }
-  if (!row) throw missingDataset(id);
-  return row;
+  const update = db.updateTable('datasets').set(changes).where('organization_id', '=', organizationId).where('id', '=', id).returningAll();
+  return updatedRow(update, { missing: () => missingDataset(id), taken: () => nameTaken(input.name ?? '') });
 }
 
 export async function deleteDataset(db: Kysely<Database>, organizationId: string, id: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('dataset_item_versions').where('organization_id', '=', organizationId).where('dataset_id', '=', id).execute();
-    const result = await trx.deleteFrom('datasets').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw missingDataset(id);
+    await deletedRow(trx.deleteFrom('datasets').where('organization_id', '=', organizationId).where('id', '=', id), () => missingDataset(id));
   });
 }

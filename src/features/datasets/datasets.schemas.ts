@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { IdParam, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { listQuery, nameContains, recordPage } from '../../lib/pagination.js';
+import { IdParam, NamedRecord, recordTimes, TrimmedText } from '../../schemas/common.js';
 
 /** The most items one request adds: one dataset version for all of them. */
 export const MAX_ITEMS_PER_REQUEST = 1000;
@@ -13,47 +13,34 @@ const JsonObject = Type.Object({}, { additionalProperties: true, description: 'A
 /** Free-form JSON, as a run's inputs and outputs: an object, a list of messages, a string… */
 const JsonValue = (description: string) => Type.Unknown({ description });
 
-const Name = Type.String({
-  minLength: 1,
-  maxLength: 200,
-  pattern: TRIMMED_TEXT_PATTERN,
-  description: 'Unique in the organization regardless of case; no leading or trailing space',
-});
+const Name = TrimmedText(200, 'Unique in the organization regardless of case; no leading or trailing space');
 const Description = Type.String({ maxLength: 10_000 });
 
-export const DatasetSchema = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    description: Type.String(),
-    metadata: JsonObject,
-    version: Type.Integer({ description: 'The number of changes made to its items (each add, edit or delete request is one); 0 before the first' }),
-    itemCount: Type.Integer({ description: 'Items at the latest version' }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'Dataset', title: 'Dataset', additionalProperties: false },
-);
+export const DatasetSchema = NamedRecord('Dataset', {
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  metadata: JsonObject,
+  version: Type.Integer({ description: 'The number of changes made to its items (each add, edit or delete request is one); 0 before the first' }),
+  itemCount: Type.Integer({ description: 'Items at the latest version' }),
+  ...recordTimes,
+});
 export type Dataset = Static<typeof DatasetSchema>;
-export const DatasetPage = pageSchema(Type.Ref('Dataset'), 'DatasetPage');
+export const DatasetPage = recordPage('Dataset');
 
-export const DatasetItemSchema = Type.Object(
-  {
-    id: Type.String(),
-    datasetId: Type.String(),
-    input: JsonValue('Any JSON value'),
-    expectedOutput: JsonValue('Any JSON value; null when none was given'),
-    metadata: JsonObject,
-    sourceRunId: Type.Union([Type.String(), Type.Null()], { description: 'The run it was added from' }),
-    sourceProjectId: Type.Union([Type.String(), Type.Null()], { description: "That run's project" }),
-    version: Type.Integer({ description: 'The dataset version that wrote this state of the item' }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'DatasetItem', title: 'DatasetItem', additionalProperties: false },
-);
+export const DatasetItemSchema = NamedRecord('DatasetItem', {
+  id: Type.String(),
+  datasetId: Type.String(),
+  input: JsonValue('Any JSON value'),
+  expectedOutput: JsonValue('Any JSON value; null when none was given'),
+  metadata: JsonObject,
+  sourceRunId: Type.Union([Type.String(), Type.Null()], { description: 'The run it was added from' }),
+  sourceProjectId: Type.Union([Type.String(), Type.Null()], { description: "That run's project" }),
+  version: Type.Integer({ description: 'The dataset version that wrote this state of the item' }),
+  ...recordTimes,
+});
 export type DatasetItem = Static<typeof DatasetItemSchema>;
-export const DatasetItemPage = pageSchema(Type.Ref('DatasetItem'), 'DatasetItemPage');
+export const DatasetItemPage = recordPage('DatasetItem');
 
 export const DatasetItemsAddedSchema = Type.Object(
   { version: Type.Integer({ description: 'The dataset version the items were added in' }), items: Type.Array(Type.Ref('DatasetItem')) },
@@ -69,10 +56,7 @@ export const UpdateDatasetBody = Type.Object(
   { name: Type.Optional(Name), description: Type.Optional(Description), metadata: Type.Optional(JsonObject) },
   { title: 'UpdateDataset', additionalProperties: false, minProperties: 1 },
 );
-export const ListDatasetsQuery = Type.Object(
-  { ...pageQueryProperties, name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of the name' })) },
-  { additionalProperties: false },
-);
+export const ListDatasetsQuery = listQuery({ name: nameContains(200) });
 
 // Its upper bound is the dataset's own version, which the route checks (a 400 naming `version`).
 const Version = Type.Optional(
@@ -83,7 +67,7 @@ const Version = Type.Optional(
     description: 'A version of the dataset, 0 to its current one (default: the current one)',
   }),
 );
-export const ListItemsQuery = Type.Object({ ...pageQueryProperties, version: Version }, { additionalProperties: false });
+export const ListItemsQuery = listQuery({ version: Version });
 export const ItemVersionQuery = Type.Object({ version: Version }, { additionalProperties: false });
 
 const ItemFields = {

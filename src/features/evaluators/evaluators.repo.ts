@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { inProject, type ProjectScope } from '../../db/scope.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { deletedRow, foundRow, unlessTaken, updatedRow } from '../../db/rows.js';
 import type { Database, EvaluatorRuleRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -87,9 +87,7 @@ export async function listRules(db: Kysely<Database>, scope: ProjectScope, after
 }
 
 export async function requireRule(db: Kysely<Database>, scope: ProjectScope, id: string): Promise<EvaluatorRuleRow> {
-  const row = await db.selectFrom('evaluator_rules').selectAll().where(inProject(scope)).where('id', '=', id).executeTakeFirst();
-  if (!row) throw missing(id);
-  return row;
+  return foundRow(db.selectFrom('evaluator_rules').selectAll().where(inProject(scope)).where('id', '=', id), () => missing(id));
 }
 
 export async function ruleWithCounts(db: Kysely<Database>, scope: ProjectScope, id: string): Promise<RuleWithCounts> {
@@ -118,12 +116,7 @@ export async function createRule(db: Kysely<Database>, scope: ProjectScope, inpu
     created_at: now,
     updated_at: now,
   };
-  try {
-    await db.insertInto('evaluator_rules').values(row).execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(input.name);
-    throw error;
-  }
+  await unlessTaken(db.insertInto('evaluator_rules').values(row).execute(), () => nameTaken(input.name));
   forgetRules(db, scope.projectId);
   return { ...row, counts: { pending: 0, done: 0, failed: 0, skipped: 0 }, lastError: null };
 }
@@ -137,21 +130,15 @@ export async function updateRule(db: Kysely<Database>, scope: ProjectScope, id: 
   if (patch.evaluator !== undefined) changes.evaluator = JSON.stringify(patch.evaluator);
   if (patch.scoreName !== undefined) changes.score_name = patch.scoreName;
   if (patch.enabled !== undefined) changes.enabled = patch.enabled ? 1 : 0;
-  try {
-    const row = await db.updateTable('evaluator_rules').set(changes).where(inProject(scope)).where('id', '=', id).returningAll().executeTakeFirst();
-    if (!row) throw missing(id);
-    forgetRules(db, scope.projectId);
-    const [updated] = await withCounts(db, [row]);
-    return updated!;
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(patch.name ?? '');
-    throw error;
-  }
+  const update = db.updateTable('evaluator_rules').set(changes).where(inProject(scope)).where('id', '=', id).returningAll();
+  const row = await updatedRow(update, { missing: () => missing(id), taken: () => nameTaken(patch.name ?? '') });
+  forgetRules(db, scope.projectId);
+  const [updated] = await withCounts(db, [row]);
+  return updated!;
 }
 
 /** Deletes a rule and (by the foreign key's cascade) its jobs; the scores it gave stay. */
 export async function deleteRule(db: Kysely<Database>, scope: ProjectScope, id: string): Promise<void> {
-  const deleted = await db.deleteFrom('evaluator_rules').where(inProject(scope)).where('id', '=', id).executeTakeFirst();
-  if (Number(deleted.numDeletedRows) === 0) throw missing(id);
+  await deletedRow(db.deleteFrom('evaluator_rules').where(inProject(scope)).where('id', '=', id), () => missing(id));
   forgetRules(db, scope.projectId);
 }

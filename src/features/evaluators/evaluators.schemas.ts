@@ -1,16 +1,11 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
-import { pageSchema } from '../../lib/pagination.js';
-import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { recordPage } from '../../lib/pagination.js';
+import { IdParam, NamedRecord, recordTimes, StringEnum, TrimmedText } from '../../schemas/common.js';
 import { QueueFilterSchema } from '../annotations/annotations.schemas.js';
 import { MAX_CONTAINS, MAX_PATTERN } from './evaluators.builtins.js';
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: TRIMMED_TEXT_PATTERN, description: 'Unique in the project; no leading or trailing space' });
-const ScoreName = Type.String({
-  minLength: 1,
-  maxLength: 100,
-  pattern: TRIMMED_TEXT_PATTERN,
-  description: 'The name of the scores the rule gives (a score config of that name validates them, as any score)',
-});
+const Name = TrimmedText(200, 'Unique in the project; no leading or trailing space');
+const ScoreName = TrimmedText(100, 'The name of the scores the rule gives (a score config of that name validates them, as any score)');
 const SampleRate = Type.Number({
   minimum: 0,
   maximum: 1,
@@ -117,31 +112,27 @@ export const JobCountsSchema = Type.Object(
 );
 export type JobCounts = Static<typeof JobCountsSchema>;
 
-export const EvaluatorRuleSchema = Type.Object(
-  {
-    id: Type.String(),
-    projectId: Type.String(),
-    name: Type.String(),
-    filter: Type.Object({}, { additionalProperties: true, description: 'The runs list’s filters, as given' }),
-    sampleRate: Type.Number(),
-    evaluator: Type.Object(
-      { type: StringEnum(['json_valid', 'json_schema', 'regex', 'contains', 'exact_match', 'fuzzy_match', 'length', 'latency', 'llm_judge'] as const) },
-      {
-        additionalProperties: true,
-        description: 'As given at creation or the last update',
-      },
-    ),
-    scoreName: Type.String(),
-    enabled: Type.Boolean(),
-    counts: JobCountsSchema,
-    lastError: Type.Union([Type.String(), Type.Null()], { description: 'The error of the rule’s latest failed job' }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'EvaluatorRule', title: 'EvaluatorRule', additionalProperties: false },
-);
+export const EvaluatorRuleSchema = NamedRecord('EvaluatorRule', {
+  id: Type.String(),
+  projectId: Type.String(),
+  name: Type.String(),
+  filter: Type.Object({}, { additionalProperties: true, description: 'The runs list’s filters, as given' }),
+  sampleRate: Type.Number(),
+  evaluator: Type.Object(
+    { type: StringEnum(['json_valid', 'json_schema', 'regex', 'contains', 'exact_match', 'fuzzy_match', 'length', 'latency', 'llm_judge'] as const) },
+    {
+      additionalProperties: true,
+      description: 'As given at creation or the last update',
+    },
+  ),
+  scoreName: Type.String(),
+  enabled: Type.Boolean(),
+  counts: JobCountsSchema,
+  lastError: Type.Union([Type.String(), Type.Null()], { description: 'The error of the rule’s latest failed job' }),
+  ...recordTimes,
+});
 export type EvaluatorRule = Static<typeof EvaluatorRuleSchema>;
-export const EvaluatorRulePage = pageSchema(Type.Ref('EvaluatorRule'), 'EvaluatorRulePage');
+export const EvaluatorRulePage = recordPage('EvaluatorRule');
 
 export const CreateRuleBody = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { isUniqueViolation } from '../../db/errors.js';
+import { deletedRow, foundRow, unlessTaken } from '../../db/rows.js';
 import type { Database, ExperimentRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -139,9 +139,7 @@ export async function listExperiments(
 }
 
 export async function requireExperimentRow(db: Kysely<Database>, organizationId: string, id: string): Promise<ExperimentRow> {
-  const row = await db.selectFrom('experiments').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
-  if (!row) throw missing(id);
-  return row;
+  return foundRow(db.selectFrom('experiments').selectAll().where('organization_id', '=', organizationId).where('id', '=', id), () => missing(id));
 }
 
 export async function requireExperiment(db: Kysely<Database>, organizationId: string, id: string): Promise<ExperimentWithStats> {
@@ -180,12 +178,7 @@ export async function createExperiment(
     updated_at: now,
     completed_at: null,
   };
-  try {
-    await db.insertInto('experiments').values(row).execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(input.name);
-    throw error;
-  }
+  await unlessTaken(db.insertInto('experiments').values(row).execute(), () => nameTaken(input.name));
   return { ...row, stats: emptyStats() };
 }
 
@@ -212,7 +205,6 @@ export async function updateExperiment(
 export async function deleteExperiment(db: Kysely<Database>, organizationId: string, id: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.deleteFrom('experiment_results').where('organization_id', '=', organizationId).where('experiment_id', '=', id).execute();
-    const result = await trx.deleteFrom('experiments').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
-    if (Number(result.numDeletedRows) === 0) throw missing(id);
+    await deletedRow(trx.deleteFrom('experiments').where('organization_id', '=', organizationId).where('id', '=', id), () => missing(id));
   });
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { isUniqueViolation } from '../../db/errors.js';
+import { unlessTaken } from '../../db/rows.js';
 import type { Database, ExperimentResultRow, ExperimentRow, ScoreRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { jsonValueFault } from '../../lib/json.js';
@@ -199,14 +199,13 @@ export async function recordResults(
         `The experiment already has a different result for ${clashes.length === 1 ? 'item' : 'items'} ${clashes.slice(0, 10).join(', ')}.`,
       );
     const fresh = rows.filter((r) => !stored.has(r.item_id));
-    try {
-      if (fresh.length > 0) await trx.insertInto('experiment_results').values(fresh).execute();
-    } catch (error) {
+    if (fresh.length > 0) {
       // A concurrent request recorded one of them first: the caller retries and is told what is stored.
-      if (isUniqueViolation(error)) throw problems.conflict('Another request recorded results for these items at the same time; send the request again.');
-      throw error;
+      await unlessTaken(trx.insertInto('experiment_results').values(fresh).execute(), () =>
+        problems.conflict('Another request recorded results for these items at the same time; send the request again.'),
+      );
+      await trx.updateTable('experiments').set({ updated_at: now }).where('id', '=', experiment.id).execute();
     }
-    if (fresh.length > 0) await trx.updateTable('experiments').set({ updated_at: now }).where('id', '=', experiment.id).execute();
     return rows.map((r, index) => ({ index, itemId: r.item_id, status: stored.has(r.item_id) ? ('existing' as const) : ('created' as const) }));
   });
 }

@@ -1,6 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { listQuery, pageSchema, recordPage } from '../../lib/pagination.js';
+import { IdParam, NamedRecord, StringEnum, Timestamp, TrimmedText } from '../../schemas/common.js';
 import { RunRef } from '../../schemas/records.js';
 
 /** The most results one request records. */
@@ -12,12 +12,7 @@ export const MAX_COMPARED = 5;
 const JsonObject = Type.Object({}, { additionalProperties: true, description: 'Any JSON object' });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-const Name = Type.String({
-  minLength: 1,
-  maxLength: 200,
-  pattern: TRIMMED_TEXT_PATTERN,
-  description: 'Unique per dataset (exactly as written): what `runExperiment` resumes an experiment by',
-});
+const Name = TrimmedText(200, 'Unique per dataset (exactly as written): what `runExperiment` resumes an experiment by');
 const Status = StringEnum(['running', 'completed'] as const, { description: '`running` until marked `completed`' });
 
 const ScoreAggregate = Type.Object(
@@ -28,47 +23,44 @@ const ScoreAggregate = Type.Object(
   { additionalProperties: false },
 );
 
-export const ExperimentSchema = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    datasetId: Type.String(),
-    datasetVersion: Type.Integer({ description: 'The dataset version it runs over' }),
-    projectId: Type.String({ description: 'Where its runs (traces) are stored' }),
-    metadata: JsonObject,
-    status: Status,
-    counts: Type.Object(
-      {
-        items: Type.Integer({ description: 'Items at the dataset version' }),
-        done: Type.Integer({ description: 'Items with a result (failed ones included)' }),
-        failed: Type.Integer({ description: 'Results with an error' }),
-      },
-      { additionalProperties: false },
-    ),
-    aggregates: Type.Object(
-      {
-        latency: Type.Object(
-          {
-            mean: Nullable(Type.Number()),
-            p50: Nullable(Type.Integer({ description: 'Nearest rank' })),
-            p95: Nullable(Type.Integer({ description: 'Nearest rank' })),
-          },
-          { additionalProperties: false, description: 'Of the results’ latencyMs; null before the first result' },
-        ),
-        tokens: Type.Integer({ description: 'Total tokens of the results’ usage' }),
-        cost: Type.Number({ description: 'Sum of the results’ cost (USD)' }),
-        scores: Type.Record(Type.String(), ScoreAggregate, { description: 'By score name: the scores on the results’ runs' }),
-      },
-      { additionalProperties: false },
-    ),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    completedAt: Nullable(Timestamp),
-  },
-  { $id: 'Experiment', title: 'Experiment', additionalProperties: false },
-);
+export const ExperimentSchema = NamedRecord('Experiment', {
+  id: Type.String(),
+  name: Type.String(),
+  datasetId: Type.String(),
+  datasetVersion: Type.Integer({ description: 'The dataset version it runs over' }),
+  projectId: Type.String({ description: 'Where its runs (traces) are stored' }),
+  metadata: JsonObject,
+  status: Status,
+  counts: Type.Object(
+    {
+      items: Type.Integer({ description: 'Items at the dataset version' }),
+      done: Type.Integer({ description: 'Items with a result (failed ones included)' }),
+      failed: Type.Integer({ description: 'Results with an error' }),
+    },
+    { additionalProperties: false },
+  ),
+  aggregates: Type.Object(
+    {
+      latency: Type.Object(
+        {
+          mean: Nullable(Type.Number()),
+          p50: Nullable(Type.Integer({ description: 'Nearest rank' })),
+          p95: Nullable(Type.Integer({ description: 'Nearest rank' })),
+        },
+        { additionalProperties: false, description: 'Of the results’ latencyMs; null before the first result' },
+      ),
+      tokens: Type.Integer({ description: 'Total tokens of the results’ usage' }),
+      cost: Type.Number({ description: 'Sum of the results’ cost (USD)' }),
+      scores: Type.Record(Type.String(), ScoreAggregate, { description: 'By score name: the scores on the results’ runs' }),
+    },
+    { additionalProperties: false },
+  ),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  completedAt: Nullable(Timestamp),
+});
 export type Experiment = Static<typeof ExperimentSchema>;
-export const ExperimentPage = pageSchema(Type.Ref('Experiment'), 'ExperimentPage');
+export const ExperimentPage = recordPage('Experiment');
 
 const UsageSchema = Type.Object(
   {
@@ -91,24 +83,21 @@ const ResultFields = {
   cost: Nullable(Type.Number()),
 };
 
-export const ExperimentResultSchema = Type.Object(
-  {
-    experimentId: Type.String(),
-    itemId: Type.String(),
-    ...ResultFields,
-    item: Nullable(
-      Type.Object(
-        { input: Type.Unknown({ description: 'Any JSON value' }), expectedOutput: Type.Unknown({ description: 'Any JSON value' }) },
-        { additionalProperties: false, description: 'The item at the experiment’s dataset version' },
-      ),
+export const ExperimentResultSchema = NamedRecord('ExperimentResult', {
+  experimentId: Type.String(),
+  itemId: Type.String(),
+  ...ResultFields,
+  item: Nullable(
+    Type.Object(
+      { input: Type.Unknown({ description: 'Any JSON value' }), expectedOutput: Type.Unknown({ description: 'Any JSON value' }) },
+      { additionalProperties: false, description: 'The item at the experiment’s dataset version' },
     ),
-    scores: Type.Array(Type.Ref('Score'), { description: 'The scores on its run (at most 100)' }),
-    createdAt: Timestamp,
-  },
-  { $id: 'ExperimentResult', title: 'ExperimentResult', additionalProperties: false },
-);
+  ),
+  scores: Type.Array(Type.Ref('Score'), { description: 'The scores on its run (at most 100)' }),
+  createdAt: Timestamp,
+});
 export type ExperimentResult = Static<typeof ExperimentResultSchema>;
-export const ExperimentResultPage = pageSchema(Type.Ref('ExperimentResult'), 'ExperimentResultPage');
+export const ExperimentResultPage = recordPage('ExperimentResult');
 
 export const NewResultSchema = Type.Object(
   {
@@ -153,25 +142,17 @@ export const UpdateExperimentBody = Type.Object(
   { status: Type.Optional(Status), metadata: Type.Optional(JsonObject) },
   { title: 'UpdateExperiment', additionalProperties: false, minProperties: 1 },
 );
-export const ListExperimentsQuery = Type.Object(
-  {
-    ...pageQueryProperties,
-    datasetId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'One dataset’s experiments' })),
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The name, exactly' })),
-  },
-  { additionalProperties: false },
-);
-export const CompareQuery = Type.Object(
-  {
-    ...pageQueryProperties,
-    ids: Type.String({
-      minLength: 1,
-      maxLength: 1000,
-      description: `${MIN_COMPARED} to ${MAX_COMPARED} experiment ids, comma-separated, of one dataset; the first is the baseline the others are compared with`,
-    }),
-  },
-  { additionalProperties: false },
-);
+export const ListExperimentsQuery = listQuery({
+  datasetId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'One dataset’s experiments' })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The name, exactly' })),
+});
+export const CompareQuery = listQuery({
+  ids: Type.String({
+    minLength: 1,
+    maxLength: 1000,
+    description: `${MIN_COMPARED} to ${MAX_COMPARED} experiment ids, comma-separated, of one dataset; the first is the baseline the others are compared with`,
+  }),
+});
 
 const CellScore = Type.Object(
   {
@@ -181,43 +162,40 @@ const CellScore = Type.Object(
   },
   { additionalProperties: false },
 );
-export const ComparisonRowSchema = Type.Object(
-  {
-    itemId: Type.String(),
-    input: Type.Unknown({ description: 'At the baseline’s dataset version' }),
-    expectedOutput: Type.Unknown({ description: 'At the baseline’s dataset version' }),
-    results: Type.Array(
-      Type.Object(
-        {
-          experimentId: Type.String(),
-          recorded: Type.Boolean({ description: 'Whether the experiment has a result for the item (else the fields below are null)' }),
-          runId: Nullable(Type.String()),
-          traceId: Nullable(Type.String()),
-          output: Type.Unknown({ description: 'Any JSON value' }),
-          error: Nullable(Type.String()),
-          latencyMs: Nullable(Type.Integer()),
-          cost: Nullable(Type.Number()),
-          scores: Type.Record(Type.String(), CellScore, { description: 'By name: the scores on its run' }),
-        },
-        { additionalProperties: false },
-      ),
-      { description: 'One per experiment, in the order of `ids`' },
+export const ComparisonRowSchema = NamedRecord('ExperimentComparisonRow', {
+  itemId: Type.String(),
+  input: Type.Unknown({ description: 'At the baseline’s dataset version' }),
+  expectedOutput: Type.Unknown({ description: 'At the baseline’s dataset version' }),
+  results: Type.Array(
+    Type.Object(
+      {
+        experimentId: Type.String(),
+        recorded: Type.Boolean({ description: 'Whether the experiment has a result for the item (else the fields below are null)' }),
+        runId: Nullable(Type.String()),
+        traceId: Nullable(Type.String()),
+        output: Type.Unknown({ description: 'Any JSON value' }),
+        error: Nullable(Type.String()),
+        latencyMs: Nullable(Type.Integer()),
+        cost: Nullable(Type.Number()),
+        scores: Type.Record(Type.String(), CellScore, { description: 'By name: the scores on its run' }),
+      },
+      { additionalProperties: false },
     ),
-    differences: Type.Array(
-      Type.Object(
-        {
-          name: Type.String({ description: 'A score name' }),
-          experimentId: Type.String({ description: 'The experiment compared with the baseline' }),
-          difference: Nullable(Type.Number({ description: 'Its mean minus the baseline’s; null unless both have a numeric or boolean mean' })),
-          regression: Type.Boolean({ description: 'The difference is below 0' }),
-        },
-        { additionalProperties: false },
-      ),
+    { description: 'One per experiment, in the order of `ids`' },
+  ),
+  differences: Type.Array(
+    Type.Object(
+      {
+        name: Type.String({ description: 'A score name' }),
+        experimentId: Type.String({ description: 'The experiment compared with the baseline' }),
+        difference: Nullable(Type.Number({ description: 'Its mean minus the baseline’s; null unless both have a numeric or boolean mean' })),
+        regression: Type.Boolean({ description: 'The difference is below 0' }),
+      },
+      { additionalProperties: false },
     ),
-    regression: Type.Boolean({ description: 'Any difference is a regression' }),
-  },
-  { $id: 'ExperimentComparisonRow', title: 'ExperimentComparisonRow', additionalProperties: false },
-);
+  ),
+  regression: Type.Boolean({ description: 'Any difference is a regression' }),
+});
 export type ComparisonRow = Static<typeof ComparisonRowSchema>;
 export const ComparisonPage = pageSchema(Type.Ref('ExperimentComparisonRow'), 'ExperimentComparisonPage');
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { deletedRow } from '../../db/rows.js';
 import type { Database } from '../../db/schema.js';
 import { problems } from '../../lib/problems.js';
 import { deleteMonitorsWhere } from '../monitors/index.js';
@@ -13,13 +14,8 @@ import { forgetProjectWords } from '../query/index.js';
 /** Deletes the project with everything under it, in one transaction. */
 export async function deleteProject(db: Kysely<Database>, organizationId: string, projectId: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const project = await trx
-      .deleteFrom('projects')
-      .where('id', '=', projectId)
-      .where('organization_id', '=', organizationId)
-      .returning('id')
-      .executeTakeFirst();
-    if (!project) throw problems.notFound(`Project ${projectId} does not exist.`);
+    const project = trx.deleteFrom('projects').where('id', '=', projectId).where('organization_id', '=', organizationId);
+    await deletedRow(project, () => problems.notFound(`Project ${projectId} does not exist.`));
     await trx.deleteFrom('run_tags').where('project_id', '=', projectId).execute();
     await trx.deleteFrom('runs').where('project_id', '=', projectId).execute();
     for (const rollup of ['traces', 'run_sessions', 'run_users'] as const) await trx.deleteFrom(rollup).where('project_id', '=', projectId).execute();

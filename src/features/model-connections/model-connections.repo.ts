@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
-import { containsText, isUniqueViolation } from '../../db/errors.js';
+import { containsText } from '../../db/errors.js';
+import { deletedRow, foundRow, unlessTaken, updatedRow } from '../../db/rows.js';
 import type { Database, ModelConnectionRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -51,9 +52,7 @@ export async function listModelConnections(
 }
 
 export async function requireModelConnection(db: Kysely<Database>, organizationId: string, id: string): Promise<ModelConnectionRow> {
-  const row = await db.selectFrom('model_connections').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
-  if (!row) throw missing(id);
-  return row;
+  return foundRow(db.selectFrom('model_connections').selectAll().where('organization_id', '=', organizationId).where('id', '=', id), () => missing(id));
 }
 
 /** The columns a connection's fields set: the URL checked by the SSRF guard, the key and headers sealed, a price known. */
@@ -136,12 +135,7 @@ export async function createModelConnection(
     updated_at: now,
     ...columns,
   };
-  try {
-    await db.insertInto('model_connections').values(row).execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(input.name);
-    throw error;
-  }
+  await unlessTaken(db.insertInto('model_connections').values(row).execute(), () => nameTaken(input.name));
   return row;
 }
 
@@ -156,25 +150,17 @@ export async function updateModelConnection(
   const current = toModelConnection(await requireModelConnection(db, organizationId, id), now);
   const effective = { model: patch.model ?? current.model, pricing: patch.pricing !== undefined ? patch.pricing : current.pricing };
   const columns = await columnsOf(db, settings, organizationId, patch, effective, now);
-  try {
-    const row = await db
-      .updateTable('model_connections')
-      .set({ ...columns, updated_at: now })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw missing(id);
-    return row;
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(patch.name ?? current.name);
-    throw error;
-  }
+  const update = db
+    .updateTable('model_connections')
+    .set({ ...columns, updated_at: now })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll();
+  return updatedRow(update, { missing: () => missing(id), taken: () => nameTaken(patch.name ?? current.name) });
 }
 
 export async function deleteModelConnection(db: Kysely<Database>, organizationId: string, id: string): Promise<void> {
-  const deleted = await db.deleteFrom('model_connections').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
-  if (Number(deleted.numDeletedRows) === 0) throw missing(id);
+  await deletedRow(db.deleteFrom('model_connections').where('organization_id', '=', organizationId).where('id', '=', id), () => missing(id));
 }
 
 /**

@@ -1,25 +1,20 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { IdParam, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { listQuery, nameContains, recordPage } from '../../lib/pagination.js';
+import { IdParam, NamedRecord, recordTimes, TrimmedText } from '../../schemas/common.js';
 
 /** At most this many extra headers per connection. */
 export const MAX_HEADERS = 20;
 /** The largest monthly budget (USD). */
 export const MAX_BUDGET_USD = 1_000_000;
 
-const Name = Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_TEXT_PATTERN, description: 'Unique in the organization' });
+const Name = TrimmedText(100, 'Unique in the organization');
 const BaseUrl = Type.String({
   minLength: 1,
   maxLength: 2048,
   description:
     'The base of an OpenAI-compatible API (`https://api.openai.com/v1`): calls go to `{baseUrl}/chat/completions`. Private and loopback addresses are refused unless the instance allows them (`SIGHTLINE_MODEL_ALLOW_PRIVATE`).',
 });
-const Model = Type.String({
-  minLength: 1,
-  maxLength: 200,
-  pattern: TRIMMED_TEXT_PATTERN,
-  description: 'The model called unless the prompt’s config names one',
-});
+const Model = TrimmedText(200, 'The model called unless the prompt’s config names one');
 /** Printable ASCII: what an HTTP header value may carry as it is. */
 const HEADER_VALUE = '^[ -~]*$';
 const ApiKey = Type.String({
@@ -45,26 +40,22 @@ export const PricingSchema = Type.Object(
 );
 const Nullable = <T extends ReturnType<typeof Type.String> | typeof PricingSchema | typeof Headers>(schema: T) => Type.Union([schema, Type.Null()]);
 
-export const ModelConnectionSchema = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    baseUrl: Type.String(),
-    model: Type.String(),
-    apiKeyHint: Type.Union([Type.String(), Type.Null()], {
-      description: 'The key’s last 4 characters after `…` (only `…` for a key under 12 characters), or null when none is set',
-    }),
-    headerNames: Type.Array(Type.String(), { description: 'The names of the extra headers (their values are never shown)' }),
-    monthlyBudgetUsd: Type.Number(),
-    spentThisMonthUsd: Type.Number({ description: 'What this calendar month’s (UTC) calls cost, judge and test calls alike' }),
-    pricing: Type.Union([PricingSchema, Type.Null()]),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'ModelConnection', title: 'ModelConnection', additionalProperties: false },
-);
+export const ModelConnectionSchema = NamedRecord('ModelConnection', {
+  id: Type.String(),
+  name: Type.String(),
+  baseUrl: Type.String(),
+  model: Type.String(),
+  apiKeyHint: Type.Union([Type.String(), Type.Null()], {
+    description: 'The key’s last 4 characters after `…` (only `…` for a key under 12 characters), or null when none is set',
+  }),
+  headerNames: Type.Array(Type.String(), { description: 'The names of the extra headers (their values are never shown)' }),
+  monthlyBudgetUsd: Type.Number(),
+  spentThisMonthUsd: Type.Number({ description: 'What this calendar month’s (UTC) calls cost, judge and test calls alike' }),
+  pricing: Type.Union([PricingSchema, Type.Null()]),
+  ...recordTimes,
+});
 export type ModelConnection = Static<typeof ModelConnectionSchema>;
-export const ModelConnectionPage = pageSchema(Type.Ref('ModelConnection'), 'ModelConnectionPage');
+export const ModelConnectionPage = recordPage('ModelConnection');
 
 export const CreateModelConnectionBody = Type.Object(
   {
@@ -99,13 +90,7 @@ export const UpdateModelConnectionBody = Type.Object(
 );
 export type UpdateModelConnection = Static<typeof UpdateModelConnectionBody>;
 
-export const ListModelConnectionsQuery = Type.Object(
-  {
-    ...pageQueryProperties,
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the name' })),
-  },
-  { additionalProperties: false },
-);
+export const ListModelConnectionsQuery = listQuery({ name: nameContains(100) });
 export const ModelConnectionParams = Type.Object({ connection_id: IdParam('mcn', 'Model connection id') }, { additionalProperties: false });
 
 export const ConnectionTestSchema = Type.Object(

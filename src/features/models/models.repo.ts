@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, ModelPriceRow } from '../../db/schema.js';
-import { containsText, isUniqueViolation } from '../../db/errors.js';
+import { containsText } from '../../db/errors.js';
+import { deletedRow, foundRow, unlessTaken, updatedRow } from '../../db/rows.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
@@ -57,6 +58,7 @@ const columnsOf = (input: Partial<ModelPriceFields>): Partial<ModelPriceRow> => 
   return columns;
 };
 
+const missing = (id: string) => problems.notFound(`Model price ${id} does not exist.`);
 const taken = () => problems.conflict('This organization already has a price for this model and provider from that instant.');
 
 export async function listModelPrices(
@@ -86,20 +88,13 @@ export async function createModelPrice(
     created_at: now,
     updated_at: now,
   };
-  try {
-    await db.insertInto('model_prices').values(row).execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw taken();
-    throw error;
-  }
+  await unlessTaken(db.insertInto('model_prices').values(row).execute(), taken);
   return row;
 }
 
 /** The organization's price with this id; otherwise the 404 problem (never revealing that it exists elsewhere). */
 export async function requireModelPrice(db: Kysely<Database>, organizationId: string, id: string): Promise<ModelPriceRow> {
-  const row = await db.selectFrom('model_prices').selectAll().where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
-  if (!row) throw problems.notFound(`Model price ${id} does not exist.`);
-  return row;
+  return foundRow(db.selectFrom('model_prices').selectAll().where('id', '=', id).where('organization_id', '=', organizationId), () => missing(id));
 }
 
 export async function updateModelPrice(
@@ -109,25 +104,17 @@ export async function updateModelPrice(
   input: Partial<ModelPriceFields>,
   now: number,
 ): Promise<ModelPriceRow> {
-  try {
-    const row = await db
-      .updateTable('model_prices')
-      .set({ ...columnsOf(input), updated_at: now })
-      .where('id', '=', id)
-      .where('organization_id', '=', organizationId)
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw problems.notFound(`Model price ${id} does not exist.`);
-    return row;
-  } catch (error) {
-    if (isUniqueViolation(error)) throw taken();
-    throw error;
-  }
+  const update = db
+    .updateTable('model_prices')
+    .set({ ...columnsOf(input), updated_at: now })
+    .where('id', '=', id)
+    .where('organization_id', '=', organizationId)
+    .returningAll();
+  return updatedRow(update, { missing: () => missing(id), taken });
 }
 
 export async function deleteModelPrice(db: Kysely<Database>, organizationId: string, id: string): Promise<void> {
-  const result = await db.deleteFrom('model_prices').where('id', '=', id).where('organization_id', '=', organizationId).executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw problems.notFound(`Model price ${id} does not exist.`);
+  await deletedRow(db.deleteFrom('model_prices').where('id', '=', id).where('organization_id', '=', organizationId), () => missing(id));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { IdParam, StringEnum, Timestamp } from '../../schemas/common.js';
+import { listQuery, pageSchema, recordPage } from '../../lib/pagination.js';
+import { IdParam, NamedRecord, recordTimes, StringEnum } from '../../schemas/common.js';
 
 /**
  * A model name or match pattern, as runs name models (`gpt-4o`, `openai/gpt-4o`,
@@ -30,23 +30,19 @@ const PriceFields = {
   reasoningPrice: OptionalPrice('Reasoning tokens (null: the output price)'),
 };
 
-export const ModelPriceSchema = Type.Object(
-  {
-    id: Type.String(),
-    model: Type.String(),
-    provider: Type.Union([Type.String(), Type.Null()], { description: 'Only runs of this provider; null: any provider' }),
-    ...PriceFields,
-    currency: CurrencySchema,
-    effectiveFrom: Type.String({
-      format: 'date-time',
-      description: 'Runs that start at or after this instant get this price, until a later one of the same model',
-    }),
-    createdBy: Type.String(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'ModelPrice', title: 'ModelPrice', additionalProperties: false },
-);
+export const ModelPriceSchema = NamedRecord('ModelPrice', {
+  id: Type.String(),
+  model: Type.String(),
+  provider: Type.Union([Type.String(), Type.Null()], { description: 'Only runs of this provider; null: any provider' }),
+  ...PriceFields,
+  currency: CurrencySchema,
+  effectiveFrom: Type.String({
+    format: 'date-time',
+    description: 'Runs that start at or after this instant get this price, until a later one of the same model',
+  }),
+  createdBy: Type.String(),
+  ...recordTimes,
+});
 export type ModelPrice = Static<typeof ModelPriceSchema>;
 
 export const BuiltinModelPriceSchema = Type.Object(
@@ -64,7 +60,7 @@ export const BuiltinModelPriceSchema = Type.Object(
 );
 export type BuiltinModelPrice = Static<typeof BuiltinModelPriceSchema>;
 
-export const ModelPricePage = pageSchema(Type.Ref('ModelPrice'), 'ModelPricePage');
+export const ModelPricePage = recordPage('ModelPrice');
 export const BuiltinModelPricePage = pageSchema(BuiltinModelPriceSchema, 'BuiltinModelPricePage');
 
 export const ModelPriceParams = Type.Object({ model_id: IdParam('mdl', 'Model price id') }, { additionalProperties: false });
@@ -73,8 +69,8 @@ const Filters = {
   model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive substring of the model' })),
   provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: PROVIDER_PATTERN, description: 'Only this provider' })),
 };
-export const ListModelPricesQuery = Type.Object({ ...pageQueryProperties, ...Filters }, { additionalProperties: false });
-export const ListBuiltinPricesQuery = Type.Object({ ...pageQueryProperties, ...Filters }, { additionalProperties: false });
+export const ListModelPricesQuery = listQuery(Filters);
+export const ListBuiltinPricesQuery = listQuery(Filters);
 
 const PriceInput = {
   ...PriceFields,

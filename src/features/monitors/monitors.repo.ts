@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { lockRows, type Dialect } from '../../db/dialect.js';
+import { foundRow } from '../../db/rows.js';
 import type { Database, MonitorEventRow, MonitorRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
@@ -61,18 +62,16 @@ export function normaliseFilter(filter: MonitorFilter | undefined): MonitorFilte
   ) as MonitorFilter;
 }
 
+const missingMonitor = (id: string) => problems.notFound(`Monitor ${id} does not exist.`);
+
 export async function requireMonitor(db: Kysely<Database>, projectId: string, monitorId: string): Promise<MonitorRow> {
-  const row = await db.selectFrom('monitors').selectAll().where('id', '=', monitorId).where('project_id', '=', projectId).executeTakeFirst();
-  if (!row) throw problems.notFound(`Monitor ${monitorId} does not exist.`);
-  return row;
+  return foundRow(db.selectFrom('monitors').selectAll().where('id', '=', monitorId).where('project_id', '=', projectId), () => missingMonitor(monitorId));
 }
 
 /** The monitor, locked for the rest of the caller's transaction (an edit must not race another edit or a pause). */
 export async function lockMonitor(trx: Transaction<Database>, dialect: Dialect, projectId: string, monitorId: string): Promise<MonitorRow> {
   const current = trx.selectFrom('monitors').selectAll().where('id', '=', monitorId).where('project_id', '=', projectId);
-  const row = await lockRows(current, dialect).executeTakeFirst();
-  if (!row) throw problems.notFound(`Monitor ${monitorId} does not exist.`);
-  return row;
+  return foundRow(lockRows(current, dialect), () => missingMonitor(monitorId));
 }
 
 export async function insertMonitor(db: Kysely<Database>, row: MonitorRow): Promise<void> {

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { listQuery, pageSchema, recordPage } from '../../lib/pagination.js';
+import { IdParam, NamedRecord, recordTimes, StringEnum, Timestamp, TrimmedText } from '../../schemas/common.js';
 import { MAX_BUCKETS } from '../query/metrics.rules.js';
 import { METADATA_FILTER_PATTERN, runFilterProperties } from '../query/filters.schemas.js';
 import { METRICS, MONITOR_STATES, OPERATORS, WINDOW_MS, type Metric, type MonitorState, type Operator, type Window } from './monitors.rules.js';
@@ -48,7 +48,7 @@ export const ThresholdSchema = Type.Object(
 
 export const MonitorScoreSchema = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_TEXT_PATTERN, description: 'The scores’ name' }),
+    name: TrimmedText(100, 'The scores’ name'),
     label: Type.Optional(
       Type.String({
         minLength: 1,
@@ -73,26 +73,22 @@ const WebhookUrls = Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
   description: 'http(s) URLs POSTed a signed JSON event on every state change; private and loopback addresses are refused unless the instance allows them.',
 });
 
-export const MonitorSchema = Type.Object(
-  {
-    id: Type.String(),
-    projectId: Type.String(),
-    name: Type.String(),
-    description: Type.String(),
-    filter: MonitorFilterSchema,
-    metric: StringEnum(METRICS),
-    score: NullableScore,
-    window: StringEnum(Object.keys(WINDOWS) as Window[]),
-    threshold: Type.Union([ThresholdSchema, Type.Null()]),
-    enabled: Type.Boolean(),
-    state: StringEnum(MONITOR_STATES),
-    lastEvaluatedAt: Type.Union([Timestamp, Type.Null()]),
-    webhookUrls: Type.Array(Type.String()),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'Monitor', title: 'Monitor', additionalProperties: false },
-);
+export const MonitorSchema = NamedRecord('Monitor', {
+  id: Type.String(),
+  projectId: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  filter: MonitorFilterSchema,
+  metric: StringEnum(METRICS),
+  score: NullableScore,
+  window: StringEnum(Object.keys(WINDOWS) as Window[]),
+  threshold: Type.Union([ThresholdSchema, Type.Null()]),
+  enabled: Type.Boolean(),
+  state: StringEnum(MONITOR_STATES),
+  lastEvaluatedAt: Type.Union([Timestamp, Type.Null()]),
+  webhookUrls: Type.Array(Type.String()),
+  ...recordTimes,
+});
 export type Monitor = Static<typeof MonitorSchema>;
 
 export const MonitorWithSecretSchema = Type.Object(
@@ -135,14 +131,10 @@ export const UpdateMonitorBody = Type.Object(
 );
 export type UpdateMonitorInput = Static<typeof UpdateMonitorBody>;
 
-export const ListMonitorsQuery = Type.Object(
-  {
-    ...pageQueryProperties,
-    state: Type.Optional(StringEnum(MONITOR_STATES)),
-    enabled: Type.Optional(StringEnum(['true', 'false'] as const)),
-  },
-  { additionalProperties: false },
-);
+export const ListMonitorsQuery = listQuery({
+  state: Type.Optional(StringEnum(MONITOR_STATES)),
+  enabled: Type.Optional(StringEnum(['true', 'false'] as const)),
+});
 
 export const MonitorParams = Type.Object(
   { project_id: IdParam('prj', 'Project id'), monitor_id: IdParam('mon', 'Monitor id') },
@@ -226,6 +218,6 @@ export const MonitorMetricsSchema = Type.Object(
   { title: 'MonitorMetrics', additionalProperties: false },
 );
 
-export const MonitorPage = pageSchema(Type.Ref('Monitor'), 'MonitorPage');
+export const MonitorPage = recordPage('Monitor');
 export const MonitorEventPage = pageSchema(MonitorEventSchema, 'MonitorEventPage');
 export const WebhookAttemptPage = pageSchema(WebhookAttemptSchema, 'WebhookAttemptPage');

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { isRole, mayAssignRole, type Role } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/tokens.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { deletedRow, unlessTaken } from '../../db/rows.js';
 import type { Database, InvitationRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -37,23 +37,13 @@ export async function createInvitation(db: Kysely<Database>, principal: Principa
     invited_by: principal.userId,
     created_at: now,
   };
-  try {
-    await db.insertInto('invitations').values(row).execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw problems.conflict(`${email} has already been invited.`);
-    throw error;
-  }
+  await unlessTaken(db.insertInto('invitations').values(row).execute(), () => problems.conflict(`${email} has already been invited.`));
   return row;
 }
 
 export async function deleteInvitation(db: Kysely<Database>, organizationId: string, invitationId: string): Promise<void> {
-  const deleted = await db
-    .deleteFrom('invitations')
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', invitationId)
-    .returning('id')
-    .executeTakeFirst();
-  if (!deleted) throw problems.notFound(`Invitation ${invitationId} does not exist.`);
+  const invitation = db.deleteFrom('invitations').where('organization_id', '=', organizationId).where('id', '=', invitationId);
+  await deletedRow(invitation, () => problems.notFound(`Invitation ${invitationId} does not exist.`));
 }
 
 /**

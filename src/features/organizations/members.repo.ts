@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { can, isRole, mayAssignRole, type Role } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/tokens.js';
 import { lockRows, takeRowLock, type Dialect } from '../../db/dialect.js';
+import { foundRow } from '../../db/rows.js';
 import type { Database } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
@@ -51,9 +52,7 @@ export async function firstOrganizationOf(db: Kysely<Database>, userId: string):
 
 async function memberForUpdate(trx: Transaction<Database>, dialect: Dialect, organizationId: string, userId: string) {
   const query = trx.selectFrom('memberships').select(['role']).where('organization_id', '=', organizationId).where('user_id', '=', userId);
-  const row = await lockRows(query, dialect).executeTakeFirst();
-  if (!row) throw problems.notFound(`User ${userId} is not a member of this organization.`);
-  return row;
+  return foundRow(lockRows(query, dialect), () => problems.notFound(`User ${userId} is not a member of this organization.`));
 }
 
 /** Locks the organization's owner rows (PostgreSQL) so two owners cannot demote each other at once. */

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Role } from '../../auth/permissions.js';
 import { isUniqueViolation } from '../../db/errors.js';
+import { unlessTaken } from '../../db/rows.js';
 import type { Database, OrganizationRow, UserRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -43,12 +44,8 @@ export async function updateOrganization(
   await db.transaction().execute(async (trx) => {
     if (allowedOrigins !== undefined) await replaceOriginsIn(trx, org.id, org.plan, allowedOrigins, now);
     if (name !== undefined && name !== org.name) {
-      try {
-        await trx.updateTable('organizations').set({ name }).where('id', '=', org.id).execute();
-      } catch (error) {
-        if (isUniqueViolation(error)) throw problems.conflict(`The name "${name}" is taken.`);
-        throw error;
-      }
+      const renamed = trx.updateTable('organizations').set({ name }).where('id', '=', org.id).execute();
+      await unlessTaken(renamed, () => problems.conflict(`The name "${name}" is taken.`));
     }
   });
 }

@@ -1,4 +1,5 @@
 import type { Message, Part } from './otlp.messages.js';
+import { fromJsonText } from './otlp.values.js';
 
 /**
  * A model call's conversation carried in span events rather than attributes: the deprecated GenAI
@@ -24,14 +25,8 @@ const ROLE_EVENTS: Record<string, string> = {
 
 const isObject = (value: unknown): value is Attributes => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function parsed(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-}
+/** JSON text parsed; any other value, or text that is not JSON, as it is. */
+const parsed = (value: unknown): unknown => fromJsonText(value, value);
 
 /** The event's body: the JSON of `gen_ai.event.content`, else its attributes. */
 const bodyOf = (event: EventLike): Attributes => {

@@ -1,3 +1,4 @@
+import { fromJsonText } from './otlp.values.js';
 /**
  * A span's model conversation in one shape, whichever convention carried it: the OpenTelemetry GenAI
  * message shape (`{ role, parts: [{ type: 'text', content } | { type: 'tool_call', id, name, arguments } |
@@ -18,14 +19,7 @@ export interface Message {
 }
 
 /** A structured attribute, or one sent as JSON text (Python's instrumentation does): the value, or undefined. */
-function structured(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return undefined;
-  }
-}
+const structured = (value: unknown): unknown => fromJsonText(value, undefined);
 
 /** Tool arguments: JSON text parsed, any other text kept as it is. */
 const args = (value: unknown): unknown => (value === undefined ? null : (structured(value) ?? value));

@@ -2,6 +2,16 @@ import { setMember } from '../../lib/json.js';
 
 /* OTLP's values (ids, 64-bit integers, nanosecond times, AnyValue attributes) as the stored run takes them. */
 
+/** An attribute that instrumentations send structured or as JSON text (Python's do): its value, JSON text parsed; `unparsable` for other text. */
+export function fromJsonText(value: unknown, unparsable: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return unparsable;
+  }
+}
+
 /** A 64-bit integer as protobufjs gives it (a Long), or as OTLP/JSON sends it (a decimal string or a number). */
 export type Int64 = { low: number; high: number; unsigned: boolean } | number | string;
 

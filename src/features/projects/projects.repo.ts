@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, ProjectRow } from '../../db/schema.js';
-import { containsText, isUniqueViolation } from '../../db/errors.js';
+import { containsText } from '../../db/errors.js';
+import { unlessTaken, updatedRow } from '../../db/rows.js';
 import { prepared } from '../../db/prepared.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -19,6 +20,7 @@ export function toProject(row: ProjectRow): Project {
 }
 
 const nameKey = (name: string) => name.toLowerCase();
+const missingProject = (id: string) => problems.notFound(`Project ${id} does not exist.`);
 
 export async function listProjects(
   db: Kysely<Database>,
@@ -39,7 +41,7 @@ const projectInOrganization = prepared((db, projectId: string, organizationId: s
 
 export async function requireProject(db: Kysely<Database>, organizationId: string, projectId: string): Promise<ProjectRow> {
   const [row] = await projectInOrganization(db, projectId, organizationId);
-  if (!row) throw problems.notFound(`Project ${projectId} does not exist.`);
+  if (!row) throw missingProject(projectId);
   return row;
 }
 
@@ -92,12 +94,7 @@ export async function createProject(
     created_at: now,
     updated_at: now,
   };
-  try {
-    await db.insertInto('projects').values(row).execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(input.name);
-    throw error;
-  }
+  await unlessTaken(db.insertInto('projects').values(row).execute(), () => nameTaken(input.name));
   return row;
 }
 
@@ -111,18 +108,6 @@ export async function updateProject(
   const changes: Partial<ProjectRow> = { updated_at: now };
   if (input.name !== undefined) Object.assign(changes, { name: input.name, name_key: nameKey(input.name) });
   if (input.description !== undefined) changes.description = input.description;
-  try {
-    const row = await db
-      .updateTable('projects')
-      .set(changes)
-      .where('id', '=', projectId)
-      .where('organization_id', '=', organizationId)
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw problems.notFound(`Project ${projectId} does not exist.`);
-    return row;
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(input.name ?? '');
-    throw error;
-  }
+  const update = db.updateTable('projects').set(changes).where('id', '=', projectId).where('organization_id', '=', organizationId).returningAll();
+  return updatedRow(update, { missing: () => missingProject(projectId), taken: () => nameTaken(input.name ?? '') });
 }

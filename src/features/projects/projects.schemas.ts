@@ -1,27 +1,21 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+import { NamedRecord, recordTimes, TrimmedText } from '../../schemas/common.js';
+import { listQuery, nameContains, recordPage } from '../../lib/pagination.js';
 
-const ProjectName = Type.String({
-  minLength: 1,
-  maxLength: 100,
-  pattern: TRIMMED_TEXT_PATTERN,
-  description: 'Unique per organization (case-insensitive); no leading or trailing spaces.',
-});
+const ProjectName = TrimmedText(100, 'Unique per organization (case-insensitive); no leading or trailing spaces.');
 const Description = Type.String({ maxLength: 2000 });
 
-export const ProjectSchema = Type.Object(
-  { id: Type.String(), name: Type.String(), description: Type.String(), createdAt: Timestamp, updatedAt: Timestamp },
-  { $id: 'Project', title: 'Project', additionalProperties: false },
-);
+export const ProjectSchema = NamedRecord('Project', {
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  ...recordTimes,
+});
 export type Project = Static<typeof ProjectSchema>;
 
-export const ProjectPage = pageSchema(Type.Ref('Project'), 'ProjectPage');
+export const ProjectPage = recordPage('Project');
 
-export const ListProjectsQuery = Type.Object(
-  { ...pageQueryProperties, name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the name' })) },
-  { additionalProperties: false },
-);
+export const ListProjectsQuery = listQuery({ name: nameContains(100) });
 
 export const CreateProjectBody = Type.Object({ name: ProjectName, description: Type.Optional(Description) }, { additionalProperties: false });
 

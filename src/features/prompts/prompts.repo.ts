@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { containsText, isUniqueViolation } from '../../db/errors.js';
+import { containsText } from '../../db/errors.js';
+import { foundRow, unlessTaken } from '../../db/rows.js';
 import type { Database, PromptRow, PromptVersionRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -60,14 +61,12 @@ export function toVersion(row: PromptVersionRow): PromptVersion {
 
 /** A prompt of the organization by id or by name; otherwise the 404 problem. */
 export async function requirePrompt(db: Kysely<Database>, organizationId: string, ref: string): Promise<PromptRow> {
-  const row = await db
+  const prompt = db
     .selectFrom('prompts')
     .selectAll()
     .where('organization_id', '=', organizationId)
-    .where(ref.startsWith('prm_') ? 'id' : 'name', '=', ref)
-    .executeTakeFirst();
-  if (!row) throw problems.notFound(`Prompt ${ref} does not exist.`);
-  return row;
+    .where(ref.startsWith('prm_') ? 'id' : 'name', '=', ref);
+  return foundRow(prompt, () => problems.notFound(`Prompt ${ref} does not exist.`));
 }
 
 export async function updatePromptDescription(db: Kysely<Database>, promptId: string, description: string, now: number): Promise<void> {
@@ -134,18 +133,14 @@ export async function createPrompt(
     created_at: now,
     updated_at: now,
   };
-  try {
-    await db.transaction().execute(async (trx) => {
-      await trx.insertInto('prompts').values(row).execute();
-      await trx
-        .insertInto('prompt_versions')
-        .values(versionRow(row.id, 1, input, principal.userId, now))
-        .execute();
-    });
-  } catch (error) {
-    if (isUniqueViolation(error)) throw problems.conflict(`A prompt named "${input.name}" already exists in this organization.`);
-    throw error;
-  }
+  const written = db.transaction().execute(async (trx) => {
+    await trx.insertInto('prompts').values(row).execute();
+    await trx
+      .insertInto('prompt_versions')
+      .values(versionRow(row.id, 1, input, principal.userId, now))
+      .execute();
+  });
+  await unlessTaken(written, () => problems.conflict(`A prompt named "${input.name}" already exists in this organization.`));
   return row;
 }
 

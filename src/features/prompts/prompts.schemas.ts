@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+import { listQuery, pageSchema, recordPage } from '../../lib/pagination.js';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
-import { KeyedRecord, StringEnum, Timestamp } from '../../schemas/common.js';
+import { KeyedRecord, NamedRecord, recordTimes, StringEnum, Timestamp } from '../../schemas/common.js';
 
 /** A prompt's name: a slug, unique per organization, usable in place of its id (so never `prm_…`). */
 export const PROMPT_NAME_PATTERN = '^(?!prm_)[a-z0-9][a-z0-9_.-]{0,99}$';
@@ -21,33 +21,26 @@ export const TemplateSchema = Type.Union([Type.String({ maxLength: 100_000 }), T
 export type Template = Static<typeof TemplateSchema>;
 const Config = Type.Object({}, { additionalProperties: true, description: 'Free model settings (`model`, `temperature`, …)' });
 
-export const PromptSchema = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    description: Type.String(),
-    latestVersion: Type.Integer(),
-    labels: KeyedRecord(Type.Integer(), { description: 'label → version' }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'Prompt', title: 'Prompt', additionalProperties: false },
-);
+export const PromptSchema = NamedRecord('Prompt', {
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  latestVersion: Type.Integer(),
+  labels: KeyedRecord(Type.Integer(), { description: 'label → version' }),
+  ...recordTimes,
+});
 export type Prompt = Static<typeof PromptSchema>;
 
-export const PromptVersionSchema = Type.Object(
-  {
-    promptId: Type.String(),
-    version: Type.Integer(),
-    template: TemplateSchema,
-    variables: Type.Array(Type.String()),
-    config: Config,
-    message: Type.String(),
-    createdBy: Type.String(),
-    createdAt: Timestamp,
-  },
-  { $id: 'PromptVersion', title: 'PromptVersion', additionalProperties: false },
-);
+export const PromptVersionSchema = NamedRecord('PromptVersion', {
+  promptId: Type.String(),
+  version: Type.Integer(),
+  template: TemplateSchema,
+  variables: Type.Array(Type.String()),
+  config: Config,
+  message: Type.String(),
+  createdBy: Type.String(),
+  createdAt: Timestamp,
+});
 export type PromptVersion = Static<typeof PromptVersionSchema>;
 
 export const LabelEventSchema = Type.Object(
@@ -62,8 +55,8 @@ export const LabelEventSchema = Type.Object(
   { title: 'LabelEvent', additionalProperties: false },
 );
 
-export const PromptPage = pageSchema(Type.Ref('Prompt'), 'PromptPage');
-export const PromptVersionPage = pageSchema(Type.Ref('PromptVersion'), 'PromptVersionPage');
+export const PromptPage = recordPage('Prompt');
+export const PromptVersionPage = recordPage('PromptVersion');
 export const LabelEventPage = pageSchema(LabelEventSchema, 'LabelEventPage');
 
 const PromptRef = Type.String({ minLength: 1, maxLength: 200, description: 'Prompt id or name' });
@@ -77,14 +70,10 @@ export const LabelParams = Type.Object(
   { additionalProperties: false },
 );
 
-export const ListPromptsQuery = Type.Object(
-  {
-    ...pageQueryProperties,
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Substring of the name' })),
-    label: Type.Optional(Label({ description: 'Only prompts that have this label' })),
-  },
-  { additionalProperties: false },
-);
+export const ListPromptsQuery = listQuery({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Substring of the name' })),
+  label: Type.Optional(Label({ description: 'Only prompts that have this label' })),
+});
 
 const VersionFields = {
   template: TemplateSchema,

@@ -1,4 +1,5 @@
 import { insertIgnoringConflicts } from '../../db/bulk.js';
+import { foundRow } from '../../db/rows.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
@@ -53,9 +54,8 @@ export async function listRuns(
 }
 
 export async function getRun(db: Kysely<Database> | Transaction<Database>, projectId: string, runId: string): Promise<RunRow> {
-  const row = await db.selectFrom('runs').selectAll().where('project_id', '=', projectId).where('id', '=', runId).executeTakeFirst();
-  if (!row) throw problems.notFound(`Run ${runId} does not exist in this project.`);
-  return row;
+  const run = db.selectFrom('runs').selectAll().where('project_id', '=', projectId).where('id', '=', runId);
+  return foundRow(run, () => problems.notFound(`Run ${runId} does not exist in this project.`));
 }
 
 /**

@@ -1,9 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { NullableTimestamp, Timestamp } from '../../schemas/common.js';
+import { NamedRecord, NullableTimestamp, Timestamp } from '../../schemas/common.js';
 import { JsonObject, RunKind, RunRef, RunStatusSchema } from '../../schemas/records.js';
 import { metadataFilters, runFilterProperties } from '../query/filters.schemas.js';
 import { ScoreSummaries } from '../query/score-summaries.schemas.js';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+import { listQuery, recordPage } from '../../lib/pagination.js';
 
 export { TERMINAL_STATUSES } from './runs.rules.js';
 
@@ -54,51 +54,48 @@ const RunPriceSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const RunSchema = Type.Object(
-  {
-    id: Type.String(),
-    projectId: Type.String(),
-    traceId: Type.String(),
-    parentRunId: Type.Union([Type.String(), Type.Null()]),
-    name: Type.String(),
-    kind: RunKind,
-    status: RunStatusSchema,
-    startTime: Timestamp,
-    endTime: NullableTimestamp,
-    latencyMs: Type.Union([Type.Integer(), Type.Null()]),
-    inputs: JsonValue('Any JSON value; `{}` when none was given'),
-    outputs: JsonValue('Any JSON value; null when none was given'),
-    error: Type.Union([Type.String(), Type.Null()]),
-    model: Type.Union([Type.String(), Type.Null()]),
-    usage: Type.Union([
-      Type.Object(
-        {
-          promptTokens: Type.Integer(),
-          completionTokens: Type.Integer(),
-          totalTokens: Type.Integer(),
-          cacheReadTokens: Type.Optional(Type.Integer()),
-          cacheCreationTokens: Type.Optional(Type.Integer()),
-          reasoningTokens: Type.Optional(Type.Integer()),
-        },
-        { additionalProperties: false },
-      ),
-      Type.Null(),
-    ]),
-    cost: Type.Union([Type.Number(), Type.Null()]),
-    tags: Type.Array(Type.String()),
-    metadata: JsonObject,
-    createdAt: Timestamp,
-    provider: Type.Union([Type.String(), Type.Null()]),
-    sessionId: Type.Union([Type.String(), Type.Null()]),
-    userId: Type.Union([Type.String(), Type.Null()]),
-    costSource: Type.Union([Type.Literal('client'), Type.Literal('computed'), Type.Null()], {
-      description: '`client`: the cost the client sent; `computed`: from the model, the usage and `price`; null: no cost',
-    }),
-    price: Type.Union([RunPriceSchema, Type.Null()], { description: 'The price a computed cost was reckoned at' }),
-  },
-  // Not a component of the API document: every answer is the record with its scores (`Run` below).
-  { $id: 'RunRecord', title: 'RunRecord', additionalProperties: false },
-);
+// Not a component of the API document: every answer is the record with its scores (`Run` below).
+export const RunSchema = NamedRecord('RunRecord', {
+  id: Type.String(),
+  projectId: Type.String(),
+  traceId: Type.String(),
+  parentRunId: Type.Union([Type.String(), Type.Null()]),
+  name: Type.String(),
+  kind: RunKind,
+  status: RunStatusSchema,
+  startTime: Timestamp,
+  endTime: NullableTimestamp,
+  latencyMs: Type.Union([Type.Integer(), Type.Null()]),
+  inputs: JsonValue('Any JSON value; `{}` when none was given'),
+  outputs: JsonValue('Any JSON value; null when none was given'),
+  error: Type.Union([Type.String(), Type.Null()]),
+  model: Type.Union([Type.String(), Type.Null()]),
+  usage: Type.Union([
+    Type.Object(
+      {
+        promptTokens: Type.Integer(),
+        completionTokens: Type.Integer(),
+        totalTokens: Type.Integer(),
+        cacheReadTokens: Type.Optional(Type.Integer()),
+        cacheCreationTokens: Type.Optional(Type.Integer()),
+        reasoningTokens: Type.Optional(Type.Integer()),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ]),
+  cost: Type.Union([Type.Number(), Type.Null()]),
+  tags: Type.Array(Type.String()),
+  metadata: JsonObject,
+  createdAt: Timestamp,
+  provider: Type.Union([Type.String(), Type.Null()]),
+  sessionId: Type.Union([Type.String(), Type.Null()]),
+  userId: Type.Union([Type.String(), Type.Null()]),
+  costSource: Type.Union([Type.Literal('client'), Type.Literal('computed'), Type.Null()], {
+    description: '`client`: the cost the client sent; `computed`: from the model, the usage and `price`; null: no cost',
+  }),
+  price: Type.Union([RunPriceSchema, Type.Null()], { description: 'The price a computed cost was reckoned at' }),
+});
 /** A run's record as stored in `runs.doc`. */
 export type Run = Static<typeof RunSchema>;
 
@@ -106,13 +103,10 @@ export type Run = Static<typeof RunSchema>;
  * A run as every answer gives it (the list, GET, create, change, the NDJSON export): the stored record
  * and, last, its scores' summaries, spliced in (`withScoresText`) rather than stored.
  */
-export const RunWithScoresSchema = Type.Object(
-  { ...RunSchema.properties, scores: ScoreSummaries('run') },
-  { $id: 'Run', title: 'Run', additionalProperties: false },
-);
+export const RunWithScoresSchema = NamedRecord('Run', { ...RunSchema.properties, scores: ScoreSummaries('run') });
 export type RunWithScores = Static<typeof RunWithScoresSchema>;
 
-export const RunPage = pageSchema(Type.Ref('Run'), 'RunPage');
+export const RunPage = recordPage('Run');
 
 export const RunInputSchema = Type.Object(
   {
@@ -182,7 +176,4 @@ export const BatchResultSchema = Type.Object(
   { title: 'RunBatchResult', additionalProperties: false },
 );
 
-export const ListRunsQuery = Type.Object(
-  { ...pageQueryProperties, ...runFilterProperties },
-  { additionalProperties: false, patternProperties: metadataFilters },
-);
+export const ListRunsQuery = listQuery(runFilterProperties, { patternProperties: metadataFilters });

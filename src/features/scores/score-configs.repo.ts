@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, ScoreConfigRow } from '../../db/schema.js';
-import { containsText, isUniqueViolation } from '../../db/errors.js';
+import { containsText } from '../../db/errors.js';
+import { deletedRow, foundRow, unlessTaken, updatedRow } from '../../db/rows.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
@@ -66,19 +67,12 @@ export async function createScoreConfig(db: Kysely<Database>, organizationId: st
     created_at: now,
     updated_at: now,
   };
-  try {
-    await db.insertInto('score_configs').values(row).execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(input.name);
-    throw error;
-  }
+  await unlessTaken(db.insertInto('score_configs').values(row).execute(), () => nameTaken(input.name));
   return row;
 }
 
 export async function requireScoreConfig(db: Kysely<Database>, organizationId: string, id: string): Promise<ScoreConfigRow> {
-  const row = await db.selectFrom('score_configs').selectAll().where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
-  if (!row) throw missing(id);
-  return row;
+  return foundRow(db.selectFrom('score_configs').selectAll().where('organization_id', '=', organizationId).where('id', '=', id), () => missing(id));
 }
 
 /** A config's new fields, checked as a whole (its type never changes: scores were validated by it). */
@@ -92,35 +86,27 @@ export async function updateScoreConfig(
   const current = toScoreConfig(await requireScoreConfig(db, organizationId, id));
   const next = { ...current, ...patch };
   checkConfig(next);
-  try {
-    const row = await db
-      .updateTable('score_configs')
-      .set({
-        name: next.name,
-        min_value: next.min,
-        max_value: next.max,
-        categories: next.categories ? JSON.stringify(next.categories) : null,
-        description: next.description,
-        archived: next.archived ? 1 : 0,
-        updated_at: now,
-      })
-      .where('organization_id', '=', organizationId)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirst();
-    if (!row) throw missing(id);
-    return row;
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(next.name);
-    throw error;
-  }
+  const update = db
+    .updateTable('score_configs')
+    .set({
+      name: next.name,
+      min_value: next.min,
+      max_value: next.max,
+      categories: next.categories ? JSON.stringify(next.categories) : null,
+      description: next.description,
+      archived: next.archived ? 1 : 0,
+      updated_at: now,
+    })
+    .where('organization_id', '=', organizationId)
+    .where('id', '=', id)
+    .returningAll();
+  return updatedRow(update, { missing: () => missing(id), taken: () => nameTaken(next.name) });
 }
 
 /** Deletes a config; the scores it validated keep their values and no longer name it. */
 export async function deleteScoreConfig(db: Kysely<Database>, organizationId: string, id: string): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const deleted = await trx.deleteFrom('score_configs').where('organization_id', '=', organizationId).where('id', '=', id).executeTakeFirst();
-    if (Number(deleted.numDeletedRows) === 0) throw missing(id);
+    await deletedRow(trx.deleteFrom('score_configs').where('organization_id', '=', organizationId).where('id', '=', id), () => missing(id));
     await trx.updateTable('scores').set({ config_id: null }).where('organization_id', '=', organizationId).where('config_id', '=', id).execute();
   });
 }

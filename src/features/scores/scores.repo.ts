@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import { insertIgnoringConflicts } from '../../db/bulk.js';
+import { foundRow } from '../../db/rows.js';
 import type { Database, ScoreRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
@@ -179,9 +180,7 @@ export async function scoreCells(
 const missing = (id: string) => problems.notFound(`Score ${id} does not exist.`);
 
 export async function requireScore(db: Kysely<Database>, projectId: string, id: string): Promise<ScoreRow> {
-  const row = await db.selectFrom('scores').selectAll().where('project_id', '=', projectId).where('id', '=', id).executeTakeFirst();
-  if (!row) throw missing(id);
-  return row;
+  return foundRow(db.selectFrom('scores').selectAll().where('project_id', '=', projectId).where('id', '=', id), () => missing(id));
 }
 
 /** Runs `work` in the caller's transaction, or in one of its own. */

@@ -1,11 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { listQuery, nameContains, recordPage } from '../../lib/pagination.js';
+import { IdParam, NamedRecord, recordTimes, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN, TrimmedText } from '../../schemas/common.js';
 import { metricsSchema, metricsWindowProperties } from '../query/metrics.schemas.js';
 import { MAX_CATEGORIES, MAX_COMMENT } from './scores.rules.js';
 import { JsonObject, RunRef, SCORE_DATA_TYPES, SCORE_SOURCES, SCORE_TARGETS } from '../../schemas/records.js';
 
-const Name = (description: string) => Type.String({ minLength: 1, maxLength: 100, pattern: TRIMMED_TEXT_PATTERN, description });
+const Name = (description: string) => TrimmedText(100, description);
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const ScoreValue = Type.Union([Type.Number(), Type.Boolean(), Type.String({ minLength: 1, maxLength: 100 })], {
@@ -15,36 +15,32 @@ export const ScoreDataType = StringEnum(SCORE_DATA_TYPES);
 export const ScoreSource = StringEnum(SCORE_SOURCES, { description: '`api` (default), `annotation` (a reviewer), `evaluator` (an automatic judge)' });
 export const ScoreTarget = StringEnum(SCORE_TARGETS);
 
-export const ScoreSchema = Type.Object(
-  {
-    id: Type.String(),
-    projectId: Type.String(),
-    target: ScoreTarget,
-    runId: Nullable(Type.String({ description: 'The run it judges (target `run`)' })),
-    traceId: Nullable(Type.String({ description: 'The trace it judges (target `trace`)' })),
-    sessionId: Nullable(Type.String({ description: 'The session it judges (target `session`)' })),
-    name: Type.String(),
-    dataType: ScoreDataType,
-    value: ScoreValue,
-    comment: Nullable(Type.String()),
-    source: ScoreSource,
-    author: Type.Object(
-      {
-        kind: StringEnum(['user', 'rule'] as const, { description: '`user`: the member (or token) that sent it; `rule`: an evaluator rule' }),
-        id: Type.String(),
-      },
-      { additionalProperties: false },
-    ),
-    configId: Nullable(Type.String({ description: 'The score config it was validated against' })),
-    queueId: Nullable(Type.String({ description: 'The annotation queue it was given in' })),
-    metadata: JsonObject,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'Score', title: 'Score', additionalProperties: false },
-);
+export const ScoreSchema = NamedRecord('Score', {
+  id: Type.String(),
+  projectId: Type.String(),
+  target: ScoreTarget,
+  runId: Nullable(Type.String({ description: 'The run it judges (target `run`)' })),
+  traceId: Nullable(Type.String({ description: 'The trace it judges (target `trace`)' })),
+  sessionId: Nullable(Type.String({ description: 'The session it judges (target `session`)' })),
+  name: Type.String(),
+  dataType: ScoreDataType,
+  value: ScoreValue,
+  comment: Nullable(Type.String()),
+  source: ScoreSource,
+  author: Type.Object(
+    {
+      kind: StringEnum(['user', 'rule'] as const, { description: '`user`: the member (or token) that sent it; `rule`: an evaluator rule' }),
+      id: Type.String(),
+    },
+    { additionalProperties: false },
+  ),
+  configId: Nullable(Type.String({ description: 'The score config it was validated against' })),
+  queueId: Nullable(Type.String({ description: 'The annotation queue it was given in' })),
+  metadata: JsonObject,
+  ...recordTimes,
+});
 export type Score = Static<typeof ScoreSchema>;
-export const ScorePage = pageSchema(Type.Ref('Score'), 'ScorePage');
+export const ScorePage = recordPage('Score');
 
 const scoreFields = {
   id: Type.Optional(RunRef({ description: 'A client-chosen id (1..128 of A-Z a-z 0-9 _ . : -); makes the create idempotent.' })),
@@ -118,10 +114,7 @@ const scoreFilterProperties = {
   authorId: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Scores given by this user or evaluator rule' })),
 };
 
-export const ListScoresQuery = Type.Object(
-  { ...pageQueryProperties, ...scoreFilterProperties, createdAfter: Type.Optional(Timestamp), createdBefore: Type.Optional(Timestamp) },
-  { additionalProperties: false },
-);
+export const ListScoresQuery = listQuery({ ...scoreFilterProperties, createdAfter: Type.Optional(Timestamp), createdBefore: Type.Optional(Timestamp) });
 export type ScoreFilters = Omit<Static<typeof ListScoresQuery>, 'limit' | 'cursor'>;
 
 export const SCORE_GROUP_BY = ['name', 'source', 'target'] as const;
@@ -156,23 +149,19 @@ const Categories = Type.Array(Type.String({ minLength: 1, maxLength: 100, patter
   description: 'Categorical only: the labels a score may take',
 });
 
-export const ScoreConfigSchema = Type.Object(
-  {
-    id: Type.String(),
-    name: Type.String(),
-    dataType: ScoreDataType,
-    min: Type.Union([Type.Number(), Type.Null()], { description: 'Numeric: the least value allowed, or null' }),
-    max: Type.Union([Type.Number(), Type.Null()], { description: 'Numeric: the greatest value allowed, or null' }),
-    categories: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Categorical: the labels allowed; else null' }),
-    description: Nullable(Type.String()),
-    archived: Type.Boolean({ description: 'Still validates the scores that name it; no longer offered by the dashboard' }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'ScoreConfig', title: 'ScoreConfig', additionalProperties: false },
-);
+export const ScoreConfigSchema = NamedRecord('ScoreConfig', {
+  id: Type.String(),
+  name: Type.String(),
+  dataType: ScoreDataType,
+  min: Type.Union([Type.Number(), Type.Null()], { description: 'Numeric: the least value allowed, or null' }),
+  max: Type.Union([Type.Number(), Type.Null()], { description: 'Numeric: the greatest value allowed, or null' }),
+  categories: Type.Union([Type.Array(Type.String()), Type.Null()], { description: 'Categorical: the labels allowed; else null' }),
+  description: Nullable(Type.String()),
+  archived: Type.Boolean({ description: 'Still validates the scores that name it; no longer offered by the dashboard' }),
+  ...recordTimes,
+});
 export type ScoreConfig = Static<typeof ScoreConfigSchema>;
-export const ScoreConfigPage = pageSchema(Type.Ref('ScoreConfig'), 'ScoreConfigPage');
+export const ScoreConfigPage = recordPage('ScoreConfig');
 
 export const CreateScoreConfigBody = Type.Object(
   {
@@ -200,12 +189,8 @@ export const UpdateScoreConfigBody = Type.Object(
 );
 export type UpdateScoreConfig = Static<typeof UpdateScoreConfigBody>;
 
-export const ListScoreConfigsQuery = Type.Object(
-  {
-    ...pageQueryProperties,
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Case-insensitive substring of the name' })),
-    archived: Type.Optional(Type.Boolean({ description: 'Only archived configs (true) or only those in use (false)' })),
-  },
-  { additionalProperties: false },
-);
+export const ListScoreConfigsQuery = listQuery({
+  name: nameContains(100),
+  archived: Type.Optional(Type.Boolean({ description: 'Only archived configs (true) or only those in use (false)' })),
+});
 export const ScoreConfigParams = Type.Object({ config_id: IdParam('scc', 'Score config id') }, { additionalProperties: false });

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
+import { listQuery, recordPage } from '../../lib/pagination.js';
+import { NamedRecord } from '../../schemas/common.js';
 import { rollupProperties } from '../traces/traces.schemas.js';
 import { metadataFilters, runFilterProperties } from '../query/filters.schemas.js';
 import { ScoreSummaries } from '../query/score-summaries.schemas.js';
@@ -13,25 +14,19 @@ const activity = {
   traceCount: Count,
 };
 
-export const SessionSchema = Type.Object(
-  {
-    sessionId: Type.String(),
-    projectId: Type.String(),
-    ...activity,
-    userId: Type.Union([Type.String(), Type.Null()], { description: 'The end user of its first trace that names one' }),
-    scores: ScoreSummaries('session'),
-  },
-  { $id: 'Session', title: 'Session', additionalProperties: false },
-);
+export const SessionSchema = NamedRecord('Session', {
+  sessionId: Type.String(),
+  projectId: Type.String(),
+  ...activity,
+  userId: Type.Union([Type.String(), Type.Null()], { description: 'The end user of its first trace that names one' }),
+  scores: ScoreSummaries('session'),
+});
 export type Session = Static<typeof SessionSchema>;
-export const SessionPage = pageSchema(Type.Ref('Session'), 'SessionPage');
+export const SessionPage = recordPage('Session');
 
-export const EndUserSchema = Type.Object(
-  { userId: Type.String(), projectId: Type.String(), ...activity, sessionCount: Count },
-  { $id: 'EndUser', title: 'EndUser', additionalProperties: false },
-);
+export const EndUserSchema = NamedRecord('EndUser', { userId: Type.String(), projectId: Type.String(), ...activity, sessionCount: Count });
 export type EndUser = Static<typeof EndUserSchema>;
-export const EndUserPage = pageSchema(Type.Ref('EndUser'), 'EndUserPage');
+export const EndUserPage = recordPage('EndUser');
 
 /** The most traces a session's or end user's page lists (its totals always count them all). */
 export const MAX_LISTED_TRACES = 1000;
@@ -51,7 +46,4 @@ export const EndUserDetailSchema = Type.Object(
 );
 
 /** The sessions and end-users lists' query: a page, and the runs list's filters (a session or user matches when one of its runs does). */
-export const ListActivityQuery = Type.Object(
-  { ...pageQueryProperties, ...runFilterProperties },
-  { additionalProperties: false, patternProperties: metadataFilters },
-);
+export const ListActivityQuery = listQuery(runFilterProperties, { patternProperties: metadataFilters });

@@ -1,15 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { IdParam, NOT_BLANK_PATTERN, NullableTimestamp, Timestamp } from '../../schemas/common.js';
+import { IdParam, NamedRecord, NOT_BLANK_PATTERN, NullableTimestamp, Timestamp } from '../../schemas/common.js';
 import { pageSchema } from '../../lib/pagination.js';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
 
 /** A token's times, in every record of a token (one's own, an organization's, a new one). */
 export const tokenTimes = { createdAt: Timestamp, expiresAt: Timestamp, lastUsedAt: NullableTimestamp, revokedAt: NullableTimestamp };
 
-export const TokenRecordSchema = Type.Object(
-  { id: Type.String(), name: Type.String(), ...tokenTimes },
-  { $id: 'TokenRecord', title: 'TokenRecord', additionalProperties: false },
-);
+export const TokenRecordSchema = NamedRecord('TokenRecord', { id: Type.String(), name: Type.String(), ...tokenTimes });
 export type TokenRecord = Static<typeof TokenRecordSchema>;
 
 export const NewTokenSchema = Type.Object(

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { StringEnum, Timestamp } from '../../schemas/common.js';
+import { listQuery, recordPage } from '../../lib/pagination.js';
+import { NamedRecord, StringEnum, Timestamp } from '../../schemas/common.js';
 import { METADATA_FILTER_PATTERN, runFilterProperties, SCORE_FILTER_PATTERN, scoreFilter } from '../query/filters.schemas.js';
 import { ScoreSummaries } from '../query/score-summaries.schemas.js';
 import { RunKind, RunStatusSchema } from '../../schemas/records.js';
@@ -33,26 +33,23 @@ export const rollupProperties = {
   computedCost: Type.Number({ description: 'The part of `cost` computed from model prices (the rest was sent by clients: see a run’s `costSource`)' }),
 };
 
-export const TraceSchema = Type.Object(
-  {
-    traceId: Type.String(),
-    projectId: Type.String(),
-    rootRunId: Type.Union([Type.String(), Type.Null()], { description: 'Null until the run without a parent has arrived' }),
-    name: Type.String({ description: 'The root run’s name (the first run’s while the root has not arrived)' }),
-    status: StringEnum(['running', 'failed', 'succeeded'] as const, { description: '`running` while a run runs, else `failed` when one failed' }),
-    ...rollupProperties,
-    latencyMs: Type.Integer({ description: 'endTime − startTime' }),
-    sessionId: Nullable(Type.String()),
-    userId: Nullable(Type.String()),
-    tags: Type.Array(Type.String(), { description: 'The root run’s tags' }),
-    input: Nullable(Type.String({ description: 'A preview of the root run’s inputs (at most 200 characters)' })),
-    output: Nullable(Type.String({ description: 'A preview of the root run’s outputs (at most 200 characters)' })),
-    scores: ScoreSummaries('trace'),
-  },
-  { $id: 'Trace', title: 'Trace', additionalProperties: false },
-);
+export const TraceSchema = NamedRecord('Trace', {
+  traceId: Type.String(),
+  projectId: Type.String(),
+  rootRunId: Type.Union([Type.String(), Type.Null()], { description: 'Null until the run without a parent has arrived' }),
+  name: Type.String({ description: 'The root run’s name (the first run’s while the root has not arrived)' }),
+  status: StringEnum(['running', 'failed', 'succeeded'] as const, { description: '`running` while a run runs, else `failed` when one failed' }),
+  ...rollupProperties,
+  latencyMs: Type.Integer({ description: 'endTime − startTime' }),
+  sessionId: Nullable(Type.String()),
+  userId: Nullable(Type.String()),
+  tags: Type.Array(Type.String(), { description: 'The root run’s tags' }),
+  input: Nullable(Type.String({ description: 'A preview of the root run’s inputs (at most 200 characters)' })),
+  output: Nullable(Type.String({ description: 'A preview of the root run’s outputs (at most 200 characters)' })),
+  scores: ScoreSummaries('trace'),
+});
 export type Trace = Static<typeof TraceSchema>;
-export const TracePage = pageSchema(Type.Ref('Trace'), 'TracePage');
+export const TracePage = recordPage('Trace');
 
 /** The runs of a trace in tree order, without their inputs, outputs and metadata (GET the run for those). */
 export const RunOutlineSchema = Type.Object(
@@ -91,13 +88,9 @@ export const TraceDetailSchema = Type.Object(
 );
 
 const { parentRunId: _p, traceId: _t, ...traceFilterProperties } = runFilterProperties;
-export const ListTracesQuery = Type.Object(
-  { ...pageQueryProperties, ...traceFilterProperties },
-  {
-    additionalProperties: false,
-    patternProperties: {
-      [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: '`metadata.<key>=<value>`, as on the runs list' }),
-      [SCORE_FILTER_PATTERN]: scoreFilter,
-    },
+export const ListTracesQuery = listQuery(traceFilterProperties, {
+  patternProperties: {
+    [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: '`metadata.<key>=<value>`, as on the runs list' }),
+    [SCORE_FILTER_PATTERN]: scoreFilter,
   },
-);
+});

@@ -1,6 +1,6 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database, SavedViewRow } from '../../db/schema.js';
-import { isUniqueViolation } from '../../db/errors.js';
+import { deletedRow, foundRow, unlessTaken, updatedRow } from '../../db/rows.js';
 import { toIso } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination.js';
@@ -67,20 +67,13 @@ export async function createView(
     created_at: now,
     updated_at: now,
   };
-  try {
-    await db.insertInto('saved_views').values(row).execute();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(input.name);
-    throw error;
-  }
+  await unlessTaken(db.insertInto('saved_views').values(row).execute(), () => nameTaken(input.name));
   return row;
 }
 
 /** One of the caller's views; another user's (or another project's) is a 404, as one that does not exist. */
 export async function requireView(db: Kysely<Database>, owner: ViewOwner, id: string): Promise<SavedViewRow> {
-  const row = await owned(db, owner).selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw missing(id);
-  return row;
+  return foundRow(owned(db, owner).selectAll().where('id', '=', id), () => missing(id));
 }
 
 export async function updateView(
@@ -93,18 +86,10 @@ export async function updateView(
   const changes: Partial<SavedViewRow> = { updated_at: now };
   if (input.name !== undefined) changes.name = input.name;
   if (input.filters !== undefined) changes.filters = JSON.stringify(input.filters);
-  let row: SavedViewRow | undefined;
-  try {
-    row = await db.updateTable('saved_views').set(changes).where('id', '=', id).where(ownedBy(owner)).returningAll().executeTakeFirst();
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameTaken(input.name ?? '');
-    throw error;
-  }
-  if (!row) throw missing(id);
-  return row;
+  const update = db.updateTable('saved_views').set(changes).where('id', '=', id).where(ownedBy(owner)).returningAll();
+  return updatedRow(update, { missing: () => missing(id), taken: () => nameTaken(input.name ?? '') });
 }
 
 export async function deleteView(db: Kysely<Database>, owner: ViewOwner, id: string): Promise<void> {
-  const result = await db.deleteFrom('saved_views').where('id', '=', id).where(ownedBy(owner)).executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw missing(id);
+  await deletedRow(db.deleteFrom('saved_views').where('id', '=', id).where(ownedBy(owner)), () => missing(id));
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { pageQueryProperties, pageSchema } from '../../lib/pagination.js';
-import { IdParam, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
+import { listQuery, recordPage } from '../../lib/pagination.js';
+import { IdParam, NamedRecord, recordTimes, StringEnum, TrimmedText } from '../../schemas/common.js';
 import { metadataFilters, runFilterProperties } from '../query/filters.schemas.js';
 
 /** The lists a view can be of: they all take the runs list's filters. */
@@ -21,27 +21,18 @@ export const ViewFiltersSchema = Type.Object(
   { additionalProperties: false, patternProperties: metadataFilters },
 );
 
-const Name = Type.String({
-  minLength: 1,
-  maxLength: 100,
-  pattern: TRIMMED_TEXT_PATTERN,
-  description: 'Unique among your views of the project; no leading or trailing space',
-});
+const Name = TrimmedText(100, 'Unique among your views of the project; no leading or trailing space');
 
-export const SavedViewSchema = Type.Object(
-  {
-    id: Type.String(),
-    projectId: Type.String(),
-    name: Type.String(),
-    page: StringEnum(VIEW_PAGES),
-    filters: ViewFiltersSchema,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  { $id: 'SavedView', title: 'SavedView', additionalProperties: false },
-);
+export const SavedViewSchema = NamedRecord('SavedView', {
+  id: Type.String(),
+  projectId: Type.String(),
+  name: Type.String(),
+  page: StringEnum(VIEW_PAGES),
+  filters: ViewFiltersSchema,
+  ...recordTimes,
+});
 export type SavedView = Static<typeof SavedViewSchema>;
-export const SavedViewPage = pageSchema(Type.Ref('SavedView'), 'SavedViewPage');
+export const SavedViewPage = recordPage('SavedView');
 
 export const CreateViewBody = Type.Object(
   { name: Name, page: StringEnum(VIEW_PAGES), filters: Type.Optional(ViewFiltersSchema) },
@@ -51,8 +42,5 @@ export const UpdateViewBody = Type.Object(
   { name: Type.Optional(Name), filters: Type.Optional(ViewFiltersSchema) },
   { title: 'UpdateSavedView', additionalProperties: false, minProperties: 1 },
 );
-export const ListViewsQuery = Type.Object(
-  { ...pageQueryProperties, page: Type.Optional(StringEnum(VIEW_PAGES, { description: 'Only the views of this list' })) },
-  { additionalProperties: false },
-);
+export const ListViewsQuery = listQuery({ page: Type.Optional(StringEnum(VIEW_PAGES, { description: 'Only the views of this list' })) });
 export const ViewParams = Type.Object({ project_id: IdParam('prj', 'Project id'), view_id: IdParam('vew', 'Saved view id') }, { additionalProperties: false });
