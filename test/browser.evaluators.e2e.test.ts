@@ -5,51 +5,31 @@
  * edited (paused) and deleted; an LLM judge rule whose model connection and prompt are picked from the
  * organization's lists.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { apiCall, chromiumAvailable, CHROMIUM, labelled, openSignedIn, stepsIn, type Dashboard } from './helpers/browser.js';
+import { expect } from 'vitest';
+import { apiCall, browserSuite, labelled } from './helpers/browser.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'screenshots-evaluators');
+/** The dashboard's server takes this environment: a connection on 127.0.0.1 is allowed. */
 const ACTION_MS = 8_000;
-const available = chromiumAvailable();
-const suite = available || process.env.CI ? describe : describe.skip;
+const PRIVATE_MODELS = { SIGHTLINE_MODEL_ALLOW_PRIVATE: 'true' };
 const at = (s: number) => new Date(Date.now() - 60_000 + s * 1000).toISOString();
 
-suite('evaluator rules in a real browser (chromium + playwright-core)', () => {
-  let dashboard: Dashboard | undefined;
-  let page: Page;
-  let projectId = '';
-  let token = '';
-  const step = stepsIn(ARTIFACTS, () => ({ page, dashboard }), 45_000);
-  const rules = () => page.getByRole('table', { name: 'Evaluator rules' });
+/** The suite's server, browser and user: see `browserSuite`. */
+const SETUP = { artifacts: ARTIFACTS, stepMs: 45_000, login: 'e2e-evaluators@example.test', project: 'evaluators-project', serverEnv: PRIVATE_MODELS };
 
-  beforeAll(async () => {
-    if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    // The dashboard's server is a child process that takes this environment: a connection on 127.0.0.1 is allowed.
-    process.env.SIGHTLINE_MODEL_ALLOW_PRIVATE = 'true';
-    try {
-      ({ dashboard, token, projectId } = await openSignedIn(ACTION_MS, 'e2e-evaluators@example.test', 'evaluators-project'));
-    } finally {
-      delete process.env.SIGHTLINE_MODEL_ALLOW_PRIVATE;
-    }
-    page = dashboard.page;
-  }, 120_000);
-
-  afterAll(async () => {
-    await dashboard?.close();
-  }, 30_000);
+browserSuite('evaluator rules in a real browser (chromium + playwright-core)', SETUP, (ui) => {
+  const { step } = ui;
+  const rules = () => ui.page.getByRole('table', { name: 'Evaluator rules' });
 
   step('creates a rule on the project’s Evaluators page', async () => {
-    await page.goto(`${dashboard!.server.url}/projects/${projectId}/traces`);
-    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Evaluators' }).click();
-    await expect.poll(() => page.title(), { timeout: ACTION_MS }).toMatch(/^Evaluators · /);
-    await page.getByText('No evaluator rules yet').waitFor();
-    await page.getByRole('button', { name: 'New rule' }).click();
-    const form = page.getByRole('form', { name: 'New evaluator rule' });
+    await ui.page.goto(`${ui.dashboard.server.url}/projects/${ui.projectId}/traces`);
+    await ui.page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Evaluators' }).click();
+    await expect.poll(() => ui.page.title(), { timeout: ACTION_MS }).toMatch(/^Evaluators · /);
+    await ui.page.getByText('No evaluator rules yet').waitFor();
+    await ui.page.getByRole('button', { name: 'New rule' }).click();
+    const form = ui.page.getByRole('form', { name: 'New evaluator rule' });
     await labelled(form, 'Name').fill('Short answers');
     await labelled(form, 'Score name').fill('short');
     await labelled(form, 'Filter').fill('{"kind": "llm"}');
@@ -61,20 +41,25 @@ suite('evaluator rules in a real browser (chromium + playwright-core)', () => {
   });
 
   step('scores a new run in the background; the rule shows it done', async () => {
-    const batch = await apiCall(dashboard!.server.url, token, 'POST', `/v1/projects/${projectId}/runs/batch`, {
+    const batch = await apiCall(ui.dashboard.server.url, ui.token, 'POST', `/v1/projects/${ui.projectId}/runs/batch`, {
       runs: [{ name: 'chat', kind: 'llm', status: 'succeeded', startTime: at(0), endTime: at(1), outputs: { text: 'Yes.' } }],
     });
     expect(batch.status).toBe(200);
     await expect
       .poll(
         async () => {
-          const listed = await apiCall<{ items: { counts: { done: number } }[] }>(dashboard!.server.url, token, 'GET', `/v1/projects/${projectId}/evaluators`);
+          const listed = await apiCall<{ items: { counts: { done: number } }[] }>(
+            ui.dashboard.server.url,
+            ui.token,
+            'GET',
+            `/v1/projects/${ui.projectId}/evaluators`,
+          );
           return listed.body.items[0]?.counts.done;
         },
         { timeout: 20_000 },
       )
       .toBe(1);
-    await page.reload();
+    await ui.page.reload();
     const row = rules().getByRole('row', { name: /Short answers/ });
     await row.waitFor();
     // Name, evaluator, filter, rate, pending, done, failed, skipped.
@@ -82,19 +67,19 @@ suite('evaluator rules in a real browser (chromium + playwright-core)', () => {
   });
 
   step('pauses the rule, then deletes it', async () => {
-    await page.getByRole('button', { name: 'Edit Short answers' }).click();
-    const form = page.getByRole('form', { name: 'Edit Short answers' });
+    await ui.page.getByRole('button', { name: 'Edit Short answers' }).click();
+    const form = ui.page.getByRole('form', { name: 'Edit Short answers' });
     await labelled(form, 'Enabled').uncheck();
     await form.getByRole('button', { name: 'Save rule' }).click();
     await rules().getByText('paused').waitFor();
-    await page.getByRole('button', { name: 'Delete Short answers' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Delete rule' }).click();
-    await page.getByText('No evaluator rules yet').waitFor();
+    await ui.page.getByRole('button', { name: 'Delete Short answers' }).click();
+    await ui.page.getByRole('dialog').getByRole('button', { name: 'Delete rule' }).click();
+    await ui.page.getByText('No evaluator rules yet').waitFor();
   });
 
   step('an LLM judge rule picks its model connection and prompt from the organization’s', async () => {
-    const url = dashboard!.server.url;
-    const connection = await apiCall<{ id: string }>(url, token, 'POST', '/v1/model-connections', {
+    const url = ui.dashboard.server.url;
+    const connection = await apiCall<{ id: string }>(url, ui.token, 'POST', '/v1/model-connections', {
       name: 'local-judge',
       baseUrl: 'http://127.0.0.1:11434/v1',
       model: 'judge-1',
@@ -102,10 +87,10 @@ suite('evaluator rules in a real browser (chromium + playwright-core)', () => {
       pricing: { inputPerMillion: 1, outputPerMillion: 1 },
     });
     expect(connection.status).toBe(201);
-    const prompt = await apiCall(url, token, 'POST', '/v1/prompts', { name: 'correctness-judge', template: 'Is {{output}} right for {{input}}? JSON.' });
+    const prompt = await apiCall(url, ui.token, 'POST', '/v1/prompts', { name: 'correctness-judge', template: 'Is {{output}} right for {{input}}? JSON.' });
     expect(prompt.status).toBe(201);
-    await page.getByRole('button', { name: 'New rule' }).click();
-    const form = page.getByRole('form', { name: 'New evaluator rule' });
+    await ui.page.getByRole('button', { name: 'New rule' }).click();
+    const form = ui.page.getByRole('form', { name: 'New evaluator rule' });
     await labelled(form, 'Name').fill('Correctness');
     await labelled(form, 'Score name').fill('correctness');
     await labelled(form, 'Evaluator').selectOption('llm_judge');
@@ -121,7 +106,7 @@ suite('evaluator rules in a real browser (chromium + playwright-core)', () => {
     expect(JSON.parse(await labelled(form, 'Settings').inputValue())).toEqual({ connectionId: connection.body.id, promptName: 'correctness-judge' });
     await form.getByRole('button', { name: 'Create rule' }).click();
     await rules().getByText('Correctness').waitFor();
-    const listed = await apiCall<{ items: { evaluator: unknown }[] }>(url, token, 'GET', `/v1/projects/${projectId}/evaluators`);
+    const listed = await apiCall<{ items: { evaluator: unknown }[] }>(url, ui.token, 'GET', `/v1/projects/${ui.projectId}/evaluators`);
     expect(listed.body.items[0]!.evaluator).toEqual({ type: 'llm_judge', connectionId: connection.body.id, promptName: 'correctness-judge' });
   });
 });

@@ -5,17 +5,13 @@
  * links to its runs, and the two compared side by side: the item whose score went down highlighted as
  * a regression, the others not, and "Regressions only" keeping it alone.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { apiCall, chromiumAvailable, CHROMIUM, openSignedIn, stepsIn, type Dashboard } from './helpers/browser.js';
+import { beforeAll, expect } from 'vitest';
+import { apiCall, browserSuite } from './helpers/browser.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'screenshots-experiments');
 const ACTION_MS = 8_000;
-const available = chromiumAvailable();
-const suite = available || process.env.CI ? describe : describe.skip;
 const at = (s: number) => new Date(Date.now() - 3_600_000 + s * 1000).toISOString();
 
 /** What each experiment answered per item, and whether the answer was right (its `correct` score). */
@@ -24,25 +20,20 @@ const PLAN = {
   candidate: { q1: ['Paris', true], q2: ['Munich', false], q3: ['Madrid, Spain', true] },
 } as const;
 
-suite('experiments in a real browser (chromium + playwright-core)', () => {
-  let dashboard: Dashboard | undefined;
-  let page: Page;
-  let projectId = '';
-  let token = '';
+/** The suite's server, browser and user: see `browserSuite`. */
+const SETUP = { artifacts: ARTIFACTS, stepMs: 30_000, login: 'e2e-experiments@example.test', project: 'experiments-project' };
+
+browserSuite('experiments in a real browser (chromium + playwright-core)', SETUP, (ui) => {
   let datasetId = '';
   const ids: Record<keyof typeof PLAN, string> = { baseline: '', candidate: '' };
-  const step = stepsIn(ARTIFACTS, () => ({ page, dashboard }), 30_000);
+  const { step } = ui;
   const api = async (method: string, path: string, body?: unknown, status = 200) => {
-    const res = await apiCall(dashboard!.server.url, token, method, path, body);
+    const res = await apiCall(ui.dashboard.server.url, ui.token, method, path, body);
     expect(res.status, JSON.stringify(res.body)).toBe(status);
     return res.body;
   };
 
   beforeAll(async () => {
-    if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    ({ dashboard, token, projectId } = await openSignedIn(ACTION_MS, 'e2e-experiments@example.test', 'experiments-project'));
-    page = dashboard.page;
     datasetId = (await api('POST', '/v1/datasets', { name: 'Capitals' }, 201)).id;
     await api(
       'POST',
@@ -57,10 +48,15 @@ suite('experiments in a real browser (chromium + playwright-core)', () => {
       201,
     );
     for (const [which, answers] of Object.entries(PLAN) as [keyof typeof PLAN, (typeof PLAN)[keyof typeof PLAN]][]) {
-      const experiment = await api('POST', '/v1/experiments', { name: `capitals ${which}`, datasetId, projectId, metadata: { model: which } }, 201);
+      const experiment = await api(
+        'POST',
+        '/v1/experiments',
+        { name: `capitals ${which}`, datasetId, projectId: ui.projectId, metadata: { model: which } },
+        201,
+      );
       ids[which] = experiment.id;
       const entries = Object.entries(answers);
-      await api('POST', `/v1/projects/${projectId}/runs/batch`, {
+      await api('POST', `/v1/projects/${ui.projectId}/runs/batch`, {
         runs: entries.map(([item, [answer]], i) => ({
           id: `${which}-${item}`,
           name: `experiment ${which}`,
@@ -76,39 +72,35 @@ suite('experiments in a real browser (chromium + playwright-core)', () => {
       await api('POST', `/v1/experiments/${experiment.id}/results`, {
         results: entries.map(([item, [answer]]) => ({ itemId: item, runId: `${which}-${item}`, output: answer, latencyMs: 1000, cost: 0.001 })),
       });
-      await api('POST', `/v1/projects/${projectId}/scores/batch`, {
+      await api('POST', `/v1/projects/${ui.projectId}/scores/batch`, {
         scores: entries.map(([item, [, correct]]) => ({ runId: `${which}-${item}`, name: 'correct', value: correct })),
       });
       await api('PATCH', `/v1/experiments/${experiment.id}`, { status: 'completed' });
     }
   }, 120_000);
 
-  afterAll(async () => {
-    await dashboard?.close();
-  }, 30_000);
-
   step("lists a dataset's experiments with their aggregates, and opens one: its results with the item, output, scores and a link to each run", async () => {
-    await page.goto(`/datasets/${datasetId}`);
-    const table = page.getByRole('table', { name: 'Experiments of Capitals' });
+    await ui.page.goto(`/datasets/${datasetId}`);
+    const table = ui.page.getByRole('table', { name: 'Experiments of Capitals' });
     await expect
       .poll(async () => table.textContent(), { timeout: ACTION_MS })
       .toMatch(/capitals candidate.*completed.*3 \/ 3.*correct 0\.667 \(3\).*capitals baseline/s);
     await table.getByRole('link', { name: 'capitals baseline' }).click();
-    await page.waitForURL(`**/experiments/${ids.baseline}`);
-    await page.getByRole('heading', { level: 1, name: 'capitals baseline' }).waitFor();
-    const results = page.getByRole('table', { name: 'Results of capitals baseline' });
+    await ui.page.waitForURL(`**/experiments/${ids.baseline}`);
+    await ui.page.getByRole('heading', { level: 1, name: 'capitals baseline' }).waitFor();
+    const results = ui.page.getByRole('table', { name: 'Results of capitals baseline' });
     await expect.poll(async () => results.textContent(), { timeout: ACTION_MS }).toMatch(/q3.*Capital of Spain\?.*Madrid.*Madrid.*correct ✗ false/s);
-    await expect(results.getByRole('link', { name: 'Run of item q2' }).getAttribute('href')).resolves.toBe(`/projects/${projectId}/runs/baseline-q2`);
+    await expect(results.getByRole('link', { name: 'Run of item q2' }).getAttribute('href')).resolves.toBe(`/projects/${ui.projectId}/runs/baseline-q2`);
   });
 
   step('compare two experiments', async () => {
-    await page.goto(`/datasets/${datasetId}`);
-    const table = page.getByRole('table', { name: 'Experiments of Capitals' });
+    await ui.page.goto(`/datasets/${datasetId}`);
+    const table = ui.page.getByRole('table', { name: 'Experiments of Capitals' });
     await table.getByRole('checkbox', { name: 'Compare capitals baseline' }).check();
     await table.getByRole('checkbox', { name: 'Compare capitals candidate' }).check();
-    await page.getByRole('button', { name: /^Compare 2 experiments$/ }).click();
-    await page.waitForURL(`**/experiments/compare?ids=${ids.baseline},${ids.candidate}`);
-    const comparison = page.getByRole('table', { name: 'Comparison by item' });
+    await ui.page.getByRole('button', { name: /^Compare 2 experiments$/ }).click();
+    await ui.page.waitForURL(`**/experiments/compare?ids=${ids.baseline},${ids.candidate}`);
+    const comparison = ui.page.getByRole('table', { name: 'Comparison by item' });
     const row = (item: string) => comparison.locator(`tr[data-item="${item}"]`);
     await expect
       .poll(async () => row('q2').textContent(), { timeout: ACTION_MS })
@@ -126,12 +118,12 @@ suite('experiments in a real browser (chromium + playwright-core)', () => {
       await expect(row(item).getByText('Regression', { exact: true }).count()).resolves.toBe(0);
     }
     await expect(row('q3').textContent()).resolves.toMatch(/correct\s*\+1/);
-    await expect(page.getByRole('status').filter({ hasText: 'regression' }).textContent()).resolves.toBe('1 regression in 3 items loaded');
+    await expect(ui.page.getByRole('status').filter({ hasText: 'regression' }).textContent()).resolves.toBe('1 regression in 3 items loaded');
 
-    await page.getByRole('checkbox', { name: 'Regressions only' }).check();
+    await ui.page.getByRole('checkbox', { name: 'Regressions only' }).check();
     await expect.poll(async () => comparison.locator('tbody tr').count(), { timeout: ACTION_MS }).toBe(1);
     await expect(comparison.locator('tbody tr').getAttribute('data-item')).resolves.toBe('q2');
-    await page.getByRole('checkbox', { name: 'Regressions only' }).uncheck();
+    await ui.page.getByRole('checkbox', { name: 'Regressions only' }).uncheck();
     await expect.poll(async () => comparison.locator('tbody tr').count(), { timeout: ACTION_MS }).toBe(3);
   });
 });

@@ -6,11 +6,9 @@
  * edited message by message; a run linking to the prompt version its metadata names, its cost shown
  * to two significant digits. Skipped without chromium locally, a failure in CI.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { apiCall, chromiumAvailable, CHROMIUM, stepsIn, formScope, labelled, mintToken, openDashboard, signIn, type Dashboard } from './helpers/browser.js';
+import { beforeAll, expect } from 'vitest';
+import { apiCall, browserSuite, formScope, labelled } from './helpers/browser.js';
 
 const ARTIFACTS = join(new URL('..', import.meta.url).pathname, 'test-artifacts', 'screenshots-forms');
 const ACTION_MS = 8_000;
@@ -20,31 +18,19 @@ const MONITOR = 'forms error rate';
 const GREETING = 'forms-greeting';
 const CHAT = 'forms-chat';
 
-const available = chromiumAvailable();
-const suite = available || process.env.CI ? describe : describe.skip;
+/** The suite's server, browser and user: see `browserSuite`. */
+const SETUP = { artifacts: ARTIFACTS, stepMs: 25_000, login: LOGIN, tokenName: 'e2e-forms', project: PROJECT, viewport: null };
 
-suite('the dashboard’s forms in a real browser (chromium + playwright-core)', () => {
-  let dashboard: Dashboard | undefined;
-  let page: Page;
-  let token = '';
-  let projectId = '';
-
+browserSuite('the dashboard’s forms in a real browser (chromium + playwright-core)', SETUP, (ui) => {
   const api = async <T>(method: string, path: string, body?: unknown) => {
-    const response = await apiCall<T>(dashboard!.server.url, token, method, path, body);
+    const response = await apiCall<T>(ui.dashboard.server.url, ui.token, method, path, body);
     expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
     return response.body;
   };
-  const step = stepsIn(ARTIFACTS, () => ({ page, dashboard }), 25_000);
-  const titled = (title: string) => expect.poll(() => page.title(), { timeout: ACTION_MS, interval: 100 }).toBe(title);
+  const { step } = ui;
+  const titled = (title: string) => expect.poll(() => ui.page.title(), { timeout: ACTION_MS, interval: 100 }).toBe(title);
 
   beforeAll(async () => {
-    if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    dashboard = await openDashboard(ACTION_MS);
-    page = dashboard.page;
-    await signIn(page, LOGIN);
-    token = await mintToken(page, 'e2e-forms');
-    projectId = (await api<{ id: string }>('POST', '/v1/projects', { name: PROJECT })).id;
     await api('POST', '/v1/prompts', { name: GREETING, template: 'Hello {{customer}}.' });
     await api('POST', '/v1/prompts', {
       name: CHAT,
@@ -55,18 +41,14 @@ suite('the dashboard’s forms in a real browser (chromium + playwright-core)', 
     });
   }, 120_000);
 
-  afterAll(async () => {
-    await dashboard?.close();
-  }, 30_000);
-
   step('takes an error-rate threshold in percent, checks its range before sending, and shows it back in percent', async () => {
     const sent: string[] = [];
-    page.on('request', (request) => {
-      if (request.method() === 'POST' && request.url().endsWith(`/projects/${projectId}/monitors`)) sent.push(request.postData() ?? '');
+    ui.page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith(`/projects/${ui.projectId}/monitors`)) sent.push(request.postData() ?? '');
     });
-    await page.goto(`/projects/${projectId}/monitors`);
-    await page.getByRole('button', { name: 'New monitor' }).first().click();
-    const form = await formScope(page);
+    await ui.page.goto(`/projects/${ui.projectId}/monitors`);
+    await ui.page.getByRole('button', { name: 'New monitor' }).first().click();
+    const form = await formScope(ui.page);
     await labelled(form, 'Name').fill(MONITOR);
     await labelled(form, 'Metric').selectOption('error_rate');
     await labelled(form, 'Operator').selectOption('>');
@@ -78,48 +60,48 @@ suite('the dashboard’s forms in a real browser (chromium + playwright-core)', 
     expect(await threshold.getAttribute('aria-invalid')).toBe('true');
     expect(await threshold.getAttribute('aria-describedby')).toContain(await fault.getAttribute('id'));
     await form.getByRole('button', { name: 'Create monitor' }).click();
-    await expect.poll(() => page.evaluate<string | null>("document.activeElement.getAttribute('aria-invalid')"), { timeout: ACTION_MS }).toBe('true');
+    await expect.poll(() => ui.page.evaluate<string | null>("document.activeElement.getAttribute('aria-invalid')"), { timeout: ACTION_MS }).toBe('true');
     expect(sent).toEqual([]);
 
     await threshold.fill('5');
     await fault.waitFor({ state: 'detached' });
     await form.getByRole('button', { name: 'Create monitor' }).click();
-    await page.getByRole('button', { name: 'Open monitor' }).click();
-    await page.waitForURL(/\/monitors\/mon_/);
+    await ui.page.getByRole('button', { name: 'Open monitor' }).click();
+    await ui.page.waitForURL(/\/monitors\/mon_/);
     const stored = await api<{ items: { name: string; metric: string; threshold: { op: string; value: number } }[] }>(
       'GET',
-      `/v1/projects/${projectId}/monitors`,
+      `/v1/projects/${ui.projectId}/monitors`,
     );
     expect(stored.items.find((m) => m.name === MONITOR)).toMatchObject({ metric: 'error_rate', threshold: { op: '>', value: 0.05 } });
     expect(sent).toHaveLength(1);
 
-    await page.getByText('alert while error rate > 5 %').waitFor();
-    await page.getByRole('button', { name: 'Edit', exact: true }).click();
-    expect(await labelled(await formScope(page), 'Threshold').inputValue()).toBe('5');
-    await page.keyboard.press('Escape');
+    await ui.page.getByText('alert while error rate > 5 %').waitFor();
+    await ui.page.getByRole('button', { name: 'Edit', exact: true }).click();
+    expect(await labelled(await formScope(ui.page), 'Threshold').inputValue()).toBe('5');
+    await ui.page.keyboard.press('Escape');
   });
 
   step('titles every page: the page, where it is, then Sightline', async () => {
     await titled(`${MONITOR} · Monitors · ${PROJECT} · Sightline`);
     const pages: [string, string][] = [
       ['/projects', 'Projects · Sightline'],
-      [`/projects/${projectId}/runs`, `Runs · ${PROJECT} · Sightline`],
-      [`/projects/${projectId}/monitors`, `Monitors · ${PROJECT} · Sightline`],
+      [`/projects/${ui.projectId}/runs`, `Runs · ${PROJECT} · Sightline`],
+      [`/projects/${ui.projectId}/monitors`, `Monitors · ${PROJECT} · Sightline`],
       ['/prompts', 'Prompts · Sightline'],
       [`/prompts/${GREETING}`, `${GREETING} · Prompts · Sightline`],
       ['/settings', "Settings · e2e-forms's organization · Sightline"],
       ['/no-such-page', 'Page not found · Sightline'],
     ];
     for (const [path, title] of pages) {
-      await page.goto(path);
+      await ui.page.goto(path);
       await titled(title);
     }
   });
 
   step('names a field fault by the field, never by its JSON pointer', async () => {
-    await page.goto(`/projects/${projectId}/monitors`);
-    await page.getByRole('button', { name: 'New monitor' }).first().click();
-    const form = await formScope(page);
+    await ui.page.goto(`/projects/${ui.projectId}/monitors`);
+    await ui.page.getByRole('button', { name: 'New monitor' }).first().click();
+    const form = await formScope(ui.page);
     await labelled(form, 'Name').fill('forms webhooks');
     await labelled(form, 'Webhook URLs').fill('https://hooks.example.com/ok\nhttps://user:secret@hooks.example.com/x');
     await form.getByRole('button', { name: 'Create monitor' }).click();
@@ -127,15 +109,15 @@ suite('the dashboard’s forms in a real browser (chromium + playwright-core)', 
     await alert.getByText('Webhook URL 2:').waitFor();
     expect(await alert.textContent()).toContain('Webhook URL 2: Must not contain credentials.');
     expect(await alert.textContent()).not.toContain('/webhookUrls');
-    await page.keyboard.press('Escape');
+    await ui.page.keyboard.press('Escape');
   });
 
   step('renders the newest version in the preview once it is created, without a reload', async () => {
-    await page.goto(`/prompts/${GREETING}`);
-    const preview = page.getByRole('region', { name: 'Render preview' });
+    await ui.page.goto(`/prompts/${GREETING}`);
+    const preview = ui.page.getByRole('region', { name: 'Render preview' });
     await preview.getByRole('group', { name: 'Variables of v1' }).waitFor();
-    await page.getByRole('button', { name: 'New version' }).click();
-    const form = await formScope(page);
+    await ui.page.getByRole('button', { name: 'New version' }).click();
+    const form = await formScope(ui.page);
     await labelled(form, 'Template').fill('Hi {{customer}}, about {{topic}}.');
     await form.getByRole('button', { name: 'Create version' }).click();
     await preview.getByRole('group', { name: 'Variables of v2' }).waitFor();
@@ -146,9 +128,9 @@ suite('the dashboard’s forms in a real browser (chromium + playwright-core)', 
   });
 
   step('edits a chat template message by message: add, reorder, remove, change a role', async () => {
-    await page.goto(`/prompts/${CHAT}`);
-    await page.getByRole('button', { name: 'New version' }).click();
-    const form = await formScope(page);
+    await ui.page.goto(`/prompts/${CHAT}`);
+    await ui.page.getByRole('button', { name: 'New version' }).click();
+    const form = await formScope(ui.page);
     expect(await form.getByLabel('Template', { exact: true }).count()).toBe(0); // no JSON textarea
     expect(await form.getByLabel('Content of message 1').inputValue()).toBe('You help {{customer}}.');
     expect(await form.getByLabel('Role of message 2').inputValue()).toBe('user');
@@ -159,7 +141,7 @@ suite('the dashboard’s forms in a real browser (chromium + playwright-core)', 
     await form.getByRole('button', { name: 'Remove message 1' }).click();
     await form.getByLabel('Role of message 2').selectOption('tool');
     await form.getByRole('button', { name: 'Create version' }).click();
-    await page.getByRole('dialog').first().waitFor({ state: 'hidden' });
+    await ui.page.getByRole('dialog').first().waitFor({ state: 'hidden' });
     const version = await api<{ template: unknown }>('GET', `/v1/prompts/${CHAT}/versions/2`);
     expect(version.template).toEqual([
       { role: 'assistant', content: 'Sure, {{customer}}.' },
@@ -169,7 +151,7 @@ suite('the dashboard’s forms in a real browser (chromium + playwright-core)', 
 
   step('links a run to the prompt version its metadata names, and shows its cost under a cent', async () => {
     const start = Date.now() - 60_000;
-    const batch = await api<{ results: { status: string }[] }>('POST', `/v1/projects/${projectId}/runs/batch`, {
+    const batch = await api<{ results: { status: string }[] }>('POST', `/v1/projects/${ui.projectId}/runs/batch`, {
       runs: [
         {
           id: 'forms-run',
@@ -184,15 +166,15 @@ suite('the dashboard’s forms in a real browser (chromium + playwright-core)', 
       ],
     });
     expect(batch.results.map((r) => r.status)).toEqual(['created']);
-    await page.goto(`/projects/${projectId}/runs/forms-run`);
+    await ui.page.goto(`/projects/${ui.projectId}/runs/forms-run`);
     await titled('greet-customer · Sightline');
-    await page.getByText('$0.00042').first().waitFor();
-    const link = page.getByRole('link', { name: `${GREETING} v1` });
+    await ui.page.getByText('$0.00042').first().waitFor();
+    const link = ui.page.getByRole('link', { name: `${GREETING} v1` });
     expect(await link.getAttribute('href')).toBe(`/prompts/${GREETING}?version=1`);
     await link.click();
-    await page.waitForURL((url) => url.pathname === `/prompts/${GREETING}` && url.search === '?version=1');
+    await ui.page.waitForURL((url) => url.pathname === `/prompts/${GREETING}` && url.search === '?version=1');
     // The version it used is the one marked and opened in the list.
-    const entry = page.locator('#version-1');
+    const entry = ui.page.locator('#version-1');
     await expect.poll(() => entry.getAttribute('aria-current'), { timeout: ACTION_MS }).toBe('true');
     expect(await entry.locator('details').getAttribute('open')).not.toBeNull();
   });

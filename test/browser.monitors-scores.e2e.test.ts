@@ -5,33 +5,28 @@
  * live preview shows the value the monitor will have (the score metrics of the name) and the state it
  * gives; the monitor is stored with its score. Skipped without chromium locally, a failure in CI.
  */
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { apiCall, chromiumAvailable, CHROMIUM, formScope, labelled, openSignedIn, stepsIn, type Dashboard } from './helpers/browser.js';
+import { beforeAll, expect } from 'vitest';
+import { apiCall, browserSuite, formScope, labelled } from './helpers/browser.js';
 
 const ARTIFACTS = join(new URL('..', import.meta.url).pathname, 'test-artifacts', 'screenshots-monitors-scores');
 const ACTION_MS = 8_000;
-const available = chromiumAvailable();
-const suite = available || process.env.CI ? describe : describe.skip;
 
-suite('monitors over scores in a real browser (chromium + playwright-core)', () => {
-  let dashboard: Dashboard | undefined;
-  let page: Page;
-  let projectId = '';
-  let token = '';
-  const step = stepsIn(ARTIFACTS, () => ({ page, dashboard }), 30_000);
+/** The suite's server, browser and user: see `browserSuite`. */
+const SETUP = { artifacts: ARTIFACTS, stepMs: 30_000, login: 'e2e-monitor-scores@example.test', project: 'monitor-scores' };
+
+browserSuite('monitors over scores in a real browser (chromium + playwright-core)', SETUP, (ui) => {
+  const { step } = ui;
   const api = async <T>(method: string, path: string, body?: unknown) => {
-    const response = await apiCall<T>(dashboard!.server.url, token, method, path, body);
+    const response = await apiCall<T>(ui.dashboard.server.url, ui.token, method, path, body);
     expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
     return response.body;
   };
   /** The new-monitor form, filled with a name, a score metric, its score name and a threshold. */
   const newScoreMonitor = async (name: string, metric: string, score: string, op: string, threshold: string) => {
-    await page.goto(`/projects/${projectId}/monitors`);
-    await page.getByRole('button', { name: 'New monitor' }).first().click();
-    const form = await formScope(page);
+    await ui.page.goto(`/projects/${ui.projectId}/monitors`);
+    await ui.page.getByRole('button', { name: 'New monitor' }).first().click();
+    const form = await formScope(ui.page);
     await labelled(form, 'Name').fill(name);
     await labelled(form, 'Metric').selectOption(metric);
     await form
@@ -44,14 +39,10 @@ suite('monitors over scores in a real browser (chromium + playwright-core)', () 
     return form;
   };
   const monitors = async () =>
-    (await api<{ items: { name: string; metric: string; score: unknown; threshold: unknown }[] }>('GET', `/v1/projects/${projectId}/monitors`)).items;
+    (await api<{ items: { name: string; metric: string; score: unknown; threshold: unknown }[] }>('GET', `/v1/projects/${ui.projectId}/monitors`)).items;
 
   beforeAll(async () => {
-    if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
-    mkdirSync(ARTIFACTS, { recursive: true });
-    ({ dashboard, token, projectId } = await openSignedIn(ACTION_MS, 'e2e-monitor-scores@example.test', 'monitor-scores'));
-    page = dashboard.page;
-    const ran = await api<{ results: { status: string }[] }>('POST', `/v1/projects/${projectId}/runs/batch`, {
+    const ran = await api<{ results: { status: string }[] }>('POST', `/v1/projects/${ui.projectId}/runs/batch`, {
       runs: [{ id: 'answer', name: 'chat', kind: 'llm', startTime: new Date(Date.now() - 60_000).toISOString() }],
     });
     expect(
@@ -59,7 +50,7 @@ suite('monitors over scores in a real browser (chromium + playwright-core)', () 
       JSON.stringify(ran),
     ).toEqual(['created']);
     await api('POST', '/v1/score-configs', { name: 'thumbs_down', dataType: 'boolean' });
-    const scored = await api<{ results: { status: string }[] }>('POST', `/v1/projects/${projectId}/scores/batch`, {
+    const scored = await api<{ results: { status: string }[] }>('POST', `/v1/projects/${ui.projectId}/scores/batch`, {
       scores: [
         { runId: 'answer', name: 'helpfulness', value: 0.5 },
         { runId: 'answer', name: 'helpfulness', value: 0.6 },
@@ -75,10 +66,6 @@ suite('monitors over scores in a real browser (chromium + playwright-core)', () 
     ).toEqual(Array(6).fill('created'));
   }, 120_000);
 
-  afterAll(async () => {
-    await dashboard?.close();
-  }, 30_000);
-
   step('a mean below 0.7: the preview shows the mean of the name and that it would alert; the monitor is stored with its score', async () => {
     const form = await newScoreMonitor('helpfulness', 'score_mean', 'helpfulness', '<', '0.7');
     const kpis = form.getByRole('region', { name: /Live preview/ }).locator('.kpis');
@@ -89,9 +76,9 @@ suite('monitors over scores in a real browser (chromium + playwright-core)', () 
     expect(await form.getByRole('group', { name: 'Runs filter' }).isHidden()).toBe(true);
     await labelled(form, 'Source').selectOption('api');
     await form.getByRole('button', { name: 'Create monitor' }).click();
-    await page.getByRole('button', { name: 'Open monitor' }).click();
-    await page.waitForURL(/\/monitors\/mon_/);
-    await page.getByText('of the scores helpfulness').waitFor();
+    await ui.page.getByRole('button', { name: 'Open monitor' }).click();
+    await ui.page.waitForURL(/\/monitors\/mon_/);
+    await ui.page.getByText('of the scores helpfulness').waitFor();
     expect((await monitors()).find((m) => m.name === 'helpfulness')).toMatchObject({
       metric: 'score_mean',
       score: { name: 'helpfulness' },
@@ -115,8 +102,8 @@ suite('monitors over scores in a real browser (chromium + playwright-core)', () 
     expect(await kpis.textContent()).toContain('Scores matched4');
     expect(await kpis.textContent()).toContain('alerting');
     await form.getByRole('button', { name: 'Create monitor' }).click();
-    await page.getByRole('button', { name: 'Open monitor' }).click();
-    await page.waitForURL(/\/monitors\/mon_/);
+    await ui.page.getByRole('button', { name: 'Open monitor' }).click();
+    await ui.page.waitForURL(/\/monitors\/mon_/);
     expect((await monitors()).find((m) => m.name === 'thumbs down')).toMatchObject({
       metric: 'score_share',
       score: { name: 'thumbs_down', label: 'true' },

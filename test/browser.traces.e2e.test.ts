@@ -9,16 +9,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { apiCall, chromiumAvailable, CHROMIUM, stepsIn, mintToken, openDashboard, screenshot, signIn, type Dashboard } from './helpers/browser.js';
+import { beforeAll, expect } from 'vitest';
+import { apiCall, browserSuite, screenshot } from './helpers/browser.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'screenshots-traces');
 const README_SHOTS = process.env.SIGHTLINE_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : null;
 const ACTION_MS = 8_000;
-const available = chromiumAvailable();
-const suite = available || process.env.CI ? describe : describe.skip;
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -111,78 +108,65 @@ function traceRuns(): Record<string, unknown>[] {
   ];
 }
 
-suite('debugging traces in a real browser (chromium + playwright-core)', () => {
-  let dashboard: Dashboard | undefined;
-  let page: Page;
-  let projectId = '';
-  const step = stepsIn(ARTIFACTS, () => ({ page, dashboard }), 30_000);
-  const rows = () => page.getByRole('table', { name: 'Traces' }).getByRole('row');
+/** The suite's server, browser and user: see `browserSuite`. */
+const SETUP = { artifacts: ARTIFACTS, stepMs: 30_000, login: 'e2e-traces@example.test', tokenName: 'e2e-traces', project: 'traces-project' };
+
+browserSuite('debugging traces in a real browser (chromium + playwright-core)', SETUP, (ui) => {
+  const { step } = ui;
+  const rows = () => ui.page.getByRole('table', { name: 'Traces' }).getByRole('row');
 
   beforeAll(async () => {
-    if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
-    mkdirSync(ARTIFACTS, { recursive: true });
     if (README_SHOTS) mkdirSync(README_SHOTS, { recursive: true });
-    dashboard = await openDashboard(ACTION_MS);
-    page = dashboard.page;
-    await page.setViewportSize({ width: 1440, height: 900 });
-    await signIn(page, 'e2e-traces@example.test');
-    const token = await mintToken(page, 'e2e-traces');
-    const project = await apiCall<{ id: string }>(dashboard.server.url, token, 'POST', '/v1/projects', { name: 'traces-project' });
-    projectId = project.body.id;
-    const batch = await apiCall<{ results: { status: string }[] }>(dashboard.server.url, token, 'POST', `/v1/projects/${projectId}/runs/batch`, {
+    const batch = await apiCall<{ results: { status: string }[] }>(ui.dashboard.server.url, ui.token, 'POST', `/v1/projects/${ui.projectId}/runs/batch`, {
       runs: traceRuns(),
     });
     expect(batch.body.results.map((r) => r.status)).toEqual(traceRuns().map(() => 'created'));
   }, 120_000);
 
-  afterAll(async () => {
-    await dashboard?.close();
-  }, 30_000);
-
   step('opens the project on its traces, root rows with their input and output previews', async () => {
-    await page.goto(`/projects/${projectId}`);
-    await page.waitForURL(/\/traces$/);
-    await expect.poll(() => page.title(), { timeout: ACTION_MS }).toContain('Traces');
+    await ui.page.goto(`/projects/${ui.projectId}`);
+    await ui.page.waitForURL(/\/traces$/);
+    await expect.poll(() => ui.page.title(), { timeout: ACTION_MS }).toContain('Traces');
     await rows().filter({ hasText: 'weather-bot' }).waitFor();
     // A header row and the three traces, newest first, each with its previews.
     await expect.poll(async () => rows().count(), { timeout: ACTION_MS }).toBe(4);
     await expect(rows().nth(1).textContent()).resolves.toMatch(/weather-bot.*weather in Paris.*sunny/s);
     await expect(rows().nth(3).textContent()).resolves.toMatch(/support-agent.*Where is my refund for order 42\?.*Your refund was issued on Monday\./s);
-    if (README_SHOTS) await screenshot(page, join(README_SHOTS, 'traces.png'));
+    if (README_SHOTS) await screenshot(ui.page, join(README_SHOTS, 'traces.png'));
   });
 
   step('searches with q: only the traces whose runs mention the words', async () => {
-    await page.getByRole('searchbox', { name: 'Search inputs, outputs, errors and names' }).fill('invoice');
-    await page.getByRole('button', { name: 'Search', exact: true }).click();
-    await page.waitForURL(/[?&]q=invoice/);
+    await ui.page.getByRole('searchbox', { name: 'Search inputs, outputs, errors and names' }).fill('invoice');
+    await ui.page.getByRole('button', { name: 'Search', exact: true }).click();
+    await ui.page.waitForURL(/[?&]q=invoice/);
     await expect.poll(async () => rows().count(), { timeout: ACTION_MS }).toBe(2);
     await expect(rows().nth(1).textContent()).resolves.toContain('Can you split the invoice?');
-    await page.goto(`/projects/${projectId}/traces?range=24h`);
+    await ui.page.goto(`/projects/${ui.projectId}/traces?range=24h`);
   });
 
   step('saves the current filters as a view of its own, and applies it later', async () => {
-    await page.goto(`/projects/${projectId}/traces?q=invoice&kind=llm`);
+    await ui.page.goto(`/projects/${ui.projectId}/traces?q=invoice&kind=llm`);
     await expect.poll(async () => rows().count(), { timeout: ACTION_MS }).toBe(2);
-    await page.getByRole('textbox', { name: 'Name of the new view' }).fill('LLM calls about invoices');
-    await page.getByRole('button', { name: 'Save view' }).click();
-    const views = page.getByRole('group', { name: 'Saved views' }).getByRole('combobox');
+    await ui.page.getByRole('textbox', { name: 'Name of the new view' }).fill('LLM calls about invoices');
+    await ui.page.getByRole('button', { name: 'Save view' }).click();
+    const views = ui.page.getByRole('group', { name: 'Saved views' }).getByRole('combobox');
     await expect.poll(async () => views.locator('option').allTextContents(), { timeout: ACTION_MS }).toContain('LLM calls about invoices');
-    await page.goto(`/projects/${projectId}/traces`);
+    await ui.page.goto(`/projects/${ui.projectId}/traces`);
     await expect.poll(async () => rows().count(), { timeout: ACTION_MS }).toBe(4);
     await views.selectOption({ label: 'LLM calls about invoices' });
-    await page.waitForURL(/q=invoice/);
-    expect(new URL(page.url()).searchParams.get('kind')).toBe('llm');
+    await ui.page.waitForURL(/q=invoice/);
+    expect(new URL(ui.page.url()).searchParams.get('kind')).toBe('llm');
     await expect.poll(async () => rows().count(), { timeout: ACTION_MS }).toBe(2);
-    await page.goto(`/projects/${projectId}/traces?range=24h`);
+    await ui.page.goto(`/projects/${ui.projectId}/traces?range=24h`);
   });
 
   step('exports the traces it shows as NDJSON, counting them as they stream, then saves the file', async () => {
-    await page.goto(`/projects/${projectId}/traces`);
+    await ui.page.goto(`/projects/${ui.projectId}/traces`);
     await rows().filter({ hasText: 'weather-bot' }).waitFor();
-    const download = page.waitForEvent('download');
-    await page.getByRole('button', { name: 'Export traces' }).click();
+    const download = ui.page.waitForEvent('download');
+    await ui.page.getByRole('button', { name: 'Export traces' }).click();
     const file = await download;
-    await page.getByRole('group', { name: 'Export traces' }).getByText('3 traces exported').waitFor();
+    await ui.page.getByRole('group', { name: 'Export traces' }).getByText('3 traces exported').waitFor();
     const path = await file.path();
     const lines = (await import('node:fs'))
       .readFileSync(path, 'utf8')
@@ -190,23 +174,23 @@ suite('debugging traces in a real browser (chromium + playwright-core)', () => {
       .split('\n')
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.map((l) => l.name ?? l.cursor)).toEqual(['weather-bot', 'support-agent', 'support-agent', null]);
-    await page.goto(`/projects/${projectId}/traces?range=24h`);
+    await ui.page.goto(`/projects/${ui.projectId}/traces?range=24h`);
   });
 
   step('zooms the window by dragging over the chart: the URL and the rows follow', async () => {
     await rows().filter({ hasText: 'weather-bot' }).waitFor();
-    const chart = page.getByRole('img', { name: 'Runs and errors over time' });
-    await expect.poll(async () => page.locator('rect[data-point]').count(), { timeout: ACTION_MS }).toBeGreaterThanOrEqual(24);
+    const chart = ui.page.getByRole('img', { name: 'Runs and errors over time' });
+    await expect.poll(async () => ui.page.locator('rect[data-point]').count(), { timeout: ACTION_MS }).toBeGreaterThanOrEqual(24);
     // The hour of the conversation's six runs: its bar is the tallest; a click there drills into it.
     const bars = chart.locator('rect.chart-bar.primary');
     const counts = await bars.evaluateAll((els) => els.map((el) => Number(/runs (\d+)/.exec(el.querySelector('title')?.textContent ?? '')?.[1] ?? 0)));
     const tallest = counts.indexOf(Math.max(...counts));
     expect(counts[tallest], counts.join(',')).toBe(6);
     const bar = (await bars.nth(tallest).boundingBox())!;
-    await page.mouse.move(bar.x + bar.width / 2, bar.y + 2);
-    await page.mouse.down();
-    await page.mouse.up();
-    await page.waitForURL(/startedAfter=.*startedBefore=/);
+    await ui.page.mouse.move(bar.x + bar.width / 2, bar.y + 2);
+    await ui.page.mouse.down();
+    await ui.page.mouse.up();
+    await ui.page.waitForURL(/startedAfter=.*startedBefore=/);
     // The drilled hour's traces only: the conversation's two, not the later one.
     await expect
       .poll(
@@ -217,42 +201,42 @@ suite('debugging traces in a real browser (chromium + playwright-core)', () => {
         },
       )
       .toEqual(['turn', 'turn']);
-    await page.getByRole('button', { name: 'Reset zoom' }).click();
-    await expect.poll(async () => page.url(), { timeout: ACTION_MS }).not.toContain('startedAfter');
+    await ui.page.getByRole('button', { name: 'Reset zoom' }).click();
+    await expect.poll(async () => ui.page.url(), { timeout: ACTION_MS }).not.toContain('startedAfter');
   });
 
   step('opens a trace as a waterfall, its failed run marked, and a model call beside it as a conversation', async () => {
-    await page.goto(`/projects/${projectId}/traces/turn-1`);
-    const waterfall = page.getByRole('table', { name: 'Runs of the trace on a time axis' });
+    await ui.page.goto(`/projects/${ui.projectId}/traces/turn-1`);
+    const waterfall = ui.page.getByRole('table', { name: 'Runs of the trace on a time axis' });
     await waterfall.getByRole('row').filter({ hasText: 'lookup_order' }).waitFor();
     await expect(waterfall.getByRole('row').count()).resolves.toBe(4); // the axis and three runs
     await expect(waterfall.getByRole('row').filter({ hasText: 'lookup_order' }).getByLabel('failed').count()).resolves.toBe(1);
     // Bars at their true offsets: the tool starts after the model call ends.
-    const left = async (id: string) => (await page.locator(`[data-run="${id}"]`).boundingBox())!.x;
+    const left = async (id: string) => (await ui.page.locator(`[data-run="${id}"]`).boundingBox())!.x;
     expect(await left('turn-1-tool')).toBeGreaterThan(await left('turn-1-llm'));
-    if (README_SHOTS) await screenshot(page, join(README_SHOTS, 'trace.png'));
+    if (README_SHOTS) await screenshot(ui.page, join(README_SHOTS, 'trace.png'));
 
     await waterfall.getByRole('button', { name: /chat gpt-4o/ }).click();
-    await page.waitForURL(/\?run=turn-1-llm/);
-    const input = page.getByRole('list', { name: 'Input' });
+    await ui.page.waitForURL(/\?run=turn-1-llm/);
+    const input = ui.page.getByRole('list', { name: 'Input' });
     await input.getByText('Refund policy').waitFor();
     await expect(input.getByRole('heading', { name: 'Refund policy' }).count()).resolves.toBe(1);
     await expect(input.locator('pre code').textContent()).resolves.toBe('select * from orders where id = 42');
     await expect(input.locator('strong').textContent()).resolves.toBe('briefly');
     await expect(input.locator('.sl-msg-role').allTextContents()).resolves.toEqual(['system', 'user']);
-    const output = page.getByRole('list', { name: 'Output' });
+    const output = ui.page.getByRole('list', { name: 'Output' });
     await expect(output.textContent()).resolves.toMatch(/Tool call\s*lookup_order.*"orderId": 42.*Your refund was issued on Monday\./s);
-    await expect(page.getByText('tool_call').count()).resolves.toBe(0); // no JSON until asked for
-    await expect(page.getByRole('complementary').textContent()).resolves.toMatch(/computed at the built-in price of gpt-4o/);
-    if (README_SHOTS) await screenshot(page, join(README_SHOTS, 'conversation.png'));
-    await page.getByRole('button', { name: 'Raw JSON' }).first().click();
-    await expect.poll(async () => page.getByRole('list', { name: 'Input' }).count(), { timeout: ACTION_MS }).toBe(0);
-    await expect(page.getByRole('region', { name: 'Input' }).textContent()).resolves.toContain('messages');
+    await expect(ui.page.getByText('tool_call').count()).resolves.toBe(0); // no JSON until asked for
+    await expect(ui.page.getByRole('complementary').textContent()).resolves.toMatch(/computed at the built-in price of gpt-4o/);
+    if (README_SHOTS) await screenshot(ui.page, join(README_SHOTS, 'conversation.png'));
+    await ui.page.getByRole('button', { name: 'Raw JSON' }).first().click();
+    await expect.poll(async () => ui.page.getByRole('list', { name: 'Input' }).count(), { timeout: ACTION_MS }).toBe(0);
+    await expect(ui.page.getByRole('region', { name: 'Input' }).textContent()).resolves.toContain('messages');
   });
 
   step('folds a 120-message input to its first and last messages, opening the middle 50 at a time', async () => {
-    await page.goto(`/projects/${projectId}/traces/weather?run=weather-llm`);
-    const input = page.getByRole('list', { name: 'Input' });
+    await ui.page.goto(`/projects/${ui.projectId}/traces/weather?run=weather-llm`);
+    const input = ui.page.getByRole('list', { name: 'Input' });
     await input.getByText('forecast line 120').waitFor();
     const texts = () => input.locator('.sl-msg-body').allTextContents();
     await expect(texts()).resolves.toEqual([
@@ -277,13 +261,13 @@ suite('debugging traces in a real browser (chromium + playwright-core)', () => {
   });
 
   step('reads the session as its conversation, turn by turn, and lists the sessions', async () => {
-    await page.goto(`/projects/${projectId}/sessions/conv-1`);
-    const turns = page.getByRole('list', { name: 'The conversation, turn by turn' });
+    await ui.page.goto(`/projects/${ui.projectId}/sessions/conv-1`);
+    const turns = ui.page.getByRole('list', { name: 'The conversation, turn by turn' });
     await turns.getByText('Your refund was issued on Monday.').waitFor();
     await expect(turns.textContent()).resolves.toMatch(
       /Turn 1.*Where is my refund for order 42\?.*Your refund was issued on Monday\..*Turn 2.*Can you split the invoice\?.*Yes, I split the invoice in two\./s,
     );
-    await page.getByRole('link', { name: 'Sessions', exact: true }).first().click();
-    await page.getByRole('link', { name: 'conv-1' }).waitFor();
+    await ui.page.getByRole('link', { name: 'Sessions', exact: true }).first().click();
+    await ui.page.getByRole('link', { name: 'conv-1' }).waitFor();
   });
 });

@@ -17,6 +17,8 @@ RuleTester.describe = describe;
 RuleTester.it = it;
 const tester = new RuleTester({ languageOptions: { parser: tseslint.parser } });
 const at = (path: string) => join(root, path);
+/** An import the rule refuses in `path`, with the message it gives. */
+const refused = (path: string, code: string, messageId: string) => ({ filename: at(path), code, errors: [{ messageId }] });
 
 describe('sightline/tiers', () => {
   tester.run('tiers', tiers, {
@@ -34,27 +36,19 @@ describe('sightline/tiers', () => {
       { filename: at('src/features/runs/runs.migration.test.ts'), code: "import { queueEvaluations } from '../evaluators/evaluators.sampling.js';" },
     ],
     invalid: [
-      { filename: at('src/features/runs/runs.ingest.ts'), code: "import { queueEvaluations } from '../evaluators/index.js';", errors: [{ messageId: 'up' }] },
-      { filename: at('src/features/runs/runs.routes.ts'), code: "import { withSummaries } from '../sessions/index.js';", errors: [{ messageId: 'up' }] },
-      {
-        filename: at('src/features/projects/projects.repo.ts'),
-        code: "export { deleteMonitorsWhere } from '../monitors/index.js';",
-        errors: [{ messageId: 'up' }],
-      },
-      { filename: at('src/features/traces/traces.repo.ts'), code: "import { toRun } from '../runs/runs.document.js';", errors: [{ messageId: 'face' }] },
-      { filename: at('src/app.ts'), code: "import { runRoutes } from './features/runs/runs.routes.js';", errors: [{ messageId: 'face' }] },
-      { filename: at('src/features/traces/traces.schemas.ts'), code: "import { scoreFilter } from '../query/index.js';", errors: [{ messageId: 'light' }] },
-      {
-        filename: at('src/features/evaluators/evaluators.rules.ts'),
-        code: "import { queueFilters } from '../annotations/annotations.targets.js';",
-        errors: [{ messageId: 'light' }],
-      },
-      { filename: at('src/features/runs/runs.routes.ts'), code: "import { toRun } from './index.js';", errors: [{ messageId: 'ownFace' }] },
-      { filename: at('src/lib/cors.ts'), code: "import { originAllowList } from '../features/organizations/index.js';", errors: [{ messageId: 'kernel' }] },
-      { filename: at('src/deps.ts'), code: "import type { Monitoring } from './features/monitors/index.js';", errors: [{ messageId: 'kernel' }] },
-      { filename: at('src/server.ts'), code: "import { Monitoring } from './features/monitors/monitors.service.js';", errors: [{ messageId: 'face' }] },
-      { filename: at('src/features/page-route.ts'), code: "import type { Run } from './runs/index.js';", errors: [{ messageId: 'kernel' }] },
-      { filename: at('src/features/runs/runs.routes.ts'), code: "const late = await import('../nowhere/index.js');", errors: [{ messageId: 'unknown' }] },
+      refused('src/features/runs/runs.ingest.ts', "import { queueEvaluations } from '../evaluators/index.js';", 'up'),
+      refused('src/features/runs/runs.routes.ts', "import { withSummaries } from '../sessions/index.js';", 'up'),
+      refused('src/features/projects/projects.repo.ts', "export { deleteMonitorsWhere } from '../monitors/index.js';", 'up'),
+      refused('src/features/traces/traces.repo.ts', "import { toRun } from '../runs/runs.document.js';", 'face'),
+      refused('src/app.ts', "import { runRoutes } from './features/runs/runs.routes.js';", 'face'),
+      refused('src/features/traces/traces.schemas.ts', "import { scoreFilter } from '../query/index.js';", 'light'),
+      refused('src/features/evaluators/evaluators.rules.ts', "import { queueFilters } from '../annotations/annotations.targets.js';", 'light'),
+      refused('src/features/runs/runs.routes.ts', "import { toRun } from './index.js';", 'ownFace'),
+      refused('src/lib/cors.ts', "import { originAllowList } from '../features/organizations/index.js';", 'kernel'),
+      refused('src/deps.ts', "import type { Monitoring } from './features/monitors/index.js';", 'kernel'),
+      refused('src/server.ts', "import { Monitoring } from './features/monitors/monitors.service.js';", 'face'),
+      refused('src/features/page-route.ts', "import type { Run } from './runs/index.js';", 'kernel'),
+      refused('src/features/runs/runs.routes.ts', "const late = await import('../nowhere/index.js');", 'unknown'),
     ],
   });
 });

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { ensureBuilt } from '../../scripts/build-if-needed.js';
 import { freePort } from './services.js';
 
@@ -216,16 +216,37 @@ export async function mintToken(page: Page, name: string): Promise<string> {
   return minted.token;
 }
 
-/**
- * `openDashboard` at 1440×900, signed in as `login` (a first sign-in: the owner of an organization of
- * its own), with a token of that user's for the suite's API calls and a project named `project`.
- */
-export async function openSignedIn(actionMs: number, login: string, project: string): Promise<{ dashboard: Dashboard; token: string; projectId: string }> {
-  const dashboard = await openDashboard(actionMs);
+/** How a browser suite opens its dashboard and signs in. */
+export interface SignedInOptions {
+  /** A first sign-in: the owner of an organization of its own. */
+  login: string;
+  /** A project of this name, created through the API; none without it. */
+  project?: string;
+  /** The name of the user's token for the suite's API calls (the login by default). */
+  tokenName?: string;
+  /** The page's size: 1440×900 by default; `null` keeps `openDashboard`'s 1280×800. */
+  viewport?: { width: number; height: number } | null;
+  /** Set in this process's environment while the server starts (its child process takes it), then removed. */
+  serverEnv?: Record<string, string>;
+  /** Playwright's bound on each action: 8 s by default. */
+  actionMs?: number;
+}
+
+/** `openDashboard`, signed in as `options.login`, with a token of that user's and, when asked, a project. */
+export async function openSignedIn(options: SignedInOptions): Promise<{ dashboard: Dashboard; token: string; projectId: string }> {
+  const { login, project, tokenName = login, viewport = { width: 1440, height: 900 }, serverEnv = {}, actionMs = 8_000 } = options;
+  Object.assign(process.env, serverEnv);
+  let dashboard: Dashboard;
   try {
-    await dashboard.page.setViewportSize({ width: 1440, height: 900 });
+    dashboard = await openDashboard(actionMs);
+  } finally {
+    for (const key of Object.keys(serverEnv)) delete process.env[key];
+  }
+  try {
+    if (viewport) await dashboard.page.setViewportSize(viewport);
     await signIn(dashboard.page, login);
-    const token = await mintToken(dashboard.page, login);
+    const token = await mintToken(dashboard.page, tokenName);
+    if (project === undefined) return { dashboard, token, projectId: '' };
     const created = await apiCall<{ id: string }>(dashboard.server.url, token, 'POST', '/v1/projects', { name: project });
     if (created.status !== 201) throw new Error(`creating the project ${project}: ${created.status} ${JSON.stringify(created.body)}`);
     return { dashboard, token, projectId: created.body.id };
@@ -233,4 +254,38 @@ export async function openSignedIn(actionMs: number, login: string, project: str
     await dashboard.close();
     throw error;
   }
+}
+
+/** What a browser suite's steps read: set before they run. */
+export interface SignedIn {
+  dashboard: Dashboard;
+  page: Page;
+  token: string;
+  /** The project's id ('' without `options.project`). */
+  projectId: string;
+  /** Registers a step (see `stepsIn`): a test bounded by `stepMs` that leaves a screenshot in `artifacts`. */
+  step: (name: string, fn: () => Promise<void>) => void;
+}
+
+/**
+ * A browser suite, skipped without chromium locally and a failure in CI (where `.ci/run` installs it with
+ * apt): before its steps, the `artifacts` folder and `openSignedIn`; after them, everything closed. `body`
+ * registers the suite's own hooks (they run after the sign-in) and steps, reading what was opened from `ui`.
+ */
+export function browserSuite(title: string, options: SignedInOptions & { artifacts: string; stepMs: number }, body: (ui: SignedIn) => void): void {
+  const available = chromiumAvailable();
+  const ui = { projectId: '', token: '' } as SignedIn;
+  ui.step = stepsIn(options.artifacts, () => ({ page: ui.page, dashboard: ui.dashboard }), options.stepMs);
+  (available || process.env.CI ? describe : describe.skip)(title, () => {
+    beforeAll(async () => {
+      if (!available) throw new Error(`chromium (${CHROMIUM}) is required in CI: .ci/run installs it with apt`);
+      mkdirSync(options.artifacts, { recursive: true });
+      Object.assign(ui, await openSignedIn(options));
+      ui.page = ui.dashboard.page;
+    }, 120_000);
+    afterAll(async () => {
+      await ui.dashboard?.close();
+    }, 30_000);
+    body(ui);
+  });
 }
