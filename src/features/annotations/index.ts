@@ -3,5 +3,5 @@
 export { annotationItemRoutes } from './annotations.items.routes.js';
 export { annotationQueueRoutes, scopeOf } from './annotations.routes.js';
 export { sampled } from './annotations.rules.js';
-export { AnnotationItemSchema, AnnotationQueueSchema, QueueFilterSchema } from './annotations.schemas.js';
+export { AnnotationItemSchema, AnnotationQueueSchema } from './annotations.schemas.js';
 export { queueFilters } from './annotations.targets.js';

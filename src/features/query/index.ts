@@ -1,13 +1,12 @@
 // The face of features/query/: what other features and buildApp use of it. Import it from here only
 // (ESLint: sightline/tiers); everything else in the folder is its own business.
 export { aggregateRuns, emptyAggregate } from './aggregate.js';
-export { METADATA_FILTER_PATTERN, metadataFilters, runFilterProperties, SCORE_FILTER_PATTERN, scoreFilter } from './filters.schemas.js';
+export { metadataFilters, runFilterProperties, scoreFilter } from './filters.schemas.js';
 export { parseRunFilters, type RunFilters, runFilterWhere } from './filters.js';
 export { filteredListRequest } from './list-request.js';
-export { bucketStart, MAX_BUCKETS, type MetricInputs, metricsRangeFaults } from './metrics.rules.js';
-export { type Bucket, metricsSchema, metricsWindowProperties, RunMetricsQuery, RunMetricsSchema } from './metrics.schemas.js';
+export { bucketStart, type MetricInputs, metricsRangeFaults } from './metrics.rules.js';
+export { type Bucket, RunMetricsQuery, RunMetricsSchema } from './metrics.schemas.js';
 export { bucketStarts, metricsGroups, metricsWindow, runMetrics } from './metrics.js';
 export { planList } from './score-plan.js';
-export { ScoreSummaries } from './score-summaries.schemas.js';
 export { scoreSummaries, type ScoreSummary, withScoresText, withSummaries } from './score-summaries.js';
 export { forgetProjectWords, indexRuns, queryWords, searchText } from './search.js';

@@ -7,4 +7,4 @@ export { scoreMetrics } from './scores.metrics.js';
 export { existingTargets, TARGET_NOUN, toScore } from './scores.repo.js';
 export { scoreRoutes } from './scores.routes.js';
 export { MAX_COMMENT, valueOf } from './scores.rules.js';
-export { ScoreConfigSchema, ScoreSchema, ScoreValue } from './scores.schemas.js';
+export { ScoreConfigSchema, ScoreSchema } from './scores.schemas.js';

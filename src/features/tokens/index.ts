@@ -2,4 +2,4 @@
 // (ESLint: sightline/tiers); everything else in the folder is its own business.
 export { issuePersonalAccessToken, listTokens, toTokenRecord } from './tokens.repo.js';
 export { tokenRoutes } from './tokens.routes.js';
-export { TokenRecordSchema, tokenTimes } from './tokens.schemas.js';
+export { TokenRecordSchema } from './tokens.schemas.js';

@@ -2,4 +2,4 @@
 // (ESLint: sightline/tiers); everything else in the folder is its own business.
 export { listedTraces, listTraces, totalsOf, toTrace, type TraceListRow, tracesWithScores } from './traces.repo.js';
 export { traceRoutes } from './traces.routes.js';
-export { rollupProperties, type Trace, TraceSchema } from './traces.schemas.js';
+export { type Trace, TraceSchema } from './traces.schemas.js';
