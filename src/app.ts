@@ -32,6 +32,7 @@ import { CursorCodec } from './lib/pagination.js';
 import { problems } from './lib/problems.js';
 import { heapShedBytes, LoadShedder } from './lib/shedding.js';
 import { compileValidator } from './lib/validation.js';
+import { lazySerializers } from './lib/serialization.js';
 
 /** Bodies larger than this (batches, large runs) are decoded and handled a few at a time: the ingestion gate. */
 export const LARGE_BODY = 64 * 1024;
@@ -146,6 +147,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     // What Node's HTTP parser refuses (headers over its limit, a request that does not arrive in time,
     // malformed HTTP) is answered on the raw socket, with the same problem documents.
     clientErrorHandler: (error, socket) => answerClientError(error, socket, config.problemBase, app.log),
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(compileValidator);

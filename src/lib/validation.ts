@@ -196,9 +196,12 @@ export function validatorFor(schema: object): ValidateFunction {
  * fault listed, text fields that no engine stores as sent refused; a validation problem otherwise.
  */
 export function compileValidator({ schema, httpPart }: { schema: Schema; httpPart?: string }): (data: unknown) => { value?: unknown; error?: Error } {
-  const validate = validatorFor(schema);
+  // Compiled on the route's first request, not at start: compiling every route's schemas made start-up
+  // take seconds and held memory for routes an instance may never serve.
+  let validate: ValidateFunction | undefined;
   const location = (httpPart ?? 'body') as Location;
   return (data: unknown) => {
+    validate ??= validatorFor(schema);
     const input =
       (location === 'querystring' || location === 'params') && data && typeof data === 'object' ? coerceQuery(schema, data as Record<string, unknown>) : data;
     const faults = validate(input) ? textFaults(schema, input, location) : toFieldErrors(validate.errors ?? [], location);
