@@ -8,6 +8,7 @@ import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { dialectOf, type Dialect } from './dialect.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
+import { registerSqliteRoot, sqliteRoot } from './rowwise.js';
 
 export interface Storage {
   db: Kysely<Database>;
@@ -59,15 +60,13 @@ const LARGE_STATEMENTS = 8;
 /** SQL text past this many characters is a long statement (a bulk insert of many rows). */
 const LONG_STATEMENT = 4096;
 
-const sqliteHandles = new WeakMap<Kysely<Database>, BetterSqlite3.Database>();
-
 /**
  * The SQLite connection behind a Kysely instance (null on PostgreSQL), for the one place that reads
  * many rows at once: a query Kysely compiled, iterated synchronously as raw arrays (the aggregation of
  * runs), without an async step per row.
  */
 export function sqliteHandle(db: Kysely<Database>): BetterSqlite3.Database | null {
-  return sqliteHandles.get(db) ?? null;
+  return sqliteRoot(db);
 }
 
 /** What opening storage needs from the configuration: the engine, and SQLite's durability. */
@@ -101,7 +100,7 @@ export async function openStorage({ database: config, sqliteSynchronous }: Stora
     // the checkpointer copies them as they come, and this is only a backstop (it finds little left).
     database.pragma('wal_autocheckpoint = 10000');
     const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
-    sqliteHandles.set(db, database);
+    registerSqliteRoot(db, database);
     const checkpointer = options.checkpointer && config.path !== ':memory:' ? new SqliteCheckpointer(config.path) : null;
     return {
       db,

@@ -1,5 +1,6 @@
 import { sql, type Expression, type Kysely, type SqlBool, type Transaction } from 'kysely';
 import { dialectOf, type Dialect } from '../../db/dialect.js';
+import { eachRow, heldSqlite } from '../../db/rowwise.js';
 import type { Database } from '../../db/schema.js';
 import { problems } from '../../lib/problems.js';
 
@@ -103,6 +104,27 @@ export function searchMatch(dialect: Dialect, words: string[], plan?: SearchPlan
 
 /** Writes runs' words (new runs, or `replace` to rewrite those of stored runs), in the caller's transaction. */
 export async function indexRuns(db: Db, projectId: string, runs: { id: string; text: string }[], replace = false): Promise<void> {
+  const handle = replace ? null : heldSqlite(db);
+  if (handle) {
+    // In a SQLite write transaction: each run's key, then its words under the key's rowid.
+    const keys = eachRow(
+      handle,
+      db,
+      'run_search_keys',
+      ['project_id', 'run_id'],
+      (kysely, row) => sql`insert into run_search_keys (project_id, run_id) values (${row.project_id}, ${row.run_id})`.compile(kysely),
+      runs.map((r) => ({ project_id: projectId, run_id: r.id })),
+    );
+    eachRow(
+      handle,
+      db,
+      'run_search',
+      ['rowid', 'words'],
+      (kysely, row) => sql`insert into run_search (rowid, words) values (${row.rowid}, ${row.words})`.compile(kysely),
+      runs.map((r, i) => ({ rowid: keys[i]!.lastInsertRowid, words: r.text })),
+    );
+    return;
+  }
   const postgres = dialectOf(db as Kysely<Database>) === 'postgres';
   for (let i = 0; i < runs.length; i += 500) {
     const chunk = runs.slice(i, i + 500);

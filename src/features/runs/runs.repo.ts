@@ -1,4 +1,5 @@
 import { insertIgnoringConflicts } from '../../db/bulk.js';
+import { writeTransaction } from '../../db/rowwise.js';
 import { foundRow } from '../../db/rows.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
@@ -248,7 +249,7 @@ export async function insertRuns(
   const inserted = new Set<string>();
   const ordered = [...runs].sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
   try {
-    await db.transaction().execute(async (trx) => {
+    await writeTransaction(db, async (trx) => {
       for (let i = 0; i < ordered.length; i += INSERT_CHUNK) {
         const chunk = ordered.slice(i, i + INSERT_CHUNK);
         const rows = await insertIgnoringConflicts(

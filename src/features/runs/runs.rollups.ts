@@ -1,7 +1,8 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { dialectOf } from '../../db/dialect.js';
+import { eachRow, heldSqlite } from '../../db/rowwise.js';
 import type { Database, RunRow } from '../../db/schema.js';
-import type { RollupTotals } from '../../db/schema.runs.js';
+import type { RollupTotals, RunSessionsTable, TracesTable } from '../../db/schema.runs.js';
 import type { StoredUsage } from './runs.rules.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -117,33 +118,35 @@ function accumulate(table: 'traces' | 'run_sessions' | 'run_users', db: Db): Rec
  */
 export async function rollUp(db: Db, projectId: string, changes: { add: Contribution[]; remove: Contribution[] }): Promise<void> {
   if (changes.add.length === 0 && changes.remove.length === 0) return;
-  const traces = sumBy(changes, (c) => c.traceId);
-  // In chunks of rows, in the global order: a statement's parameters stay under both engines' limits
-  // (SQLite's 32,766) whatever the number of traces, sessions or users a call touches.
-  for (const chunk of chunksOf(traces)) {
-    await db
+  const traces = sumBy(changes, (c) => c.traceId).map(([traceId, e]) => ({
+    project_id: projectId,
+    trace_id: traceId,
+    root_run_id: e.root?.runId ?? null,
+    name: (e.root ?? e.first)?.name ?? '',
+    session_id: e.session,
+    user_id: e.user,
+    ...e.totals,
+  }));
+  const upsertTrace = (kysely: Db, row: TracesTable | TracesTable[]) =>
+    kysely
       .insertInto('traces')
-      .values(
-        chunk.map(([traceId, e]) => ({
-          project_id: projectId,
-          trace_id: traceId,
-          root_run_id: e.root?.runId ?? null,
-          name: (e.root ?? e.first)?.name ?? '',
-          session_id: e.session,
-          user_id: e.user,
-          ...e.totals,
-        })),
-      )
+      .values(row)
       .onConflict((oc) =>
         oc.columns(['project_id', 'trace_id']).doUpdateSet({
-          ...accumulate('traces', db),
+          ...accumulate('traces', kysely),
           root_run_id: sql`coalesce(excluded.root_run_id, traces.root_run_id)`,
           name: sql`case when excluded.root_run_id is not null or traces.name = '' then excluded.name else traces.name end`,
           session_id: sql`coalesce(traces.session_id, excluded.session_id)`,
           user_id: sql`coalesce(traces.user_id, excluded.user_id)`,
         }),
-      )
-      .execute();
+      );
+  const handle = heldSqlite(db);
+  // In chunks of rows, in the global order: a statement's parameters stay under both engines' limits
+  // (SQLite's 32,766) whatever the number of traces, sessions or users a call touches. In a SQLite write
+  // transaction, one prepared one-row statement per row.
+  for (const chunk of chunksOf(traces)) {
+    if (handle) eachRow(handle, db, 'rollup|traces', TRACE_COLUMNS, upsertTrace, chunk);
+    else await upsertTrace(db, chunk).execute();
     if (changes.remove.length > 0) {
       await db
         .deleteFrom('traces')
@@ -151,7 +154,7 @@ export async function rollUp(db: Db, projectId: string, changes: { add: Contribu
         .where(
           'trace_id',
           'in',
-          chunk.map(([id]) => id),
+          chunk.map((row) => row.trace_id),
         )
         .where('run_count', '<=', 0)
         .execute();
@@ -161,15 +164,22 @@ export async function rollUp(db: Db, projectId: string, changes: { add: Contribu
     ['run_sessions', 'session_id', (c: Contribution) => c.sessionId],
     ['run_users', 'user_id', (c: Contribution) => c.userId],
   ] as const) {
-    for (const chunk of chunksOf(sumBy(changes, keyOf))) {
-      await db
-        .insertInto(table)
-        .values(chunk.map(([value, e]) => ({ project_id: projectId, [key]: value, ...e.totals })))
-        .onConflict((oc) => oc.columns(['project_id', key]).doUpdateSet(accumulate(table, db)))
-        .execute();
+    // The two tables have the same shape, keyed by their own column: typed as the sessions' for Kysely.
+    const upsert = (kysely: Db, row: RunSessionsTable | RunSessionsTable[]) =>
+      kysely
+        .insertInto(table as 'run_sessions')
+        .values(row)
+        .onConflict((oc) => oc.columns(['project_id', key as 'session_id']).doUpdateSet(accumulate(table, kysely)));
+    const rows = sumBy(changes, keyOf).map(([value, e]) => ({ project_id: projectId, [key]: value, ...e.totals }) as unknown as RunSessionsTable);
+    for (const chunk of chunksOf(rows)) {
+      if (handle) eachRow(handle, db, `rollup|${table}`, ['project_id', key as 'session_id', ...TOTAL_COLUMNS], upsert, chunk);
+      else await upsert(db, chunk).execute();
     }
   }
 }
+
+const TOTAL_COLUMNS = [...SUMMED, 'start_time', 'end_time'] as const;
+const TRACE_COLUMNS = ['project_id', 'trace_id', 'root_run_id', 'name', 'session_id', 'user_id', ...TOTAL_COLUMNS] as const;
 
 /** Rows per rollup statement: 500 × 19 columns, far below SQLite's 32,766 parameters and PostgreSQL's 65,535. */
 export const ROLLUP_CHUNK = 500;
