@@ -55,8 +55,27 @@ export interface TokenUsage {
 const BEDROCK_PREFIX = /^(?:(?:us|us-gov|eu|apac|au|jp|ca|global)\.)?(?:anthropic|meta|mistral|cohere|amazon|ai21|deepseek|openai|qwen|google|xai|writer)\./;
 const VERSION_TOKEN = /^(?:latest|preview|exp|beta|v\d+|\d{2,})$/;
 
+/**
+ * Names already reduced, and the built-in table's best row for a (model, provider): ingestion prices
+ * every run that has a model and no cost, and runs name few models. Bounded: emptied when full.
+ */
+const MEMO_ENTRIES = 10_000;
+const normalizedNames = new Map<string, string>();
+const builtinMatches = new Map<string, { row: BuiltinRow; name: string } | null>();
+
+function remember<V>(memo: Map<string, V>, key: string, value: V): V {
+  if (memo.size >= MEMO_ENTRIES) memo.clear();
+  memo.set(key, value);
+  return value;
+}
+
 /** The model a run's model name names: see the module comment. */
 export function normalizeModel(name: string): string {
+  const known = normalizedNames.get(name);
+  return known ?? remember(normalizedNames, name, reduce(name));
+}
+
+function reduce(name: string): string {
   let model = name.trim().toLowerCase();
   const slash = model.lastIndexOf('/');
   if (slash >= 0) model = model.slice(slash + 1);
@@ -86,6 +105,13 @@ export function matchLength(pattern: string, model: string): number {
 }
 
 function bestBuiltin(model: string, provider: string | null, rows: readonly BuiltinRow[]): { row: BuiltinRow; name: string } | null {
+  if (rows !== BUILTIN_TABLE.models) return bestRow(model, provider, rows);
+  const key = `${provider ?? ''}\n${model}`;
+  const known = builtinMatches.get(key);
+  return known !== undefined ? known : remember(builtinMatches, key, bestRow(model, provider, rows));
+}
+
+function bestRow(model: string, provider: string | null, rows: readonly BuiltinRow[]): { row: BuiltinRow; name: string } | null {
   let best: { row: BuiltinRow; name: string; score: number } | null = null;
   for (const row of rows) {
     for (const name of row.match) {
