@@ -36,10 +36,14 @@ export function decodeJsonBody(bytes: Uint8Array): unknown {
   } catch {
     throw problems.validation([{ pointer: '', detail: 'The body is not valid JSON.' }]);
   }
-  const pointer = nonFiniteNumberAt(value);
+  // Only a number with a positive exponent, or of 309 digits or more, can overflow: text without one
+  // (nearly every body) is not walked.
+  const pointer = MAYBE_OVERFLOWING.test(text) ? nonFiniteNumberAt(value) : null;
   if (pointer !== null) throw problems.validation([{ pointer, detail: 'The number is out of range (it does not fit a 64-bit floating-point number).' }]);
   return value;
 }
+
+const MAYBE_OVERFLOWING = /\d[eE]\+?\d|\d{309}/;
 
 /** A 413 problem when JSON text holds more objects and arrays, or values, than given (counted without parsing it). */
 export function checkJsonCounts(bytes: Uint8Array, maxContainers: number, maxValues: number): void {

@@ -66,9 +66,23 @@ export const SUMMED = [
 const NO_START = Number.MAX_SAFE_INTEGER;
 const NO_END = 0;
 
+/** A literal, not built from SUMMED: one per trace, session and user of every call. */
 function emptyTotals(): RollupTotals {
-  const totals = Object.fromEntries(SUMMED.map((k) => [k, 0])) as unknown as RollupTotals;
-  return { ...totals, start_time: NO_START, end_time: NO_END };
+  return {
+    run_count: 0,
+    error_count: 0,
+    running_count: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    cache_read_tokens: 0,
+    cache_creation_tokens: 0,
+    reasoning_tokens: 0,
+    cost: 0,
+    computed_cost: 0,
+    start_time: NO_START,
+    end_time: NO_END,
+  };
 }
 
 /** Sums contributions per key: added ones count, removed ones are taken away (their times do not). */
