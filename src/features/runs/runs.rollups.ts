@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { dialectOf } from '../../db/dialect.js';
 import { eachRow, heldSqlite } from '../../db/rowwise.js';
+import { selectJsonRows } from '../../db/bulk.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import type { RollupTotals, RunSessionsTable, TracesTable } from '../../db/schema.runs.js';
 import type { StoredUsage } from './runs.rules.js';
@@ -141,19 +142,22 @@ export async function rollUp(db: Db, projectId: string, changes: { add: Contribu
     user_id: e.user,
     ...e.totals,
   }));
-  const upsertTrace = (kysely: Db, row: TracesTable | TracesTable[]) =>
-    kysely
-      .insertInto('traces')
-      .values(row)
-      .onConflict((oc) =>
-        oc.columns(['project_id', 'trace_id']).doUpdateSet({
-          ...accumulate('traces', kysely),
-          root_run_id: sql`coalesce(excluded.root_run_id, traces.root_run_id)`,
-          name: sql`case when excluded.root_run_id is not null or traces.name = '' then excluded.name else traces.name end`,
-          session_id: sql`coalesce(traces.session_id, excluded.session_id)`,
-          user_id: sql`coalesce(traces.user_id, excluded.user_id)`,
-        }),
-      );
+  const upsertTrace = (kysely: Db, rows: TracesTable | TracesTable[]) =>
+    (Array.isArray(rows) && dialectOf(kysely as Kysely<Database>) === 'postgres'
+      ? kysely
+          .insertInto('traces')
+          .columns(TRACE_COLUMNS)
+          .expression(selectJsonRows('traces', TRACE_COLUMNS, rows))
+      : kysely.insertInto('traces').values(rows)
+    ).onConflict((oc) =>
+      oc.columns(['project_id', 'trace_id']).doUpdateSet({
+        ...accumulate('traces', kysely),
+        root_run_id: sql`coalesce(excluded.root_run_id, traces.root_run_id)`,
+        name: sql`case when excluded.root_run_id is not null or traces.name = '' then excluded.name else traces.name end`,
+        session_id: sql`coalesce(traces.session_id, excluded.session_id)`,
+        user_id: sql`coalesce(traces.user_id, excluded.user_id)`,
+      }),
+    );
   const handle = heldSqlite(db);
   // In chunks of rows, in the global order: a statement's parameters stay under both engines' limits
   // (SQLite's 32,766) whatever the number of traces, sessions or users a call touches. In a SQLite write
@@ -179,14 +183,18 @@ export async function rollUp(db: Db, projectId: string, changes: { add: Contribu
     ['run_users', 'user_id', (c: Contribution) => c.userId],
   ] as const) {
     // The two tables have the same shape, keyed by their own column: typed as the sessions' for Kysely.
-    const upsert = (kysely: Db, row: RunSessionsTable | RunSessionsTable[]) =>
-      kysely
-        .insertInto(table as 'run_sessions')
-        .values(row)
-        .onConflict((oc) => oc.columns(['project_id', key as 'session_id']).doUpdateSet(accumulate(table, kysely)));
+    const columns = ['project_id', key as 'session_id', ...TOTAL_COLUMNS] as const;
+    const upsert = (kysely: Db, rows: RunSessionsTable | RunSessionsTable[]) =>
+      (Array.isArray(rows) && dialectOf(kysely as Kysely<Database>) === 'postgres'
+        ? kysely
+            .insertInto(table as 'run_sessions')
+            .columns(columns)
+            .expression(selectJsonRows(table as 'run_sessions', columns, rows))
+        : kysely.insertInto(table as 'run_sessions').values(rows)
+      ).onConflict((oc) => oc.columns(['project_id', key as 'session_id']).doUpdateSet(accumulate(table, kysely)));
     const rows = sumBy(changes, keyOf).map(([value, e]) => ({ project_id: projectId, [key]: value, ...e.totals }) as unknown as RunSessionsTable);
     for (const chunk of chunksOf(rows)) {
-      if (handle) eachRow(handle, db, `rollup|${table}`, ['project_id', key as 'session_id', ...TOTAL_COLUMNS], upsert, chunk);
+      if (handle) eachRow(handle, db, `rollup|${table}`, columns, upsert, chunk);
       else await upsert(db, chunk).execute();
     }
   }
