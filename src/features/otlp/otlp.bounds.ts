@@ -40,8 +40,14 @@ export interface Reader {
   uint32(): number;
   skipType(wireType: number): Reader;
 }
-export const protobuf = createRequire(createRequire(import.meta.url).resolve('@opentelemetry/otlp-transformer/package.json'))('protobufjs/minimal') as {
-  Reader: { create(bytes: Uint8Array): Reader };
+type Protobuf = { Reader: { create(bytes: Uint8Array): Reader } };
+let loaded: Protobuf | null = null;
+/** protobufjs's reader, loaded on first use (see `proto` in otlp.decode.ts). */
+export const protobuf = {
+  get Reader(): Protobuf['Reader'] {
+    loaded ??= createRequire(createRequire(import.meta.url).resolve('@opentelemetry/otlp-transformer/package.json'))('protobufjs/minimal') as Protobuf;
+    return loaded.Reader;
+  },
 };
 
 /**

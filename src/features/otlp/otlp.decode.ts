@@ -60,11 +60,11 @@ type Proto = {
   trace: { v1: { Span: MessageType<OtlpSpan> } };
   common: { v1: { InstrumentationScope: MessageType<OtlpScope>; KeyValue: MessageType<KeyValue> } };
 };
-const proto = (createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js') as { opentelemetry: { proto: Proto } })
-  .opentelemetry.proto;
-const messages = proto.collector.trace.v1;
-const { Span } = proto.trace.v1;
-const { InstrumentationScope, KeyValue: KeyValueMessage } = proto.common.v1;
+let loaded: { opentelemetry: { proto: Proto } } | null = null;
+/** The generated message types, loaded on first use: megabytes of heap an instance without OTLP never holds. */
+const proto = () =>
+  (loaded ??= createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js') as typeof loaded)!.opentelemetry.proto;
+const exchange = () => proto().collector.trace.v1;
 
 export interface OtlpScope {
   name: string;
@@ -181,7 +181,7 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
         reader.pos = resourceAt[0];
         for (const [, start, end] of fieldsOf(reader, resourceAt[1], [1])) {
           if (++attributeCount > MAX_RESOURCE_ATTRIBUTES) throw tooManyResourceAttributes();
-          const kv = KeyValueMessage.decode(at(start), end - start);
+          const kv = proto().common.v1.KeyValue.decode(at(start), end - start);
           setMember(attributes, kv.key, anyValueToJson(kv.value));
           await turns.breathe();
         }
@@ -193,17 +193,19 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
         let scope: OtlpScope | null = null;
         const scopeIndex = scopes.length;
         for (const [field, start, end] of fieldsOf(reader, ssEnd, [1, 2])) {
-          if (field === 1) scope = InstrumentationScope.decode(at(start), end - start);
+          if (field === 1) scope = proto().common.v1.InstrumentationScope.decode(at(start), end - start);
           else {
             if (++spanCount > MAX_OTLP_SPANS) throw tooManySpans();
             const messages = countMessages(bytes, start, end, 'span', MAX_SPAN_MESSAGES);
-            spans.push(messages > MAX_SPAN_MESSAGES ? refusedRef(scopeIndex) : refOf(Span.decode(at(start), end - start), scopeIndex, start, end));
+            spans.push(
+              messages > MAX_SPAN_MESSAGES ? refusedRef(scopeIndex) : refOf(proto().trace.v1.Span.decode(at(start), end - start), scopeIndex, start, end),
+            );
             await turns.breathe();
           }
         }
         scopes.push(scope);
       }
-      resources.push({ scopes, spans, attributes, span: (ref) => Span.decode(at(ref.start), ref.end - ref.start) });
+      resources.push({ scopes, spans, attributes, span: (ref) => proto().trace.v1.Span.decode(at(ref.start), ref.end - ref.start) });
     }
   } catch (error) {
     if (error instanceof Problem) throw error;
@@ -238,7 +240,7 @@ export async function readOtlpJson(text: string): Promise<OtlpRequest> {
         for (const raw of listOf(objectOf(resource, '.resource').attributes, '.attributes')) {
           if (++attributeCount > MAX_RESOURCE_ATTRIBUTES) throw tooManyResourceAttributes();
           prepareJson(objectOf(raw, '.attributes'));
-          const kv = KeyValueMessage.fromObject(raw as object);
+          const kv = proto().common.v1.KeyValue.fromObject(raw as object);
           setMember(attributes, kv.key, anyValueToJson(kv.value));
           await turns.breathe();
         }
@@ -254,15 +256,15 @@ export async function readOtlpJson(text: string): Promise<OtlpRequest> {
         for (let i = 0; i < list.length; i++) {
           if (++spanCount > MAX_OTLP_SPANS) throw tooManySpans();
           prepareJson(objectOf(list[i], '.spans'));
-          spans.push(refOf(Span.fromObject(list[i] as object), scopes.length, i, -1));
+          spans.push(refOf(proto().trace.v1.Span.fromObject(list[i] as object), scopes.length, i, -1));
           await turns.breathe();
         }
-        scopes.push(scope === null || scope === undefined ? null : InstrumentationScope.fromObject(scope));
+        scopes.push(scope === null || scope === undefined ? null : proto().common.v1.InstrumentationScope.fromObject(scope));
         lists.push(list);
       }
       const span = (ref: SpanRef) => {
         const list = lists[ref.scope]!;
-        const decoded = Span.fromObject(list[ref.start] as object);
+        const decoded = proto().trace.v1.Span.fromObject(list[ref.start] as object);
         list[ref.start] = null; // the parsed JSON goes as its spans are stored
         return decoded;
       };
@@ -279,19 +281,21 @@ export async function readOtlpJson(text: string): Promise<OtlpRequest> {
 export function encodeOtlpResponse(partial: PartialSuccess | null, encoding: 'protobuf' | 'json'): Uint8Array | string {
   if (encoding === 'json')
     return JSON.stringify(partial ? { partialSuccess: { rejectedSpans: String(partial.rejectedSpans), errorMessage: partial.errorMessage } } : {});
-  return messages.ExportTraceServiceResponse.encode(partial ? { partialSuccess: partial } : {}).finish();
+  return exchange()
+    .ExportTraceServiceResponse.encode(partial ? { partialSuccess: partial } : {})
+    .finish();
 }
 
 /** The protobuf encoding of an OTLP/JSON request (what an exporter would send): for tests and benchmarks. */
 export function encodeOtlpRequest(json: unknown): Uint8Array {
   const message = JSON.parse(JSON.stringify(json).replace(BIG_INTS, '"$1"$2:$3"$4"')) as object;
   prepareJson(message);
-  return messages.ExportTraceServiceRequest.encode(messages.ExportTraceServiceRequest.fromObject(message)).finish();
+  return exchange().ExportTraceServiceRequest.encode(exchange().ExportTraceServiceRequest.fromObject(message)).finish();
 }
 
 /** An `ExportTraceServiceResponse` as an exporter reads it: for tests. */
 export function decodeOtlpResponse(bytes: Uint8Array): { partialSuccess?: { rejectedSpans: number; errorMessage: string } } {
-  const message = messages.ExportTraceServiceResponse.decode(bytes) as { partialSuccess?: { rejectedSpans: Int64; errorMessage: string } | null };
+  const message = exchange().ExportTraceServiceResponse.decode(bytes) as { partialSuccess?: { rejectedSpans: Int64; errorMessage: string } | null };
   const partial = message.partialSuccess;
   return partial ? { partialSuccess: { rejectedSpans: Number(int64(partial.rejectedSpans)), errorMessage: partial.errorMessage } } : {};
 }
