@@ -20,10 +20,9 @@ import { anyValueToJson, hexId, int64, type Int64, type KeyValue } from './otlp.
  * OTLP trace requests (`ExportTraceServiceRequest`) decoded from protobuf or OTLP/JSON, and responses
  * encoded, with the official OpenTelemetry protos as compiled by the OpenTelemetry JS project: the
  * protobufjs static root of `@opentelemetry/otlp-transformer` 0.216.0 (pinned exactly: the last release
- * that ships the trace messages; see docs/design/otlp-ingestion-research.md). This is the only module that
- * knows where the schema comes from.
+ * that ships the trace messages; see docs/design/otlp-ingestion-research.md), loaded on first use. This is
+ * the only module that knows where the schema comes from.
  */
-
 export interface OtlpSpan {
   traceId: Uint8Array | null;
   spanId: Uint8Array | null;
