@@ -26,6 +26,11 @@ const args = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const { searchText } = await import(pathToFileURL(join(args.tree, 'dist/features/query/search.js')).href);
 const quote = (name) => `"${name.replace(/"/g, '""')}"`;
 
+/** Milliseconds spent on each table's statements (while `timing`), and on the rest (commits). */
+const spent = new Map();
+let timing = false;
+const spend = (table, since) => timing && spent.set(table, (spent.get(table) ?? 0) + performance.now() - since);
+
 /** The tables, split into the rows that were there before (`pre`) and those ingestion wrote (`fresh`). */
 async function split(source, snap) {
   const out = [];
@@ -90,12 +95,16 @@ function sqliteWriter(target, parts, words) {
     const keys = keysOf(p);
     const pairs = keys ? rows.map((r) => [r[keys[0]], words.get(`${r[keys[1]]}\u0000${r[keys[2]]}`)]) : [];
     if (pairs.some(([, w]) => w === undefined)) throw new Error('a search key names a run that is not stored');
-    return [statements.get(p.table.name), rows, pairs];
+    return [p.table.name, statements.get(p.table.name), rows, pairs];
   };
   const write = db.transaction((work) => {
-    for (const [statement, rows, pairs] of work) {
+    for (const [table, statement, rows, pairs] of work) {
+      let t = performance.now();
       for (const row of rows) statement.run(row);
+      spend(table, t);
+      t = performance.now();
       for (const pair of pairs) fts.run(pair);
+      if (pairs.length > 0) spend('run_search', t);
     }
   });
   return {
@@ -146,10 +155,15 @@ function pgWriter(target, parts, words) {
       }),
     );
     // Rows copied as they were (before the measured ingestion) keep their stored tsvector: cast, not derived.
-    return [derived ? s : { ...s, name: `${s.name}_copy`, text: s.text.replace(/to_tsvector\('simple', (u\.c\d+)\)/, '$1::tsvector') }, rows.length, arrays];
+    const copy = { ...s, name: `${s.name}_copy`, text: s.text.replace(/to_tsvector\('simple', (u\.c\d+)\)/, '$1::tsvector') };
+    return [p.table.name, derived ? s : copy, rows.length, arrays];
   };
   const write = async (work) => {
-    for (const [s, count, arrays] of work) if (count > 0) await client.query({ name: s.name, text: s.text, values: arrays });
+    for (const [table, s, count, arrays] of work) {
+      const t = performance.now();
+      if (count > 0) await client.query({ name: s.name, text: s.text, values: arrays });
+      spend(table, t);
+    }
   };
   return {
     prebuild,
@@ -201,7 +215,9 @@ async function main() {
 
     const t1 = performance.now();
     const cpu0 = process.cpuUsage();
+    timing = true;
     for (const chunk of work) await writer.writeChunk(chunk);
+    timing = false;
     const seconds = (performance.now() - t1) / 1000;
     const cpu = process.cpuUsage(cpu0);
 
@@ -224,6 +240,8 @@ async function main() {
         rowsTotal: Object.values(rows).reduce((n, v) => n + v, 0),
         transactions,
         seconds,
+        // Where the time went: each table's statements, and the rest (BEGIN, COMMIT).
+        msByTable: { ...Object.fromEntries(spent), commits: seconds * 1000 - [...spent.values()].reduce((n, v) => n + v, 0) },
         // This process's CPU time (on PostgreSQL most of the work is the server's backend, not counted here).
         cpuMs: (cpu.user + cpu.system) / 1000,
         prepareS,

@@ -9,6 +9,9 @@ import { profileMarkdown } from './cpu-profile.js';
 import { READS } from './ratios-reads.js';
 import { WAYS } from './ratios-ingest.js';
 
+/** Counted when this module loads, before the bench pins itself to one core. */
+const CORES = os.availableParallelism();
+
 const TARGETS = { ingestVsLimit: 0.5, otlpVsBatch: 0.95, startMs: 1500, idleRssMb: 120, peakRssMb: 200 };
 
 /** The median over rounds of `num(round) / den(round)`, for the rounds that have both. */
@@ -96,8 +99,9 @@ function readRows(engine, results, rounds) {
 function memoryRow(engine, results) {
   const peak = (tree) => results.peakRss[engine]?.[tree];
   const cur = peak('current');
+  const reads = results.reads.some((m) => m.engine === engine);
   return [
-    `Peak RSS through ingestion and reads, ${engineName(engine)}`,
+    `Peak RSS through ingestion${reads ? ' and reads' : ''}, ${engineName(engine)}`,
     fmtMb(cur),
     `${TARGETS.peakRssMb} MB`,
     fmtRatio(cur / 1024 / TARGETS.peakRssMb),
@@ -162,7 +166,7 @@ export function ratioTable(cfg, results) {
 /** The machine, in one line. */
 export function machine() {
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  return `${os.availableParallelism()} cores (${cpu}), ${fmtInt(os.totalmem() / 2 ** 20)} MiB, ${os.type()} ${os.release()}, Node ${process.version}`;
+  return `${CORES} cores (${cpu}), ${fmtInt(os.totalmem() / 2 ** 20)} MiB, ${os.type()} ${os.release()}, Node ${process.version}`;
 }
 
 /** The same ratios from CPU time instead of rates: what each side spent per run or per answer, steadier on a busy machine. */
@@ -214,8 +218,8 @@ function details(cfg, results) {
     );
   lines.push('', '## The limit, every measurement', '');
   lines.push(
-    '| Engine | Round | Runs/s | Seconds | Writer CPU ms per 1,000 runs | Transactions | Rows written by table | Untimed preparation s |',
-    '|---|---|---|---|---|---|---|---|',
+    '| Engine | Round | Runs/s | Seconds | Writer CPU ms per 1,000 runs | Transactions | Rows written by table | Time by table | Untimed preparation s |',
+    '|---|---|---|---|---|---|---|---|---|',
   );
   for (const l of results.limits)
     lines.push(
@@ -223,6 +227,8 @@ function details(cfg, results) {
         l.rows,
       )
         .map(([t, n]) => `${t} ${fmtInt(n)}`)
+        .join(', ')} | ${Object.entries(l.msByTable)
+        .map(([t, ms]) => `${t} ${fmtInt(ms)} ms`)
         .join(', ')} | ${l.prepareS.toFixed(1)} |`,
     );
   lines.push(

@@ -1,7 +1,7 @@
 // Start and idle memory (issue 26, target 3): `node bin/sightline.js serve` with the `npm start` flags, pinned
 // to the server core, timed from the spawn to the first `/healthz` 200 (polled every 5 ms) on a SQLite
-// database that the tree's CLI migrated and an unmeasured first start opened; resident memory 2 s after ready, and once after a
-// longer idle. Each build's starts alternate with the other's.
+// database that the tree's CLI migrated and an unmeasured first start opened; resident memory 2 s after
+// ready, and once after a longer idle (while the bench goes on). Each build's starts alternate with the other's.
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,35 +26,46 @@ async function timedStart(tree, name, databaseUrl) {
   }
 }
 
-/** `trees`' start times (`starts` each) and idle memory; `idleSeconds`: the longer idle, after the last start. */
+/**
+ * `trees`' start times (`starts` each) and idle memory: `{ results, idle }`, where `idle` resolves once the
+ * last started server of each tree has been idle `idleSeconds` (its RSS read then, the server stopped). The
+ * bench goes on meanwhile: an idle server takes next to no CPU, and its memory is its own.
+ */
 export async function startPhase(trees, { starts, idleSeconds }) {
-  const databases = new Map();
-  for (const tree of trees) {
-    // On a copy of the template (migrated, keys made); the first start on it is not measured: a restart is.
-    const { url } = await copyOf(await templateOf(tree, 'sqlite'), `start-${tree.key}`);
-    const { server } = await startTree(tree, `start-${tree.key}-first`, url);
-    await stopChild(server.child);
-    databases.set(tree.key, url);
-  }
-  const results = new Map(trees.map((t) => [t.key, { ms: [], rss2Kb: [], rssIdleKb: null }]));
-  const idle = [];
+  // On a copy of the template (migrated, keys made); the first start on it is not measured: a restart is.
+  const databases = new Map(
+    await Promise.all(
+      trees.map(async (tree) => {
+        const { url } = await copyOf(await templateOf(tree, 'sqlite'), `start-${tree.key}`);
+        const { server } = await startTree(tree, `start-${tree.key}-first`, url);
+        await stopChild(server.child);
+        return [tree.key, url];
+      }),
+    ),
+  );
+  const results = Object.fromEntries(trees.map((t) => [t.key, { ms: [], rss2Kb: [], rssIdleKb: null }]));
+  const last = [];
   for (let i = 0; i < starts; i++) {
     for (const tree of i % 2 === 0 ? trees : [...trees].reverse()) {
       const started = await timedStart(tree, `start-${tree.key}-${i + 1}`, databases.get(tree.key));
       await sleep(Math.max(0, 2000 - (performance.now() - started.readyAt)));
-      const r = results.get(tree.key);
+      const r = results[tree.key];
       r.ms.push(started.ms);
       r.rss2Kb.push(readRssNow(started.child.pid));
       log(`start ${tree.key} ${i + 1}: ready in ${Math.round(started.ms)} ms, RSS 2 s after ${(r.rss2Kb.at(-1) / 1024).toFixed(1)} MB`);
-      if (i === starts - 1) idle.push({ tree, ...started });
+      if (i === starts - 1) last.push({ tree, ...started });
       else await stopChild(started.child);
     }
   }
-  for (const s of idle) {
-    await sleep(Math.max(0, idleSeconds * 1000 - (performance.now() - s.readyAt)));
-    results.get(s.tree.key).rssIdleKb = readRssNow(s.child.pid);
-    log(`idle ${s.tree.key}: RSS ${idleSeconds} s after ready ${(results.get(s.tree.key).rssIdleKb / 1024).toFixed(1)} MB`);
-  }
-  for (const s of idle) await stopChild(s.child);
-  return Object.fromEntries(results);
+  const idle = Promise.all(
+    last.map(async (s) => {
+      await sleep(Math.max(0, idleSeconds * 1000 - (performance.now() - s.readyAt)));
+      results[s.tree.key].rssIdleKb = readRssNow(s.child.pid);
+      log(`idle ${s.tree.key}: RSS ${idleSeconds} s after ready ${(results[s.tree.key].rssIdleKb / 1024).toFixed(1)} MB`);
+      await stopChild(s.child);
+    }),
+  ).then(() => results);
+  // Not awaited yet: a failure before the bench awaits it must not be an unhandled rejection.
+  idle.catch(() => {});
+  return { results, idle };
 }
