@@ -1,15 +1,27 @@
-// The baseline of the read benchmark: a bare Fastify 5 process with one route, at the same path as the
-// real list, that answers a fixed page captured from the real server (25 runs, same shape and size).
-// No auth, no database, no schemas: the handler returns the parsed page and Fastify serializes it with
-// JSON.stringify on every request, as an ordinary handler would.
-// Env: PORT, HOST (default 127.0.0.1), BARE_PAGE_FILE (the captured JSON body).
+// The baseline of the read benchmarks: a bare Fastify 5 process (no auth, no database, no schemas),
+// pinned to the server core like the real server, answering what was captured from the real server.
+// Env: PORT, HOST (default 127.0.0.1), and one of
+//   BARE_BODIES_FILE  JSON `{ "<path and query>": "<file of the captured body>" }`: each URL answered with
+//                     its captured bytes, byte for byte (bench/ratios.js), as `application/json; charset=utf-8`;
+//   BARE_PAGE_FILE    one captured runs page, served at GET /v1/projects/:project_id/runs: parsed once and
+//                     serialized with JSON.stringify on every request, as an ordinary handler would (bench/million.js).
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 
-const page = JSON.parse(readFileSync(process.env.BARE_PAGE_FILE, 'utf8'));
 const app = Fastify({ logger: false });
 app.get('/healthz', async () => ({ status: 'ok' }));
-app.get('/v1/projects/:project_id/runs', async () => page);
+if (process.env.BARE_BODIES_FILE) {
+  const files = JSON.parse(readFileSync(process.env.BARE_BODIES_FILE, 'utf8'));
+  const bodies = new Map(Object.entries(files).map(([url, file]) => [url, readFileSync(file)]));
+  app.get('/*', (request, reply) => {
+    const body = bodies.get(request.url);
+    if (body === undefined) return reply.code(404).send({ error: 'not captured' });
+    return reply.type('application/json; charset=utf-8').send(body);
+  });
+} else {
+  const page = JSON.parse(readFileSync(process.env.BARE_PAGE_FILE, 'utf8'));
+  app.get('/v1/projects/:project_id/runs', async () => page);
+}
 
 const stop = async () => {
   await app.close();

@@ -55,10 +55,30 @@ export function envInt(name, fallback, min = 0) {
 // Process bookkeeping and cleanup (on success, on error, on Ctrl-C)
 
 const children = new Set();
-export const state = { tmp: null, pgDatabase: null, cleaning: null };
+/** `pgDatabase`: the last database `createPgDatabase` made (what `dropPgDatabase()` drops); `pgDatabases`: every one not dropped yet. */
+export const state = { tmp: null, pgDatabase: null, pgDatabases: new Set(), cleaning: null };
+/** Synchronous undo steps (a git worktree to remove, …) run at cleanup and, as a last resort, at exit: newest first. */
+const undoSteps = [];
+
+/** Registers a synchronous step for cleanup; returns a function that runs it now (once) and forgets it. */
+export function onCleanup(step) {
+  const entry = { step, done: false };
+  undoSteps.push(entry);
+  return () => runUndo(entry);
+}
+
+function runUndo(entry) {
+  if (entry.done) return;
+  entry.done = true;
+  try {
+    entry.step();
+  } catch (error) {
+    log(`cleanup step failed: ${error.message}`);
+  }
+}
 
 export function log(message) {
-  process.stderr.write(`[bench] ${message}\n`);
+  process.stderr.write(`[bench +${Math.round(process.uptime())}s] ${message}\n`);
 }
 
 export function spawnTracked(command, args, { env = process.env, logFile = null, stdout = null } = {}) {
@@ -91,27 +111,37 @@ export async function stopChild(child, timeoutMs = 30_000) {
   }
 }
 
-export async function dropPgDatabase() {
-  const name = state.pgDatabase;
+/** Drops a database `createPgDatabase` made (by default the last one). */
+export async function dropPgDatabase(name = state.pgDatabase) {
   if (!name) return;
   const client = new pg.Client({ connectionString: settings.pgUrl });
   try {
     await client.connect();
     await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    state.pgDatabase = null;
+    state.pgDatabases.delete(name);
+    if (state.pgDatabase === name) state.pgDatabase = null;
   } finally {
     await client.end().catch(() => {});
   }
 }
 
+/** Keeps a database past the bench's end (to study it afterwards): cleanup no longer drops it. */
+export function keepPgDatabase(name = state.pgDatabase) {
+  state.pgDatabases.delete(name);
+  if (state.pgDatabase === name) state.pgDatabase = null;
+}
+
 export function cleanup() {
   state.cleaning ??= (async () => {
     await Promise.all([...children].map((child) => stopChild(child, 10_000).catch(() => {})));
-    try {
-      await dropPgDatabase();
-    } catch (error) {
-      log(`could not drop PostgreSQL database ${state.pgDatabase}: ${error.message}`);
+    for (const name of [...state.pgDatabases]) {
+      try {
+        await dropPgDatabase(name);
+      } catch (error) {
+        log(`could not drop PostgreSQL database ${name}: ${error.message}`);
+      }
     }
+    for (const entry of [...undoSteps].reverse()) runUndo(entry);
     if (state.tmp) {
       rmSync(state.tmp, { recursive: true, force: true });
       state.tmp = null;
@@ -129,10 +159,11 @@ process.on('exit', () => {
       // already gone
     }
   }
+  for (const entry of [...undoSteps].reverse()) runUndo(entry);
   if (state.tmp) rmSync(state.tmp, { recursive: true, force: true });
-  if (state.pgDatabase) {
+  for (const name of state.pgDatabases) {
     try {
-      execFileSync('psql', [settings.pgUrl, '-Atqc', `DROP DATABASE IF EXISTS "${state.pgDatabase}" WITH (FORCE)`], { stdio: 'ignore', timeout: 10_000 });
+      execFileSync('psql', [settings.pgUrl, '-Atqc', `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`], { stdio: 'ignore', timeout: 10_000 });
     } catch {
       // reported nowhere: the process is exiting
     }
@@ -255,10 +286,11 @@ export async function outputOf(child) {
   return { ...(await child.exited), out, err };
 }
 
-export async function mintToken(env) {
+/** `sightline token create` of the tree at `tree` (this one unless said) for an owner of org `bench`: the token. */
+export async function mintToken(env, tree = root) {
   const child = spawnTracked(
     process.execPath,
-    [join(root, 'bin/sightline.js'), 'token', 'create', '--email', 'bench@sightline.test', '--org', 'bench', '--role', 'owner', '--name', 'bench'],
+    [join(tree, 'bin/sightline.js'), 'token', 'create', '--email', 'bench@sightline.test', '--org', 'bench', '--role', 'owner', '--name', 'bench'],
     { env, stdout: 'pipe' },
   );
   const { code, signal, out, err } = await outputOf(child);
@@ -339,6 +371,29 @@ export async function api(server, token, method, path, body) {
   return { status: res.status, text, json: text ? JSON.parse(text) : null };
 }
 
+/** Requests answered 503 with Retry-After and sent again by `apiRetrying` (setup calls, not measurements). */
+export const shedSetup = { count: 0 };
+
+/** `api`, sending again after Retry-After when the server sheds the request with a 503 (up to 10 times; counted in `shedSetup`). */
+export async function apiRetrying(server, token, method, path, body) {
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(`${server.base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    const wait = Number(res.headers.get('retry-after'));
+    if (res.status === 503 && wait >= 0 && wait <= 30 && attempt < 10) {
+      shedSetup.count++;
+      await sleep(wait * 1000);
+      continue;
+    }
+    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 1000)}`);
+    return { status: res.status, text, json: text ? JSON.parse(text) : null };
+  }
+}
+
 export function readRssNow(pid) {
   try {
     return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
@@ -358,14 +413,18 @@ export function cpuMsNow(pid) {
   }
 }
 
-/** Creates (after dropping any leftover) a PostgreSQL database next to the admin URL; returns its URL. Dropped by `dropPgDatabase` or on exit. */
-export async function createPgDatabase(name) {
+/**
+ * Creates (after dropping any leftover) a PostgreSQL database next to the admin URL, empty or a copy of
+ * `template` (a database nobody is connected to); returns its URL. Dropped by `dropPgDatabase` or on exit.
+ */
+export async function createPgDatabase(name, { template = null } = {}) {
   const admin = new pg.Client({ connectionString: settings.pgUrl });
   await admin.connect();
   try {
     await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${name}"`);
+    await admin.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
     state.pgDatabase = name;
+    state.pgDatabases.add(name);
   } finally {
     await admin.end();
   }
@@ -426,10 +485,12 @@ export function readsTable(all) {
 }
 
 /** Writes bench/results/<file> and prints what the terminal shows of it (`shown`), with where the rest is. */
-export function writeResults(file, markdown, shown) {
+export function writeResults(file, markdown, shown, json = null) {
   mkdirSync(join(root, 'bench/results'), { recursive: true });
   writeFileSync(join(root, 'bench/results', file), markdown);
-  process.stdout.write(`\n${shown}\n\nFull results: bench/results/${file}\n`);
+  const jsonFile = json === null ? null : file.replace(/\.md$/, '.json');
+  if (jsonFile) writeFileSync(join(root, 'bench/results', jsonFile), `${JSON.stringify(json, null, 2)}\n`);
+  process.stdout.write(`\n${shown}\n\nFull results: bench/results/${file}${jsonFile ? ` and bench/results/${jsonFile}` : ''}\n`);
 }
 
 /**
@@ -457,7 +518,7 @@ export async function atScale({ name, title, cfg, database, keepPg, fill, table 
       const kept = engine === 'pg' ? keepPg(databaseUrl) : null;
       if (kept) {
         log(kept);
-        state.pgDatabase = null;
+        keepPgDatabase();
       } else if (engine === 'pg') await dropPgDatabase();
     }
   };

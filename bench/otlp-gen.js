@@ -21,12 +21,17 @@ const ERROR = 'RateLimitError: 429 Too Many Requests from upstream provider; ret
 const attr = (key, value) => ({ key, value: typeof value === 'string' ? { stringValue: value } : { intValue: String(value) } });
 
 export class OtlpTraceGenerator {
-  /** @param {{ seed?: number, startMs?: number, service?: string }} options */
-  constructor({ seed = 1302, startMs = Date.now() - 3_600_000, service = 'bench-otlp' } = {}) {
+  /**
+   * `plant`: a word the corpus does not have, added to the user message of about `rate` of the spans (what a
+   * search for a rare word finds).
+   * @param {{ seed?: number, startMs?: number, service?: string, plant?: { word: string, rate: number } | null }} options
+   */
+  constructor({ seed = 1302, startMs = Date.now() - 3_600_000, service = 'bench-otlp', plant = null } = {}) {
     this.rand = mulberry32(seed);
     this.corpus = buildCorpus(this.rand);
     this.clockMs = startMs;
     this.service = service;
+    this.plant = plant;
   }
 
   int(min, max) {
@@ -54,10 +59,15 @@ export class OtlpTraceGenerator {
       side === 'input'
         ? [
             { role: 'system', parts: [{ type: 'text', content: this.text(60, 90) }] },
-            { role: 'user', parts: [{ type: 'text', content: this.text(110, 150) }] },
+            { role: 'user', parts: [{ type: 'text', content: this.userText() }] },
           ]
         : [{ role: 'assistant', parts: [{ type: 'text', content: this.text(220, 260) }], finish_reason: 'stop' }];
     return JSON.stringify(list);
+  }
+
+  userText() {
+    const text = this.text(110, 150);
+    return this.plant && this.rand() < this.plant.rate ? `${text} ${this.plant.word}` : text;
   }
 
   span(trace, parentSpanId, [operation, name, model, provider], startMs, durationMs, session, user) {
@@ -118,6 +128,11 @@ export class OtlpTraceGenerator {
       const size = left <= 11 ? left : left < 17 ? left - 6 : this.int(6, 11);
       list.push(...this.trace(size));
     }
+    return this.requestOf(list);
+  }
+
+  /** An OTLP/JSON `ExportTraceServiceRequest` of these spans, under this generator's resource and scope. */
+  requestOf(list) {
     return {
       resourceSpans: [
         {

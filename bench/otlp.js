@@ -20,14 +20,10 @@
 //   BENCH_OTLP_WARMUP        unrecorded requests into another project before each measurement (default 3)
 //   BENCH_OTLP_ENGINES       sqlite,pg (default both)
 //   BENCH_PG_URL, BENCH_CPU_PROF_DIR, BENCH_LOG_LEVEL   as for bench/run.js
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { pathToFileURL } from 'node:url';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import {
   api,
   CLIENT_CPU,
@@ -52,13 +48,10 @@ import {
   stopServer,
   writeResults,
 } from './harness.js';
+import { drive, otlpCodec, runsOf, storedRuns } from './ingest-client.js';
 import { OtlpTraceGenerator } from './otlp-gen.js';
 
-const built = (path) => import(pathToFileURL(join(root, 'dist/features/otlp', path)).href);
-if (!existsSync(join(root, 'dist/features/otlp/otlp.decode.js'))) throw new Error('dist/ is missing: run `npm run build` first');
-const { decodeOtlpResponse, encodeOtlpRequest, readOtlpProtobuf } = await built('otlp.decode.js');
-const { inheritedOf, mapSpan, resourceOf } = await built('otlp.map.js');
-const { runInputOf } = await built('otlp.ingest.js');
+const codec = await otlpCodec(root);
 
 const ENGINES = ['sqlite', 'pg'];
 const engines = (process.env.BENCH_OTLP_ENGINES || ENGINES.join(','))
@@ -93,26 +86,12 @@ const WARMUP_PROJECT = 'bench-warmup';
 // ---------------------------------------------------------------------------------------------
 // Payloads: OTLP requests, and the runs the server maps their spans to (its own mapping, from dist/).
 
-/** The runs `exportTraces` hands to the ingestion for one decoded request (one resource, one scope here). */
-async function runsOf(bytes) {
-  const runs = [];
-  for (const resource of (await readOtlpProtobuf(bytes)).resources) {
-    const inherited = resource.scopes.map((scope) => inheritedOf(resourceOf(resource.attributes), scope));
-    for (const ref of resource.spans) {
-      const mapped = mapSpan(resource.span(ref), inherited[ref.scope]);
-      if ('rejected' in mapped) throw new Error(`the generator made a span the server rejects: ${mapped.rejected}`);
-      runs.push(runInputOf(mapped));
-    }
-  }
-  return runs;
-}
-
 async function payloads(seed, service, requests, spansPerRequest) {
   const generator = new OtlpTraceGenerator({ seed, service });
   const out = { otlp: [], ids: [], noids: [], sampleIds: [] };
   for (let i = 0; i < requests; i++) {
-    const bytes = Buffer.from(encodeOtlpRequest(generator.request(spansPerRequest)));
-    const runs = await runsOf(bytes);
+    const bytes = Buffer.from(codec.encodeOtlpRequest(generator.request(spansPerRequest)));
+    const runs = await runsOf(codec, bytes);
     out.otlp.push(bytes);
     out.ids.push(Buffer.from(JSON.stringify({ runs })));
     out.noids.push(Buffer.from(JSON.stringify({ runs: runs.map(({ id: _id, traceId: _trace, parentRunId: _parent, ...rest }) => rest) })));
@@ -125,79 +104,15 @@ async function payloads(seed, service, requests, spansPerRequest) {
 // ---------------------------------------------------------------------------------------------
 // One phase: a fresh database and server, warm-up, the measured requests, the stored runs checked.
 
-const MAX_RETRIES = 20;
-
-/**
- * Sends one request, and again after `Retry-After` when the server sheds it with a 503, as exporters and
- * the SDK do (a loaded machine can stall the server's event loop past its bound); `shed` counts them.
- */
-async function send(server, token, scenario, projectId, body, shed) {
-  const otlp = scenario === 'otlp';
-  let res;
-  let bytes;
-  for (let attempt = 0; ; attempt++) {
-    res = await fetch(otlp ? `${server.base}/v1/traces` : `${server.base}/v1/projects/${projectId}/runs/batch`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': otlp ? 'application/x-protobuf' : 'application/json' },
-      body,
-    });
-    bytes = Buffer.from(await res.arrayBuffer());
-    if (res.status !== 503 || attempt === MAX_RETRIES) break;
-    shed.count++;
-    await sleep(1000 * Math.min(10, Number(res.headers.get('retry-after')) || 1));
-  }
-  if (res.status !== 200) throw new Error(`${scenario}: answered ${res.status}: ${bytes.toString('utf8').slice(0, 1000)}`);
-  if (otlp) {
-    const { partialSuccess } = decodeOtlpResponse(bytes);
-    if (partialSuccess) throw new Error(`OTLP export partly refused: ${JSON.stringify(partialSuccess)}`);
-    return;
-  }
-  const refused = JSON.parse(bytes.toString('utf8')).results.filter((r) => r.status !== 'created');
-  if (refused.length > 0) throw new Error(`${scenario}: ${refused.length} runs not created; first: ${JSON.stringify(refused[0])}`);
-}
-
-async function drive(server, token, scenario, projectId, bodies) {
-  const latencies = [];
-  const shed = { count: 0 };
-  let next = 0;
-  const worker = async () => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      const t0 = performance.now();
-      await send(server, token, scenario, projectId, body, shed);
-      latencies.push(performance.now() - t0);
-    }
-  };
-  const started = performance.now();
-  await Promise.all(Array.from({ length: Math.min(cfg.concurrency, bodies.length) }, worker));
-  return { elapsedS: (performance.now() - started) / 1000, latencies, shed: shed.count };
-}
-
-/** How many runs the project holds, how many still wait for a trace, and the stored records of some. */
-async function stored(engine, databaseUrl, projectId, sampleIds) {
-  const sql = (p) => `select count(*) as n, coalesce(sum(trace_pending), 0) as pending from runs where project_id = ${p}`;
-  if (engine === 'sqlite') {
-    const db = new Database(databaseUrl.slice('sqlite:'.length), { readonly: true, fileMustExist: true });
-    try {
-      const { n, pending } = db.prepare(sql('?')).get(projectId);
-      const docs =
-        sampleIds.length === 0
-          ? []
-          : db.prepare(`select id, doc from runs where project_id = ? and id in (${sampleIds.map(() => '?').join(',')})`).all(projectId, ...sampleIds);
-      return { count: Number(n), pending: Number(pending), docs: new Map(docs.map((r) => [r.id, r.doc])) };
-    } finally {
-      db.close();
-    }
-  }
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    const { n, pending } = (await client.query(sql('$1'), [projectId])).rows[0];
-    const docs = (await client.query('select id, doc from runs where project_id = $1 and id = any($2)', [projectId, sampleIds])).rows;
-    return { count: Number(n), pending: Number(pending), docs: new Map(docs.map((r) => [r.id, r.doc])) };
-  } finally {
-    await client.end();
-  }
+/** Sends one phase's requests (bench/ingest-client.js: answers checked, sheds retried after Retry-After and counted). */
+async function send(server, token, scenario, projectId, bodies) {
+  const { elapsedS, latencies, retries } = await drive(
+    { base: server.base, token, projectId, codec },
+    scenario === 'otlp' ? 'otlp' : 'batch',
+    bodies,
+    cfg.concurrency,
+  );
+  return { elapsedS, latencies, shed: retries.count };
 }
 
 async function phase(engine, scenario, round, data) {
@@ -214,14 +129,14 @@ async function phase(engine, scenario, round, data) {
       project = (await api(server, token, 'POST', '/v1/projects', { name: PROJECT })).json;
       const warm = (await api(server, token, 'POST', '/v1/projects', { name: WARMUP_PROJECT })).json;
       // The warm-up spans name their own service (the warm-up project), so OTLP routes them there too.
-      if (data.warmup[scenario].length > 0) warmShed = (await drive(server, token, scenario, warm.id, data.warmup[scenario])).shed;
+      if (data.warmup[scenario].length > 0) warmShed = (await send(server, token, scenario, warm.id, data.warmup[scenario])).shed;
       const cpu0 = cpuMsNow(server.pid);
-      measured = await drive(server, token, scenario, project.id, data.measured[scenario]);
+      measured = await send(server, token, scenario, project.id, data.measured[scenario]);
       measured.serverCpuMs = cpuMsNow(server.pid) - cpu0;
     } finally {
       rss = await stopServer(server);
     }
-    const check = await stored(engine, databaseUrl, project.id, scenario === 'noids' ? [] : data.measured.sampleIds);
+    const check = await storedRuns(engine, databaseUrl, project.id, scenario === 'noids' ? [] : data.measured.sampleIds);
     if (check.count !== cfg.spans) throw new Error(`${name}: the project holds ${check.count} runs, expected ${cfg.spans}`);
     if (check.pending !== 0) throw new Error(`${name}: ${check.pending} runs still wait for their trace`);
     const rate = cfg.spans / measured.elapsedS;

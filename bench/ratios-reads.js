@@ -1,0 +1,137 @@
+// Reads against their limit (issue 26, target 2): each read the dashboard makes most, measured with
+// autocannon at 50 connections against a bare Fastify route (bench/bare-server.js) serving the bytes the
+// real server answered, byte for byte, pinned to the same core; the base build measured in the same
+// rounds. Every answer's body is checked (autocannon's verifyBody, bench/cannon.js) and every status.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { apiRetrying, cannon, cpuMsNow, fmtInt, fmtMs, freePort, log, root, startPinned, state, stopServer } from './harness.js';
+
+/** The reads; `vs`: what each is measured against (the bare route, or another read of the same server). */
+export const READS = [
+  { key: 'page1', label: 'Runs page 1', vs: 'bare', target: 0.5 },
+  { key: 'traces', label: 'Traces list', vs: 'bare', target: 0.5 },
+  { key: 'trace', label: 'A trace of 1,000 runs', vs: 'bare', target: 0.5 },
+  { key: 'depth', label: 'Runs at depth 10,000', vs: 'page1', target: 0.95 },
+  { key: 'q', label: 'Runs search `q`', vs: 'bare', target: 0.2, p99Ms: 100 },
+];
+
+const cursorless = (text) => text.replace(/"nextCursor":"[^"]*"/, '"nextCursor":""');
+
+/** A GET answered 200 twice alike (but for the sealed cursor): its text. */
+async function capture(reader, path) {
+  const [a, b] = [await apiRetrying(reader.server, reader.token, 'GET', path), await apiRetrying(reader.server, reader.token, 'GET', path)];
+  if (a.status !== 200 || cursorless(a.text) !== cursorless(b.text)) throw new Error(`GET ${path} answered differently twice`);
+  return { path, text: a.text, json: a.json };
+}
+
+/** The runs list at `depth`: walked there 100 at a time, then the page of `size` that starts there. */
+async function depthPath(reader, list, size, depth) {
+  let cursor = null;
+  let walked = 0;
+  while (walked < depth) {
+    const page = (await apiRetrying(reader.server, reader.token, 'GET', `${list}?limit=100${cursor ? `&cursor=${cursor}` : ''}`)).json;
+    if (!page.nextCursor) throw new Error(`only ${walked + page.items.length} runs: not ${depth} deep`);
+    walked += page.items.length;
+    cursor = page.nextCursor;
+  }
+  return `${list}?limit=${size}&cursor=${cursor}`;
+}
+
+/** Stores the trace of 1,000 runs (untimed), then captures every read of `reader`: `{ key: { path, file, bytes } }`. */
+export async function prepareReader(name, reader, data, cfg, sendBatch) {
+  await sendBatch(reader, [data.bigTrace.body]);
+  const base = `/v1/projects/${reader.projectId}`;
+  const page1 = await capture(reader, `${base}/runs`);
+  const trace = await capture(reader, `${base}/traces/${data.bigTrace.traceId}`);
+  if (trace.json.runs?.length !== data.bigTrace.runs) throw new Error(`the trace holds ${trace.json.runs?.length} runs, not ${data.bigTrace.runs}`);
+  const q = await capture(reader, `${base}/runs?q=${data.word}`);
+  if (q.json.items.length === 0 || !q.json.items.every((r) => JSON.stringify(r).includes(data.word))) throw new Error(`q=${data.word} found runs without it`);
+  const answers = {
+    page1,
+    traces: await capture(reader, `${base}/traces`),
+    trace,
+    depth: await capture(reader, await depthPath(reader, `${base}/runs`, page1.json.items.length, cfg.depth)),
+    q,
+  };
+  const out = {};
+  for (const [key, answer] of Object.entries(answers)) {
+    const file = join(state.tmp, `${name}-${key}.json`);
+    writeFileSync(file, answer.text);
+    out[key] = { url: answer.path, file, bytes: Buffer.byteLength(answer.text), items: answer.json.items?.length ?? answer.json.runs?.length };
+  }
+  return out;
+}
+
+/**
+ * The read rounds of one engine: `readers` (`{ key, server, token, captures }`: the current build first)
+ * and the bare route serving the first one's captures, each read measured on each, the order rotated
+ * round by round. Returns every measurement.
+ */
+export async function readRounds(engine, readers, cfg) {
+  const bodies = Object.fromEntries(Object.values(readers[0].captures).map((c) => [c.url, c.file]));
+  const bodiesFile = join(state.tmp, `bare-${engine}.json`);
+  writeFileSync(bodiesFile, JSON.stringify(bodies));
+  const port = await freePort();
+  const bare = await startPinned(
+    `bare-${engine}`,
+    [join(root, 'bench/bare-server.js')],
+    { ...process.env, PORT: String(port), BARE_BODIES_FILE: bodiesFile },
+    port,
+  );
+  const targets = [{ key: 'bare', server: bare, token: readers[0].token, captures: readers[0].captures }, ...readers];
+  try {
+    for (const c of Object.values(readers[0].captures)) {
+      const got = await apiRetrying(bare, readers[0].token, 'GET', c.url);
+      if (got.text !== readFileSync(c.file, 'utf8')) throw new Error(`the bare route does not answer ${c.url} byte for byte`);
+    }
+    const measure = (read, target, seconds) =>
+      cannon({
+        url: `${target.server.base}${target.captures[read.key].url}`,
+        connections: cfg.connections,
+        seconds,
+        headers: { authorization: `Bearer ${target.token}` },
+        expectBodyFile: target.captures[read.key].file,
+        // The bare route answers what it was given, many times faster than a real server: reading each of its
+        // bodies would make the load generator the limit. Every Sightline answer is checked.
+        checkEvery: target.key === 'bare' ? 10 : 1,
+      });
+    const on = (read) => targets.filter((t) => t.key !== 'bare' || read.vs === 'bare');
+    // The warm-up: the real servers' routes (the bare route has nothing to warm).
+    if (cfg.readWarmupSeconds > 0) for (const read of READS) for (const target of readers) await measure(read, target, cfg.readWarmupSeconds);
+    const measurements = [];
+    for (let round = 1; round <= cfg.readRounds; round++) {
+      for (const read of READS) {
+        const list = on(read);
+        for (let i = 0; i < list.length; i++) {
+          const target = list[(i + round - 1) % list.length];
+          const cpu0 = cpuMsNow(target.server.pid);
+          const r = await measure(read, target, cfg.seconds);
+          const serverCpuMsPerRequest = (cpuMsNow(target.server.pid) - cpu0) / r.requests;
+          const bad = r.non2xx + r.mismatches + r.errors + r.timeouts;
+          measurements.push({
+            engine,
+            read: read.key,
+            target: target.key,
+            round,
+            rps: r.rps,
+            p50: r.latencyMs.p50,
+            p99: r.latencyMs.p99,
+            bad,
+            statusCodes: r.statusCodes,
+            clientCpuShare: r.clientCpuShare,
+            bodiesChecked: r.bodiesChecked,
+            serverCpuMsPerRequest,
+          });
+          log(
+            `reads ${engine} round ${round} ${read.key} ${target.key}: ${fmtInt(r.rps)} req/s, p99 ${fmtMs(r.latencyMs.p99)} ms, server CPU ${fmtMs(serverCpuMsPerRequest)} ms/request, client CPU ${Math.round(r.clientCpuShare * 100)}%` +
+              (r.requests === 0 ? '; NO ANSWER within the measurement' : '') +
+              (bad ? `; WRONG ANSWERS: ${r.non2xx} non-2xx, ${r.mismatches} other bodies, ${r.errors} errors, ${r.timeouts} timeouts` : ''),
+          );
+        }
+      }
+    }
+    return measurements;
+  } finally {
+    await stopServer(bare);
+  }
+}
