@@ -9,4 +9,5 @@ export { type Bucket, RunMetricsQuery, RunMetricsSchema } from './metrics.schema
 export { bucketStarts, metricsGroups, metricsWindow, runMetrics } from './metrics.js';
 export { planList } from './score-plan.js';
 export { scoreSummaries, type ScoreSummary, withScoresText, withSummaries } from './score-summaries.js';
-export { forgetProjectWords, indexRuns, queryWords, searchText } from './search.js';
+export { forgetProjectWords, indexRuns, planSearch, queryWords, type SearchPlan, searchText } from './search.js';
+export { firstWindow, searchKeyColumn, type Stream, walkMatches } from './search-walk.js';
