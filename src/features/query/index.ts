@@ -3,7 +3,7 @@
 export { aggregateRuns, emptyAggregate } from './aggregate.js';
 export { metadataFilters, runFilterProperties, scoreFilter } from './filters.schemas.js';
 export { parseRunFilters, type RunFilters, runFilterWhere } from './filters.js';
-export { filteredListRequest } from './list-request.js';
+export { type FilteredList, filteredListRequest } from './list-request.js';
 export { bucketStart, type MetricInputs, metricsRangeFaults } from './metrics.rules.js';
 export { type Bucket, RunMetricsQuery, RunMetricsSchema } from './metrics.schemas.js';
 export { bucketStarts, metricsGroups, metricsWindow, runMetrics } from './metrics.js';

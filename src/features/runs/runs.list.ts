@@ -2,8 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database, RunRow } from '../../db/schema.js';
-import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
+import { keysetQuery, keysetRows, type Position } from '../../lib/pagination.js';
 import {
+  type FilteredList,
   planList,
   planSearch,
   queryWords,
@@ -32,14 +33,7 @@ const streamAfter = prepared((db, projectId: string, sortKey: number, id: string
   keysetQuery(streamOf(db, projectId), STREAM_ORDER, [sortKey, id], take),
 );
 
-export async function listRuns(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  projectId: string,
-  filters: RunFilters,
-  after: Position | null,
-  take: number,
-): Promise<KeysetRows<RunListRow>> {
+export const listRuns: FilteredList<RunListRow> = async (db, dialect, projectId, filters, after, take) => {
   if (filters.q !== undefined) return keysetRows(STREAM_ORDER, await searchedRuns(db, dialect, projectId, { ...filters, q: filters.q }, after, take));
   const filtered = Object.keys(filters).length > 0;
   const plan = await planList(db, projectId, filters);
@@ -51,7 +45,7 @@ export async function listRuns(
       ? await streamAfter(db, projectId, after[0], after[1], take)
       : await streamHead(db, projectId, take);
   return keysetRows(STREAM_ORDER, rows);
-}
+};
 
 /**
  * A page of runs that match `q` (and the other filters). A common word fills the page from the first

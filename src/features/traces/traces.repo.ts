@@ -3,10 +3,10 @@ import { toIso } from '../../lib/clock.js';
 import type { Dialect } from '../../db/dialect.js';
 import type { Database, TraceRow } from '../../db/schema.js';
 import type { RollupTotals } from '../../db/schema.runs.js';
-import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
+import { keysetQuery, keysetRows } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { type Run, toRun } from '../runs/index.js';
-import { planList, type RunFilters, runFilterWhere, type ScoreSummary, withSummaries } from '../query/index.js';
+import { type FilteredList, planList, runFilterWhere, type ScoreSummary, withSummaries } from '../query/index.js';
 import { previewOf } from './traces.preview.js';
 import { MAX_OUTLINE_RUNS, type RunOutline, type Trace } from './traces.schemas.js';
 
@@ -94,14 +94,7 @@ async function withHeads(db: Kysely<Database>, projectId: string, rows: TraceRow
  * `startedBefore` bound the trace's start; every other filter of the runs list selects the traces that
  * hold at least one run matching it (all of them together, on the same run).
  */
-export async function listTraces(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  projectId: string,
-  filters: RunFilters,
-  after: Position | null,
-  take: number,
-): Promise<KeysetRows<TraceListRow>> {
+export const listTraces: FilteredList<TraceListRow> = async (db, dialect, projectId, filters, after, take) => {
   const { startedAfter, startedBefore, ...runFilters } = filters;
   let query = db.selectFrom('traces').selectAll().where('traces.project_id', '=', projectId);
   if (startedAfter !== undefined) query = query.where('traces.start_time', '>=', startedAfter);
@@ -128,7 +121,7 @@ export async function listTraces(
   }
   const rows = await keysetQuery(query, TRACE_ORDER, after, take, { sortSelected: plan.few }).execute();
   return keysetRows(TRACE_ORDER, await withHeads(db, projectId, rows));
-}
+};
 
 /** The traces of a session or an end user, oldest first (at most `take`). */
 export async function listedTraces(
