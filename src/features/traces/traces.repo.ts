@@ -1,17 +1,15 @@
 import { sql, type Kysely } from 'kysely';
 import { toIso } from '../../lib/clock.js';
 import type { Dialect } from '../../db/dialect.js';
-import type { Database, TraceRow } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import type { RollupTotals } from '../../db/schema.runs.js';
 import { keysetQuery, keysetRows } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
-import { type Run, toRun } from '../runs/index.js';
 import { type FilteredList, planList, runFilterWhere, type ScoreSummary, withSummaries } from '../query/index.js';
-import { previewOf } from './traces.preview.js';
+import { type TraceListRow, withHeads } from './traces.heads.js';
 import { MAX_OUTLINE_RUNS, type RunOutline, type Trace } from './traces.schemas.js';
 
-/** A trace's row with the record of the run that represents it (its root, else its earliest run). */
-export type TraceListRow = TraceRow & { head: Run | null };
+export type { TraceListRow };
 
 const TRACE_ORDER = { sort: 'traces.start_time', id: 'traces.trace_id' } as const;
 
@@ -49,9 +47,9 @@ export function toTrace(row: TraceListRow, scores: ScoreSummary[]): Trace {
     latencyMs: Number(row.end_time) - Number(row.start_time),
     sessionId: row.session_id,
     userId: row.user_id,
-    tags: row.head?.tags ?? [],
-    input: previewOf(row.head?.inputs, 'input'),
-    output: previewOf(row.head?.outputs, 'output'),
+    tags: row.head.tags,
+    input: row.head.input,
+    output: row.head.output,
     scores,
   };
 }
@@ -59,34 +57,6 @@ export function toTrace(row: TraceListRow, scores: ScoreSummary[]): Trace {
 /** Traces as the API gives them, with their scores' summaries (one query for them all). */
 export function tracesWithScores(db: Kysely<Database>, dialect: Dialect, projectId: string, rows: TraceListRow[]): Promise<Trace[]> {
   return withSummaries(db, dialect, projectId, 'trace', rows, (row) => row.trace_id, toTrace);
-}
-
-/** The records that represent traces: their roots, else (while the root has not arrived) their earliest runs. */
-async function withHeads(db: Kysely<Database>, projectId: string, rows: TraceRow[]): Promise<TraceListRow[]> {
-  const roots = rows.filter((r) => r.root_run_id !== null).map((r) => r.root_run_id!);
-  const docs = new Map<string, string>();
-  if (roots.length > 0) {
-    for (const run of await db.selectFrom('runs').select(['id', 'doc']).where('project_id', '=', projectId).where('id', 'in', roots).execute())
-      docs.set(run.id, run.doc);
-  }
-  const heads: TraceListRow[] = [];
-  for (const row of rows) {
-    let doc = row.root_run_id ? docs.get(row.root_run_id) : undefined;
-    if (doc === undefined) {
-      const earliest = await db
-        .selectFrom('runs')
-        .select('doc')
-        .where('project_id', '=', projectId)
-        .where('trace_id', '=', row.trace_id)
-        .orderBy(sql`+start_time`) // a value, not the stream index's order: the trace's own runs, sorted
-        .orderBy('id')
-        .limit(1)
-        .executeTakeFirst();
-      doc = earliest?.doc;
-    }
-    heads.push({ ...row, head: doc === undefined ? null : toRun({ doc }) });
-  }
-  return heads;
 }
 
 /**
