@@ -6,7 +6,9 @@ import { TracePage, TraceSchema } from './traces.schemas.js';
 
 /** The traces list is sent as native JSON.stringify of its page: exactly what its response schema's serializer writes. */
 describe('the traces page', () => {
-  const bySchema = fastJson(TracePage, { schema: { Trace: TraceSchema } }) as (page: unknown) => string;
+  const bySchema = fastJson(TracePage as Parameters<typeof fastJson>[0], { schema: { Trace: TraceSchema as Parameters<typeof fastJson>[0] } }) as (
+    page: unknown,
+  ) => string;
   const text = fc.string({ unit: 'binary' }); // lone surrogates and control characters too
   const count = fc.integer({ min: 0, max: 1_000_000_000 });
   const row = fc.record({
