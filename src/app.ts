@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
-import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import { registerApiDocument } from './api-document.js';
@@ -33,10 +32,14 @@ import { problems } from './lib/problems.js';
 import { heapShedBytes, LoadShedder } from './lib/shedding.js';
 import { compileValidator } from './lib/validation.js';
 import { lazySerializers } from './lib/serialization.js';
+import { securityHeaders, serviceHelmetOptions } from './lib/security-headers.js';
 
 /** Bodies larger than this (batches, large runs) are decoded and handled a few at a time: the ingestion gate. */
 export const LARGE_BODY = 64 * 1024;
 export { BODY_LIMIT };
+
+/** A URL under /v1: its answers are never stored by a cache. */
+const V1_PATH = /^\/v1(?:[/?]|$)/;
 
 export interface BuildOptions {
   config: Config;
@@ -203,8 +206,9 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   // Nothing under /v1 may be stored by a cache. Set here rather than in the /v1 plugin so that it also
   // covers the answers given outside that plugin's hooks: 404s for unknown /v1 paths (the root
   // not-found handler) and framework errors.
-  app.addHook('onSend', async (request, reply) => {
-    if (/^\/v1(?:[/?]|$)/.test(request.url)) reply.header('cache-control', 'no-store');
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (V1_PATH.test(request.url)) reply.header('cache-control', 'no-store');
+    done(null, payload);
   });
 
   app.setErrorHandler((error, request, reply) => {
@@ -225,20 +229,12 @@ export async function buildApp(options: BuildOptions): Promise<App> {
 
   await registerApiDocument(app, config);
 
-  await app.register(helmet, {
-    // The API answers JSON; only the reference page at /docs loads scripts and styles (its own).
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        scriptSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        frameAncestors: ["'none'"],
-        // Only where the service is served over HTTPS: on http://localhost it would break /docs.
-        upgradeInsecureRequests: config.publicUrl.startsWith('https:') ? [] : null,
-      },
-    },
-    crossOriginResourcePolicy: { policy: 'same-site' },
+  // Helmet's headers on every response, worked out once (lib/security-headers.ts), set where
+  // @fastify/helmet set them: on the raw response, in an onRequest hook at this point of the chain.
+  const applySecurityHeaders = securityHeaders(serviceHelmetOptions(config.publicUrl));
+  app.addHook('onRequest', (_request, reply, done) => {
+    applySecurityHeaders(reply.raw);
+    done();
   });
 
   // Parses the Cookie header into request.cookies (the session and sign-in cookies) for the routes below.

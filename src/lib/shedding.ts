@@ -154,13 +154,16 @@ export class LoadShedder {
    */
   private async takeTurn(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
     const response = reply.raw;
-    let leave: Leave;
-    try {
-      leave = await whileOpen(response, (signal) => this.queue.enter(signal));
-    } catch (error) {
-      if (!(error instanceof QueueRefused)) throw error;
-      if (error.reason === 'aborted') throw problems.clientGone();
-      return false;
+    // A client already gone takes the waiting path, which answers it as gone.
+    let leave = response.destroyed ? null : this.queue.enterAtOnce();
+    if (!leave) {
+      try {
+        leave = await whileOpen(response, (signal) => this.queue.enter(signal));
+      } catch (error) {
+        if (!(error instanceof QueueRefused)) throw error;
+        if (error.reason === 'aborted') throw problems.clientGone();
+        return false;
+      }
     }
     places.set(request, leave);
     // A hijacked answer (written by its handler on the socket) runs no `onSend`: its place is given

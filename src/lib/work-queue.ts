@@ -58,11 +58,8 @@ export class WorkQueue {
    */
   enter(signal?: AbortSignal): Promise<Leave> {
     if (signal?.aborted) return Promise.reject(new QueueRefused('aborted'));
-    this.markTurns();
-    if (this.active < this.concurrency && this.waiting.size === 0 && performance.now() - this.turnStarted < this.sliceMs) {
-      this.active++;
-      return Promise.resolve(this.leaver());
-    }
+    const now = this.enterAtOnce();
+    if (now) return Promise.resolve(now);
     return new Promise<Leave>((resolve, reject) => {
       const refuse = (reason: 'timeout' | 'aborted') => {
         if (!this.waiting.delete(waiter)) return;
@@ -87,6 +84,20 @@ export class WorkQueue {
       signal?.addEventListener('abort', onAbort, { once: true });
       this.schedule();
     });
+  }
+
+  /**
+   * A place at once when one is free, nobody waits and the turn is young (what `enter` grants without
+   * waiting), else null (the caller waits with `enter`). Synchronous: most requests find a place so,
+   * and need no promise, timer or abort listener for it.
+   */
+  enterAtOnce(): Leave | null {
+    this.markTurns();
+    if (this.active < this.concurrency && this.waiting.size === 0 && performance.now() - this.turnStarted < this.sliceMs) {
+      this.active++;
+      return this.leaver();
+    }
+    return null;
   }
 
   private leaver(): Leave {

@@ -3,10 +3,11 @@
 export { aggregateRuns, emptyAggregate } from './aggregate.js';
 export { metadataFilters, runFilterProperties, scoreFilter } from './filters.schemas.js';
 export { parseRunFilters, type RunFilters, runFilterWhere } from './filters.js';
-export { filteredListRequest } from './list-request.js';
+export { type FilteredList, filteredListRequest } from './list-request.js';
 export { bucketStart, type MetricInputs, metricsRangeFaults } from './metrics.rules.js';
 export { type Bucket, RunMetricsQuery, RunMetricsSchema } from './metrics.schemas.js';
 export { bucketStarts, metricsGroups, metricsWindow, runMetrics } from './metrics.js';
 export { planList } from './score-plan.js';
 export { scoreSummaries, type ScoreSummary, withScoresText, withSummaries } from './score-summaries.js';
-export { forgetProjectWords, indexRuns, queryWords, searchText } from './search.js';
+export { forgetProjectWords, indexRuns, planSearch, queryWords, type SearchPlan, searchText } from './search.js';
+export { firstWindow, searchKeyColumn, type Stream, walkMatches } from './search-walk.js';

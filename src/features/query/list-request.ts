@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Principal } from '../../auth/tokens.js';
 import type { Database, ProjectRow } from '../../db/schema.js';
-import type { ListIdentity, PageRequest } from '../../lib/pagination.js';
+import type { Dialect } from '../../db/dialect.js';
+import type { KeysetRows, ListIdentity, PageRequest, Position } from '../../lib/pagination.js';
 import { requestedProject } from '../projects/index.js';
 import { parseRunFilters, type RunFilters } from './filters.js';
 
@@ -24,3 +25,13 @@ export async function filteredListRequest(
     identity: { endpoint, organizationId: request.principal.organizationId, parents: [project.id], filters: { ...filters } },
   };
 }
+
+/** A list filtered like the runs list, as `paginate` fetches it: `take` rows of a project's after a position. */
+export type FilteredList<Row> = (
+  db: Kysely<Database>,
+  dialect: Dialect,
+  projectId: string,
+  filters: RunFilters,
+  after: Position | null,
+  take: number,
+) => Promise<KeysetRows<Row>>;

@@ -1,5 +1,6 @@
-import { sql, type AliasedExpression, type Kysely } from 'kysely';
+import { sql, type AliasedExpression, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
+import { prepared } from '../../db/prepared.js';
 import type { Database } from '../../db/schema.js';
 import { MAX_SUMMARIES, type ScoreSummary } from './score-summaries.schemas.js';
 import type { ScoreDataType, ScoreTarget } from '../../schemas/records.js';
@@ -25,6 +26,30 @@ interface CellRow {
   total: number | null;
 }
 
+/** Which of `ids` have scores at all: one probe of `scores_target_idx` per id, on either engine. */
+const scoredSqlite = new Map<number, (db: Kysely<Database>, projectId: string, target: ScoreTarget, ...ids: string[]) => Promise<{ target_id: string }[]>>();
+// A probe per id whatever statistics PostgreSQL keeps (as the summaries below): `any(…)` on tables not yet
+// analyzed can read all the project's scores of the kind.
+const scoredPostgres = prepared((db, ids: string[], projectId: string, target: ScoreTarget) =>
+  db
+    .selectFrom(sql<{ w: string }>`unnest(${ids}::text[])`.as('w'))
+    .select(sql<string>`w`.as('target_id'))
+    .where(sql<SqlBool>`exists (select 1 from scores where project_id = ${projectId} and target = ${target} and target_id = w)`),
+);
+
+async function scoredTargets(db: Kysely<Database>, dialect: Dialect, projectId: string, target: ScoreTarget, ids: string[]): Promise<string[]> {
+  if (dialect === 'postgres') return (await scoredPostgres(db, ids, projectId, target)).map((row) => row.target_id);
+  let probe = scoredSqlite.get(ids.length);
+  if (!probe) {
+    // One compiled statement per number of ids (a page holds at most a few hundred), bound afresh each time.
+    probe = prepared((db, projectId: string, target: ScoreTarget, ...wanted: string[]) =>
+      db.selectFrom('scores').select('target_id').distinct().where('project_id', '=', projectId).where('target', '=', target).where('target_id', 'in', wanted),
+    );
+    scoredSqlite.set(ids.length, probe);
+  }
+  return (await probe(db, projectId, target, ...ids)).map((row) => row.target_id);
+}
+
 export async function scoreSummaries(
   db: Kysely<Database>,
   dialect: Dialect,
@@ -34,9 +59,12 @@ export async function scoreSummaries(
 ): Promise<Map<string, ScoreSummary[]>> {
   const summaries = new Map<string, ScoreSummary[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return summaries;
+  // Most listed items have no scores (and many projects none at all): which ones do is a probe per
+  // item, where summarizing costs its window functions' setup even over no scores at all.
+  const wanted = await scoredTargets(db, dialect, projectId, target, [...new Set(ids)]);
+  if (wanted.length === 0) return summaries;
   const labelOrder = dialect === 'postgres' ? sql`label collate "C"` : sql`label`;
   // Per target, name, type and label: the count and the values' sum (one index range per target).
-  const wanted = [...new Set(ids)];
   const cells: AliasedExpression<CellRow, 'cells'> =
     dialect === 'postgres'
       ? // One exact probe of scores_target_idx per target, whatever statistics PostgreSQL keeps: with `in`,

@@ -2,6 +2,7 @@
 // (ESLint: sightline/tiers); everything else in the folder is its own business.
 export { toRun } from './runs.document.js';
 export { ingestRuns } from './runs.ingest.js';
-export { getRun, listRuns, type RunListRow } from './runs.repo.js';
+export { getRun } from './runs.repo.js';
+export { listRuns, type RunListRow } from './runs.list.js';
 export { runRoutes } from './runs.routes.js';
 export { type Run, RunWithScoresSchema } from './runs.schemas.js';

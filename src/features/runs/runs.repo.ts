@@ -3,14 +3,11 @@ import { writeTransaction } from '../../db/rowwise.js';
 import { foundRow } from '../../db/rows.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Dialect } from '../../db/dialect.js';
 import type { Database, RunRow } from '../../db/schema.js';
-import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { problems, type FieldError } from '../../lib/problems.js';
-import { prepared } from '../../db/prepared.js';
 import { requireTimestamp } from '../../lib/clock.js';
 import { runRecord, serializeRun, toRun } from './runs.document.js';
-import { indexRuns, planList, type RunFilters, runFilterWhere, searchText } from '../query/index.js';
+import { indexRuns, searchText } from '../query/index.js';
 import { jsonValueFault } from '../../lib/json.js';
 import { runStateFaults, TERMINAL_STATUSES, usageWithTotal, type StoredUsage } from './runs.rules.js';
 import { contributionOf, rollUp, type Contribution } from './runs.rollups.js';
@@ -18,41 +15,6 @@ import { projectPrices, runCost } from '../models/index.js';
 import type { RunPatch } from './runs.schemas.js';
 
 export { toRun };
-
-/** What a list page needs of a run: its sort key, id and stored record. */
-export type RunListRow = Pick<RunRow, 'start_time' | 'id' | 'doc'>;
-
-/** A project's runs as a list page needs them, and the stream's order (newest first, id as tie-breaker). */
-const streamOf = (db: Kysely<Database>, projectId: string) =>
-  db.selectFrom('runs').select(['runs.start_time', 'runs.id', 'runs.doc']).where('runs.project_id', '=', projectId);
-const STREAM_ORDER = { sort: 'runs.start_time', id: 'runs.id' } as const;
-
-// The unfiltered stream is what the dashboard and most clients read: compiled once, then only re-bound.
-// Filtered pages vary in shape and are built per request, from the same pieces.
-const streamHead = prepared((db, projectId: string, take: number) => keysetQuery(streamOf(db, projectId), STREAM_ORDER, null, take));
-const streamAfter = prepared((db, projectId: string, sortKey: number, id: string, take: number) =>
-  keysetQuery(streamOf(db, projectId), STREAM_ORDER, [sortKey, id], take),
-);
-
-export async function listRuns(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  projectId: string,
-  filters: RunFilters,
-  after: Position | null,
-  take: number,
-): Promise<KeysetRows<RunListRow>> {
-  const filtered = Object.keys(filters).length > 0;
-  const plan = await planList(db, projectId, filters);
-  const rows = filtered
-    ? await keysetQuery(streamOf(db, projectId).where(runFilterWhere(dialect, filters, plan)), STREAM_ORDER, after, take, {
-        sortSelected: plan.few,
-      }).execute()
-    : after
-      ? await streamAfter(db, projectId, after[0], after[1], take)
-      : await streamHead(db, projectId, take);
-  return keysetRows(STREAM_ORDER, rows);
-}
 
 export async function getRun(db: Kysely<Database> | Transaction<Database>, projectId: string, runId: string): Promise<RunRow> {
   const run = db.selectFrom('runs').selectAll().where('project_id', '=', projectId).where('id', '=', runId);

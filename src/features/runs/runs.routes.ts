@@ -17,7 +17,8 @@ import {
 } from '../query/index.js';
 import { routeKit } from '../route-kit.js';
 import { ingestRuns } from './runs.ingest.js';
-import { getRun, listRuns, patchRun } from './runs.repo.js';
+import { getRun, patchRun } from './runs.repo.js';
+import { listRuns } from './runs.list.js';
 import { BatchBodySchema, BatchResultSchema, ListRunsQuery, RunInputSchema, RunPage, RunPatchSchema } from './runs.schemas.js';
 import { ProjectParams, ProjectRunParams } from '../../schemas/records.js';
 

@@ -1,17 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 import { toIso } from '../../lib/clock.js';
 import type { Dialect } from '../../db/dialect.js';
-import type { Database, TraceRow } from '../../db/schema.js';
+import type { Database } from '../../db/schema.js';
 import type { RollupTotals } from '../../db/schema.runs.js';
-import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
+import { keysetQuery, keysetRows } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
-import { type Run, toRun } from '../runs/index.js';
-import { planList, type RunFilters, runFilterWhere, type ScoreSummary, withSummaries } from '../query/index.js';
-import { previewOf } from './traces.preview.js';
+import { rawRows } from '../../db/raw-rows.js';
+import { type FilteredList, planList, runFilterWhere, type ScoreSummary, withSummaries } from '../query/index.js';
+import { type TraceListRow, withHeads } from './traces.heads.js';
 import { MAX_OUTLINE_RUNS, type RunOutline, type Trace } from './traces.schemas.js';
 
-/** A trace's row with the record of the run that represents it (its root, else its earliest run). */
-export type TraceListRow = TraceRow & { head: Run | null };
+export type { TraceListRow };
 
 const TRACE_ORDER = { sort: 'traces.start_time', id: 'traces.trace_id' } as const;
 
@@ -49,9 +48,9 @@ export function toTrace(row: TraceListRow, scores: ScoreSummary[]): Trace {
     latencyMs: Number(row.end_time) - Number(row.start_time),
     sessionId: row.session_id,
     userId: row.user_id,
-    tags: row.head?.tags ?? [],
-    input: previewOf(row.head?.inputs, 'input'),
-    output: previewOf(row.head?.outputs, 'output'),
+    tags: row.head.tags,
+    input: row.head.input,
+    output: row.head.output,
     scores,
   };
 }
@@ -61,47 +60,12 @@ export function tracesWithScores(db: Kysely<Database>, dialect: Dialect, project
   return withSummaries(db, dialect, projectId, 'trace', rows, (row) => row.trace_id, toTrace);
 }
 
-/** The records that represent traces: their roots, else (while the root has not arrived) their earliest runs. */
-async function withHeads(db: Kysely<Database>, projectId: string, rows: TraceRow[]): Promise<TraceListRow[]> {
-  const roots = rows.filter((r) => r.root_run_id !== null).map((r) => r.root_run_id!);
-  const docs = new Map<string, string>();
-  if (roots.length > 0) {
-    for (const run of await db.selectFrom('runs').select(['id', 'doc']).where('project_id', '=', projectId).where('id', 'in', roots).execute())
-      docs.set(run.id, run.doc);
-  }
-  const heads: TraceListRow[] = [];
-  for (const row of rows) {
-    let doc = row.root_run_id ? docs.get(row.root_run_id) : undefined;
-    if (doc === undefined) {
-      const earliest = await db
-        .selectFrom('runs')
-        .select('doc')
-        .where('project_id', '=', projectId)
-        .where('trace_id', '=', row.trace_id)
-        .orderBy(sql`+start_time`) // a value, not the stream index's order: the trace's own runs, sorted
-        .orderBy('id')
-        .limit(1)
-        .executeTakeFirst();
-      doc = earliest?.doc;
-    }
-    heads.push({ ...row, head: doc === undefined ? null : toRun({ doc }) });
-  }
-  return heads;
-}
-
 /**
  * A project's traces, newest first (by their earliest start), then by trace id. `startedAfter` and
  * `startedBefore` bound the trace's start; every other filter of the runs list selects the traces that
  * hold at least one run matching it (all of them together, on the same run).
  */
-export async function listTraces(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  projectId: string,
-  filters: RunFilters,
-  after: Position | null,
-  take: number,
-): Promise<KeysetRows<TraceListRow>> {
+export const listTraces: FilteredList<TraceListRow> = async (db, dialect, projectId, filters, after, take) => {
   const { startedAfter, startedBefore, ...runFilters } = filters;
   let query = db.selectFrom('traces').selectAll().where('traces.project_id', '=', projectId);
   if (startedAfter !== undefined) query = query.where('traces.start_time', '>=', startedAfter);
@@ -128,7 +92,7 @@ export async function listTraces(
   }
   const rows = await keysetQuery(query, TRACE_ORDER, after, take, { sortSelected: plan.few }).execute();
   return keysetRows(TRACE_ORDER, await withHeads(db, projectId, rows));
-}
+};
 
 /** The traces of a session or an end user, oldest first (at most `take`). */
 export async function listedTraces(
@@ -160,44 +124,48 @@ export async function getTrace(
   const row = await db.selectFrom('traces').selectAll().where('project_id', '=', projectId).where('trace_id', '=', traceId).executeTakeFirst();
   if (!row) throw problems.notFound(`Trace ${traceId} does not exist in this project.`);
   const [head] = await withHeads(db, projectId, [row]);
-  const runs = await db
-    .selectFrom('runs')
-    .select(['id', 'parent_run_id', 'name', 'kind', 'status', 'start_time', 'end_time', 'latency_ms', 'model', 'total_tokens', 'cost'])
-    .where('project_id', '=', projectId)
-    .where('trace_id', '=', traceId)
-    .orderBy(sql`+start_time`) // the trace's runs by its index, sorted: not a walk of the project's runs in start order
-    .orderBy('id')
-    .limit(MAX_OUTLINE_RUNS + 1)
-    .execute();
+  const runs = (await rawRows(
+    db,
+    db
+      .selectFrom('runs')
+      .select(['id', 'parent_run_id', 'name', 'kind', 'status', 'start_time', 'end_time', 'latency_ms', 'model', 'total_tokens', 'cost'])
+      .where('project_id', '=', projectId)
+      .where('trace_id', '=', traceId)
+      .orderBy(sql`+start_time`) // the trace's runs by its index, sorted: not a walk of the project's runs in start order
+      .orderBy('id')
+      .limit(MAX_OUTLINE_RUNS + 1),
+  )) as OutlineRow[];
   const truncated = runs.length > MAX_OUTLINE_RUNS;
   const [trace] = await tracesWithScores(db, dialect, projectId, [head!]);
   return { trace: trace!, runs: treeOrder(truncated ? runs.slice(0, MAX_OUTLINE_RUNS) : runs), truncated };
 }
 
-type OutlineRow = {
-  id: string;
-  parent_run_id: string | null;
-  name: string;
-  kind: string;
-  status: string;
-  start_time: number;
-  end_time: number | null;
-  latency_ms: number | null;
-  model: string | null;
-  total_tokens: number | null;
-  cost: number | null;
-};
+/** An outline's columns, as `rawRows` reads them: id, parent_run_id, name, kind, status, start_time, end_time, latency_ms, model, total_tokens, cost. */
+type OutlineRow = [
+  id: string,
+  parentRunId: string | null,
+  name: string,
+  kind: string,
+  status: string,
+  startTime: number,
+  endTime: number | null,
+  latencyMs: number | null,
+  model: string | null,
+  totalTokens: number | null,
+  cost: number | null,
+];
 
 /** Parents before their children, siblings by start time (the rows come so ordered); runs whose parent is absent start a tree of their own. */
 function treeOrder(rows: OutlineRow[]): RunOutline[] {
-  const ids = new Set(rows.map((r) => r.id));
+  const ids = new Set(rows.map((r) => r[0]));
   const children = new Map<string, OutlineRow[]>();
   const tops: OutlineRow[] = [];
   for (const row of rows) {
-    if (row.parent_run_id !== null && ids.has(row.parent_run_id) && row.parent_run_id !== row.id) {
-      const siblings = children.get(row.parent_run_id) ?? [];
+    const parent = row[1];
+    if (parent !== null && ids.has(parent) && parent !== row[0]) {
+      const siblings = children.get(parent) ?? [];
       siblings.push(row);
-      children.set(row.parent_run_id, siblings);
+      children.set(parent, siblings);
     } else tops.push(row);
   }
   const out: RunOutline[] = [];
@@ -206,25 +174,32 @@ function treeOrder(rows: OutlineRow[]): RunOutline[] {
   const stack: [OutlineRow, number][] = tops.reverse().map((row) => [row, 0]);
   while (stack.length > 0) {
     const [row, depth] = stack.pop()!;
-    if (seen.has(row.id)) continue;
-    seen.add(row.id);
-    out.push({
-      id: row.id,
-      parentRunId: row.parent_run_id,
-      depth,
-      name: row.name,
-      kind: row.kind as RunOutline['kind'],
-      status: row.status as RunOutline['status'],
-      startTime: toIso(Number(row.start_time)),
-      endTime: row.end_time === null ? null : toIso(Number(row.end_time)),
-      latencyMs: row.latency_ms === null ? null : Number(row.latency_ms),
-      model: row.model,
-      totalTokens: row.total_tokens === null ? null : Number(row.total_tokens),
-      cost: row.cost,
-    });
-    for (const child of [...(children.get(row.id) ?? [])].reverse()) stack.push([child, depth + 1]);
+    if (seen.has(row[0])) continue;
+    seen.add(row[0]);
+    out.push(outlineOf(row, row[1], depth));
+    const below = children.get(row[0]);
+    if (below) for (let i = below.length - 1; i >= 0; i--) stack.push([below[i]!, depth + 1]);
   }
   // Runs on a cycle of parents (possible across calls) are listed at the top level rather than lost.
-  for (const row of rows) if (!seen.has(row.id)) out.push({ ...treeOrder([{ ...row, parent_run_id: null }])[0]!, parentRunId: row.parent_run_id });
+  for (const row of rows) if (!seen.has(row[0])) out.push(outlineOf(row, row[1], 0));
   return out;
+}
+
+/** A run's outline, in the schema's order. */
+function outlineOf(row: OutlineRow, parentRunId: string | null, depth: number): RunOutline {
+  const [id, , name, kind, status, startTime, endTime, latencyMs, model, totalTokens, cost] = row;
+  return {
+    id,
+    parentRunId,
+    depth,
+    name,
+    kind: kind as RunOutline['kind'],
+    status: status as RunOutline['status'],
+    startTime: toIso(Number(startTime)),
+    endTime: endTime === null ? null : toIso(Number(endTime)),
+    latencyMs: latencyMs === null ? null : Number(latencyMs),
+    model,
+    totalTokens: totalTokens === null ? null : Number(totalTokens),
+    cost,
+  };
 }

@@ -25,7 +25,7 @@ export function traceRoutes(app: App, { db, dialect, cursors }: Deps): void {
       querystring: ListTracesQuery,
       response: { 200: TracePage },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const { project, filters, page, identity } = await filteredListRequest(db, request, 'traces');
       const found = await paginate(
         cursors,
@@ -34,7 +34,9 @@ export function traceRoutes(app: App, { db, dialect, cursors }: Deps): void {
         (after, take) => listTraces(db, dialect, project.id, filters, after, take),
         (row) => row,
       );
-      return { ...found, items: await tracesWithScores(db, dialect, project.id, found.items) };
+      // Native JSON.stringify of the page built in the schema's shape and order (toTrace; the envelope's
+      // from paginate): what the schema's serializer writes (traces.serialize.test.ts), in a fraction of its time.
+      return sendJsonText(reply, JSON.stringify({ ...found, items: await tracesWithScores(db, dialect, project.id, found.items) }));
     },
   });
 
