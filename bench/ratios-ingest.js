@@ -55,7 +55,7 @@ export async function buildPayloads(codec, cfg) {
  * One measurement: `tree`'s server on a fresh database, the warm-up into its own project, then every request
  * of `way` timed, the stored runs checked. `snapshotFile`: where to write the database as it was just before
  * the measured requests (for the limit). `then(databaseUrl)`: run once the server has stopped (or, with `keep`,
- * while it idles), before the database goes: its answer is `then` of the result. `keep`: leave the server
+ * while it idles), before the database goes: what it answers is returned as `after`. `keep`: leave the server
  * running and the database in place (the reads use them). `profileDir`: run the server with --cpu-prof (the
  * profile is written when it stops).
  */

@@ -105,7 +105,7 @@ async function ingestPhase(engine, trees, data, results) {
         stored.push(result);
         if (measuring) results.ingest.push(bare(result));
         if (after) results.limits.push(after);
-        if (reader) readers.push({ ...reader, rssPeaks: [] });
+        if (reader) readers.push(reader);
         if (result.peakRssKb) notePeak(results, engine, tree.key, result.peakRssKb);
       }
     }
@@ -162,13 +162,13 @@ async function main() {
   // Start first, on a quiet core; the last servers' idle minutes overlap what follows.
   const start = only.has('start') ? await startPhase(trees, cfg) : null;
   const codec = await otlpCodec(root);
-  const data = { ...(await buildPayloads(codec, cfg)), codec };
-  log(
-    `payloads: ${cfg.runs / cfg.batch} requests of ${cfg.batch}: protobuf ~${Math.round(data.sizes.otlp / 1024)} KiB, batch JSON ~${Math.round(data.sizes.batch / 1024)} KiB each`,
-  );
+  const data = only.has('ingest') || only.has('reads') ? { ...(await buildPayloads(codec, cfg)), codec } : { sizes: {} };
+  if (data.codec) {
+    const kib = (bytes) => Math.round(bytes / 1024);
+    log(`payloads: ${cfg.runs / cfg.batch} requests of ${cfg.batch}: protobuf ~${kib(data.sizes.otlp)} KiB, batch JSON ~${kib(data.sizes.batch)} KiB each`);
+  }
   const results = { ingest: [], limits: [], reads: [], captures: [], peakRss: {}, start: null, profile: null };
-  for (const engine of cfg.engines) {
-    if (!only.has('ingest') && !only.has('reads')) break;
+  for (const engine of data.codec ? cfg.engines : []) {
     const readers = await ingestPhase(engine, trees, data, results);
     try {
       if (only.has('reads')) await readsPhase(engine, readers, data, results);
