@@ -8,7 +8,7 @@ import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { dialectOf, type Dialect } from './dialect.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
-import { registerSqliteRoot, sqliteRoot } from './rowwise.js';
+import { registerSqliteRoot } from './rowwise.js';
 
 export interface Storage {
   db: Kysely<Database>;
@@ -60,14 +60,7 @@ const LARGE_STATEMENTS = 8;
 /** SQL text past this many characters is a long statement (a bulk insert of many rows). */
 const LONG_STATEMENT = 4096;
 
-/**
- * The SQLite connection behind a Kysely instance (null on PostgreSQL), for the one place that reads
- * many rows at once: a query Kysely compiled, iterated synchronously as raw arrays (the aggregation of
- * runs), without an async step per row.
- */
-export function sqliteHandle(db: Kysely<Database>): BetterSqlite3.Database | null {
-  return sqliteRoot(db);
-}
+export { sqliteHandle } from './rowwise.js';
 
 /** What opening storage needs from the configuration: the engine, and SQLite's durability. */
 export type StorageConfig = Pick<Config, 'database' | 'sqliteSynchronous'>;

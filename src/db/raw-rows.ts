@@ -1,23 +1,10 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery, Kysely } from 'kysely';
-import { sqliteHandle } from './index.js';
+import { PerConnection, sqliteHandle } from './rowwise.js';
 import type { Database } from './schema.js';
 
-const statements = new WeakMap<BetterSqlite3.Database, Map<string, BetterSqlite3.Statement>>();
 /** Raw-mode statements kept per connection (their own: a statement's mode is its own state). */
-const MOST_STATEMENTS = 64;
-
-function rawStatement(handle: BetterSqlite3.Database, sqlText: string): BetterSqlite3.Statement {
-  let byText = statements.get(handle);
-  if (!byText) statements.set(handle, (byText = new Map()));
-  let statement = byText.get(sqlText);
-  if (!statement) {
-    if (byText.size >= MOST_STATEMENTS) byText.delete(byText.keys().next().value!);
-    statement = handle.prepare(sqlText).raw(true);
-    byText.set(sqlText, statement);
-  }
-  return statement;
-}
+const statements = new PerConnection<BetterSqlite3.Statement>(64);
 
 /**
  * The rows of a query as arrays of their values, in the order the query selects its columns. On SQLite
@@ -29,6 +16,7 @@ function rawStatement(handle: BetterSqlite3.Database, sqlText: string): BetterSq
 export async function rawRows(db: Kysely<Database>, query: { compile(): CompiledQuery }): Promise<unknown[][]> {
   const compiled = query.compile();
   const handle = sqliteHandle(db);
-  if (handle && !handle.inTransaction) return rawStatement(handle, compiled.sql).all(...(compiled.parameters as unknown[])) as unknown[][];
+  if (handle && !handle.inTransaction)
+    return statements.get(handle, compiled.sql, () => handle.prepare(compiled.sql).raw(true)).all(...(compiled.parameters as unknown[])) as unknown[][];
   return (await db.executeQuery<Record<string, unknown>>(compiled)).rows.map((row) => Object.values(row));
 }

@@ -13,8 +13,11 @@ export function registerSqliteRoot(db: Kysely<Database>, handle: Handle): void {
   roots.set(db, handle);
 }
 
-/** The driver handle behind a SQLite Kysely instance (null on PostgreSQL). */
-export function sqliteRoot(db: Kysely<Database>): Handle | null {
+/**
+ * The SQLite connection behind a Kysely instance (null on PostgreSQL), for reads of many rows at once
+ * run on it synchronously (the aggregation of runs, `rawRows`). Writes go through `writeTransaction`.
+ */
+export function sqliteHandle(db: Kysely<Database>): Handle | null {
   return roots.get(db) ?? null;
 }
 
@@ -40,13 +43,36 @@ export function heldSqlite(db: Db): Handle | null {
   return held.get(db) ?? null;
 }
 
+/**
+ * Values kept per SQLite connection and key (prepared statements), at most `most` per connection, the
+ * least recently used dropped first: a statement holds its compiled program in native memory.
+ */
+export class PerConnection<V> {
+  private readonly byHandle = new WeakMap<Handle, Map<string, V>>();
+
+  constructor(private readonly most: number) {}
+
+  get(handle: Handle, key: string, make: () => V): V {
+    let kept = this.byHandle.get(handle);
+    if (!kept) this.byHandle.set(handle, (kept = new Map()));
+    let value = kept.get(key);
+    if (value === undefined) {
+      if (kept.size >= this.most) kept.delete(kept.keys().next().value!);
+      value = make();
+    } else kept.delete(key);
+    kept.set(key, value);
+    return value;
+  }
+}
+
 interface RowStatement {
   statement: BetterSqlite3.Statement;
   /** For each parameter of the statement, the index of the column whose value it takes. */
   order: number[];
 }
 
-const statements = new WeakMap<Handle, Map<string, RowStatement>>();
+/** One per shape of row a writer names (a handful of tables): the bound is a backstop. */
+const statements = new PerConnection<RowStatement>(256);
 const SENTINEL = '\u0000sightline-column:';
 
 /**
@@ -64,10 +90,7 @@ export function eachRow<Row extends object>(
   build: (db: Db, row: Row) => Compilable<unknown> | CompiledQuery,
   rows: readonly Row[],
 ): BetterSqlite3.RunResult[] {
-  let cache = statements.get(handle);
-  if (!cache) statements.set(handle, (cache = new Map()));
-  let prepared = cache.get(key);
-  if (!prepared) {
+  const { statement, order } = statements.get(handle, key, () => {
     const placeholders = Object.fromEntries(columns.map((c, i) => [c, `${SENTINEL}${i}`]));
     const query = build(db, placeholders as Row);
     const compiled = 'compile' in query ? query.compile() : query;
@@ -76,10 +99,8 @@ export function eachRow<Row extends object>(
       if (index < 0) throw new Error(`eachRow: a parameter of ${key} is not a column of the row: ${compiled.sql}`);
       return index;
     });
-    prepared = { statement: handle.prepare(compiled.sql), order };
-    cache.set(key, prepared);
-  }
-  const { statement, order } = prepared;
+    return { statement: handle.prepare(compiled.sql), order };
+  });
   const results: BetterSqlite3.RunResult[] = new Array(rows.length);
   const values: unknown[] = new Array(order.length);
   for (let r = 0; r < rows.length; r++) {
