@@ -9,6 +9,7 @@ import type { Database } from './schema.js';
 import { dialectOf, type Dialect } from './dialect.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { registerSqliteRoot } from './rowwise.js';
+import { withStatementCache } from './statements.js';
 
 export interface Storage {
   db: Kysely<Database>;
@@ -28,37 +29,6 @@ function pgTypes(types: typeof pg.types): pg.CustomTypesConfig {
     },
   };
 }
-
-/**
- * Kysely prepares every query afresh; on SQLite preparing costs as much as running a small indexed
- * query, so statements are reused by their SQL text. Bounded in count and in memory: a prepared
- * statement holds its compiled program in native memory, which for a multi-row insert of thousands of
- * parameters is large, so long statements (bulk inserts, one per row count) have a small cache of their
- * own, the least recently used dropped first.
- */
-function withStatementCache(database: BetterSqlite3.Database) {
-  const small = new Map<string, BetterSqlite3.Statement>();
-  const large = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => database.close(),
-    prepare: (sqlText: string) => {
-      const cache = sqlText.length > LONG_STATEMENT ? large : small;
-      let statement = cache.get(sqlText);
-      if (statement) {
-        cache.delete(sqlText);
-      } else {
-        if (cache.size >= (cache === large ? LARGE_STATEMENTS : SMALL_STATEMENTS)) cache.delete(cache.keys().next().value!);
-        statement = database.prepare(sqlText);
-      }
-      cache.set(sqlText, statement);
-      return statement;
-    },
-  };
-}
-const SMALL_STATEMENTS = 500;
-const LARGE_STATEMENTS = 8;
-/** SQL text past this many characters is a long statement (a bulk insert of many rows). */
-const LONG_STATEMENT = 4096;
 
 export { sqliteHandle } from './rowwise.js';
 
