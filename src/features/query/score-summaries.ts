@@ -56,12 +56,14 @@ export async function scoreSummaries(
   projectId: string,
   target: ScoreTarget,
   ids: readonly string[],
+  /** Which of `ids` have scores, when the caller's own query said so (then no probe is made). */
+  scored?: readonly string[],
 ): Promise<Map<string, ScoreSummary[]>> {
   const summaries = new Map<string, ScoreSummary[]>(ids.map((id) => [id, []]));
   if (ids.length === 0) return summaries;
   // Most listed items have no scores (and many projects none at all): which ones do is a probe per
   // item, where summarizing costs its window functions' setup even over no scores at all.
-  const wanted = await scoredTargets(db, dialect, projectId, target, [...new Set(ids)]);
+  const wanted = scored ? [...new Set(scored)] : await scoredTargets(db, dialect, projectId, target, [...new Set(ids)]);
   if (wanted.length === 0) return summaries;
   const labelOrder = dialect === 'postgres' ? sql`label collate "C"` : sql`label`;
   // Per target, name, type and label: the count and the values' sum (one index range per target).

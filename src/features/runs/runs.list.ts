@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database, RunRow } from '../../db/schema.js';
@@ -17,8 +17,11 @@ import {
   walkMatches,
 } from '../query/index.js';
 
-/** What a list page needs of a run: its sort key, id and stored record. */
-export type RunListRow = Pick<RunRow, 'start_time' | 'id' | 'doc'>;
+/**
+ * What a list page needs of a run: its sort key, id and stored record; and, when the page was read with
+ * it, whether the run has scores (`scoreSummaries` then needs no probe of its own).
+ */
+export type RunListRow = Pick<RunRow, 'start_time' | 'id' | 'doc'> & { scored?: unknown };
 
 /** A project's runs as a list page needs them, and the stream's order (newest first, id as tie-breaker). */
 const streamOf = (db: Kysely<Database>, projectId: string) =>
@@ -27,10 +30,16 @@ const STREAM_ORDER = { sort: 'runs.start_time', id: 'runs.id' } as const;
 const positionOf = (row: { start_time: number; id: string }): Position => [Number(row.start_time), row.id];
 
 // The unfiltered stream is what the dashboard and most clients read: compiled once, then only re-bound.
-// Filtered pages vary in shape and are built per request, from the same pieces.
-const streamHead = prepared((db, projectId: string, take: number) => keysetQuery(streamOf(db, projectId), STREAM_ORDER, null, take));
+// It also says which runs have scores (a probe of scores_target_idx per run of the page, in the same
+// query: on PostgreSQL one round trip fewer per page). Filtered pages vary in shape and are built per
+// request, from the same pieces; a sorted filtered page would probe every run it sorts, so they leave
+// the probe to `scoreSummaries`.
+const scoredColumn =
+  sql<unknown>`exists (select 1 from scores where scores.project_id = runs.project_id and scores.target = 'run' and scores.target_id = runs.id)`.as('scored');
+const scoredStreamOf = (db: Kysely<Database>, projectId: string) => streamOf(db, projectId).select(scoredColumn);
+const streamHead = prepared((db, projectId: string, take: number) => keysetQuery(scoredStreamOf(db, projectId), STREAM_ORDER, null, take));
 const streamAfter = prepared((db, projectId: string, sortKey: number, id: string, take: number) =>
-  keysetQuery(streamOf(db, projectId), STREAM_ORDER, [sortKey, id], take),
+  keysetQuery(scoredStreamOf(db, projectId), STREAM_ORDER, [sortKey, id], take),
 );
 
 export const listRuns: FilteredList<RunListRow> = async (db, dialect, projectId, filters, after, take) => {

@@ -56,12 +56,15 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
         (row) => row,
       );
       // One grouped query for the page's scores, spliced into the stored records.
+      // The unfiltered stream's rows say which runs have scores (`scored`); other pages are probed.
+      const known = page.items.every((row) => row.scored !== undefined);
       const scores = await scoreSummaries(
         db,
         dialect,
         project.id,
         'run',
         page.items.map((row) => row.id),
+        known ? page.items.filter((row) => Boolean(row.scored)).map((row) => row.id) : undefined,
       );
       return sendJsonText(reply, pageJson({ ...page, items: page.items.map((row) => withScoresText(row.doc, scores.get(row.id) ?? [])) }));
     },
