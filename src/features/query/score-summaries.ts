@@ -117,6 +117,15 @@ export async function scoreSummaries(
   return summaries;
 }
 
+/**
+ * The ids of the rows whose query said their target has scores (an `exists` column: 1/0 on SQLite,
+ * true/false on PostgreSQL), or undefined when some row was read without it.
+ */
+export function scoredIds<Row>(rows: readonly Row[], idOf: (row: Row) => string, scoredOf: (row: Row) => unknown): string[] | undefined {
+  if (!rows.every((row) => scoredOf(row) !== undefined)) return undefined;
+  return rows.filter((row) => Boolean(scoredOf(row))).map(idOf);
+}
+
 /** Items made from rows, each with its scores' summaries (one query for them all). */
 export async function withSummaries<Row, Item>(
   db: Kysely<Database>,
@@ -126,8 +135,11 @@ export async function withSummaries<Row, Item>(
   rows: readonly Row[],
   idOf: (row: Row) => string,
   toItem: (row: Row, scores: ScoreSummary[]) => Item,
+  /** Whether a row's target has scores, when the rows' own query said so (undefined: it did not). */
+  scoredOf?: (row: Row) => unknown,
 ): Promise<Item[]> {
-  const summaries = await scoreSummaries(db, dialect, projectId, target, rows.map(idOf));
+  const scored = scoredOf ? scoredIds(rows, idOf, scoredOf) : undefined;
+  const summaries = await scoreSummaries(db, dialect, projectId, target, rows.map(idOf), scored);
   return rows.map((row) => toItem(row, summaries.get(idOf(row)) ?? []));
 }
 

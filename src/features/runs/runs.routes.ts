@@ -13,6 +13,7 @@ import {
   RunMetricsQuery,
   RunMetricsSchema,
   scoreSummaries,
+  scoredIds,
   withScoresText,
 } from '../query/index.js';
 import { routeKit } from '../route-kit.js';
@@ -57,14 +58,18 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
       );
       // One grouped query for the page's scores, spliced into the stored records.
       // The unfiltered stream's rows say which runs have scores (`scored`); other pages are probed.
-      const known = page.items.every((row) => row.scored !== undefined);
+      const ids = page.items.map((row) => row.id);
       const scores = await scoreSummaries(
         db,
         dialect,
         project.id,
         'run',
-        page.items.map((row) => row.id),
-        known ? page.items.filter((row) => Boolean(row.scored)).map((row) => row.id) : undefined,
+        ids,
+        scoredIds(
+          page.items,
+          (row) => row.id,
+          (row) => row.scored,
+        ),
       );
       return sendJsonText(reply, pageJson({ ...page, items: page.items.map((row) => withScoresText(row.doc, scores.get(row.id) ?? [])) }));
     },

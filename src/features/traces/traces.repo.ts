@@ -57,8 +57,22 @@ export function toTrace(row: TraceListRow, scores: ScoreSummary[]): Trace {
 
 /** Traces as the API gives them, with their scores' summaries (one query for them all). */
 export function tracesWithScores(db: Kysely<Database>, dialect: Dialect, projectId: string, rows: TraceListRow[]): Promise<Trace[]> {
-  return withSummaries(db, dialect, projectId, 'trace', rows, (row) => row.trace_id, toTrace);
+  return withSummaries(
+    db,
+    dialect,
+    projectId,
+    'trace',
+    rows,
+    (row) => row.trace_id,
+    toTrace,
+    (row) => (row as { scored?: unknown }).scored,
+  );
 }
+
+const scoredTrace =
+  sql<unknown>`exists (select 1 from scores where scores.project_id = traces.project_id and scores.target = 'trace' and scores.target_id = traces.trace_id)`.as(
+    'scored',
+  );
 
 /**
  * A project's traces, newest first (by their earliest start), then by trace id. `startedAfter` and
@@ -90,7 +104,11 @@ export const listTraces: FilteredList<TraceListRow> = async (db, dialect, projec
       ),
     );
   }
-  const rows = await keysetQuery(query, TRACE_ORDER, after, take, { sortSelected: plan.few }).execute();
+  // Unfiltered (a project's home page), the page's query also says which traces have scores, as the
+  // runs list's does: their summaries then need no probe query (a sorted filtered page would probe every
+  // trace it sorts, so those are probed by `scoreSummaries`).
+  const listed = Object.keys(filters).length === 0 ? query.select(scoredTrace) : query;
+  const rows = await keysetQuery(listed, TRACE_ORDER, after, take, { sortSelected: plan.few }).execute();
   return keysetRows(TRACE_ORDER, await withHeads(db, projectId, rows));
 };
 
