@@ -43,7 +43,20 @@ export async function baseTree(commit) {
     git('worktree', 'add', '--detach', dir, sha);
     symlinkSync(realpathSync(join(root, 'node_modules')), join(dir, 'node_modules'));
     const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
+    try {
+      execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: dir, stdio: ['ignore', 'inherit', 'inherit'] });
+    } catch (error) {
+      let sameLock = true;
+      try {
+        git('diff', '--quiet', sha, 'HEAD', '--', 'package-lock.json');
+      } catch {
+        sameLock = false;
+      }
+      throw new Error(
+        `base ${sha} does not build with this tree's node_modules${sameLock ? '' : ' (its package-lock.json differs: it may need a package this tree no longer has)'}; choose another BENCH_BASE: ${error.message}`,
+        { cause: error },
+      );
+    }
     if (existsSync(join(root, 'dist/web'))) cpSync(join(root, 'dist/web'), join(dir, 'dist/web'), { recursive: true });
     log(`base ${sha} built in ${((performance.now() - t0) / 1000).toFixed(1)} s at ${dir}`);
     return { key: 'base', root: dir, commit: sha, flags: await flagsOf(dir), remove };
