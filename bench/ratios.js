@@ -22,7 +22,8 @@
 // BENCH_WARMUP_REQUESTS per ingestion measurement, into another project (3; quick 1); BENCH_ENGINES
 // (sqlite,pg); BENCH_BASE (2ef54e2; `none`: no base); BENCH_ONLY (ingest,reads,start: the phases to run;
 // reads without ingest still ingest once, unmeasured, to have something to read); BENCH_STARTS (3);
-// BENCH_IDLE_SECONDS (30); BENCH_INGEST_CONCURRENCY (2); BENCH_PROFILE=0 (no CPU profile);
+// BENCH_IDLE_SECONDS (30); BENCH_INGEST_CONCURRENCY (2); BENCH_PROFILE=0 (no CPU profile); BENCH_PROFILE_WAY (batch; otlp or grpc: the way
+// the profile is taken of);
 // BENCH_CPU_PROF_DIR (keep the profile there); BENCH_PG_URL; BENCH_LOG_LEVEL.
 import { mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
@@ -66,6 +67,7 @@ const cfg = benchConfig({
   base: base === '' || base === 'none' ? null : base,
   only: [...only],
   profile: process.env.BENCH_PROFILE !== '0',
+  profileWay: process.env.BENCH_PROFILE_WAY || 'batch',
 });
 cfg.cpuProfDir = process.env.BENCH_CPU_PROF_DIR || null;
 if (cfg.runs % cfg.batch !== 0) throw new Error('BENCH_RUNS must be a multiple of 1,000');
@@ -126,14 +128,15 @@ function notePeak(results, engine, tree, kb) {
   results.peakRss[engine][tree] = Math.max(results.peakRss[engine][tree] ?? 0, kb);
 }
 
-/** One more SQLite batch ingestion, unmeasured, with the server under --cpu-prof: where its time goes. */
+/** One more SQLite ingestion (the batch API, or BENCH_PROFILE_WAY), unmeasured, with the server under --cpu-prof: where its time goes. */
 async function profileRun(tree, data, results) {
   const dir = profileDirectory(cfg);
-  const { result } = await ingestOnce({ tree, engine: 'sqlite', way: 'batch', round: 'profile', data, cfg, profileDir: dir });
-  const file = readdirSync(dir).find((f) => f.startsWith(`${tree.key}-sqlite-batch-rprofile`));
+  const way = cfg.profileWay;
+  const { result } = await ingestOnce({ tree, engine: 'sqlite', way, round: 'profile', data, cfg, profileDir: dir });
+  const file = readdirSync(dir).find((f) => f.startsWith(`${tree.key}-sqlite-${way}-rprofile`));
   if (!file) throw new Error(`no CPU profile in ${dir}`);
   results.profile = {
-    note: `${cfg.runs.toLocaleString('en-US')} runs through the batch API at ${Math.round(result.rate).toLocaleString('en-US')} runs/s under the profiler; ${cfg.cpuProfDir ? `kept in ${join(dir, file)}` : 'not kept'}`,
+    note: `${cfg.runs.toLocaleString('en-US')} runs through ${way === 'batch' ? 'the batch API' : way === 'otlp' ? 'OTLP/HTTP protobuf' : 'OTLP/gRPC'} at ${Math.round(result.rate).toLocaleString('en-US')} runs/s under the profiler; ${cfg.cpuProfDir ? `kept in ${join(dir, file)}` : 'not kept'}`,
     summary: summarizeProfile(join(dir, file), result.window),
   };
   log(
