@@ -142,20 +142,30 @@ export async function getTrace(
   const row = await db.selectFrom('traces').selectAll().where('project_id', '=', projectId).where('trace_id', '=', traceId).executeTakeFirst();
   if (!row) throw problems.notFound(`Trace ${traceId} does not exist in this project.`);
   const [head] = await withHeads(db, projectId, [row]);
-  const runs = (await rawRows(
-    db,
-    db
-      .selectFrom('runs')
-      .select(['id', 'parent_run_id', 'name', 'kind', 'status', 'start_time', 'end_time', 'latency_ms', 'model', 'total_tokens', 'cost'])
-      .where('project_id', '=', projectId)
-      .where('trace_id', '=', traceId)
-      .orderBy(sql`+start_time`) // the trace's runs by its index, sorted: not a walk of the project's runs in start order
-      .orderBy('id')
-      .limit(MAX_OUTLINE_RUNS + 1),
-  )) as OutlineRow[];
+  const runs = await outlineRows(db, dialect, projectId, traceId);
   const truncated = runs.length > MAX_OUTLINE_RUNS;
   const [trace] = await tracesWithScores(db, dialect, projectId, [head!]);
   return { trace: trace!, runs: treeOrder(truncated ? runs.slice(0, MAX_OUTLINE_RUNS) : runs), truncated };
+}
+
+/** A trace's runs as outline rows, by start time then id, at most MAX_OUTLINE_RUNS + 1 (one more says it was cut). */
+async function outlineRows(db: Kysely<Database>, dialect: Dialect, projectId: string, traceId: string): Promise<OutlineRow[]> {
+  const query = db
+    .selectFrom('runs')
+    .select(['id', 'parent_run_id', 'name', 'kind', 'status', 'start_time', 'end_time', 'latency_ms', 'model', 'total_tokens', 'cost'])
+    .where('project_id', '=', projectId)
+    .where('trace_id', '=', traceId)
+    .orderBy(sql`+start_time`) // the trace's runs by its index, sorted: not a walk of the project's runs in start order
+    .orderBy('id')
+    .limit(MAX_OUTLINE_RUNS + 1);
+  if (dialect !== 'postgres') return (await rawRows(db, query)) as OutlineRow[];
+  // On PostgreSQL the rows come as one JSON array of arrays, in their order (stated in the aggregate): one
+  // JSON text to parse costs a fraction of what node-postgres spends making a row object of 11 values for
+  // each of a thousand rows. Integers (milliseconds, tokens) and costs come back as the same numbers.
+  const { rows } = await sql<{ outline: OutlineRow[] }>`select coalesce(json_agg(json_build_array(
+      r.id, r.parent_run_id, r.name, r.kind, r.status, r.start_time, r.end_time, r.latency_ms, r.model, r.total_tokens, r.cost)
+      order by r.start_time, r.id), '[]'::json) as outline from (${query}) as r`.execute(db);
+  return rows[0]?.outline ?? [];
 }
 
 /** An outline's columns, as `rawRows` reads them: id, parent_run_id, name, kind, status, start_time, end_time, latency_ms, model, total_tokens, cost. */

@@ -127,6 +127,22 @@ describeRuns('traces', (ctx) => {
       totalTokens: null,
       cost: null,
     });
+    // Numbers come back as they were sent, whatever way the engine hands the outline over.
+    expect(body.runs[1]).toMatchObject({ id: 'turn-1-llm', model: 'gpt-4o', totalTokens: 120, cost: 0.002, latencyMs: 1000, endTime: at(1100) });
+    await p.seed([
+      {
+        id: 'exact',
+        traceId: 'exact',
+        name: 'n',
+        kind: 'llm',
+        status: 'succeeded',
+        startTime: at(0),
+        endTime: at(1),
+        cost: 0.1 + 0.2,
+        usage: { promptTokens: 999_999_999_999, completionTokens: 1 },
+      },
+    ]);
+    expect((await get(p, 'exact')).json().runs).toMatchObject([{ cost: 0.30000000000000004, totalTokens: 1_000_000_000_000, latencyMs: 1 }]);
     await p.seed([{ id: 'early-child', traceId: 'late-trace', parentRunId: 'late-root', name: 'step', kind: 'tool', startTime: at(50) }]);
     const waiting = (await get(p, 'late-trace')).json();
     expect(waiting.trace).toMatchObject({ rootRunId: null, name: 'step', runCount: 1 });
