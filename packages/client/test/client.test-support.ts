@@ -93,8 +93,16 @@ export async function startProxy(target: string, decide: (request: { method: str
       const value = (req.headers as IncomingHttpHeaders)[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    const upstream = await fetch(`${target}${path}`, { method, headers, body: body.length > 0 ? body : undefined });
-    const payload = Buffer.from(await upstream.arrayBuffer());
+    let upstream: Response;
+    let payload: Buffer;
+    try {
+      upstream = await fetch(`${target}${path}`, { method, headers, body: body.length > 0 ? body : undefined });
+      payload = Buffer.from(await upstream.arrayBuffer());
+    } catch {
+      // The server is gone (a delayed request outlived its test, whose server has closed): the client's
+      // connection is dropped, as a gateway whose upstream went away would, instead of an unhandled rejection.
+      return void req.socket.destroy();
+    }
     // The server has done the work; the client never hears of it.
     if (decision === 'forward-then-drop') return void req.socket.destroy();
     const out: Record<string, string> = {};
