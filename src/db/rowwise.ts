@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Compilable, CompiledQuery, Kysely, Transaction } from 'kysely';
 import type { Database } from './schema.js';
+import { Lru } from '../lib/lru.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 type Handle = BetterSqlite3.Database;
@@ -48,20 +49,14 @@ export function heldSqlite(db: Db): Handle | null {
  * least recently used dropped first: a statement holds its compiled program in native memory.
  */
 export class PerConnection<V> {
-  private readonly byHandle = new WeakMap<Handle, Map<string, V>>();
+  private readonly byHandle = new WeakMap<Handle, Lru<V>>();
 
   constructor(private readonly most: number) {}
 
   get(handle: Handle, key: string, make: () => V): V {
     let kept = this.byHandle.get(handle);
-    if (!kept) this.byHandle.set(handle, (kept = new Map()));
-    let value = kept.get(key);
-    if (value === undefined) {
-      if (kept.size >= this.most) kept.delete(kept.keys().next().value!);
-      value = make();
-    } else kept.delete(key);
-    kept.set(key, value);
-    return value;
+    if (!kept) this.byHandle.set(handle, (kept = new Lru<V>(this.most)));
+    return kept.get(key, make);
   }
 }
 

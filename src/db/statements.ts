@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { Lru } from '../lib/lru.js';
 
 /**
  * Kysely prepares every query afresh; on SQLite preparing costs as much as running a small indexed
@@ -8,24 +9,14 @@ import type BetterSqlite3 from 'better-sqlite3';
  * own, the least recently used dropped first.
  */
 export function withStatementCache(database: BetterSqlite3.Database) {
-  const small = new Map<string, KyselyStatement>();
-  const large = new Map<string, KyselyStatement>();
+  const small = new Lru<KyselyStatement>(SMALL_STATEMENTS);
+  const large = new Lru<KyselyStatement>(LARGE_STATEMENTS);
   return {
     close: () => database.close(),
-    prepare: (sqlText: string) => {
-      const cache = sqlText.length > LONG_STATEMENT ? large : small;
-      let statement = cache.get(sqlText);
-      if (statement) {
-        cache.delete(sqlText);
-      } else {
-        if (cache.size >= (cache === large ? LARGE_STATEMENTS : SMALL_STATEMENTS)) cache.delete(cache.keys().next().value!);
-        statement = objectRows(database.prepare(sqlText));
-      }
-      cache.set(sqlText, statement);
-      return statement;
-    },
+    prepare: (sqlText: string) => (sqlText.length > LONG_STATEMENT ? large : small).get(sqlText, () => objectRows(database.prepare(sqlText))),
   };
 }
+
 /** What Kysely's SQLite driver uses of a statement. */
 interface KyselyStatement {
   readonly reader: boolean;
@@ -59,20 +50,14 @@ export function objectRows(statement: BetterSqlite3.Statement): KyselyStatement 
 }
 
 /** Row makers by column list, shared by the statements that select the same columns (bounded). */
-const rowMakers = new Map<string, (values: unknown[]) => Record<string, unknown>>();
-const ROW_MAKERS = 1000;
+const rowMakers = new Lru<(values: unknown[]) => Record<string, unknown>>(1000);
 
 function rowMaker(names: string[]): (values: unknown[]) => Record<string, unknown> {
-  const key = names.join('\0');
-  let make = rowMakers.get(key);
-  if (!make) {
-    if (rowMakers.size >= ROW_MAKERS) rowMakers.delete(rowMakers.keys().next().value!);
+  return rowMakers.get(names.join('\0'), () => {
     // An object literal of string keys (JSON-quoted) gets one hidden class for every row.
     const body = `return { ${names.map((name, i) => `${JSON.stringify(name)}: values[${i}]`).join(', ')} };`;
-    make = new Function('values', body) as (values: unknown[]) => Record<string, unknown>;
-    rowMakers.set(key, make);
-  }
-  return make;
+    return new Function('values', body) as (values: unknown[]) => Record<string, unknown>;
+  });
 }
 
 const SMALL_STATEMENTS = 500;
