@@ -118,6 +118,17 @@ export async function scoreSummaries(
 }
 
 /**
+ * A column `scored` for a list's query: whether the target on the row has scores, one probe of
+ * scores_target_idx (1/0 on SQLite, true/false on PostgreSQL). The target is written into the SQL, not
+ * bound, so a `prepared` query keeps its own parameters.
+ */
+export function scoredColumn(target: ScoreTarget, projectColumn: string, idColumn: string) {
+  return sql<unknown>`exists (select 1 from scores where scores.project_id = ${sql.ref(projectColumn)} and scores.target = ${sql.lit(target)} and scores.target_id = ${sql.ref(idColumn)})`.as(
+    'scored',
+  );
+}
+
+/**
  * The ids of the rows whose query said their target has scores (an `exists` column: 1/0 on SQLite,
  * true/false on PostgreSQL), or undefined when some row was read without it.
  */

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database, RunRow } from '../../db/schema.js';
@@ -10,6 +10,7 @@ import {
   queryWords,
   type RunFilters,
   runFilterWhere,
+  scoredColumn,
   searchKeyColumn,
   firstWindow,
   type SearchPlan,
@@ -34,9 +35,7 @@ const positionOf = (row: { start_time: number; id: string }): Position => [Numbe
 // query: on PostgreSQL one round trip fewer per page). Filtered pages vary in shape and are built per
 // request, from the same pieces; a sorted filtered page would probe every run it sorts, so they leave
 // the probe to `scoreSummaries`.
-const scoredColumn =
-  sql<unknown>`exists (select 1 from scores where scores.project_id = runs.project_id and scores.target = 'run' and scores.target_id = runs.id)`.as('scored');
-const scoredStreamOf = (db: Kysely<Database>, projectId: string) => streamOf(db, projectId).select(scoredColumn);
+const scoredStreamOf = (db: Kysely<Database>, projectId: string) => streamOf(db, projectId).select(scoredColumn('run', 'runs.project_id', 'runs.id'));
 const streamHead = prepared((db, projectId: string, take: number) => keysetQuery(scoredStreamOf(db, projectId), STREAM_ORDER, null, take));
 const streamAfter = prepared((db, projectId: string, sortKey: number, id: string, take: number) =>
   keysetQuery(scoredStreamOf(db, projectId), STREAM_ORDER, [sortKey, id], take),

@@ -11,7 +11,8 @@ export interface TraceHead {
 }
 
 /** A trace's row with what it shows of its head (its root, else its earliest run). */
-export type TraceListRow = TraceRow & { head: TraceHead };
+/** A trace's row with its head; `scored` when the page's query said whether the trace has scores. */
+export type TraceListRow = TraceRow & { head: TraceHead; scored?: unknown };
 
 /** What a trace shows of its head's stored record (none: no tags, no previews). */
 function headOf(doc: string | undefined): TraceHead {

@@ -6,7 +6,7 @@ import type { RollupTotals } from '../../db/schema.runs.js';
 import { keysetQuery, keysetRows } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { rawRows } from '../../db/raw-rows.js';
-import { type FilteredList, planList, runFilterWhere, type ScoreSummary, withSummaries } from '../query/index.js';
+import { type FilteredList, planList, runFilterWhere, scoredColumn, type ScoreSummary, withSummaries } from '../query/index.js';
 import { type TraceListRow, withHeads } from './traces.heads.js';
 import { MAX_OUTLINE_RUNS, type RunOutline, type Trace } from './traces.schemas.js';
 
@@ -65,14 +65,9 @@ export function tracesWithScores(db: Kysely<Database>, dialect: Dialect, project
     rows,
     (row) => row.trace_id,
     toTrace,
-    (row) => (row as { scored?: unknown }).scored,
+    (row) => row.scored,
   );
 }
-
-const scoredTrace =
-  sql<unknown>`exists (select 1 from scores where scores.project_id = traces.project_id and scores.target = 'trace' and scores.target_id = traces.trace_id)`.as(
-    'scored',
-  );
 
 /**
  * A project's traces, newest first (by their earliest start), then by trace id. `startedAfter` and
@@ -107,7 +102,7 @@ export const listTraces: FilteredList<TraceListRow> = async (db, dialect, projec
   // Unfiltered (a project's home page), the page's query also says which traces have scores, as the
   // runs list's does: their summaries then need no probe query (a sorted filtered page would probe every
   // trace it sorts, so those are probed by `scoreSummaries`).
-  const listed = Object.keys(filters).length === 0 ? query.select(scoredTrace) : query;
+  const listed = Object.keys(filters).length === 0 ? query.select(scoredColumn('trace', 'traces.project_id', 'traces.trace_id')) : query;
   const rows = await keysetQuery(listed, TRACE_ORDER, after, take, { sortSelected: plan.few }).execute();
   return keysetRows(TRACE_ORDER, await withHeads(db, projectId, rows));
 };
