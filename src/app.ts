@@ -29,6 +29,7 @@ import { Gate } from './lib/gate.js';
 import { enforce, RateLimiter } from './lib/rate-limit.js';
 import { CursorCodec } from './lib/pagination.js';
 import { problems } from './lib/problems.js';
+import { ReadCache } from './lib/read-cache.js';
 import { heapShedBytes, LoadShedder } from './lib/shedding.js';
 import { compileValidator } from './lib/validation.js';
 import { lazySerializers } from './lib/serialization.js';
@@ -64,6 +65,8 @@ declare module 'fastify' {
     admission: { budget: ByteBudget; gate: Gate; timeoutMs: number };
     /** The access hook's bearer checks, for callers outside Fastify's hooks (the OTLP/gRPC receiver, at a call's metadata). */
     bearerAccess: (call: BearerCall, scope: Scope) => Promise<Principal>;
+    /** Cacheable reads' answers of this instance (`config.cacheable`), sent again while the database is unchanged. */
+    readCache: ReadCache;
   }
 }
 
@@ -173,6 +176,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     queueTimeoutMs: config.ingestQueueSeconds * 1000,
   });
   app.decorate('admission', { budget: bodyBudget, gate: ingestGate, timeoutMs: bodyTimeoutMs });
+  const readCache = new ReadCache(config.readCacheBytes);
+  app.decorate('readCache', readCache);
   app.decorate('bearerAccess', bearerAccess({ tokens, limiter, ratePerMinute: config.rateLimitPerMinute }));
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -261,6 +266,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
         'onRequest',
         accessHook({ tokens, limiter, cors, sessions, sessionCookie, ratePerMinute: config.rateLimitPerMinute, mintPerMinute: config.tokenMintRateLimit }),
       );
+      // After the access hook: a cached answer is for the caller's organization, in the state their check found.
+      readCache.register(api, (request) => request.principal && { tenant: request.principal.organizationId, state: request.principal.readState });
       v1Routes(api, deps, { monitoring });
     },
     { prefix: '/v1' },

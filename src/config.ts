@@ -28,6 +28,8 @@ export interface Config {
   production: boolean;
   /** How long a verified signature may be reused from the in-process cache. */
   tokenCacheSeconds: number;
+  /** Bytes of cacheable answers kept to be sent again while the database is unchanged (0: none). */
+  readCacheBytes: number;
   /** Batch ingestion requests whose bodies are read and processed at once (per instance). */
   ingestConcurrency: number;
   /** How long a request body may take to arrive, from its first byte to its last (408 after). */
@@ -255,6 +257,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     production: env.NODE_ENV === 'production',
     tokenCacheSeconds: integer(env, 'SIGHTLINE_TOKEN_CACHE_SECONDS', 30, 0, 300),
+    readCacheBytes: integer(env, 'SIGHTLINE_READ_CACHE_MB', 8, 0, 1024) * 1024 * 1024,
     // SQLite works inside this process, so one batch at a time loses nothing; with PostgreSQL a second
     // batch is parsed while the first is being written.
     ingestConcurrency: integer(env, 'SIGHTLINE_INGEST_CONCURRENCY', database.kind === 'sqlite' ? 1 : 2, 1, 64),

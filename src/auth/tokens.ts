@@ -2,7 +2,9 @@ import { createHash } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
+import { dialectOf } from '../db/dialect.js';
 import { prepared } from '../db/prepared.js';
+import { readStateColumn } from '../db/read-state.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { Keyring } from '../lib/keys.js';
@@ -22,6 +24,12 @@ export interface Principal {
   organizationId: string;
   role: Role;
   credential: { kind: CredentialKind; id: string; expiresAt: number };
+  /**
+   * The database's state as the credential's row was read (`readStateColumn`): equal for two requests
+   * only when nothing was written between them, which lets a read answered before be answered again
+   * (`lib/read-cache.ts`).
+   */
+  readState?: string;
 }
 
 interface VerifiedToken {
@@ -40,6 +48,8 @@ const tokenWithRole = prepared((db, tokenId: string) =>
     .selectFrom('personal_access_tokens as t')
     .leftJoin('memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').onRef('m.user_id', '=', 't.user_id'))
     .select(['t.user_id', 't.organization_id', 't.token_hash', 't.expires_at', 't.revoked_at', 't.revoked_reason', 't.family_id', 't.last_used_at', 'm.role'])
+    // In the same statement, so that knowing the state costs no query of its own.
+    .select(readStateColumn(dialectOf(db)).as('read_state'))
     .where('t.id', '=', tokenId),
 );
 
@@ -167,6 +177,7 @@ export class TokenService {
         .selectFrom('sessions as s')
         .leftJoin('memberships as m', (join) => join.onRef('m.organization_id', '=', 's.organization_id').onRef('m.user_id', '=', 's.user_id'))
         .select(['s.user_id', 's.organization_id', 's.revoked_at', 's.expires_at', 's.last_seen_at', 'm.role'])
+        .select(readStateColumn(dialectOf(this.db)).as('read_state'))
         .where('s.id', '=', verified.jti)
         .executeTakeFirst();
       if (!row || row.user_id !== verified.sub || row.organization_id !== verified.org || !isRole(row.role)) {
@@ -176,7 +187,13 @@ export class TokenService {
       if (row.expires_at <= now || row.last_seen_at + this.config.sessionIdleMinutes * 60_000 <= now) {
         throw problems.unauthorized('token_expired', 'The session has expired. Sign in again.');
       }
-      return { userId: verified.sub, organizationId: verified.org, role: row.role, credential: { kind: 'session', id: verified.jti, expiresAt: verified.exp } };
+      return {
+        userId: verified.sub,
+        organizationId: verified.org,
+        role: row.role,
+        credential: { kind: 'session', id: verified.jti, expiresAt: verified.exp },
+        readState: row.read_state,
+      };
     }
     const [row] = await tokenWithRole(this.db, verified.jti);
     if (!row || row.user_id !== verified.sub || row.organization_id !== verified.org || row.token_hash !== verified.hash) {
@@ -195,6 +212,7 @@ export class TokenService {
       organizationId: row.organization_id,
       role: row.role,
       credential: { kind: 'personal_access_token', id: verified.jti, expiresAt: row.expires_at },
+      readState: row.read_state,
     };
   }
 

@@ -34,7 +34,7 @@ async function runWithScores(db: Deps['db'], dialect: Deps['dialect'], projectId
 export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsStored }: Deps): void {
   const route = routeKit(app, { tags, cursors });
   app.get('/projects/:project_id/runs', {
-    config: { scope: 'runs:read' },
+    config: { scope: 'runs:read', cacheable: true },
     schema: {
       operationId: 'listRuns',
       tags,
@@ -153,7 +153,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
   );
 
   app.get('/projects/:project_id/runs/:run_id', {
-    config: { scope: 'runs:read' },
+    config: { scope: 'runs:read', cacheable: true },
     schema: {
       operationId: 'getRun',
       tags,

@@ -19,7 +19,7 @@ export function sessionRoutes(app: App, { db, dialect, cursors }: Deps): void {
       session ? sessionsWithScores(db, dialect, projectId, rows) : Promise.resolve(rows.map((row) => toEndUser(projectId, row)));
 
     app.get(`/projects/:project_id/${plural}`, {
-      config: { scope: 'runs:read' },
+      config: { scope: 'runs:read', cacheable: true },
       schema: {
         operationId: session ? 'listSessions' : 'listEndUsers',
         tags,
@@ -43,7 +43,7 @@ export function sessionRoutes(app: App, { db, dialect, cursors }: Deps): void {
     });
 
     app.get(`/projects/:project_id/${plural}/:${kind}_id`, {
-      config: { scope: 'runs:read' },
+      config: { scope: 'runs:read', cacheable: true },
       schema: {
         operationId: session ? 'getSession' : 'getEndUser',
         tags,

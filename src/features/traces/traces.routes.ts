@@ -11,7 +11,7 @@ const tags = ['Traces'];
 
 export function traceRoutes(app: App, { db, dialect, cursors }: Deps): void {
   app.get('/projects/:project_id/traces', {
-    config: { scope: 'runs:read' },
+    config: { scope: 'runs:read', cacheable: true },
     schema: {
       operationId: 'listTraces',
       tags,
@@ -41,7 +41,7 @@ export function traceRoutes(app: App, { db, dialect, cursors }: Deps): void {
   });
 
   app.get('/projects/:project_id/traces/:trace_id', {
-    config: { scope: 'runs:read' },
+    config: { scope: 'runs:read', cacheable: true },
     schema: {
       operationId: 'getTrace',
       tags,

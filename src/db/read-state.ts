@@ -1,0 +1,20 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Dialect } from './dialect.js';
+
+/**
+ * A column any query can select: the database's state as that statement saw it, as text. Two equal
+ * values mean that nothing was written in between, so every read answers the same; it never takes a
+ * value it had before, so an equal value is never a coincidence.
+ *
+ * - PostgreSQL: the statement's snapshot (`pg_current_snapshot()`: xmin, xmax and the transactions in
+ *   progress). Visibility is a function of the snapshot, and xmax moves on as soon as any transaction is
+ *   given an id (any write, on any instance sharing the cluster).
+ * - SQLite: the rows this process's one connection has changed (`total_changes()`, committed or not: the
+ *   connection is not shared while a transaction holds it) and the commits of other connections to the
+ *   file (`data_version`: another process, such as the CLI minting a token).
+ */
+export function readStateColumn(dialect: Dialect): RawBuilder<string> {
+  return dialect === 'postgres'
+    ? sql<string>`pg_current_snapshot()::text`
+    : sql<string>`total_changes() || '.' || (select data_version from pragma_data_version)`;
+}
