@@ -10,6 +10,7 @@ import { dialectOf, type Dialect } from './dialect.js';
 import { SqliteCheckpointer } from './sqlite-checkpointer.js';
 import { registerSqliteRoot } from './rowwise.js';
 import { withStatementCache } from './statements.js';
+import { registerPgPool } from './prepared.js';
 
 export interface Storage {
   db: Kysely<Database>;
@@ -79,6 +80,7 @@ export async function openStorage({ database: config, sqliteSynchronous }: Stora
   // An idle client that errors (database restart) must not crash the process.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  registerPgPool(db, pool);
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }
 
