@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { dialectOf } from '../db/dialect.js';
 import { prepared } from '../db/prepared.js';
-import { readStateColumn } from '../db/read-state.js';
+import { readStateColumn, sqliteReadState } from '../db/read-state.js';
 import type { Database } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import type { Keyring } from '../lib/keys.js';
@@ -53,6 +53,8 @@ const tokenWithRole = prepared((db, tokenId: string) =>
     .where('t.id', '=', tokenId),
 );
 
+type TokenRow = Awaited<ReturnType<typeof tokenWithRole>>[number];
+
 /** Revokes every still-valid token rotated from the same original (reuse detection). */
 export async function revokeFamily(db: Kysely<Database>, familyId: string, now: number): Promise<void> {
   await db
@@ -77,6 +79,8 @@ export class TokenService {
   private readonly cache = new Map<string, { token: VerifiedToken; until: number }>();
   private readonly cacheMax = 10_000;
   private readonly lastUsedWritten = new Map<string, number>();
+  /** SQLite: token rows by id with the state they were read in, used again while the state is the same. */
+  private readonly rows = new Map<string, TokenRow>();
   readonly audience: string;
 
   constructor(
@@ -195,7 +199,7 @@ export class TokenService {
         readState: row.read_state,
       };
     }
-    const [row] = await tokenWithRole(this.db, verified.jti);
+    const row = await this.tokenRow(verified.jti);
     if (!row || row.user_id !== verified.sub || row.organization_id !== verified.org || row.token_hash !== verified.hash) {
       throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
     }
@@ -214,6 +218,23 @@ export class TokenService {
       credential: { kind: 'personal_access_token', id: verified.jti, expiresAt: row.expires_at },
       readState: row.read_state,
     };
+  }
+
+  /**
+   * The token row and its user's role, as they are now. On SQLite, a row read in the state the database is
+   * still in is used again: nothing was written since, so no revocation or role change either (the state
+   * is read on the connection, a fraction of the query's cost). On PostgreSQL, always the query.
+   */
+  private async tokenRow(tokenId: string): Promise<TokenRow | undefined> {
+    const state = sqliteReadState(this.db);
+    const known = state === null ? undefined : this.rows.get(tokenId);
+    if (known !== undefined && known.read_state === state) return known;
+    const [row] = await tokenWithRole(this.db, tokenId);
+    if (state !== null && row !== undefined) {
+      if (this.rows.size >= 10_000) this.rows.clear();
+      this.rows.set(tokenId, row);
+    }
+    return row;
   }
 
   /** Records last use at most once a minute per token (per instance, and conditionally in the database). */

@@ -1,5 +1,7 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Dialect } from './dialect.js';
+import { sqliteHandle } from './rowwise.js';
+import type { Database } from './schema.js';
 
 /**
  * A column any query can select: the database's state as that statement saw it, as text. Two equal
@@ -17,4 +19,23 @@ export function readStateColumn(dialect: Dialect): RawBuilder<string> {
   return dialect === 'postgres'
     ? sql<string>`pg_current_snapshot()::text`
     : sql<string>`total_changes() || '.' || (select data_version from pragma_data_version)`;
+}
+
+const STATE_SQL = "select total_changes() || '.' || (select data_version from pragma_data_version)";
+const stateStatements = new WeakMap<object, { get(): unknown }>();
+
+/**
+ * SQLite: the state now (as `readStateColumn` reads it), read on the connection at once, without a query
+ * through Kysely; null on PostgreSQL, where knowing it takes a round trip. A row read in the same state is
+ * the row as it is now: nothing was written since.
+ */
+export function sqliteReadState(db: Kysely<Database>): string | null {
+  const handle = sqliteHandle(db);
+  if (handle === null) return null;
+  let statement = stateStatements.get(handle);
+  if (statement === undefined) {
+    statement = handle.prepare(STATE_SQL).pluck();
+    stateStatements.set(handle, statement);
+  }
+  return statement.get() as string;
 }
