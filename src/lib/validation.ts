@@ -18,11 +18,38 @@ function createAjv(): Ajv {
     strict: false,
   });
   addFormats(ajv, ['date-time', 'email', 'uri']);
+  const dateTime = ajv.formats['date-time'] as { validate: (value: string) => boolean; compare: unknown };
+  ajv.addFormat('date-time', { ...dateTime, validate: canonicalFirst(dateTime.validate) } as Parameters<Ajv['addFormat']>[1]);
   // The integer formats of OpenAPI say how wide a value is; `minimum` and `maximum` bound it.
   ajv.addFormat('int32', true);
   ajv.addFormat('int64', true);
   ajv.addKeyword({ keyword: 'x-tsType' });
   return ajv;
+}
+
+/** `2026-11-21T10:15:30.123Z`: what clients and the OTLP mapper send nearly always. */
+const CANONICAL_DATE_TIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.\d+)?Z$/;
+const DAYS_IN_MONTH = [0, 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/**
+ * ajv-formats' date-time check (splitting by a regular expression, then a regular expression for each
+ * part: 2% of an OTLP export's time) with a fast path for the canonical form in UTC: when one expression
+ * matches and every field is in range, the full check would say yes too; anything else (another zone,
+ * a lower-case `t`, a leap second, a day out of range) is decided by the full check itself.
+ */
+export function canonicalFirst(full: (value: string) => boolean): (value: string) => boolean {
+  return (value) => {
+    const m = CANONICAL_DATE_TIME.exec(value);
+    if (m !== null) {
+      const year = +m[1]!;
+      const month = +m[2]!;
+      const day = +m[3]!;
+      const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+      const days = month === 2 && !leap ? 28 : DAYS_IN_MONTH[month];
+      if (month >= 1 && month <= 12 && day >= 1 && day <= days! && +m[4]! <= 23 && +m[5]! <= 59 && +m[6]! <= 59) return true;
+    }
+    return full(value);
+  };
 }
 
 export const ajv = createAjv();
