@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { startFlags } from '../scripts/start-flags.js';
+import { startEnv, startFlags } from '../scripts/start-flags.js';
 
 /** What the helpers below read of a benchmark's configuration; `configureBench` sets it once. */
 const settings = { pgUrl: 'postgres://postgres@127.0.0.1:5432/test', logLevel: 'warn', cpuProfDir: null, rssIntervalMs: 200 };
@@ -331,8 +331,8 @@ export async function startPinned(name, nodeArgs, env, port) {
 
 export function startSightline(name, port, databaseUrl, extraEnv = {}) {
   const profile = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
-  // The same Node flags as `npm start` (package.json), so the bench measures the service as it ships.
-  return startPinned(name, [...startFlags(), ...profile, join(root, 'bin/sightline.js'), 'serve'], serverEnv(port, databaseUrl, extraEnv), port);
+  // The same Node flags and environment as `npm start` (package.json), so the bench measures the service as it ships.
+  return startPinned(name, [...startFlags(), ...profile, join(root, 'bin/sightline.js'), 'serve'], serverEnv(port, databaseUrl, { ...startEnv(), ...extraEnv }), port);
 }
 
 /** `startSightline` on a free port, with a token minted for it: `{ server, token }`. */

@@ -10,7 +10,7 @@ import { copyOf, startTree, templateOf, treeEnv } from './trees.js';
 
 async function timedStart(tree, name, databaseUrl) {
   const port = await freePort();
-  const env = treeEnv(port, databaseUrl, await freePort());
+  const env = treeEnv(port, databaseUrl, await freePort(), tree);
   const logFile = join(state.tmp, `${name}.log`);
   const t0 = performance.now();
   const child = spawnTracked('taskset', ['-c', SERVER_CPU, process.execPath, ...tree.flags, join(tree.root, 'bin/sightline.js'), 'serve'], { env, logFile });

@@ -20,7 +20,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { startFlags } from '../scripts/start-flags.js';
+import { startEnv, startFlags } from '../scripts/start-flags.js';
 import {
   api,
   benchConfig,
@@ -65,6 +65,7 @@ const PUBLIC_URL = 'http://127.0.0.1:1';
 function env(port, databaseUrl) {
   return {
     ...process.env,
+    ...startEnv(),
     PORT: String(port),
     HOST: '127.0.0.1',
     DATABASE_URL: databaseUrl,

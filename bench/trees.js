@@ -15,15 +15,18 @@ import { createPgDatabase, dropPgDatabase, freePort, log, mintToken, onCleanup, 
 
 const git = (...args) => execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
-/** The Node flags of `npm start` in `tree` (its own scripts/start-flags.js reads its own package.json). */
-async function flagsOf(tree) {
-  const { startFlags } = await import(pathToFileURL(join(tree, 'scripts/start-flags.js')).href);
-  return startFlags();
+/**
+ * The Node flags and environment of `npm start` in `tree` (its own scripts/start-flags.js reads its own
+ * package.json; a tree older than `startEnv` sets none).
+ */
+async function startOf(tree) {
+  const { startFlags, startEnv } = await import(pathToFileURL(join(tree, 'scripts/start-flags.js')).href);
+  return { flags: startFlags(), env: startEnv ? startEnv() : {} };
 }
 
 export async function currentTree() {
   const dirty = git('status', '--porcelain', '--untracked-files=no', '--', 'src') !== '';
-  return { key: 'current', root, commit: `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' (src/ changed since)' : ''}`, flags: await flagsOf(root) };
+  return { key: 'current', root, commit: `${git('rev-parse', '--short', 'HEAD')}${dirty ? ' (src/ changed since)' : ''}`, ...(await startOf(root)) };
 }
 
 /** `commit` built beside this tree; removed at cleanup. */
@@ -59,7 +62,7 @@ export async function baseTree(commit) {
     }
     if (existsSync(join(root, 'dist/web'))) cpSync(join(root, 'dist/web'), join(dir, 'dist/web'), { recursive: true });
     log(`base ${sha} built in ${((performance.now() - t0) / 1000).toFixed(1)} s at ${dir}`);
-    return { key: 'base', root: dir, commit: sha, flags: await flagsOf(dir), remove };
+    return { key: 'base', root: dir, commit: sha, ...(await startOf(dir)), remove };
   } catch (error) {
     remove();
     throw error;
@@ -70,8 +73,8 @@ export async function baseTree(commit) {
 const ISSUER = 'http://127.0.0.1';
 
 /** A server's environment: `serverEnv` with the fixed issuer and its own OTLP/gRPC port (`off` for the CLI). */
-export const treeEnv = (port, databaseUrl, grpcPort) => ({
-  ...serverEnv(port, databaseUrl, { SIGHTLINE_OTLP_GRPC_PORT: grpcPort ? String(grpcPort) : 'off' }),
+export const treeEnv = (port, databaseUrl, grpcPort, tree = null) => ({
+  ...serverEnv(port, databaseUrl, { ...tree?.env, SIGHTLINE_OTLP_GRPC_PORT: grpcPort ? String(grpcPort) : 'off' }),
   SIGHTLINE_PUBLIC_URL: ISSUER,
 });
 
@@ -110,6 +113,6 @@ export async function startTree(tree, name, databaseUrl, { profileDir = null } =
   const port = await freePort();
   const grpcPort = await freePort();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-  const server = await startPinned(name, [...tree.flags, ...profile, join(tree.root, 'bin/sightline.js'), 'serve'], treeEnv(port, databaseUrl, grpcPort), port);
+  const server = await startPinned(name, [...tree.flags, ...profile, join(tree.root, 'bin/sightline.js'), 'serve'], treeEnv(port, databaseUrl, grpcPort, tree), port);
   return { server, grpcPort };
 }

@@ -5,13 +5,15 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { startFlags } from '../../scripts/start-flags.js';
+import { startEnv, startFlags } from '../../scripts/start-flags.js';
 
 const BIN = new URL('../../bin/sightline.js', import.meta.url).pathname;
 const run = promisify(execFile);
 
 /** The Node flags `npm start` runs the server with (its heap limits): pass them to `startInstance` to run it so. */
 export const NPM_START_FLAGS = startFlags({});
+/** The environment `npm start` sets (`MALLOC_ARENA_MAX`): every server process of the suites runs with it. */
+export const NPM_START_ENV = startEnv({});
 
 export interface Instance {
   name: string;
@@ -23,7 +25,7 @@ export interface Instance {
 
 export function startInstance(name: string, port: number, env: Record<string, string>, nodeOptions: string[] = []): Instance {
   const child = spawn(process.execPath, [...nodeOptions, BIN, 'serve'], {
-    env: { ...process.env, ...env, PORT: String(port) },
+    env: { ...process.env, ...NPM_START_ENV, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let logs = '';
