@@ -332,7 +332,12 @@ export async function startPinned(name, nodeArgs, env, port) {
 export function startSightline(name, port, databaseUrl, extraEnv = {}) {
   const profile = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : [];
   // The same Node flags and environment as `npm start` (package.json), so the bench measures the service as it ships.
-  return startPinned(name, [...startFlags(), ...profile, join(root, 'bin/sightline.js'), 'serve'], serverEnv(port, databaseUrl, { ...startEnv(), ...extraEnv }), port);
+  return startPinned(
+    name,
+    [...startFlags(), ...profile, join(root, 'bin/sightline.js'), 'serve'],
+    serverEnv(port, databaseUrl, { ...startEnv(), ...extraEnv }),
+    port,
+  );
 }
 
 /** `startSightline` on a free port, with a token minted for it: `{ server, token }`. */

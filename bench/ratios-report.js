@@ -80,8 +80,7 @@ function readRows(engine, results, rounds) {
     // generator had time to spare, is a stall of the machine during its measurement, not a limit, and that
     // round's pair is left out (counted in the cell). With the load generator at its limit on the bare route
     // (a large answer, read as fast as one core can), both sides measure the load generator: the pair stays.
-    const stall = (round) =>
-      at(againstKey, against)(round) < at(read.key, 'current')(round) && !(at(againstKey, against, 'clientCpuShare')(round) >= 0.9);
+    const stall = (round) => at(againstKey, against)(round) < at(read.key, 'current')(round) && !(at(againstKey, against, 'clientCpuShare')(round) >= 0.9);
     const valid = read.vs === 'bare' ? rounds.filter((round) => !stall(round)) : rounds;
     const stalled = rounds.length - valid.length;
     const r = pairedRatio(at(read.key, 'current'), at(againstKey, against), valid);

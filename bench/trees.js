@@ -113,6 +113,11 @@ export async function startTree(tree, name, databaseUrl, { profileDir = null } =
   const port = await freePort();
   const grpcPort = await freePort();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-  const server = await startPinned(name, [...tree.flags, ...profile, join(tree.root, 'bin/sightline.js'), 'serve'], treeEnv(port, databaseUrl, grpcPort, tree), port);
+  const server = await startPinned(
+    name,
+    [...tree.flags, ...profile, join(tree.root, 'bin/sightline.js'), 'serve'],
+    treeEnv(port, databaseUrl, grpcPort, tree),
+    port,
+  );
   return { server, grpcPort };
 }
