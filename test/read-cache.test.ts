@@ -49,6 +49,23 @@ describeRuns('the read cache', (ctx) => {
     expectProblem(await ctx.request('GET', `/v1/projects/${p.id}/traces`, { token: p.caller.token }), 401, 'unauthorized');
   });
 
+  it('reads a burst of the same first read once: the others wait for its answer, and a failed read lets them read on their own', async () => {
+    const p = await projectFor(ctx);
+    await p.seed(trace);
+    const before = ctx.app.readCache.stats();
+    const burst = await Promise.all(Array.from({ length: 20 }, () => ctx.request('GET', `/v1/projects/${p.id}/traces/root`, { token: p.caller.token })));
+    for (const res of burst) expect(`${res.statusCode} ${res.body}`).toBe(`${burst[0]!.statusCode} ${burst[0]!.body}`);
+    expect(burst[0]!.statusCode).toBe(200);
+    // On SQLite nothing else moves the state on meanwhile (on PostgreSQL another suite's write may).
+    if (ctx.dialect === 'sqlite') expect(ctx.app.readCache.stats().coalesced - before.coalesced).toBeGreaterThanOrEqual(10);
+
+    const started = performance.now();
+    const missing = await Promise.all(Array.from({ length: 10 }, () => ctx.request('GET', `/v1/projects/${p.id}/traces/nowhere`, { token: p.caller.token })));
+    for (const res of missing) expectProblem(res, 404, 'not-found');
+    // Let go at once by the failed read (about 50 ms here), not by the 10-second bound of a wait.
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
   it('never sends one organization the answer kept for another', async () => {
     const p = await projectFor(ctx);
     await p.seed(trace);

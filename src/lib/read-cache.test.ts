@@ -11,7 +11,7 @@ describe('ReadCache', () => {
     expect(cache.get('org /v1/a', '2.0')).toBeUndefined();
     // The stale answer is gone: asking again in its old state finds nothing either.
     expect(cache.get('org /v1/a', '1.0')).toBeUndefined();
-    expect(cache.stats()).toEqual({ hits: 1, misses: 2, stored: 1, bytes: 0, entries: 0 });
+    expect(cache.stats()).toEqual({ hits: 1, misses: 2, stored: 1, coalesced: 0, bytes: 0, entries: 0 });
   });
 
   it('keeps at most its bound in bytes, dropping the least recently used, and never an answer over a quarter of it', () => {

@@ -23,6 +23,8 @@ export interface ReadCacheStats {
   hits: number;
   misses: number;
   stored: number;
+  /** Requests answered with what another request read meanwhile in the same state. */
+  coalesced: number;
   bytes: number;
   entries: number;
 }
@@ -41,9 +43,17 @@ export class ReadCache {
   private hits = 0;
   private misses = 0;
   private stored = 0;
+  private coalesced = 0;
   private readonly maxEntryBytes: number;
 
-  constructor(private readonly maxBytes: number) {
+  /**
+   * `maxWaitMs`: how long a request that misses waits for the same answer another request is reading in
+   * the same state (a burst of first reads after a write runs the read once); past it, it reads on its own.
+   */
+  constructor(
+    private readonly maxBytes: number,
+    private readonly maxWaitMs = 10_000,
+  ) {
     this.maxEntryBytes = Math.floor(maxBytes / 4);
   }
 
@@ -80,7 +90,7 @@ export class ReadCache {
   }
 
   stats(): ReadCacheStats {
-    return { hits: this.hits, misses: this.misses, stored: this.stored, bytes: this.bytes, entries: this.entries.size };
+    return { hits: this.hits, misses: this.misses, stored: this.stored, coalesced: this.coalesced, bytes: this.bytes, entries: this.entries.size };
   }
 
   private drop(key: string, entry: Entry): void {
@@ -97,6 +107,18 @@ export class ReadCache {
   register(app: FastifyInstance, callerOf: (request: FastifyRequest) => CacheCaller | undefined): void {
     if (this.maxBytes <= 0) return;
     const served = new WeakSet<FastifyRequest>();
+    /** Answers being read, by key: requests that miss the same key in the same state meanwhile wait for it. */
+    const reading = new Map<string, Reading>();
+    const leading = new WeakMap<FastifyRequest, [key: string, Reading]>();
+    /** Settles what `request` was reading (with its answer, or with nothing: the waiters read on their own). */
+    const settle = (request: FastifyRequest, entry: Entry | undefined) => {
+      const led = leading.get(request);
+      if (led === undefined) return;
+      leading.delete(request);
+      const [key, read] = led;
+      if (reading.get(key) === read) reading.delete(key);
+      read.settle(entry);
+    };
     /** The key and state of a cacheable GET whose caller's check found a state, else undefined. */
     const lookup = (request: FastifyRequest): [key: string, state: string] | undefined => {
       if (request.method !== 'GET' || request.routeOptions.config.cacheable !== true) return undefined;
@@ -105,19 +127,69 @@ export class ReadCache {
     };
     app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
       const found = lookup(request);
-      const entry = found && this.get(found[0], found[1]);
-      if (entry === undefined) return;
+      if (found === undefined) return;
+      const [key, state] = found;
+      let entry = this.get(key, state);
+      if (entry === undefined) {
+        const read = reading.get(key);
+        if (read === undefined || read.state !== state) {
+          // This request reads it; the same reads that arrive meanwhile wait for its answer.
+          const mine = new Reading(state);
+          reading.set(key, mine);
+          leading.set(request, [key, mine]);
+          return;
+        }
+        entry = await read.answer(this.maxWaitMs);
+        if (entry === undefined) return; // the reading failed or took too long: read on its own
+        this.coalesced++;
+      }
       served.add(request);
       return reply.type(entry.contentType).send(entry.body);
     });
     app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (reply.statusCode !== 200 || typeof payload !== 'string' || served.has(request)) return payload;
-      const found = lookup(request);
-      if (found === undefined) return payload;
-      const body = Buffer.from(payload);
-      this.set(found[0], found[1], body, String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'));
-      return body;
+      if (served.has(request)) return payload;
+      const found = reply.statusCode === 200 && typeof payload === 'string' ? lookup(request) : undefined;
+      if (found === undefined) {
+        settle(request, undefined);
+        return payload;
+      }
+      const entry: Entry = {
+        state: found[1],
+        body: Buffer.from(payload as string),
+        contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+      };
+      this.set(found[0], entry.state, entry.body, entry.contentType);
+      settle(request, entry);
+      return entry.body;
     });
+    // Whichever way the reading request ends (an error, its client gone), its waiters are let go.
+    app.addHook('onResponse', async (request: FastifyRequest) => settle(request, undefined));
+    app.addHook('onRequestAbort', async (request: FastifyRequest) => settle(request, undefined));
+  }
+}
+
+/** One answer being read: the state it is read in, and the requests waiting for it. */
+class Reading {
+  private readonly waiting: ((entry: Entry | undefined) => void)[] = [];
+  private settled = false;
+
+  constructor(readonly state: string) {}
+
+  /** The answer once read, or undefined if it is not (a failure) or not within `maxWaitMs`. */
+  answer(maxWaitMs: number): Promise<Entry | undefined> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), maxWaitMs);
+      this.waiting.push((entry) => {
+        clearTimeout(timer);
+        resolve(entry);
+      });
+    });
+  }
+
+  settle(entry: Entry | undefined): void {
+    if (this.settled) return;
+    this.settled = true;
+    for (const wake of this.waiting.splice(0)) wake(entry);
   }
 }
 
