@@ -22,8 +22,8 @@
 // BENCH_WARMUP_REQUESTS per ingestion measurement, into another project (3; quick 1); BENCH_ENGINES
 // (sqlite,pg); BENCH_BASE (2ef54e2; `none`: no base); BENCH_ONLY (ingest,reads,start: the phases to run;
 // reads without ingest still ingest once, unmeasured, to have something to read); BENCH_STARTS (3);
-// BENCH_IDLE_SECONDS (30); BENCH_INGEST_CONCURRENCY (2); BENCH_PROFILE=0 (no CPU profile); BENCH_PROFILE_WAY (batch; otlp or grpc: the way
-// the profile is taken of);
+// BENCH_IDLE_SECONDS (30); BENCH_INGEST_CONCURRENCY (2); BENCH_PROFILE=0 (no CPU profile); BENCH_PROFILE_WAY (batch; otlp or grpc: the way in
+// the profiled ingestion takes);
 // BENCH_CPU_PROF_DIR (keep the profile there); BENCH_PG_URL; BENCH_LOG_LEVEL.
 import { mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';

@@ -16,12 +16,11 @@ import type { Database } from './schema.js';
  *   file (`data_version`: another process, such as the CLI minting a token).
  */
 export function readStateColumn(dialect: Dialect): RawBuilder<string> {
-  return dialect === 'postgres'
-    ? sql<string>`pg_current_snapshot()::text`
-    : sql<string>`total_changes() || '.' || (select data_version from pragma_data_version)`;
+  return dialect === 'postgres' ? sql<string>`pg_current_snapshot()::text` : sql.raw<string>(SQLITE_STATE);
 }
 
-const STATE_SQL = "select total_changes() || '.' || (select data_version from pragma_data_version)";
+/** SQLite's state: this connection's changed rows, and the other connections' commits. */
+const SQLITE_STATE = "total_changes() || '.' || (select data_version from pragma_data_version)";
 const stateStatements = new WeakMap<object, { get(): unknown }>();
 
 /**
@@ -34,7 +33,7 @@ export function sqliteReadState(db: Kysely<Database>): string | null {
   if (handle === null) return null;
   let statement = stateStatements.get(handle);
   if (statement === undefined) {
-    statement = handle.prepare(STATE_SQL).pluck();
+    statement = handle.prepare(`select ${SQLITE_STATE}`).pluck();
     stateStatements.set(handle, statement);
   }
   return statement.get() as string;

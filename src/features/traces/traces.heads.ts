@@ -10,8 +10,10 @@ export interface TraceHead {
   output: string | null;
 }
 
-/** A trace's row with what it shows of its head (its root, else its earliest run). */
-/** A trace's row with its head; `scored` when the page's query said whether the trace has scores. */
+/**
+ * A trace's row with what it shows of its head (its root, else its earliest run); `scored` when the page's
+ * query said whether the trace has scores.
+ */
 export type TraceListRow = TraceRow & { head: TraceHead; scored?: unknown };
 
 /** What a trace shows of its head's stored record (none: no tags, no previews). */
