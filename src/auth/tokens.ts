@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { dialectOf } from '../db/dialect.js';
 import { prepared } from '../db/prepared.js';
 import { readStateColumn, sqliteReadState } from '../db/read-state.js';
 import type { Database } from '../db/schema.js';
+import { BatchLoader } from '../lib/batch-loader.js';
 import type { Clock } from '../lib/clock.js';
 import type { Keyring } from '../lib/keys.js';
 import { SIGNING_ALGORITHM } from '../lib/keys.js';
@@ -43,15 +44,36 @@ interface VerifiedToken {
 }
 
 /** The token row and its user's current role: read on every request, so revocation and role changes apply at once. */
-const tokenWithRole = prepared((db, tokenId: string) =>
-  db
-    .selectFrom('personal_access_tokens as t')
-    .leftJoin('memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').onRef('m.user_id', '=', 't.user_id'))
-    .select(['t.user_id', 't.organization_id', 't.token_hash', 't.expires_at', 't.revoked_at', 't.revoked_reason', 't.family_id', 't.last_used_at', 'm.role'])
-    // In the same statement, so that knowing the state costs no query of its own.
-    .select(readStateColumn(dialectOf(db)).as('read_state'))
-    .where('t.id', '=', tokenId),
-);
+const tokenWithRole = prepared((db, tokenId: string) => tokenRowsQuery(db).where('t.id', '=', tokenId));
+
+/** PostgreSQL: the rows of several tokens in one statement (one snapshot), for the requests of one batch. */
+const tokensWithRole = prepared((db, tokenIds: readonly string[]) => tokenRowsQuery(db).where('t.id', '=', sql<string>`any(${tokenIds})`));
+
+function byId(rows: TokenRow[]): Map<string, TokenRow> {
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+function tokenRowsQuery(db: Kysely<Database>) {
+  return (
+    db
+      .selectFrom('personal_access_tokens as t')
+      .leftJoin('memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').onRef('m.user_id', '=', 't.user_id'))
+      .select([
+        't.id',
+        't.user_id',
+        't.organization_id',
+        't.token_hash',
+        't.expires_at',
+        't.revoked_at',
+        't.revoked_reason',
+        't.family_id',
+        't.last_used_at',
+        'm.role',
+      ])
+      // In the same statement, so that knowing the state costs no query of its own.
+      .select(readStateColumn(dialectOf(db)).as('read_state'))
+  );
+}
 
 type TokenRow = Awaited<ReturnType<typeof tokenWithRole>>[number];
 
@@ -81,6 +103,12 @@ export class TokenService {
   private readonly lastUsedWritten = new Map<string, number>();
   /** SQLite: token rows by id with the state they were read in, used again while the state is the same. */
   private readonly rows = new Map<string, TokenRow>();
+  /**
+   * The token rows of the requests that arrive together, read once for all of them after they arrived:
+   * each is as fresh as a query of its own, and a burst of requests shares one round trip (PostgreSQL) or
+   * one reading of the state (SQLite).
+   */
+  private readonly batch: BatchLoader<string, TokenRow>;
   readonly audience: string;
 
   constructor(
@@ -90,6 +118,7 @@ export class TokenService {
     private readonly clock: Clock,
   ) {
     this.audience = `${config.publicUrl}/v1`;
+    this.batch = new BatchLoader(dialectOf(db) === 'postgres' ? async (ids) => byId(await tokensWithRole(db, ids)) : (ids) => this.sqliteRows(ids));
   }
 
   async sign(kind: CredentialKind, claims: { sub: string; org: string; jti: string; iat: number; exp: number }): Promise<string> {
@@ -199,7 +228,7 @@ export class TokenService {
         readState: row.read_state,
       };
     }
-    const row = await this.tokenRow(verified.jti);
+    const row = await this.batch.load(verified.jti);
     if (!row || row.user_id !== verified.sub || row.organization_id !== verified.org || row.token_hash !== verified.hash) {
       throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
     }
@@ -221,20 +250,24 @@ export class TokenService {
   }
 
   /**
-   * The token row and its user's role, as they are now. On SQLite, a row read in the state the database is
-   * still in is used again: nothing was written since, so no revocation or role change either (the state
-   * is read on the connection, a fraction of the query's cost). On PostgreSQL, always the query.
+   * SQLite: the token rows as they are now. A row read in the state the database is still in is used
+   * again: nothing was written since, so no revocation or role change either (the state is read on the
+   * connection, once for the batch, a fraction of the query's cost).
    */
-  private async tokenRow(tokenId: string): Promise<TokenRow | undefined> {
+  private async sqliteRows(ids: readonly string[]): Promise<Map<string, TokenRow>> {
     const state = sqliteReadState(this.db);
-    const known = state === null ? undefined : this.rows.get(tokenId);
-    if (known !== undefined && known.read_state === state) return known;
-    const [row] = await tokenWithRole(this.db, tokenId);
-    if (state !== null && row !== undefined) {
-      if (this.rows.size >= 10_000) this.rows.clear();
-      this.rows.set(tokenId, row);
+    const found = new Map<string, TokenRow>();
+    for (const id of ids) {
+      let row = this.rows.get(id);
+      if (row === undefined || row.read_state !== state) {
+        [row] = await tokenWithRole(this.db, id);
+        if (row === undefined) continue;
+        if (this.rows.size >= 10_000) this.rows.clear();
+        this.rows.set(id, row);
+      }
+      found.set(id, row);
     }
-    return row;
+    return found;
   }
 
   /** Records last use at most once a minute per token (per instance, and conditionally in the database). */
@@ -251,6 +284,11 @@ export class TokenService {
       .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', now - 60_000)]))
       .execute()
       .catch(() => this.lastUsedWritten.delete(tokenId));
+  }
+
+  /** How many reads of token rows (batches) this service has made: for the suites. */
+  get rowReads(): number {
+    return this.batch.loaded;
   }
 
   /** Forgets cached verifications, e.g. after a revocation on this instance. */
