@@ -186,12 +186,15 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   });
   // Overload is refused first: before rate limits, authentication and reading any body.
   await shedding.register(app);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     // /v1 routes are limited per credential by the access hook; everything else (docs, 404s, preflights)
     // per client address. Health checks are never limited, so load balancers always get an answer.
     const { authenticated, healthCheck } = request.routeOptions.config;
-    if (authenticated || healthCheck) return;
-    enforce(await limiter.check(`ip:${request.ip}`, config.rateLimitPerMinute), reply, 'this client address');
+    if (authenticated || healthCheck) return done();
+    limiter.check(`ip:${request.ip}`, config.rateLimitPerMinute).then((decision) => {
+      enforce(decision, reply, 'this client address');
+      done();
+    }, done);
   });
   app.addHook('onClose', async () => limiter.close());
   app.decorate('monitoring', monitoring);

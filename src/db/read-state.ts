@@ -21,20 +21,21 @@ export function readStateColumn(dialect: Dialect): RawBuilder<string> {
 
 /** SQLite's state: this connection's changed rows, and the other connections' commits. */
 const SQLITE_STATE = "total_changes() || '.' || (select data_version from pragma_data_version)";
-const stateStatements = new WeakMap<object, { get(): unknown }>();
+const stateStatements = new WeakMap<object, { changes: { get(): unknown }; version: { get(): unknown } }>();
 
 /**
  * SQLite: the state now (as `readStateColumn` reads it), read on the connection at once, without a query
  * through Kysely; null on PostgreSQL, where knowing it takes a round trip. A row read in the same state is
- * the row as it is now: nothing was written since.
+ * the row as it is now: nothing was written since. (Two statements: the pragma itself costs two thirds
+ * of the table-valued `pragma_data_version` in one select.)
  */
 export function sqliteReadState(db: Kysely<Database>): string | null {
   const handle = sqliteHandle(db);
   if (handle === null) return null;
-  let statement = stateStatements.get(handle);
-  if (statement === undefined) {
-    statement = handle.prepare(`select ${SQLITE_STATE}`).pluck();
-    stateStatements.set(handle, statement);
+  let statements = stateStatements.get(handle);
+  if (statements === undefined) {
+    statements = { changes: handle.prepare('select total_changes()').pluck(), version: handle.prepare('pragma data_version').pluck() };
+    stateStatements.set(handle, statements);
   }
-  return statement.get() as string;
+  return `${String(statements.changes.get())}.${String(statements.version.get())}`;
 }

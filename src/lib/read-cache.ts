@@ -146,12 +146,13 @@ export class ReadCache {
       served.add(request);
       return reply.type(entry.contentType).send(entry.body);
     });
-    app.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      if (served.has(request)) return payload;
+    // The hooks after the answer are synchronous: they run on every request, hits included.
+    app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+      if (served.has(request)) return done(null, payload);
       const found = reply.statusCode === 200 && typeof payload === 'string' ? lookup(request) : undefined;
       if (found === undefined) {
         settle(request, undefined);
-        return payload;
+        return done(null, payload);
       }
       const entry: Entry = {
         state: found[1],
@@ -160,11 +161,17 @@ export class ReadCache {
       };
       this.set(found[0], entry.state, entry.body, entry.contentType);
       settle(request, entry);
-      return entry.body;
+      done(null, entry.body);
     });
     // Whichever way the reading request ends (an error, its client gone), its waiters are let go.
-    app.addHook('onResponse', async (request: FastifyRequest) => settle(request, undefined));
-    app.addHook('onRequestAbort', async (request: FastifyRequest) => settle(request, undefined));
+    app.addHook('onResponse', (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+      settle(request, undefined);
+      done();
+    });
+    app.addHook('onRequestAbort', (request: FastifyRequest, done: () => void) => {
+      settle(request, undefined);
+      done();
+    });
   }
 }
 
