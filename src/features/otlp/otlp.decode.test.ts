@@ -96,6 +96,32 @@ describe('OTLP decoding', () => {
     await expectSpan(readOtlpProtobuf(v1.ExportTraceServiceRequest!.encode(message).finish()));
   });
 
+  it('keeps the first spans of a protobuf request decoded (within its bound) and decodes the rest again, each span the same either way', async () => {
+    // 2,500 spans of 50 attributes: about 125,000 messages, past the 100,000 kept decoded.
+    const spans = Array.from({ length: 2500 }, (_, i) => ({
+      traceId: Buffer.from(TRACE, 'hex'),
+      spanId: Buffer.from((i + 1).toString(16).padStart(16, '0'), 'hex'),
+      name: `span ${i}`,
+      startTimeUnixNano: START,
+      attributes: Array.from({ length: 50 }, (_, k) => ({ key: `a${k}`, value: { intValue: i * 100 + k } })),
+    }));
+    const body = { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'bulk' }, spans }] }] };
+    const decoded = await readOtlpProtobuf(v1.ExportTraceServiceRequest!.encode(v1.ExportTraceServiceRequest!.fromObject(body)).finish());
+    const [resource] = decoded.resources;
+    const kept = resource!.spans.filter((ref) => ref.decoded !== undefined).length;
+    // Each span is 100 messages (an attribute and its value each): 1,000 spans are kept decoded.
+    expect(kept).toBe(1000);
+    resource!.spans.forEach((ref, i) => {
+      const span = resource!.span(ref);
+      expect(ref.decoded).toBeUndefined(); // let go once taken
+      expect([span.name, hexId(span.spanId, 8), attributesToJson(span.attributes).a49]).toEqual([
+        `span ${i}`,
+        (i + 1).toString(16).padStart(16, '0'),
+        i * 100 + 49,
+      ]);
+    });
+  });
+
   it('decodes OTLP/JSON with times as strings or as numbers too large for a double, exactly', async () => {
     await expectSpan(readOtlpJson(JSON.stringify(request({ start: START, end: END }))));
     const asNumbers = JSON.stringify(request({ start: 0, end: 0 }))

@@ -5,6 +5,9 @@ import { Turns } from '../../lib/turns.js';
 import {
   checkOtlpSize,
   countMessages,
+  fieldsOf,
+  KEEP_DECODED_BYTES,
+  KEEP_DECODED_MESSAGES,
   MAX_OTLP_SPANS,
   MAX_RESOURCE_ATTRIBUTES,
   MAX_SPAN_MESSAGES,
@@ -83,6 +86,8 @@ export interface SpanRef {
   traceId: string | null;
   spanId: string | null;
   parentId: string | null;
+  /** The span as the check decoded it, kept for a request's first spans (KEEP_DECODED_BYTES). */
+  decoded?: OtlpSpan;
 }
 
 /**
@@ -126,27 +131,11 @@ const refOf = (span: OtlpSpan, scope: number, start: number, end: number): SpanR
   parentId: hexId(span.parentSpanId, 8),
 });
 
-/**
- * The length-delimited fields `wanted` of the message from the reader's position to `end`, as [field,
- * start, end] of their bytes; other fields skipped. A wanted field of another wire type, or bytes past
- * the message, are not OTLP.
- */
-function* fieldsOf(reader: Reader, end: number, wanted: readonly number[]): Generator<[number, number, number]> {
-  while (reader.pos < end) {
-    const tag = reader.uint32();
-    const field = tag >>> 3;
-    if (!wanted.includes(field)) {
-      reader.skipType(tag & 7);
-      continue;
-    }
-    if ((tag & 7) !== 2) throw new Error(`field ${field} has wire type ${tag & 7} where a message was expected`);
-    const length = reader.uint32();
-    const start = reader.pos;
-    if (start + length > end) throw new Error('a message runs past its end');
-    reader.pos = start + length;
-    yield [field, start, start + length];
-  }
-  if (reader.pos > end) throw new Error('a field runs past the end of its message');
+/** The span kept decoded by the check, let go as it is taken (each span is taken once). */
+function takeDecoded(ref: SpanRef): OtlpSpan | undefined {
+  const span = ref.decoded;
+  ref.decoded = undefined;
+  return span;
 }
 
 /**
@@ -158,6 +147,8 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
   const resources: OtlpResource[] = [];
   let spanCount = 0;
   let attributeCount = 0;
+  let keptBytes = 0;
+  let keptMessages = 0;
   await checkOtlpSize(bytes, () => turns.breathe());
   // One reader walks the request, another decodes the messages it finds (no copy, no reader per message).
   const decoder = protobuf.Reader.create(bytes);
@@ -196,15 +187,21 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
           else {
             if (++spanCount > MAX_OTLP_SPANS) throw tooManySpans();
             const messages = countMessages(bytes, start, end, 'span', MAX_SPAN_MESSAGES);
-            spans.push(
-              messages > MAX_SPAN_MESSAGES ? refusedRef(scopeIndex) : refOf(proto().trace.v1.Span.decode(at(start), end - start), scopeIndex, start, end),
-            );
+            if (messages > MAX_SPAN_MESSAGES) spans.push(refusedRef(scopeIndex));
+            else {
+              const span = proto().trace.v1.Span.decode(at(start), end - start);
+              const ref = refOf(span, scopeIndex, start, end);
+              keptBytes += end - start;
+              keptMessages += messages;
+              if (keptBytes <= KEEP_DECODED_BYTES && keptMessages <= KEEP_DECODED_MESSAGES) ref.decoded = span;
+              spans.push(ref);
+            }
             await turns.breathe();
           }
         }
         scopes.push(scope);
       }
-      resources.push({ scopes, spans, attributes, span: (ref) => proto().trace.v1.Span.decode(at(ref.start), ref.end - ref.start) });
+      resources.push({ scopes, spans, attributes, span: (ref) => takeDecoded(ref) ?? proto().trace.v1.Span.decode(at(ref.start), ref.end - ref.start) });
     }
   } catch (error) {
     if (error instanceof Problem) throw error;
