@@ -191,10 +191,10 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     // per client address. Health checks are never limited, so load balancers always get an answer.
     const { authenticated, healthCheck } = request.routeOptions.config;
     if (authenticated || healthCheck) return done();
-    limiter.check(`ip:${request.ip}`, config.rateLimitPerMinute).then((decision) => {
-      enforce(decision, reply, 'this client address');
-      done();
-    }, done);
+    limiter
+      .check(`ip:${request.ip}`, config.rateLimitPerMinute)
+      .then((decision) => enforce(decision, reply, 'this client address'))
+      .then(() => done(), done);
   });
   app.addHook('onClose', async () => limiter.close());
   app.decorate('monitoring', monitoring);

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { dialectOf } from '../db/dialect.js';
-import { prepared } from '../db/prepared.js';
 import { readStateColumn, sqliteReadState } from '../db/read-state.js';
+import { BATCH_INTERVAL_MS, byId, tokenWithRole, tokensWithRole, type TokenRow } from './token-rows.js';
 import type { Database } from '../db/schema.js';
 import { BatchLoader } from '../lib/batch-loader.js';
 import type { Clock } from '../lib/clock.js';
@@ -42,40 +42,6 @@ interface VerifiedToken {
   org: string;
   exp: number;
 }
-
-/** The token row and its user's current role: read on every request, so revocation and role changes apply at once. */
-const tokenWithRole = prepared((db, tokenId: string) => tokenRowsQuery(db).where('t.id', '=', tokenId));
-
-/** PostgreSQL: the rows of several tokens in one statement (one snapshot), for the requests of one batch. */
-const tokensWithRole = prepared((db, tokenIds: readonly string[]) => tokenRowsQuery(db).where('t.id', '=', sql<string>`any(${tokenIds})`));
-
-function byId(rows: TokenRow[]): Map<string, TokenRow> {
-  return new Map(rows.map((row) => [row.id, row]));
-}
-
-function tokenRowsQuery(db: Kysely<Database>) {
-  return (
-    db
-      .selectFrom('personal_access_tokens as t')
-      .leftJoin('memberships as m', (join) => join.onRef('m.organization_id', '=', 't.organization_id').onRef('m.user_id', '=', 't.user_id'))
-      .select([
-        't.id',
-        't.user_id',
-        't.organization_id',
-        't.token_hash',
-        't.expires_at',
-        't.revoked_at',
-        't.revoked_reason',
-        't.family_id',
-        't.last_used_at',
-        'm.role',
-      ])
-      // In the same statement, so that knowing the state costs no query of its own.
-      .select(readStateColumn(dialectOf(db)).as('read_state'))
-  );
-}
-
-type TokenRow = Awaited<ReturnType<typeof tokenWithRole>>[number];
 
 /** Revokes every still-valid token rotated from the same original (reuse detection). */
 export async function revokeFamily(db: Kysely<Database>, familyId: string, now: number): Promise<void> {
@@ -118,7 +84,11 @@ export class TokenService {
     private readonly clock: Clock,
   ) {
     this.audience = `${config.publicUrl}/v1`;
-    this.batch = new BatchLoader(dialectOf(db) === 'postgres' ? async (ids) => byId(await tokensWithRole(db, ids)) : (ids) => this.sqliteRows(ids));
+    this.batch = new BatchLoader(
+      dialectOf(db) === 'postgres' ? async (ids) => byId(await tokensWithRole(db, ids)) : (ids) => this.sqliteRows(ids),
+      500,
+      BATCH_INTERVAL_MS,
+    );
   }
 
   async sign(kind: CredentialKind, claims: { sub: string; org: string; jti: string; iat: number; exp: number }): Promise<string> {

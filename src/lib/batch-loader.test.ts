@@ -2,15 +2,19 @@ import { describe, expect, it } from 'vitest';
 import { BatchLoader } from './batch-loader.js';
 
 /** A loader over a plain map whose batches are recorded, each settled when the test says. */
-function recorded(values: Record<string, number>, maxBatch?: number) {
+function recorded(values: Record<string, number>, maxBatch?: number, minIntervalMs?: number) {
   const batches: string[][] = [];
   const settle: (() => void)[] = [];
-  const loader = new BatchLoader<string, number>((keys) => {
-    batches.push(keys);
-    // Read when the batch starts (so a change after it started is not seen), answered when settled.
-    const found = new Map(keys.filter((k) => k in values).map((k) => [k, values[k]!]));
-    return new Promise((resolve, reject) => settle.push(() => (keys.includes('fail') ? reject(new Error('the batch failed')) : resolve(found))));
-  }, maxBatch);
+  const loader = new BatchLoader<string, number>(
+    (keys) => {
+      batches.push(keys);
+      // Read when the batch starts (so a change after it started is not seen), answered when settled.
+      const found = new Map(keys.filter((k) => k in values).map((k) => [k, values[k]!]));
+      return new Promise((resolve, reject) => settle.push(() => (keys.includes('fail') ? reject(new Error('the batch failed')) : resolve(found))));
+    },
+    maxBatch,
+    minIntervalMs,
+  );
   const turn = () => new Promise((resolve) => setImmediate(resolve));
   return { loader, batches, settle, turn };
 }
@@ -67,5 +71,26 @@ describe('BatchLoader', () => {
     settle.shift()!();
     expect(await asked).toEqual([1, 2, 3]);
     expect(batches).toEqual([['a', 'b'], ['c']]);
+  });
+
+  it('with minIntervalMs, starts a batch no sooner than that after the one before, and at once when the one before is older', async () => {
+    const { loader, batches, settle, turn } = recorded({ a: 1, b: 2 }, 500, 40);
+    const first = loader.load('a');
+    await turn();
+    expect(batches).toHaveLength(1); // nothing before it: at once
+    const started = performance.now();
+    const second = loader.load('b');
+    settle.shift()!();
+    expect(await first).toBe(1);
+    while (batches.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(30);
+    settle.shift()!();
+    expect(await second).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const third = loader.load('a');
+    await turn();
+    expect(batches).toHaveLength(3); // the one before is older than 40 ms: at once
+    settle.shift()!();
+    expect(await third).toBe(1);
   });
 });

@@ -10,16 +10,20 @@ interface Waiter<V> {
  * fresh as a query of its own), while a burst of callers shares one query instead of one each. At most
  * `maxBatch` keys a batch (the rest wait for the next); the keys waiting are those of callers in flight,
  * so they are as bounded as the requests are. A failed batch fails each of its callers with its error.
+ * With `minIntervalMs`, a batch starts at least that long after the one before (at once when the one
+ * before is older): under load, callers wait up to that long to share a batch with more callers.
  */
 export class BatchLoader<K, V> {
   private readonly pending = new Map<K, Waiter<V>[]>();
   /** A batch is scheduled or being loaded. */
   private busy = false;
   private batches = 0;
+  private lastStart = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly loadMany: (keys: K[]) => Promise<ReadonlyMap<K, V>>,
     private readonly maxBatch = 500,
+    private readonly minIntervalMs = 0,
   ) {}
 
   /** The value of `key` (undefined when the batch found none), loaded by a batch that starts after this call. */
@@ -30,7 +34,7 @@ export class BatchLoader<K, V> {
       else waiters.push({ resolve, reject });
       if (!this.busy) {
         this.busy = true;
-        setImmediate(this.flush);
+        this.schedule();
       }
     });
   }
@@ -40,7 +44,15 @@ export class BatchLoader<K, V> {
     return this.batches;
   }
 
+  /** The next batch: after this turn, and not sooner than `minIntervalMs` after the last one started. */
+  private schedule(): void {
+    const wait = this.lastStart + this.minIntervalMs - performance.now();
+    if (wait > 0) setTimeout(this.flush, wait);
+    else setImmediate(this.flush);
+  }
+
   private readonly flush = (): void => {
+    this.lastStart = performance.now();
     const batch = new Map<K, Waiter<V>[]>();
     for (const [key, waiters] of this.pending) {
       if (batch.size >= this.maxBatch) break;
@@ -59,7 +71,7 @@ export class BatchLoader<K, V> {
         },
       )
       .finally(() => {
-        if (this.pending.size > 0) setImmediate(this.flush);
+        if (this.pending.size > 0) this.schedule();
         else this.busy = false;
       });
   };
