@@ -33,7 +33,8 @@ import { ReadCache } from './lib/read-cache.js';
 import { heapShedBytes, LoadShedder } from './lib/shedding.js';
 import { compileValidator } from './lib/validation.js';
 import { lazySerializers } from './lib/serialization.js';
-import { securityHeaders, serviceHelmetOptions } from './lib/security-headers.js';
+import { requestLoggerFactory } from './lib/request-logger.js';
+import { apiSecurityHeaders, securityHeaders, serviceHelmetOptions } from './lib/security-headers.js';
 
 /** Bodies larger than this (batches, large runs) are decoded and handled a few at a time: the ingestion gate. */
 export const LARGE_BODY = 64 * 1024;
@@ -154,6 +155,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     // malformed HTTP) is answered on the raw socket, with the same problem documents.
     clientErrorHandler: (error, socket) => answerClientError(error, socket, config.problemBase, app.log),
     schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
+    // A request's child logger is made when it first logs (lib/request-logger.ts).
+    childLoggerFactory: requestLoggerFactory,
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
   app.setValidatorCompiler(compileValidator);
@@ -180,8 +183,15 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   app.decorate('readCache', readCache);
   app.decorate('bearerAccess', bearerAccess({ tokens, limiter, ratePerMinute: config.rateLimitPerMinute }));
 
+  // Every answer's request id and security headers (lib/security-headers.ts): a smaller set for API
+  // answers, and helmet's for pages, on the raw response as @fastify/helmet set them (a page written
+  // by its handler on the socket, the identity provider's, has them too). First, so that a request shed
+  // or refused by a later hook has them as well.
+  const pageHeaders = securityHeaders(serviceHelmetOptions(config.publicUrl));
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    if (V1_PATH.test(request.url)) apiSecurityHeaders(reply);
+    else pageHeaders(reply.raw);
     done();
   });
   // Overload is refused first: before rate limits, authentication and reading any body.
@@ -191,8 +201,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     // per client address. Health checks are never limited, so load balancers always get an answer.
     const { authenticated, healthCheck } = request.routeOptions.config;
     if (authenticated || healthCheck) return done();
-    limiter
-      .check(`ip:${request.ip}`, config.rateLimitPerMinute)
+    Promise.resolve(limiter.check(`ip:${request.ip}`, config.rateLimitPerMinute))
       .then((decision) => enforce(decision, reply, 'this client address'))
       .then(() => done(), done);
   });
@@ -236,14 +245,6 @@ export async function buildApp(options: BuildOptions): Promise<App> {
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 
   await registerApiDocument(app, config);
-
-  // Helmet's headers on every response, worked out once (lib/security-headers.ts), set where
-  // @fastify/helmet set them: on the raw response, in an onRequest hook at this point of the chain.
-  const applySecurityHeaders = securityHeaders(serviceHelmetOptions(config.publicUrl));
-  app.addHook('onRequest', (_request, reply, done) => {
-    applySecurityHeaders(reply.raw);
-    done();
-  });
 
   // Parses the Cookie header into request.cookies (the session and sign-in cookies) for the routes below.
   await app.register(cookie);

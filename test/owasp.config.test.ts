@@ -215,6 +215,10 @@ describeEachDialect(
       const docs = await req('GET', '/docs/');
       expect(docs.statusCode).toBe(200);
       const docsRoot = await req('GET', '/docs');
+      // A page carries helmet's whole set.
+      expect(docs.headers['x-dns-prefetch-control']).toBe('off');
+      expect(docs.headers['cross-origin-opener-policy']).toBe('same-origin');
+      expect(String(docs.headers['content-security-policy'])).toContain("script-src 'self'");
       for (const [name, res] of [...responses, ['GET /docs/', docs], ['GET /docs', docsRoot]] as [string, LightMyRequestResponse][]) {
         expect(res.headers['x-content-type-options'], name).toBe('nosniff');
         const csp = String(res.headers['content-security-policy'] ?? '');
@@ -223,6 +227,13 @@ describeEachDialect(
         expect(res.headers['x-powered-by'], name).toBeUndefined();
       }
       for (const [name, res] of responses) {
+        // An API answer carries OWASP's REST set (lib/security-headers.ts), and none of helmet's headers for documents.
+        expect(res.headers['content-security-policy'], name).toBe("default-src 'none'; frame-ancestors 'none'");
+        expect(res.headers['x-frame-options'], name).toBe('DENY');
+        expect(res.headers['cross-origin-resource-policy'], name).toBe('same-site');
+        expect(res.headers['strict-transport-security'], name).toBe('max-age=31536000; includeSubDomains');
+        for (const page of ['x-dns-prefetch-control', 'x-download-options', 'cross-origin-opener-policy', 'origin-agent-cluster'])
+          expect(res.headers[page], `${name}: ${page}`).toBeUndefined();
         expect(res.headers['cache-control'], `${name}: cache-control`).toBe('no-store');
         if (res.statusCode >= 400) expectCleanProblem(res);
       }

@@ -80,34 +80,34 @@ export function assertSameOrigin(request: FastifyRequest, dashboardOrigin: strin
  * the user's current role). The access hook and the OTLP/gRPC receiver (at a call's metadata, before the
  * call takes any of its places) both authenticate with it.
  */
-export async function bearerPrincipal(tokens: TokenService, header: string | undefined, fields: number): Promise<Principal> {
-  if (fields > 1) {
-    throw problems.validation([{ parameter: 'Authorization', detail: `The request carries ${fields} Authorization headers; send exactly one.` }]);
+export function bearerPrincipal(tokens: TokenService, header: string | undefined, fields: number): Promise<Principal> {
+  try {
+    if (fields > 1) {
+      throw problems.validation([{ parameter: 'Authorization', detail: `The request carries ${fields} Authorization headers; send exactly one.` }]);
+    }
+    if (header === undefined || header === '') throw problems.unauthorized('missing_token', 'A bearer token is required.');
+    if (header.length > MAX_AUTHORIZATION_LENGTH) {
+      throw problems.unauthorized(
+        'invalid_token',
+        `The Authorization header is longer than any credential this service issues (over ${MAX_AUTHORIZATION_LENGTH} characters).`,
+      );
+    }
+    const match = /^Bearer +([^\s]+) *$/i.exec(header);
+    if (!match) throw problems.unauthorized('invalid_token', 'The Authorization header must be "Bearer <token>".');
+    return tokens.authenticate(match[1]!);
+  } catch (error) {
+    return Promise.reject(error as Error);
   }
-  if (header === undefined || header === '') throw problems.unauthorized('missing_token', 'A bearer token is required.');
-  if (header.length > MAX_AUTHORIZATION_LENGTH) {
-    throw problems.unauthorized(
-      'invalid_token',
-      `The Authorization header is longer than any credential this service issues (over ${MAX_AUTHORIZATION_LENGTH} characters).`,
-    );
-  }
-  const match = /^Bearer +([^\s]+) *$/i.exec(header);
-  if (!match) throw problems.unauthorized('invalid_token', 'The Authorization header must be "Bearer <token>".');
-  return tokens.authenticate(match[1]!);
 }
 
 /**
- * Runs `authenticate`; a refused credential (401, or an ambiguous one: 400) counts against the client
- * address, so guessing tokens is rate-limited too, and past that limit the answer is the 429.
+ * A refused credential (401, or an ambiguous one: 400) counts against the client address, so guessing
+ * tokens is rate-limited too, and past that limit the answer is the 429 (thrown; else the caller throws
+ * `error` itself).
  */
-async function countingRefusals<T>(options: BearerOptions, ip: string, reply: FastifyReply | null, authenticate: () => Promise<T>): Promise<T> {
-  try {
-    return await authenticate();
-  } catch (error) {
-    if (error instanceof Problem && (error.status === 401 || error.status === 400))
-      enforce(await options.limiter.check(`ip:${ip}`, options.ratePerMinute), reply, 'this client address');
-    throw error;
-  }
+async function countRefusal(options: BearerOptions, error: unknown, ip: string, reply: FastifyReply | null): Promise<void> {
+  if (error instanceof Problem && (error.status === 401 || error.status === 400))
+    enforce(await options.limiter.check(`ip:${ip}`, options.ratePerMinute), reply, 'this client address');
 }
 
 /** A caller that is no Fastify request: its Authorization values (metadata of a gRPC call) and its address. */
@@ -126,7 +126,13 @@ export interface BearerCall {
  */
 export function bearerAccess(options: BearerOptions): (call: BearerCall, scope: Scope) => Promise<Principal> {
   return async (call, scope) => {
-    const principal = await countingRefusals(options, call.ip, null, () => bearerPrincipal(options.tokens, call.authorization, call.fields));
+    let principal: Principal;
+    try {
+      principal = await bearerPrincipal(options.tokens, call.authorization, call.fields);
+    } catch (error) {
+      await countRefusal(options, error, call.ip, null);
+      throw error;
+    }
     assertCan(principal, scope);
     return principal;
   };
@@ -142,37 +148,58 @@ export function bearerAccess(options: BearerOptions): (call: BearerCall, scope: 
  */
 export function accessHook(options: AccessOptions) {
   const { tokens, limiter, cors, sessions, sessionCookie, ratePerMinute, mintPerMinute } = options;
+  // Every request runs this: one wait (the credential's check), and the rest synchronous unless a
+  // limit is counted in Redis or an origin is looked up.
   return async function access(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     cors.early(request.headers.origin, reply);
-    request.principal = await countingRefusals(options, request.ip, reply, async () => {
-      const fields = authorizationFields(request.raw.rawHeaders);
-      const header = request.headers.authorization;
-      const session = fields <= 1 && (header === undefined || header === '') ? request.cookies[sessionCookie] : undefined;
-      if (session === undefined) return bearerPrincipal(tokens, header, fields);
-      if (STATE_CHANGING.has(request.method)) assertSameOrigin(request, cors.dashboardOrigin);
-      return tokens.authenticate(await sessions.exchange(session), 'session');
-    });
-    await afterAuthentication(request, reply);
-  };
-
-  async function afterAuthentication(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const origin = request.headers.origin;
-    const { principal } = request;
-    const general = await limiter.check(`credential:${principal.credential.id}`, ratePerMinute);
+    let principal: Principal;
+    try {
+      principal = await credentialOf(request);
+    } catch (error) {
+      await countRefusal(options, error, request.ip, reply);
+      throw error;
+    }
+    request.principal = principal;
+    const counted = limiter.check(`credential:${principal.credential.id}`, ratePerMinute);
+    const general = counted instanceof Promise ? await counted : counted;
     enforce(general, reply);
     if (request.routeOptions.config.mintsTokens) {
       const mint = await limiter.check(`mint:${principal.organizationId}:${principal.userId}`, mintPerMinute);
       // The RateLimit-* headers report the policy closest to exhaustion, so Remaining never promises too much.
       if (!mint.allowed || mint.remaining < general.remaining) enforce(mint, reply, 'minting tokens');
     }
-    await cors.check(origin, principal.organizationId, reply);
+    const origin = request.headers.origin;
+    if (origin !== undefined && origin !== cors.dashboardOrigin) await cors.check(origin, principal.organizationId, reply);
     if (principal.credential.kind === 'personal_access_token') {
       // Lets automated clients rotate before expiry (docs/tokens-and-access.md, Token lifecycle).
-      reply.header('sightline-token-expires-at', new Date(principal.credential.expiresAt).toISOString());
+      reply.header('sightline-token-expires-at', isoTime(principal.credential.expiresAt));
     }
     const { scope } = request.routeOptions.config;
     // Closed when undeclared, though the /v1 plugin registers no such route.
     if (scope === undefined) throw new Error(`${request.method} ${request.routeOptions.url} declares no scope.`);
     if (scope !== 'self') assertCan(principal, scope);
+  };
+
+  /** The caller: by the Authorization header, or without one by the dashboard's session cookie. */
+  function credentialOf(request: FastifyRequest): Promise<Principal> {
+    const fields = authorizationFields(request.raw.rawHeaders);
+    const header = request.headers.authorization;
+    const session = fields <= 1 && (header === undefined || header === '') ? request.cookies[sessionCookie] : undefined;
+    if (session === undefined) return bearerPrincipal(tokens, header, fields);
+    if (STATE_CHANGING.has(request.method)) assertSameOrigin(request, cors.dashboardOrigin);
+    return sessions.exchange(session).then((jwt) => tokens.authenticate(jwt, 'session'));
   }
 }
+
+/** An instant as ISO 8601 text; the last one kept (a credential's expiry, the same on each of its requests). */
+const isoTime = (() => {
+  let lastMs = Number.NaN;
+  let lastText = '';
+  return (ms: number): string => {
+    if (ms !== lastMs) {
+      lastText = new Date(ms).toISOString();
+      lastMs = ms;
+    }
+    return lastText;
+  };
+})();

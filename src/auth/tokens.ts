@@ -105,12 +105,18 @@ export class TokenService {
       .sign(key.privateKey);
   }
 
+  /** A token whose signature and claims were verified lately (`tokenCacheSeconds`), or undefined. */
+  private verifiedLately(token: string): VerifiedToken | undefined {
+    const cached = this.cache.get(token);
+    if (cached === undefined) return undefined;
+    if (cached.until > this.clock.now()) return cached.token;
+    this.cache.delete(token);
+    return undefined;
+  }
+
   /** Cryptographic and claim checks; throws the 401 problem on any failure, including library errors. */
   private async verifySignature(token: string): Promise<VerifiedToken> {
     const now = this.clock.now();
-    const cached = this.cache.get(token);
-    if (cached && cached.until > now) return cached.token;
-    if (cached) this.cache.delete(token);
 
     if (token.length > MAX_TOKEN_LENGTH || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) {
       throw problems.unauthorized('invalid_token', 'The bearer token is malformed.');
@@ -171,7 +177,7 @@ export class TokenService {
    * from the session cookie by the access hook. Neither is ever taken for the other.
    */
   async authenticate(token: string, accept: CredentialKind = 'personal_access_token'): Promise<Principal> {
-    const verified = await this.verifySignature(token);
+    const verified = this.verifiedLately(token) ?? (await this.verifySignature(token));
     if (verified.kind !== accept) throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
     const now = this.clock.now();
     if (verified.kind === 'session') {

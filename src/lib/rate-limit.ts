@@ -1,24 +1,26 @@
 import { performance } from 'node:perf_hooks';
 import type { FastifyReply } from 'fastify';
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Clock } from './clock.js';
 import { Problem } from './problems.js';
+import { WindowCounts } from './window-counts.js';
 
 const WINDOW_MS = 60_000;
 
 /** How long Redis may take to answer before it counts as failed (it answers in well under a millisecond). */
 export const REDIS_TIMEOUT_MS = 200;
 
-/** rate-limiter-flexible's atomic, expiring counters: in process, or in Redis for every instance. */
+/** rate-limiter-flexible's atomic, expiring counters in Redis, shared by every instance. */
 type Counters = Pick<RateLimiterAbstract, 'penalty' | 'reward' | 'get'>;
 
 // The library's limiters are fixed windows (opened by a key's first hit), so a client can spend the
 // limit at the end of one window and again at the start of the next. It has no sliding window or token
-// bucket, and its stores only count; so this composes a sliding-window counter from its counters
-// instead of writing a store: one counter per key and minute, and a request is allowed while the
-// previous minute's count, weighted by the share of it the last 60 s still cover, plus this minute's
-// count stays within the limit. Each counter lives two minutes, so the previous one is there to weigh.
-// `points` plays no part: penalty, reward and get only count; the verdict is computed here.
+// bucket, and its stores only count; so this composes a sliding-window counter from counts per key and
+// minute (`decide`): a request is allowed while the previous minute's count, weighted by the share of it
+// the last 60 s still cover, plus this minute's count stays within the limit. In Redis, one counter per
+// key and minute that lives two minutes, so the previous one is there to weigh (`points` plays no part:
+// penalty, reward and get only count); in process, `WindowCounts`, which keeps both counts of a key in
+// one entry.
 const COUNTER = { points: 1, duration: (2 * WINDOW_MS) / 1000 };
 
 export interface RateDecision {
@@ -96,7 +98,8 @@ interface Shared {
  * slows it, and limits still hold per instance.
  */
 export class RateLimiter {
-  private readonly memory: Counters = new RateLimiterMemory(COUNTER);
+  /** In process: without Redis, and while it is out. */
+  private readonly memory = new WindowCounts();
 
   private constructor(
     private readonly clock: Clock,
@@ -133,49 +136,62 @@ export class RateLimiter {
     return new RateLimiter(options.clock, { counters, breaker, close });
   }
 
-  /** Counts one request of `key` against `limit` per minute; a refused request is not counted. */
-  async check(key: string, limit: number): Promise<RateDecision> {
+  /**
+   * Counts one request of `key` against `limit` per minute; a refused request is not counted. Decided at
+   * once (no promise) when counted in process; a promise when Redis is asked.
+   */
+  check(key: string, limit: number): RateDecision | Promise<RateDecision> {
     const now = this.clock.now();
     const window = Math.floor(now / WINDOW_MS);
-    const elapsed = now - window * WINDOW_MS;
+    const shared = this.shared;
+    if (shared !== null) {
+      const route = shared.breaker.route();
+      if (route !== 'memory') return this.checkShared(shared, route, key, limit, now, window);
+    }
+    return this.checkHere(key, limit, now, window);
+  }
+
+  private checkHere(key: string, limit: number, now: number, window: number): RateDecision {
+    const { count, previous } = this.memory.hit(key, window);
+    const decision = decide(now, window, limit, count, previous);
+    if (!decision.allowed) this.memory.unhit(key, window);
+    return decision;
+  }
+
+  /** In Redis; in process instead when it fails (the breaker is told). */
+  private async checkShared(shared: Shared, route: Route, key: string, limit: number, now: number, window: number): Promise<RateDecision> {
     const current = `${key}:${window}`;
-    const { counters, count, previous } = await this.count(current, `${key}:${window - 1}`);
-    const fading = (previous * (WINDOW_MS - elapsed)) / WINDOW_MS;
-    const allowed = fading + count <= limit;
-    // A client that keeps knocking while refused gets its limit back as soon as one that waits.
-    const counted = allowed ? count : count - 1;
-    if (!allowed) await counters.reward(current).catch(() => {});
-    const remaining = Math.max(0, Math.floor(limit - fading - counted));
-    const resetMs = msUntilCountFallsTo(limit - remaining - 1, previous, counted, elapsed);
-    return { allowed, limit, remaining, resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
+    try {
+      const [hit, before] = await Promise.all([shared.counters.penalty(current), shared.counters.get(`${key}:${window - 1}`)]);
+      shared.breaker.succeeded(route);
+      const decision = decide(now, window, limit, hit.consumedPoints, before?.consumedPoints ?? 0);
+      if (!decision.allowed) await shared.counters.reward(current).catch(() => {});
+      return decision;
+    } catch (error) {
+      shared.breaker.failed(route, error);
+      return this.checkHere(key, limit, now, window);
+    }
   }
 
   async close(): Promise<void> {
     await this.shared?.close();
   }
+}
 
-  /** Counts the hit and reads the previous window: in Redis unless the breaker says otherwise. */
-  private async count(currentKey: string, previousKey: string): Promise<{ counters: Counters; count: number; previous: number }> {
-    const read = async (counters: Counters) => {
-      const [hit, before] = await Promise.all([counters.penalty(currentKey), counters.get(previousKey)]);
-      return { counters, count: hit.consumedPoints, previous: before?.consumedPoints ?? 0 };
-    };
-    if (!this.shared) return read(this.memory);
-    // The library's `insuranceLimiter` would fall back to memory per call, but it swallows the error
-    // and asks Redis again on the next call (a timeout per request while Redis hangs): the breaker
-    // needs to see each failure, so the fallback is written out here.
-    const { counters, breaker } = this.shared;
-    const route = breaker.route();
-    if (route === 'memory') return read(this.memory);
-    try {
-      const result = await read(counters);
-      breaker.succeeded(route);
-      return result;
-    } catch (error) {
-      breaker.failed(route, error);
-      return read(this.memory);
-    }
-  }
+/**
+ * The verdict on a request that made `count` in its window, with `previous` in the window before: allowed
+ * while the previous window's count, weighted by the share of it the last 60 s still cover, plus this
+ * window's stays within the limit.
+ */
+function decide(now: number, window: number, limit: number, count: number, previous: number): RateDecision {
+  const elapsed = now - window * WINDOW_MS;
+  const fading = (previous * (WINDOW_MS - elapsed)) / WINDOW_MS;
+  const allowed = fading + count <= limit;
+  // A client that keeps knocking while refused gets its limit back as soon as one that waits.
+  const counted = allowed ? count : count - 1;
+  const remaining = Math.max(0, Math.floor(limit - fading - counted));
+  const resetMs = msUntilCountFallsTo(limit - remaining - 1, previous, counted, elapsed);
+  return { allowed, limit, remaining, resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
 }
 
 /**

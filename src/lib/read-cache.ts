@@ -125,26 +125,30 @@ export class ReadCache {
       const caller = callerOf(request);
       return caller?.state === undefined ? undefined : [`${caller.tenant} ${request.url}`, caller.state];
     };
-    app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-      const found = lookup(request);
-      if (found === undefined) return;
-      const [key, state] = found;
-      let entry = this.get(key, state);
-      if (entry === undefined) {
-        const read = reading.get(key);
-        if (read === undefined || read.state !== state) {
-          // This request reads it; the same reads that arrive meanwhile wait for its answer.
-          const mine = new Reading(state);
-          reading.set(key, mine);
-          leading.set(request, [key, mine]);
-          return;
-        }
-        entry = await read.answer(this.maxWaitMs);
-        if (entry === undefined) return; // the reading failed or took too long: read on its own
-        this.coalesced++;
-      }
+    // Synchronous unless it waits for another request's reading: a hit is answered in this turn.
+    const answer = (request: FastifyRequest, reply: FastifyReply, entry: Entry) => {
       served.add(request);
-      return reply.type(entry.contentType).send(entry.body);
+      reply.type(entry.contentType).send(entry.body);
+    };
+    app.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      const found = lookup(request);
+      if (found === undefined) return done();
+      const [key, state] = found;
+      const entry = this.get(key, state);
+      if (entry !== undefined) return answer(request, reply, entry);
+      const read = reading.get(key);
+      if (read === undefined || read.state !== state) {
+        // This request reads it; the same reads that arrive meanwhile wait for its answer.
+        const mine = new Reading(state);
+        reading.set(key, mine);
+        leading.set(request, [key, mine]);
+        return done();
+      }
+      void read.answer(this.maxWaitMs).then((answered) => {
+        if (answered === undefined) return done(); // the reading failed or took too long: read on its own
+        this.coalesced++;
+        answer(request, reply, answered);
+      });
     });
     // The hooks after the answer are synchronous: they run on every request, hits included.
     app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
