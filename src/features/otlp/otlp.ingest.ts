@@ -83,17 +83,21 @@ function reasonOf(spanId: string | null, problem: Problem): string {
 /**
  * Spans mapped and stored at once. The first chunk has CHUNK_SPANS; then each is sized so the event loop
  * is busy about CHUNK_TURN_MS with it (measured: on SQLite a chunk is one stretch of synchronous work,
- * on PostgreSQL its waits leave the loop free), between CHUNK_MIN and CHUNK_MAX spans, and never more
- * than CHUNK_BYTES of protobuf: a few large spans make a chunk as well as many small ones. A chunk is a
+ * on PostgreSQL its waits leave the loop free), one of CHUNK_SIZES, and never more
+ * than CHUNK_BYTES of protobuf (about the JSON of a full batch): a few large spans make a chunk as well as many small ones. A chunk is a
  * transaction: about as long a turn as a 1,000-run JSON batch takes, since each transaction has a fixed
  * cost (its commit, the search index's new segment, the lookups of a call), which chunks of 25 ms made
  * OTLP pay 16 times per 1,000 spans where the batch API paid it once.
  */
-export const CHUNK_SPANS = 100;
-const CHUNK_MIN = 25;
-const CHUNK_MAX = 1000;
-const CHUNK_TURN_MS = 100;
-const CHUNK_BYTES = 1024 * 1024;
+export const CHUNK_SPANS = 125;
+/**
+ * The sizes a chunk may have: few (each row count is a statement of its own to prepare, and on SQLite to
+ * cache), up to the 1,000 runs of a full JSON batch, which an exporter's default batch (512 spans) and
+ * two of them fit.
+ */
+const CHUNK_SIZES = [25, 50, 125, 250, 500, 1000];
+const CHUNK_TURN_MS = 150;
+const CHUNK_BYTES = 2 * 1024 * 1024;
 
 /** The size the last chunk of any request came to: where the next request starts (the spans of requests are alike). */
 let learnedSize = CHUNK_SPANS;
@@ -109,12 +113,10 @@ class ChunkSizer {
 
   done(spans: number): void {
     const busyMs = performance.eventLoopUtilization(this.usage).active;
-    const fit = busyMs > 0 ? Math.round((spans * CHUNK_TURN_MS) / busyMs) : CHUNK_MAX;
-    // Grows at most twofold a chunk; shrinks at once. A few sizes only (CHUNK_MIN doubled): each row count is
-    // a statement of its own to prepare (and on SQLite to cache).
-    let size = CHUNK_MIN;
-    while (size * 2 <= Math.min(CHUNK_MAX, fit, 2 * this.size)) size *= 2;
-    this.size = learnedSize = size;
+    const fit = busyMs > 0 ? Math.round((spans * CHUNK_TURN_MS) / busyMs) : Number.POSITIVE_INFINITY;
+    // Grows at most one size a chunk; shrinks at once.
+    const most = Math.min(fit, CHUNK_SIZES.find((size) => size > this.size) ?? this.size);
+    this.size = learnedSize = CHUNK_SIZES.findLast((size) => size <= most) ?? CHUNK_SIZES[0]!;
   }
 }
 
