@@ -272,7 +272,12 @@ function details(cfg, results) {
       );
   }
   if (results.profile)
-    lines.push('', `## CPU profile of the server during SQLite batch ingestion (${results.profile.note})`, '', profileMarkdown(results.profile.summary));
+    lines.push(
+      '',
+      `## CPU profile of the server during ${results.profile.engine ?? 'SQLite'} ingestion (${results.profile.note})`,
+      '',
+      profileMarkdown(results.profile.summary),
+    );
   return lines.join('\n');
 }
 

@@ -23,7 +23,7 @@
 // (sqlite,pg); BENCH_BASE (2ef54e2; `none`: no base); BENCH_ONLY (ingest,reads,start: the phases to run;
 // reads without ingest still ingest once, unmeasured, to have something to read); BENCH_STARTS (3);
 // BENCH_IDLE_SECONDS (30); BENCH_INGEST_CONCURRENCY (2); BENCH_PROFILE=0 (no CPU profile); BENCH_PROFILE_WAY (batch; otlp or grpc: the way in
-// the profiled ingestion takes);
+// the profiled ingestion takes); BENCH_PROFILE_ENGINE (sqlite; pg: the engine it runs on);
 // BENCH_CPU_PROF_DIR (keep the profile there); BENCH_PG_URL; BENCH_LOG_LEVEL.
 import { mkdtempSync, readdirSync } from 'node:fs';
 import os from 'node:os';
@@ -68,6 +68,7 @@ const cfg = benchConfig({
   only: [...only],
   profile: process.env.BENCH_PROFILE !== '0',
   profileWay: process.env.BENCH_PROFILE_WAY || 'batch',
+  profileEngine: process.env.BENCH_PROFILE_ENGINE || 'sqlite',
 });
 cfg.cpuProfDir = process.env.BENCH_CPU_PROF_DIR || null;
 if (cfg.runs % cfg.batch !== 0) throw new Error('BENCH_RUNS must be a multiple of 1,000');
@@ -119,7 +120,7 @@ async function ingestPhase(engine, trees, data, results) {
         stored.find((s) => s.way === 'batch' && s.tree === r.tree),
       );
   }
-  if (measuring && cfg.profile && engine === 'sqlite') await profileRun(trees[0], data, results);
+  if (measuring && cfg.profile && engine === cfg.profileEngine) await profileRun(trees[0], engine, data, results);
   return readers.sort((a, b) => (a.key === 'current' ? -1 : b.key === 'current' ? 1 : 0));
 }
 
@@ -128,14 +129,15 @@ function notePeak(results, engine, tree, kb) {
   results.peakRss[engine][tree] = Math.max(results.peakRss[engine][tree] ?? 0, kb);
 }
 
-/** One more SQLite ingestion (the batch API, or BENCH_PROFILE_WAY), unmeasured, with the server under --cpu-prof: where its time goes. */
-async function profileRun(tree, data, results) {
+/** One more ingestion on `engine` (the batch API, or BENCH_PROFILE_WAY), unmeasured, with the server under --cpu-prof: where its time goes. */
+async function profileRun(tree, engine, data, results) {
   const dir = profileDirectory(cfg);
   const way = cfg.profileWay;
-  const { result } = await ingestOnce({ tree, engine: 'sqlite', way, round: 'profile', data, cfg, profileDir: dir });
-  const file = readdirSync(dir).find((f) => f.startsWith(`${tree.key}-sqlite-${way}-rprofile`));
+  const { result } = await ingestOnce({ tree, engine, way, round: 'profile', data, cfg, profileDir: dir });
+  const file = readdirSync(dir).find((f) => f.startsWith(`${tree.key}-${engine}-${way}-rprofile`));
   if (!file) throw new Error(`no CPU profile in ${dir}`);
   results.profile = {
+    engine: engine === 'sqlite' ? 'SQLite' : 'PostgreSQL',
     note: `${cfg.runs.toLocaleString('en-US')} runs through ${way === 'batch' ? 'the batch API' : way === 'otlp' ? 'OTLP/HTTP protobuf' : 'OTLP/gRPC'} at ${Math.round(result.rate).toLocaleString('en-US')} runs/s under the profiler; ${cfg.cpuProfDir ? `kept in ${join(dir, file)}` : 'not kept'}`,
     summary: summarizeProfile(join(dir, file), result.window),
   };

@@ -178,6 +178,17 @@ describe('OTLP decoding', () => {
     expect(int64({ low: 0, high: -2147483648, unsigned: false })).toBe('-9223372036854775808');
     expect(int64('9007199254740991')).toBe(9007199254740991);
     expect(int64('9007199254740993')).toBe('9007199254740993');
+    // Longs as protobufjs gives them, at the edges of the safe range, on both sides of the fast path.
+    expect(int64({ low: 1234, high: 0, unsigned: false })).toBe(1234);
+    expect(int64({ low: -1, high: -1, unsigned: false })).toBe(-1);
+    expect(int64({ low: -1, high: 0x1fffff, unsigned: false })).toBe(Number.MAX_SAFE_INTEGER);
+    expect(int64({ low: 0, high: 0x200000, unsigned: false })).toBe('9007199254740992');
+    expect(int64({ low: 1, high: -0x200000, unsigned: false })).toBe(Number.MIN_SAFE_INTEGER);
+    expect(int64({ low: 0, high: -0x200000, unsigned: false })).toBe('-9007199254740992');
+    expect(int64({ low: -1, high: -1, unsigned: true })).toBe(-1);
+    expect(int64(-0)).toBe(0);
+    expect(int64(42.9)).toBe(42);
+    expect(int64(1e20)).toBe('100000000000000000000');
   });
 
   it('keeps values nested beyond the depth bound as a marker instead of recursing without end', () => {

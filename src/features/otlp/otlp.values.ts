@@ -41,6 +41,11 @@ export function nanos(value: Int64 | null | undefined): bigint | null {
 
 /** A signed 64-bit integer attribute: a number when it is safe, else its decimal text (never rounded). */
 export function int64(value: Int64): number | string {
+  // Without a BigInt where the value is plainly safe (token counts, sizes, status codes: nearly all of them).
+  if (typeof value === 'object') {
+    const high = value.high | 0;
+    if (high > -0x200000 && high < 0x200000) return high * 0x100000000 + (value.low >>> 0);
+  } else if (typeof value === 'number' && Number.isSafeInteger(value)) return value === 0 ? 0 : value;
   const n =
     typeof value === 'object'
       ? BigInt.asIntN(64, (BigInt(value.high >>> 0) << 32n) | BigInt(value.low >>> 0))
