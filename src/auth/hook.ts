@@ -101,13 +101,17 @@ export function bearerPrincipal(tokens: TokenService, header: string | undefined
 }
 
 /**
- * A refused credential (401, or an ambiguous one: 400) counts against the client address, so guessing
- * tokens is rate-limited too, and past that limit the answer is the 429 (thrown; else the caller throws
- * `error` itself).
+ * The caller `checking` finds; a refused credential (401, or an ambiguous one: 400) counts against the
+ * client address, so guessing tokens is rate-limited too, and past that limit the answer is the 429.
  */
-async function countRefusal(options: BearerOptions, error: unknown, ip: string, reply: FastifyReply | null): Promise<void> {
-  if (error instanceof Problem && (error.status === 401 || error.status === 400))
-    enforce(await options.limiter.check(`ip:${ip}`, options.ratePerMinute), reply, 'this client address');
+async function countingRefusals(options: BearerOptions, ip: string, reply: FastifyReply | null, checking: Promise<Principal>): Promise<Principal> {
+  try {
+    return await checking;
+  } catch (error) {
+    if (error instanceof Problem && (error.status === 401 || error.status === 400))
+      enforce(await options.limiter.check(`ip:${ip}`, options.ratePerMinute), reply, 'this client address');
+    throw error;
+  }
 }
 
 /** A caller that is no Fastify request: its Authorization values (metadata of a gRPC call) and its address. */
@@ -126,13 +130,7 @@ export interface BearerCall {
  */
 export function bearerAccess(options: BearerOptions): (call: BearerCall, scope: Scope) => Promise<Principal> {
   return async (call, scope) => {
-    let principal: Principal;
-    try {
-      principal = await bearerPrincipal(options.tokens, call.authorization, call.fields);
-    } catch (error) {
-      await countRefusal(options, error, call.ip, null);
-      throw error;
-    }
+    const principal = await countingRefusals(options, call.ip, null, bearerPrincipal(options.tokens, call.authorization, call.fields));
     assertCan(principal, scope);
     return principal;
   };
@@ -152,13 +150,7 @@ export function accessHook(options: AccessOptions) {
   // limit is counted in Redis or an origin is looked up.
   return async function access(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     cors.early(request.headers.origin, reply);
-    let principal: Principal;
-    try {
-      principal = await credentialOf(request);
-    } catch (error) {
-      await countRefusal(options, error, request.ip, reply);
-      throw error;
-    }
+    const principal = await countingRefusals(options, request.ip, reply, credentialOf(request));
     request.principal = principal;
     const counted = limiter.check(`credential:${principal.credential.id}`, ratePerMinute);
     const general = counted instanceof Promise ? await counted : counted;
@@ -168,8 +160,8 @@ export function accessHook(options: AccessOptions) {
       // The RateLimit-* headers report the policy closest to exhaustion, so Remaining never promises too much.
       if (!mint.allowed || mint.remaining < general.remaining) enforce(mint, reply, 'minting tokens');
     }
-    const origin = request.headers.origin;
-    if (origin !== undefined && origin !== cors.dashboardOrigin) await cors.check(origin, principal.organizationId, reply);
+    const lookingUp = cors.check(request.headers.origin, principal.organizationId, reply);
+    if (lookingUp !== undefined) await lookingUp;
     if (principal.credential.kind === 'personal_access_token') {
       // Lets automated clients rotate before expiry (docs/tokens-and-access.md, Token lifecycle).
       reply.header('sightline-token-expires-at', isoTime(principal.credential.expiresAt));
@@ -180,13 +172,17 @@ export function accessHook(options: AccessOptions) {
     if (scope !== 'self') assertCan(principal, scope);
   };
 
-  /** The caller: by the Authorization header, or without one by the dashboard's session cookie. */
+  /** The caller (a rejected promise if refused): by the Authorization header, or without one by the dashboard's session cookie. */
   function credentialOf(request: FastifyRequest): Promise<Principal> {
     const fields = authorizationFields(request.raw.rawHeaders);
     const header = request.headers.authorization;
     const session = fields <= 1 && (header === undefined || header === '') ? request.cookies[sessionCookie] : undefined;
     if (session === undefined) return bearerPrincipal(tokens, header, fields);
-    if (STATE_CHANGING.has(request.method)) assertSameOrigin(request, cors.dashboardOrigin);
+    try {
+      if (STATE_CHANGING.has(request.method)) assertSameOrigin(request, cors.dashboardOrigin);
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
     return sessions.exchange(session).then((jwt) => tokens.authenticate(jwt, 'session'));
   }
 }

@@ -56,9 +56,16 @@ export class CorsPolicy {
     if (origin === this.dashboardOrigin) this.allow(reply, origin);
   }
 
-  /** After authentication: any other origin must be allowed for the caller's organization, else 403. */
-  async check(origin: string | undefined, organizationId: string, reply: FastifyReply): Promise<void> {
-    if (origin === undefined || origin === this.dashboardOrigin) return;
+  /**
+   * After authentication: any other origin must be allowed for the caller's organization, else 403.
+   * Without an origin to look up (no Origin, or the dashboard's) it is done at once: no promise.
+   */
+  check(origin: string | undefined, organizationId: string, reply: FastifyReply): Promise<void> | undefined {
+    if (origin === undefined || origin === this.dashboardOrigin) return undefined;
+    return this.checkOther(origin, organizationId, reply);
+  }
+
+  private async checkOther(origin: string, organizationId: string, reply: FastifyReply): Promise<void> {
     if (!(await this.origins.isAllowedFor(organizationId, origin))) {
       throw problems.forbidden(`Origin ${origin.slice(0, 200)} is not allowed for this organization.`);
     }

@@ -8,8 +8,8 @@ type LevelAware = FastifyBaseLogger & { isLevelEnabled?: (level: string) => bool
 /**
  * A request's logger: pino's child of the server's logger with the request's id, made when the request
  * first logs at a level that is on. Fastify makes one for every request, and pino serializes its bindings
- * each time; at the usual production level (`warn`) a request logs nothing unless it fails, so most never
- * need it. Once made, it is the child pino would have made (level, bindings, serializers).
+ * each time; at `LOG_LEVEL=warn` or above a request logs nothing unless it fails, so most never need it
+ * (at the default, `info`, Fastify logs every request and each makes its child as before). Once made, it is the child pino would have made (level, bindings, serializers).
  */
 class RequestLogger {
   private made: FastifyBaseLogger | undefined;

@@ -83,9 +83,9 @@ function reasonOf(spanId: string | null, problem: Problem): string {
 /**
  * Spans mapped and stored at once. The first chunk has CHUNK_SPANS; then each is sized so the event loop
  * is busy about CHUNK_TURN_MS with it (measured: on SQLite a chunk is one stretch of synchronous work,
- * on PostgreSQL its waits leave the loop free), one of CHUNK_SIZES, and never more
- * than CHUNK_BYTES of protobuf (about the JSON of a full batch): a few large spans make a chunk as well as many small ones. A chunk is a
- * transaction: about as long a turn as a 1,000-run JSON batch takes, since each transaction has a fixed
+ * on PostgreSQL its waits leave the loop free), one of CHUNK_SIZES, and never more than CHUNK_BYTES of
+ * protobuf (about the JSON of a full batch): a few large spans make a chunk as well as many small ones.
+ * A chunk is a transaction: about as long a turn as a 1,000-run JSON batch takes, since each transaction has a fixed
  * cost (its commit, the search index's new segment, the lookups of a call), which chunks of 25 ms made
  * OTLP pay 16 times per 1,000 spans where the batch API paid it once.
  */
