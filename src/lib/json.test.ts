@@ -18,6 +18,39 @@ function reference(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * canonicalText as first written (string concatenation, `keys.sort()`): runs stored since hash their
+ * content with it, so a faster writing must give the same text for every value.
+ */
+function firstCanonicalText(value: unknown): string {
+  switch (typeof value) {
+    case 'string':
+      return `${value.length}"${value}`;
+    case 'number':
+      return `#${value};`;
+    case 'boolean':
+      return value ? 't' : 'f';
+    case 'object':
+      break;
+    default:
+      return 'n';
+  }
+  if (value === null) return 'n';
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += firstCanonicalText(value[i]);
+    return `${out}]`;
+  }
+  const keys = Object.keys(value);
+  if (keys.length > 1) keys.sort();
+  let out = '{';
+  for (const key of keys) {
+    const item = (value as Record<string, unknown>)[key];
+    if (item !== undefined) out += `${key.length}:${key}${firstCanonicalText(item)}`;
+  }
+  return `${out}}`;
+}
+
 describe('canonicalJson', () => {
   it('sorts keys in code-unit order at every depth, leaves undefined members out and writes undefined items as null', () => {
     const value = JSON.parse('{"b":1,"10":[2,{"z":null,"a":"\\u2028\\"é"}],"2":true,"":{},"__proto__":{"y":1,"x":-0},"B":[]}');
@@ -82,5 +115,32 @@ describe('canonicalText', () => {
       }),
     );
     expect(canonicalText({ b: [1, 'x'], a: { d: null, c: true } })).toBe('{1:a{1:ct1:dn}1:b[#1;1"x]}');
+  });
+
+  it('is the text as first written for any value: keys of any characters, objects of many keys, deep nesting', () => {
+    const anyKey = fc.oneof(fc.string(), fc.constantFrom('__proto__', 'constructor', 'toString', '0', '10', '2', 'é', '\u{1f600}', 'A', 'a', ''));
+    const { any } = fc.letrec((tie) => ({
+      any: fc.oneof(
+        { depthSize: 'small' },
+        fc.constant(null),
+        fc.boolean(),
+        fc.double(),
+        fc.integer(),
+        fc.string(),
+        fc.array(fc.oneof(tie('any'), fc.constant(undefined)), { maxLength: 5 }),
+        fc.dictionary(anyKey, fc.oneof(tie('any'), fc.constant(undefined)), { maxKeys: 40 }),
+      ),
+    }));
+    fc.assert(
+      fc.property(any, (v) => {
+        expect(canonicalText(v)).toBe(firstCanonicalText(v));
+        // As a client sends it: through JSON, with an own __proto__ member where there was one.
+        const sent = JSON.parse(JSON.stringify(v) ?? 'null');
+        expect(canonicalText(sent)).toBe(firstCanonicalText(sent));
+      }),
+      { numRuns: 3000 },
+    );
+    const deep = JSON.parse(`${'{"a":['.repeat(100)}1${']}'.repeat(100)}`);
+    expect(canonicalText(deep)).toBe(firstCanonicalText(deep));
   });
 });

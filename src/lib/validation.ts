@@ -193,14 +193,18 @@ export function textFaults(schema: Schema, data: unknown, location: Location, pr
   // A raw body (bytes a route decodes itself) has no text fields: listing a megabyte's indexes cost a second.
   if (!data || typeof data !== 'object' || Array.isArray(data) || ArrayBuffer.isView(data)) return [];
   const faults: FieldError[] = [];
-  for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+  const record = data as Record<string, unknown>;
+  // Without an array per member: every run of a batch is checked here.
+  for (const key of Object.keys(record)) {
+    const value = record[key];
     const prop = schema.properties?.[key];
     const types = declaredTypes(schema, key);
-    const strings =
-      typeof value === 'string' ? [value] : Array.isArray(value) && (types.includes('array') || !prop) ? value.filter((v) => typeof v === 'string') : [];
     if (prop && !types.includes('string') && !types.includes('array')) continue;
-    const detail = strings.map((v) => textFault(v as string)).find((fault) => fault !== null);
-    if (!detail) continue;
+    let detail: string | null = null;
+    if (typeof value === 'string') detail = textFault(value);
+    else if (Array.isArray(value) && (types.includes('array') || !prop))
+      for (const item of value) if (typeof item === 'string' && (detail = textFault(item)) !== null) break;
+    if (detail === null) continue;
     faults.push(location === 'body' ? { pointer: `${prefix}/${escapePointer(key)}`, detail } : { parameter: key, detail });
   }
   return faults;

@@ -83,35 +83,46 @@ const STEPS = 20_000;
  */
 class MessageCounter {
   count = 0;
-  private readonly reader: Reader;
-  private readonly frames: { kind: Kind; end: number; depth: number }[];
+  private reader: Reader | null = null;
+  private limit = 0;
+  // The open messages, innermost last, as three columns: no object per message counted.
+  private readonly kinds: Kind[] = [];
+  private readonly ends: number[] = [];
+  private top = 0;
 
-  constructor(
-    bytes: Uint8Array,
-    start: number,
-    end: number,
-    kind: Kind,
-    private readonly limit: number,
-  ) {
+  /** Starts a count (a counter is reused: `countMessages` keeps one for all its calls). */
+  reset(bytes: Uint8Array, start: number, end: number, kind: Kind, limit: number): this {
     this.reader = protobuf.Reader.create(bytes);
     this.reader.pos = start;
-    this.frames = [{ kind, end, depth: 0 }];
+    this.limit = limit;
+    this.count = 0;
+    this.kinds[0] = kind;
+    this.ends[0] = end;
+    this.top = 1;
+    return this;
+  }
+
+  /** Lets the bytes go (the shared counter would hold a request's until the next count). */
+  forget(): void {
+    this.reader = null;
   }
 
   /** Walks at most `steps` fields; true once done (the end, the limit passed, or bytes that are not protobuf). */
   run(steps: number): boolean {
-    const { reader, frames } = this;
+    const { kinds, ends } = this;
+    const reader = this.reader!;
     try {
-      while (frames.length > 0 && this.count <= this.limit) {
+      while (this.top > 0 && this.count <= this.limit) {
         if (steps-- <= 0) return false;
-        const frame = frames[frames.length - 1]!;
-        if (reader.pos >= frame.end) {
-          frames.pop();
-          reader.pos = frame.end;
+        const at = this.top - 1;
+        const frameEnd = ends[at]!;
+        if (reader.pos >= frameEnd) {
+          this.top = at;
+          reader.pos = frameEnd;
           continue;
         }
         const tag = reader.uint32();
-        const child = CHILDREN[frame.kind][tag >>> 3];
+        const child = CHILDREN[kinds[at]!][tag >>> 3];
         if (child === undefined || (tag & 7) !== 2) {
           reader.skipType(tag & 7);
           continue;
@@ -119,11 +130,16 @@ class MessageCounter {
         const length = reader.uint32();
         this.count++;
         const next = reader.pos + length;
-        if (next > frame.end) {
+        if (next > frameEnd) {
           // truncated: the decoder says so
-          frames.pop();
-          reader.pos = frame.end;
-        } else if (frame.depth < MAX_DEPTH) frames.push({ kind: child, end: next, depth: frame.depth + 1 });
+          this.top = at;
+          reader.pos = frameEnd;
+        } else if (at < MAX_DEPTH) {
+          // (the depth of a message is its place in the columns: the outermost's is 0)
+          kinds[this.top] = child;
+          ends[this.top] = next;
+          this.top++;
+        }
         // Deeper than this, the decoder refuses the nesting itself.
         else reader.pos = next;
       }
@@ -134,11 +150,15 @@ class MessageCounter {
   }
 }
 
+const spanCounter = new MessageCounter();
+
 /** The messages of kind `kind` within bytes `start` to `end`, counted up to `limit` + 1. */
 export function countMessages(bytes: Uint8Array, start: number, end: number, kind: Kind, limit: number): number {
-  const counter = new MessageCounter(bytes, start, end, kind, limit);
-  counter.run(Number.POSITIVE_INFINITY);
-  return counter.count;
+  // Every field takes a byte at least: as many steps as bytes (a small integer, not Infinity, which
+  // counting down from made a number on the heap each field).
+  spanCounter.reset(bytes, start, end, kind, limit).run(end - start + 1);
+  spanCounter.forget();
+  return spanCounter.count;
 }
 
 /**
@@ -148,7 +168,7 @@ export function countMessages(bytes: Uint8Array, start: number, end: number, kin
 export async function checkOtlpSize(bytes: Uint8Array, breathe: () => Promise<void> = async () => {}): Promise<void> {
   // Each message counted takes two bytes at least (its tag and its length): fewer bytes cannot hold too many.
   if (bytes.length <= 2 * MAX_OTLP_MESSAGES) return;
-  const counter = new MessageCounter(bytes, 0, bytes.length, 'request', MAX_OTLP_MESSAGES);
+  const counter = new MessageCounter().reset(bytes, 0, bytes.length, 'request', MAX_OTLP_MESSAGES);
   while (!counter.run(STEPS)) await breathe();
   if (counter.count > MAX_OTLP_MESSAGES) throw tooManyMessages();
 }

@@ -6,7 +6,7 @@ import { Problem, problems } from '../../lib/problems.js';
 import { Turns } from '../../lib/turns.js';
 import { TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
 import type { RunsStored } from '../../deps.js';
-import { ingestRuns } from '../runs/index.js';
+import { ingestRuns, type IngestResult } from '../runs/index.js';
 import { projectNameOf } from './otlp.context.js';
 import { type OtlpRequest, type OtlpResource, type PartialSuccess, type SpanRef } from './otlp.decode.js';
 import { inheritedOf, mapSpan, resourceOfInTurns, type MappedSpan } from './otlp.map.js';
@@ -96,24 +96,56 @@ export const CHUNK_SPANS = 125;
  * two of them fit.
  */
 const CHUNK_SIZES = [25, 50, 125, 250, 500, 1000];
-const CHUNK_TURN_MS = 150;
+const CHUNK_TURN_MS = 200;
 const CHUNK_BYTES = 2 * 1024 * 1024;
 
 /** The size the last chunk of any request came to: where the next request starts (the spans of requests are alike). */
 let learnedSize = CHUNK_SPANS;
 
+/**
+ * The event loop's busy time shared among the chunks being stored at once: on PostgreSQL two requests'
+ * chunks interleave (one's waits are the other's turns), and the loop's busy time while both are underway
+ * is half each one's, not all of it both's (which halved chunks, and doubled transactions, under load).
+ */
+class BusyShares {
+  private readonly underway = new Set<ChunkSizer>();
+  private last = performance.eventLoopUtilization().active;
+
+  enter(sizer: ChunkSizer): void {
+    this.settle();
+    this.underway.add(sizer);
+  }
+
+  leave(sizer: ChunkSizer): void {
+    this.settle();
+    this.underway.delete(sizer);
+  }
+
+  private settle(): void {
+    const active = performance.eventLoopUtilization().active;
+    const share = (active - this.last) / Math.max(1, this.underway.size);
+    this.last = active;
+    for (const sizer of this.underway) sizer.busyMs += share;
+  }
+}
+
+const shares = new BusyShares();
+
 /** How many spans the next chunk takes, from how long the loop was busy with the last one. */
 class ChunkSizer {
   size = learnedSize;
-  private usage = performance.eventLoopUtilization();
+  busyMs = 0;
 
   start(): void {
-    this.usage = performance.eventLoopUtilization();
+    this.busyMs = 0;
+    shares.enter(this);
   }
 
-  done(spans: number): void {
-    const busyMs = performance.eventLoopUtilization(this.usage).active;
-    const fit = busyMs > 0 ? Math.round((spans * CHUNK_TURN_MS) / busyMs) : Number.POSITIVE_INFINITY;
+  /** Called once a chunk is stored or has failed (`spans` null: the size stays). */
+  done(spans: number | null): void {
+    shares.leave(this);
+    if (spans === null) return;
+    const fit = this.busyMs > 0 ? Math.round((spans * CHUNK_TURN_MS) / this.busyMs) : Number.POSITIVE_INFINITY;
     // Grows at most one size a chunk; shrinks at once.
     const most = Math.min(fit, CHUNK_SIZES.find((size) => size > this.size) ?? this.size);
     this.size = learnedSize = CHUNK_SIZES.findLast((size) => size <= most) ?? CHUNK_SIZES[0]!;
@@ -234,19 +266,25 @@ export async function exportTraces(
       const chunk = chunkAt(ordered, at, sizer.size);
       at += chunk.length;
       sizer.start();
-      const runs: Record<string, unknown>[] = [];
-      for (const ref of chunk) {
-        if (ref.refused !== undefined) {
-          rejections.add(1, ref.refused);
-          continue;
+      let results: IngestResult[];
+      try {
+        const runs: Record<string, unknown>[] = [];
+        for (const ref of chunk) {
+          if (ref.refused !== undefined) {
+            rejections.add(1, ref.refused);
+            continue;
+          }
+          const mapped = mapSpan(resource.span(ref), inherited[ref.scope]!);
+          if ('rejected' in mapped) rejections.add(1, mapped.rejected);
+          else runs.push(runInputOf(mapped));
         }
-        const mapped = mapSpan(resource.span(ref), inherited[ref.scope]!);
-        if ('rejected' in mapped) rejections.add(1, mapped.rejected);
-        else runs.push(runInputOf(mapped));
+        results = await ingestRuns(db, project.id, runs, now, () => '', onStored, 'span');
+      } catch (error) {
+        sizer.done(null);
+        throw error;
       }
-      const results = await ingestRuns(db, project.id, runs, now, () => '', onStored, 'span');
-      for (const result of results) if (result.status === 'rejected') rejections.add(1, reasonOf(result.id, result.problem));
       sizer.done(chunk.length);
+      for (const result of results) if (result.status === 'rejected') rejections.add(1, reasonOf(result.id, result.problem));
       await turns.breathe();
     }
   }

@@ -1,13 +1,11 @@
 import type { App, Deps } from '../../deps.js';
 import { sendJsonText } from '../../lib/http.js';
-import { checkJsonCounts } from '../../lib/json-body.js';
+import { checkJsonCounts, utf8Text } from '../../lib/json-body.js';
 import { problems } from '../../lib/problems.js';
 import { MAX_OTLP_MESSAGES } from './otlp.bounds.js';
 import { encodeOtlpResponse, readOtlpJson, readOtlpProtobuf } from './otlp.decode.js';
 import { exportTraces } from './otlp.ingest.js';
 import { ExportTraceServiceRequestBody, ExportTraceServiceResponseSchema, ExportTracesHeaders } from './otlp.schemas.js';
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function otlpRoutes(app: App, { db, clock, config, runsStored }: Deps): void {
   const limits = { perRequest: config.otlpNewProjectsPerRequest, perHour: config.otlpNewProjectsPerHour };
@@ -48,7 +46,7 @@ export function otlpRoutes(app: App, { db, clock, config, runsStored }: Deps): v
       let text: string | null = null;
       if (json) {
         try {
-          text = utf8.decode(bytes);
+          text = utf8Text(bytes);
         } catch {
           throw problems.validation([{ pointer: '', detail: 'The body is not valid UTF-8.' }]);
         }

@@ -31,8 +31,8 @@ export function searchText(run: { name: string; error: string | null; inputs: un
     else if (typeof value === 'number' || typeof value === 'boolean') add(String(value));
     else if (Array.isArray(value)) for (let i = value.length - 1; i >= 0; i--) stack.push(value[i]);
     else if (value && typeof value === 'object') {
-      const entries = Object.entries(value);
-      for (let i = entries.length - 1; i >= 0; i--) stack.push(entries[i]![1]);
+      const values = Object.values(value);
+      for (let i = values.length - 1; i >= 0; i--) stack.push(values[i]);
     }
   }
   // Characters no engine indexes as text (U+0000, half a surrogate pair) are word breaks here: the run
