@@ -31,4 +31,18 @@ describe('utf8Text', () => {
     expect(decodeJsonBody(new TextEncoder().encode('{"k":"é😀"}'))).toEqual({ k: 'é😀' });
     expect(() => decodeJsonBody(Uint8Array.of(0x7b, 0x7d, 0xff))).toThrow(expect.objectContaining({ detail: 'The body is not valid UTF-8 (at byte 2).' }));
   });
+
+  it('refuses a number that overflows in a body large enough to be counted as in a small one, and takes ids and text that look like exponents', () => {
+    const padding = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `4e${i}7a`, text: 'x 1e999 y', n: 1e-5 }));
+    const big = (last: string) => new TextEncoder().encode(`{"runs":${JSON.stringify(padding(6000)).slice(0, -1)},${last}]}`);
+    expect(big('{"v":1}').length).toBeGreaterThan(200_000);
+    expect((decodeJsonBody(big('{"v":1e-400}')) as { runs: { v?: number }[] }).runs.at(-1)).toEqual({ v: 0 });
+    for (const overflowing of ['1e400', '1E+400', '-2.5e999', `1${'0'.repeat(309)}`])
+      for (const body of [big(`{"v":${overflowing}}`), new TextEncoder().encode(`{"v":[${overflowing}]}`)]) {
+        const where = body.length > 200_000 ? '/runs/6000/v' : '/v/0';
+        expect(() => decodeJsonBody(body), overflowing).toThrow(
+          expect.objectContaining({ errors: [{ pointer: where, detail: 'The number is out of range (it does not fit a 64-bit floating-point number).' }] }),
+        );
+      }
+  });
 });

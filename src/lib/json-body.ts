@@ -34,7 +34,7 @@ export const MAX_JSON_VALUES = 250_000;
  */
 export function decodeJsonBody(bytes: Uint8Array): unknown {
   if (bytes.length === 0) throw problems.validation([{ pointer: '', detail: 'The body is empty but Content-Type says JSON.' }]);
-  checkJsonCounts(bytes, MAX_JSON_CONTAINERS, MAX_JSON_VALUES);
+  const counts = checkJsonCounts(bytes, MAX_JSON_CONTAINERS, MAX_JSON_VALUES);
   let text: string;
   try {
     text = utf8Text(bytes);
@@ -48,22 +48,36 @@ export function decodeJsonBody(bytes: Uint8Array): unknown {
     throw problems.validation([{ pointer: '', detail: 'The body is not valid JSON.' }]);
   }
   // Only a number with a positive exponent, or of 309 digits or more, can overflow: text without one
-  // (nearly every body) is not walked.
-  const pointer = MAYBE_OVERFLOWING.test(text) ? nonFiniteNumberAt(value) : null;
+  // (nearly every body) is not walked. A body large enough to be counted was looked at outside its
+  // strings (where ids such as "4e7a…" made the text's test say maybe); a smaller one is tested whole.
+  const maybeOverflowing = counts ? counts.maybeOverflowing : MAYBE_OVERFLOWING.test(text);
+  const pointer = maybeOverflowing ? nonFiniteNumberAt(value) : null;
   if (pointer !== null) throw problems.validation([{ pointer, detail: 'The number is out of range (it does not fit a 64-bit floating-point number).' }]);
   return value;
 }
 
 const MAYBE_OVERFLOWING = /\d[eE]\+?\d|\d{309}/;
 
-/** A 413 problem when JSON text holds more objects and arrays, or values, than given (counted without parsing it). */
-export function checkJsonCounts(bytes: Uint8Array, maxContainers: number, maxValues: number): void {
+/**
+ * A 413 problem when JSON text holds more objects and arrays, or values, than given (counted without
+ * parsing it). Returns the counts, or null when the text was too short to need them (or a string in it
+ * never ends, which parsing refuses).
+ */
+export function checkJsonCounts(bytes: Uint8Array, maxContainers: number, maxValues: number): JsonCounts | null {
   // Shorter text cannot exceed either count: an object or array takes at least two bytes (`[]`, nested
   // without commas), a value at least two (`1,`).
-  if (bytes.length < Math.min(2 * maxContainers, 2 * maxValues)) return;
+  if (bytes.length < Math.min(2 * maxContainers, 2 * maxValues)) return null;
   const counts = countJson(bytes);
   if (counts && counts.containers > maxContainers) throw tooMany(`${maxContainers.toLocaleString('en-US')} objects and arrays`);
   if (counts && counts.values > maxValues) throw tooMany(`${maxValues.toLocaleString('en-US')} values`);
+  return counts;
+}
+
+interface JsonCounts {
+  containers: number;
+  values: number;
+  /** Outside strings, an exponent that is not negative (`e5`, `E+5`), or a run of 309 digits or more: a number that may overflow. */
+  maybeOverflowing: boolean;
 }
 
 const tooMany = (what: string) =>
@@ -73,11 +87,18 @@ const tooMany = (what: string) =>
  * Objects and arrays, and values (about: elements and members, from the commas), of JSON text, counted
  * on its bytes without parsing it (strings are skipped with indexOf); null if a string never ends.
  */
-function countJson(bytes: Uint8Array): { containers: number; values: number } | null {
+function countJson(bytes: Uint8Array): JsonCounts | null {
   let containers = 0;
   let commas = 0;
+  let digits = 0;
+  let maybeOverflowing = false;
   for (let i = 0; i < bytes.length; i++) {
     const c = bytes[i]!;
+    if (c >= 0x30 && c <= 0x39) {
+      if (++digits >= 309) maybeOverflowing = true;
+      continue;
+    }
+    digits = 0;
     if (c === 0x22) {
       // To the closing quote: one that is not escaped (preceded by an even run of backslashes).
       let end = i;
@@ -91,8 +112,13 @@ function countJson(bytes: Uint8Array): { containers: number; values: number } | 
       i = end;
     } else if (c === 0x2c) commas++;
     else if (c === 0x7b || c === 0x5b) containers++;
+    else if (c === 0x65 || c === 0x45) {
+      // Outside strings, e is in `true`, `false` or an exponent; one followed by + or a digit is not negative.
+      const next = bytes[i + 1];
+      if (next === 0x2b || (next !== undefined && next >= 0x30 && next <= 0x39)) maybeOverflowing = true;
+    }
   }
-  return { containers, values: containers + commas + 1 };
+  return { containers, values: containers + commas + 1, maybeOverflowing };
 }
 
 interface Frame {

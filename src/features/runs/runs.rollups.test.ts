@@ -3,11 +3,20 @@ import { expect, it } from 'vitest';
 import * as rollupsMigration from '../../db/migrations/2026-11-23-008-rollups.js';
 import * as computedCostMigration from '../../db/migrations/2026-11-26-013-computed-cost.js';
 import type { Database } from '../../db/schema.js';
-import { SUMMED } from './runs.rollups.js';
+import { addTotals, SUMMED } from './runs.rollups.js';
 import { describeRuns, HOUR, iso, NOW, projectFor } from './runs.test-support.js';
 import type { Kysely } from 'kysely';
 
 type Row = Record<string, unknown>;
+
+it('adds and takes away every summed column, and only those', () => {
+  const totals = (value: number) => ({ ...Object.fromEntries(SUMMED.map((k) => [k, value])), start_time: 5, end_time: 6 }) as Parameters<typeof addTotals>[0];
+  const target = totals(10);
+  addTotals(target, totals(3), 1);
+  expect(target).toEqual({ ...totals(13), start_time: 5, end_time: 6 });
+  addTotals(target, totals(4), -1);
+  expect(target).toEqual({ ...totals(9), start_time: 5, end_time: 6 });
+});
 const TOTALS = SUMMED.filter((k) => k !== 'cost' && k !== 'computed_cost');
 const cents = (n: number) => Math.round(n * 1e9) / 1e9;
 

@@ -86,6 +86,24 @@ function emptyTotals(): RollupTotals {
   };
 }
 
+/**
+ * `target` plus `sign` times `source`, column by column (the columns of SUMMED): written out, since a loop
+ * over the names made every sum a lookup by name, a measurable part of ingestion's rollups.
+ */
+export function addTotals(target: RollupTotals, source: RollupTotals, sign: 1 | -1): void {
+  target.run_count += sign * source.run_count;
+  target.error_count += sign * source.error_count;
+  target.running_count += sign * source.running_count;
+  target.prompt_tokens += sign * source.prompt_tokens;
+  target.completion_tokens += sign * source.completion_tokens;
+  target.total_tokens += sign * source.total_tokens;
+  target.cache_read_tokens += sign * source.cache_read_tokens;
+  target.cache_creation_tokens += sign * source.cache_creation_tokens;
+  target.reasoning_tokens += sign * source.reasoning_tokens;
+  target.cost += sign * source.cost;
+  target.computed_cost += sign * source.computed_cost;
+}
+
 /** Sums contributions per key: added ones count, removed ones are taken away (their times do not). */
 function sumBy(changes: { add: Contribution[]; remove: Contribution[] }, keyOf: (c: Contribution) => string | null) {
   const sums = new Map<string, { totals: RollupTotals; first: Contribution | null; root: Contribution | null; session: string | null; user: string | null }>();
@@ -102,7 +120,7 @@ function sumBy(changes: { add: Contribution[]; remove: Contribution[] }, keyOf: 
       const key = keyOf(c);
       if (key === null) continue;
       const e = entry(key);
-      for (const k of SUMMED) e.totals[k] += sign * c.totals[k];
+      addTotals(e.totals, c.totals, sign);
       if (sign === 1) {
         e.totals.start_time = Math.min(e.totals.start_time, c.totals.start_time);
         e.totals.end_time = Math.max(e.totals.end_time, c.totals.end_time);
