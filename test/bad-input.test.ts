@@ -407,6 +407,19 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
       }
     });
 
+    it('an unknown path is a 404, and a known path asked with another method a 405, whatever the body and its type', async () => {
+      // What an exporter sends when its generic endpoint already ends in /v1/traces.
+      for (const type of ['application/x-protobuf', 'application/json', 'text/plain', 'application/octet-stream'])
+        for (const token of [owner.token, undefined]) {
+          const headers = { 'content-type': type };
+          const wrong = await ctx.request('POST', '/v1/traces/v1/traces', { token, headers, payload: '\u0000{not json' });
+          expectProblem(wrong, 404, 'not-found');
+          const method = await ctx.request('PUT', '/v1/traces', { token, headers, payload: '\u0000{not json' });
+          expectProblem(method, 405, 'method-not-allowed');
+          expect(method.headers.allow).toBe('POST');
+        }
+    });
+
     it('a known path asked with a method it does not answer is a 405 problem with Allow, with or without a token', async () => {
       // The methods answered at a concrete path: those of every route whose template matches it
       // (GET …/runs/batch is the GET of …/runs/{run_id}).

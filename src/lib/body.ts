@@ -157,6 +157,12 @@ export function registerBodyAdmission(app: FastifyInstance, options: BodyAdmissi
    */
   const parse = async (request: FastifyRequest, json: boolean): Promise<unknown> => {
     const admission = admissions.get(request);
+    // No route: the answer is a 404 (or a 405 naming the methods the path takes), whatever the body's
+    // type, so it is not decoded (an exporter posting protobuf to a wrong path got a 415 instead).
+    if (request.is404) {
+      admission?.releaseBytes();
+      return undefined;
+    }
     const raw = request.routeOptions.config.rawBody === true;
     let handedOver = false;
     try {
@@ -176,6 +182,7 @@ export function registerBodyAdmission(app: FastifyInstance, options: BodyAdmissi
   app.addContentTypeParser('application/x-protobuf', (request: FastifyRequest) => parse(request, false));
   // Any other media type: a 415 problem saying what the route takes.
   app.addContentTypeParser('*', async (request: FastifyRequest) => {
+    if (request.is404) return parse(request, true);
     throw unsupportedMediaType(request);
   });
   return budget;
