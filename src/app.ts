@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { registerApiDocument } from './api-document.js';
 import { accessHook, bearerAccess, type BearerCall } from './auth/hook.js';
 import type { Scope } from './auth/permissions.js';
@@ -205,6 +205,19 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       .then((decision) => enforce(decision, reply, 'this client address'))
       .then(() => done(), done);
   });
+  /** The answer where no route matches: the dashboard's page, a 405 naming the methods the path takes, or a 404. */
+  function noRoute(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    if (dashboard.fallback(request, reply)) return reply;
+    const path = request.url.split('?')[0] ?? '';
+    const problem = allowedMethods.refusal(request.method, path) ?? problems.notFound(`No route for ${request.method} ${path.slice(0, 200)}.`);
+    return sendProblem(reply, request, problem, config.problemBase);
+  }
+  // A QUERY (RFC 10008) without a Content-Type is refused by Fastify with a 400 before any handler sees it;
+  // no route takes QUERY, so it gets what any method no route takes gets (`QUERY /healthz`: a 405 with Allow).
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.is404 && request.method === 'QUERY' && request.headers['content-type'] === undefined) noRoute(request, reply);
+    else done();
+  });
   app.addHook('onClose', async () => limiter.close());
   app.decorate('monitoring', monitoring);
   monitoring.attachLogger(app.log);
@@ -235,12 +248,7 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     else if (problem.status >= 500) request.log.warn({ requestId: request.id, detail: problem.detail }, 'request refused');
     return sendProblem(reply, request, problem, config.problemBase);
   });
-  app.setNotFoundHandler((request, reply) => {
-    if (dashboard.fallback(request, reply)) return reply;
-    const path = request.url.split('?')[0] ?? '';
-    const problem = allowedMethods.refusal(request.method, path) ?? problems.notFound(`No route for ${request.method} ${path.slice(0, 200)}.`);
-    return sendProblem(reply, request, problem, config.problemBase);
-  });
+  app.setNotFoundHandler(noRoute);
 
   for (const schema of SHARED_SCHEMAS) app.addSchema(schema);
 

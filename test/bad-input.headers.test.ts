@@ -215,6 +215,25 @@ describeEachDialect('bad input: credentials and headers refused before any parsi
     });
   });
 
+  describe('methods no route takes', () => {
+    it('QUERY, with or without a Content-Type, is a 405 with Allow on a path that takes other methods and a 404 elsewhere', async () => {
+      for (const [path, lines, allow] of [
+        ['/healthz', [], 'GET, HEAD'],
+        ['/v1/projects', [`Authorization: Bearer ${owner.token}`], 'GET, HEAD, POST'],
+      ] as const)
+        for (const body of [undefined, '{}']) {
+          const res = await rawExchange(port, rawRequest([...lines], { method: 'QUERY', path, body }));
+          expectProblem(res, 405, 'method-not-allowed', `QUERY is not allowed on ${path}; it answers ${allow}.`);
+          expect(res.headers.allow).toBe(allow);
+          expectCleanProblem(res);
+        }
+      for (const body of [undefined, '{}']) {
+        const res = await rawExchange(port, rawRequest([], { method: 'QUERY', path: '/v1/nope', body }));
+        expectProblem(res, 404, 'not-found', 'No route for QUERY /v1/nope.');
+      }
+    });
+  });
+
   describe('properties', () => {
     const value = fc.stringMatching(/^[!-~]([ -~]{0,40}[!-~])?$/);
 
