@@ -11,7 +11,7 @@ export function startFlags(env = process.env) {
   return [...script().matchAll(/--[\w-]+=\S+/g)].map(([flag]) => resolved(flag, env));
 }
 
-/** The `NAME=value` assignments before `node` in the start script (`MALLOC_ARENA_MAX`), `${NAME:-default}` read from `env`. */
+/** The `NAME=value` assignments before `node` in the start script (`MALLOC_ARENA_MAX`, `MALLOC_MMAP_THRESHOLD_`), `${NAME:-default}` read from `env`. */
 export function startEnv(env = process.env) {
   const [assignments = ''] = script().split(/\bnode\b/, 1);
   return Object.fromEntries([...assignments.matchAll(/(\w+)=(\S+)/g)].map(([, name, value]) => [name, resolved(value, env)]));

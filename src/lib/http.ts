@@ -76,10 +76,10 @@ export function sendProblem(reply: FastifyReply, request: FastifyRequest, proble
 }
 
 /**
- * Sends JSON text that is already serialized by its response schema (stored run records), bypassing
- * a second serialization. The route's response schema still documents the body.
+ * Sends JSON text (or its UTF-8 bytes) that is already serialized by its response schema (stored run
+ * records), bypassing a second serialization. The route's response schema still documents the body.
  */
-export function sendJsonText(reply: FastifyReply, json: string): FastifyReply {
+export function sendJsonText(reply: FastifyReply, json: string | Buffer): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(json);
 }
 

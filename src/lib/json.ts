@@ -135,9 +135,12 @@ export function textFault(value: string): string | null {
  */
 export function jsonValueFault(value: unknown, parsedByEngines: boolean): string | null {
   const unparsable = 'Must not contain U+0000 or an unpaired surrogate.';
-  const stack: [unknown, number][] = [[value, 0]];
+  // Two stacks, the values and their depths: no pair allocated per value.
+  const stack: unknown[] = [value];
+  const depths: number[] = [0];
   while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
+    const item = stack.pop();
+    const depth = depths.pop()!;
     if (typeof item === 'string') {
       if (parsedByEngines && textFault(item) !== null) return unparsable;
       continue;
@@ -146,12 +149,16 @@ export function jsonValueFault(value: unknown, parsedByEngines: boolean): string
     if (depth >= MAX_JSON_DEPTH) return `Must not nest more than ${MAX_JSON_DEPTH} levels deep.`;
     // Without Object.entries: no array per member, which a body of a million values would feel.
     if (Array.isArray(item)) {
-      for (let i = 0; i < item.length; i++) stack.push([item[i], depth + 1]);
+      for (let i = 0; i < item.length; i++) {
+        stack.push(item[i]);
+        depths.push(depth + 1);
+      }
       continue;
     }
     for (const key in item) {
       if (parsedByEngines && textFault(key) !== null) return unparsable;
-      stack.push([(item as Record<string, unknown>)[key], depth + 1]);
+      stack.push((item as Record<string, unknown>)[key]);
+      depths.push(depth + 1);
     }
   }
   return null;

@@ -153,14 +153,14 @@ export class ReadCache {
     // The hooks after the answer are synchronous: they run on every request, hits included.
     app.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
       if (served.has(request)) return done(null, payload);
-      const found = reply.statusCode === 200 && typeof payload === 'string' ? lookup(request) : undefined;
+      const found = reply.statusCode === 200 && (typeof payload === 'string' || Buffer.isBuffer(payload)) ? lookup(request) : undefined;
       if (found === undefined) {
         settle(request, undefined);
         return done(null, payload);
       }
       const entry: Entry = {
         state: found[1],
-        body: Buffer.from(payload as string),
+        body: Buffer.isBuffer(payload) ? payload : Buffer.from(payload as string),
         contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
       };
       this.set(found[0], entry.state, entry.body, entry.contentType);

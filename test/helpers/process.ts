@@ -12,7 +12,7 @@ const run = promisify(execFile);
 
 /** The Node flags `npm start` runs the server with (its heap limits): pass them to `startInstance` to run it so. */
 export const NPM_START_FLAGS = startFlags({});
-/** The environment `npm start` sets (`MALLOC_ARENA_MAX`): every server process of the suites runs with it. */
+/** The environment `npm start` sets (`MALLOC_ARENA_MAX`, `MALLOC_MMAP_THRESHOLD_`): every server process of the suites runs with it. */
 export const NPM_START_ENV = startEnv({});
 
 export interface Instance {

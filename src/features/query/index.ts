@@ -8,6 +8,6 @@ export { bucketStart, type MetricInputs, metricsRangeFaults } from './metrics.ru
 export { type Bucket, RunMetricsQuery, RunMetricsSchema } from './metrics.schemas.js';
 export { bucketStarts, metricsGroups, metricsWindow, runMetrics } from './metrics.js';
 export { planList } from './score-plan.js';
-export { scoreSummaries, scoredColumn, scoredIds, type ScoreSummary, withScoresText, withSummaries } from './score-summaries.js';
+export { scoreSummaries, scoredColumn, scoredIds, type ScoreSummary, withScoresBody, withScoresText, withSummaries } from './score-summaries.js';
 export { forgetProjectWords, indexRuns, planSearch, queryWords, type SearchPlan, searchText } from './search.js';
 export { firstWindow, searchKeyColumn, type Stream, walkMatches } from './search-walk.js';

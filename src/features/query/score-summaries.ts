@@ -161,3 +161,24 @@ export async function withSummaries<Row, Item>(
 export function withScoresText(record: string, scores: readonly ScoreSummary[]): string {
   return `${record.slice(0, record.lastIndexOf('}'))},"scores":${JSON.stringify(scores)}}`;
 }
+
+/** From this many characters a record is answered as bytes (`withScoresBody`). */
+export const LARGE_RECORD_CHARS = 1 << 16;
+
+/**
+ * One record's answer: `withScoresText`'s text, and for a large record (a run of megabytes) its UTF-8
+ * bytes written once into a buffer. The text joined from the record's slice and the scores is a string
+ * of pieces, which measuring its bytes and writing it to the socket each copied whole into the heap:
+ * a 9.5 MB run's answer cost 19 MB of heap beside its record.
+ */
+export function withScoresBody(record: string, scores: readonly ScoreSummary[]): string | Buffer {
+  if (record.length < LARGE_RECORD_CHARS) return withScoresText(record, scores);
+  const end = record.lastIndexOf('}');
+  const tail = `,"scores":${JSON.stringify(scores)}}`;
+  // What follows the closing brace is ASCII (JSON whitespace at most): one byte a character.
+  const head = Buffer.byteLength(record) - (record.length - end);
+  const bytes = Buffer.allocUnsafe(head + Buffer.byteLength(tail));
+  bytes.write(record, 0, head, 'utf8');
+  bytes.write(tail, head, 'utf8');
+  return bytes;
+}

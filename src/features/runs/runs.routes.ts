@@ -14,6 +14,7 @@ import {
   RunMetricsSchema,
   scoreSummaries,
   scoredIds,
+  withScoresBody,
   withScoresText,
 } from '../query/index.js';
 import { routeKit } from '../route-kit.js';
@@ -26,9 +27,9 @@ import { ProjectParams, ProjectRunParams } from '../../schemas/records.js';
 const tags = ['Runs'];
 
 /** A run's answer: its stored record with its scores' summaries. */
-async function runWithScores(db: Deps['db'], dialect: Deps['dialect'], projectId: string, run: { id: string; doc: string }): Promise<string> {
+async function runWithScores(db: Deps['db'], dialect: Deps['dialect'], projectId: string, run: { id: string; doc: string }): Promise<string | Buffer> {
   const scores = await scoreSummaries(db, dialect, projectId, 'run', [run.id]);
-  return withScoresText(run.doc, scores.get(run.id) ?? []);
+  return withScoresBody(run.doc, scores.get(run.id) ?? []);
 }
 
 export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsStored }: Deps): void {
@@ -121,7 +122,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
       if (result.status === 'rejected') throw result.problem;
       // The stored record is already the serialized answer: sent as it is, not parsed and serialized again
       // (with its scores: none yet for a run just created).
-      if (result.status === 'created') return sendJsonText(reply.code(201), withScoresText(result.row.doc, []));
+      if (result.status === 'created') return sendJsonText(reply.code(201), withScoresBody(result.row.doc, []));
       return sendJsonText(reply, await runWithScores(db, dialect, project.id, { id: result.id, doc: result.row.doc }));
     },
   });
