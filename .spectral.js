@@ -7,8 +7,8 @@ import owasp from '@stoplight/spectral-owasp-ruleset';
 /** An OWASP rule checking only what `given` selects. */
 const narrowed = (name, given) => ({ ...owasp.rules[name], given });
 
-/** The /v1 paths: the API that credentials, rate limits per credential and CORS apply to. */
-const API = '$.paths[?(@property.match(/^\\/v1\\//))]';
+/** The /v1 paths and Langfuse's /api/public ones: the API that credentials, rate limits per credential and CORS apply to. */
+const API = '$.paths[?(@property.match(/^\\/(v1|api\\/public)\\//))]';
 /** Every path but the health checks, which are never rate-limited (a load balancer always gets an answer). */
 const LIMITED = '$.paths[?(!@property.match(/^\\/(healthz|readyz)$/))]';
 /**
@@ -43,6 +43,11 @@ export default {
       ...owasp.rules['owasp:api8:2023-no-server-http'],
       then: { ...owasp.rules['owasp:api8:2023-no-server-http'].then, functionOptions: { notMatch: '^http:(?!//localhost(:[0-9]+)?$)' } },
     },
+
+    // HTTP Basic is Langfuse's scheme, taken on Langfuse's paths only so that its SDKs send unchanged: its
+    // password is a personal access token, verified as the bearer token is (TLS is the deployment's, as
+    // for bearer tokens). Every other route takes bearer tokens alone.
+    'owasp:api2:2023-no-http-basic': 'off',
 
     // Health checks are never rate-limited; every other response documents the RateLimit-* headers.
     'owasp:api4:2023-rate-limit': narrowed('owasp:api4:2023-rate-limit', `${LIMITED}..responses[?(@property.match(/^(2|4)/))]`),

@@ -16,7 +16,7 @@ export const TIERS = [
   { name: 'records', features: ['runs', 'traces', 'sessions', 'otlp'] },
   { name: 'scores', features: ['scores'] },
   { name: 'quality', features: ['annotations', 'model-connections', 'datasets', 'experiments', 'evaluators', 'monitors'] },
-  { name: 'surfaces', features: ['export', 'views', 'lifecycle', 'dashboard'] },
+  { name: 'surfaces', features: ['export', 'views', 'lifecycle', 'dashboard', 'langfuse'] },
 ];
 
 const RANK = new Map(TIERS.flatMap((tier) => tier.features).map((feature, rank) => [feature, rank]));

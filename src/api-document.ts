@@ -70,6 +70,11 @@ export const API_TAGS: readonly ApiTag[] = [
     description:
       'A task run over a version of a dataset: one result per item (its output, the run that made it, latency, usage, cost), the scores on those runs aggregated, and experiments compared item by item.',
   },
+  {
+    name: 'Langfuse',
+    description:
+      'Langfuse’s public ingestion paths, for its SDKs unchanged (`LANGFUSE_BASE_URL` set to this server, the public key a project, the secret key a token): the same pipelines as `/v1`.',
+  },
   { name: 'Operations', description: 'Unauthenticated routes for load balancers and token verifiers: liveness, readiness and the JWT public keys.' },
 ];
 
@@ -77,6 +82,10 @@ const BEARER =
   'A JWT signed by this service: a personal access token (POST /v1/tokens) or the dashboard’s short-lived session token. ' +
   'Verified as RFC8725 (JSON Web Token Best Current Practices) asks: one signing algorithm allowed (never `none`), a `kid` of this service’s keys ' +
   '(published at /.well-known/jwks.json), an explicit `typ` per kind of token, and `iss`, `aud`, `exp` and `nbf` checked.';
+
+const BASIC =
+  'Langfuse’s keys, on the routes Langfuse’s SDKs call (`/api/public/…`): the user (Langfuse’s public key) is the project, by id or name; ' +
+  'the password (the secret key) is a personal access token, verified as a bearer token is.';
 
 /**
  * The OpenAPI 3.1 document (served at /openapi.json, shown at /docs), assembled from the route
@@ -99,7 +108,12 @@ export async function registerApiDocument(app: App, config: Config): Promise<voi
         license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
       },
       servers: [{ url: config.publicUrl, 'x-internal': false } as { url: string }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: BEARER } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: BEARER },
+          basic: { type: 'http', scheme: 'basic', description: BASIC },
+        },
+      },
       security: [],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },

@@ -1,3 +1,5 @@
+import type { FastifyPluginAsync, onRequestHookHandler } from 'fastify';
+import { declareV1Route } from './auth/route-scope.js';
 import type { App, Deps } from './deps.js';
 import { annotationItemRoutes, AnnotationItemSchema, annotationQueueRoutes, AnnotationQueueSchema } from './features/annotations/index.js';
 import { evaluatorRoutes, EvaluatorRuleSchema } from './features/evaluators/index.js';
@@ -12,6 +14,7 @@ import { projectRoutes, ProjectSchema } from './features/projects/index.js';
 import { promptRoutes, PromptSchema, PromptVersionSchema } from './features/prompts/index.js';
 import { runRoutes, RunWithScoresSchema } from './features/runs/index.js';
 import { otlpRoutes } from './features/otlp/index.js';
+import { langfuseRoutes } from './features/langfuse/index.js';
 import { traceRoutes, TraceSchema } from './features/traces/index.js';
 import { EndUserSchema, sessionRoutes, SessionSchema } from './features/sessions/index.js';
 import { SavedViewSchema, viewRoutes } from './features/views/index.js';
@@ -83,4 +86,14 @@ export function v1Routes(api: App, deps: Deps, { monitoring }: Services): void {
   evaluatorRoutes(api, deps);
   modelConnectionRoutes(api, deps);
   experimentRoutes(api, deps);
+}
+
+/** The /api/public plugin: Langfuse's public API paths, declared and behind the access hook as /v1's routes are. */
+export function langfuseApi(deps: Deps, access: onRequestHookHandler): FastifyPluginAsync {
+  return async (instance) => {
+    const api = instance as unknown as App;
+    api.addHook('onRoute', declareV1Route);
+    api.addHook('onRequest', access);
+    langfuseRoutes(api, deps);
+  };
 }

@@ -17,7 +17,7 @@ import { EvaluationWorker, queueEvaluations } from './features/evaluators/index.
 import { Monitoring } from './features/monitors/index.js';
 import { originAllowList } from './features/organizations/index.js';
 import { systemRoutes } from './features/system/index.js';
-import { SHARED_SCHEMAS, v1Routes } from './app.features.js';
+import { langfuseApi, SHARED_SCHEMAS, v1Routes } from './app.features.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { answerClientError } from './lib/client-error.js';
 import { redactUrl, requestIdFrom, sendProblem, toProblem } from './lib/http.js';
@@ -270,20 +270,28 @@ export async function buildApp(options: BuildOptions): Promise<App> {
     return reply.code(204).send();
   });
 
+  const access = accessHook({
+    tokens,
+    limiter,
+    cors,
+    sessions,
+    sessionCookie,
+    ratePerMinute: config.rateLimitPerMinute,
+    mintPerMinute: config.tokenMintRateLimit,
+  });
   await app.register(
     async (v1) => {
       const api = v1 as unknown as App;
       api.addHook('onRoute', declareV1Route);
-      api.addHook(
-        'onRequest',
-        accessHook({ tokens, limiter, cors, sessions, sessionCookie, ratePerMinute: config.rateLimitPerMinute, mintPerMinute: config.tokenMintRateLimit }),
-      );
+      api.addHook('onRequest', access);
       // After the access hook: a cached answer is for the caller's organization, in the state their check found.
       readCache.register(api, (request) => request.principal && { tenant: request.principal.organizationId, state: request.principal.readState });
       v1Routes(api, deps, { monitoring });
     },
     { prefix: '/v1' },
   );
+  // Langfuse's public paths (docs/langfuse.md), for its SDKs unchanged: the same access hook and scopes as /v1.
+  await app.register(langfuseApi(deps, access), { prefix: '/api/public' });
 
   return app;
 }

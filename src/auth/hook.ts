@@ -31,6 +31,11 @@ export function authorizationFields(rawHeaders: readonly string[]): number {
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal;
+    /**
+     * The user part of a `Basic` credential on a route that takes one (`basicCredentials`): Langfuse's
+     * public key, which names the project. Undefined for a bearer token.
+     */
+    credentialProject?: string;
   }
   interface FastifyContextConfig {
     /** A stricter per-user limit for routes that mint credentials (token creation and rotation). */
@@ -43,6 +48,12 @@ declare module 'fastify' {
      * without it does not register.
      */
     scope?: RouteScope;
+    /**
+     * Also takes `Authorization: Basic base64(<project>:<token>)`, the way Langfuse's SDKs send their
+     * public and secret keys: the token (the password) is verified as a bearer token is, and the project
+     * (the user) is `request.credentialProject`.
+     */
+    basicCredentials?: boolean;
   }
 }
 
@@ -74,13 +85,13 @@ export function assertSameOrigin(request: FastifyRequest, dashboardOrigin: strin
 }
 
 /**
- * `Authorization: Bearer <token>` → the caller: exactly one such field (two are a 400), no longer than
+ * `Authorization: Bearer <token>` (and, given `basic`, `Basic base64(<user>:<token>)`, the user handed to it) → the caller: exactly one such field (two are a 400), no longer than
  * any credential this service issues (a 401 before parsing), the token verified by `TokenService`
  * (signature with the algorithm allow-list, issuer, audience, type, expiry; the token row: revocation,
  * the user's current role). The access hook and the OTLP/gRPC receiver (at a call's metadata, before the
  * call takes any of its places) both authenticate with it.
  */
-export function bearerPrincipal(tokens: TokenService, header: string | undefined, fields: number): Promise<Principal> {
+export function bearerPrincipal(tokens: TokenService, header: string | undefined, fields: number, basic?: (user: string) => void): Promise<Principal> {
   try {
     if (fields > 1) {
       throw problems.validation([{ parameter: 'Authorization', detail: `The request carries ${fields} Authorization headers; send exactly one.` }]);
@@ -92,12 +103,36 @@ export function bearerPrincipal(tokens: TokenService, header: string | undefined
         `The Authorization header is longer than any credential this service issues (over ${MAX_AUTHORIZATION_LENGTH} characters).`,
       );
     }
+    if (basic && /^Basic(?: |$)/i.test(header)) {
+      const { user, password } = basicParts(header);
+      if (password === '') throw problems.unauthorized('missing_token', 'The Basic credential has no secret key: send a Sightline token as the password.');
+      basic(user);
+      return tokens.authenticate(password);
+    }
     const match = /^Bearer +([^\s]+) *$/i.exec(header);
-    if (!match) throw problems.unauthorized('invalid_token', 'The Authorization header must be "Bearer <token>".');
+    if (!match) throw problems.unauthorized('invalid_token', basic ? BASIC_OR_BEARER : 'The Authorization header must be "Bearer <token>".');
     return tokens.authenticate(match[1]!);
   } catch (error) {
     return Promise.reject(error as Error);
   }
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const BASIC_OR_BEARER =
+  'The Authorization header must be "Bearer <token>", or "Basic " and the base64 of "<project>:<token>" (a Langfuse public and secret key).';
+
+/** The user and password of a `Basic` header (RFC 7617): base64 of UTF-8 "user:password"; a 401 when it is not that. */
+function basicParts(header: string): { user: string; password: string } {
+  const match = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i.exec(header);
+  let text: string | null = null;
+  try {
+    if (match && match[1]!.length % 4 !== 1) text = UTF8.decode(Buffer.from(match[1]!, 'base64'));
+  } catch {
+    // not UTF-8
+  }
+  const colon = text?.indexOf(':') ?? -1;
+  if (text === null || colon < 0) throw problems.unauthorized('invalid_token', BASIC_OR_BEARER);
+  return { user: text.slice(0, colon), password: text.slice(colon + 1) };
 }
 
 /**
@@ -177,7 +212,10 @@ export function accessHook(options: AccessOptions) {
     const fields = authorizationFields(request.raw.rawHeaders);
     const header = request.headers.authorization;
     const session = fields <= 1 && (header === undefined || header === '') ? request.cookies[sessionCookie] : undefined;
-    if (session === undefined) return bearerPrincipal(tokens, header, fields);
+    if (session === undefined) {
+      const basic = request.routeOptions.config.basicCredentials ? (user: string) => (request.credentialProject = user) : undefined;
+      return bearerPrincipal(tokens, header, fields, basic);
+    }
     try {
       if (STATE_CHANGING.has(request.method)) assertSameOrigin(request, cors.dashboardOrigin);
     } catch (error) {

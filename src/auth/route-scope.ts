@@ -32,7 +32,7 @@ export function declareV1Route(route: RouteOptions): void {
     querystring: NO_QUERY,
     ...schema,
     response: { ...problemResponses(...statuses), ...(schema.response ?? {}) },
-    security: [{ bearer: [] }],
+    security: route.config?.basicCredentials ? [{ bearer: [] }, { basic: [] }] : [{ bearer: [] }],
   } as typeof route.schema;
   route.config = { ...route.config, authenticated: true } as typeof route.config;
 }

@@ -6,7 +6,7 @@ import { Problem, problems } from '../../lib/problems.js';
 import { Turns } from '../../lib/turns.js';
 import { TRIMMED_TEXT_PATTERN } from '../../schemas/common.js';
 import type { RunsStored } from '../../deps.js';
-import { ingestRuns, type IngestResult } from '../runs/index.js';
+import { ingestRuns, MAX_COST, type IngestResult } from '../runs/index.js';
 import { projectNameOf } from './otlp.context.js';
 import { type OtlpRequest, type OtlpResource, type PartialSuccess, type SpanRef } from './otlp.decode.js';
 import { inheritedOf, mapSpan, resourceOfInTurns, type MappedSpan } from './otlp.map.js';
@@ -51,6 +51,7 @@ export function runInputOf(span: MappedSpan): Record<string, unknown> {
     model: span.model,
     provider: span.provider,
     usage: counts,
+    ...(span.cost !== null && span.cost <= MAX_COST ? { cost: span.cost } : {}),
     tags: span.tags,
     metadata: span.metadata,
     sessionId: span.sessionId,

@@ -1,8 +1,9 @@
 import type { RUN_KINDS } from '../../schemas/records.js';
+import { LANGFUSE_MODEL, langfuseKind } from './otlp.langfuse.js';
 
 /**
  * What kind of run a span is, and whether it failed, from the conventions LLM instrumentation speaks:
- * OpenTelemetry GenAI, OpenInference, the Vercel AI SDK and OpenLLMetry (exact names in
+ * OpenTelemetry GenAI, Langfuse, OpenInference, the Vercel AI SDK and OpenLLMetry (exact names in
  * docs/design/otlp-ingestion-research.md). Dependency-free: attributes in, values out.
  */
 
@@ -52,6 +53,8 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
 export function kindOf(spanName: string, attributes: Attributes): RunKind {
   const operation = text(attributes['gen_ai.operation.name']);
   if (operation && GEN_AI_OPERATIONS[operation]) return GEN_AI_OPERATIONS[operation];
+  const langfuse = langfuseKind(attributes);
+  if (langfuse) return langfuse;
   const openinference = text(attributes['openinference.span.kind']);
   if (openinference) return OPENINFERENCE_KINDS[openinference.toUpperCase()] ?? 'custom';
   const vercel = vercelKind(text(attributes['ai.operationId']) ?? spanName);
@@ -99,6 +102,7 @@ const MODEL_KEYS = [
   'ai.response.model',
   'ai.model.id',
   'embedding.model_name',
+  LANGFUSE_MODEL,
 ];
 
 /** The model a span called: the response's model before the request's, in every convention. */

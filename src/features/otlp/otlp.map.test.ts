@@ -64,6 +64,7 @@ describe('a span as a run', () => {
       model: 'gpt-4o-2024-08-06',
       provider: 'openai',
       usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15, cacheReadTokens: null, cacheCreationTokens: null, reasoningTokens: null },
+      cost: null,
       sessionId: 'conv-1',
       userId: 'u-7',
       tags: [],

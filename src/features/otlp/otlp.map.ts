@@ -6,6 +6,15 @@ import { eventMessagesOf, type EventLike } from './otlp.events.js';
 import { inputMessagesOf, outputMessagesOf } from './otlp.messages.js';
 import { inheritedMetadata, metadataOf, resourceMetadata, type InheritedMetadata, type ResourceMetadata } from './otlp.metadata.js';
 import { usageOf, type SpanUsage } from './otlp.usage.js';
+import {
+  LANGFUSE_IO_KEYS,
+  LANGFUSE_MODEL_PARAMETERS,
+  langfuseCost,
+  langfuseOutcome,
+  langfuseIo,
+  langfuseModelParameters,
+  langfuseUsage,
+} from './otlp.langfuse.js';
 
 /**
  * One span as a run: identity and times exactly, kind, outcome, model, usage, session, user, tags, and
@@ -31,6 +40,8 @@ export interface MappedSpan {
   model: string | null;
   provider: string | null;
   usage: SpanUsage | null;
+  /** What the span says it cost, in USD (Langfuse's cost details); null: priced from its model and usage, if it can be. */
+  cost: number | null;
   sessionId: string | null;
   userId: string | null;
   tags: string[];
@@ -67,6 +78,7 @@ const FIELD_KEYS = new Set([
   'ai.values',
   'traceloop.entity.input',
   'traceloop.entity.output',
+  ...LANGFUSE_IO_KEYS,
 ]);
 const FIELD_PREFIXES = ['llm.input_messages.', 'llm.output_messages.', 'gen_ai.prompt.', 'gen_ai.completion.'];
 const isField = (key: string) => FIELD_KEYS.has(key) || FIELD_PREFIXES.some((prefix) => key.startsWith(prefix));
@@ -89,7 +101,10 @@ const stringified = (value: unknown) => valueOf(value, 'application/json');
 
 const TOOL_CALL = { input: ['gen_ai.tool.call.arguments', 'ai.toolCall.args'], output: ['gen_ai.tool.call.result', 'ai.toolCall.result'] };
 
-function ioOf(attributes: Record<string, unknown>, events: EventLike[], side: 'input' | 'output'): unknown {
+function ioOf(attributes: Record<string, unknown>, events: EventLike[], side: 'input' | 'output', kind: RunKind): unknown {
+  // What a Langfuse SDK was given as the observation's input or output: set on purpose, so first.
+  const langfuse = langfuseIo(attributes, side, kind);
+  if (langfuse !== undefined) return langfuse;
   const messages = (side === 'input' ? inputMessagesOf(attributes) : outputMessagesOf(attributes)) ?? eventMessagesOf(events)[side];
   if (messages) return { messages };
   if (attributes[`${side}.value`] !== undefined) return valueOf(attributes[`${side}.value`], attributes[`${side}.mime_type`]);
@@ -152,13 +167,18 @@ export function mapSpan(span: OtlpSpan, inherited: InheritedMetadata): MappedSpa
   const attributes = attributesToJson(span.attributes);
   const events = (span.events ?? []).map((event) => ({ name: event.name, attributes: attributesToJson(event.attributes) }));
   const name = (span.name || '(unnamed span)').slice(0, MAX_NAME_LENGTH);
-  const outcome = outcomeOf(span.status, events, attributes);
+  // Langfuse's level, where the span has one, decides over its status (as in Langfuse).
+  const outcome = langfuseOutcome(attributes, span.status?.message || null) ?? outcomeOf(span.status, events, attributes);
+  const kind = kindOf(name, attributes);
+  // Langfuse's SDKs send model parameters as JSON text: kept in metadata as the object they are.
+  const parameters = langfuseModelParameters(attributes);
+  if (parameters) attributes[LANGFUSE_MODEL_PARAMETERS] = parameters;
   return {
     id,
     traceId,
     parentRunId: hexId(span.parentSpanId, 8),
     name,
-    kind: kindOf(name, attributes),
+    kind,
     status: outcome.status,
     error: outcome.status === 'failed' ? outcome.error : null,
     startTime: start[0],
@@ -168,12 +188,13 @@ export function mapSpan(span: OtlpSpan, inherited: InheritedMetadata): MappedSpa
     endNanos: end ? (end[0] < start[0] ? start[1] : end[1]) : null,
     model: modelOf(attributes),
     provider: providerOf(attributes),
-    usage: usageOf(name, attributes),
+    usage: usageOf(name, attributes) ?? langfuseUsage(attributes),
+    cost: langfuseCost(attributes),
     sessionId: sessionOf(attributes, resource),
     userId: userOf(attributes, resource),
     tags: tagsOf(attributes),
-    inputs: ioOf(attributes, events, 'input'),
-    outputs: ioOf(attributes, events, 'output'),
+    inputs: ioOf(attributes, events, 'input', kind),
+    outputs: ioOf(attributes, events, 'output', kind),
     attributes,
     metadata: metadataOf(attributes, inherited),
   };

@@ -5,4 +5,4 @@ export { ingestRuns, type IngestResult } from './runs.ingest.js';
 export { getRun } from './runs.repo.js';
 export { listRuns, type RunListRow } from './runs.list.js';
 export { runRoutes } from './runs.routes.js';
-export { type Run, RunWithScoresSchema } from './runs.schemas.js';
+export { MAX_COST, type Run, RunWithScoresSchema } from './runs.schemas.js';

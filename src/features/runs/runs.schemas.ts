@@ -12,7 +12,7 @@ const RunIdInput = RunRef({ description: 'A client-chosen id (1..128 of A-Z a-z 
 // Bounds that keep every stored value, and sums over millions of runs, inside both engines' bigint and
 // double precision (a larger value was a 500 on PostgreSQL).
 const MAX_TOKENS = 1_000_000_000_000;
-const MAX_COST = 1_000_000_000_000;
+export const MAX_COST = 1_000_000_000_000;
 const Tokens = (options: { description?: string } = {}) => Type.Integer({ minimum: 0, maximum: MAX_TOKENS, format: 'int64', ...options });
 const Cost = Type.Number({ minimum: 0, maximum: MAX_COST });
 const Tags = Type.Array(Type.String({ minLength: 1, maxLength: 128 }), { maxItems: 50, uniqueItems: true });

@@ -1,0 +1,88 @@
+/**
+ * The README's "Coming from Langfuse" runs as written: its JavaScript, in a file of its own run by Node
+ * with the environment its shell line sets (the server this suite listens on, the project as the public
+ * key, a member's token as the secret key), sends through Langfuse's own packages; what it traced is
+ * then read back through /v1.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { beforeAll, expect, it } from 'vitest';
+import { describeEachDialect } from './helpers/harness.js';
+import type { Json } from './helpers/json.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const run = promisify(execFile);
+
+/** The README's section of this title, up to the next heading of its level or above. */
+function section(title: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf(`### ${title}\n`);
+  if (start < 0) throw new Error(`README.md has no section "${title}"`);
+  const rest = readme.slice(start + title.length + 5);
+  const end = rest.search(/^#{2,3} /m);
+  return end < 0 ? rest : rest.slice(0, end);
+}
+
+const blocks = (text: string, language: string) => [...text.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
+
+describeEachDialect('the README’s “Coming from Langfuse”, run as written', (ctx) => {
+  let baseUrl = '';
+  beforeAll(async () => {
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    baseUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  });
+
+  it('sends the agent and its generation through Langfuse’s SDK into the project its public key names', async () => {
+    const text = section('Coming from Langfuse');
+    const [shell] = blocks(text, 'sh');
+    const [program] = blocks(text, 'js');
+    expect(shell, 'a shell line').toBeDefined();
+    expect(program, 'a JavaScript example').toBeDefined();
+    // The environment the shell line sets: the server replaced by this suite's, $TOKEN by a member's token.
+    const caller = await ctx.make.caller({ role: 'member' });
+    const env: Record<string, string> = {};
+    for (const [, name, value] of shell!.matchAll(/(LANGFUSE_\w+)=(\S+)/g)) env[name!] = value!;
+    expect(Object.keys(env).sort()).toEqual(['LANGFUSE_BASE_URL', 'LANGFUSE_PUBLIC_KEY', 'LANGFUSE_SECRET_KEY']);
+    expect(env.LANGFUSE_BASE_URL).toBe('http://localhost:8080');
+    expect(env.LANGFUSE_SECRET_KEY).toBe('$TOKEN');
+    env.LANGFUSE_BASE_URL = baseUrl;
+    env.LANGFUSE_SECRET_KEY = caller.token;
+
+    // Inside the repository, so that its imports resolve to the packages the project pins.
+    const dir = join(ROOT, 'node_modules', '.cache', 'sightline-readme');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `langfuse-${process.pid}-${Date.now()}.mjs`);
+    writeFileSync(file, program!);
+    try {
+      const { stderr } = await run(process.execPath, [file], { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
+      expect(stderr).toBe('');
+    } finally {
+      rmSync(file, { force: true });
+    }
+
+    const projects = await ctx.request('GET', `/v1/projects?name=${env.LANGFUSE_PUBLIC_KEY}`, { token: caller.token });
+    expect(projects.statusCode, projects.body).toBe(200);
+    const [project] = projects.json().items as { id: string }[];
+    expect(project).toBeDefined();
+    const list = await ctx.request('GET', `/v1/projects/${project!.id}/runs?limit=100`, { token: caller.token });
+    expect(list.statusCode, list.body).toBe(200);
+    const runs = list.json().items as Json[];
+    const byName = new Map(runs.map((r) => [r.name as string, r]));
+    expect([...byName.keys()].sort()).toEqual(['chat gpt-4o-mini', 'support-agent']);
+    const agent = byName.get('support-agent')!;
+    expect(agent).toMatchObject({ kind: 'agent', parentRunId: null, inputs: { question: 'Where is my order?' }, outputs: 'It ships today.' });
+    expect(byName.get('chat gpt-4o-mini')).toMatchObject({
+      kind: 'llm',
+      parentRunId: agent.id,
+      traceId: agent.traceId,
+      model: 'gpt-4o-mini',
+      usage: { promptTokens: 12, completionTokens: 5, totalTokens: 17 },
+      outputs: { messages: [{ role: 'assistant', parts: [{ type: 'text', content: 'It ships today.' }] }] },
+    });
+    for (const r of runs) expect(r).toMatchObject({ sessionId: 'conversation-7', userId: 'user-7', tags: ['beta'] });
+  });
+});
