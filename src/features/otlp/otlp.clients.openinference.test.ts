@@ -123,7 +123,8 @@ describeEachDialect('OTLP from OpenInference instrumenting the openai client', (
         'llm.token_count.prompt_details.cache_read': 32,
         'llm.token_count.completion_details.reasoning': 6,
         'llm.tools.0.tool.json_schema': JSON.stringify(TOOLS[0]),
-        metadata: '{"plan":"pro"}',
+        // OpenInference's `metadata` JSON text, as the object it is.
+        metadata: { plan: 'pro' },
       });
       const keys = Object.keys(run.metadata);
       expect(keys.filter((k) => /^(input|output)\.|^llm\.(input|output)_messages\.|^(session|user)\.id$|^tag\.tags$/.test(k))).toEqual([]);
@@ -140,6 +141,19 @@ describeEachDialect('OTLP from OpenInference instrumenting the openai client', (
       ],
     });
     expect(answer.outputs).toEqual({ messages: [{ role: 'assistant', parts: [t(ANSWER)], finish_reason: 'stop' }] });
+  });
+
+  it("a session and a user named only in OpenInference's metadata (as LangChain's run metadata names them) are the run's", async () => {
+    const { recording, runs } = await traced(async (client) => {
+      const named = setMetadata(context.active(), { thread_id: 'thread-5', user_id: 'user-9', ls_provider: 'openai', plan: 'pro' });
+      await context.with(named, () => client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }] }));
+    });
+    expectAllExported(recording, 1);
+    expect(runs).toHaveLength(1);
+    const [run] = runs as [Json];
+    expectSpanRun(run);
+    expect(run).toMatchObject({ kind: 'llm', sessionId: 'thread-5', userId: 'user-9', tags: [] });
+    expect(run.metadata.metadata).toEqual({ thread_id: 'thread-5', user_id: 'user-9', ls_provider: 'openai', plan: 'pro' });
   });
 
   it('embeddings: an embedding run with its model, its input and the vectors in metadata', async () => {

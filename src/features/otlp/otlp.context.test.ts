@@ -7,6 +7,7 @@ describe('the context of a span', () => {
     ['gen_ai.conversation.id', { 'gen_ai.conversation.id': 's1' }],
     ['langfuse.session.id', { 'langfuse.session.id': 's1' }],
     ['Vercel ai.telemetry.metadata.sessionId', { 'ai.telemetry.metadata.sessionId': 's1' }],
+    ['OpenLLMetry traceloop.association.properties.session_id', { 'traceloop.association.properties.session_id': 's1' }],
   ];
   for (const [label, attributes] of sessions) it(`session from ${label}`, () => expect(sessionOf(attributes)).toBe('s1'));
 
@@ -15,8 +16,18 @@ describe('the context of a span', () => {
     ['enduser.id', { 'enduser.id': 'u1' }],
     ['langfuse.user.id', { 'langfuse.user.id': 'u1' }],
     ['Vercel ai.telemetry.metadata.userId', { 'ai.telemetry.metadata.userId': 'u1' }],
+    ['OpenLLMetry traceloop.association.properties.user_id', { 'traceloop.association.properties.user_id': 'u1' }],
   ];
   for (const [label, attributes] of users) it(`user from ${label}`, () => expect(userOf(attributes)).toBe('u1'));
+
+  it("falls back to what OpenInference's metadata object names, after every attribute (the resource's included)", () => {
+    for (const key of ['session_id', 'sessionId', 'thread_id', 'conversation_id']) expect(sessionOf({}, {}, { [key]: 's2' })).toBe('s2');
+    for (const key of ['user_id', 'userId']) expect(userOf({}, {}, { [key]: 'u2' })).toBe('u2');
+    expect(sessionOf({ 'session.id': 's1' }, {}, { session_id: 's2' })).toBe('s1');
+    expect(sessionOf({}, { 'session.id': 's0' }, { session_id: 's2' })).toBe('s0');
+    expect(userOf({}, {}, { user_id: { nested: true } })).toBeNull();
+    expect(sessionOf({}, {}, null)).toBeNull();
+  });
 
   it('takes the first convention that names one, numbers as text, and cuts overlong ids', () => {
     expect(sessionOf({ 'session.id': 'a', 'gen_ai.conversation.id': 'b' })).toBe('a');

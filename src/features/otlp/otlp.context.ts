@@ -8,8 +8,17 @@ type Attributes = Record<string, unknown>;
 /** The longest session or user id kept; longer ones are cut (and stay whole in metadata). */
 export const MAX_CONTEXT_ID_LENGTH = 256;
 
-const SESSION_KEYS = ['session.id', 'gen_ai.conversation.id', 'langfuse.session.id', 'ai.telemetry.metadata.sessionId'];
-const USER_KEYS = ['user.id', 'enduser.id', 'langfuse.user.id', 'ai.telemetry.metadata.userId'];
+const SESSION_KEYS = [
+  'session.id',
+  'gen_ai.conversation.id',
+  'langfuse.session.id',
+  'ai.telemetry.metadata.sessionId',
+  'traceloop.association.properties.session_id',
+];
+const USER_KEYS = ['user.id', 'enduser.id', 'langfuse.user.id', 'ai.telemetry.metadata.userId', 'traceloop.association.properties.user_id'];
+/** OpenInference's `metadata` (a JSON object, LangChain's run metadata among others): where it names a session or a user. */
+const METADATA_SESSION_KEYS = ['session_id', 'sessionId', 'thread_id', 'conversation_id'];
+const METADATA_USER_KEYS = ['user_id', 'userId'];
 const TAG_KEYS = ['tag.tags', 'langfuse.trace.tags', 'ai.telemetry.metadata.tags'];
 const PROJECT_KEYS = ['sightline.project', 'openinference.project.name', 'service.name'];
 
@@ -26,11 +35,17 @@ function firstText(keys: string[], attributes: Attributes, resource?: Attributes
   return null;
 }
 
-/** The conversation a span is part of: OpenInference and OTel `session.id`, GenAI's conversation id, Langfuse's, Vercel metadata. */
-export const sessionOf = (attributes: Attributes, resource?: Attributes): string | null => firstText(SESSION_KEYS, attributes, resource);
+/**
+ * The conversation a span is part of: OpenInference and OTel `session.id`, GenAI's conversation id,
+ * Langfuse's, Vercel metadata, OpenLLMetry's association property; else what OpenInference's
+ * `metadata` object names (`session_id`, `thread_id`, …).
+ */
+export const sessionOf = (attributes: Attributes, resource?: Attributes, metadata?: Attributes | null): string | null =>
+  firstText(SESSION_KEYS, attributes, resource) ?? (metadata ? firstText(METADATA_SESSION_KEYS, metadata) : null);
 
-/** The end user a span served. */
-export const userOf = (attributes: Attributes, resource?: Attributes): string | null => firstText(USER_KEYS, attributes, resource);
+/** The end user a span served, by the same conventions (`user_id` in OpenInference's `metadata`). */
+export const userOf = (attributes: Attributes, resource?: Attributes, metadata?: Attributes | null): string | null =>
+  firstText(USER_KEYS, attributes, resource) ?? (metadata ? firstText(METADATA_USER_KEYS, metadata) : null);
 
 /** A tag list as instrumentation sends it: an array, a JSON array in a string, or a comma-separated string. */
 function tagList(value: unknown): string[] {

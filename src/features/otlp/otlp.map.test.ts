@@ -130,6 +130,20 @@ describe('a span as a run', () => {
     expect(embedMany).toMatchObject({ kind: 'embedding', inputs: ['a', { b: 1 }], metadata: {} });
   });
 
+  it("OpenInference's metadata JSON is kept as the object it is, and names the provider (LangChain's ls_provider), session and user after every attribute", async () => {
+    const metadata = JSON.stringify({ ls_provider: 'anthropic', ls_model_name: 'claude-3-5-sonnet', session_id: 's-3', user_id: 'u-3' });
+    const { spans } = await decoded([
+      span({ attributes: [attr('openinference.span.kind', 'LLM'), attr('metadata', metadata)] }),
+      span({ spanId: '2222222222222222', attributes: [attr('llm.provider', 'openai'), attr('session.id', 's-1'), attr('metadata', metadata)] }),
+      span({ spanId: '3333333333333333', attributes: [attr('metadata', 'not {json}'), attr('user.id', 'u-1')] }),
+      span({ spanId: '4444444444444444', attributes: [attr('metadata', '{"broken": ')] }),
+    ]);
+    expect(mapSpan(spans[0]!, bare)).toMatchObject({ provider: 'anthropic', sessionId: 's-3', userId: 'u-3', metadata: { metadata: JSON.parse(metadata) } });
+    expect(mapSpan(spans[1]!, bare)).toMatchObject({ provider: 'openai', sessionId: 's-1', userId: 'u-3' });
+    expect(mapSpan(spans[2]!, bare)).toMatchObject({ provider: null, sessionId: null, userId: 'u-1', metadata: { metadata: 'not {json}' } });
+    expect(mapSpan(spans[3]!, bare)).toMatchObject({ provider: null, sessionId: null, metadata: { metadata: '{"broken": ' } });
+  });
+
   it('an end before the start (clock skew) is read as the start; a span without an end keeps none', async () => {
     const { spans } = await decoded([span({ endTimeUnixNano: '1699999999000000000' }), span({ spanId: '1111111111111111', endTimeUnixNano: '0' })]);
     expect(mapSpan(spans[0]!, bare)).toMatchObject({ startTime: 1700000000123, endTime: 1700000000123, endNanos: 456789 });

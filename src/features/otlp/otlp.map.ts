@@ -118,6 +118,23 @@ function ioOf(attributes: Record<string, unknown>, events: EventLike[], side: 'i
 
 const MAX_NAME_LENGTH = 256;
 
+/** A JSON object sent as text (OpenInference's `metadata`), or null when the value is not one. */
+function jsonObjectOf(value: unknown): Record<string, unknown> | null {
+  if (typeof value !== 'string' || !/^\s*\{/.test(value)) return null;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The provider LangChain names in its run metadata (`ls_provider`), which OpenInference's `metadata` carries. */
+function metadataProvider(metadata: Record<string, unknown> | null): string | null {
+  const provider = metadata?.ls_provider;
+  return typeof provider === 'string' && provider.trim() !== '' ? provider.trim().slice(0, 256) : null;
+}
+
 /** A time as milliseconds and the nanoseconds within them, exactly; null when absent or zero (OTLP's "unset"), or past what a date holds. */
 function split(value: Int64 | null): [number, number] | null {
   if (value !== null && typeof value === 'object') {
@@ -170,9 +187,11 @@ export function mapSpan(span: OtlpSpan, inherited: InheritedMetadata): MappedSpa
   // Langfuse's level, where the span has one, decides over its status (as in Langfuse).
   const outcome = langfuseOutcome(attributes, span.status?.message || null) ?? outcomeOf(span.status, events, attributes);
   const kind = kindOf(name, attributes);
-  // Langfuse's SDKs send model parameters as JSON text: kept in metadata as the object they are.
+  // Langfuse's SDKs send model parameters as JSON text, OpenInference its `metadata`: kept in metadata as the objects they are.
   const parameters = langfuseModelParameters(attributes);
   if (parameters) attributes[LANGFUSE_MODEL_PARAMETERS] = parameters;
+  const metadataObject = jsonObjectOf(attributes.metadata);
+  if (metadataObject) attributes.metadata = metadataObject;
   return {
     id,
     traceId,
@@ -187,11 +206,11 @@ export function mapSpan(span: OtlpSpan, inherited: InheritedMetadata): MappedSpa
     endTime: end ? Math.max(end[0], start[0]) : null,
     endNanos: end ? (end[0] < start[0] ? start[1] : end[1]) : null,
     model: modelOf(attributes),
-    provider: providerOf(attributes),
+    provider: providerOf(attributes) ?? metadataProvider(metadataObject),
     usage: usageOf(name, attributes) ?? langfuseUsage(attributes),
     cost: langfuseCost(attributes),
-    sessionId: sessionOf(attributes, resource),
-    userId: userOf(attributes, resource),
+    sessionId: sessionOf(attributes, resource, metadataObject),
+    userId: userOf(attributes, resource, metadataObject),
     tags: tagsOf(attributes),
     inputs: ioOf(attributes, events, 'input', kind),
     outputs: ioOf(attributes, events, 'output', kind),
