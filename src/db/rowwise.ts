@@ -85,7 +85,47 @@ export function eachRow<Row extends object>(
   build: (db: Db, row: Row) => Compilable<unknown> | CompiledQuery,
   rows: readonly Row[],
 ): BetterSqlite3.RunResult[] {
-  const { statement, order } = statements.get(handle, key, () => {
+  return eachRowBy(rowStatement(handle, db, key, columns, build), columns, rows, (statement, values) => statement.run(values));
+}
+
+/** `eachRow` for a statement that returns one row (`RETURNING`): each row's answer, in order (undefined where it returned none). */
+export function eachRowReturning<Row extends object, Out>(
+  handle: Handle,
+  db: Db,
+  key: string,
+  columns: readonly (keyof Row & string)[],
+  build: (db: Db, row: Row) => Compilable<unknown> | CompiledQuery,
+  rows: readonly Row[],
+): (Out | undefined)[] {
+  return eachRowBy(rowStatement(handle, db, key, columns, build), columns, rows, (statement, values) => statement.get(values) as Out | undefined);
+}
+
+/** Runs `step` on the statement once per row, its parameters bound from the row's columns. */
+function eachRowBy<Out>(
+  { statement, order }: RowStatement,
+  columns: readonly string[],
+  rows: readonly object[],
+  step: (statement: BetterSqlite3.Statement, values: unknown[]) => Out,
+): Out[] {
+  const results: Out[] = new Array(rows.length);
+  const values: unknown[] = new Array(order.length);
+  for (let r = 0; r < rows.length; r++) {
+    const row = rows[r] as Record<string, unknown>;
+    for (let p = 0; p < order.length; p++) values[p] = row[columns[order[p]!]!];
+    results[r] = step(statement, values);
+  }
+  return results;
+}
+
+/** The prepared statement of a row shape (`key`), written once by Kysely from a row of placeholders. */
+function rowStatement<Row extends object>(
+  handle: Handle,
+  db: Db,
+  key: string,
+  columns: readonly (keyof Row & string)[],
+  build: (db: Db, row: Row) => Compilable<unknown> | CompiledQuery,
+): RowStatement {
+  return statements.get(handle, key, () => {
     const placeholders = Object.fromEntries(columns.map((c, i) => [c, `${SENTINEL}${i}`]));
     const query = build(db, placeholders as Row);
     const compiled = 'compile' in query ? query.compile() : query;
@@ -96,12 +136,4 @@ export function eachRow<Row extends object>(
     });
     return { statement: handle.prepare(compiled.sql), order };
   });
-  const results: BetterSqlite3.RunResult[] = new Array(rows.length);
-  const values: unknown[] = new Array(order.length);
-  for (let r = 0; r < rows.length; r++) {
-    const row = rows[r] as Record<string, unknown>;
-    for (let p = 0; p < order.length; p++) values[p] = row[columns[order[p]!]!];
-    results[r] = statement.run(values);
-  }
-  return results;
 }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import * as rollupsMigration from '../../db/migrations/2026-11-23-008-rollups.js';
 import * as computedCostMigration from '../../db/migrations/2026-11-26-013-computed-cost.js';
+import * as traceWideMigration from '../../db/migrations/2026-11-28-023-trace-wide-sessions.js';
 import type { Database } from '../../db/schema.js';
 import { addTotals, SUMMED } from './runs.rollups.js';
 import { describeRuns, HOUR, iso, NOW, projectFor } from './runs.test-support.js';
@@ -43,8 +44,15 @@ async function stored(db: Kysely<Database>, projectId: string) {
   };
 }
 
-/** The rollups recomputed from the runs the API lists. */
-function expected(runs: Row[]) {
+/** One of the values named (a matcher): the text of one of them. */
+const oneOf = (named: unknown[]) => expect.toSatisfy((value: unknown) => typeof value === 'string' && named.includes(value));
+
+/**
+ * The rollups recomputed from the runs the API lists; sessions and end users sum every run of their
+ * traces, each trace under the session and end user it keeps (`traces`: the stored ones, one of those its
+ * runs named, which one depending on the order they arrived in).
+ */
+function expected(runs: Row[], traces: Record<string, Row>) {
   const group = (keyOf: (r: Row) => string | null, withTrace: boolean) => {
     const out: Record<string, Row> = {};
     const byKey = new Map<string, Row[]>();
@@ -74,8 +82,8 @@ function expected(runs: Row[]) {
           ? {
               root_run_id: root?.id ?? null,
               name: expect.any(String),
-              session_id: firstWith('sessionId') === null ? null : expect.any(String),
-              user_id: firstWith('userId') === null ? null : expect.any(String),
+              session_id: firstWith('sessionId') === null ? null : oneOf(list.map((r) => r.sessionId)),
+              user_id: firstWith('userId') === null ? null : oneOf(list.map((r) => r.userId)),
             }
           : {}),
       };
@@ -85,8 +93,8 @@ function expected(runs: Row[]) {
   };
   return {
     traces: group((r) => r.traceId as string, true),
-    sessions: group((r) => r.sessionId as string | null, false),
-    users: group((r) => r.userId as string | null, false),
+    sessions: group((r) => (traces[r.traceId as string]?.session_id as string | null) ?? null, false),
+    users: group((r) => (traces[r.traceId as string]?.user_id as string | null) ?? null, false),
   };
 }
 
@@ -139,7 +147,8 @@ describeRuns('rollups', (ctx) => {
         }
         const db = ctx.database.storage.db;
         const walked = await p.walk();
-        expect(await stored(db, p.id)).toEqual(expected(walked));
+        const rollups = await stored(db, p.id);
+        expect(rollups).toEqual(expected(walked, rollups.traces));
         // The property covers computed costs (the generator's priced models make them often enough).
         computedSeen ||= walked.some((r) => r.costSource === 'computed');
       }),
@@ -180,9 +189,12 @@ describeRuns('rollups', (ctx) => {
     expect(Object.keys(before.traces).sort()).toEqual(['missing', 'root']);
     expect(before.traces.root!.computed_cost).toBeGreaterThan(0);
     expect(before.traces.root!.cost).toBeGreaterThan(0.5);
+    // Ada is the root's user: the leaf, which names none, is hers too (its trace's).
+    expect(before.users.ada).toMatchObject({ run_count: 2, error_count: 1, cost: before.traces.root!.cost });
     await rollupsMigration.down(db);
     await rollupsMigration.up(db);
     await computedCostMigration.up(db);
+    await traceWideMigration.up(db);
     expect(await stored(db, p.id)).toEqual(before);
   });
 });

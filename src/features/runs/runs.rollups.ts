@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import { dialectOf } from '../../db/dialect.js';
-import { eachRow, heldSqlite } from '../../db/rowwise.js';
+import { eachRow, eachRowReturning, heldSqlite } from '../../db/rowwise.js';
 import { selectJsonRows } from '../../db/bulk.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import type { RollupTotals, RunSessionsTable, TracesTable } from '../../db/schema.runs.js';
@@ -160,6 +160,9 @@ export async function rollUp(db: Db, projectId: string, changes: { add: Contribu
     user_id: e.user,
     ...e.totals,
   }));
+  // A trace's session and end user are the first its runs name, kept by the insert and claimed later
+  // (below) when a run names one for a trace that had none: never changed by the upsert, which answers
+  // them as they were.
   const upsertTrace = (kysely: Db, rows: TracesTable | TracesTable[]) =>
     (Array.isArray(rows) && dialectOf(kysely as Kysely<Database>) === 'postgres'
       ? kysely
@@ -167,38 +170,35 @@ export async function rollUp(db: Db, projectId: string, changes: { add: Contribu
           .columns(TRACE_COLUMNS)
           .expression(selectJsonRows('traces', TRACE_COLUMNS, rows))
       : kysely.insertInto('traces').values(rows)
-    ).onConflict((oc) =>
-      oc.columns(['project_id', 'trace_id']).doUpdateSet({
-        ...accumulate('traces', kysely),
-        root_run_id: sql`coalesce(excluded.root_run_id, traces.root_run_id)`,
-        name: sql`case when excluded.root_run_id is not null or traces.name = '' then excluded.name else traces.name end`,
-        session_id: sql`coalesce(traces.session_id, excluded.session_id)`,
-        user_id: sql`coalesce(traces.user_id, excluded.user_id)`,
-      }),
-    );
+    )
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'trace_id']).doUpdateSet({
+          ...accumulate('traces', kysely),
+          root_run_id: sql`coalesce(excluded.root_run_id, traces.root_run_id)`,
+          name: sql`case when excluded.root_run_id is not null or traces.name = '' then excluded.name else traces.name end`,
+        }),
+      )
+      .returning(['trace_id', 'session_id', 'user_id', 'run_count']);
   const handle = heldSqlite(db);
+  const toSessions: Share[] = [];
+  const toUsers: Share[] = [];
   // In chunks of rows, in the global order: a statement's parameters stay under both engines' limits
   // (SQLite's 32,766) whatever the number of traces, sessions or users a call touches. In a SQLite write
   // transaction, one prepared one-row statement per row.
   for (const chunk of chunksOf(traces)) {
-    if (handle) eachRow(handle, db, 'rollup|traces', TRACE_COLUMNS, upsertTrace, chunk);
-    else await upsertTrace(db, chunk).execute();
-    if (changes.remove.length > 0) {
-      await db
-        .deleteFrom('traces')
-        .where('project_id', '=', projectId)
-        .where(
-          'trace_id',
-          'in',
-          chunk.map((row) => row.trace_id),
-        )
-        .where('run_count', '<=', 0)
-        .execute();
-    }
+    const answers = handle
+      ? eachRowReturning<TracesTable, TraceState>(handle, db, 'rollup|traces', TRACE_COLUMNS, upsertTrace, chunk)
+      : await upsertTrace(db, chunk).execute();
+    const states = new Map<string, TraceState>();
+    for (const answer of answers) if (answer) states.set(answer.trace_id, answer);
+    for (const row of chunk) await shareOut(db, projectId, row, states.get(row.trace_id), toSessions, toUsers);
+    const ids = chunk.map((row) => row.trace_id);
+    if (changes.remove.length > 0)
+      await db.deleteFrom('traces').where('project_id', '=', projectId).where('trace_id', 'in', ids).where('run_count', '<=', 0).execute();
   }
-  for (const [table, key, keyOf] of [
-    ['run_sessions', 'session_id', (c: Contribution) => c.sessionId],
-    ['run_users', 'user_id', (c: Contribution) => c.userId],
+  for (const [table, key, shares] of [
+    ['run_sessions', 'session_id', toSessions],
+    ['run_users', 'user_id', toUsers],
   ] as const) {
     // The two tables have the same shape, keyed by their own column: typed as the sessions' for Kysely.
     const columns = ['project_id', key as 'session_id', ...TOTAL_COLUMNS] as const;
@@ -210,12 +210,81 @@ export async function rollUp(db: Db, projectId: string, changes: { add: Contribu
             .expression(selectJsonRows(table as 'run_sessions', columns, rows))
         : kysely.insertInto(table as 'run_sessions').values(rows)
       ).onConflict((oc) => oc.columns(['project_id', key as 'session_id']).doUpdateSet(accumulate(table, kysely)));
-    const rows = sumBy(changes, keyOf).map(([value, e]) => ({ project_id: projectId, [key]: value, ...e.totals }) as unknown as RunSessionsTable);
+    const rows = summed(shares).map(([value, totals]) => ({ project_id: projectId, [key]: value, ...totals }) as unknown as RunSessionsTable);
     for (const chunk of chunksOf(rows)) {
       if (handle) eachRow(handle, db, `rollup|${table}`, columns, upsert, chunk);
       else await upsert(db, chunk).execute();
     }
+    // Runs that left a session (moved to their parent's trace, which has another): a session left without
+    // runs is gone, and the span of one that keeps some is its traces' again.
+    const left = [...new Set(shares.filter((share) => share.totals.run_count < 0).map((share) => share.key))];
+    for (const chunk of chunksOf(left)) {
+      await db
+        .deleteFrom(table as 'run_sessions')
+        .where('project_id', '=', projectId)
+        .where(key as 'session_id', 'in', chunk)
+        .where('run_count', '<=', 0)
+        .execute();
+      const ofTrace = (fn: 'min' | 'max', column: 'start_time' | 'end_time') =>
+        sql<number>`(select ${sql.raw(fn)}(traces.${sql.ref(column)}) from traces where traces.project_id = ${sql.ref(`${table}.project_id`)} and ${sql.ref(`traces.${key}`)} = ${sql.ref(`${table}.${key}`)})`;
+      await db
+        .updateTable(table as 'run_sessions')
+        .set({ start_time: ofTrace('min', 'start_time'), end_time: ofTrace('max', 'end_time') })
+        .where('project_id', '=', projectId)
+        .where(key as 'session_id', 'in', chunk)
+        .execute();
+    }
   }
+}
+
+/** A trace as its upsert answered: its session and end user as they were (or as inserted), its run count now. */
+type TraceState = Pick<TracesTable, 'trace_id' | 'session_id' | 'user_id' | 'run_count'>;
+
+/** What a session's or an end user's rollup is to add. */
+type Share = { key: string; totals: RollupTotals };
+
+/**
+ * Where a trace's change goes: its session and end user count every run of the trace, whichever of its
+ * runs named them (a root span often does, its children not). The change goes to the trace's session;
+ * a trace that had none and is given one by this change (a root arriving after its children) hands the
+ * session all it holds, this change included, and takes it as its own (under the upsert's row lock on
+ * PostgreSQL, in SQLite's single writer: no other writer of the trace in between). The same for users.
+ */
+async function shareOut(db: Db, projectId: string, row: TracesTable, state: TraceState | undefined, toSessions: Share[], toUsers: Share[]): Promise<void> {
+  if (!state) throw new Error(`rollUp: the upsert of trace ${row.trace_id} answered no row`);
+  // A trace just inserted holds this change alone, and the session and user it names.
+  const inserted = Number(state.run_count) === row.run_count && state.session_id === row.session_id && state.user_id === row.user_id;
+  const claimSession = !inserted && state.session_id === null && row.session_id !== null;
+  const claimUser = !inserted && state.user_id === null && row.user_id !== null;
+  let whole: RollupTotals | null = null;
+  if (claimSession || claimUser) {
+    const claimed = await db
+      .updateTable('traces')
+      .set({ ...(claimSession ? { session_id: row.session_id } : {}), ...(claimUser ? { user_id: row.user_id } : {}) })
+      .where('project_id', '=', projectId)
+      .where('trace_id', '=', row.trace_id)
+      .returning(TOTAL_COLUMNS)
+      .executeTakeFirstOrThrow();
+    // PostgreSQL answers its bigint columns as text.
+    whole = Object.fromEntries(TOTAL_COLUMNS.map((column) => [column, Number(claimed[column])])) as unknown as RollupTotals;
+  }
+  const session = claimSession ? row.session_id : state.session_id;
+  if (session !== null) toSessions.push({ key: session, totals: claimSession ? whole! : row });
+  const user = claimUser ? row.user_id : state.user_id;
+  if (user !== null) toUsers.push({ key: user, totals: claimUser ? whole! : row });
+}
+
+/** Shares summed per key, in one global order (concurrent writers of the same rows wait instead of deadlocking). */
+function summed(shares: Share[]): [string, RollupTotals][] {
+  const sums = new Map<string, RollupTotals>();
+  for (const { key, totals } of shares) {
+    let sum = sums.get(key);
+    if (!sum) sums.set(key, (sum = emptyTotals()));
+    addTotals(sum, totals, 1);
+    sum.start_time = Math.min(sum.start_time, Number(totals.start_time));
+    sum.end_time = Math.max(sum.end_time, Number(totals.end_time));
+  }
+  return [...sums].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 const TOTAL_COLUMNS = [...SUMMED, 'start_time', 'end_time'] as const;

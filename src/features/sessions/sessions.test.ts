@@ -119,4 +119,52 @@ describeRuns('sessions and end users', (ctx) => {
     expect(second.items.map((s: { sessionId: string }) => s.sessionId)).toEqual(['chat-b']);
     expectProblem(await get(p, `/users?limit=2&cursor=${first.nextCursor}`), 400, 'validation');
   });
+
+  it('count every run of their traces, whichever run names them and in whatever order the runs arrive (a root naming them after its children, or before)', async () => {
+    const usage = { promptTokens: 100, completionTokens: 15 };
+    const children = (trace: string) => [
+      { id: `${trace}-llm`, parentRunId: trace, name: 'llm', kind: 'llm', status: 'succeeded', startTime: at(10), endTime: at(500), usage, cost: 0.0000286 },
+      { id: `${trace}-tool`, parentRunId: trace, name: 'tool', kind: 'tool', status: 'failed', startTime: at(600), endTime: at(700), error: 'x' },
+    ];
+    const root = (trace: string, end: number) => ({
+      id: trace,
+      name: 'turn',
+      kind: 'agent',
+      status: 'succeeded',
+      startTime: at(0),
+      endTime: at(end),
+      sessionId: 'conv',
+      userId: 'eve',
+    });
+    const p = await projectFor(ctx);
+    // The root last, as exporters send a span when it ends; then a second trace, its root first.
+    await p.seed(children('t1'));
+    await p.seed([root('t1', 800)]);
+    await p.seed([root('t2', 2000)]);
+    await p.seed(children('t2'));
+    const session = await get(p, '/sessions/conv');
+    expect(session.statusCode, session.body).toBe(200);
+    const totals = {
+      startTime: at(0),
+      endTime: at(2000),
+      runCount: 6,
+      errorCount: 2,
+      runningCount: 0,
+      usage: { promptTokens: 200, completionTokens: 30, totalTokens: 230, cacheReadTokens: 0, cacheCreationTokens: 0, reasoningTokens: 0 },
+      cost: 0.0000572,
+      traceCount: 2,
+    };
+    expect(session.json().session).toMatchObject({ sessionId: 'conv', userId: 'eve', ...totals });
+    // The session's totals are its traces' sums.
+    const traces = session.json().traces as { runCount: number; usage: { totalTokens: number } }[];
+    expect(traces.map((t) => [t.runCount, t.usage.totalTokens])).toEqual([
+      [3, 115],
+      [3, 115],
+    ]);
+    const user = await get(p, '/users/eve');
+    expect(user.statusCode, user.body).toBe(200);
+    expect(user.json().user).toMatchObject({ userId: 'eve', sessionCount: 1, ...totals });
+    const listed = await get(p, '/sessions');
+    expect(listed.json().items).toEqual([expect.objectContaining({ sessionId: 'conv', ...totals })]);
+  });
 });
