@@ -615,7 +615,21 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
   describe('API9:2023 Improper Inventory Management', () => {
     it('only /v1 exists: other versions, unversioned and near-miss paths → 404 problem, even with a valid token', async () => {
       const caller = await ctx.make.caller();
-      for (const path of ['/v0/me', '/v2/me', '/me', '/api/v1/me', '/v1/me/', '/V1/me', '/v1/ME', '/v1.0/me', '/v1beta/me', '/internal/me', '/v1/me.json']) {
+      for (const path of [
+        '/v0/me',
+        '/v2/me',
+        '/me',
+        '/api/v1/me',
+        '/v1/me/',
+        '/V1/me',
+        '/v1/ME',
+        '/v1.0/me',
+        '/v1beta/me',
+        '/internal/me',
+        '/v1/me.json',
+        '/api/public/me',
+        '/api/public/v1/me',
+      ]) {
         const res = await ctx.request('GET', path, { token: caller.token });
         expectProblem(res, 404, 'not-found');
         expectCleanProblem(res, [path]);
@@ -623,12 +637,14 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
       expect((await ctx.request('GET', '/v1/me', { token: caller.token })).statusCode).toBe(200);
     });
 
-    it('the published inventory (OpenAPI) lists /v1 routes and the documented operational ones, nothing else', async () => {
+    it("the published inventory (OpenAPI) lists /v1 routes, Langfuse's compatible paths and the documented operational ones, nothing else", async () => {
       const doc = (await ctx.request('GET', '/openapi.json')).json() as { paths: Record<string, unknown> };
       const operational = new Set(['/healthz', '/readyz', '/.well-known/jwks.json']);
+      const langfuse = new Set(['/api/public/otel/v1/traces']);
       const paths = Object.keys(doc.paths);
       expect(paths.length).toBeGreaterThan(10);
-      for (const path of paths) expect(path.startsWith('/v1/') || operational.has(path), path).toBe(true);
+      for (const path of paths) expect(path.startsWith('/v1/') || operational.has(path) || langfuse.has(path), path).toBe(true);
+      for (const path of langfuse) expect(paths, path).toContain(path);
     });
   });
 });
