@@ -191,7 +191,10 @@ export async function rollUp(db: Db, projectId: string, changes: { add: Contribu
       : await upsertTrace(db, chunk).execute();
     const states = new Map<string, TraceState>();
     for (const answer of answers) if (answer) states.set(answer.trace_id, answer);
-    for (const row of chunk) await shareOut(db, projectId, row, states.get(row.trace_id), toSessions, toUsers);
+    for (const row of chunk) {
+      const claiming = shareOut(db, projectId, row, states.get(row.trace_id), toSessions, toUsers);
+      if (claiming) await claiming; // a wait only where a trace claims a session or user
+    }
     const ids = chunk.map((row) => row.trace_id);
     if (changes.remove.length > 0)
       await db.deleteFrom('traces').where('project_id', '=', projectId).where('trace_id', 'in', ids).where('run_count', '<=', 0).execute();
@@ -237,41 +240,39 @@ export async function rollUp(db: Db, projectId: string, changes: { add: Contribu
   }
 }
 
-/** A trace as its upsert answered: its session and end user as they were (or as inserted), its run count now. */
+/** A trace as its upsert answered: its session and end user as they were (or as inserted), its run count now; what a session or user adds. */
 type TraceState = Pick<TracesTable, 'trace_id' | 'session_id' | 'user_id' | 'run_count'>;
-
-/** What a session's or an end user's rollup is to add. */
 type Share = { key: string; totals: RollupTotals };
 
 /**
- * Where a trace's change goes: its session and end user count every run of the trace, whichever of its
- * runs named them (a root span often does, its children not). The change goes to the trace's session;
- * a trace that had none and is given one by this change (a root arriving after its children) hands the
- * session all it holds, this change included, and takes it as its own (under the upsert's row lock on
- * PostgreSQL, in SQLite's single writer: no other writer of the trace in between). The same for users.
+ * Where a trace's change goes: to its session and end user, whichever of its runs named them. A trace given
+ * one by this change (a root after its children) hands it all it holds and takes it as its own (under the
+ * upsert's row lock on PostgreSQL; SQLite has one writer). A promise only when it claims one.
  */
-async function shareOut(db: Db, projectId: string, row: TracesTable, state: TraceState | undefined, toSessions: Share[], toUsers: Share[]): Promise<void> {
+function shareOut(db: Db, projectId: string, row: TracesTable, state: TraceState | undefined, toSessions: Share[], toUsers: Share[]): Promise<void> | null {
   if (!state) throw new Error(`rollUp: the upsert of trace ${row.trace_id} answered no row`);
-  // A trace just inserted holds this change alone, and the session and user it names.
   const inserted = Number(state.run_count) === row.run_count && state.session_id === row.session_id && state.user_id === row.user_id;
   const claimSession = !inserted && state.session_id === null && row.session_id !== null;
   const claimUser = !inserted && state.user_id === null && row.user_id !== null;
-  let whole: RollupTotals | null = null;
-  if (claimSession || claimUser) {
-    const claimed = await db
-      .updateTable('traces')
-      .set({ ...(claimSession ? { session_id: row.session_id } : {}), ...(claimUser ? { user_id: row.user_id } : {}) })
-      .where('project_id', '=', projectId)
-      .where('trace_id', '=', row.trace_id)
-      .returning(TOTAL_COLUMNS)
-      .executeTakeFirstOrThrow();
-    // PostgreSQL answers its bigint columns as text.
-    whole = Object.fromEntries(TOTAL_COLUMNS.map((column) => [column, Number(claimed[column])])) as unknown as RollupTotals;
-  }
-  const session = claimSession ? row.session_id : state.session_id;
-  if (session !== null) toSessions.push({ key: session, totals: claimSession ? whole! : row });
-  const user = claimUser ? row.user_id : state.user_id;
-  if (user !== null) toUsers.push({ key: user, totals: claimUser ? whole! : row });
+  const share = (whole: RollupTotals | null): null => {
+    const session = claimSession ? row.session_id : state.session_id;
+    if (session !== null) toSessions.push({ key: session, totals: claimSession ? whole! : row });
+    const user = claimUser ? row.user_id : state.user_id;
+    if (user !== null) toUsers.push({ key: user, totals: claimUser ? whole! : row });
+    return null;
+  };
+  if (!claimSession && !claimUser) return share(null);
+  return db
+    .updateTable('traces')
+    .set({ ...(claimSession ? { session_id: row.session_id } : {}), ...(claimUser ? { user_id: row.user_id } : {}) })
+    .where('project_id', '=', projectId)
+    .where('trace_id', '=', row.trace_id)
+    .returning(TOTAL_COLUMNS)
+    .executeTakeFirstOrThrow()
+    .then((claimed) => {
+      // PostgreSQL answers its bigint columns as text.
+      share(Object.fromEntries(TOTAL_COLUMNS.map((column) => [column, Number(claimed[column])])) as unknown as RollupTotals);
+    });
 }
 
 /** Shares summed per key, in one global order (concurrent writers of the same rows wait instead of deadlocking). */
