@@ -4,8 +4,9 @@
  * its usage and cost details, its level, its input and output. Dependency-free: attributes in, values out.
  */
 import type { RUN_KINDS } from '../../schemas/records.js';
-import type { Message, Part } from './otlp.messages.js';
+import { chatMessages } from './otlp.messages.js';
 import type { SpanUsage } from './otlp.usage.js';
+import { fromJsonText, jsonObject } from './otlp.values.js';
 
 type Attributes = Record<string, unknown>;
 type RunKind = (typeof RUN_KINDS)[number];
@@ -42,19 +43,6 @@ export function langfuseKind(attributes: Attributes): RunKind | null {
   return typeof type === 'string' && Object.hasOwn(KINDS, type) ? KINDS[type]! : null;
 }
 
-/** A JSON object sent as text (Langfuse's SDKs serialize every structured value), or the object itself. */
-function objectOf(value: unknown): Record<string, unknown> | null {
-  let parsed = value;
-  if (typeof value === 'string') {
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      return null;
-    }
-  }
-  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
-}
-
 /** A token count as Langfuse takes one: a non-negative integer, or text of one. */
 function count(value: unknown): number | null {
   const n = typeof value === 'string' && /^\d{1,15}$/.test(value.trim()) ? Number(value.trim()) : value;
@@ -85,15 +73,15 @@ function firstCount(details: Record<string, unknown> | null, keys: readonly stri
  * write them under.
  */
 export function langfuseUsage(attributes: Attributes): SpanUsage | null {
-  const details = objectOf(attributes[USAGE_DETAILS]);
+  const details = jsonObject(attributes[USAGE_DETAILS]);
   if (!details) return null;
   const keys = Object.keys(details);
   const chat = ONLY(keys, OPENAI_CHAT) && keys.includes('prompt_tokens');
   if (chat || (ONLY(keys, OPENAI_RESPONSES) && keys.includes('input_tokens'))) {
     const input = count(details[chat ? 'prompt_tokens' : 'input_tokens']) ?? 0;
     const output = count(details[chat ? 'completion_tokens' : 'output_tokens']) ?? 0;
-    const inputDetails = objectOf(details[chat ? 'prompt_tokens_details' : 'input_tokens_details']);
-    const outputDetails = objectOf(details[chat ? 'completion_tokens_details' : 'output_tokens_details']);
+    const inputDetails = jsonObject(details[chat ? 'prompt_tokens_details' : 'input_tokens_details']);
+    const outputDetails = jsonObject(details[chat ? 'completion_tokens_details' : 'output_tokens_details']);
     return {
       inputTokens: input,
       outputTokens: output,
@@ -131,7 +119,7 @@ export function langfuseUsage(attributes: Attributes): SpanUsage | null {
  * model and usage, when it can be).
  */
 export function langfuseCost(attributes: Attributes): number | null {
-  const details = objectOf(attributes[COST_DETAILS]);
+  const details = jsonObject(attributes[COST_DETAILS]);
   if (!details) return null;
   const amount = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : null);
   const total = amount(details.total);
@@ -182,57 +170,6 @@ export function langfuseOutcome(
   return { status: 'failed', error: error || 'The observation ended with level ERROR.' };
 }
 
-/** A value Langfuse's SDKs sent as text: JSON parsed back when it is JSON, else the text. */
-function parsed(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const text = (content: unknown): Part => ({ type: 'text', content: typeof content === 'string' ? content : JSON.stringify(content) });
-
-/** OpenAI-style chat content: a text, or parts (`text`, `image_url`, …). */
-function contentParts(content: unknown): Part[] {
-  if (content === undefined || content === null) return [];
-  if (!Array.isArray(content)) return [text(content)];
-  return content.map((part): Part => {
-    if (!isObject(part)) return text(part);
-    if (part.type === 'text') return text(part.text);
-    if (part.type === 'image_url' && isObject(part.image_url)) return { type: 'uri', modality: 'image', uri: part.image_url.url ?? null };
-    return { ...part, type: String(part.type ?? 'unknown') };
-  });
-}
-
-/** An OpenAI-style chat message (`{ role, content, tool_calls?, tool_call_id? }`) in the one message shape. */
-function chatMessage(m: Record<string, unknown>): Message {
-  const parts = contentParts(m.content);
-  if (Array.isArray(m.tool_calls)) {
-    for (const call of m.tool_calls.filter(isObject)) {
-      const fn = isObject(call.function) ? call.function : {};
-      parts.push({ type: 'tool_call', id: call.id ?? null, name: fn.name ?? null, arguments: parsed(fn.arguments) ?? null });
-    }
-  }
-  if (m.role === 'tool' && typeof m.tool_call_id === 'string')
-    return { role: 'tool', parts: [{ type: 'tool_call_response', id: m.tool_call_id, response: parsed(m.content) ?? null }] };
-  return { role: String(m.role), parts };
-}
-
-const isChatMessage = (value: unknown): value is Record<string, unknown> => isObject(value) && typeof value.role === 'string';
-
-/**
- * A generation's input or output as messages when it is chat messages (a list of them, `{ messages }`,
- * or one message: what Langfuse's OpenAI and LangChain integrations send); null otherwise.
- */
-function chatMessages(value: unknown): Message[] | null {
-  const list = isObject(value) && Array.isArray(value.messages) ? value.messages : Array.isArray(value) ? value : isChatMessage(value) ? [value] : null;
-  if (!list || list.length === 0 || !list.every(isChatMessage)) return null;
-  return list.map(chatMessage);
-}
-
 /**
  * The span's input or output in Langfuse's attributes: the observation's, else the trace's (set on the
  * span that carries it, usually the root); a model call's chat messages as messages, its text answer as
@@ -241,15 +178,15 @@ function chatMessages(value: unknown): Message[] | null {
 export function langfuseIo(attributes: Attributes, side: 'input' | 'output', kind: RunKind): unknown {
   const raw = attributes[`langfuse.observation.${side}`] ?? attributes[`langfuse.trace.${side}`];
   if (raw === undefined) return undefined;
-  const value = parsed(raw);
+  const value = fromJsonText(raw, raw);
   if (kind !== 'llm') return value;
   const messages = chatMessages(value);
   if (messages) return { messages };
-  if (side === 'output' && typeof value === 'string') return { messages: [{ role: 'assistant', parts: [text(value)] }] };
+  if (side === 'output' && typeof value === 'string') return { messages: [{ role: 'assistant', parts: [{ type: 'text', content: value }] }] };
   return value;
 }
 
 /** `langfuse.observation.model.parameters` as the object it is (Langfuse's SDKs send it as JSON text), for metadata. */
 export function langfuseModelParameters(attributes: Attributes): Record<string, unknown> | null {
-  return objectOf(attributes[LANGFUSE_MODEL_PARAMETERS]);
+  return jsonObject(attributes[LANGFUSE_MODEL_PARAMETERS]);
 }

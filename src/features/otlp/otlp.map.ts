@@ -1,6 +1,6 @@
 import { sessionOf, tagsOf, userOf } from './otlp.context.js';
 import type { OtlpSpan } from './otlp.decode.js';
-import { attributesToJson, hexId, nanos, type Int64 } from './otlp.values.js';
+import { attributesToJson, hexId, jsonObject, nanos, type Int64 } from './otlp.values.js';
 import { kindOf, modelOf, outcomeOf, providerOf, type RunKind } from './otlp.kind.js';
 import { eventMessagesOf, type EventLike } from './otlp.events.js';
 import { inputMessagesOf, outputMessagesOf } from './otlp.messages.js';
@@ -118,17 +118,6 @@ function ioOf(attributes: Record<string, unknown>, events: EventLike[], side: 'i
 
 const MAX_NAME_LENGTH = 256;
 
-/** A JSON object sent as text (OpenInference's `metadata`), or null when the value is not one. */
-function jsonObjectOf(value: unknown): Record<string, unknown> | null {
-  if (typeof value !== 'string' || !/^\s*\{/.test(value)) return null;
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The provider LangChain names in its run metadata (`ls_provider`), which OpenInference's `metadata` carries. */
 function metadataProvider(metadata: Record<string, unknown> | null): string | null {
   const provider = metadata?.ls_provider;
@@ -190,7 +179,7 @@ export function mapSpan(span: OtlpSpan, inherited: InheritedMetadata): MappedSpa
   // Langfuse's SDKs send model parameters as JSON text, OpenInference its `metadata`: kept in metadata as the objects they are.
   const parameters = langfuseModelParameters(attributes);
   if (parameters) attributes[LANGFUSE_MODEL_PARAMETERS] = parameters;
-  const metadataObject = jsonObjectOf(attributes.metadata);
+  const metadataObject = typeof attributes.metadata === 'string' ? jsonObject(attributes.metadata) : null;
   if (metadataObject) attributes.metadata = metadataObject;
   return {
     id,

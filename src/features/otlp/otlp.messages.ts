@@ -138,6 +138,44 @@ function indexedGenAi(attributes: Attributes, prefix: string): Message[] | null 
   return messages.length > 0 ? messages : null;
 }
 
+/** OpenAI-style chat content: a text, or parts (`text`, `image_url`, …). */
+function contentParts(content: unknown): Part[] {
+  if (content === undefined || content === null) return [];
+  if (!Array.isArray(content)) return [text(content)];
+  return content.map((part): Part => {
+    if (!isObject(part)) return text(part);
+    if (part.type === 'text') return text(part.text);
+    if (part.type === 'image_url' && isObject(part.image_url)) return { type: 'uri', modality: 'image', uri: part.image_url.url ?? null };
+    return { ...part, type: String(part.type ?? 'unknown') };
+  });
+}
+
+/** An OpenAI-style chat message (`{ role, content, tool_calls?, tool_call_id? }`) in the one message shape. */
+function chatMessage(m: Record<string, unknown>): Message {
+  const parts = contentParts(m.content);
+  if (Array.isArray(m.tool_calls)) {
+    for (const call of m.tool_calls.filter(isObject)) {
+      const fn = isObject(call.function) ? call.function : {};
+      parts.push({ type: 'tool_call', id: call.id ?? null, name: fn.name ?? null, arguments: args(fn.arguments) });
+    }
+  }
+  if (m.role === 'tool' && typeof m.tool_call_id === 'string')
+    return { role: 'tool', parts: [{ type: 'tool_call_response', id: m.tool_call_id, response: args(m.content) }] };
+  return { role: String(m.role), parts };
+}
+
+const isChatMessage = (value: unknown): value is Record<string, unknown> => isObject(value) && typeof value.role === 'string';
+
+/**
+ * A generation's input or output as messages when it is chat messages (a list of them, `{ messages }`,
+ * or one message: what Langfuse's OpenAI and LangChain integrations send); null otherwise.
+ */
+export function chatMessages(value: unknown): Message[] | null {
+  const list = isObject(value) && Array.isArray(value.messages) ? value.messages : Array.isArray(value) ? value : isChatMessage(value) ? [value] : null;
+  if (!list || list.length === 0 || !list.every(isChatMessage)) return null;
+  return list.map(chatMessage);
+}
+
 /** The messages sent to the model, with the system instructions first; null when the span carries none. */
 export function inputMessagesOf(attributes: Attributes): Message[] | null {
   const genAi = genAiMessages(attributes['gen_ai.input.messages']);

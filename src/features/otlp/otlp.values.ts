@@ -12,6 +12,12 @@ export function fromJsonText(value: unknown, unparsable: unknown): unknown {
   }
 }
 
+/** A JSON object, sent as such or as JSON text (Langfuse's details, OpenInference's `metadata`); null for anything else. */
+export function jsonObject(value: unknown): Record<string, unknown> | null {
+  const parsed = fromJsonText(value, null);
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : null;
+}
+
 /** A 64-bit integer as protobufjs gives it (a Long), or as OTLP/JSON sends it (a decimal string or a number). */
 export type Int64 = { low: number; high: number; unsigned: boolean } | number | string;
 
