@@ -19,7 +19,7 @@ export function langfuseRoutes(app: App, deps: Deps): void {
     tag: 'Langfuse',
     summary: 'Receive spans from Langfuse’s OpenTelemetry-based SDKs',
     description:
-      'What `LangfuseSpanProcessor` (`@langfuse/otel`) and Langfuse’s Python SDK export to, with `LANGFUSE_BASE_URL` set to this server: ' +
+      'What `LangfuseSpanProcessor` (`@langfuse/otel`) exports to, with `LANGFUSE_BASE_URL` set to this server: ' +
       '`Authorization: Basic` with the project (id or name) as the public key and a token that may write runs as the secret key ' +
       '(a bearer token and the `Sightline-Project` header are taken too). The same OTLP/HTTP receiver as `POST /v1/traces`, protobuf or JSON, ' +
       'with `langfuse.observation.*` and `langfuse.trace.*` attributes mapped as docs/langfuse.md shows.',
