@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { adoptWaitingRuns, insertRuns, runsByIds, storedParents } from './runs.repo.js';
+import { replaceRuns } from './runs.replace.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import type { RunsStored } from '../../deps.js';
 import { parseTimestamp, TIMESTAMP_FAULT } from '../../lib/clock.js';
@@ -15,7 +16,7 @@ import { needsPrice, type PriceOverride, projectPrices, runCost } from '../model
 import { RunInputSchema, type RunInput } from './runs.schemas.js';
 
 export type IngestResult =
-  | { index: number; id: string; status: 'created' | 'existing'; row: Pick<RunRow, 'doc'> }
+  | { index: number; id: string; status: 'created' | 'existing' | 'updated'; row: Pick<RunRow, 'doc'> }
   | { index: number; id: string | null; status: 'rejected'; problem: Problem };
 
 interface Candidate {
@@ -26,14 +27,15 @@ interface Candidate {
   explicitTrace: boolean;
 }
 
-/** Validates one run (schema, then the rules the schema cannot say) and builds its row. */
 /**
  * What a retry of a run with a client id is compared by: its content (the API: the same content is
  * `existing`, other content a 409), or for runs made from OpenTelemetry spans their trace (OTLP: the
- * same trace and span id is the same span).
+ * same trace and span id is the same span); or `replace`: other content is the run as it is now, stored
+ * again (`updated`; Langfuse's ingestion API, which sends a run in pieces; runs.replace.ts).
  */
-export type RetryIdentity = 'content' | 'span';
+export type RetryIdentity = 'content' | 'span' | 'replace';
 
+/** Validates one run (schema, then the rules the schema cannot say) and builds its row. */
 function prepare(
   raw: unknown,
   index: number,
@@ -282,16 +284,15 @@ async function insertAccepted(
     arrived.map((c) => c.row.id),
     now,
   );
+  const same = (c: Candidate, prior = stored.get(c.row.id)) => prior && sameContent(prior.content_hash, c.input, c.row.content_hash);
+  const changed = retries === 'replace' ? taken.filter((c) => stored.has(c.row.id) && !same(c)) : [];
+  const replaced = await replaceRuns(db, projectId, changed);
   for (const c of accepted) {
-    if (inserted.has(c.row.id)) {
-      const doc = adopted.get(c.row.id) ?? c.row.doc;
-      results[c.index] = { index: c.index, id: c.row.id, status: 'created', row: { doc } };
-    } else {
-      const prior = stored.get(c.row.id);
-      results[c.index] =
-        prior && sameContent(prior.content_hash, c.input, c.row.content_hash)
-          ? { index: c.index, id: c.row.id, status: 'existing', row: prior }
-          : { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id, retries) };
-    }
+    const [id, index, redone] = [c.row.id, c.index, replaced.get(c.row.id)];
+    if (inserted.has(id)) results[index] = { index, id, status: 'created', row: { doc: adopted.get(id) ?? c.row.doc } };
+    else if (redone)
+      results[index] = redone instanceof Problem ? { index, id, status: 'rejected', problem: redone } : { index, id, status: 'updated', row: redone };
+    else if (same(c)) results[index] = { index, id, status: 'existing', row: stored.get(id)! };
+    else results[index] = { index, id, status: 'rejected', problem: idConflict(id, retries) };
   }
 }

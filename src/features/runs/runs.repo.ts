@@ -97,7 +97,7 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
 }
 
 const INSERT_CHUNK = 500; // 20 columns × 500 rows stays under both engines' parameter limits
-const RUN_COLUMNS = [
+export const RUN_COLUMNS = [
   'project_id',
   'id',
   'trace_id',

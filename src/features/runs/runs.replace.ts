@@ -1,0 +1,96 @@
+import type { Kysely } from 'kysely';
+import { writeTransaction } from '../../db/rowwise.js';
+import type { Database, RunRow } from '../../db/schema.js';
+import { problems, type Problem } from '../../lib/problems.js';
+import { indexRuns, searchText } from '../query/index.js';
+import { runRecord, serializeRun, toRun, type RunBody } from './runs.document.js';
+import { RUN_COLUMNS, runsByIds } from './runs.repo.js';
+import type { Run } from './runs.schemas.js';
+import { contributionOf, rollUp, type Contribution } from './runs.rollups.js';
+
+/** A run stored again whole, as it is now: its new row (the id of one stored) and record. */
+export interface Replacement {
+  row: RunRow;
+  body: RunBody;
+}
+
+/** The columns a replacement rewrites: everything but the run's identity, its place in a tree, its creation and its record (written apart). */
+const KEPT: ReadonlySet<string> = new Set(['project_id', 'id', 'trace_id', 'parent_run_id', 'created_at', 'trace_pending', 'doc']);
+const REWRITTEN = RUN_COLUMNS.filter((column) => !KEPT.has(column));
+
+/**
+ * Stores runs again with new content, for the ways in whose clients send a run in pieces and amend it
+ * after it ended (Langfuse's ingestion API: an observation's create, then its updates). Every stored
+ * thing follows in one transaction: the row and its record, its tags, its search words and its trace's,
+ * session's and end user's totals (its contribution as it was taken away, as it is now added).
+ * A run stays in its trace and under its parent: one that names others is a 409, as is one another
+ * request changed meanwhile (compared by its content hash). Answers each run's new row, or its problem.
+ */
+export async function replaceRuns(db: Kysely<Database>, projectId: string, runs: Replacement[]): Promise<Map<string, RunRow | Problem>> {
+  const answers = new Map<string, RunRow | Problem>();
+  if (runs.length === 0) return answers;
+  await writeTransaction(db, async (trx) => {
+    const changes: { add: Contribution[]; remove: Contribution[] } = { add: [], remove: [] };
+    const texts: { id: string; text: string }[] = [];
+    const ordered = [...runs].sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+    for (let i = 0; i < ordered.length; i += 500) {
+      const chunk = ordered.slice(i, i + 500);
+      const stored = await trx
+        .selectFrom('runs')
+        .selectAll()
+        .where('project_id', '=', projectId)
+        .where(
+          'id',
+          'in',
+          chunk.map((r) => r.row.id),
+        )
+        .execute();
+      const priors = new Map(stored.map((row) => [row.id, row]));
+      for (const { row, body } of chunk) {
+        const prior = priors.get(row.id);
+        if (!prior) {
+          answers.set(row.id, problems.conflict(`Run ${row.id} was deleted while this request changed it; retry the request.`));
+          continue;
+        }
+        if (prior.trace_id !== row.trace_id || prior.parent_run_id !== row.parent_run_id) {
+          answers.set(row.id, problems.conflict(`Run ${row.id} already exists in another trace or under another parent; a run cannot move.`));
+          continue;
+        }
+        const now: RunRow = { ...row, created_at: prior.created_at, trace_pending: prior.trace_pending };
+        now.doc = serializeRun(runRecord(now, body));
+        const set: Partial<RunRow> = { doc: now.doc };
+        for (const column of REWRITTEN) (set as Record<string, unknown>)[column] = now[column];
+        const updated = await trx
+          .updateTable('runs')
+          .set(set)
+          .where('project_id', '=', projectId)
+          .where('id', '=', row.id)
+          .where('content_hash', '=', prior.content_hash)
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0) {
+          answers.set(row.id, problems.conflict(`Run ${row.id} was changed by another request meanwhile; retry the request.`));
+          continue;
+        }
+        changes.remove.push(contributionOf(prior, toRun(prior)));
+        changes.add.push(contributionOf(now, body));
+        await trx.deleteFrom('run_tags').where('project_id', '=', projectId).where('run_id', '=', row.id).execute();
+        if (body.tags.length > 0)
+          await trx
+            .insertInto('run_tags')
+            .values(body.tags.map((tag) => ({ project_id: projectId, run_id: row.id, tag })))
+            .execute();
+        texts.push({ id: row.id, text: searchText({ ...body, name: row.name }) });
+        answers.set(row.id, now);
+      }
+    }
+    await rollUp(trx, projectId, changes);
+    await indexRuns(trx, projectId, texts, true);
+  });
+  return answers;
+}
+
+/** The project's runs with these ids, as their records, by id (what a way in that amends runs merges onto). */
+export async function storedRunsByIds(db: Kysely<Database>, projectId: string, ids: string[]): Promise<Map<string, Run>> {
+  const rows = await runsByIds(db, projectId, ids);
+  return new Map([...rows].map(([id, row]) => [id, toRun(row)]));
+}
