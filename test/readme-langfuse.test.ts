@@ -36,12 +36,13 @@ describeEachDialect('the README’s “Coming from Langfuse”, run as written',
     baseUrl = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
   });
 
-  it('sends the agent and its generation through Langfuse’s SDK into the project its public key names', async () => {
+  /** Runs the section's JavaScript block `n` with the environment its shell line sets; answers the runs of the project its public key names. */
+  async function runBlock(n: number) {
     const text = section('Coming from Langfuse');
     const [shell] = blocks(text, 'sh');
-    const [program] = blocks(text, 'js');
+    const program = blocks(text, 'js')[n];
     expect(shell, 'a shell line').toBeDefined();
-    expect(program, 'a JavaScript example').toBeDefined();
+    expect(program, `JavaScript example ${n + 1}`).toBeDefined();
     // The environment the shell line sets: the server replaced by this suite's, $TOKEN by a member's token.
     const caller = await ctx.make.caller({ role: 'member' });
     const env: Record<string, string> = {};
@@ -68,21 +69,42 @@ describeEachDialect('the README’s “Coming from Langfuse”, run as written',
     expect(projects.statusCode, projects.body).toBe(200);
     const [project] = projects.json().items as { id: string }[];
     expect(project).toBeDefined();
-    const list = await ctx.request('GET', `/v1/projects/${project!.id}/runs?limit=100`, { token: caller.token });
-    expect(list.statusCode, list.body).toBe(200);
-    const runs = list.json().items as Json[];
-    const byName = new Map(runs.map((r) => [r.name as string, r]));
+    const read = async (path: string) => {
+      const res = await ctx.request('GET', `/v1/projects/${project!.id}${path}`, { token: caller.token });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().items as Json[];
+    };
+    const runs = await read('/runs?limit=100');
+    return { runs, byName: new Map(runs.map((r) => [r.name as string, r])), scores: () => read('/scores') };
+  }
+
+  /** The README's generation, as both SDKs send it: under `parent`, in its trace. */
+  const generationUnder = (parent: Json) => ({
+    kind: 'llm',
+    parentRunId: parent.id,
+    traceId: parent.traceId,
+    model: 'gpt-4o-mini',
+    usage: { promptTokens: 12, completionTokens: 5, totalTokens: 17 },
+    outputs: { messages: [{ role: 'assistant', parts: [{ type: 'text', content: 'It ships today.' }] }] },
+  });
+
+  it('sends the agent and its generation through Langfuse’s OpenTelemetry SDK into the project its public key names', async () => {
+    const { runs, byName } = await runBlock(0);
     expect([...byName.keys()].sort()).toEqual(['chat gpt-4o-mini', 'support-agent']);
     const agent = byName.get('support-agent')!;
     expect(agent).toMatchObject({ kind: 'agent', parentRunId: null, inputs: { question: 'Where is my order?' }, outputs: 'It ships today.' });
-    expect(byName.get('chat gpt-4o-mini')).toMatchObject({
-      kind: 'llm',
-      parentRunId: agent.id,
-      traceId: agent.traceId,
-      model: 'gpt-4o-mini',
-      usage: { promptTokens: 12, completionTokens: 5, totalTokens: 17 },
-      outputs: { messages: [{ role: 'assistant', parts: [{ type: 'text', content: 'It ships today.' }] }] },
-    });
+    expect(byName.get('chat gpt-4o-mini')).toMatchObject(generationUnder(agent));
     for (const r of runs) expect(r).toMatchObject({ sessionId: 'conversation-7', userId: 'user-7', tags: ['beta'] });
+  });
+
+  it('sends the trace, its generation and a score through Langfuse’s batch-API SDK (`langfuse` v3) into the same kind of project', async () => {
+    const { runs, byName, scores } = await runBlock(1);
+    expect([...byName.keys()].sort()).toEqual(['chat gpt-4o-mini', 'support-agent']);
+    const root = byName.get('support-agent')!;
+    expect(root).toMatchObject({ kind: 'chain', parentRunId: null, inputs: { question: 'Where is my order?' }, outputs: 'It ships today.' });
+    expect(root).toMatchObject({ sessionId: 'conversation-7', userId: 'user-7' });
+    expect(byName.get('chat gpt-4o-mini')).toMatchObject(generationUnder(root));
+    expect(runs).toHaveLength(2);
+    expect((await scores()).map((s) => [s.name, s.target, s.traceId, s.value])).toEqual([['resolved', 'trace', root.traceId, 1]]);
   });
 });

@@ -64,7 +64,7 @@ export function stateOf(id: string, stored: Run | undefined): RunState {
     // A cost the client gave is kept; a computed one is computed again from what the run is now.
     cost: stored.costSource === 'client' ? stored.cost : null,
     tags: stored.tags,
-    metadata: stored.metadata as Record<string, unknown>,
+    metadata: { ...(stored.metadata as Record<string, unknown>) },
     sessionId: stored.sessionId,
     userId: stored.userId,
   };
@@ -72,17 +72,19 @@ export function stateOf(id: string, stored: Run | undefined): RunState {
 
 const given = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
 
-/** Metadata merged as Langfuse merges it: an object's keys over the ones before; anything else kept whole under `metadata`. */
+/**
+ * Metadata merged as Langfuse merges it: an object's keys over the ones before; anything else kept whole
+ * under `metadata`. In place (the state's metadata is its own copy): a copy per event made a thousand
+ * events of a thousand keys about one observation cost a billion steps.
+ */
 function mergeMetadata(state: RunState, metadata: unknown): void {
   if (!given(metadata)) return;
-  const entries = typeof metadata === 'object' && !Array.isArray(metadata) ? Object.entries(metadata as object) : [['metadata', metadata] as const];
-  const merged = { ...state.metadata };
-  for (const [key, value] of entries) setMember(merged, key, value);
-  state.metadata = merged;
+  if (typeof metadata !== 'object' || Array.isArray(metadata)) setMember(state.metadata, 'metadata', metadata);
+  else for (const key of Object.keys(metadata as object)) setMember(state.metadata, key, (metadata as Record<string, unknown>)[key]);
 }
 
 function keep(state: RunState, key: string, value: unknown): void {
-  if (given(value)) state.metadata = { ...state.metadata, [key]: value };
+  if (given(value)) state.metadata[key] = value;
 }
 
 function time(value: string | null | undefined, field: string, faults: string[]): number | null {
@@ -133,7 +135,7 @@ export function applyObservation(state: RunState, event: ObservationEvent, fault
   const { body, type, create } = event;
   if (create || state.kind === null) {
     state.kind = langfuseKind({ [TYPE_KEY]: type }) ?? 'custom';
-    state.metadata = { ...state.metadata, [TYPE_KEY]: type };
+    state.metadata[TYPE_KEY] = type;
   }
   const kind = state.kind;
   if (given(body.traceId)) state.traceId = body.traceId;
@@ -184,7 +186,8 @@ export function applyTrace(state: RunState, event: TraceEvent, faults: string[])
  * `firstAt`: the first event's time, the start of a run no event gave one.
  */
 export function runInputOf(state: RunState, trace: boolean, firstAt: number, latestEnd: number | null): Record<string, unknown> {
-  const start = state.startTime ?? firstAt;
+  // An update that came before its create has no start: its first event's time, or its end if that is earlier.
+  const start = state.startTime ?? Math.min(firstAt, state.endTime ?? firstAt);
   let end = state.endTime;
   let status: Run['status'] = end === null ? 'running' : 'succeeded';
   let error: string | null = null;

@@ -14,8 +14,8 @@ export interface Replacement {
   body: RunBody;
 }
 
-/** The columns a replacement rewrites: everything but the run's identity, its place in a tree, its creation and its record (written apart). */
-const KEPT: ReadonlySet<string> = new Set(['project_id', 'id', 'trace_id', 'parent_run_id', 'created_at', 'trace_pending', 'doc']);
+/** The columns a replacement rewrites: everything but the run's identity, its trace, its creation and its record (written apart). */
+const KEPT: ReadonlySet<string> = new Set(['project_id', 'id', 'trace_id', 'created_at', 'trace_pending', 'doc']);
 const REWRITTEN = RUN_COLUMNS.filter((column) => !KEPT.has(column));
 
 /**
@@ -23,8 +23,10 @@ const REWRITTEN = RUN_COLUMNS.filter((column) => !KEPT.has(column));
  * after it ended (Langfuse's ingestion API: an observation's create, then its updates). Every stored
  * thing follows in one transaction: the row and its record, its tags, its search words and its trace's,
  * session's and end user's totals (its contribution as it was taken away, as it is now added).
- * A run stays in its trace and under its parent: one that names others is a 409, as is one another
- * request changed meanwhile (compared by its content hash). Answers each run's new row, or its problem.
+ * A run stays in its trace, and a root stays a root: one that names another trace, or a root that names
+ * a parent (or the other way round), is a 409, as is one another request changed meanwhile (compared by
+ * its content hash). It may move to another parent of its trace (an update that came before its create
+ * named none). Answers each run's new row, or its problem.
  */
 export async function replaceRuns(db: Kysely<Database>, projectId: string, runs: Replacement[]): Promise<Map<string, RunRow | Problem>> {
   const answers = new Map<string, RunRow | Problem>();
@@ -52,8 +54,8 @@ export async function replaceRuns(db: Kysely<Database>, projectId: string, runs:
           answers.set(row.id, problems.conflict(`Run ${row.id} was deleted while this request changed it; retry the request.`));
           continue;
         }
-        if (prior.trace_id !== row.trace_id || prior.parent_run_id !== row.parent_run_id) {
-          answers.set(row.id, problems.conflict(`Run ${row.id} already exists in another trace or under another parent; a run cannot move.`));
+        if (prior.trace_id !== row.trace_id || (prior.parent_run_id === null) !== (row.parent_run_id === null)) {
+          answers.set(row.id, problems.conflict(`Run ${row.id} already exists in another trace, or as a root of it; a run cannot move there.`));
           continue;
         }
         const now: RunRow = { ...row, created_at: prior.created_at, trace_pending: prior.trace_pending };
