@@ -178,4 +178,36 @@ browserSuite('the dashboard’s forms in a real browser (chromium + playwright-c
     await expect.poll(() => entry.getAttribute('aria-current'), { timeout: ACTION_MS }).toBe('true');
     expect(await entry.locator('details').getAttribute('open')).not.toBeNull();
   });
+
+  step('links a generation Langfuse’s ingestion API sent with a prompt name and version to that prompt version', async () => {
+    const at = new Date(Date.now() - 30_000).toISOString();
+    const response = await fetch(`${ui.dashboard.server.url}/api/public/ingestion`, {
+      method: 'POST',
+      headers: { authorization: `Basic ${Buffer.from(`${ui.projectId}:${ui.token}`).toString('base64')}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        batch: [
+          {
+            id: 'evt-1',
+            timestamp: at,
+            type: 'generation-create',
+            body: {
+              id: 'langfuse-greeting',
+              name: 'greet via langfuse',
+              startTime: at,
+              endTime: at,
+              model: 'gpt-4o-mini',
+              promptName: GREETING,
+              promptVersion: 1,
+            },
+          },
+        ],
+      }),
+    });
+    expect(response.status).toBe(207);
+    expect(await response.json()).toEqual({ successes: [{ id: 'evt-1', status: 201 }], errors: [] });
+    await ui.page.goto(`/projects/${ui.projectId}/runs/langfuse-greeting`);
+    await titled('greet via langfuse · Sightline');
+    const link = ui.page.getByRole('link', { name: `${GREETING} v1` });
+    expect(await link.getAttribute('href')).toBe(`/prompts/${GREETING}?version=1`);
+  });
 });
