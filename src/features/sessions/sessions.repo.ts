@@ -53,7 +53,8 @@ const ORDER = { sort: 'end_time', id: 'key' } as const;
 
 /**
  * A project's sessions or end users, newest activity first (then by id); with filters, those with at
- * least one run that matches them all (the runs list's filters, `q` included).
+ * least one run that matches them all (the runs list's filters, `q` included) among the runs of their
+ * traces: a session or end user is its traces' whole, whichever of their runs named it.
  */
 export async function listActivity(
   db: Kysely<Database>,
@@ -69,10 +70,11 @@ export async function listActivity(
   let query = db.selectFrom(table).selectAll().select(sql.ref<string>(key).as('key')).where('project_id', '=', projectId);
   const plan = await planList(db, projectId, filters);
   if (plan.few) {
-    // Few matches: the sessions (or users) of the matching runs, sorted.
+    // Few matches: the sessions (or users) of the matching runs' traces, sorted.
     const matching = db
       .selectFrom('runs')
-      .select(sql.ref<string>(`runs.${key}`).as('key'))
+      .innerJoin('traces', (join) => join.onRef('traces.project_id', '=', 'runs.project_id').onRef('traces.trace_id', '=', 'runs.trace_id'))
+      .select(sql.ref<string>(`traces.${key}`).as('key'))
       .where('runs.project_id', '=', projectId)
       .where(runFilterWhere(dialect, filters, plan));
     query = query.where(column, 'in', matching);
@@ -80,9 +82,10 @@ export async function listActivity(
     query = query.where(({ exists, selectFrom }) =>
       exists(
         selectFrom('runs')
+          .innerJoin('traces', (join) => join.onRef('traces.project_id', '=', 'runs.project_id').onRef('traces.trace_id', '=', 'runs.trace_id'))
           .select(sql`1`.as('one'))
-          .whereRef('runs.project_id', '=', `${table}.project_id`)
-          .whereRef(`runs.${key}`, '=', column)
+          .whereRef('traces.project_id', '=', `${table}.project_id`)
+          .whereRef(`traces.${key}`, '=', column)
           .where(runFilterWhere(dialect, filters, plan)),
       ),
     );

@@ -24,7 +24,7 @@ export function sessionRoutes(app: App, { db, dialect, cursors }: Deps): void {
         operationId: session ? 'listSessions' : 'listEndUsers',
         tags,
         summary: session ? 'List sessions' : 'List end users',
-        description: `${session ? 'Each conversation (the runs’ sessionId)' : 'Each end user (the runs’ userId)'} with its totals. ${ORDER} The filters are the runs list’s (\`q\` included): ${session ? 'a session' : 'an end user'} matches when at least one of its runs matches them all.${session ? ' Each session carries `scores`: the summaries of the scores given to the session itself.' : ''}`,
+        description: `${session ? 'Each conversation (the runs’ sessionId)' : 'Each end user (the runs’ userId)'} with its totals. ${ORDER} The filters are the runs list’s (\`q\` included): ${session ? 'a session' : 'an end user'} matches when at least one run of its traces matches them all (whichever run of a trace named it).${session ? ' Each session carries `scores`: the summaries of the scores given to the session itself.' : ''}`,
         params: ProjectParams,
         querystring: ListActivityQuery,
         response: { 200: session ? SessionPage : EndUserPage },

@@ -166,5 +166,19 @@ describeRuns('sessions and end users', (ctx) => {
     expect(user.json().user).toMatchObject({ userId: 'eve', sessionCount: 1, ...totals });
     const listed = await get(p, '/sessions');
     expect(listed.json().items).toEqual([expect.objectContaining({ sessionId: 'conv', ...totals })]);
+    // Filters match any run of their traces, not only the runs that name them (here the roots alone).
+    for (const [path, key, found] of [
+      ['/sessions?kind=tool', 'sessionId', ['conv']],
+      ['/sessions?status=failed&kind=tool', 'sessionId', ['conv']],
+      ['/users?kind=llm', 'userId', ['eve']],
+      ['/sessions?kind=retriever', 'sessionId', []],
+    ] as const) {
+      const res = await get(p, path);
+      expect(res.statusCode, res.body).toBe(200);
+      expect(
+        (res.json().items as Record<string, unknown>[]).map((item) => item[key]),
+        path,
+      ).toEqual(found);
+    }
   });
 });
