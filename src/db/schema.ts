@@ -40,7 +40,8 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   sessions: SessionsTable;
   auth_requests: AuthRequestsTable;
-  traces: TracesTable;
+  /** `revision` apart: the rollups' upsert never writes it (migration 024). */
+  traces: TracesTable & { revision: Generated<number> };
   run_sessions: RunSessionsTable;
   run_users: RunUsersTable;
   model_prices: ModelPricesTable;
@@ -69,7 +70,7 @@ export type PromptVersionRow = Selectable<PromptVersionsTable>;
 export type PromptLabelEventRow = Selectable<PromptLabelEventsTable>;
 export type ProjectRow = Selectable<ProjectsTable>;
 export type RunRow = Selectable<RunsTable>;
-export type TraceRow = Selectable<TracesTable>;
+export type TraceRow = Selectable<Database['traces']>;
 export type { Generated };
 export type MonitorRow = Selectable<MonitorsTable>;
 export type MonitorEventRow = Selectable<MonitorEventsTable>;

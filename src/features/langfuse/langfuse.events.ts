@@ -66,36 +66,37 @@ function invalid(schema: object, value: unknown, pointer: string): Problem | nul
   return validate(value) ? null : problems.validation(toFieldErrors(validate.errors ?? [], 'body', pointer));
 }
 
-/** A score's value of another type than its data type says (Langfuse's rules: NUMERIC a number, BOOLEAN 1 or 0, CATEGORICAL text). */
-function scoreTypeFault(body: ScoreBody, pointer: string): Problem | null {
+const TARGETS_FAULT = 'Provide exactly one of the following: traceId (with optional observationId), sessionId or datasetRunId. ObservationId requires traceId.';
+
+/**
+ * What Langfuse refuses of a score beyond its fields' types: a target other than exactly one of a trace
+ * (with an observation or not), a session and a dataset run (which Sightline has not: refused too); a
+ * value of another type than its data type says (NUMERIC a number, BOOLEAN 1 or 0, CATEGORICAL and TEXT text).
+ */
+function scoreFault(body: ScoreBody, pointer: string): Problem | null {
+  const targets = [body.traceId, body.sessionId, body.datasetRunId].filter((t) => t !== undefined && t !== null).length;
+  if (targets !== 1 || (body.observationId != null && body.traceId == null)) return problems.validation([{ pointer, detail: TARGETS_FAULT }]);
+  if (body.datasetRunId != null)
+    return problems.validation([
+      { pointer: `${pointer}/datasetRunId`, detail: 'Scores of dataset runs are not taken here: score the experiment’s runs or traces.' },
+    ]);
   const { dataType, value } = body;
   const fits =
-    dataType === 'NUMERIC'
-      ? typeof value === 'number'
-      : dataType === 'BOOLEAN'
-        ? value === 0 || value === 1
-        : dataType === 'CATEGORICAL'
-          ? typeof value === 'string'
-          : true;
-  return fits
-    ? null
-    : problems.validation([
-        {
-          pointer: `${pointer}/value`,
-          detail: `A ${dataType} score's value must be ${dataType === 'NUMERIC' ? 'a number' : dataType === 'BOOLEAN' ? '1 or 0' : 'text'}.`,
-        },
-      ]);
+    dataType === 'NUMERIC' ? typeof value === 'number' : dataType === 'BOOLEAN' ? value === 0 || value === 1 : dataType ? typeof value === 'string' : true;
+  const expected = dataType === 'NUMERIC' ? 'a number' : dataType === 'BOOLEAN' ? '1 or 0' : 'text';
+  return fits ? null : problems.validation([{ pointer: `${pointer}/value`, detail: `A ${dataType} score's value must be ${expected}.` }]);
 }
 
 /**
  * One event of a batch, checked on its own (its envelope, then its body by its type) and read: a trace,
- * an observation (which, whether it is a create), a score, or an SDK log line. An event that names no
- * id for the thing it creates gets one (`newId`), as Langfuse gives one.
+ * an observation (which, whether it is a create), a score, or an SDK log line. An observation's event
+ * names its observation, as Langfuse requires; a trace that names no id gets one (`newId`; Langfuse
+ * drops it), a score's is the scores API's to give.
  */
 export function readEvent(raw: unknown, index: number, newId: () => string): ReadEvent | Refusal {
   const pointer = pointerOf(index);
   const rawId = (raw as { id?: unknown } | null)?.id;
-  const id = typeof rawId === 'string' ? rawId : '';
+  const id = typeof rawId === 'string' ? rawId : 'unknown';
   const refuse = (problem: Problem): Refusal => ({ index, id, problem });
   const envelopeFault = invalid(EventEnvelopeSchema, raw, pointer);
   if (envelopeFault) return refuse(envelopeFault);
@@ -112,15 +113,19 @@ export function readEvent(raw: unknown, index: number, newId: () => string): Rea
     return { ...read, entity: 'trace', key: body.id ?? newId(), body };
   }
   if (event.type === 'score-create') {
-    const fault = invalid(ScoreBodySchema, event.body, bodyPointer) ?? scoreTypeFault(event.body as ScoreBody, bodyPointer);
+    const fault = invalid(ScoreBodySchema, event.body, bodyPointer) ?? scoreFault(event.body as ScoreBody, bodyPointer);
     return fault ? refuse(fault) : { ...read, entity: 'score', body: event.body as ScoreBody };
   }
   const fault = invalid(ObservationBodySchema, event.body, bodyPointer);
   if (fault) return refuse(fault);
   const body = event.body as ObservationBody;
   const create = event.type.endsWith('-create');
-  if (!create && (body.id === undefined || body.id === null))
-    return refuse(problems.validation([{ pointer: `${bodyPointer}/id`, detail: 'An update names the observation it changes.' }]));
+  if (body.id === undefined || body.id === null)
+    return refuse(problems.validation([{ pointer: `${bodyPointer}/id`, detail: 'An observation’s event names the observation (its id).' }]));
+  if ((body.promptName == null) !== (body.promptVersion == null))
+    return refuse(
+      problems.validation([{ pointer: `${bodyPointer}/promptVersion`, detail: 'promptName and promptVersion go together: send both or neither.' }]),
+    );
   const type = TYPED[event.type] ?? typeNamed(body.type);
-  return { ...read, entity: 'observation', key: body.id ?? newId(), type, create, body };
+  return { ...read, entity: 'observation', key: body.id, type, create, body };
 }

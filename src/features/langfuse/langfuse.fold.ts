@@ -1,5 +1,5 @@
 import { parseTimestamp, toIso } from '../../lib/clock.js';
-import { setMember } from '../../lib/json.js';
+import { MAX_JSON_DEPTH, setMember } from '../../lib/json.js';
 import { langfuseCost, langfuseIo, langfuseKind, langfuseUsage, type SpanUsage } from '../otlp/index.js';
 import type { Run } from '../runs/index.js';
 import type { ReadEvent } from './langfuse.events.js';
@@ -72,19 +72,34 @@ export function stateOf(id: string, stored: Run | undefined): RunState {
 
 const given = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /**
- * Metadata merged as Langfuse merges it: an object's keys over the ones before; anything else kept whole
- * under `metadata`. In place (the state's metadata is its own copy): a copy per event made a thousand
- * events of a thousand keys about one observation cost a billion steps.
+ * `source` merged into `target` key by key, objects at every depth (anything else replaced whole), in
+ * place: the state's objects are its own (parsed for this request), and a copy per event made a thousand
+ * events of a thousand keys about one observation cost a billion steps. Below MAX_JSON_DEPTH levels,
+ * which no stored value passes, values are replaced whole: the recursion stays bounded whatever is sent.
  */
-function mergeMetadata(state: RunState, metadata: unknown): void {
-  if (!given(metadata)) return;
-  if (typeof metadata !== 'object' || Array.isArray(metadata)) setMember(state.metadata, 'metadata', metadata);
-  else for (const key of Object.keys(metadata as object)) setMember(state.metadata, key, (metadata as Record<string, unknown>)[key]);
+function mergeInto(target: Record<string, unknown>, source: Record<string, unknown>, depth: number): void {
+  for (const key of Object.keys(source)) {
+    const value = source[key];
+    const prior = Object.hasOwn(target, key) ? target[key] : undefined;
+    if (value === undefined) continue;
+    if (isObject(value) && isObject(prior) && depth < MAX_JSON_DEPTH) mergeInto(prior, value, depth + 1);
+    else setMember(target, key, value);
+  }
 }
 
+/** Metadata merged as Langfuse merges it (deeply); metadata that is not an object is kept whole under `metadata`. */
+function mergeMetadata(state: RunState, metadata: unknown): void {
+  if (!given(metadata)) return;
+  if (isObject(metadata)) mergeInto(state.metadata, metadata, 1);
+  else setMember(state.metadata, 'metadata', metadata);
+}
+
+/** A field runs have no place for, under its `langfuse.*` key: replaced when the event gives it (`null` too). */
 function keep(state: RunState, key: string, value: unknown): void {
-  if (given(value)) state.metadata[key] = value;
+  if (value !== undefined) state.metadata[key] = value;
 }
 
 function time(value: string | null | undefined, field: string, faults: string[]): number | null {
@@ -108,47 +123,55 @@ function tokenUsage(usage: SpanUsage | null): Run['usage'] {
   };
 }
 
-/** An observation's usage: its usage details, else the older `usage` object when it counts tokens (other units stay in metadata). */
+const numbers = (entries: Record<string, unknown>) => Object.fromEntries(Object.entries(entries).filter(([, n]) => given(n)));
+const isEmpty = (value: object) => Object.keys(value).length === 0;
+
+/**
+ * An observation's usage and cost, as Langfuse reads an event's: the older `usage` object's counts
+ * (OpenAI's `promptTokens`, … renamed, its costs then dropped) with `usageDetails` over them, and its
+ * costs with `costDetails` over them; each replaces the one before whole when the event gives it.
+ * Usage in another unit than tokens stays in metadata.
+ */
 function observationUsage(state: RunState, body: ObservationBody): void {
-  const legacy = body.usage;
-  let details: Record<string, unknown> | null = given(body.usageDetails) ? body.usageDetails : null;
-  if (!details && given(legacy)) {
-    if (given(legacy.unit) && legacy.unit !== 'TOKENS') keep(state, 'langfuse.observation.usage', legacy);
-    else
-      details = Object.fromEntries(
-        Object.entries({
-          input: legacy.input ?? legacy.promptTokens,
-          output: legacy.output ?? legacy.completionTokens,
-          total: legacy.total ?? legacy.totalTokens,
-        }).filter(([, n]) => given(n)),
-      );
-  }
-  if (details) state.usage = tokenUsage(langfuseUsage({ 'langfuse.observation.usage_details': details })) ?? state.usage;
-  let costs: Record<string, unknown> | null = given(body.costDetails) ? body.costDetails : null;
-  if (!costs && given(legacy) && (given(legacy.inputCost) || given(legacy.outputCost) || given(legacy.totalCost)))
-    costs = Object.fromEntries(Object.entries({ input: legacy.inputCost, output: legacy.outputCost, total: legacy.totalCost }).filter(([, n]) => given(n)));
-  if (costs) state.cost = langfuseCost({ 'langfuse.observation.cost_details': costs }) ?? state.cost;
+  const legacy = given(body.usage) && !isEmpty(body.usage) ? body.usage : null;
+  const openAi = legacy !== null && (given(legacy.promptTokens) || given(legacy.completionTokens) || given(legacy.totalTokens));
+  let counts: Record<string, unknown> = {};
+  if (legacy && given(legacy.unit) && legacy.unit !== 'TOKENS' && !openAi) keep(state, 'langfuse.observation.usage', legacy);
+  else if (legacy)
+    counts = openAi
+      ? numbers({ input: legacy.promptTokens, output: legacy.completionTokens, total: legacy.totalTokens })
+      : numbers({ input: legacy.input, output: legacy.output, total: legacy.total });
+  if (given(body.usageDetails)) counts = { ...counts, ...body.usageDetails };
+  if (!isEmpty(counts)) state.usage = tokenUsage(langfuseUsage({ 'langfuse.observation.usage_details': counts })) ?? state.usage;
+  let costs: Record<string, unknown> = legacy && !openAi ? numbers({ input: legacy.inputCost, output: legacy.outputCost, total: legacy.totalCost }) : {};
+  if (given(body.costDetails)) costs = { ...costs, ...body.costDetails };
+  if (!isEmpty(costs)) state.cost = langfuseCost({ 'langfuse.observation.cost_details': costs }) ?? state.cost;
 }
 
-/** Applies an observation's event (create or update); the fields whose times cannot be read go to `faults`. */
+/**
+ * Applies an observation's event (create or update), as Langfuse merges one: its type and trace are the
+ * first event's, its start the first event's `startTime` (else that event's timestamp); a field the event
+ * gives replaces the one before, `null` included, but inputs and outputs, which only a value that is not
+ * empty (`""`, 0, false, null) replaces. The fields whose times cannot be read go to `faults`.
+ */
 export function applyObservation(state: RunState, event: ObservationEvent, faults: string[]): void {
-  const { body, type, create } = event;
-  if (create || state.kind === null) {
+  const { body, type } = event;
+  if (state.kind === null) {
     state.kind = langfuseKind({ [TYPE_KEY]: type }) ?? 'custom';
     state.metadata[TYPE_KEY] = type;
   }
   const kind = state.kind;
-  if (given(body.traceId)) state.traceId = body.traceId;
+  state.traceId ??= body.traceId ?? null;
   if (given(body.parentObservationId)) state.parentRunId = body.parentObservationId;
-  if (given(body.name)) state.name = body.name;
-  state.startTime = time(body.startTime, 'startTime', faults) ?? state.startTime;
-  state.endTime = time(body.endTime, 'endTime', faults) ?? state.endTime;
+  state.startTime ??= time(body.startTime, 'startTime', faults) ?? event.at;
+  if (body.endTime !== undefined) state.endTime = time(body.endTime, 'endTime', faults);
+  if (body.name !== undefined) state.name = body.name;
+  if (body.model !== undefined) state.model = body.model;
   if (given(body.completionStartTime) && time(body.completionStartTime, 'completionStartTime', faults) !== null)
     keep(state, 'langfuse.observation.completion_start_time', body.completionStartTime);
-  if (given(body.input)) state.inputs = langfuseIo({ 'langfuse.observation.input': body.input }, 'input', kind);
-  if (given(body.output)) state.outputs = langfuseIo({ 'langfuse.observation.output': body.output }, 'output', kind);
-  if (given(body.model)) state.model = body.model;
-  keep(state, 'langfuse.observation.model.parameters', body.modelParameters);
+  if (body.input) state.inputs = langfuseIo({ 'langfuse.observation.input': body.input }, 'input', kind);
+  if (body.output) state.outputs = langfuseIo({ 'langfuse.observation.output': body.output }, 'output', kind);
+  if (!given(body.modelParameters) || !isEmpty(body.modelParameters)) keep(state, 'langfuse.observation.model.parameters', body.modelParameters);
   observationUsage(state, body);
   keep(state, LEVEL_KEY, body.level);
   keep(state, STATUS_MESSAGE_KEY, body.statusMessage);
@@ -159,23 +182,27 @@ export function applyObservation(state: RunState, event: ObservationEvent, fault
   mergeMetadata(state, body.metadata);
 }
 
-/** Applies a trace's event (`trace-create`, which Langfuse's SDKs send again to change a trace). */
+/**
+ * Applies a trace's event (`trace-create`, which Langfuse's SDKs send again to change a trace), merged as
+ * an observation's is: its start is the first event's `timestamp` (else that event's), fixed from then on.
+ */
 export function applyTrace(state: RunState, event: TraceEvent, faults: string[]): void {
   const body: TraceBody = event.body;
   state.kind = 'chain';
   state.traceId = state.id;
   state.parentRunId = null;
-  if (given(body.name)) state.name = body.name;
-  state.startTime = time(body.timestamp, 'timestamp', faults) ?? state.startTime;
-  if (given(body.input)) state.inputs = body.input;
-  if (given(body.output)) state.outputs = body.output;
-  if (given(body.sessionId)) state.sessionId = body.sessionId;
-  if (given(body.userId)) state.userId = body.userId;
+  state.startTime ??= time(body.timestamp, 'timestamp', faults) ?? event.at;
+  if (body.name !== undefined) state.name = body.name;
+  if (body.input) state.inputs = body.input;
+  if (body.output) state.outputs = body.output;
+  if (body.sessionId !== undefined) state.sessionId = body.sessionId;
+  if (body.userId !== undefined) state.userId = body.userId;
   if (given(body.tags)) state.tags = [...new Set([...state.tags, ...body.tags])].sort();
   keep(state, 'langfuse.trace.release', body.release);
   keep(state, 'langfuse.trace.version', body.version);
   keep(state, 'langfuse.environment', body.environment);
-  keep(state, 'langfuse.trace.public', body.public);
+  // As Langfuse records it: every trace-create says whether the trace is public (false when it does not say).
+  keep(state, 'langfuse.trace.public', body.public ?? false);
   mergeMetadata(state, body.metadata);
 }
 
@@ -186,9 +213,10 @@ export function applyTrace(state: RunState, event: TraceEvent, faults: string[])
  * `firstAt`: the first event's time, the start of a run no event gave one.
  */
 export function runInputOf(state: RunState, trace: boolean, firstAt: number, latestEnd: number | null): Record<string, unknown> {
-  // An update that came before its create has no start: its first event's time, or its end if that is earlier.
-  const start = state.startTime ?? Math.min(firstAt, state.endTime ?? firstAt);
-  let end = state.endTime;
+  const start = state.startTime ?? firstAt;
+  // As Langfuse stores it: an end before the start is the start (an update that came before its create took
+  // its own timestamp as the start, which is after the end it reports).
+  let end = state.endTime === null ? null : Math.max(state.endTime, start);
   let status: Run['status'] = end === null ? 'running' : 'succeeded';
   let error: string | null = null;
   if (trace) {

@@ -172,32 +172,39 @@ describeEachDialect('Langfuse’s batch ingestion API (the `langfuse` SDK v3) at
       { id: 'no-type', timestamp: at, body: {} },
       { id: 'bad-time', timestamp: 'yesterday', type: 'span-create', body: {} },
       { id: 'no-id', timestamp: at, type: 'span-update', body: { name: 'x' } },
-      { id: 'bad-end', timestamp: at, type: 'span-create', body: { id: 'bad-end-span', startTime: at, endTime: '2026-11-29T09:00:00.000Z' } },
-      { id: 'bad-score', timestamp: at, type: 'score-create', body: { name: 'q', value: 'high', dataType: 'NUMERIC', observationId: 'good-span' } },
-      { id: 'lost-score', timestamp: at, type: 'score-create', body: { name: 'q', value: 1, observationId: 'no-such-run' } },
+      { id: 'bad-level', timestamp: at, type: 'span-create', body: { id: 'bad-level-span', startTime: at, level: 'FATAL' } },
+      { id: 'long-name', timestamp: at, type: 'span-create', body: { id: 'long-name-span', startTime: at, name: 'x'.repeat(300) } },
+      {
+        id: 'bad-score',
+        timestamp: at,
+        type: 'score-create',
+        body: { name: 'q', value: 'high', dataType: 'NUMERIC', traceId: 't', observationId: 'good-span' },
+      },
+      { id: 'lost-score', timestamp: at, type: 'score-create', body: { name: 'q', value: 1, traceId: 'no-such-trace' } },
+      { id: 'no-trace', timestamp: at, type: 'score-create', body: { name: 'q', value: 1, observationId: 'good-span' } },
       { id: 'log', timestamp: at, type: 'sdk-log', body: { log: 'hello' } },
     ]);
     expect(res.statusCode, res.body).toBe(207);
     const answer = res.json() as { successes: Json[]; errors: Json[] };
-    expect(answer.successes).toEqual([
-      { id: 'ok', status: 201 },
-      { id: 'log', status: 201 },
-    ]);
+    // SDK log lines are in neither list, as in Langfuse.
+    expect(answer.successes).toEqual([{ id: 'ok', status: 201 }]);
     expect(answer.errors.map((e) => [e.id, e.status])).toEqual([
       ['no-type', 400],
       ['bad-time', 400],
       ['no-id', 400],
-      ['bad-end', 400],
+      ['bad-level', 400],
+      ['long-name', 400],
       ['bad-score', 400],
       ['lost-score', 404],
+      ['no-trace', 400],
     ]);
     expect(answer.errors[0]).toMatchObject({ message: "Missing required field 'type'.", error: [{ pointer: '/batch/1/type' }] });
-    expect(answer.errors[2]).toMatchObject({
-      message: 'An update names the observation it changes.',
-      error: [{ pointer: '/batch/3/body/id', detail: 'An update names the observation it changes.' }],
-    });
-    expect(answer.errors[3]!.error).toEqual([{ pointer: '/batch/4/body/endTime', detail: 'endTime must not be before startTime.' }]);
-    expect(answer.errors[5]!.message).toBe('Run no-such-run does not exist.');
+    expect(answer.errors[2]).toMatchObject({ message: 'An observation’s event names the observation (its id).', error: [{ pointer: '/batch/3/body/id' }] });
+    expect(answer.errors[3]!.error).toMatchObject([{ pointer: '/batch/4/body/level' }]);
+    expect(answer.errors[4]!.error).toMatchObject([{ pointer: '/batch/5/body/name' }]);
+    expect(answer.errors[5]!.error).toMatchObject([{ pointer: '/batch/6/body/value', detail: "A NUMERIC score's value must be a number." }]);
+    expect(answer.errors[6]!.message).toBe('Trace no-such-trace does not exist.');
+    expect(answer.errors[7]!.message).toMatch(/^Provide exactly one of the following: traceId \(with optional observationId\)/);
     expect((await t.runs()).map((run) => [run.id, run.status])).toEqual([['good-span', 'running']]);
 
     expectProblem(await t.post('not a list' as unknown as unknown[]), 400, 'validation');

@@ -28,7 +28,10 @@ function grouped(events: Entity[]): Map<string, Entity[]> {
     if (group) group.push(event);
     else groups.set(event.key, [event]);
   }
-  for (const group of groups.values()) group.sort((a, b) => a.at - b.at || a.index - b.index);
+  // Langfuse's order: by timestamp, a create first among events of the same time (an SDK may send an
+  // update before its create, with the same timestamp), then as sent.
+  const rank = (e: Entity) => (e.entity === 'trace' || e.create ? 0 : 1);
+  for (const group of groups.values()) group.sort((a, b) => a.at - b.at || rank(a) - rank(b) || a.index - b.index);
   return groups;
 }
 
@@ -53,11 +56,13 @@ export async function ingestLangfuseBatch(
   const refusals: Refusal[] = [];
   const entities: Entity[] = [];
   const scores: ScoreEvent[] = [];
+  const logs = new Set<number>();
   for (let index = 0; index < batch.length; index++) {
     const event = readEvent(batch[index], index, randomUUID);
     if ('problem' in event) refusals.push(event);
     else if (event.entity === 'score') scores.push(event);
-    else if (event.entity !== 'log') entities.push(event);
+    else if (event.entity === 'log') logs.add(index);
+    else entities.push(event);
   }
   const traces = grouped(entities.filter((e) => e.entity === 'trace'));
   const observations = grouped(entities.filter((e) => e.entity === 'observation'));
@@ -134,11 +139,11 @@ export async function ingestLangfuseBatch(
     }
   }
 
-  const refused = new Set(refusals.map((r) => r.index));
+  // Each event once: a success, else its first error. SDK log lines are in neither list, as in Langfuse.
+  const firsts = new Map<number, Refusal>();
+  for (const refusal of refusals) if (!firsts.has(refusal.index)) firsts.set(refusal.index, refusal);
   const successes: IngestionResult['successes'] = [];
-  for (let index = 0; index < batch.length; index++) {
-    if (refused.has(index)) continue;
-    successes.push({ id: (batch[index] as { id: string }).id, status: 201 });
-  }
-  return { successes, errors: refusals.sort((a, b) => a.index - b.index).map(errorOf) };
+  for (let index = 0; index < batch.length; index++)
+    if (!firsts.has(index) && !logs.has(index)) successes.push({ id: (batch[index] as { id: string }).id, status: 201 });
+  return { successes, errors: [...firsts.values()].sort((a, b) => a.index - b.index).map(errorOf) };
 }

@@ -40,7 +40,6 @@ const Text = Type.String();
 const Id = Type.String();
 const DateTime = Type.String({ description: 'An ISO 8601 date-time with its offset' });
 const Anything = Type.Optional(Type.Unknown());
-const Counts = Type.Record(Type.String(), Type.Union([Type.Number(), Type.Null()]));
 
 export const EventEnvelopeSchema = Type.Object(
   {
@@ -66,7 +65,7 @@ export const TraceBodySchema = Type.Object(
     version: Nullish(Text),
     metadata: Anything,
     tags: Nullish(Type.Array(Type.String())),
-    environment: Nullish(Text),
+    environment: Anything,
     public: Nullish(Type.Boolean()),
   },
   { additionalProperties: true },
@@ -89,7 +88,7 @@ export const ObservationBodySchema = Type.Object(
     statusMessage: Nullish(Text),
     parentObservationId: Nullish(Id),
     version: Nullish(Text),
-    environment: Nullish(Text),
+    environment: Anything,
     model: Nullish(Type.String()),
     modelParameters: Nullish(Type.Record(Type.String(), Type.Unknown())),
     usage: Nullish(
@@ -110,7 +109,7 @@ export const ObservationBodySchema = Type.Object(
       ),
     ),
     usageDetails: Nullish(Type.Record(Type.String(), Type.Unknown())),
-    costDetails: Nullish(Counts),
+    costDetails: Nullish(Type.Record(Type.String(), Type.Unknown())),
     promptName: Nullish(Text),
     promptVersion: Nullish(Type.Integer()),
   },
@@ -123,14 +122,15 @@ export const ScoreBodySchema = Type.Object(
     id: Nullish(Id),
     name: Type.String(),
     value: Type.Union([Type.Number(), Type.String()]),
-    dataType: Nullish(StringEnum(['NUMERIC', 'BOOLEAN', 'CATEGORICAL'] as const)),
+    dataType: Nullish(StringEnum(['NUMERIC', 'BOOLEAN', 'CATEGORICAL', 'TEXT'] as const)),
+    datasetRunId: Nullish(Id),
     traceId: Nullish(Id),
     observationId: Nullish(Id),
     sessionId: Nullish(Id),
     comment: Nullish(Type.String()),
     metadata: Anything,
     configId: Nullish(Id),
-    environment: Nullish(Text),
+    environment: Anything,
   },
   { additionalProperties: true },
 );

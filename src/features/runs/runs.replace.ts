@@ -87,6 +87,15 @@ export async function replaceRuns(db: Kysely<Database>, projectId: string, runs:
     }
     await rollUp(trx, projectId, changes);
     await indexRuns(trx, projectId, texts, true);
+    // What instances keep of these traces' heads (traces.heads.ts) is kept per revision.
+    const traces = [...new Set(changes.add.map((c) => c.traceId))];
+    for (let i = 0; i < traces.length; i += 500)
+      await trx
+        .updateTable('traces')
+        .set((eb) => ({ revision: eb('revision', '+', 1) }))
+        .where('project_id', '=', projectId)
+        .where('trace_id', 'in', traces.slice(i, i + 500))
+        .execute();
   });
   return answers;
 }

@@ -24,9 +24,10 @@ function headOf(doc: string | undefined): TraceHead {
 }
 
 /**
- * The heads of finished traces, by project and root run: a finished run never changes (a PATCH of it is
- * a 409, a create again with other content too; adopting it into its parent's trace changes its trace,
- * not its tags, inputs or outputs), so what a trace shows of it is worked out once, not on every read of
+ * The heads of finished traces, by project, root run and the trace's revision: a finished run changes
+ * only where its trace's revision counts it (a PATCH of it is a 409, a create again with other content
+ * too; adopting it into its parent's trace changes its trace, not its tags, inputs or outputs; Langfuse's
+ * ingestion API stores it again, and counts up the revision), so what a trace shows of it is worked out once, not on every read of
  * the list (reading and parsing the record, then its previews, were most of the traces list's time). A
  * trace is finished when none of its runs is running, which its row says; a deleted project takes
  * its runs' ids with it. The most recently used are kept, a bounded number.
@@ -36,8 +37,8 @@ class FinishedHeads {
 
   constructor(private readonly most: number) {}
 
-  get(projectId: string, runId: string): TraceHead | undefined {
-    const key = `${projectId}/${runId}`;
+  get(row: TraceRow): TraceHead | undefined {
+    const key = FinishedHeads.key(row);
     const head = this.heads.get(key);
     if (head !== undefined) {
       this.heads.delete(key);
@@ -46,9 +47,13 @@ class FinishedHeads {
     return head;
   }
 
-  set(projectId: string, runId: string, head: TraceHead): void {
+  set(row: TraceRow, head: TraceHead): void {
     if (this.heads.size >= this.most) this.heads.delete(this.heads.keys().next().value!);
-    this.heads.set(`${projectId}/${runId}`, head);
+    this.heads.set(FinishedHeads.key(row), head);
+  }
+
+  private static key(row: TraceRow): string {
+    return `${row.project_id}/${row.root_run_id}/${row.revision}`;
   }
 }
 
@@ -62,7 +67,7 @@ export async function withHeads(db: Kysely<Database>, projectId: string, rows: T
   const unread: string[] = [];
   for (const row of rows) {
     if (row.root_run_id === null) continue;
-    const kept = isFinished(row) ? finished.get(projectId, row.root_run_id) : undefined;
+    const kept = isFinished(row) ? finished.get(row) : undefined;
     if (kept) heads.set(row.root_run_id, kept);
     else unread.push(row.root_run_id);
   }
@@ -85,7 +90,7 @@ export async function withHeads(db: Kysely<Database>, projectId: string, rows: T
         .executeTakeFirst();
       head = headOf(earliest?.doc);
     } else if (row.root_run_id !== null && isFinished(row) && unread.includes(row.root_run_id)) {
-      finished.set(projectId, row.root_run_id, head);
+      finished.set(row, head);
     }
     out.push({ ...row, head });
   }
