@@ -2,6 +2,7 @@
 // (ESLint: sightline/tiers); everything else in the folder is its own business.
 export { needsPrice, projectPrices, runCost } from './models.cost.js';
 export { costOf, priceFor, type PriceOverride, type Prices, type TokenUsage } from './models.pricing.js';
+export { providerName } from './models.providers.js';
 export { organizationPrices } from './models.repo.js';
 export { modelRoutes } from './models.routes.js';
 export { ModelPriceSchema } from './models.schemas.js';

@@ -1,5 +1,6 @@
 import type { BuiltinRow } from './models.schemas.js';
 import { BUILTIN_TABLE } from './models.table.js';
+import { providerFamily } from './models.providers.js';
 
 /**
  * Which price a model's tokens cost, and what a run's usage comes to (docs/prices-and-costs.md: Model prices). No I/O:
@@ -117,8 +118,8 @@ function bestRow(model: string, provider: string | null, rows: readonly BuiltinR
     for (const name of row.match) {
       const length = matchLength(name, model);
       if (length < 0) continue;
-      // At equal length, the row of the run's own provider.
-      const score = length * 2 + (provider !== null && row.provider === provider ? 1 : 0);
+      // At equal length, the row of the run's own provider (compared by family: models.providers.ts).
+      const score = length * 2 + (provider !== null && row.provider !== null && providerFamily(row.provider) === provider ? 1 : 0);
       if (best === null || score > best.score) best = { row, name, score };
     }
   }
@@ -129,7 +130,7 @@ function bestOverride(model: string, provider: string | null, at: number, overri
   let best: { price: PriceOverride; score: number } | null = null;
   for (const price of overrides) {
     if (price.effectiveFrom > at) continue;
-    if (price.provider !== null && price.provider !== provider) continue;
+    if (price.provider !== null && providerFamily(price.provider) !== provider) continue;
     const length = matchLength(price.model, model);
     if (length < 0) continue;
     // The longest name, then a provider's own price, then the latest in force.
@@ -161,7 +162,8 @@ export function priceFor(
 ): PriceMatch | null {
   const name = normalizeModel(model);
   if (name === '') return null;
-  const runProvider = provider ? provider.trim().toLowerCase() : null;
+  // Providers compared by family, however the run and the price spell them (`mistral`, `mistralai`, `mistral_ai`).
+  const runProvider = provider && provider.trim() !== '' ? providerFamily(provider) : null;
   const override = bestOverride(name, runProvider, at, overrides);
   if (override) return { source: 'organization', id: override.id, model: override.model, provider: override.provider, ...pricesOf(override) };
   const found = bestBuiltin(name, runProvider, builtin);

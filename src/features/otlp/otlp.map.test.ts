@@ -144,6 +144,20 @@ describe('a span as a run', () => {
     expect(mapSpan(spans[3]!, bare)).toMatchObject({ provider: null, sessionId: null, metadata: { metadata: '{"broken": ' } });
   });
 
+  it('names providers by the GenAI registry, whichever client spelled them, the attribute as sent kept in metadata', async () => {
+    const { spans } = await decoded([
+      span({ attributes: [attr('ai.model.provider', 'openai.chat')] }),
+      span({ spanId: '2222222222222222', attributes: [attr('ai.model.provider', 'openai.embedding')] }),
+      span({ spanId: '3333333333333333', attributes: [attr('llm.provider', 'mistralai')] }),
+      span({ spanId: '4444444444444444', attributes: [attr('gen_ai.provider.name', 'gcp.vertex_ai')] }),
+      span({ spanId: '5555555555555555', attributes: [attr('metadata', JSON.stringify({ ls_provider: 'google_genai' }))] }),
+    ]);
+    const mapped = spans.map((s) => mapSpan(s, bare) as { provider: string; metadata: Record<string, unknown> });
+    expect(mapped.map((run) => run.provider)).toEqual(['openai', 'openai', 'mistral_ai', 'gcp.vertex_ai', 'gcp.gen_ai']);
+    expect(mapped[0]!.metadata['ai.model.provider']).toBe('openai.chat');
+    expect(mapped[2]!.metadata['llm.provider']).toBe('mistralai');
+  });
+
   it('an end before the start (clock skew) is read as the start; a span without an end keeps none', async () => {
     const { spans } = await decoded([span({ endTimeUnixNano: '1699999999000000000' }), span({ spanId: '1111111111111111', endTimeUnixNano: '0' })]);
     expect(mapSpan(spans[0]!, bare)).toMatchObject({ startTime: 1700000000123, endTime: 1700000000123, endNanos: 456789 });

@@ -1,3 +1,4 @@
+import { providerName } from '../models/index.js';
 import { sessionOf, tagsOf, userOf } from './otlp.context.js';
 import type { OtlpSpan } from './otlp.decode.js';
 import { attributesToJson, hexId, jsonObject, nanos, type Int64 } from './otlp.values.js';
@@ -118,6 +119,12 @@ function ioOf(attributes: Record<string, unknown>, events: EventLike[], side: 'i
 
 const MAX_NAME_LENGTH = 256;
 
+/**
+ * A provider by the GenAI registry's name (`openai.chat` → `openai`, `mistralai` → `mistral_ai`): one name
+ * whichever client sent it; the attribute as sent stays in the run's metadata.
+ */
+const registryName = (provider: string | null) => (provider === null ? null : providerName(provider).slice(0, 256));
+
 /** The provider LangChain names in its run metadata (`ls_provider`), which OpenInference's `metadata` carries. */
 function metadataProvider(metadata: Record<string, unknown> | null): string | null {
   const provider = metadata?.ls_provider;
@@ -195,7 +202,7 @@ export function mapSpan(span: OtlpSpan, inherited: InheritedMetadata): MappedSpa
     endTime: end ? Math.max(end[0], start[0]) : null,
     endNanos: end ? (end[0] < start[0] ? start[1] : end[1]) : null,
     model: modelOf(attributes),
-    provider: providerOf(attributes) ?? metadataProvider(metadataObject),
+    provider: registryName(providerOf(attributes) ?? metadataProvider(metadataObject)),
     usage: usageOf(name, attributes) ?? langfuseUsage(attributes),
     cost: langfuseCost(attributes),
     sessionId: sessionOf(attributes, resource, metadataObject),
