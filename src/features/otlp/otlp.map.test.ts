@@ -158,6 +158,26 @@ describe('a span as a run', () => {
     expect(mapped[2]!.metadata['llm.provider']).toBe('mistralai');
   });
 
+  it('an embedding run’s inputs are the texts it embedded, not the request they were sent in', async () => {
+    const request = JSON.stringify({ input: ['first', 'second'], model: 'text-embedding-3-small', encoding_format: 'base64' });
+    const { spans } = await decoded([
+      span({ attributes: [attr('openinference.span.kind', 'EMBEDDING'), attr('input.value', request), attr('input.mime_type', 'application/json')] }),
+      span({
+        spanId: '2222222222222222',
+        attributes: [
+          attr('openinference.span.kind', 'EMBEDDING'),
+          attr('input.value', request),
+          attr('embedding.embeddings.1.embedding.text', 'second'),
+          attr('embedding.embeddings.0.embedding.text', 'first'),
+        ],
+      }),
+      span({ spanId: '3333333333333333', attributes: [attr('gen_ai.operation.name', 'embeddings'), attr('gen_ai.prompt.0.content', 'only one')] }),
+      span({ spanId: '4444444444444444', attributes: [attr('openinference.span.kind', 'EMBEDDING'), attr('input.value', '{"input": [1, 2]}')] }),
+    ]);
+    const inputs = spans.map((s) => (mapSpan(s, bare) as { kind: string; inputs: unknown }).inputs);
+    expect(inputs).toEqual([['first', 'second'], ['first', 'second'], 'only one', { input: [1, 2] }]);
+  });
+
   it('an end before the start (clock skew) is read as the start; a span without an end keeps none', async () => {
     const { spans } = await decoded([span({ endTimeUnixNano: '1699999999000000000' }), span({ spanId: '1111111111111111', endTimeUnixNano: '0' })]);
     expect(mapSpan(spans[0]!, bare)).toMatchObject({ startTime: 1700000000123, endTime: 1700000000123, endNanos: 456789 });

@@ -106,6 +106,10 @@ function ioOf(attributes: Record<string, unknown>, events: EventLike[], side: 'i
   // What a Langfuse SDK was given as the observation's input or output: set on purpose, so first.
   const langfuse = langfuseIo(attributes, side, kind);
   if (langfuse !== undefined) return langfuse;
+  if (kind === 'embedding' && side === 'input') {
+    const texts = embeddingTexts(attributes);
+    if (texts !== null) return texts;
+  }
   const messages = (side === 'input' ? inputMessagesOf(attributes) : outputMessagesOf(attributes)) ?? eventMessagesOf(events)[side];
   if (messages) return { messages };
   if (attributes[`${side}.value`] !== undefined) return valueOf(attributes[`${side}.value`], attributes[`${side}.mime_type`]);
@@ -115,6 +119,30 @@ function ioOf(attributes: Record<string, unknown>, events: EventLike[], side: 'i
   if (side === 'input' && attributes['ai.value'] !== undefined) return stringified(attributes['ai.value']);
   if (side === 'input' && Array.isArray(attributes['ai.values'])) return attributes['ai.values'].map(stringified);
   return valueOf(attributes[`traceloop.entity.${side}`], undefined);
+}
+
+const EMBEDDING_TEXT = /^(?:embedding\.embeddings|gen_ai\.prompt)\.(\d{1,6})\.(?:embedding\.text|content)$/;
+
+/**
+ * What an embedding run embedded: its texts, not the request they were sent in. OpenInference's
+ * `embedding.embeddings.<i>.embedding.text` and OpenLLMetry's `gen_ai.prompt.<i>.content`, in order; else
+ * the `input` of an OpenAI-style request recorded as `input.value` (`{"input": [...], "model": …}`). One
+ * text as itself, several as a list; null when the span names none.
+ */
+function embeddingTexts(attributes: Record<string, unknown>): unknown {
+  const texts: [number, string][] = [];
+  for (const key in attributes) {
+    const match = EMBEDDING_TEXT.exec(key);
+    const text = attributes[key];
+    if (match && typeof text === 'string') texts.push([Number(match[1]), text]);
+  }
+  if (texts.length > 0) {
+    texts.sort((a, b) => a[0] - b[0]);
+    return texts.length === 1 ? texts[0]![1] : texts.map(([, text]) => text);
+  }
+  const request = valueOf(attributes['input.value'], attributes['input.mime_type']);
+  const input = typeof request === 'object' && request !== null && !Array.isArray(request) ? (request as Record<string, unknown>).input : undefined;
+  return typeof input === 'string' || (Array.isArray(input) && input.every((item) => typeof item === 'string')) ? input : null;
 }
 
 const MAX_NAME_LENGTH = 256;
