@@ -24,6 +24,15 @@ export const CHAT_USAGE = {
 export const ANSWER = 'It is 14 °C and raining in Paris.';
 export const TOOL_CALL = { id: 'call_weather_1', name: 'get_weather', arguments: '{"city":"Paris"}' };
 export const EMBEDDING = [0.0123, -0.0456, 0.0789];
+/** The chat model the client suites call, the weather tool they offer it, and a text part of a run's message as Sightline keeps it. */
+export const CHAT_MODEL = 'gpt-4o-mini';
+export const WEATHER_TOOLS = [
+  {
+    type: 'function' as const,
+    function: { name: TOOL_CALL.name, description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+  },
+];
+export const textPart = (content: string) => ({ type: 'text', content });
 
 export interface OpenAiRequest {
   path: string;

@@ -14,6 +14,9 @@ import {
   startOpenAiServer,
   TOOL_CALL,
   type OpenAiServer,
+  CHAT_MODEL,
+  textPart,
+  WEATHER_TOOLS,
 } from '../../../test/helpers/openai-server.js';
 import { expectAllExported, listenForExporters, tracedCalls } from './otlp.clients.test-support.js';
 
@@ -22,14 +25,9 @@ import { expectAllExported, listenForExporters, tracedCalls } from './otlp.clien
 const instrumentation = new OpenAIInstrumentation();
 instrumentation.manuallyInstrument(OpenAI);
 
-const MODEL = 'gpt-4o-mini';
-const t = (content: string) => ({ type: 'text', content });
-const TOOLS: OpenAI.Chat.ChatCompletionTool[] = [
-  {
-    type: 'function',
-    function: { name: TOOL_CALL.name, description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
-  },
-];
+const MODEL = CHAT_MODEL;
+const t = textPart;
+const TOOLS: OpenAI.Chat.ChatCompletionTool[] = WEATHER_TOOLS;
 const ASK: OpenAI.Chat.ChatCompletionMessageParam[] = [
   { role: 'system', content: 'You are a concise weather assistant.' },
   {
