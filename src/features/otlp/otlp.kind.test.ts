@@ -30,7 +30,7 @@ describe('the kind of a span', () => {
     ['Vercel doGenerate', 'ai.generateText.doGenerate', {}, 'llm'],
     ['Vercel doStream', 'ai.streamText.doStream', {}, 'llm'],
     ['Vercel toolCall', 'ai.toolCall', {}, 'tool'],
-    ['Vercel embed', 'ai.embed', {}, 'embedding'],
+    ['Vercel embed (the call that wraps the model call)', 'ai.embed', {}, 'chain'],
     ['Vercel embedMany.doEmbed', 'ai.embedMany.doEmbed', {}, 'embedding'],
     ['Vercel operationId over the name', 'support-chat', { 'ai.operationId': 'ai.generateText.doGenerate' }, 'llm'],
     // OpenLLMetry

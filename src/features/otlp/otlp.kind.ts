@@ -40,10 +40,11 @@ const TRACELOOP_KINDS: Record<string, RunKind> = { workflow: 'chain', task: 'cha
 function vercelKind(operation: string): RunKind | null {
   if (!operation.startsWith('ai.')) return null;
   if (operation === 'ai.toolCall') return 'tool';
-  if (/\.doEmbed$/.test(operation) || /^ai\.embed(Many)?$/.test(operation)) return 'embedding';
+  // The model call is the embedding; `ai.embed` and `ai.embedMany` wrap it, as `ai.generateText` wraps its calls.
+  if (/\.doEmbed$/.test(operation)) return 'embedding';
   if (/\.do(Generate|Stream)$/.test(operation)) return 'llm';
   if (/\.doRerank$/.test(operation) || operation === 'ai.rerank') return 'retriever';
-  if (/^ai\.(generate|stream)(Text|Object)$/.test(operation)) return 'chain';
+  if (/^ai\.((generate|stream)(Text|Object)|embed(Many)?)$/.test(operation)) return 'chain';
   return null;
 }
 

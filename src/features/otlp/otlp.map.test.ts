@@ -126,7 +126,7 @@ describe('a span as a run', () => {
     expect(genAi).toMatchObject({ kind: 'tool', inputs: { city: 'Paris' }, outputs: 'sunny', metadata: { 'gen_ai.operation.name': 'execute_tool' } });
     expect(Object.keys((genAi as { metadata: object }).metadata)).toEqual(['gen_ai.operation.name']);
     expect(vercel).toMatchObject({ kind: 'tool', inputs: { city: 'Paris' }, outputs: '14 °C', metadata: {} });
-    expect(embed).toMatchObject({ kind: 'embedding', inputs: 'hello', outputs: null, metadata: {} });
+    expect(embed).toMatchObject({ kind: 'chain', inputs: 'hello', outputs: null, metadata: {} });
     expect(embedMany).toMatchObject({ kind: 'embedding', inputs: ['a', { b: 1 }], metadata: {} });
   });
 
