@@ -22,17 +22,12 @@ const usageDetails = {
   cacheCreationTokens: Type.Optional(Tokens({ description: 'Input tokens written to a prompt cache (part of promptTokens)' })),
   reasoningTokens: Type.Optional(Tokens({ description: 'Output tokens spent on reasoning (part of completionTokens)' })),
 };
-const Estimated = Type.Boolean({
-  description:
-    'true when the counts are estimates: a model run (llm, embedding) that reported no usage has its texts counted with a tokenizer (o200k_base), and its cost computed from them; absent otherwise',
-});
 export const UsageSchema = Type.Object(
   {
     promptTokens: Tokens({ description: 'Input tokens' }),
     completionTokens: Tokens({ description: 'Output tokens' }),
     totalTokens: Type.Optional(Tokens({ description: 'Defaults to promptTokens + completionTokens' })),
     ...usageDetails,
-    estimated: Type.Optional(Estimated),
   },
   { additionalProperties: false },
 );
@@ -84,7 +79,6 @@ export const RunSchema = NamedRecord('RunRecord', {
         cacheReadTokens: Type.Optional(Type.Integer()),
         cacheCreationTokens: Type.Optional(Type.Integer()),
         reasoningTokens: Type.Optional(Type.Integer()),
-        estimated: Type.Optional(Estimated),
       },
       { additionalProperties: false },
     ),
