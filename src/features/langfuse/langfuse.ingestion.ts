@@ -4,6 +4,7 @@ import { can } from '../../auth/roles.js';
 import type { Principal } from '../../auth/tokens.js';
 import type { Database } from '../../db/schema.js';
 import type { RunsStored } from '../../deps.js';
+import { TIMESTAMP_FAULT } from '../../lib/clock.js';
 import { problems, type Problem } from '../../lib/problems.js';
 import { storedRunsByIds, ingestRuns } from '../runs/index.js';
 import { ingestScores } from '../scores/index.js';
@@ -86,10 +87,7 @@ export async function ingestLangfuseBatch(
     const faults: string[] = [];
     for (const event of events) applyObservation(state, event as Extract<Entity, { entity: 'observation' }>, faults);
     if (faults.length > 0) {
-      refuseAll(
-        events,
-        problems.validation(faults.map((field) => ({ pointer: `/batch/${events[0]!.index}/body/${field}`, detail: 'Must be an ISO 8601 date-time.' }))),
-      );
+      refuseAll(events, problems.validation(faults.map((field) => ({ pointer: `/batch/${events[0]!.index}/body/${field}`, detail: TIMESTAMP_FAULT }))));
       continue;
     }
     const input = runInputOf(state, false, events[0]!.at, null);
@@ -103,8 +101,7 @@ export async function ingestLangfuseBatch(
     const state = stateOf(key, stored.get(key));
     const faults: string[] = [];
     for (const event of events) applyTrace(state, event as Extract<Entity, { entity: 'trace' }>, faults);
-    if (faults.length > 0)
-      refuseAll(events, problems.validation([{ pointer: `/batch/${events[0]!.index}/body/timestamp`, detail: 'Must be an ISO 8601 date-time.' }]));
+    if (faults.length > 0) refuseAll(events, problems.validation([{ pointer: `/batch/${events[0]!.index}/body/timestamp`, detail: TIMESTAMP_FAULT }]));
     else runs.push({ input: runInputOf(state, true, events[0]!.at, latestEnd.get(key) ?? null), events });
   }
   // Stored traces whose new observations end after them.
