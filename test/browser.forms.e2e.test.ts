@@ -179,6 +179,25 @@ browserSuite('the dashboard’s forms in a real browser (chromium + playwright-c
     expect(await entry.locator('details').getAttribute('open')).not.toBeNull();
   });
 
+  step('marks tokens it estimated, and the cost computed from them, on the run page', async () => {
+    const at = new Date(Date.now() - 20_000).toISOString();
+    await api('POST', `/v1/projects/${ui.projectId}/runs`, {
+      id: 'estimated-run',
+      name: 'streamed answer',
+      kind: 'llm',
+      status: 'succeeded',
+      startTime: at,
+      endTime: at,
+      model: 'gpt-4o',
+      inputs: { messages: [{ role: 'user', parts: [{ type: 'text', content: 'Hello, world!' }] }] },
+      outputs: { messages: [{ role: 'assistant', parts: [{ type: 'text', content: 'Hello, world! How are you?' }] }] },
+    });
+    await ui.page.goto(`/projects/${ui.projectId}/runs/estimated-run`);
+    await titled('streamed answer · Sightline');
+    await ui.page.getByText('12 (estimated from the run’s texts: it reported none)').waitFor();
+    await ui.page.getByText(/computed from estimated tokens at the built-in price of gpt-4o/).waitFor();
+  });
+
   step('links a generation Langfuse’s ingestion API sent with a prompt name and version to that prompt version', async () => {
     const at = new Date(Date.now() - 30_000).toISOString();
     const response = await fetch(`${ui.dashboard.server.url}/api/public/ingestion`, {

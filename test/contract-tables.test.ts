@@ -14,14 +14,14 @@ const NOT_IN_BAD_INPUT = new Set<string>([]);
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 const doc = JSON.parse(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8')) as { paths: Record<string, Record<string, unknown>> };
 const operations = Object.entries(doc.paths)
-  .filter(([path]) => path.startsWith('/v1/'))
+  .filter(([path]) => path.startsWith('/v1/') || path.startsWith('/api/public/'))
   .flatMap(([path, item]) =>
     Object.keys(item)
       .filter((m) => METHODS.includes(m))
       .map((m) => `${m.toUpperCase()} ${path}`),
   );
 
-it('every /v1 operation is in the bad-input table (the known gaps aside)', () => {
+it('every /v1 and Langfuse (/api/public) operation is in the bad-input table (the known gaps aside)', () => {
   const tried = new Set(ROUTES.map((r) => `${r.method} ${r.route}`));
   expect(operations.length).toBeGreaterThan(70);
   expect(operations.filter((op) => !tried.has(op) && !NOT_IN_BAD_INPUT.has(op))).toEqual([]);

@@ -5,29 +5,16 @@
  * then read back through /v1.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from './helpers/harness.js';
 import type { Json } from './helpers/json.js';
+import { blocks, ROOT, section } from './helpers/readme.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
-
-/** The README's section of this title, up to the next heading of its level or above. */
-function section(title: string): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf(`### ${title}\n`);
-  if (start < 0) throw new Error(`README.md has no section "${title}"`);
-  const rest = readme.slice(start + title.length + 5);
-  const end = rest.search(/^#{2,3} /m);
-  return end < 0 ? rest : rest.slice(0, end);
-}
-
-const blocks = (text: string, language: string) => [...text.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
 
 describeEachDialect('the README’s “Coming from Langfuse”, run as written', (ctx) => {
   let baseUrl = '';

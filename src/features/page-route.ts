@@ -3,6 +3,7 @@ import type { RouteScope } from '../auth/hook.js';
 import type { Principal } from '../auth/tokens.js';
 import type { ProjectScope } from '../db/scope.js';
 import type { App } from '../deps.js';
+import { problemResponses } from '../lib/problems.js';
 import { PageOnlyQuery, paginate, type CursorCodec, type KeysetRows, type ListIdentity, type PageRequest, type Position } from '../lib/pagination.js';
 
 /** Which list a request reads: its cursor binding and how to fetch its rows (`keysetPage`). */
@@ -78,6 +79,8 @@ export interface PageDeclaration<Params extends TObject, Query extends TObject> 
   params?: Params;
   querystring?: Query;
   page: TSchema;
+  /** The problems the list answers for its own reasons (a 404 for what its query names); `declareV1Route` documents the shared ones. */
+  problems?: number[];
 }
 
 /** Which list a request reads, from its caller, path and query: it checks the path (404s first). */
@@ -100,10 +103,10 @@ export function pageRoute<Row, Item, Params extends TObject = TObject<Record<str
   source: PageSource<Row, Params, Query>,
   toItem: (row: Row) => Item,
 ): void {
-  const { scope, page, params, querystring, ...docs } = route;
+  const { scope, page, params, querystring, problems = [], ...docs } = route;
   app.get(path, {
     config: { scope },
-    schema: { ...docs, ...(params ? { params } : {}), querystring: querystring ?? PageOnlyQuery, response: { 200: page } },
+    schema: { ...docs, ...(params ? { params } : {}), querystring: querystring ?? PageOnlyQuery, response: { 200: page, ...problemResponses(...problems) } },
     handler: async (request) => {
       // Validated against `params` and `querystring` by the route's schema before the handler runs.
       const { params: pathParams, query } = request as { params: unknown; query: unknown };

@@ -3,6 +3,13 @@ import type { TSchema } from '@sinclair/typebox';
 const ENFORCED_ELSEWHERE = Symbol('enforced elsewhere');
 
 /**
+ * In the schema of a pattern's query parameters (`score.<name>`), value patterns for the parameters whose name
+ * ends a certain way (`{ '[<>]$': '<a number>' }`), enforced elsewhere: lib/operations.ts writes them as the
+ * parameter's `patternProperties`.
+ */
+export const VALUE_PATTERN_BY_NAME = 'x-sightline-valuePatternByName';
+
+/**
  * States constraints in a schema, so that the API document shows them to clients, generators and
  * fuzzers, that the validator leaves out because something else enforces them with a problem of its
  * own: the route after the schema (a bound that is a setting, a rule across fields), or a stricter

@@ -1,4 +1,5 @@
 import type { FastifySchema, RouteOptions } from 'fastify';
+import { VALUE_PATTERN_BY_NAME } from './enforced-elsewhere.js';
 import { problemResponses } from './problems.js';
 import { HEADER_COMPONENTS, responseHeaders, type HeaderName } from './response-headers.js';
 
@@ -43,15 +44,25 @@ function renamed(value: unknown, from: string, to: string): unknown {
  * exploded), named after the pattern's literal start.
  */
 function patternParameters(query: Schema['querystring']): object[] {
-  return Object.entries(query?.patternProperties ?? {}).map(([pattern, value]: [string, { description?: string }]) => ({
-    in: 'query',
-    name: /^\^([A-Za-z0-9_-]+)/.exec(pattern)?.[1] ?? 'parameters',
-    required: false,
-    style: 'form',
-    explode: true,
-    ...(value.description ? { description: value.description } : {}),
-    schema: { type: 'object', propertyNames: { pattern }, additionalProperties: JSON.parse(JSON.stringify(value)) as unknown },
-  }));
+  return Object.entries(query?.patternProperties ?? {}).map(([pattern, raw]: [string, Record<string, unknown>]) => {
+    // Values whose parameter name ends a certain way may have a pattern of their own (VALUE_PATTERN_BY_NAME).
+    const { [VALUE_PATTERN_BY_NAME]: byName, ...value } = JSON.parse(JSON.stringify(raw)) as Record<string, unknown>;
+    const refined = Object.entries((byName ?? {}) as Record<string, string>).map(([ending, valuePattern]) => [ending, { ...value, pattern: valuePattern }]);
+    return {
+      in: 'query',
+      name: /^\^([A-Za-z0-9_-]+)/.exec(pattern)?.[1] ?? 'parameters',
+      required: false,
+      style: 'form',
+      explode: true,
+      ...(typeof value.description === 'string' ? { description: value.description } : {}),
+      schema: {
+        type: 'object',
+        propertyNames: { pattern },
+        ...(refined.length > 0 ? { patternProperties: Object.fromEntries(refined) } : {}),
+        additionalProperties: value,
+      },
+    };
+  });
 }
 
 function methodsOf(route: RouteOptions): string[] {

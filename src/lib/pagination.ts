@@ -6,18 +6,20 @@ import type { Keyring } from './keys.js';
 import { problems } from './problems.js';
 import { enforcedElsewhere } from './enforced-elsewhere.js';
 
-/**
- * The one pagination module (docs/api.md, Pagination): limit clamping, keyset cursors that are encrypted,
- * authenticated and bound to their list, `limit + 1` fetching and the page envelope.
- */
+// The one pagination module (docs/api.md, Pagination): limit clamping, keyset cursors that are encrypted,
+// authenticated and bound to their list, `limit + 1` fetching and the page envelope.
 
 export const DEFAULT_LIMIT = 25;
 export const MIN_LIMIT = 1;
 export const MAX_LIMIT = 100;
 const MAX_CURSOR_LENGTH = 1024;
-const CURSOR_PATTERN = '^[A-Za-z0-9_-]+$';
-const CURSOR_SHAPE = new RegExp(CURSOR_PATTERN);
 const CURSOR_VERSION = 1;
+// Cursors are base64url of the version byte (`AQ`..`Af` first), key tag, IV, sealed position and tag: 34+ bytes.
+const MIN_CURSOR_LENGTH = 46;
+const CURSOR_PATTERN = `^A[Q-Za-f][A-Za-z0-9_-]{${MIN_CURSOR_LENGTH - 2},${MAX_CURSOR_LENGTH - 2}}$`;
+const CURSOR_SHAPE = new RegExp(CURSOR_PATTERN);
+const CURSOR_DESCRIPTION =
+  'Opaque `nextCursor` from the previous page of the same list with the same filters. Only a cursor this service wrote for this list is taken (it is authenticated): any other of this shape is refused as malformed.';
 
 /** Query parameters every list endpoint takes; spread into the route's querystring schema. */
 export const pageQueryProperties = {
@@ -28,8 +30,8 @@ export const pageQueryProperties = {
   ),
   // Checked by cursorWellFormed beside the query's other faults, with the one answer "Cursor is malformed.".
   cursor: Type.Optional(
-    enforcedElsewhere(Type.String({ description: 'Opaque `nextCursor` from the previous page of the same list with the same filters.' }), {
-      minLength: 1,
+    enforcedElsewhere(Type.String({ description: CURSOR_DESCRIPTION }), {
+      minLength: MIN_CURSOR_LENGTH,
       maxLength: MAX_CURSOR_LENGTH,
       pattern: CURSOR_PATTERN,
     }),
@@ -48,11 +50,12 @@ export const PageOnlyQuery = listQuery({});
 export const nameContains = (maxLength: number) =>
   Type.Optional(Type.String({ minLength: 1, maxLength, description: 'Case-insensitive substring of the name' }));
 
+const NEXT_CURSOR = 'Pass as `cursor` for the next page; null when this is the last page.';
 export function pageSchema<T extends TSchema>(item: T, title: string) {
   return Type.Object(
     {
       items: Type.Array(item),
-      nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null when this is the last page.' }),
+      nextCursor: Type.Union([Type.String({ pattern: CURSOR_PATTERN }), Type.Null()], { description: NEXT_CURSOR }),
       limit: Type.Integer({ description: 'The page size actually used.' }),
     },
     { title },

@@ -1,4 +1,5 @@
 import { Type, type ObjectOptions, type TProperties, type TSchema } from '@sinclair/typebox';
+import { enforcedElsewhere } from '../lib/enforced-elsewhere.js';
 
 /** A string enum as JSON Schema `enum` (one clear error message, a plain enum in OpenAPI). */
 export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
@@ -10,7 +11,7 @@ export function StringEnum<const T extends readonly string[]>(values: T, options
 // Patterns spell their character sets out: `\p{Cc}` is refused by Python's regular expressions, and
 // `\s` and `.` mean other sets there than in JavaScript (whose meaning the validator applies).
 /** JavaScript's `\s`: whitespace and line terminators. */
-const SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+export const SPACE = '\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 /** Unicode's control characters (`\p{Cc}`). */
 const CONTROL = '\\u0000-\\u001f\\u007f-\\u009f';
 /** What JavaScript's `.` does not match. */
@@ -49,8 +50,20 @@ export function TrimmedText(maxLength: number, description: string) {
   return Type.String({ minLength: 1, maxLength, pattern: TRIMMED_TEXT_PATTERN, description });
 }
 
+/**
+ * A path segment's value can be anything but `.` and `..`, which a URL cannot carry as a segment (clients and
+ * the router read them as "this" and "the parent" path): stated for generators, which would send them.
+ */
+export const pathSegment = <T extends TSchema>(schema: T): T => enforcedElsewhere(schema, { not: { enum: ['.', '..'] } });
+
+/**
+ * Rules across fields that the route checks after the schema, with its own words (`if`/`then`/`else`,
+ * `not`, `anyOf` over `required`): stated in the API document, where generators and fuzzers read them.
+ */
+export const acrossFields = <T extends TSchema>(schema: T, rules: { allOf?: object[]; not?: object; anyOf?: object[] }): T => enforcedElsewhere(schema, rules);
+
 export function IdParam(prefix: string, description: string) {
-  return Type.String({ minLength: 1, maxLength: 200, description, examples: [`${prefix}_01jd0000000000000000000000`] });
+  return pathSegment(Type.String({ minLength: 1, maxLength: 200, description, examples: [`${prefix}_01jd0000000000000000000000`] }));
 }
 
 export const RoleSchema = StringEnum(['owner', 'admin', 'member', 'viewer'] as const);

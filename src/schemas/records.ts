@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { enforcedElsewhere } from '../lib/enforced-elsewhere.js';
-import { IdParam, StringEnum } from './common.js';
+import { IdParam, pathSegment, StringEnum } from './common.js';
 
 /**
  * The vocabulary and references every feature shares about the recorded data: run kinds and statuses,
@@ -42,5 +42,11 @@ export const TraceParams = Type.Object(
   },
   { additionalProperties: false },
 );
-export const SessionParams = Type.Object({ project_id: IdParam('prj', 'Project id'), session_id: ContextKey('Session id') }, { additionalProperties: false });
-export const EndUserParams = Type.Object({ project_id: IdParam('prj', 'Project id'), user_id: ContextKey('End-user id') }, { additionalProperties: false });
+export const SessionParams = Type.Object(
+  { project_id: IdParam('prj', 'Project id'), session_id: pathSegment(ContextKey('Session id')) },
+  { additionalProperties: false },
+);
+export const EndUserParams = Type.Object(
+  { project_id: IdParam('prj', 'Project id'), user_id: pathSegment(ContextKey('End-user id')) },
+  { additionalProperties: false },
+);

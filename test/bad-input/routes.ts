@@ -55,6 +55,8 @@ export interface Route {
   ignoresUnknownFields?: boolean;
   /** The valid request uses up what it names (an item completed or skipped): each is sent with ids of its own. */
   consumes?: boolean;
+  /** Headers every request to the route carries (the project of Langfuse's and OTLP's endpoints, beside the bearer token). */
+  headers?: (f: Fixture) => Record<string, string>;
 }
 
 export const validRun = (): Record<string, unknown> => ({ name: 'ChatOpenAI', kind: 'llm', startTime: '2026-11-02T10:00:00.000Z' });
@@ -421,6 +423,28 @@ export const ROUTES: Route[] = [
   { method: 'GET', route: '/v1/projects/{project_id}/sessions', path: (f) => `/v1/projects/${f.projectId}/sessions`, query: true, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/users', path: (f) => `/v1/projects/${f.projectId}/users`, query: true, ok: 200 },
   { method: 'POST', route: '/v1/traces', path: () => '/v1/traces', body: () => ({ resourceSpans: [] }), ok: 200, ignoresUnknownFields: true },
+  {
+    method: 'POST',
+    route: '/api/public/otel/v1/traces',
+    path: () => '/api/public/otel/v1/traces',
+    headers: (f) => ({ 'sightline-project': f.projectId }),
+    body: () => ({ resourceSpans: [] }),
+    ok: 200,
+    ignoresUnknownFields: true,
+  },
+  {
+    method: 'POST',
+    route: '/api/public/ingestion',
+    path: () => '/api/public/ingestion',
+    headers: (f) => ({ 'sightline-project': f.projectId }),
+    body: () => ({ batch: [] }),
+    ok: 207,
+    // Langfuse's request carries its SDK's `metadata` beside the batch, and may carry more.
+    ignoresUnknownFields: true,
+    fields: {
+      batch: ['x', {}, null, 1, Array.from({ length: 1001 }, (_, i) => ({ id: `e${i}`, type: 'sdk-log', timestamp: '2026-11-02T10:00:00.000Z', body: {} }))],
+    },
+  },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (f) => `/v1/projects/${f.projectId}/runs/metrics`, query: true, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (f) => `/v1/projects/${f.projectId}/runs/${f.runId}`, ok: 200 },
   {

@@ -1,6 +1,7 @@
 // A local OpenAI-compatible API for the suites of real client libraries (the `openai` package and the
 // instrumentation around it): POST /v1/chat/completions and POST /v1/embeddings, answered with the JSON
-// the OpenAI API sends, usage details included. What it answers is chosen by the request's model, unless
+// the OpenAI API sends, usage details included (a chat completion asked for with `stream: true` as the
+// server-sent events the API streams, its usage only when `stream_options.include_usage` asks). What it answers is chosen by the request's model, unless
 // answers were scripted (`script`): then each chat completion takes the next scripted answer (a judge's
 // JSON, malformed content, a 500, a 429, an answer slower than the caller's timeout, a body too large),
 // or one answer for all (`always`). It counts the chat completions it is answering at once (`chats`).
@@ -128,6 +129,32 @@ function chatCompletion(body: Record<string, any>) {
   };
 }
 
+/**
+ * A chat completion as server-sent events (`stream: true`): the role, the content in a few pieces (or the
+ * tool call's name, then its arguments in pieces), the finish reason; then, only when the client asked
+ * for it (`stream_options.include_usage`), a last chunk with the usage and no choices. Then `[DONE]`.
+ */
+function chatStream(body: Record<string, any>): string {
+  const whole = chatCompletion(body);
+  const [choice] = whole.choices;
+  const message = choice!.message as { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] };
+  const head = { id: whole.id, object: 'chat.completion.chunk', created: whole.created, model: whole.model, system_fingerprint: whole.system_fingerprint };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    ...head,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+  });
+  const pieces = (text: string) => [text.slice(0, 7), text.slice(7, 19), text.slice(19)].filter((p) => p !== '');
+  const chunks: unknown[] = [chunk({ role: 'assistant', content: message.content === null ? null : '', refusal: null })];
+  const call = message.tool_calls?.[0];
+  if (call) {
+    chunks.push(chunk({ tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] }));
+    for (const piece of pieces(call.function.arguments)) chunks.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }));
+  } else for (const piece of pieces(message.content ?? '')) chunks.push(chunk({ content: piece }));
+  chunks.push(chunk({}, choice!.finish_reason));
+  if (body.stream_options?.include_usage === true) chunks.push({ ...head, choices: [], usage: whole.usage });
+  return `${chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join('')}data: [DONE]\n\n`;
+}
+
 /** Embeddings, as floats or (what the `openai` client asks for unless told otherwise) base64 of little-endian float32s. */
 function embeddings(body: Record<string, any>) {
   const inputs = Array.isArray(body.input) ? body.input : [body.input];
@@ -179,10 +206,12 @@ export async function startOpenAiServer(options: OpenAiServerOptions = {}): Prom
         : req.method === 'POST'
           ? answer(path, body)
           : { status: 405, json: { error: { message: 'POST only' } } };
+      // A chat completion asked for as a stream (and not scripted, nor refused) is sent as server-sent events.
+      const streamed = chat && !next && status === 200 && body.stream === true;
       const send = () => {
         if (res.destroyed) return;
-        res.writeHead(status, { 'content-type': 'application/json', 'x-request-id': `req_${requests.length}` });
-        res.end(next?.body ?? JSON.stringify(json));
+        res.writeHead(status, { 'content-type': streamed ? 'text/event-stream' : 'application/json', 'x-request-id': `req_${requests.length}` });
+        res.end(streamed ? chatStream(body) : (next?.body ?? JSON.stringify(json)));
       };
       if (!next?.delayMs) return send();
       const timer = setTimeout(() => {

@@ -1,6 +1,6 @@
 import { Type, type Static, type TProperties } from '@sinclair/typebox';
 import { recordPage } from '../../lib/pagination.js';
-import { IdParam, NamedRecord, recordTimes, StringEnum, TrimmedText } from '../../schemas/common.js';
+import { acrossFields, IdParam, NamedRecord, recordTimes, StringEnum, TrimmedText } from '../../schemas/common.js';
 import { QueueFilterSchema } from '../annotations/annotations.schemas.js';
 import { MAX_CONTAINS, MAX_PATTERN } from './evaluators.builtins.js';
 
@@ -23,6 +23,9 @@ const Expected = {
   ),
   caseSensitive: Type.Optional(CaseSensitive),
 };
+
+// builtinFaults' rule (evaluators.builtins.ts): the expected output is a literal or a metadata key, not both.
+const NOT_BOTH_EXPECTED = { not: { required: ['expected', 'expectedKey'] } };
 
 const variant = <K extends string, T extends TProperties>(type: K, properties: T, description: string) =>
   Type.Object({ type: Type.Literal(type), ...properties }, { additionalProperties: false, title: `Evaluator_${type}`, description });
@@ -60,19 +63,28 @@ export const EvaluatorSchema = Type.Union(
       },
       'Boolean: the output contains the values (any, all or none).',
     ),
-    variant('exact_match', Expected, 'Boolean: the output equals the expected output (both trimmed).'),
-    variant(
-      'fuzzy_match',
-      { ...Expected, threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'With it the score is a boolean: similarity ≥ threshold' })) },
-      'Numeric 0..1: normalized Levenshtein similarity to the expected output (first 2,000 characters of each); boolean with `threshold`.',
+    acrossFields(variant('exact_match', Expected, 'Boolean: the output equals the expected output (both trimmed).'), NOT_BOTH_EXPECTED),
+    acrossFields(
+      variant(
+        'fuzzy_match',
+        {
+          ...Expected,
+          threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'With it the score is a boolean: similarity ≥ threshold' })),
+        },
+        'Numeric 0..1: normalized Levenshtein similarity to the expected output (first 2,000 characters of each); boolean with `threshold`.',
+      ),
+      NOT_BOTH_EXPECTED,
     ),
-    variant(
-      'length',
-      {
-        min: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, format: 'int32' })),
-        max: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, format: 'int32' })),
-      },
-      'Boolean: the output has min..max characters (at least one bound).',
+    acrossFields(
+      variant(
+        'length',
+        {
+          min: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, format: 'int32' })),
+          max: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000_000, format: 'int32' })),
+        },
+        'Boolean: the output has min..max characters (at least one bound; max at least min).',
+      ),
+      { anyOf: [{ required: ['min'] }, { required: ['max'] }] },
     ),
     variant('latency', { maxMs: Type.Integer({ minimum: 0, maximum: 86_400_000, format: 'int32' }) }, 'Boolean: the run took at most maxMs.'),
     variant(

@@ -61,7 +61,7 @@ export function experimentRoutes(app: App, { db, clock, cursors }: Deps): void {
         'Over a version of a dataset (default: its current one), its runs stored in `projectId`; `running` until marked `completed`. A dataset or a project that is not your organization’s is a 404; a name the dataset’s experiments have is a 409.',
       body: CreateExperimentBody,
       answer: 'Experiment',
-      problems: [409],
+      problems: [404, 409],
     },
     async (request) => toExperiment(await createExperiment(db, request.principal.organizationId, request.body, clock.now())),
   );
@@ -75,6 +75,7 @@ export function experimentRoutes(app: App, { db, clock, cursors }: Deps): void {
       description: `2 to ${MAX_COMPARED} experiments of one dataset (else a 400), the first the baseline: one row per item at the baseline's dataset version (the items list's order), with each experiment's output, error, latency, cost and the scores on its run (by name: count, mean, values), and per other experiment and score name the difference of the means from the baseline's; below 0 is a \`regression\`.`,
       querystring: CompareQuery,
       page: ComparisonPage,
+      problems: [404],
     },
     async ({ principal: { organizationId }, query }) => {
       const experiments = await comparedExperiments(db, organizationId, query.ids);

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { listQuery, pageSchema, recordPage } from '../../lib/pagination.js';
-import { IdParam, NamedRecord, StringEnum, Timestamp, TrimmedText } from '../../schemas/common.js';
+import { IdParam, NamedRecord, SPACE, StringEnum, Timestamp, TrimmedText } from '../../schemas/common.js';
+import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
 import { RunRef } from '../../schemas/records.js';
 
 /** The most results one request records. */
@@ -146,12 +147,18 @@ export const ListExperimentsQuery = listQuery({
   datasetId: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'One dataset’s experiments' })),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'The name, exactly' })),
 });
+/** One id of `ids`: anything but a comma, and not only whitespace (ids are trimmed). */
+const COMPARED_ID = `[^,]*[^,${SPACE}][^,]*`;
 export const CompareQuery = listQuery({
-  ids: Type.String({
-    minLength: 1,
-    maxLength: 1000,
-    description: `${MIN_COMPARED} to ${MAX_COMPARED} experiment ids, comma-separated, of one dataset; the first is the baseline the others are compared with`,
-  }),
+  // comparedExperiments says what is wrong, in its words: the pattern states the count and that none is empty.
+  ids: enforcedElsewhere(
+    Type.String({
+      minLength: 1,
+      maxLength: 1000,
+      description: `${MIN_COMPARED} to ${MAX_COMPARED} distinct experiment ids, comma-separated, of one dataset; the first is the baseline the others are compared with`,
+    }),
+    { pattern: `^${COMPARED_ID}(?:,${COMPARED_ID}){${MIN_COMPARED - 1},${MAX_COMPARED - 1}}$` },
+  ),
 });
 
 const CellScore = Type.Object(

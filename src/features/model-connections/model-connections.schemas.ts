@@ -1,6 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { listQuery, nameContains, recordPage } from '../../lib/pagination.js';
 import { IdParam, NamedRecord, recordTimes, TrimmedText } from '../../schemas/common.js';
+import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
+import { PUBLIC_HTTP_URL_PATTERN } from '../../lib/webhook-target.js';
 
 /** At most this many extra headers per connection. */
 export const MAX_HEADERS = 20;
@@ -8,12 +10,16 @@ export const MAX_HEADERS = 20;
 export const MAX_BUDGET_USD = 1_000_000;
 
 const Name = TrimmedText(100, 'Unique in the organization');
-const BaseUrl = Type.String({
-  minLength: 1,
-  maxLength: 2048,
-  description:
-    'The base of an OpenAI-compatible API (`https://api.openai.com/v1`): calls go to `{baseUrl}/chat/completions`. Private and loopback addresses are refused unless the instance allows them (`SIGHTLINE_MODEL_ALLOW_PRIVATE`).',
-});
+// Checked by webhookUrlFault (model-connections.repo.ts), with its own words: the format and pattern state what it takes.
+const BaseUrl = enforcedElsewhere(
+  Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    description:
+      'The base of an OpenAI-compatible API (`https://api.openai.com/v1`): calls go to `{baseUrl}/chat/completions`. http or https, without credentials; private and loopback addresses (and names such as `localhost`) are refused unless the instance allows them (`SIGHTLINE_MODEL_ALLOW_PRIVATE`), and then address literals are taken too.',
+  }),
+  { format: 'uri', pattern: PUBLIC_HTTP_URL_PATTERN },
+);
 const Model = TrimmedText(200, 'The model called unless the prompt’s config names one');
 /** Printable ASCII: what an HTTP header value may carry as it is. */
 const HEADER_VALUE = '^[ -~]*$';

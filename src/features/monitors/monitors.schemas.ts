@@ -1,10 +1,23 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { listQuery, pageSchema, recordPage } from '../../lib/pagination.js';
-import { IdParam, NamedRecord, recordTimes, StringEnum, Timestamp, TrimmedText } from '../../schemas/common.js';
+import { acrossFields, IdParam, NamedRecord, recordTimes, StringEnum, Timestamp, TrimmedText } from '../../schemas/common.js';
 import { MAX_BUCKETS } from '../query/metrics.rules.js';
 import { METADATA_FILTER_PATTERN, runFilterProperties } from '../query/filters.schemas.js';
-import { METRICS, MONITOR_STATES, OPERATORS, WINDOW_MS, type Metric, type MonitorState, type Operator, type Window } from './monitors.rules.js';
+import {
+  METRICS,
+  MONITOR_STATES,
+  OPERATORS,
+  SCORE_FILTER_KEYS,
+  SCORE_METRICS,
+  WINDOW_MS,
+  type Metric,
+  type MonitorState,
+  type Operator,
+  type Window,
+} from './monitors.rules.js';
 import { SCORE_SOURCES, SCORE_TARGETS } from '../../schemas/records.js';
+import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
+import { PUBLIC_HTTP_URL_PATTERN } from '../../lib/webhook-target.js';
 
 export { METRICS, MONITOR_STATES, OPERATORS, type Metric, type MonitorState, type Operator, type Window };
 export const WINDOWS = WINDOW_MS;
@@ -67,10 +80,12 @@ export const MonitorScoreSchema = Type.Object(
 export type MonitorScore = Static<typeof MonitorScoreSchema>;
 const NullableScore = Type.Union([MonitorScoreSchema, Type.Null()]);
 
-const WebhookUrls = Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), {
+// Checked by webhookUrlFault (monitors.service.ts), with its own words: the format and pattern state what it takes.
+const WebhookUrls = Type.Array(enforcedElsewhere(Type.String({ minLength: 1, maxLength: 2048 }), { format: 'uri', pattern: PUBLIC_HTTP_URL_PATTERN }), {
   maxItems: MAX_WEBHOOKS,
   uniqueItems: true,
-  description: 'http(s) URLs POSTed a signed JSON event on every state change; private and loopback addresses are refused unless the instance allows them.',
+  description:
+    'http(s) URLs POSTed a signed JSON event on every state change, without credentials; private and loopback addresses (and names such as `localhost`) are refused unless the instance allows them, and then address literals are taken too.',
 });
 
 export const MonitorSchema = NamedRecord('Monitor', {
@@ -99,19 +114,34 @@ export const MonitorWithSecretSchema = Type.Object(
   { title: 'MonitorWithSecret', additionalProperties: false },
 );
 
-export const CreateMonitorBody = Type.Object(
+// scoreDefinitionFaults' rules (monitors.rules.ts): the score metrics watch the scores of one name (`score_share`
+// one label of them) and filter them by `source` and `target` only; the run metrics take neither.
+export const CreateMonitorBody = acrossFields(
+  Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 200 }),
+      description: Type.Optional(Type.String({ maxLength: 2000 })),
+      filter: Type.Optional(MonitorFilterSchema),
+      metric: StringEnum(METRICS),
+      score: Type.Optional(NullableScore),
+      window: StringEnum(Object.keys(WINDOWS) as Window[]),
+      threshold: Type.Optional(Type.Union([ThresholdSchema, Type.Null()])),
+      enabled: Type.Optional(Type.Boolean()),
+      webhookUrls: Type.Optional(WebhookUrls),
+    },
+    { title: 'MonitorCreate', additionalProperties: false },
+  ),
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
-    description: Type.Optional(Type.String({ maxLength: 2000 })),
-    filter: Type.Optional(MonitorFilterSchema),
-    metric: StringEnum(METRICS),
-    score: Type.Optional(NullableScore),
-    window: StringEnum(Object.keys(WINDOWS) as Window[]),
-    threshold: Type.Optional(Type.Union([ThresholdSchema, Type.Null()])),
-    enabled: Type.Optional(Type.Boolean()),
-    webhookUrls: Type.Optional(WebhookUrls),
+    allOf: [
+      {
+        if: { properties: { metric: { enum: [...SCORE_METRICS] } } },
+        then: { required: ['score'], properties: { score: { not: { type: 'null' } }, filter: { propertyNames: { enum: [...SCORE_FILTER_KEYS] } } } },
+        else: { properties: { score: { type: 'null' }, filter: { not: { anyOf: SCORE_FILTER_KEYS.map((key) => ({ required: [key] })) } } } },
+      },
+      { if: { properties: { metric: { const: 'score_share' } } }, then: { properties: { score: { required: ['label'] } } } },
+      { if: { properties: { metric: { const: 'score_mean' } } }, then: { properties: { score: { not: { required: ['label'] } } } } },
+    ],
   },
-  { title: 'MonitorCreate', additionalProperties: false },
 );
 export type CreateMonitorInput = Static<typeof CreateMonitorBody>;
 

@@ -9,16 +9,17 @@ export const PLAN_ORIGIN_QUOTA: Record<string, number> = { free: 1, team: 10, en
 const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
 const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
 // A last label of digits (or 0x and hex digits) makes the URL parser read the host as an IPv4 address.
-const DNS_NAME = `(?:${LABEL}\\.)*(?!(?:[0-9]+|0x[0-9a-f]*)(?::|$))${LABEL}`;
+// A punycode label (`xn--`) is left out: only the URL parser knows whether it is valid.
+const DNS_NAME = `(?:(?!xn--)${LABEL}\\.)*(?!(?:[0-9]+|0x[0-9a-f]*)(?::|$))(?!xn--)${LABEL}`;
 const IPV4 = `${OCTET}(?:\\.${OCTET}){3}`;
 const PORT = '(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0)';
 /**
- * An origin as `originFault` accepts it: exactly what the URL parser writes for it (lower case, no
- * default port, no path, slash or credentials), https, or http for localhost. Exact but for what only
- * the parser knows: an IPv6 address must also be in its canonical form, and an `xn--` label valid
- * punycode.
+ * Origins `originFault` accepts: exactly what the URL parser writes for them (lower case, no default port,
+ * no path, slash or credentials), https, or http for localhost. Every origin of this pattern is accepted;
+ * the route also accepts what only the URL parser can judge, which the pattern leaves out and the field's
+ * description names: IPv6 addresses in their canonical form, and valid punycode (`xn--`) labels.
  */
-export const ORIGIN_PATTERN = `^(?:https://(?:${DNS_NAME}|${IPV4}|\\[[0-9a-f:.]+\\])(?::(?!443$)${PORT})?|http://localhost(?::(?!80$)${PORT})?)$`;
+export const ORIGIN_PATTERN = `^(?:https://(?:${DNS_NAME}|${IPV4})(?::(?!443$)${PORT})?|http://localhost(?::(?!80$)${PORT})?)$`;
 
 export const OrganizationDetailSchema = Type.Object(
   {
@@ -39,7 +40,8 @@ export const UpdateOrganizationBody = Type.Object(
       Type.Array(enforcedElsewhere(Type.String({ minLength: 1, maxLength: 300 }), { pattern: ORIGIN_PATTERN }), {
         maxItems: 1000,
         uniqueItems: true,
-        description: 'The full list. Each an exact origin `https://host[:port]` (or `http://localhost:<port>`); at most as many as the plan allows.',
+        description:
+          'The full list. Each an exact origin `https://host[:port]` (or `http://localhost:<port>`), as a browser writes it: lower case, no default port, no slash. Beside the pattern, an IPv6 address in its canonical form (`https://[::1]`) and valid punycode labels (`xn--`) are taken too. At most as many as the plan allows.',
       }),
     ),
   },

@@ -154,7 +154,7 @@ describeEachDialect('OTLP from OpenInference instrumenting the openai client', (
     expect(run.metadata.metadata).toEqual({ thread_id: 'thread-5', user_id: 'user-9', ls_provider: 'openai', plan: 'pro' });
   });
 
-  it('embeddings: an embedding run with its model, its input and the vectors in metadata', async () => {
+  it('embeddings: an embedding run with its model, its texts as input, its tokens estimated and the vectors in metadata', async () => {
     const { recording, runs } = await traced(async (client) => {
       const result = await client.embeddings.create({ model: 'text-embedding-3-small', input: ['first text', 'second text'] });
       expect(result.data).toHaveLength(2);
@@ -171,7 +171,9 @@ describeEachDialect('OTLP from OpenInference instrumenting the openai client', (
       model: 'text-embedding-3-small',
       inputs: ['first text', 'second text'],
       outputs: null,
-      usage: null,
+      // The instrumentation records no token counts for embeddings: estimated from the texts (o200k_base), and priced.
+      usage: { promptTokens: 4, completionTokens: 0, totalTokens: 4, estimated: true },
+      costSource: 'computed',
       sessionId: null,
       userId: null,
       tags: [],

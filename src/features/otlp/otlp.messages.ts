@@ -73,7 +73,9 @@ function openInferenceMessages(attributes: Attributes, prefix: string): Message[
     if (fields['message.tool_call_id'] !== undefined && parts.length > 0 && parts[0]!.type === 'text') {
       parts[0] = { type: 'tool_call_response', id: fields['message.tool_call_id'], response: parts[0]!.content };
     }
-    const message: Message = { role: String(fields['message.role'] ?? 'user'), parts };
+    // A message that only calls tools has no text, though LangChain's instrumentation records its content as "".
+    const said = parts.some((part) => part.type === 'tool_call') ? parts.filter((part) => part.type !== 'text' || part.content !== '') : parts;
+    const message: Message = { role: String(fields['message.role'] ?? 'user'), parts: said };
     if (typeof fields['message.name'] === 'string') message.name = fields['message.name'];
     return message;
   });

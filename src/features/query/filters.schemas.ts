@@ -1,3 +1,4 @@
+import { enforcedElsewhere, VALUE_PATTERN_BY_NAME } from '../../lib/enforced-elsewhere.js';
 import { Type } from '@sinclair/typebox';
 import { Timestamp } from '../../schemas/common.js';
 import { RunKind, RunStatusSchema } from '../../schemas/records.js';
@@ -41,12 +42,18 @@ export const runFilterProperties = {
 export const METADATA_FILTER_PATTERN = '^metadata\\.[A-Za-z0-9_-]{1,64}!?$';
 /** `score.<name>` (`=`), `score.<name>>` (from `score.<name>>=v`) and `score.<name><` (from `score.<name><=v`). */
 export const SCORE_FILTER_PATTERN = '^score\\.[^<>]{1,100}[<>]?$';
-export const scoreFilter = Type.String({
-  minLength: 1,
-  maxLength: 100,
-  description:
-    '`score.<name>=<value>`, `score.<name>>=<number>`, `score.<name><=<number>`: runs that have, or whose trace or session has, a score of that name with that value (a boolean’s `true`/`false`, a category, a number) or within that bound; at most 10 score filters in a request, these and `hasScore` together',
-});
+/** A score bound's value (`score.<name>>=` and `<=`), as `scoreFiltersOf` reads it. */
+export const SCORE_BOUND_PATTERN = '^[-+]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][-+]?[0-9]+)?$';
+// The bounds' values are numbers (`score.<name><` and `>`): stated in the document, checked by scoreFiltersOf in its words.
+export const scoreFilter = enforcedElsewhere(
+  Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description:
+      '`score.<name>=<value>`, `score.<name>>=<number>`, `score.<name><=<number>`: runs that have, or whose trace or session has, a score of that name with that value (a boolean’s `true`/`false`, a category, a number) or within that bound; at most 10 score filters in a request, these and `hasScore` together',
+  }),
+  { [VALUE_PATTERN_BY_NAME]: { '[<>]$': SCORE_BOUND_PATTERN } },
+);
 export const metadataFilters = {
   [METADATA_FILTER_PATTERN]: Type.String({
     maxLength: 1000,

@@ -44,6 +44,27 @@ describeRuns('costs', (ctx) => {
     expect((await p.create(minimal({ model: 'gpt-4o' }))).json()).toMatchObject({ cost: null, costSource: null, price: null });
   });
 
+  it('estimates the tokens of a model run that reports none from its texts (o200k_base), marks them estimated, and prices them', async () => {
+    const p = await projectFor(ctx);
+    const inputs = { messages: [{ role: 'user', parts: [{ type: 'text', content: 'Hello, world!' }] }] };
+    const outputs = { messages: [{ role: 'assistant', parts: [{ type: 'text', content: 'Hello, world! How are you?' }] }] };
+    const run = (await p.create(minimal({ model: 'gpt-4o', inputs, outputs }))).json();
+    // The roles and part types are not text the model read: 4 tokens in, 8 out.
+    expect(run.usage).toEqual({ promptTokens: 4, completionTokens: 8, totalTokens: 12, estimated: true });
+    expect(run).toMatchObject({ costSource: 'computed', price: { model: 'gpt-4o' } });
+    expect(run.cost).toBeCloseTo(expected('gpt-4o', { promptTokens: 4, completionTokens: 8 }), 12);
+    const embedding = (await p.create(minimal({ kind: 'embedding', model: 'text-embedding-3-small', inputs: ['Hello, world!', 'How are you?'] }))).json();
+    expect(embedding.usage).toEqual({ promptTokens: 8, completionTokens: 0, totalTokens: 8, estimated: true });
+    // Reported usage is kept as sent; runs that are not model runs, or have no text, are not estimated.
+    expect((await p.create(minimal({ model: 'gpt-4o', inputs, usage: { promptTokens: 7, completionTokens: 1 } }))).json().usage).toEqual({
+      promptTokens: 7,
+      completionTokens: 1,
+      totalTokens: 8,
+    });
+    expect((await p.create(minimal({ kind: 'chain', inputs, outputs }))).json().usage).toBeNull();
+    expect((await p.create(minimal({ model: 'gpt-4o', inputs: {}, outputs: null }))).json().usage).toBeNull();
+  });
+
   it('prices cache reads, cache writes and reasoning tokens at their own prices', async () => {
     const p = await projectFor(ctx);
     const details = { promptTokens: 1000, completionTokens: 500, cacheReadTokens: 400, reasoningTokens: 100 };

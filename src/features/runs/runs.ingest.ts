@@ -10,9 +10,10 @@ import { contentHash, sameContent, spanIdentity } from '../../lib/content-hash.j
 import { Problem, problems, type FieldError } from '../../lib/problems.js';
 import { textFaults, toFieldErrors, validatorFor } from '../../lib/validation.js';
 import { runRecord, serializeRun, type RunBody } from './runs.document.js';
-import { runStateFaults, usageWithTotal } from './runs.rules.js';
+import { runStateFaults, usageWithTotal, type UsageInput } from './runs.rules.js';
 import { searchText } from '../query/index.js';
 import { needsPrice, type PriceOverride, projectPrices, runCost } from '../models/index.js';
+import { estimateUsages } from './runs.estimate.js';
 import { RunInputSchema, type RunInput } from './runs.schemas.js';
 
 export type IngestResult =
@@ -44,6 +45,7 @@ function prepare(
   now: number,
   retries: RetryIdentity,
   prices: readonly PriceOverride[],
+  estimate: UsageInput | undefined,
 ): Candidate | Problem {
   const validate = validatorFor(RunInputSchema);
   if (!validate(raw)) return problems.validation(toFieldErrors(validate.errors ?? [], 'body', pointerPrefix));
@@ -65,7 +67,7 @@ function prepare(
   if (faults.length > 0 || startTime === null) return problems.validation(faults); // (a bad startTime is among the faults)
 
   const id = input.id ?? newId('run', now);
-  const usage = input.usage ?? null;
+  const usage = input.usage ?? estimate ?? null;
   const stored = usage ? usageWithTotal(usage) : null;
   const priced = runCost(input.cost, { model: input.model ?? null, provider: input.provider ?? null, usage: stored, startTime }, prices);
   return {
@@ -143,10 +145,12 @@ export async function ingestRuns(
   // Duplicates within the call: a repeat with the same content shares the first one's fate.
   const fresh = new Map<string, Candidate>();
   const repeats: Candidate[] = [];
-  // The organization's prices, read once, only when some run is to be priced (a model, no cost).
-  const prices = raws.some(needsPrice) ? await projectPrices(db, projectId) : [];
+  // Read once, only when needed: the organization's prices when some run is to be priced (a model, no cost), the
+  // tokenizer's worker when some model run reports no usage (its tokens are estimated, then priced: runs.estimate.ts).
+  const estimates = await estimateUsages(raws);
+  const prices = estimates.size > 0 || raws.some(needsPrice) ? await projectPrices(db, projectId) : [];
   for (let i = 0; i < raws.length; i++) {
-    const c = prepare(raws[i], i, pointerPrefix(i), projectId, now, retries, prices);
+    const c = prepare(raws[i], i, pointerPrefix(i), projectId, now, retries, prices, estimates.get(i));
     if (c instanceof Problem) {
       const raw = raws[i] as { id?: unknown };
       results[i] = { index: i, id: typeof raw?.id === 'string' ? raw.id : null, status: 'rejected', problem: c };
@@ -265,25 +269,15 @@ async function insertAccepted(
   );
   // Ids the project already had (an earlier call, or a concurrent one): idempotent when the content matches.
   const taken = accepted.filter((c) => !inserted.has(c.row.id));
-  const stored =
-    taken.length > 0
-      ? await runsByIds(
-          db,
-          projectId,
-          taken.map((c) => c.row.id),
-        )
-      : new Map<string, Pick<RunRow, 'content_hash' | 'doc'>>();
+  const takenIds = taken.map((c) => c.row.id);
+  const stored = takenIds.length > 0 ? await runsByIds(db, projectId, takenIds) : new Map<string, Pick<RunRow, 'content_hash' | 'doc'>>();
   // Runs that were waiting for one of these, and these that were waiting for a run that is now there.
   const arrived = accepted.filter((c) => inserted.has(c.row.id));
   const awaited = arrived.filter((c) => c.row.trace_pending === 1).map((c) => c.row.trace_id);
-  const adopted = await adoptWaitingRuns(db, projectId, [...arrived.map((c) => c.row.id), ...awaited]);
+  const arrivedIds = arrived.map((c) => c.row.id);
+  const adopted = await adoptWaitingRuns(db, projectId, [...arrivedIds, ...awaited]);
   // The project's evaluator rules sample the new runs (docs/design/quality-loop.md: Evaluators).
-  await onStored(
-    db,
-    projectId,
-    arrived.map((c) => c.row.id),
-    now,
-  );
+  await onStored(db, projectId, arrivedIds, now);
   const same = (c: Candidate, prior = stored.get(c.row.id)) => prior && sameContent(prior.content_hash, c.input, c.row.content_hash);
   const changed = retries === 'replace' ? taken.filter((c) => stored.has(c.row.id) && !same(c)) : [];
   const replaced = await replaceRuns(db, projectId, changed);

@@ -34,6 +34,8 @@ export interface UsageInput {
   cacheReadTokens?: number | undefined;
   cacheCreationTokens?: number | undefined;
   reasoningTokens?: number | undefined;
+  /** The counts are estimates: Sightline counted the run's texts itself (runs.estimate.ts), or the client says so. */
+  estimated?: boolean | undefined;
 }
 
 export interface StoredUsage {
@@ -43,6 +45,7 @@ export interface StoredUsage {
   cacheReadTokens?: number;
   cacheCreationTokens?: number;
   reasoningTokens?: number;
+  estimated?: boolean;
 }
 
 const DETAILS = ['cacheReadTokens', 'cacheCreationTokens', 'reasoningTokens'] as const;
@@ -55,5 +58,6 @@ export function usageWithTotal(usage: UsageInput): StoredUsage {
     totalTokens: usage.totalTokens ?? usage.promptTokens + usage.completionTokens,
   };
   for (const detail of DETAILS) if (usage[detail] !== undefined) stored[detail] = usage[detail];
+  if (usage.estimated === true) stored.estimated = true;
   return stored;
 }

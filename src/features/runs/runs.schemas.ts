@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { NamedRecord, NullableTimestamp, Timestamp } from '../../schemas/common.js';
+import { acrossFields, NamedRecord, NullableTimestamp, Timestamp } from '../../schemas/common.js';
 import { JsonObject, RunKind, RunRef, RunStatusSchema } from '../../schemas/records.js';
 import { metadataFilters, runFilterProperties } from '../query/filters.schemas.js';
 import { ScoreSummaries } from '../query/score-summaries.schemas.js';
@@ -22,12 +22,17 @@ const usageDetails = {
   cacheCreationTokens: Type.Optional(Tokens({ description: 'Input tokens written to a prompt cache (part of promptTokens)' })),
   reasoningTokens: Type.Optional(Tokens({ description: 'Output tokens spent on reasoning (part of completionTokens)' })),
 };
+const Estimated = Type.Boolean({
+  description:
+    'true when the counts are estimates: a model run (llm, embedding) that reported no usage has its texts counted with a tokenizer (o200k_base), and its cost computed from them; absent otherwise',
+});
 export const UsageSchema = Type.Object(
   {
     promptTokens: Tokens({ description: 'Input tokens' }),
     completionTokens: Tokens({ description: 'Output tokens' }),
     totalTokens: Type.Optional(Tokens({ description: 'Defaults to promptTokens + completionTokens' })),
     ...usageDetails,
+    estimated: Type.Optional(Estimated),
   },
   { additionalProperties: false },
 );
@@ -79,6 +84,7 @@ export const RunSchema = NamedRecord('RunRecord', {
         cacheReadTokens: Type.Optional(Type.Integer()),
         cacheCreationTokens: Type.Optional(Type.Integer()),
         reasoningTokens: Type.Optional(Type.Integer()),
+        estimated: Type.Optional(Estimated),
       },
       { additionalProperties: false },
     ),
@@ -108,29 +114,47 @@ export type RunWithScores = Static<typeof RunWithScoresSchema>;
 
 export const RunPage = recordPage('Run');
 
-export const RunInputSchema = Type.Object(
+// runStateFaults' rules (runs.rules.ts), but for an end before the start: a finished run has an end, a running one
+// (the default) none, and only a failed one an error.
+export const RunInputSchema = acrossFields(
+  Type.Object(
+    {
+      id: Type.Optional(RunIdInput),
+      traceId: Type.Optional(RunRef({ description: "Defaults to the parent's trace, or to the run's own id for a root run" })),
+      parentRunId: Type.Optional(Type.Union([RunRef(), Type.Null()])),
+      name: Type.String({ minLength: 1, maxLength: 256 }),
+      kind: RunKind,
+      status: Type.Optional(RunStatusSchema),
+      startTime: Timestamp,
+      endTime: Type.Optional(
+        Type.Union([Timestamp, Type.Null()], {
+          description: 'Required when status is succeeded or failed; absent or null while running (the default status); not before startTime',
+        }),
+      ),
+      inputs: Type.Optional(JsonValue('Any JSON value; default `{}`')),
+      outputs: Type.Optional(JsonValue('Any JSON value; default null')),
+      error: Type.Optional(Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()], { description: 'Only when status is failed' })),
+      model: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()])),
+      provider: Type.Optional(Type.Union([ContextId('The model provider (openai, anthropic, …)'), Type.Null()])),
+      sessionId: Type.Optional(Type.Union([ContextId('The conversation (session) the run belongs to'), Type.Null()])),
+      userId: Type.Optional(Type.Union([ContextId('The end user the run acted for'), Type.Null()])),
+      usage: Type.Optional(Type.Union([UsageSchema, Type.Null()])),
+      cost: Type.Optional(Type.Union([Cost, Type.Null()])),
+      tags: Type.Optional(Tags),
+      metadata: Type.Optional(JsonObject),
+    },
+    { title: 'RunInput', additionalProperties: false },
+  ),
   {
-    id: Type.Optional(RunIdInput),
-    traceId: Type.Optional(RunRef({ description: "Defaults to the parent's trace, or to the run's own id for a root run" })),
-    parentRunId: Type.Optional(Type.Union([RunRef(), Type.Null()])),
-    name: Type.String({ minLength: 1, maxLength: 256 }),
-    kind: RunKind,
-    status: Type.Optional(RunStatusSchema),
-    startTime: Timestamp,
-    endTime: Type.Optional(NullableTimestamp),
-    inputs: Type.Optional(JsonValue('Any JSON value; default `{}`')),
-    outputs: Type.Optional(JsonValue('Any JSON value; default null')),
-    error: Type.Optional(Type.Union([Type.String({ maxLength: 100_000 }), Type.Null()])),
-    model: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Null()])),
-    provider: Type.Optional(Type.Union([ContextId('The model provider (openai, anthropic, …)'), Type.Null()])),
-    sessionId: Type.Optional(Type.Union([ContextId('The conversation (session) the run belongs to'), Type.Null()])),
-    userId: Type.Optional(Type.Union([ContextId('The end user the run acted for'), Type.Null()])),
-    usage: Type.Optional(Type.Union([UsageSchema, Type.Null()])),
-    cost: Type.Optional(Type.Union([Cost, Type.Null()])),
-    tags: Type.Optional(Tags),
-    metadata: Type.Optional(JsonObject),
+    allOf: [
+      {
+        if: { required: ['status'], properties: { status: { enum: ['succeeded', 'failed'] } } },
+        then: { required: ['endTime'], properties: { endTime: { not: { type: 'null' } } } },
+        else: { properties: { endTime: { type: 'null' } } },
+      },
+      { if: { required: ['status'], properties: { status: { const: 'failed' } } }, else: { properties: { error: { type: 'null' } } } },
+    ],
   },
-  { title: 'RunInput', additionalProperties: false },
 );
 export type RunInput = Static<typeof RunInputSchema>;
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { listQuery, nameContains, recordPage } from '../../lib/pagination.js';
-import { IdParam, NamedRecord, recordTimes, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN, TrimmedText } from '../../schemas/common.js';
+import { acrossFields, IdParam, NamedRecord, recordTimes, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN, TrimmedText } from '../../schemas/common.js';
 import { metricsSchema, metricsWindowProperties } from '../query/metrics.schemas.js';
 import { MAX_CATEGORIES, MAX_COMMENT } from './scores.rules.js';
 import { JsonObject, RunRef, SCORE_DATA_TYPES, SCORE_SOURCES, SCORE_TARGETS } from '../../schemas/records.js';
@@ -53,7 +53,9 @@ const scoreFields = {
 };
 
 /** A score of the target the path names. */
-export const ScoreInputSchema = Type.Object(scoreFields, { title: 'ScoreCreate', additionalProperties: false });
+// scores.ingest.ts's rule, in its words: a score has a name, or a config whose name it takes.
+const NAMED = { anyOf: [{ required: ['name'] }, { required: ['configId'] }] };
+export const ScoreInputSchema = acrossFields(Type.Object(scoreFields, { title: 'ScoreCreate', additionalProperties: false }), NAMED);
 export type ScoreInput = Static<typeof ScoreInputSchema>;
 
 /** A score in a batch: it names its target. */
@@ -163,16 +165,29 @@ export const ScoreConfigSchema = NamedRecord('ScoreConfig', {
 export type ScoreConfig = Static<typeof ScoreConfigSchema>;
 export const ScoreConfigPage = recordPage('ScoreConfig');
 
-export const CreateScoreConfigBody = Type.Object(
+// configFaults' rules (scores.rules.ts), but for a minimum above the maximum: bounds only for numbers, categories only (and always) for categories.
+export const CreateScoreConfigBody = acrossFields(
+  Type.Object(
+    {
+      name: Name('Unique in the organization; scores of this name are validated against it'),
+      dataType: ScoreDataType,
+      min: Type.Optional(Bound),
+      max: Type.Optional(Bound),
+      categories: Type.Optional(Categories),
+      description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+    },
+    { title: 'ScoreConfigCreate', additionalProperties: false },
+  ),
   {
-    name: Name('Unique in the organization; scores of this name are validated against it'),
-    dataType: ScoreDataType,
-    min: Type.Optional(Bound),
-    max: Type.Optional(Bound),
-    categories: Type.Optional(Categories),
-    description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
+    allOf: [
+      { if: { properties: { dataType: { const: 'numeric' } } }, else: { properties: { min: { type: 'null' }, max: { type: 'null' } } } },
+      {
+        if: { properties: { dataType: { const: 'categorical' } } },
+        then: { required: ['categories'], properties: { categories: { not: { type: 'null' } } } },
+        else: { properties: { categories: { type: 'null' } } },
+      },
+    ],
   },
-  { title: 'ScoreConfigCreate', additionalProperties: false },
 );
 export type CreateScoreConfig = Static<typeof CreateScoreConfigBody>;
 

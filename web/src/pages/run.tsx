@@ -77,7 +77,7 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
               {usage?.cacheCreationTokens !== undefined && <Fact label="of which cache writes">{fmtNumber(usage.cacheCreationTokens)}</Fact>}
               <Fact label="Completion tokens">{fmtNumber(usage?.completionTokens)}</Fact>
               {usage?.reasoningTokens !== undefined && <Fact label="of which reasoning">{fmtNumber(usage.reasoningTokens)}</Fact>}
-              <Fact label="Total tokens">{fmtNumber(usage?.totalTokens)}</Fact>
+              <Fact label="Total tokens">{`${fmtNumber(usage?.totalTokens)}${usage?.estimated ? ' (estimated from the run’s texts: it reported none)' : ''}`}</Fact>
               <Fact label="Cost">{`${fmtCost(run.cost)}${run.costSource ? ` (${costSourceText(run)})` : ''}`}</Fact>
             </dl>
             <dl className="sl-ids">

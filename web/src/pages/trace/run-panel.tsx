@@ -10,12 +10,13 @@ import { Link } from '../../router.js';
 import type { Run } from '../../types.js';
 
 /** Where a run's cost came from, in words: the client's figure, or the price it was computed at. */
-export function costSourceText(run: Pick<Run, 'costSource' | 'price'>): string {
+export function costSourceText(run: Pick<Run, 'costSource' | 'price' | 'usage'>): string {
   if (run.costSource === 'client') return 'sent by the client';
   if (run.costSource !== 'computed' || !run.price) return '';
   const p = run.price;
   const where = p.source === 'builtin' ? 'the built-in price' : 'your organization’s price';
-  return `computed at ${where} of ${p.model} (${fmtPrice(p.inputPrice)} in / ${fmtPrice(p.outputPrice)} out per million tokens)`;
+  const tokens = run.usage?.estimated ? ' from estimated tokens' : '';
+  return `computed${tokens} at ${where} of ${p.model} (${fmtPrice(p.inputPrice)} in / ${fmtPrice(p.outputPrice)} out per million tokens)`;
 }
 
 /** The selected run of a trace: its facts, its conversation (or values), its error and metadata. */
@@ -57,7 +58,7 @@ export function RunPanel({ projectId, runId, onClose }: { projectId: string; run
             <Fact label="Latency">{run.status === 'running' ? 'still running' : fmtMs(run.latencyMs)}</Fact>
             <Fact label="Tokens">
               {run.usage
-                ? `${fmtNumber(run.usage.promptTokens)} in${run.usage.cacheReadTokens ? ` (${fmtNumber(run.usage.cacheReadTokens)} cached)` : ''} · ${fmtNumber(run.usage.completionTokens)} out${run.usage.reasoningTokens ? ` (${fmtNumber(run.usage.reasoningTokens)} reasoning)` : ''}`
+                ? `${fmtNumber(run.usage.promptTokens)} in${run.usage.cacheReadTokens ? ` (${fmtNumber(run.usage.cacheReadTokens)} cached)` : ''} · ${fmtNumber(run.usage.completionTokens)} out${run.usage.reasoningTokens ? ` (${fmtNumber(run.usage.reasoningTokens)} reasoning)` : ''}${run.usage.estimated ? ' · estimated' : ''}`
                 : '—'}
             </Fact>
             <Fact label="Cost">
