@@ -179,7 +179,7 @@ browserSuite('the dashboard’s forms in a real browser (chromium + playwright-c
     expect(await entry.locator('details').getAttribute('open')).not.toBeNull();
   });
 
-  step('marks tokens it estimated, and the cost computed from them, on the run page', async () => {
+  step('marks tokens it estimated, and the cost computed from them, on the run page and in the runs list', async () => {
     const at = new Date(Date.now() - 20_000).toISOString();
     await api('POST', `/v1/projects/${ui.projectId}/runs`, {
       id: 'estimated-run',
@@ -196,6 +196,10 @@ browserSuite('the dashboard’s forms in a real browser (chromium + playwright-c
     await titled('streamed answer · Sightline');
     await ui.page.getByText('12 (estimated from the run’s texts: it reported none)').waitFor();
     await ui.page.getByText(/computed from estimated tokens at the built-in price of gpt-4o/).waitFor();
+    // In the runs list, the tokens and the cost computed from them are marked as estimates.
+    await ui.page.goto(`/projects/${ui.projectId}/runs?name=${encodeURIComponent('streamed answer')}`);
+    const row = ui.page.getByRole('table', { name: 'Runs' }).getByRole('rowgroup').getByRole('row').first();
+    await expect.poll(async () => row.textContent(), { timeout: ACTION_MS }).toMatch(/streamed answer.*≈12.*≈\$/s);
   });
 
   step('links a generation Langfuse’s ingestion API sent with a prompt name and version to that prompt version', async () => {

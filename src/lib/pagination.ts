@@ -50,12 +50,12 @@ export const PageOnlyQuery = listQuery({});
 export const nameContains = (maxLength: number) =>
   Type.Optional(Type.String({ minLength: 1, maxLength, description: 'Case-insensitive substring of the name' }));
 
-const NEXT_CURSOR = 'Pass as `cursor` for the next page; null when this is the last page.';
+const NEXT_CURSOR = 'Pass as `cursor` for the next page (it has the shape the `cursor` parameter states); null when this is the last page.';
 export function pageSchema<T extends TSchema>(item: T, title: string) {
   return Type.Object(
     {
       items: Type.Array(item),
-      nextCursor: Type.Union([Type.String({ pattern: CURSOR_PATTERN }), Type.Null()], { description: NEXT_CURSOR }),
+      nextCursor: Type.Union([Type.String(), Type.Null()], { description: NEXT_CURSOR }),
       limit: Type.Integer({ description: 'The page size actually used.' }),
     },
     { title },

@@ -35,7 +35,7 @@ describeEachDialect('OTLP from OpenInference instrumenting LangChain (@langchain
     });
 
   it('a prompt piped into a model that calls a tool, then answers: the chain and its LLM runs, with model, provider, usage, cost, messages, tool calls, session, user and the trace’s tags', async () => {
-    const { recording, runs } = await traced(async () => {
+    const { recording, runs, target } = await traced(async () => {
       const prompt = ChatPromptTemplate.fromMessages([
         ['system', 'You are a concise weather assistant.'],
         ['human', 'What is the weather in {city}?'],
@@ -93,6 +93,21 @@ describeEachDialect('OTLP from OpenInference instrumenting LangChain (@langchain
     const chain = runs.find((run) => run.id === toolCall!.parentRunId);
     expect(chain).toMatchObject({ kind: 'chain', traceId: toolCall!.traceId, sessionId: 'thread-5', userId: 'user-9' });
     expect(chain!.tags).toContain('beta');
+    // The session and the end user add up every run of their two traces.
+    const read = async (path: string) => {
+      const res = await ctx.request('GET', `/v1/projects/${target.project.id}${path}`, { headers: { authorization: target.headers.Authorization } });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as Json;
+    };
+    const cost = llm.reduce((sum, run) => sum + (run.cost as number), 0);
+    for (const [path, key] of [
+      ['/sessions/thread-5', 'session'],
+      ['/users/user-9', 'user'],
+    ] as const) {
+      const totals = (await read(path))[key];
+      expect(totals).toMatchObject({ runCount: runs.length, usage: { totalTokens: 120 } });
+      expect(totals.cost).toBeCloseTo(cost, 12);
+    }
   });
 
   it('a stream whose client asked for no usage: its tokens estimated from its texts and priced, marked estimated', async () => {

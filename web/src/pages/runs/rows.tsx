@@ -75,11 +75,12 @@ const RunRow = memo(function RunRow({ run, base, scoreColumn }: { run: Run; base
       <span role="cell" className={cls('Latency')}>
         {run.status === 'running' && run.latencyMs === null ? <span className="muted">running</span> : fmtMs(run.latencyMs)}
       </span>
-      <span role="cell" className={cls('Tokens')}>
-        {fmtNumber(run.usage?.totalTokens)}
+      {/* Estimated counts (the run reported none) and the cost computed from them are marked `≈`. */}
+      <span role="cell" className={cls('Tokens')} title={run.usage?.estimated ? 'Estimated from the run’s texts: it reported no tokens' : undefined}>
+        {run.usage?.estimated ? `≈${fmtNumber(run.usage.totalTokens)}` : fmtNumber(run.usage?.totalTokens)}
       </span>
-      <span role="cell" className={cls('Cost')}>
-        {fmtCost(run.cost)}
+      <span role="cell" className={cls('Cost')} title={run.usage?.estimated && run.costSource === 'computed' ? 'Computed from estimated tokens' : undefined}>
+        {run.usage?.estimated && run.costSource === 'computed' ? `≈${fmtCost(run.cost)}` : fmtCost(run.cost)}
       </span>
       <span role="cell" className={cls('Scores')}>
         <ScoreChips scores={run.scores} only={scoreColumn} max={2} />
