@@ -19,7 +19,8 @@ function hostOf(url: URL): string {
 
 export const HOST_FAULT = 'Must name a valid host: no empty labels, at most one trailing dot.';
 
-const PORT = '(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0)';
+/** A TCP port, 0..65535, without leading zeros: as a URL may carry it. */
+export const PORT_PATTERN = '(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0)';
 /**
  * URLs `webhookUrlFault` takes whatever the instance allows, as the API document states them: http or https,
  * a DNS name whose last label is letters (no address literal, not `localhost` nor a name under it), a port,
@@ -30,7 +31,7 @@ export const PUBLIC_HTTP_URL_PATTERN =
   '^[Hh][Tt][Tt][Pp][Ss]?://' +
   '(?![^/?#:]*\\.[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]\\.?(?:[:/?#]|$))' +
   '(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}\\.?' +
-  `(?::${PORT})?(?:[/?#][!-~]*)?$`;
+  `(?::${PORT_PATTERN})?(?:[/?#][!-~]*)?$`;
 
 /** What is wrong with a webhook URL (without resolving it), or null. */
 export function webhookUrlFault(raw: string, allowPrivate: boolean): string | null {

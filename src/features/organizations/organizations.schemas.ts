@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { pageSchema } from '../../lib/pagination.js';
 import { enforcedElsewhere } from '../../lib/enforced-elsewhere.js';
+import { PORT_PATTERN } from '../../lib/webhook-target.js';
 import { IdParam, RoleSchema, Timestamp, TRIMMED_LINE_PATTERN, UserSchema } from '../../schemas/common.js';
 import { tokenTimes } from '../tokens/tokens.schemas.js';
 
@@ -12,14 +13,13 @@ const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
 // A punycode label (`xn--`) is left out: only the URL parser knows whether it is valid.
 const DNS_NAME = `(?:(?!xn--)${LABEL}\\.)*(?!(?:[0-9]+|0x[0-9a-f]*)(?::|$))(?!xn--)${LABEL}`;
 const IPV4 = `${OCTET}(?:\\.${OCTET}){3}`;
-const PORT = '(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}|0)';
 /**
  * Origins `originFault` accepts: exactly what the URL parser writes for them (lower case, no default port,
  * no path, slash or credentials), https, or http for localhost. Every origin of this pattern is accepted;
  * the route also accepts what only the URL parser can judge, which the pattern leaves out and the field's
  * description names: IPv6 addresses in their canonical form, and valid punycode (`xn--`) labels.
  */
-export const ORIGIN_PATTERN = `^(?:https://(?:${DNS_NAME}|${IPV4})(?::(?!443$)${PORT})?|http://localhost(?::(?!80$)${PORT})?)$`;
+export const ORIGIN_PATTERN = `^(?:https://(?:${DNS_NAME}|${IPV4})(?::(?!443$)${PORT_PATTERN})?|http://localhost(?::(?!80$)${PORT_PATTERN})?)$`;
 
 export const OrganizationDetailSchema = Type.Object(
   {
