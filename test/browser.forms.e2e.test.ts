@@ -179,10 +179,12 @@ browserSuite('the dashboard’s forms in a real browser (chromium + playwright-c
     expect(await entry.locator('details').getAttribute('open')).not.toBeNull();
   });
 
-  step('marks tokens it estimated, and the cost computed from them, on the run page and in the runs list', async () => {
+  step('marks tokens it estimated, and the cost computed from them, on the run page, the runs list, the trace and the sessions list', async () => {
     const at = new Date(Date.now() - 20_000).toISOString();
     await api('POST', `/v1/projects/${ui.projectId}/runs`, {
       id: 'estimated-run',
+      traceId: 'estimated-trace',
+      sessionId: 'estimated-session',
       name: 'streamed answer',
       kind: 'llm',
       status: 'succeeded',
@@ -200,6 +202,23 @@ browserSuite('the dashboard’s forms in a real browser (chromium + playwright-c
     await ui.page.goto(`/projects/${ui.projectId}/runs?name=${encodeURIComponent('streamed answer')}`);
     const row = ui.page.getByRole('table', { name: 'Runs' }).getByRole('rowgroup').getByRole('row').first();
     await expect.poll(async () => row.textContent(), { timeout: ACTION_MS }).toMatch(/streamed answer.*≈12.*≈\$/s);
+    // A trace's totals say how many of its tokens, and how much of its cost, are estimated.
+    await ui.page.goto(`/projects/${ui.projectId}/traces/estimated-trace`);
+    const totals = ui.page.getByRole('definition').filter({ hasText: '≈12' });
+    await totals.getByText('12 estimated from runs’ texts').waitFor();
+    await ui.page
+      .getByText(/from estimated tokens/)
+      .first()
+      .waitFor();
+    // …and so does the session's row in the sessions list, with what the mark means in its title.
+    await ui.page.goto(`/projects/${ui.projectId}/sessions`);
+    const cell = ui.page
+      .getByRole('table', { name: 'Sessions' })
+      .getByRole('row', { name: /estimated-session/ })
+      .getByRole('cell', { name: '≈12' });
+    await expect
+      .poll(() => cell.getAttribute('title'), { timeout: ACTION_MS })
+      .toMatch(/^12 tokens estimated from runs’ texts .*of the cost computed from them$/);
   });
 
   step('links a generation Langfuse’s ingestion API sent with a prompt name and version to that prompt version', async () => {

@@ -48,6 +48,9 @@ export interface RollupTotals {
   cost: number;
   /** The part of `cost` computed from the price table (the rest was sent by clients). */
   computed_cost: number;
+  /** The tokens of runs whose usage is estimated (`usage.estimated`), and those runs' cost. */
+  estimated_tokens: number;
+  estimated_cost: number;
   /** The earliest start of its runs. */
   start_time: Millis;
   /** The latest end of its runs (the start of one still running). */

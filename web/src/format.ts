@@ -140,3 +140,25 @@ export function costSplit(cost: number, computed: number): string {
   if (client === 0) return 'computed from model prices';
   return `${fmtCost(computed)} computed from model prices · ${fmtCost(client)} sent by clients`;
 }
+
+/** The part of a total that is estimated (runs that reported no tokens had their texts counted): ≈ before the total when there is one. */
+export function approx(total: string, estimated: number): string {
+  return estimated > 0 ? `≈${total}` : total;
+}
+
+/** A trace's, a session's or a user's tokens, `≈` when some are estimated. */
+export function fmtTotalTokens(usage: { totalTokens: number; estimatedTokens: number }): string {
+  return approx(fmtNumber(usage.totalTokens), usage.estimatedTokens);
+}
+
+/** A trace's, a session's or a user's cost, `≈` when some of it is of runs whose tokens are estimated. */
+export function fmtTotalCost(of: { cost: number; estimatedCost: number }): string {
+  return approx(fmtCost(of.cost), of.estimatedCost > 1e-12 ? 1 : 0);
+}
+
+/** What the `≈` of a total means, for its title: how many tokens and how much cost are estimated. */
+export function estimatedTitle(of: { usage: { estimatedTokens: number }; estimatedCost: number }): string | undefined {
+  if (of.usage.estimatedTokens <= 0) return undefined;
+  const cost = of.estimatedCost > 1e-12 ? `, and ${fmtCost(of.estimatedCost)} of the cost computed from them` : '';
+  return `${fmtNumber(of.usage.estimatedTokens)} tokens estimated from runs’ texts (they reported none)${cost}`;
+}

@@ -22,6 +22,7 @@ import * as monitorScores from './2026-11-26-021-monitor-scores.js';
 import * as modelConnectionTestLease from './2026-11-27-022-model-connection-test-lease.js';
 import * as traceWideSessions from './2026-11-28-023-trace-wide-sessions.js';
 import * as traceRevision from './2026-11-29-024-trace-revision.js';
+import * as estimatedTotals from './2026-11-29-025-estimated-totals.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-022-model-connection-test-lease': modelConnectionTestLease,
   '2026-11-28-023-trace-wide-sessions': traceWideSessions,
   '2026-11-29-024-trace-revision': traceRevision,
+  '2026-11-29-025-estimated-totals': estimatedTotals,
 };

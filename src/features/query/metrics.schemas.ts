@@ -29,7 +29,7 @@ const MetricValues = {
   errorCount: Type.Integer(),
   latencyP50: Type.Union([Type.Integer(), Type.Null()]),
   latencyP95: Type.Union([Type.Integer(), Type.Null()]),
-  totalTokens: Type.Integer(),
+  totalTokens: Type.Integer({ description: 'The runs’ tokens, estimated ones included (a run says whether its own are: `usage.estimated`)' }),
   cost: Type.Number(),
 };
 /** A metrics answer (runs, scores): the window, and the values per group and bucket and in total. */

@@ -65,6 +65,80 @@ describeRuns('costs', (ctx) => {
     expect((await p.create(minimal({ model: 'gpt-4o', inputs: {}, outputs: null }))).json().usage).toBeNull();
   });
 
+  it('a trace, its session and its end user say how many of their tokens, and how much of their cost, are estimated; a stream that ends is estimated again from all its texts', async () => {
+    const p = await projectFor(ctx);
+    const said = { messages: [{ role: 'user', parts: [{ type: 'text', content: 'Hello, world!' }] }] };
+    const answer = { messages: [{ role: 'assistant', parts: [{ type: 'text', content: 'Hello, world! How are you?' }] }] };
+    const base = `/v1/projects/${p.id}`;
+    const get = async (path: string) => {
+      const res = await ctx.request('GET', `${base}${path}`, { token: p.caller.token });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json();
+    };
+    await p.seed([
+      { id: 'root', name: 'chat', kind: 'chain', traceId: 't-est', startTime: '2026-11-01T00:00:00.000Z', sessionId: 's-est', userId: 'u-est' },
+      // Streamed: running, no usage; its prompt is estimated now, its answer when it ends.
+      {
+        id: 'stream',
+        name: 'llm',
+        kind: 'llm',
+        traceId: 't-est',
+        parentRunId: 'root',
+        model: 'gpt-4o',
+        status: 'running',
+        startTime: '2026-11-01T00:00:01.000Z',
+        inputs: said,
+      },
+      {
+        id: 'told',
+        name: 'llm',
+        kind: 'llm',
+        traceId: 't-est',
+        parentRunId: 'root',
+        model: 'gpt-4o',
+        startTime: '2026-11-01T00:00:02.000Z',
+        inputs: said,
+        usage: { promptTokens: 100, completionTokens: 50 },
+      },
+    ]);
+    const started = (await p.get('stream')).json();
+    expect(started.usage).toEqual({ promptTokens: 4, completionTokens: 0, totalTokens: 4, estimated: true });
+    const ended = await p.patch('stream', { status: 'succeeded', outputs: answer });
+    expect(ended.statusCode, ended.body).toBe(200);
+    const stream = ended.json();
+    expect(stream.usage).toEqual({ promptTokens: 4, completionTokens: 8, totalTokens: 12, estimated: true });
+    expect(stream.cost).toBeCloseTo(expected('gpt-4o', { promptTokens: 4, completionTokens: 8 }), 12);
+    const told = (await p.get('told')).json();
+    const totals = {
+      usage: expect.objectContaining({ totalTokens: 162, estimatedTokens: 12 }),
+      cost: expect.closeTo(stream.cost + told.cost, 12),
+      estimatedCost: expect.closeTo(stream.cost, 12),
+    };
+    expect((await get('/traces/t-est')).trace).toMatchObject(totals);
+    expect((await get('/sessions/s-est')).session).toMatchObject(totals);
+    expect((await get('/users/u-est')).user).toMatchObject(totals);
+    const listed = (await get('/traces')).items.find((t: Json) => t.traceId === 't-est');
+    expect(listed).toMatchObject(totals);
+    expect((await get('/sessions')).items[0]).toMatchObject({ sessionId: 's-est', ...totals });
+    expect((await get('/users')).items[0]).toMatchObject({ userId: 'u-est', ...totals });
+    // Usage the client reports is never replaced by an estimate.
+    await p.seed([
+      {
+        id: 'own',
+        name: 'llm',
+        kind: 'llm',
+        traceId: 't-est',
+        model: 'gpt-4o',
+        status: 'running',
+        startTime: '2026-11-01T00:00:03.000Z',
+        inputs: said,
+        usage: { promptTokens: 9, completionTokens: 0 },
+      },
+    ]);
+    expect((await p.patch('own', { status: 'succeeded', outputs: answer })).json().usage).toEqual({ promptTokens: 9, completionTokens: 0, totalTokens: 9 });
+    expect((await get('/traces/t-est')).trace.usage).toMatchObject({ totalTokens: 171, estimatedTokens: 12 });
+  });
+
   it('prices cache reads, cache writes and reasoning tokens at their own prices', async () => {
     const p = await projectFor(ctx);
     const details = { promptTokens: 1000, completionTokens: 500, cacheReadTokens: 400, reasoningTokens: 100 };

@@ -76,3 +76,17 @@ export async function estimateUsages(raws: readonly unknown[]): Promise<Map<numb
 }
 
 const length = (texts: readonly string[]) => texts.reduce((sum, text) => sum + text.length, 0);
+
+/**
+ * The usage of a running model run given its outputs without usage (a stream that ended), estimated again
+ * from its inputs and new outputs: when it holds no usage, or only an estimate of what it read (none
+ * written). Null when it is not to be estimated, or cannot be now.
+ */
+export async function reestimate(
+  run: { kind: string; inputs: unknown; usage: { estimated?: boolean; completionTokens: number } | null },
+  outputs: unknown,
+): Promise<UsageInput | null> {
+  if (run.usage !== null && (run.usage.estimated !== true || run.usage.completionTokens > 0)) return null;
+  const estimated = await estimateUsages([{ kind: run.kind, inputs: run.inputs, outputs }]);
+  return estimated.get(0) ?? null;
+}

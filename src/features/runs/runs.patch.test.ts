@@ -6,7 +6,7 @@ import { clock, describeRuns, iso, minimal, NOW, pointersOf, projectFor } from '
 describeRuns('patch', (ctx) => {
   it('ends a running run, defaulting endTime to now and computing the latency', async () => {
     const p = await projectFor(ctx);
-    const created = (await p.create(minimal({ id: 'to-end', startTime: iso(NOW - 5000) }))).json();
+    const created = (await p.create(minimal({ id: 'to-end', kind: 'chain', startTime: iso(NOW - 5000) }))).json();
     clock.advance(250);
     const res = await p.patch('to-end', { status: 'succeeded', outputs: { text: 'done' } });
     expect(res.statusCode, res.body).toBe(200);

@@ -6,7 +6,8 @@ import { indexRuns, searchText } from '../query/index.js';
 import { runRecord, serializeRun, toRun, type RunBody } from './runs.document.js';
 import { RUN_COLUMNS, runsByIds } from './runs.repo.js';
 import type { Run } from './runs.schemas.js';
-import { contributionOf, rollUp, type Contribution } from './runs.rollups.js';
+import { rollUp } from './runs.rollups.js';
+import { contributionOf, type Contribution } from './runs.totals.js';
 
 /** A run stored again whole, as it is now: its new row (the id of one stored) and record. */
 export interface Replacement {

@@ -10,9 +10,11 @@ import { runRecord, serializeRun, toRun } from './runs.document.js';
 import { indexRuns, searchText } from '../query/index.js';
 import { jsonValueFault } from '../../lib/json.js';
 import { runStateFaults, TERMINAL_STATUSES, usageWithTotal, type StoredUsage } from './runs.rules.js';
-import { contributionOf, rollUp, type Contribution } from './runs.rollups.js';
+import { rollUp } from './runs.rollups.js';
+import { contributionOf, type Contribution } from './runs.totals.js';
 import { projectPrices, runCost } from '../models/index.js';
 import type { RunPatch } from './runs.schemas.js';
+import { reestimate } from './runs.estimate.js';
 
 export { toRun };
 
@@ -21,11 +23,22 @@ export async function getRun(db: Kysely<Database> | Transaction<Database>, proje
   return foundRow(run, () => problems.notFound(`Run ${runId} does not exist in this project.`));
 }
 
+/** A running model run's tokens estimated from its inputs and the outputs given (null when not to be, or the run is not found or has ended: the transaction answers those). */
+async function estimateFor(db: Kysely<Database>, projectId: string, runId: string, outputs: unknown) {
+  const run = await db.selectFrom('runs').select(['kind', 'status', 'doc']).where('project_id', '=', projectId).where('id', '=', runId).executeTakeFirst();
+  if (!run || run.status !== 'running' || (run.kind !== 'llm' && run.kind !== 'embedding')) return null;
+  const { inputs, usage } = JSON.parse(run.doc) as { inputs: unknown; usage: StoredUsage | null };
+  return reestimate({ kind: run.kind, inputs, usage }, outputs);
+}
+
 /**
  * Ends or amends a running run. Finished runs are final: any change is a 409. The update is
  * conditional on the run still running, so two concurrent "end" calls cannot both win.
  */
 export async function patchRun(db: Kysely<Database>, projectId: string, runId: string, patch: RunPatch, now: number): Promise<RunRow> {
+  // Outputs without usage on a model run that reported none: its tokens are estimated again from all its
+  // texts (runs.estimate.ts), before the transaction, which never waits for the tokenizer.
+  const estimate = patch.outputs !== undefined && patch.usage === undefined ? await estimateFor(db, projectId, runId, patch.outputs) : null;
   return db.transaction().execute(async (trx) => {
     const run = await getRun(trx, projectId, runId);
     if (TERMINAL_STATUSES.has(run.status)) throw problems.conflict(`Run ${runId} has already ${run.status}; finished runs cannot change.`);
@@ -52,12 +65,15 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
     if (TERMINAL_STATUSES.has(status)) Object.assign(changes, { status, end_time: endTime, latency_ms: endTime! - run.start_time });
     if (patch.outputs !== undefined) record.outputs = patch.outputs;
     if (patch.error !== undefined) record.error = patch.error;
-    if (patch.usage !== undefined) {
-      record.usage = patch.usage ? usageWithTotal(patch.usage) : null;
+    // The estimate holds if the run still has none of its own (another call may have given it usage since).
+    const unchanged = record.usage === null || (record.usage.estimated === true && record.usage.completionTokens === 0);
+    const usage = patch.usage !== undefined ? patch.usage : estimate && unchanged ? estimate : undefined;
+    if (usage !== undefined) {
+      record.usage = usage ? usageWithTotal(usage) : null;
       changes.total_tokens = record.usage?.totalTokens ?? null;
     }
     // A cost the client gives is kept; otherwise new usage (or a cleared cost) is priced again, at the run's start.
-    if (patch.cost !== undefined || (patch.usage !== undefined && record.costSource !== 'client')) {
+    if (patch.cost !== undefined || (usage !== undefined && record.costSource !== 'client')) {
       const usage = { model: run.model, provider: record.provider, usage: record.usage, startTime: run.start_time };
       const priced = runCost(patch.cost, usage, typeof patch.cost !== 'number' && run.model ? await projectPrices(trx, projectId) : []);
       Object.assign(record, { costSource: priced.costSource, price: priced.price });

@@ -3,8 +3,10 @@ import { expect, it } from 'vitest';
 import * as rollupsMigration from '../../db/migrations/2026-11-23-008-rollups.js';
 import * as computedCostMigration from '../../db/migrations/2026-11-26-013-computed-cost.js';
 import * as traceWideMigration from '../../db/migrations/2026-11-28-023-trace-wide-sessions.js';
+import * as traceRevisionMigration from '../../db/migrations/2026-11-29-024-trace-revision.js';
+import * as estimatedTotalsMigration from '../../db/migrations/2026-11-29-025-estimated-totals.js';
 import type { Database } from '../../db/schema.js';
-import { addTotals, SUMMED } from './runs.rollups.js';
+import { addTotals, SUMMED } from './runs.totals.js';
 import { describeRuns, HOUR, iso, NOW, projectFor } from './runs.test-support.js';
 import type { Kysely } from 'kysely';
 
@@ -18,7 +20,7 @@ it('adds and takes away every summed column, and only those', () => {
   addTotals(target, totals(4), -1);
   expect(target).toEqual({ ...totals(9), start_time: 5, end_time: 6 });
 });
-const TOTALS = SUMMED.filter((k) => k !== 'cost' && k !== 'computed_cost');
+const TOTALS = SUMMED.filter((k) => k !== 'cost' && k !== 'computed_cost' && k !== 'estimated_cost');
 const cents = (n: number) => Math.round(n * 1e9) / 1e9;
 
 /** The rollups as stored, with numbers as numbers (PostgreSQL returns bigints as text) and costs rounded. */
@@ -31,6 +33,7 @@ async function stored(db: Kysely<Database>, projectId: string) {
           ...Object.fromEntries(TOTALS.map((k) => [k, Number(r[k])])),
           cost: cents(Number(r.cost)),
           computed_cost: cents(Number(r.computed_cost)),
+          estimated_cost: cents(Number(r.estimated_cost)),
           start_time: Number(r.start_time),
           end_time: Number(r.end_time),
           ...(key === 'trace_id' ? { root_run_id: r.root_run_id, name: r.name, session_id: r.session_id, user_id: r.user_id } : {}),
@@ -63,6 +66,7 @@ function expected(runs: Row[], traces: Record<string, Row>) {
     for (const [key, list] of byKey) {
       const usage = (f: string) => list.reduce((n, r) => n + (((r.usage as Row | null)?.[f] as number | undefined) ?? 0), 0);
       const root = list.find((r) => r.parentRunId === null);
+      const estimated = list.filter((r) => (r.usage as Row | null)?.estimated === true);
       const firstWith = (f: string) => (list.find((r) => r[f] !== null)?.[f] as string | undefined) ?? null;
       out[key] = {
         run_count: list.length,
@@ -76,6 +80,8 @@ function expected(runs: Row[], traces: Record<string, Row>) {
         reasoning_tokens: usage('reasoningTokens'),
         cost: cents(list.reduce((n, r) => n + ((r.cost as number | null) ?? 0), 0)),
         computed_cost: cents(list.reduce((n, r) => n + (r.costSource === 'computed' ? (r.cost as number) : 0), 0)),
+        estimated_tokens: estimated.reduce((n, r) => n + ((r.usage as Row).totalTokens as number), 0),
+        estimated_cost: cents(estimated.reduce((n, r) => n + ((r.cost as number | null) ?? 0), 0)),
         start_time: Math.min(...list.map((r) => Date.parse(r.startTime as string))),
         end_time: Math.max(...list.map((r) => Date.parse((r.endTime ?? r.startTime) as string))),
         ...(withTrace
@@ -106,7 +112,9 @@ describeRuns('rollups', (ctx) => {
     status: fc.constantFrom('running', 'succeeded', 'failed'),
     session: fc.constantFrom(undefined, 's1', 's2'),
     user: fc.constantFrom(undefined, 'u1'),
-    tokens: fc.option(fc.record({ p: fc.nat(1000), c: fc.nat(1000), cache: fc.boolean() }), { nil: undefined }),
+    // Usage a client estimated itself (`estimated`), or none on a model run with text, which Sightline estimates.
+    tokens: fc.option(fc.record({ p: fc.nat(1000), c: fc.nat(1000), cache: fc.boolean(), estimated: fc.boolean() }), { nil: undefined }),
+    said: fc.option(fc.constantFrom('Hello', 'How are you today?'), { nil: undefined }),
     cost: fc.option(fc.constantFrom(0.1, 0.0003, 2.5), { nil: undefined }),
     // A priced model: a run with usage and no cost of its own gets one computed.
     model: fc.constantFrom(undefined, 'gpt-4o-mini', 'claude-3-5-sonnet-20241022'),
@@ -116,13 +124,15 @@ describeRuns('rollups', (ctx) => {
 
   it('equal the sums over their runs, for any arrival order, ended runs and children before parents', async () => {
     let computedSeen = false;
+    let estimatedSeen = false;
     await fc.assert(
       fc.asyncProperty(fc.array(specArb, { minLength: 1, maxLength: 12 }), fc.nat(), fc.boolean(), async (specs, split, endLater) => {
         const p = await projectFor(ctx);
         const runs = specs.map((s, i) => ({
           id: `r${i}`,
           name: `step-${i}`,
-          kind: 'chain',
+          kind: s.said !== undefined ? 'llm' : 'chain',
+          ...(s.said !== undefined ? { inputs: { prompt: s.said } } : {}),
           status: endLater && s.status !== 'running' ? 'running' : s.status,
           startTime: at(s.offset),
           ...(s.status !== 'running' && !endLater ? { endTime: at(s.offset + s.latency) } : {}),
@@ -130,7 +140,14 @@ describeRuns('rollups', (ctx) => {
           ...(s.session ? { sessionId: s.session } : {}),
           ...(s.user ? { userId: s.user } : {}),
           ...(s.tokens
-            ? { usage: { promptTokens: s.tokens.p, completionTokens: s.tokens.c, ...(s.tokens.cache ? { cacheReadTokens: Math.floor(s.tokens.p / 2) } : {}) } }
+            ? {
+                usage: {
+                  promptTokens: s.tokens.p,
+                  completionTokens: s.tokens.c,
+                  ...(s.tokens.cache ? { cacheReadTokens: Math.floor(s.tokens.p / 2) } : {}),
+                  ...(s.tokens.estimated ? { estimated: true } : {}),
+                },
+              }
             : {}),
           ...(s.cost !== undefined ? { cost: s.cost } : {}),
           ...(s.model ? { model: s.model } : {}),
@@ -151,13 +168,16 @@ describeRuns('rollups', (ctx) => {
         expect(rollups).toEqual(expected(walked, rollups.traces));
         // The property covers computed costs (the generator's priced models make them often enough).
         computedSeen ||= walked.some((r) => r.costSource === 'computed');
+        // …and estimated tokens, Sightline's own (a model run with text and no usage) among them.
+        estimatedSeen ||= walked.some((r) => (r.usage as Row | null)?.estimated === true && !specs[Number((r.id as string).slice(1))]!.tokens);
       }),
       { numRuns: 15 },
     );
     expect(computedSeen).toBe(true);
+    expect(estimatedSeen).toBe(true);
   });
 
-  it('are what the migrations compute from the runs alone (the backfills of runs stored before rollups and before computed costs)', async () => {
+  it('are what the migrations compute from the runs alone (the backfills of runs stored before rollups, computed costs and estimated totals)', async () => {
     const p = await projectFor(ctx);
     await p.seed([
       {
@@ -182,6 +202,8 @@ describeRuns('rollups', (ctx) => {
         sessionId: 'chat',
         cost: 0.5,
       },
+      // No usage: its tokens are estimated from its text, and priced.
+      { id: 'guess', name: 'llm', kind: 'llm', startTime: at(15), parentRunId: 'root', model: 'gpt-4o-mini', inputs: { prompt: 'How are you today?' } },
       { id: 'orphan', name: 'tool', kind: 'tool', startTime: at(30), parentRunId: 'missing', userId: 'bob' },
     ]);
     const db = ctx.database.storage.db;
@@ -190,11 +212,20 @@ describeRuns('rollups', (ctx) => {
     expect(before.traces.root!.computed_cost).toBeGreaterThan(0);
     expect(before.traces.root!.cost).toBeGreaterThan(0.5);
     // Ada is the root's user: the leaf, which names none, is hers too (its trace's).
-    expect(before.users.ada).toMatchObject({ run_count: 2, error_count: 1, cost: before.traces.root!.cost });
+    expect(before.users.ada).toMatchObject({ run_count: 3, error_count: 1, cost: before.traces.root!.cost });
+    expect((before.traces.root as Row).estimated_tokens).toBeGreaterThan(0);
+    expect(before.traces.root!.estimated_cost).toBeGreaterThan(0);
+    expect(before.sessions.chat).toMatchObject({
+      estimated_tokens: (before.traces.root as Row).estimated_tokens,
+      estimated_cost: before.traces.root!.estimated_cost,
+    });
     await rollupsMigration.down(db);
     await rollupsMigration.up(db);
     await computedCostMigration.up(db);
     await traceWideMigration.up(db);
+    // The later migrations that touch these tables, in order (the columns in the order `select *` was prepared with).
+    await traceRevisionMigration.up(db);
+    await estimatedTotalsMigration.up(db);
     expect(await stored(db, p.id)).toEqual(before);
   });
 });

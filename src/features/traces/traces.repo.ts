@@ -29,9 +29,11 @@ export function totalsOf(row: RollupTotals) {
       cacheReadTokens: Number(row.cache_read_tokens),
       cacheCreationTokens: Number(row.cache_creation_tokens),
       reasoningTokens: Number(row.reasoning_tokens),
+      estimatedTokens: Number(row.estimated_tokens),
     },
     cost: Number(row.cost),
     computedCost: Number(row.computed_cost),
+    estimatedCost: Number(row.estimated_cost),
   };
 }
 

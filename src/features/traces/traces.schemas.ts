@@ -17,6 +17,11 @@ export const UsageTotalsSchema = Type.Object(
     cacheReadTokens: Count,
     cacheCreationTokens: Count,
     reasoningTokens: Count,
+    estimatedTokens: Type.Integer({
+      minimum: 0,
+      description:
+        'The part of `totalTokens` that is estimated: the tokens of runs whose `usage.estimated` is true (model runs that reported none have their texts counted)',
+    }),
   },
   { additionalProperties: false },
 );
@@ -31,6 +36,7 @@ export const rollupProperties = {
   usage: UsageTotalsSchema,
   cost: Type.Number({ description: 'The sum of its runs’ costs (USD)' }),
   computedCost: Type.Number({ description: 'The part of `cost` computed from model prices (the rest was sent by clients: see a run’s `costSource`)' }),
+  estimatedCost: Type.Number({ description: 'The part of `cost` of runs whose tokens are estimated (`usage.estimated`)' }),
 };
 
 export const TraceSchema = NamedRecord('Trace', {

@@ -29,6 +29,8 @@ describe('the traces page', () => {
     reasoning_tokens: count,
     cost: fc.double({ min: 0, max: 1e9, noNaN: true }),
     computed_cost: fc.double({ min: 0, max: 1e9, noNaN: true }),
+    estimated_tokens: count,
+    estimated_cost: fc.double({ min: 0, max: 1e9, noNaN: true }),
     start_time: fc.integer({ min: 0, max: 4_102_444_800_000 }),
     span: fc.integer({ min: 0, max: 86_400_000 }),
     head: fc.record({ tags: fc.array(text, { maxLength: 4 }), input: fc.option(text), output: fc.option(text) }),

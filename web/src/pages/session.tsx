@@ -3,7 +3,7 @@ import { endUsers, runs, sessions } from '../api.js';
 import { Conversation, conversationOf, type Message } from '../components/conversation.js';
 import { ScoresPanel } from '../components/scores.js';
 import { ErrorBox, Loading, PageHeader } from '../components/ui.js';
-import { fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
+import { estimatedTitle, fmtInstant, fmtMs, fmtNumber, fmtTotalCost, fmtTotalTokens } from '../format.js';
 import { useAsync, useDocumentTitle, useProject } from '../hooks.js';
 import { Link } from '../router.js';
 import type { Trace } from '../types.js';
@@ -32,7 +32,7 @@ function Turn({ projectId, trace, index }: { projectId: string; trace: Trace; in
         <Link to={`${base}/traces/${encodeURIComponent(trace.traceId)}`}>{trace.name}</Link>
         <span className="muted">{fmtInstant(trace.startTime)}</span>
         <span className="muted">
-          {fmtMs(trace.latencyMs)} · {fmtNumber(trace.usage.totalTokens)} tokens · {fmtCost(trace.cost)}
+          {fmtMs(trace.latencyMs)} · <span title={estimatedTitle(trace)}>{fmtTotalTokens(trace.usage)} tokens</span> · {fmtTotalCost(trace)}
           {trace.errorCount > 0 ? ` · ${trace.errorCount} failed` : ''}
         </span>
       </div>

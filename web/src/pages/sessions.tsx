@@ -5,7 +5,7 @@ import { num, PagedTable } from '../components/paged.js';
 import { EMPTY_SCORE_FILTER, ScoreChips, ScoreFilterFields, useScoreNames, type ScoreFilterDraft } from '../components/score-chips.js';
 import { scoreFilterLabel, scoreFiltersFromSearch, withScoreFilter } from '../components/score-filters.js';
 import { Empty, PageHeader } from '../components/ui.js';
-import { fmtCost, fmtNumber, fmtStart } from '../format.js';
+import { estimatedTitle, fmtNumber, fmtStart, fmtTotalCost, fmtTotalTokens } from '../format.js';
 import { useDocumentTitle, useList, useProject } from '../hooks.js';
 import { Link, useLocation } from '../router.js';
 import type { EndUser, Session } from '../types.js';
@@ -109,8 +109,12 @@ export function ActivityPage({ projectId, kind }: { projectId: string; kind: 'se
             <td>{fmtStart(item.endTime)}</td>
             <td className="num">{fmtNumber(item.traceCount)}</td>
             <td className="num">{fmtNumber(item.runCount)}</td>
-            <td className="num">{fmtNumber(item.usage.totalTokens)}</td>
-            <td className="num">{fmtCost(item.cost)}</td>
+            <td className="num" title={estimatedTitle(item)}>
+              {fmtTotalTokens(item.usage)}
+            </td>
+            <td className="num" title={estimatedTitle(item)}>
+              {fmtTotalCost(item)}
+            </td>
             <td className="num">{fmtNumber(item.errorCount)}</td>
             {'sessionId' in item && (
               <td className="sl-score-cell">

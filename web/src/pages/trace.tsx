@@ -1,7 +1,7 @@
 import { traces } from '../api.js';
 import { ScoresPanel } from '../components/scores.js';
 import { Fact, PageHeader, StatusBadge } from '../components/ui.js';
-import { costSplit, fmtCost, fmtInstant, fmtMs, fmtNumber } from '../format.js';
+import { costSplit, fmtCost, fmtInstant, fmtMs, fmtNumber, fmtTotalCost, fmtTotalTokens } from '../format.js';
 import { useAsync, useDocumentTitle, useProject } from '../hooks.js';
 import { Link, navigate, useLocation } from '../router.js';
 import type { Trace } from '../types.js';
@@ -16,7 +16,7 @@ export function Totals({
   of,
   label,
 }: {
-  of: Pick<Trace, 'runCount' | 'errorCount' | 'usage' | 'cost' | 'computedCost'> & { latencyMs?: number };
+  of: Pick<Trace, 'runCount' | 'errorCount' | 'usage' | 'cost' | 'computedCost' | 'estimatedCost'> & { latencyMs?: number };
   label: string;
 }) {
   const u = of.usage;
@@ -38,18 +38,20 @@ export function Totals({
         <dd
           title={`prompt ${u.promptTokens}, completion ${u.completionTokens}, cache reads ${u.cacheReadTokens}, cache writes ${u.cacheCreationTokens}, reasoning ${u.reasoningTokens}`}
         >
-          {fmtNumber(u.totalTokens)}
+          {fmtTotalTokens(u)}
           <small className="muted">
             {' '}
             {fmtNumber(u.promptTokens)} in · {fmtNumber(u.completionTokens)} out
             {u.cacheReadTokens > 0 ? ` · ${fmtNumber(u.cacheReadTokens)} cached` : ''}
             {u.reasoningTokens > 0 ? ` · ${fmtNumber(u.reasoningTokens)} reasoning` : ''}
+            {u.estimatedTokens > 0 ? ` · ${fmtNumber(u.estimatedTokens)} estimated from runs’ texts` : ''}
           </small>
         </dd>
       </div>
       <Fact label="Cost" className="stat">
-        {fmtCost(of.cost)}
+        {fmtTotalCost(of)}
         {of.cost > 0 && <small className="muted"> {costSplit(of.cost, of.computedCost)}</small>}
+        {of.estimatedCost > 0 && <small className="muted"> · {fmtCost(of.estimatedCost)} from estimated tokens</small>}
       </Fact>
     </dl>
   );

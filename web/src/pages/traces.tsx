@@ -4,7 +4,7 @@ import { ExportButton } from '../components/export-button.js';
 import { Button, ErrorBox, PageHeader } from '../components/ui.js';
 import { ScoreChips, ScoreColumnHeading, useScoreNames } from '../components/score-chips.js';
 import { VirtualRows } from '../components/virtual-rows.js';
-import { fmtCost, fmtMs, fmtNumber, fmtStart } from '../format.js';
+import { estimatedTitle, fmtMs, fmtStart, fmtTotalCost, fmtTotalTokens } from '../format.js';
 import { useDocumentTitle, useList, useProject } from '../hooks.js';
 import { Link, navigate } from '../router.js';
 import type { Trace } from '../types.js';
@@ -43,11 +43,11 @@ function TraceRow({ trace, base, scoreColumn }: { trace: Trace; base: string; sc
       <span role="cell" className="sl-tr-num">
         {fmtMs(trace.latencyMs)}
       </span>
-      <span role="cell" className="sl-tr-num">
-        {fmtNumber(trace.usage.totalTokens)}
+      <span role="cell" className="sl-tr-num" title={estimatedTitle(trace)}>
+        {fmtTotalTokens(trace.usage)}
       </span>
-      <span role="cell" className="sl-tr-num">
-        {fmtCost(trace.cost)}
+      <span role="cell" className="sl-tr-num" title={estimatedTitle(trace)}>
+        {fmtTotalCost(trace)}
       </span>
       <span role="cell" className="sl-tr-num">
         {trace.errorCount > 0 ? <span className="badge bad">{trace.errorCount}</span> : '0'}
