@@ -191,20 +191,26 @@ export async function openDashboard(actionMs: number): Promise<Dashboard> {
   }
 }
 
+/**
+ * How long the sign-in's steps may take: a server's first pages (its dashboard, the identity provider's
+ * login form) on a machine whose every core runs other suites took over 8 s in CI. Generous, and bounded.
+ */
+const SIGN_IN_MS = 45_000;
+
 /** Signs in at the development identity provider with any password (passing a consent screen if one is shown); resolves on the projects page. */
 export async function signIn(page: Page, login: string): Promise<void> {
-  await page.goto('/');
-  await page.getByRole('link', { name: 'Sign in' }).click();
-  await page.locator('input[name=login]').fill(login);
-  await page.locator('input[name=password]').fill('any password');
-  await page.locator('button[type=submit]').click();
+  await page.goto('/', { timeout: SIGN_IN_MS });
+  await page.getByRole('link', { name: 'Sign in' }).click({ timeout: SIGN_IN_MS });
+  await page.locator('input[name=login]').fill(login, { timeout: SIGN_IN_MS });
+  await page.locator('input[name=password]').fill('any password', { timeout: SIGN_IN_MS });
+  await page.locator('button[type=submit]').click({ timeout: SIGN_IN_MS });
   // A consent screen is not expected (a first-party client), but pass it if the provider shows one.
   const consent = page.getByRole('button', { name: 'Continue' });
   const home = () => new URL(page.url()).pathname.startsWith('/projects');
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + SIGN_IN_MS;
   while (!home() && (await consent.count()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (!home()) await consent.click();
-  await page.waitForURL((url) => url.pathname.startsWith('/projects'), { timeout: 15_000 });
+  if (!home()) await consent.click({ timeout: SIGN_IN_MS });
+  await page.waitForURL((url) => url.pathname.startsWith('/projects'), { timeout: SIGN_IN_MS });
 }
 
 /** A personal access token minted with the page's session cookie, for the API calls a suite makes. */
