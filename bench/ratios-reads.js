@@ -1,6 +1,6 @@
 // Reads against their limit (issue 26, target 2): each read the dashboard makes most, measured with
 // autocannon at 50 connections against a bare Fastify route (bench/bare-server.js) serving the bytes the
-// real server answered, byte for byte, pinned to the same core; the base build measured in the same
+// real server answered, byte for byte, its header fields included, pinned to the same core; the base build measured in the same
 // rounds. Every status is checked, and one body in ten on every side (autocannon's verifyBody, bench/cannon.js).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,11 +17,22 @@ export const READS = [
 
 const cursorless = (text) => text.replace(/"nextCursor":"[^"]*"/, '"nextCursor":""');
 
-/** A GET answered 200 twice alike (but for the sealed cursor): its text. */
+/** Header fields the bare route's HTTP server writes itself (or that say how the body travels). */
+const OWN_FIELDS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'content-type']);
+
+/**
+ * A GET answered 200 twice alike (but for the sealed cursor): its text, and the header fields the API
+ * answers with beside those any HTTP server writes (request id, security headers, rate limits, cache
+ * control: the contract's), which the bare route sends too, as captured, so that it serves the same bytes.
+ */
 async function capture(reader, path) {
   const [a, b] = [await apiRetrying(reader.server, reader.token, 'GET', path), await apiRetrying(reader.server, reader.token, 'GET', path)];
   if (a.status !== 200 || cursorless(a.text) !== cursorless(b.text)) throw new Error(`GET ${path} answered differently twice`);
-  return { path, text: a.text, json: a.json };
+  const answer = await fetch(`${reader.server.base}${path}`, { headers: { authorization: `Bearer ${reader.token}` } });
+  await answer.arrayBuffer();
+  if (answer.status !== 200) throw new Error(`GET ${path} answered ${answer.status}`);
+  const headers = Object.fromEntries([...answer.headers].filter(([name]) => !OWN_FIELDS.has(name)));
+  return { path, text: a.text, json: a.json, headers };
 }
 
 /** The runs list at `depth`: walked there 100 at a time, then the page of `size` that starts there. */
@@ -57,7 +68,13 @@ export async function prepareReader(name, reader, data, cfg, sendBatch) {
   for (const [key, answer] of Object.entries(answers)) {
     const file = join(state.tmp, `${name}-${key}.json`);
     writeFileSync(file, answer.text);
-    out[key] = { url: answer.path, file, bytes: Buffer.byteLength(answer.text), items: answer.json.items?.length ?? answer.json.runs?.length };
+    out[key] = {
+      url: answer.path,
+      file,
+      bytes: Buffer.byteLength(answer.text),
+      items: answer.json.items?.length ?? answer.json.runs?.length,
+      headers: answer.headers,
+    };
   }
   return out;
 }
@@ -68,7 +85,7 @@ export async function prepareReader(name, reader, data, cfg, sendBatch) {
  * round by round. Returns every measurement.
  */
 export async function readRounds(engine, readers, cfg) {
-  const bodies = Object.fromEntries(Object.values(readers[0].captures).map((c) => [c.url, c.file]));
+  const bodies = Object.fromEntries(Object.values(readers[0].captures).map((c) => [c.url, { file: c.file, headers: c.headers }]));
   const bodiesFile = join(state.tmp, `bare-${engine}.json`);
   writeFileSync(bodiesFile, JSON.stringify(bodies));
   const port = await freePort();
@@ -83,6 +100,9 @@ export async function readRounds(engine, readers, cfg) {
     for (const c of Object.values(readers[0].captures)) {
       const got = await apiRetrying(bare, readers[0].token, 'GET', c.url);
       if (got.text !== readFileSync(c.file, 'utf8')) throw new Error(`the bare route does not answer ${c.url} byte for byte`);
+      const fields = (await fetch(`${bare.base}${c.url}`)).headers;
+      for (const [name, value] of Object.entries(c.headers))
+        if (fields.get(name) !== value) throw new Error(`the bare route does not answer ${c.url} with ${name}: ${value}`);
     }
     const measure = (read, target, seconds) =>
       cannon({
