@@ -132,33 +132,35 @@ export function fromLocalInput(local: string): string {
   return Number.isNaN(d.getTime()) ? '' : d.toISOString();
 }
 
+/** Whether a part of a summed cost is some cost: sums of floating-point costs leave a millionth of a cent or less as rounding. */
+export const someCost = (amount: number): boolean => amount > 1e-8;
+
 /** Where a total cost came from: computed from model prices, sent by clients, or both (how much of each). */
 export function costSplit(cost: number, computed: number): string {
-  // Sums of floating-point costs: a remainder under a millionth of a cent is rounding, not a client's cost.
-  const client = cost - computed > 1e-8 ? cost - computed : 0;
-  if (computed <= 1e-8) return 'sent by clients';
+  const client = someCost(cost - computed) ? cost - computed : 0;
+  if (!someCost(computed)) return 'sent by clients';
   if (client === 0) return 'computed from model prices';
   return `${fmtCost(computed)} computed from model prices · ${fmtCost(client)} sent by clients`;
 }
 
-/** The part of a total that is estimated (runs that reported no tokens had their texts counted): ≈ before the total when there is one. */
-export function approx(total: string, estimated: number): string {
-  return estimated > 0 ? `≈${total}` : total;
+/** A total as shown, `≈` before it when part of it is estimated (runs that reported no tokens had their texts counted). */
+export function approx(total: string, estimated: boolean): string {
+  return estimated ? `≈${total}` : total;
 }
 
 /** A trace's, a session's or a user's tokens, `≈` when some are estimated. */
 export function fmtTotalTokens(usage: { totalTokens: number; estimatedTokens: number }): string {
-  return approx(fmtNumber(usage.totalTokens), usage.estimatedTokens);
+  return approx(fmtNumber(usage.totalTokens), usage.estimatedTokens > 0);
 }
 
 /** A trace's, a session's or a user's cost, `≈` when some of it is of runs whose tokens are estimated. */
 export function fmtTotalCost(of: { cost: number; estimatedCost: number }): string {
-  return approx(fmtCost(of.cost), of.estimatedCost > 1e-12 ? 1 : 0);
+  return approx(fmtCost(of.cost), someCost(of.estimatedCost));
 }
 
 /** What the `≈` of a total means, for its title: how many tokens and how much cost are estimated. */
 export function estimatedTitle(of: { usage: { estimatedTokens: number }; estimatedCost: number }): string | undefined {
   if (of.usage.estimatedTokens <= 0) return undefined;
-  const cost = of.estimatedCost > 1e-12 ? `, and ${fmtCost(of.estimatedCost)} of the cost computed from them` : '';
+  const cost = someCost(of.estimatedCost) ? `, and ${fmtCost(of.estimatedCost)} of the cost computed from them` : '';
   return `${fmtNumber(of.usage.estimatedTokens)} tokens estimated from runs’ texts (they reported none)${cost}`;
 }

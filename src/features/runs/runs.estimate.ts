@@ -78,15 +78,23 @@ export async function estimateUsages(raws: readonly unknown[]): Promise<Map<numb
 const length = (texts: readonly string[]) => texts.reduce((sum, text) => sum + text.length, 0);
 
 /**
- * The usage of a running model run given its outputs without usage (a stream that ended), estimated again
- * from its inputs and new outputs: when it holds no usage, or only an estimate of what it read (none
- * written). Null when it is not to be estimated, or cannot be now.
+ * Whether a run's usage is still to be estimated when it is given outputs: it has none, or only an
+ * estimate of what it read (nothing written yet: a stream that has not ended). Usage a run reported is never.
+ */
+export function awaitsEstimate(usage: { estimated?: boolean; completionTokens: number } | null): boolean {
+  return usage === null || (usage.estimated === true && usage.completionTokens === 0);
+}
+
+/**
+ * The usage of a running run given its outputs without usage (a stream that ended), estimated again from
+ * its inputs and new outputs when it is a model run whose usage `awaitsEstimate`. Null when it is not to
+ * be estimated, or cannot be now.
  */
 export async function reestimate(
   run: { kind: string; inputs: unknown; usage: { estimated?: boolean; completionTokens: number } | null },
   outputs: unknown,
 ): Promise<UsageInput | null> {
-  if (run.usage !== null && (run.usage.estimated !== true || run.usage.completionTokens > 0)) return null;
+  if (!awaitsEstimate(run.usage)) return null;
   const estimated = await estimateUsages([{ kind: run.kind, inputs: run.inputs, outputs }]);
   return estimated.get(0) ?? null;
 }

@@ -14,7 +14,7 @@ import { rollUp } from './runs.rollups.js';
 import { contributionOf, type Contribution } from './runs.totals.js';
 import { projectPrices, runCost } from '../models/index.js';
 import type { RunPatch } from './runs.schemas.js';
-import { reestimate } from './runs.estimate.js';
+import { awaitsEstimate, reestimate } from './runs.estimate.js';
 
 export { toRun };
 
@@ -23,11 +23,11 @@ export async function getRun(db: Kysely<Database> | Transaction<Database>, proje
   return foundRow(run, () => problems.notFound(`Run ${runId} does not exist in this project.`));
 }
 
-/** A running model run's tokens estimated from its inputs and the outputs given (null when not to be, or the run is not found or has ended: the transaction answers those). */
+/** A running run's tokens estimated from its inputs and the outputs given (`reestimate`); null when not to be, or the run is not found or has ended (the transaction answers those). */
 async function estimateFor(db: Kysely<Database>, projectId: string, runId: string, outputs: unknown) {
   const run = await db.selectFrom('runs').select(['kind', 'status', 'doc']).where('project_id', '=', projectId).where('id', '=', runId).executeTakeFirst();
-  if (!run || run.status !== 'running' || (run.kind !== 'llm' && run.kind !== 'embedding')) return null;
-  const { inputs, usage } = JSON.parse(run.doc) as { inputs: unknown; usage: StoredUsage | null };
+  if (!run || run.status !== 'running') return null;
+  const { inputs, usage } = toRun(run);
   return reestimate({ kind: run.kind, inputs, usage }, outputs);
 }
 
@@ -66,8 +66,7 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
     if (patch.outputs !== undefined) record.outputs = patch.outputs;
     if (patch.error !== undefined) record.error = patch.error;
     // The estimate holds if the run still has none of its own (another call may have given it usage since).
-    const unchanged = record.usage === null || (record.usage.estimated === true && record.usage.completionTokens === 0);
-    const usage = patch.usage !== undefined ? patch.usage : estimate && unchanged ? estimate : undefined;
+    const usage = patch.usage !== undefined ? patch.usage : estimate && awaitsEstimate(record.usage) ? estimate : undefined;
     if (usage !== undefined) {
       record.usage = usage ? usageWithTotal(usage) : null;
       changes.total_tokens = record.usage?.totalTokens ?? null;

@@ -2,7 +2,7 @@ import type { RunRow } from '../../db/schema.js';
 import type { RollupTotals } from '../../db/schema.runs.js';
 import type { StoredUsage } from './runs.rules.js';
 
-/** A run's part of the rollups of its trace, session and end user, and how totals add up: the arithmetic of runs.rollups.ts. */
+// A run's part of the rollups of its trace, session and end user, and how totals add up: the arithmetic of runs.rollups.ts.
 
 /** What one run adds to its trace, its session and its end user. */
 export interface Contribution {
@@ -64,8 +64,8 @@ export const SUMMED = [
 ] as const;
 
 /** No time of its own: a removal leaves the span of what remains as it was. */
-export const NO_START = Number.MAX_SAFE_INTEGER;
-export const NO_END = 0;
+const NO_START = Number.MAX_SAFE_INTEGER;
+const NO_END = 0;
 
 /** A literal, not built from SUMMED: one per trace, session and user of every call. */
 export function emptyTotals(): RollupTotals {

@@ -1,7 +1,7 @@
 import { traces } from '../api.js';
 import { ScoresPanel } from '../components/scores.js';
 import { Fact, PageHeader, StatusBadge } from '../components/ui.js';
-import { costSplit, fmtCost, fmtInstant, fmtMs, fmtNumber, fmtTotalCost, fmtTotalTokens } from '../format.js';
+import { costSplit, fmtCost, fmtInstant, fmtMs, fmtNumber, fmtTotalCost, fmtTotalTokens, someCost } from '../format.js';
 import { useAsync, useDocumentTitle, useProject } from '../hooks.js';
 import { Link, navigate, useLocation } from '../router.js';
 import type { Trace } from '../types.js';
@@ -51,7 +51,7 @@ export function Totals({
       <Fact label="Cost" className="stat">
         {fmtTotalCost(of)}
         {of.cost > 0 && <small className="muted"> {costSplit(of.cost, of.computedCost)}</small>}
-        {of.estimatedCost > 0 && <small className="muted"> · {fmtCost(of.estimatedCost)} from estimated tokens</small>}
+        {someCost(of.estimatedCost) && <small className="muted"> · {fmtCost(of.estimatedCost)} from estimated tokens</small>}
       </Fact>
     </dl>
   );
