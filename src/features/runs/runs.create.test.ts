@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { expectProblem } from '../../../test/helpers/harness.js';
+import { contentHash } from '../../lib/content-hash.js';
 import { clock, describeRuns, GENERATED_RUN_ID, iso, ISO_MS, minimal, NOW, pointersOf, projectFor, RUN_FIELDS } from './runs.test-support.js';
 
 /** POST /v1/projects/{id}/runs: the stored record, defaults, idempotency on a client id, parents and traces, the state rules. */
@@ -147,6 +148,60 @@ describeRuns('create', (ctx) => {
     expectProblem(changed, 409, 'conflict');
     expect((await p.get('my-app:run.0001')).json()).toEqual(first.json());
     expect(await p.ids()).toEqual(['my-app:run.0001']);
+  });
+
+  it('compares a retry by what it stores: nested keys in any order, and what the client wrote another way, are the same run', async () => {
+    const p = await projectFor(ctx);
+    const input = minimal({
+      id: 'nested-1',
+      inputs: { messages: [{ role: 'user', content: 'hi' }], options: { temperature: 0.2, top_p: 1 } },
+      metadata: { b: 1, a: { y: 2, x: 1 } },
+      usage: { promptTokens: 3, completionTokens: 4 },
+    });
+    const first = await p.create(input);
+    expect(first.statusCode, first.body).toBe(201);
+    clock.advance(1000);
+    // Every object's keys reversed, at every depth: its record's text differs, its content does not.
+    const reversed = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(reversed)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.entries(v)
+                .reverse()
+                .map(([k, x]) => [k, reversed(x)]),
+            )
+          : v;
+    const again = await p.create(reversed(input));
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.json()).toEqual(first.json());
+    // The same instant with an offset, the defaults spelled out, the total the server would add: the same run.
+    const spelled = {
+      ...input,
+      startTime: '2026-11-21T11:00:00+01:00',
+      status: 'running',
+      tags: [],
+      usage: { promptTokens: 3, completionTokens: 4, totalTokens: 7 },
+    };
+    const third = await p.create(spelled);
+    expect(third.statusCode, third.body).toBe(200);
+    expect(third.json()).toEqual(first.json());
+    expectProblem(await p.create({ ...input, metadata: { b: 1, a: { y: 2, x: 2 } } }), 409, 'conflict');
+    expectProblem(await p.create({ ...input, usage: { promptTokens: 3, completionTokens: 5 } }), 409, 'conflict');
+  });
+
+  it('compares a retry of a run stored before record digests by the hash of its input, as it was stored', async () => {
+    const p = await projectFor(ctx);
+    const input = minimal({ id: 'older-1', inputs: { q: 'x', r: { a: 1, b: 2 } } });
+    expect((await p.create(input)).statusCode).toBe(201);
+    await ctx.database.storage.db
+      .updateTable('runs')
+      .set({ content_hash: contentHash(input) })
+      .where('project_id', '=', p.id)
+      .where('id', '=', 'older-1')
+      .execute();
+    expect((await p.create({ ...input, inputs: { r: { b: 2, a: 1 }, q: 'x' } })).statusCode).toBe(200);
+    expectProblem(await p.create({ ...input, inputs: { q: 'y', r: { a: 1, b: 2 } } }), 409, 'conflict');
   });
 
   it('lets a child inherit the trace of its parent, down several levels', async () => {

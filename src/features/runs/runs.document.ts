@@ -1,5 +1,7 @@
 import type { RunRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
+import { textDigest } from '../../lib/content-hash.js';
+import { canonicalJson } from '../../lib/json.js';
 import type { Run } from './runs.schemas.js';
 
 /**
@@ -68,4 +70,33 @@ export function runRecord(row: RunColumns, body: RunBody): Run {
 
 export function toRun(row: Pick<RunRow, 'doc'>): Run {
   return JSON.parse(row.doc) as Run;
+}
+
+const CREATED_AT = '"createdAt":"';
+
+/**
+ * What a run with a client id is compared by when it is sent again: the digest of its record's text
+ * (`serializeRun`, written anyway) less its creation time, the one field a retry always changes. Nothing
+ * after `createdAt` in the record can hold the text `"createdAt":"` outside a string (its fields are
+ * strings and the price), so the last one is the field's. Records whose digests differ are compared by
+ * content, `sameRecord`.
+ */
+export function recordDigest(doc: string): string {
+  const at = doc.lastIndexOf(CREATED_AT);
+  const end = doc.indexOf('"', at + CREATED_AT.length) + 1;
+  return textDigest(doc.slice(0, at) + doc.slice(end));
+}
+
+/**
+ * Whether two records of a run (as stored, and as a retry would store it) hold the same content, in any
+ * key order: what the client sent as the server keeps it. The server's own additions are left out: the
+ * creation time, and a cost it priced (its prices may have changed between the two).
+ */
+export function sameRecord(stored: string, doc: string): boolean {
+  return comparable(stored) === comparable(doc);
+}
+
+function comparable(doc: string): string {
+  const { createdAt: _created, cost, price, ...rest } = toRun({ doc });
+  return canonicalJson(rest.costSource === 'computed' ? rest : { ...rest, cost, price });
 }

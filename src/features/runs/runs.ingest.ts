@@ -6,11 +6,11 @@ import type { RunsStored } from '../../deps.js';
 import { parseTimestamp, TIMESTAMP_FAULT } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { jsonValueFault } from '../../lib/json.js';
-import { contentHash, sameContent, spanIdentity } from '../../lib/content-hash.js';
+import { contentHash, isTextDigest, sameContent, spanIdentity } from '../../lib/content-hash.js';
 import { Problem, problems, type FieldError } from '../../lib/problems.js';
 import { textFaults, toFieldErrors, validatorFor } from '../../lib/validation.js';
-import { runRecord, serializeRun, type RunBody } from './runs.document.js';
-import { runStateFaults, usageWithTotal, type UsageInput } from './runs.rules.js';
+import { recordDigest, runRecord, sameRecord, serializeRun, type RunBody } from './runs.document.js';
+import { cycleMembers, runStateFaults, usageWithTotal, type UsageInput } from './runs.rules.js';
 import { searchText } from '../query/index.js';
 import { needsPrice, type PriceOverride, projectPrices, runCost } from '../models/index.js';
 import { estimateUsages } from './runs.estimate.js';
@@ -100,8 +100,9 @@ function prepare(
       total_tokens: stored?.totalTokens ?? null,
       cost: priced.cost,
       metadata: JSON.stringify(input.metadata ?? {}),
-      // Only a client-chosen id can be retried into; generated ids never collide.
-      content_hash: input.id === undefined ? '' : retries === 'span' && input.traceId !== undefined ? spanIdentity(input.traceId) : contentHash(input),
+      // Only a client-chosen id can be retried into; generated ids never collide. A run compared by its
+      // content gets the digest of its record once that is written (insertAccepted).
+      content_hash: input.id !== undefined && retries === 'span' && input.traceId !== undefined ? spanIdentity(input.traceId) : '',
       created_at: now,
       doc: '', // serialized once the trace is resolved, just before insertion
       session_id: input.sessionId ?? null,
@@ -109,6 +110,12 @@ function prepare(
       trace_pending: 0,
     },
   };
+}
+
+/** Whether a run named twice in one call is sent the same both times (key order aside): rare, so compared as sent. */
+function sameTwin(first: Candidate, again: Candidate): boolean {
+  if (first.row.content_hash !== '' || again.row.content_hash !== '') return first.row.content_hash === again.row.content_hash;
+  return contentHash(first.input) === contentHash(again.input);
 }
 
 function idConflict(id: string, retries: RetryIdentity): Problem {
@@ -158,7 +165,7 @@ export async function ingestRuns(
     }
     const twin = fresh.get(c.row.id);
     if (!twin) fresh.set(c.row.id, c);
-    else if (twin.row.content_hash === c.row.content_hash) repeats.push(c);
+    else if (sameTwin(twin, c)) repeats.push(c);
     else results[c.index] = { index: c.index, id: c.row.id, status: 'rejected', problem: idConflict(c.row.id, retries) };
   }
 
@@ -167,7 +174,7 @@ export async function ingestRuns(
   const parents = await storedParents(db, projectId, [...new Set(outside.map((c) => c.row.parent_run_id!))]);
 
   type Trace = { trace: string; pending: boolean };
-  const cycles = cycleMembers(fresh);
+  const cycles = cycleMembers(fresh, (c) => c.row.parent_run_id);
   const resolved = new Map<string, Trace | Problem>();
   const resolve = (c: Candidate): Trace | Problem => {
     const known = resolved.get(c.row.id);
@@ -214,32 +221,6 @@ export async function ingestRuns(
   return results;
 }
 
-/** The runs of the call whose parents, followed through the call, lead back to them. */
-function cycleMembers(fresh: Map<string, Candidate>): Set<string> {
-  const members = new Set<string>();
-  const done = new Set<string>();
-  // One walk at a time, its structures reused: a call of 1,000 runs made 1,000 of each.
-  const walk: string[] = [];
-  const onWalk = new Map<string, number>();
-  for (const start of fresh.keys()) {
-    walk.length = 0;
-    onWalk.clear();
-    let id: string | null | undefined = start;
-    while (id && fresh.has(id) && !done.has(id)) {
-      const at = onWalk.get(id);
-      if (at !== undefined) {
-        for (const member of walk.slice(at)) members.add(member);
-        break;
-      }
-      onWalk.set(id, walk.length);
-      walk.push(id);
-      id = fresh.get(id)!.row.parent_run_id;
-    }
-    for (const visited of walk) done.add(visited);
-  }
-  return members;
-}
-
 /** The same problem, its pointers moved from one run of the call to another. */
 function repointed(problem: Problem, from: string, to: string): Problem {
   const errors = problem.errors?.map((e) => (e.pointer?.startsWith(`${from}/`) ? { ...e, pointer: to + e.pointer.slice(from.length) } : e));
@@ -255,7 +236,10 @@ async function insertAccepted(
   now: number,
   onStored: RunsStored,
 ): Promise<void> {
-  for (const c of accepted) c.row.doc = serializeRun(runRecord(c.row, c.body));
+  for (const c of accepted) {
+    c.row.doc = serializeRun(runRecord(c.row, c.body));
+    if (c.row.content_hash === '' && c.input.id !== undefined) c.row.content_hash = recordDigest(c.row.doc);
+  }
   const inserted = await insertRuns(
     db,
     projectId,
@@ -278,7 +262,10 @@ async function insertAccepted(
   const adopted = await adoptWaitingRuns(db, projectId, [...arrivedIds, ...awaited]);
   // The project's evaluator rules sample the new runs (docs/design/quality-loop.md: Evaluators).
   await onStored(db, projectId, arrivedIds, now);
-  const same = (c: Candidate, prior = stored.get(c.row.id)) => prior && sameContent(prior.content_hash, c.input, c.row.content_hash);
+  const same = (c: Candidate, prior = stored.get(c.row.id)) =>
+    prior !== undefined &&
+    (sameContent(prior.content_hash, c.input, c.row.content_hash) ||
+      (retries !== 'span' && isTextDigest(prior.content_hash) && sameRecord(prior.doc, c.row.doc)));
   const changed = retries === 'replace' ? taken.filter((c) => stored.has(c.row.id) && !same(c)) : [];
   const replaced = await replaceRuns(db, projectId, changed);
   for (const c of accepted) {

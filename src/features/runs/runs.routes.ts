@@ -110,7 +110,8 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
       operationId: 'createRun',
       tags,
       summary: 'Create a run',
-      description: 'With a client `id` the create is idempotent: the same content again answers 200 with the stored run; different content is a 409.',
+      description:
+        'With a client `id` the create is idempotent: the same content again (what would be stored, in any key order, the creation time and a server-priced cost aside) answers 200 with the stored run; different content is a 409.',
       params: ProjectParams,
       body: RunInputSchema,
       response: { 200: Type.Ref('Run'), 201: Type.Ref('Run'), ...problemResponses(409) },

@@ -61,3 +61,29 @@ export function usageWithTotal(usage: UsageInput): StoredUsage {
   if (usage.estimated === true) stored.estimated = true;
   return stored;
 }
+
+/** The runs of the call whose parents, followed through the call, lead back to them. */
+export function cycleMembers<T>(fresh: ReadonlyMap<string, T>, parentOf: (run: T) => string | null): Set<string> {
+  const members = new Set<string>();
+  const done = new Set<string>();
+  // One walk at a time, its structures reused: a call of 1,000 runs made 1,000 of each.
+  const walk: string[] = [];
+  const onWalk = new Map<string, number>();
+  for (const start of fresh.keys()) {
+    walk.length = 0;
+    onWalk.clear();
+    let id: string | null | undefined = start;
+    while (id && fresh.has(id) && !done.has(id)) {
+      const at = onWalk.get(id);
+      if (at !== undefined) {
+        for (const member of walk.slice(at)) members.add(member);
+        break;
+      }
+      onWalk.set(id, walk.length);
+      walk.push(id);
+      id = parentOf(fresh.get(id)!);
+    }
+    for (const visited of walk) done.add(visited);
+  }
+  return members;
+}
