@@ -13,16 +13,24 @@ export const MAX_METADATA_VALUE_LENGTH = 8192;
 /** Where the marker goes: which values were cut, and how many attributes were left out. */
 export const TRUNCATED_KEY = 'sightline.truncated';
 
-/** A value as kept: whole, or when its JSON text is too long, the start of that text with a marker (and `cut`). */
-function keptValue(value: unknown): { value: unknown; cut: boolean } {
+/** A value whose JSON text was too long: the start of that text with a marker. Values kept whole are kept as they are (no object per attribute). */
+class Cut {
+  constructor(readonly value: string) {}
+}
+type Kept = unknown;
+
+/** A value as kept: whole, or when its JSON text is too long, a `Cut`. */
+function keptValue(value: unknown): Kept {
   // Numbers, booleans and null are short whatever they are.
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return { value, cut: false };
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return value;
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  if (text === undefined || text.length <= MAX_METADATA_VALUE_LENGTH) return { value, cut: false };
+  if (text === undefined || text.length <= MAX_METADATA_VALUE_LENGTH) return value;
   // Never end on half a surrogate pair.
   const cut = /[\ud800-\udbff]/.test(text[MAX_METADATA_VALUE_LENGTH - 1] ?? '') ? MAX_METADATA_VALUE_LENGTH - 1 : MAX_METADATA_VALUE_LENGTH;
-  return { value: `${text.slice(0, cut)} …[truncated]`, cut: true };
+  return new Cut(`${text.slice(0, cut)} …[truncated]`);
 }
+
+const NOT_MADE = Symbol('not made');
 
 type Skip = (key: string) => boolean;
 const keepAll: Skip = () => false;
@@ -37,13 +45,13 @@ export interface ResourceMetadata {
   readonly attributes: Attributes;
   readonly skip: Skip;
   readonly keys: readonly string[];
-  /** Kept values, made on first use. */
-  readonly kept: ({ value: unknown; cut: boolean } | undefined)[];
+  /** Kept values, made on first use (NOT_MADE until then). */
+  readonly kept: Kept[];
 }
 
 /** `keys`: the resource's keys that are kept, in order, when the caller has them (made a few at a time). */
 export function resourceMetadata(resource: Attributes, skip: Skip = keepAll, keys = Object.keys(resource).filter((key) => !skip(key))): ResourceMetadata {
-  return { attributes: resource, skip, keys, kept: new Array(keys.length) };
+  return { attributes: resource, skip, keys, kept: new Array<Kept>(keys.length).fill(NOT_MADE) };
 }
 
 /**
@@ -54,18 +62,18 @@ export function resourceMetadata(resource: Attributes, skip: Skip = keepAll, key
 export interface InheritedMetadata {
   readonly resource: ResourceMetadata;
   /** Scope values for keys the resource has too. */
-  readonly overrides: ReadonlyMap<string, { value: unknown; cut: boolean }>;
+  readonly overrides: ReadonlyMap<string, Kept>;
   /** Scope attributes the resource does not have, after the resource's. */
-  readonly extra: readonly { key: string; value: unknown; cut: boolean }[];
+  readonly extra: readonly { key: string; kept: Kept }[];
 }
 
 export function inheritedMetadata(resource: ResourceMetadata, scope: Attributes = {}): InheritedMetadata {
-  const overrides = new Map<string, { value: unknown; cut: boolean }>();
-  const extra: { key: string; value: unknown; cut: boolean }[] = [];
+  const overrides = new Map<string, Kept>();
+  const extra: { key: string; kept: Kept }[] = [];
   for (const key of Object.keys(scope)) {
     if (resource.skip(key)) continue;
     if (inheritsKey(resource, key)) overrides.set(key, keptValue(scope[key]));
-    else extra.push({ key, ...keptValue(scope[key]) });
+    else extra.push({ key, kept: keptValue(scope[key]) });
   }
   return { resource, overrides, extra };
 }
@@ -73,8 +81,9 @@ export function inheritedMetadata(resource: ResourceMetadata, scope: Attributes 
 /** Whether the resource gives spans `key` (it has it, and it is kept). */
 const inheritsKey = (resource: ResourceMetadata, key: string) => Object.hasOwn(resource.attributes, key) && !resource.skip(key);
 
-function inheritedAt(resource: ResourceMetadata, i: number): { value: unknown; cut: boolean } {
-  return (resource.kept[i] ??= keptValue(resource.attributes[resource.keys[i]!]));
+function inheritedAt(resource: ResourceMetadata, i: number): Kept {
+  const kept = resource.kept[i];
+  return kept !== NOT_MADE ? kept : (resource.kept[i] = keptValue(resource.attributes[resource.keys[i]!]));
 }
 
 /**
@@ -87,17 +96,18 @@ function inheritedAt(resource: ResourceMetadata, i: number): { value: unknown; c
 export function metadataOf(span: Attributes, inherited: InheritedMetadata): Record<string, unknown> {
   const { resource, overrides, extra } = inherited;
   const metadata: Record<string, unknown> = {};
-  const truncatedValues: string[] = [];
+  let truncatedValues: string[] | null = null;
   let count = 0;
-  const put = (key: string, kept: { value: unknown; cut: boolean }) => {
+  const put = (key: string, kept: Kept) => {
     if (count++ >= MAX_METADATA_KEYS) return;
-    setMember(metadata, key, kept.value);
-    if (kept.cut) truncatedValues.push(key);
+    if (kept instanceof Cut) {
+      setMember(metadata, key, kept.value);
+      (truncatedValues ??= []).push(key);
+    } else setMember(metadata, key, kept);
   };
-  const spanKeys = Object.keys(span);
   let hidden = 0;
-  for (const key of spanKeys) {
-    if (inheritsKey(resource, key) || extra.some((e) => e.key === key)) hidden++;
+  for (const key in span) {
+    if (inheritsKey(resource, key) || (extra.length > 0 && extra.some((e) => e.key === key))) hidden++;
     if (resource.skip(key)) continue;
     if (count < MAX_METADATA_KEYS) put(key, keptValue(span[key]));
     else count++;
@@ -106,11 +116,12 @@ export function metadataOf(span: Attributes, inherited: InheritedMetadata): Reco
   for (let i = 0; i < resource.keys.length && count < MAX_METADATA_KEYS; i++) {
     const key = resource.keys[i]!;
     if (Object.hasOwn(span, key)) continue;
-    put(key, overrides.get(key) ?? inheritedAt(resource, i));
+    const override = overrides.size > 0 ? overrides.get(key) : undefined;
+    put(key, override !== undefined || overrides.has(key) ? override : inheritedAt(resource, i));
   }
-  for (const e of extra) if (count < MAX_METADATA_KEYS && !Object.hasOwn(span, e.key)) put(e.key, e);
+  for (const e of extra) if (count < MAX_METADATA_KEYS && !Object.hasOwn(span, e.key)) put(e.key, e.kept);
   const total = own + resource.keys.length + extra.length - hidden;
   const droppedKeys = Math.max(0, total - MAX_METADATA_KEYS);
-  if (truncatedValues.length > 0 || droppedKeys > 0) metadata[TRUNCATED_KEY] = { values: truncatedValues, droppedKeys };
+  if (truncatedValues !== null || droppedKeys > 0) metadata[TRUNCATED_KEY] = { values: truncatedValues ?? [], droppedKeys };
   return metadata;
 }

@@ -158,7 +158,8 @@ describeRuns('costs', (ctx) => {
     expect(price.statusCode, price.body).toBe(201);
     const before = (await p.create(minimal({ model: 'gpt-4o', usage, startTime: '2026-11-21T10:59:59.999Z' }))).json();
     expect(before).toMatchObject({ cost: expected('gpt-4o'), price: { source: 'builtin' } });
-    const after = (await p.create(minimal({ model: 'gpt-4o-2024-11-20', usage, startTime: '2026-11-21T11:00:00.000Z' }))).json();
+    const sent = minimal({ id: 'priced-1', model: 'gpt-4o-2024-11-20', usage, startTime: '2026-11-21T11:00:00.000Z' });
+    const after = (await p.create(sent)).json();
     expect(after).toMatchObject({ cost: 1.4, costSource: 'computed', price: { source: 'organization', id: price.json().id, inputPrice: 1, outputPrice: 2 } });
     // Another organization's price is not this one's.
     const other = await projectFor(ctx);
@@ -168,6 +169,10 @@ describeRuns('costs', (ctx) => {
     // A later change of the price leaves the runs stored before it as they were.
     expect((await ctx.request('PATCH', `/v1/models/${price.json().id}`, { token: admin.token, body: { inputPrice: 3 } })).statusCode).toBe(200);
     expect((await p.get(after.id)).json()).toEqual(after);
+    // A retry priced differently now is the same run: the cost the server priced is not the client's content.
+    const retried = await p.create(sent);
+    expect(retried.statusCode, retried.body).toBe(200);
+    expect(retried.json()).toEqual(after);
   });
 
   it('prices usage given when the run ends, unless the client gave the cost; metrics and trace totals add computed costs up', async () => {
