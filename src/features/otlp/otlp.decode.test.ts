@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { Problem } from '../../lib/problems.js';
 import { encodeOtlpResponse, readOtlpJson, readOtlpProtobuf, type OtlpRequest } from './otlp.decode.js';
-import { anyValueToJson, attributesToJson, hexId, int64, MAX_VALUE_DEPTH, nanos, type AnyValue } from './otlp.values.js';
+import { anyValueToJson, attributesOf, hexId, int64, MAX_VALUE_DEPTH, nanos, type AnyValue } from './otlp.values.js';
 
 // The same compiled protos the module decodes with, here to encode what an exporter would send.
 const v1 = (
@@ -72,7 +72,7 @@ async function expectSpan(reading: Promise<OtlpRequest>) {
   expect(nanos(span.startTimeUnixNano)).toBe(BigInt(START));
   expect(nanos(span.endTimeUnixNano)).toBe(BigInt(END));
   expect(span.status).toMatchObject({ code: 2, message: 'boom' });
-  expect(attributesToJson(span.attributes)).toEqual({ 'gen_ai.usage.input_tokens': 12, big: '-9223372036854775808', ok: true, list: [0.5, 'AAE='] });
+  expect(attributesOf(span)).toEqual({ 'gen_ai.usage.input_tokens': 12, big: '-9223372036854775808', ok: true, list: [0.5, 'AAE='] });
   expect(decoded.resources[0]!.attributes).toEqual({ 'service.name': 'support-bot' });
 }
 
@@ -114,11 +114,7 @@ describe('OTLP decoding', () => {
     resource!.spans.forEach((ref, i) => {
       const span = resource!.span(ref);
       expect(ref.decoded).toBeUndefined(); // let go once taken
-      expect([span.name, hexId(span.spanId, 8), attributesToJson(span.attributes).a49]).toEqual([
-        `span ${i}`,
-        (i + 1).toString(16).padStart(16, '0'),
-        i * 100 + 49,
-      ]);
+      expect([span.name, hexId(span.spanId, 8), attributesOf(span).a49]).toEqual([`span ${i}`, (i + 1).toString(16).padStart(16, '0'), i * 100 + 49]);
     });
   });
 

@@ -17,27 +17,18 @@ import {
   type Reader,
 } from './otlp.bounds.js';
 import { BIG_INTS, listOf, objectOf, prepareJson } from './otlp.json.js';
-import { anyValueToJson, hexId, int64, type Int64, type KeyValue } from './otlp.values.js';
+import { anyValueToJson, hexId, int64, type Int64, type KeyValue, type OtlpSpan } from './otlp.values.js';
+import { decodeSpan } from './otlp.span-decode.js';
 
 /**
  * OTLP trace requests (`ExportTraceServiceRequest`) decoded from protobuf or OTLP/JSON, and responses
  * encoded, with the official OpenTelemetry protos as compiled by the OpenTelemetry JS project: the
  * protobufjs static root of `@opentelemetry/otlp-transformer` 0.216.0 (pinned exactly: the last release
  * that ships the trace messages; see docs/design/otlp-ingestion-research.md), loaded on first use. This is
- * the only module that knows where the schema comes from.
+ * the only module that knows where the schema comes from; spans themselves are read from their bytes by
+ * `decodeSpan` (otlp.span-decode.ts), which answers as protobufjs would.
  */
-export interface OtlpSpan {
-  traceId: Uint8Array | null;
-  spanId: Uint8Array | null;
-  parentSpanId: Uint8Array | null;
-  name: string;
-  kind: number;
-  startTimeUnixNano: Int64 | null;
-  endTimeUnixNano: Int64 | null;
-  attributes: KeyValue[] | null;
-  events: { timeUnixNano: Int64 | null; name: string; attributes: KeyValue[] | null }[] | null;
-  status: { code: number; message: string } | null;
-}
+export type { OtlpSpan } from './otlp.values.js';
 export interface ExportTraceServiceRequest {
   resourceSpans:
     | {
@@ -189,7 +180,7 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
             const messages = countMessages(bytes, start, end, 'span', MAX_SPAN_MESSAGES);
             if (messages > MAX_SPAN_MESSAGES) spans.push(refusedRef(scopeIndex));
             else {
-              const span = proto().trace.v1.Span.decode(at(start), end - start);
+              const span = decodeSpan(bytes, start, end);
               const ref = refOf(span, scopeIndex, start, end);
               keptBytes += end - start;
               keptMessages += messages;
@@ -201,7 +192,7 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
         }
         scopes.push(scope);
       }
-      resources.push({ scopes, spans, attributes, span: (ref) => takeDecoded(ref) ?? proto().trace.v1.Span.decode(at(ref.start), ref.end - ref.start) });
+      resources.push({ scopes, spans, attributes, span: (ref) => takeDecoded(ref) ?? decodeSpan(bytes, ref.start, ref.end) });
     }
   } catch (error) {
     if (error instanceof Problem) throw error;

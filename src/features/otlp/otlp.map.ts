@@ -1,7 +1,7 @@
 import { providerName } from '../models/index.js';
 import { sessionOf, tagsOf, userOf } from './otlp.context.js';
 import type { OtlpSpan } from './otlp.decode.js';
-import { attributesToJson, hexId, jsonObject, nanos, type Int64 } from './otlp.values.js';
+import { attributesOf, hexId, jsonObject, nanos, type Int64 } from './otlp.values.js';
 import { kindOf, modelOf, outcomeOf, providerOf, type RunKind } from './otlp.kind.js';
 import { eventMessagesOf, type EventLike } from './otlp.events.js';
 import { inputMessagesOf, outputMessagesOf } from './otlp.messages.js';
@@ -205,8 +205,8 @@ export function mapSpan(span: OtlpSpan, inherited: InheritedMetadata): MappedSpa
   const start = split(span.startTimeUnixNano);
   if (!start) return { rejected: `Span ${id} has no start time.` };
   const end = split(span.endTimeUnixNano);
-  const attributes = attributesToJson(span.attributes);
-  const events = (span.events ?? []).map((event) => ({ name: event.name, attributes: attributesToJson(event.attributes) }));
+  const attributes = attributesOf(span);
+  const events = (span.events ?? []).map((event) => ({ name: event.name, attributes: attributesOf(event) }));
   const name = (span.name || '(unnamed span)').slice(0, MAX_NAME_LENGTH);
   // Langfuse's level, where the span has one, decides over its status (as in Langfuse).
   const outcome = langfuseOutcome(attributes, span.status?.message || null) ?? outcomeOf(span.status, events, attributes);

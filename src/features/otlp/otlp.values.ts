@@ -37,6 +37,22 @@ export interface KeyValue {
   value: AnyValue | null;
 }
 
+/** A span as decoded: by protobufjs (OTLP/JSON), or from its bytes by `decodeSpan` (otlp.span-decode.ts). */
+export interface OtlpSpan {
+  traceId: Uint8Array | null;
+  spanId: Uint8Array | null;
+  parentSpanId: Uint8Array | null;
+  name: string;
+  kind: number | null;
+  startTimeUnixNano: Int64 | null;
+  endTimeUnixNano: Int64 | null;
+  attributes: KeyValue[] | null;
+  /** The attributes already as JSON values, where the span was read by `decodeSpan` (otlp.span-decode.ts); else `attributesToJson(attributes)`. */
+  attributesJson?: Record<string, unknown>;
+  events: { timeUnixNano: Int64 | null; name: string; attributes: KeyValue[] | null; attributesJson?: Record<string, unknown> }[] | null;
+  status: { code: number; message: string } | null;
+}
+
 /** Unsigned nanoseconds (OTLP's fixed64 times), exactly; null when absent or zero (OTLP's "unset"). */
 export function nanos(value: Int64 | null | undefined): bigint | null {
   if (value === null || value === undefined) return null;
@@ -99,6 +115,11 @@ function keyValuesToJson(list: KeyValue[] | null | undefined, depth: number): Re
   const object: Record<string, unknown> = {};
   for (const kv of list ?? []) setMember(object, kv.key, anyValueToJson(kv.value, depth));
   return object;
+}
+
+/** A span's or event's attributes as JSON: as `decodeSpan` read them, or made of protobufjs's key-values. */
+export function attributesOf(holder: { attributes: KeyValue[] | null; attributesJson?: Record<string, unknown> }): Record<string, unknown> {
+  return holder.attributesJson ?? attributesToJson(holder.attributes);
 }
 
 /** Attributes as a plain object of JSON values, in order; a repeated key keeps its last value. */
