@@ -143,8 +143,8 @@ function anyValue(end: number, depth: number): unknown {
     else {
       const outer = limit;
       const inner = enter();
-      if (field === 5) array = arrayValue(inner, depth);
-      else kvlist = keyValues(inner, depth + 1, {});
+      if (field === 5) array = valuesInto(inner, depth, []);
+      else kvlist = valuesInto(inner, depth + 1, {});
       leave(inner, outer);
     }
     if ((seen & (1 << field)) === 0) {
@@ -165,9 +165,11 @@ function anyValue(end: number, depth: number): unknown {
 /** AnyValue's members by field number: each one's wire type (string, bool, int, double, array, key-value list, bytes). */
 const WIRE_TYPES = [-1, 2, 0, 0, 1, 2, 2, 2];
 
-/** An ArrayValue's values, each one level deeper. */
-function arrayValue(end: number, depth: number): unknown[] {
-  const values: unknown[] = [];
+/**
+ * The values (field 1) of an ArrayValue, each one level deeper, into a list; or of a KeyValueList into an
+ * object, where a repeated key keeps its first place and its last value.
+ */
+function valuesInto<T extends unknown[] | Record<string, unknown>>(end: number, depth: number, into: T): T {
   while (pos < end) {
     const tag = varint32();
     if (tag !== 0x0a) {
@@ -176,23 +178,8 @@ function arrayValue(end: number, depth: number): unknown[] {
     }
     const outer = limit;
     const inner = enter();
-    values.push(anyValue(inner, depth + 1));
-    leave(inner, outer);
-  }
-  return values;
-}
-
-/** A KeyValueList's values into `into`: a repeated key keeps its first place and its last value. */
-function keyValues(end: number, depth: number, into: Record<string, unknown>): Record<string, unknown> {
-  while (pos < end) {
-    const tag = varint32();
-    if (tag !== 0x0a) {
-      skip(tag & 7);
-      continue;
-    }
-    const outer = limit;
-    const inner = enter();
-    keyValue(inner, depth, into);
+    if (Array.isArray(into)) into.push(anyValue(inner, depth + 1));
+    else keyValue(inner, depth, into as Record<string, unknown>);
     leave(inner, outer);
   }
   return into;
