@@ -107,7 +107,7 @@ export function metadataOf(span: Attributes, inherited: InheritedMetadata): Reco
   };
   let hidden = 0;
   for (const key in span) {
-    if (inheritsKey(resource, key) || (extra.length > 0 && extra.some((e) => e.key === key))) hidden++;
+    if (inheritsKey(resource, key) || extra.some((e) => e.key === key)) hidden++;
     if (resource.skip(key)) continue;
     if (count < MAX_METADATA_KEYS) put(key, keptValue(span[key]));
     else count++;
@@ -116,8 +116,7 @@ export function metadataOf(span: Attributes, inherited: InheritedMetadata): Reco
   for (let i = 0; i < resource.keys.length && count < MAX_METADATA_KEYS; i++) {
     const key = resource.keys[i]!;
     if (Object.hasOwn(span, key)) continue;
-    const override = overrides.size > 0 ? overrides.get(key) : undefined;
-    put(key, override !== undefined || overrides.has(key) ? override : inheritedAt(resource, i));
+    put(key, overrides.has(key) ? overrides.get(key) : inheritedAt(resource, i));
   }
   for (const e of extra) if (count < MAX_METADATA_KEYS && !Object.hasOwn(span, e.key)) put(e.key, e.kept);
   const total = own + resource.keys.length + extra.length - hidden;
