@@ -18,7 +18,7 @@ import {
 } from './otlp.bounds.js';
 import { BIG_INTS, listOf, objectOf, prepareJson } from './otlp.json.js';
 import { anyValueToJson, hexId, int64, type Int64, type KeyValue, type OtlpSpan } from './otlp.values.js';
-import { decodeSpan } from './otlp.span-decode.js';
+import { decodeAttribute, decodeSpan } from './otlp.span-decode.js';
 
 /**
  * OTLP trace requests (`ExportTraceServiceRequest`) decoded from protobuf or OTLP/JSON, and responses
@@ -162,8 +162,7 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
         reader.pos = resourceAt[0];
         for (const [, start, end] of fieldsOf(reader, resourceAt[1], [1])) {
           if (++attributeCount > MAX_RESOURCE_ATTRIBUTES) throw tooManyResourceAttributes();
-          const kv = proto().common.v1.KeyValue.decode(at(start), end - start);
-          setMember(attributes, kv.key, anyValueToJson(kv.value));
+          decodeAttribute(bytes, start, end, attributes);
           await turns.breathe();
         }
       }

@@ -1,17 +1,18 @@
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeSpan } from './otlp.span-decode.js';
-import { attributesOf, MAX_VALUE_DEPTH, type Int64, type OtlpSpan } from './otlp.values.js';
+import { decodeAttribute, decodeSpan } from './otlp.span-decode.js';
+import { anyValueToJson, attributesOf, MAX_VALUE_DEPTH, type Int64, type KeyValue, type OtlpSpan } from './otlp.values.js';
 
 // The compiled protos protobufjs decodes with: the oracle, and the encoder of what an exporter sends.
 type Message = { fromObject(o: object): object; encode(m: object): { finish(): Uint8Array }; decode(b: Uint8Array): unknown };
 const proto = (
   createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js') as {
-    opentelemetry: { proto: { trace: { v1: { Span: Message } } } };
+    opentelemetry: { proto: { trace: { v1: { Span: Message } }; common: { v1: { KeyValue: Message } } } };
   }
 ).opentelemetry.proto;
 const Span = proto.trace.v1.Span;
+const KeyValueMessage = proto.common.v1.KeyValue;
 
 /** A 64-bit time as one number, absent and zero alike (OTLP's "unset"). */
 const time = (t: Int64 | null | undefined) =>
@@ -96,6 +97,20 @@ describe('decodeSpan', () => {
     fc.assert(
       fc.property(spanArb, (span) => same(span)),
       { numRuns: 3000 },
+    );
+  });
+
+  it("reads a resource's attribute as protobufjs decodes it and anyValueToJson turns its value into JSON", () => {
+    fc.assert(
+      fc.property(fc.record({ key, value: anyValue }, { requiredKeys: ['key'] }), (attribute) => {
+        const bytes = Buffer.from(KeyValueMessage.encode(KeyValueMessage.fromObject(attribute)).finish());
+        const oracle = KeyValueMessage.decode(bytes) as KeyValue;
+        const into: Record<string, unknown> = {};
+        decodeAttribute(Buffer.concat([Buffer.from([9]), bytes]), 1, 1 + bytes.length, into);
+        expect(Object.keys(into)).toEqual([oracle.key]);
+        expect(into[oracle.key]).toEqual(anyValueToJson(oracle.value));
+      }),
+      { numRuns: 2000 },
     );
   });
 

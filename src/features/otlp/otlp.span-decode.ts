@@ -2,14 +2,13 @@ import { setMember } from '../../lib/json.js';
 import { int64, MAX_VALUE_DEPTH, type OtlpSpan } from './otlp.values.js';
 
 /**
- * A `Span` read from its protobuf bytes straight into what mapping takes, its attributes already as
- * JSON (`attributesJson`: what `attributesToJson` makes of protobufjs's KeyValue and AnyValue objects, value
- * for value, without those objects, which a request's spans held from its check to their storing). The same
- * answer as protobufjs's decoding for every message it encodes (`otlp.span-decode.test.ts`); a length
- * past a message's end, a cut varint or an unknown wire type throw.
+ * A `Span` (or a resource's attribute) read from its protobuf bytes straight into what mapping takes, its
+ * attributes as JSON (`attributesJson`: what `attributesToJson` makes of protobufjs's KeyValue and AnyValue
+ * objects, without those objects, which a request's spans held from its check to their storing). The same
+ * answer as protobufjs's for every message it encodes (`otlp.span-decode.test.ts`); a length past a
+ * message's end, a cut varint or an unknown wire type throw. The reader: the request's bytes (a Buffer,
+ * which decodes strings), the position, and the end of the message being read.
  */
-
-/** Where the reader is: the request's bytes (a Buffer: strings are decoded by it), the position, and the end of the span. */
 const EMPTY = Buffer.alloc(0);
 let buf: Buffer = EMPTY;
 let pos = 0;
@@ -94,7 +93,7 @@ function skip(wireType: number): void {
   }
 }
 
-/** The end of a nested message whose length is next, the reader's limit narrowed to it (`leave` puts it back). */
+/** The end of a nested message whose length is next, the limit narrowed to it (`leave` puts it back). */
 function enter(): number {
   const end = endOfField();
   limit = end;
@@ -205,11 +204,31 @@ function keyValue(end: number, depth: number, into: Record<string, unknown>): vo
 /** The Span fields read, by number, and each one's wire type (trace state, dropped counts, links and flags are skipped). */
 const SPAN_WIRE_TYPES: Record<number, number> = { 1: 2, 2: 2, 4: 2, 5: 2, 6: 0, 7: 1, 8: 1, 9: 2, 11: 2, 15: 2 };
 
-/** The span whose bytes are `bytes[start, end)`. */
-export function decodeSpan(bytes: Uint8Array, start: number, end: number): OtlpSpan {
+/** Reads `bytes[start, end)` with `read`; the bytes are not held past the call. */
+function reading<T>(bytes: Uint8Array, start: number, end: number, read: () => T): T {
   buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   pos = start;
   limit = end;
+  try {
+    const result = read();
+    if (pos > end) throw outOfRange(0);
+    return result;
+  } finally {
+    buf = EMPTY;
+  }
+}
+
+/** A resource's attribute (a KeyValue) whose bytes are `bytes[start, end)`, set into `into` as a span's are. */
+export function decodeAttribute(bytes: Uint8Array, start: number, end: number, into: Record<string, unknown>): void {
+  reading(bytes, start, end, () => keyValue(end, 0, into));
+}
+
+/** The span whose bytes are `bytes[start, end)`. */
+export function decodeSpan(bytes: Uint8Array, start: number, end: number): OtlpSpan {
+  return reading(bytes, start, end, () => span(end));
+}
+
+function span(end: number): OtlpSpan {
   const span: OtlpSpan = {
     traceId: null,
     spanId: null,
@@ -224,37 +243,31 @@ export function decodeSpan(bytes: Uint8Array, start: number, end: number): OtlpS
     events: null,
     status: null,
   };
-  try {
-    while (pos < end) {
-      const tag = varint32();
-      const field = tag >>> 3;
-      const wireType = tag & 7;
-      if (wireType !== SPAN_WIRE_TYPES[field]) {
-        skip(wireType);
-        continue;
-      }
-      if (field === 1) span.traceId = bytesField();
-      else if (field === 2) span.spanId = bytesField();
-      else if (field === 4) span.parentSpanId = bytesField();
-      else if (field === 5) span.name = text();
-      else if (field === 6) span.kind = varint32() | 0;
-      else if (field === 7) span.startTimeUnixNano = fixed64();
-      else if (field === 8) span.endTimeUnixNano = fixed64();
-      else {
-        const outer = limit;
-        const inner = enter();
-        if (field === 9) keyValue(inner, 0, span.attributesJson!);
-        else if (field === 11) (span.events ??= []).push(event(inner));
-        else span.status = status(inner);
-        leave(inner, outer);
-      }
+  while (pos < end) {
+    const tag = varint32();
+    const field = tag >>> 3;
+    const wireType = tag & 7;
+    if (wireType !== SPAN_WIRE_TYPES[field]) {
+      skip(wireType);
+      continue;
     }
-    if (pos > end) throw outOfRange(0);
-    return span;
-  } finally {
-    // The request's bytes are not held past the call.
-    buf = EMPTY;
+    if (field === 1) span.traceId = bytesField();
+    else if (field === 2) span.spanId = bytesField();
+    else if (field === 4) span.parentSpanId = bytesField();
+    else if (field === 5) span.name = text();
+    else if (field === 6) span.kind = varint32() | 0;
+    else if (field === 7) span.startTimeUnixNano = fixed64();
+    else if (field === 8) span.endTimeUnixNano = fixed64();
+    else {
+      const outer = limit;
+      const inner = enter();
+      if (field === 9) keyValue(inner, 0, span.attributesJson!);
+      else if (field === 11) (span.events ??= []).push(event(inner));
+      else span.status = status(inner);
+      leave(inner, outer);
+    }
   }
+  return span;
 }
 
 type OtlpEvent = NonNullable<OtlpSpan['events']>[number];
