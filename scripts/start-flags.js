@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 const script = () => JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).scripts.start;
 const resolved = (text, env) => text.replace(/\$\{(\w+):-([^}]*)\}/g, (_, name, fallback) => env[name] || fallback);
 
-/** `--flag=value` arguments of the start script, `${NAME:-default}` read from `env`. */
+/** The Node flags of the start script (`--flag=value` and `--flag`), `${NAME:-default}` read from `env`. */
 export function startFlags(env = process.env) {
-  return [...script().matchAll(/--[\w-]+=\S+/g)].map(([flag]) => resolved(flag, env));
+  return [...script().matchAll(/(?<=\s)--[\w-]+(?:=\S+)?/g)].map(([flag]) => resolved(flag, env));
 }
 
 /** The `NAME=value` assignments before `node` in the start script (`MALLOC_ARENA_MAX`, `MALLOC_MMAP_THRESHOLD_`), `${NAME:-default}` read from `env`. */
