@@ -4,13 +4,17 @@
  * input and output previews; a search narrows them; dragging over the chart zooms the window (the URL and
  * the rows follow); a trace opens as a waterfall with its failed run marked; a model call opens beside
  * it as a conversation (roles, Markdown, a code block, a tool call: text on the page, not JSON) with
- * the raw JSON a click away; its session reads turn by turn. With SIGHTLINE_UPDATE_SCREENSHOTS=1 the
+ * the raw JSON a click away; its session reads turn by turn; a call recorded by the SDK's wrapOpenAI is
+ * previewed by its messages. With SIGHTLINE_UPDATE_SCREENSHOTS=1 the
  * traces list, the trace view and the conversation are saved to docs/screenshots/ for the README.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import OpenAI from 'openai';
 import { beforeAll, expect } from 'vitest';
+import { Sightline, wrapOpenAI } from '../packages/client/src/index.js';
 import { apiCall, browserSuite, screenshot } from './helpers/browser.js';
+import { ANSWER, CHAT_MODEL, startOpenAiServer } from './helpers/openai-server.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'screenshots-traces');
@@ -269,5 +273,28 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     );
     await ui.page.getByRole('link', { name: 'Sessions', exact: true }).first().click();
     await ui.page.getByRole('link', { name: 'conv-1' }).waitFor();
+  });
+
+  step("previews a model call recorded by the SDK's wrapOpenAI (the real openai package) by its messages, not its JSON", async () => {
+    const openaiApi = await startOpenAiServer();
+    try {
+      const project = await apiCall<{ id: string }>(ui.dashboard.server.url, ui.token, 'POST', '/v1/projects', { name: 'wrapped-openai' });
+      const tracer = new Sightline({ baseUrl: ui.dashboard.server.url, token: ui.token }).tracer(project.body.id);
+      const openai = wrapOpenAI(new OpenAI({ apiKey: 'sk-test', baseURL: openaiApi.baseURL, maxRetries: 0 }), tracer);
+      await openai.chat.completions.create({ model: CHAT_MODEL, messages: [{ role: 'user', content: 'Weather in Paris today?' }] });
+      await tracer.shutdown();
+      await ui.page.goto(`/projects/${project.body.id}/traces`);
+      const row = rows().filter({ hasText: 'Weather in Paris today?' });
+      await row.waitFor();
+      // The answer's text, as the run page shows it; the stored outputs are `{ choices: [{ message, finishReason }] }`.
+      await expect(row.textContent()).resolves.toContain(ANSWER);
+      await expect(row.textContent()).resolves.not.toContain('choices');
+      await ui.page.goto(`/projects/${project.body.id}/runs`);
+      const run = ui.page.getByRole('row').filter({ hasText: 'Weather in Paris today?' });
+      await run.waitFor();
+      await expect(run.textContent()).resolves.toContain(ANSWER);
+    } finally {
+      await openaiApi.close();
+    }
   });
 });

@@ -15,6 +15,50 @@ describe('the preview of inputs and outputs', () => {
     expect(previewOf([{ role: 'user', content: [{ type: 'text', text: 'Hi' }] }], 'input')).toBe('Hi');
   });
 
+  it('reads every shape a model call is recorded in: OpenAI chat messages, the choices of a completion (wrapOpenAI), Anthropic content blocks', () => {
+    const inputs = {
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'First question' },
+        { role: 'assistant', content: 'First answer' },
+        { role: 'user', content: 'Where is\n\n my order?' },
+      ],
+      temperature: 0.2,
+    };
+    expect(previewOf(inputs, 'input')).toBe('Where is my order?');
+    // What the SDK's wrapOpenAI stores as a call's outputs.
+    const completion = { choices: [{ message: { role: 'assistant', content: 'On its way.', refusal: null }, finishReason: 'stop' }] };
+    expect(previewOf(completion, 'output')).toBe('On its way.');
+    const toolCall = {
+      choices: [{ message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] } }],
+    };
+    expect(previewOf(toolCall, 'output')).toBe('lookup(…)');
+    const anthropic = { role: 'assistant', content: [{ type: 'text', text: 'Refund issued.' }], stop_reason: 'end_turn' };
+    expect(previewOf(anthropic, 'output')).toBe('Refund issued.');
+    const parts = {
+      messages: [
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'tool_call', id: 'c1', name: 'lookup', arguments: {} },
+            { type: 'text', content: 'Found it.' },
+          ],
+        },
+      ],
+    };
+    expect(previewOf(parts, 'output')).toBe('lookup(…) Found it.');
+  });
+
+  it('takes the answer of an output with a content field beside others, the prompt of an input beside settings', () => {
+    expect(previewOf({ content: 'Your refund was issued.', finishReason: 'stop' }, 'output')).toBe('Your refund was issued.');
+    expect(previewOf({ prompt: 'weather in Paris', temperature: 0, user: 'ada' }, 'input')).toBe('weather in Paris');
+  });
+
+  it('shows the value of a message with no text (an image only) rather than nothing', () => {
+    const image = { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }] }] };
+    expect(previewOf(image, 'input')).toContain('image_url');
+  });
+
   it('takes a lone string field, a string, a number; else compact JSON; nothing for empty values', () => {
     expect(previewOf({ question: 'Refund?', attempt: 2 }, 'input')).toBe('Refund?');
     expect(previewOf('  plain  text ', 'output')).toBe('plain text');

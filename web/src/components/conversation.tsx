@@ -1,78 +1,16 @@
 import { useState } from 'react';
+import { conversationOf, type Message, type Part } from '../../../src/features/traces/traces.conversation.js';
 import { Markdown } from './markdown.js';
 import { JsonView } from './ui.js';
 
 /**
- * A model call's inputs or outputs as the conversation they are: role by role, text as Markdown, tool
- * calls with their arguments and tool results, reasoning folded, images by reference. Reads the
- * OpenTelemetry GenAI shape the OTLP mapping stores (`{ messages: [{ role, parts }] }`), OpenAI-style
- * messages (`content` as text or parts, `tool_calls`), a bare `prompt` or `text`, and plain strings.
- * Anything else is shown as JSON; the raw JSON is always one click away.
+ * A model call's inputs or outputs as the conversation they are (the shapes traces.conversation.ts
+ * reads): role by role, text as Markdown, tool calls with their arguments and tool results, reasoning
+ * folded, images by reference. Anything else is shown as JSON; the raw JSON is always one click away.
  */
-export type Part =
-  | { type: 'text'; content: string }
-  | { type: 'reasoning'; content: string }
-  | { type: 'tool_call'; id: string | null; name: string; arguments: unknown }
-  | { type: 'tool_result'; id: string | null; response: unknown }
-  | { type: 'image'; uri: string };
-export interface Message {
-  role: string;
-  parts: Part[];
-}
+export { conversationOf, type Message, type Part };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
-
-function partsOf(value: unknown): Part[] {
-  if (typeof value === 'string') return [{ type: 'text', content: value }];
-  if (!Array.isArray(value)) return value === undefined || value === null ? [] : [{ type: 'text', content: str(value) }];
-  return value.flatMap((p): Part[] => {
-    if (typeof p === 'string') return [{ type: 'text', content: p }];
-    if (!isObject(p)) return [];
-    const type = p.type;
-    if (type === 'text' || type === 'input_text' || type === 'output_text') return [{ type: 'text', content: str(p.content ?? p.text ?? '') }];
-    if (type === 'reasoning' || type === 'thinking') return [{ type: 'reasoning', content: str(p.content ?? p.thinking ?? p.text ?? '') }];
-    if (type === 'tool_call' || type === 'tool_use' || type === 'function_call')
-      return [{ type: 'tool_call', id: (p.id as string) ?? null, name: str(p.name ?? ''), arguments: p.arguments ?? p.input ?? null }];
-    if (type === 'tool_call_response' || type === 'tool_result')
-      return [{ type: 'tool_result', id: (p.id as string) ?? (p.tool_use_id as string) ?? null, response: p.response ?? p.content ?? null }];
-    const uri = p.uri ?? p.url ?? (isObject(p.image_url) ? p.image_url.url : p.image_url);
-    if (typeof uri === 'string' && (type === 'uri' || type === 'image_url' || type === 'image' || p.modality === 'image')) return [{ type: 'image', uri }];
-    return [{ type: 'text', content: str(p) }];
-  });
-}
-
-function messageOf(m: unknown): Message | null {
-  if (!isObject(m) || typeof m.role !== 'string') return null;
-  const parts = Array.isArray(m.parts) ? partsOf(m.parts) : partsOf(m.content);
-  if (Array.isArray(m.tool_calls))
-    for (const call of m.tool_calls.filter(isObject)) {
-      const fn = isObject(call.function) ? call.function : call;
-      parts.push({ type: 'tool_call', id: (call.id as string) ?? null, name: str(fn.name ?? ''), arguments: fn.arguments ?? null });
-    }
-  if (m.role === 'tool' && typeof m.tool_call_id === 'string' && parts.length === 1 && parts[0]!.type === 'text')
-    return { role: 'tool', parts: [{ type: 'tool_result', id: m.tool_call_id, response: parts[0]!.content }] };
-  return { role: m.role, parts };
-}
-
-/** The conversation in a run's inputs or outputs, or null when the value is not one. */
-export function conversationOf(value: unknown, side: 'input' | 'output'): Message[] | null {
-  if (typeof value === 'string') return [{ role: side === 'input' ? 'user' : 'assistant', parts: [{ type: 'text', content: value }] }];
-  if (!isObject(value)) return null;
-  const list = Array.isArray(value.messages)
-    ? value.messages
-    : Array.isArray(value.choices)
-      ? value.choices.map((c) => (isObject(c) ? c.message : null))
-      : null;
-  if (list) {
-    const messages = list.map(messageOf);
-    return messages.every((m) => m !== null) ? (messages as Message[]) : null;
-  }
-  for (const key of side === 'input' ? ['prompt', 'input', 'question', 'query'] : ['content', 'text', 'output', 'answer', 'completion']) {
-    if (typeof value[key] === 'string') return [{ role: side === 'input' ? 'user' : 'assistant', parts: [{ type: 'text', content: value[key] as string }] }];
-  }
-  return null;
-}
 
 const LONG = 1500;
 const EDGE = 4;
