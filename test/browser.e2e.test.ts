@@ -282,6 +282,38 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     25_000,
   );
 
+  step('leaves the runs list room to read each run’s input and output, at 1440, 1280 and 1024 px wide', async () => {
+    await page.goto(`/projects/${await ensureProject()}/runs`);
+    await expect.poll(loadedRuns, { timeout: ACTION_MS, interval: 200 }).toBe(RUNS);
+    const widths: Record<number, number> = {};
+    const layouts: Record<number, string> = {};
+    try {
+      for (const width of [1440, 1280, 1024]) {
+        await page.setViewportSize({ width, height: 900 });
+        const io = runRows().first().locator('.sl-tr-io');
+        await io.waitFor({ state: 'attached' });
+        widths[width] = Math.round((await io.boundingBox())!.width);
+        layouts[width] = await runsTable()
+          .getByRole('columnheader')
+          .evaluateAll((cells) => cells.map((c) => `${c.textContent}:${Math.round(c.getBoundingClientRect().width)}`).join(' '));
+        // The row fits its list: no cell pushed past the list's right edge, no sideways scroll.
+        const overflow = await runsTable().evaluate((table) => {
+          const right = table.getBoundingClientRect().right;
+          return [...table.querySelectorAll('[role="row"] > *')].some((cell) => cell.getBoundingClientRect().right > right + 1);
+        });
+        expect(overflow, `a cell past the list's edge at ${width} px: ${JSON.stringify(layouts)}`).toBe(false);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 800 });
+    }
+    const why = JSON.stringify(layouts, null, 1);
+    // (Before the name and its start, and the model and its kind, shared cells: 21 px at 1440 and 1280, none at 1024.)
+    expect(widths[1440], why).toBeGreaterThanOrEqual(260);
+    expect(widths[1280], why).toBeGreaterThanOrEqual(260);
+    expect(widths[1024], why).toBeGreaterThanOrEqual(300);
+  });
+
   step('filters the runs by status', async () => {
     // The filters start folded into their heading (and the chips of those in force): unfold them.
     const toggle = page.locator('button[aria-controls="run-filters"]');

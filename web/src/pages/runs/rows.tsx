@@ -16,19 +16,21 @@ import type { ListWindow } from './window.js';
 const ROW = 52;
 const TAGS_SHOWN = 3;
 
-/** The headings and their cells' classes (`hide-narrow` columns give way on a phone). */
+/**
+ * The headings and their cells' classes: a run's start under its name and its kind under its model, so that
+ * its input and output keep room to be read (`hide-medium` columns give way below 1100 px, `hide-narrow`
+ * ones on a phone).
+ */
 const COLUMNS: [string, string][] = [
   ['Status', 'sl-rr-status'],
-  ['Name', 'sl-rr-name'],
-  ['Kind', 'sl-rr-kind hide-narrow'],
-  ['Model', 'sl-rr-model hide-narrow'],
-  ['Started', 'sl-rr-when hide-narrow'],
-  ['Input and output', 'sl-tr-io'],
+  ['Name and start', 'sl-rr-name'],
+  ['Model and kind', 'sl-rr-model hide-narrow'],
+  ['Input and output', 'sl-tr-io sl-rr-io'],
   ['Latency', 'sl-tr-num'],
-  ['Tokens', 'sl-tr-num hide-narrow'],
-  ['Cost', 'sl-tr-num hide-narrow'],
+  ['Tokens', 'sl-tr-num hide-narrow hide-medium'],
+  ['Cost', 'sl-tr-num hide-narrow hide-medium'],
   ['Scores', 'sl-rr-scores hide-narrow'],
-  ['Tags', 'sl-rr-tags hide-narrow'],
+  ['Tags', 'sl-rr-tags hide-narrow hide-medium'],
 ];
 const cls = (heading: string) => COLUMNS.find(([h]) => h === heading)![1];
 
@@ -41,26 +43,26 @@ const RunRow = memo(function RunRow({ run, base, scoreColumn }: { run: Run; base
       <span role="cell" className={cls('Status')}>
         <StatusBadge status={run.status} />
       </span>
-      <span role="cell" className={cls('Name')}>
-        {run.parentRunId !== null && (
-          <span className="sl-child-mark" title="Child run">
-            ↳<span className="sl-sr-only">child run:</span>
-          </span>
-        )}
-        <Link to={`${base}/runs/${encodeURIComponent(run.id)}`} className="sl-strong-link" title={run.name}>
-          {run.name}
-        </Link>
-      </span>
-      <span role="cell" className={cls('Kind')}>
-        {run.kind}
-      </span>
-      <span role="cell" className={cls('Model')} title={run.model ?? undefined}>
-        {run.model ?? <span className="muted">—</span>}
-      </span>
-      <span role="cell" className={cls('Started')}>
-        <time dateTime={run.startTime} title={fmtDate(run.startTime)}>
+      <span role="cell" className={cls('Name and start')}>
+        <span className="sl-rr-line">
+          {run.parentRunId !== null && (
+            <span className="sl-child-mark" title="Child run">
+              ↳<span className="sl-sr-only">child run:</span>
+            </span>
+          )}
+          <Link to={`${base}/runs/${encodeURIComponent(run.id)}`} className="sl-strong-link" title={run.name}>
+            {run.name}
+          </Link>
+        </span>
+        <time className="sl-rr-sub" dateTime={run.startTime} title={fmtDate(run.startTime)}>
           {fmtStart(run.startTime)}
         </time>
+      </span>
+      <span role="cell" className={cls('Model and kind')}>
+        <span className="sl-rr-line" title={run.model ?? undefined}>
+          {run.model ?? <span className="muted">—</span>}
+        </span>
+        <span className="sl-rr-sub">{run.kind}</span>
       </span>
       <span role="cell" className={cls('Input and output')}>
         <span className="sl-tr-preview" title={input ?? ''}>
