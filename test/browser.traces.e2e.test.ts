@@ -275,6 +275,67 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     await ui.page.getByRole('link', { name: 'conv-1' }).waitFor();
   });
 
+  step('reads a conversation with long code and long links at phone width: nothing overflows the screen or is clipped', async () => {
+    const project = await apiCall<{ id: string }>(ui.dashboard.server.url, ui.token, 'POST', '/v1/projects', { name: 'phone-conversation' });
+    const longLine = `select ${Array.from({ length: 40 }, (_, i) => `column_${i}`).join(', ')} from orders where id = 42`;
+    const longLink = `https://docs.example.test/${'refunds/'.repeat(30)}policy`;
+    const messages = [
+      { role: 'system', content: `Answer with SQL:\n\n\`\`\`sql\n${longLine}\n\`\`\`` },
+      { role: 'user', content: `What does ${longLink} say about ${'x'.repeat(300)}?` },
+    ];
+    const runs = [
+      {
+        id: 'phone-root',
+        name: 'phone-agent',
+        kind: 'agent',
+        status: 'succeeded',
+        startTime: at(0),
+        endTime: at(3000),
+        sessionId: 'phone-1',
+        inputs: { messages },
+      },
+      {
+        id: 'phone-llm',
+        parentRunId: 'phone-root',
+        name: 'phone model',
+        kind: 'llm',
+        status: 'succeeded',
+        startTime: at(100),
+        endTime: at(2900),
+        model: 'gpt-4o',
+        sessionId: 'phone-1',
+        inputs: { messages },
+        outputs: { messages: [{ role: 'assistant', content: `See ${longLink}\n\n\`\`\`sql\n${longLine}\n\`\`\`` }] },
+      },
+    ];
+    const batch = await apiCall<{ results: { status: string }[] }>(ui.dashboard.server.url, ui.token, 'POST', `/v1/projects/${project.body.id}/runs/batch`, {
+      runs,
+    });
+    expect(batch.body.results.map((r) => r.status)).toEqual(['created', 'created']);
+    await ui.page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const base = `/projects/${project.body.id}`;
+      for (const path of [`${base}/traces/phone-root?run=phone-llm`, `${base}/runs/phone-llm`, `${base}/sessions/phone-1`]) {
+        await ui.page.goto(path);
+        await ui.page.getByRole('heading', { level: 1 }).first().waitFor();
+        await ui.page.getByText('docs.example.test', { exact: false }).first().waitFor();
+        await ui.page.waitForLoadState('networkidle').catch(() => {});
+        const overflow = await ui.page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        expect(overflow, `${path} is ${overflow}px wider than the screen`).toBeLessThanOrEqual(1);
+        // Every message, and every code block in one, ends within the screen: long lines scroll inside their block.
+        const past = await ui.page
+          .locator('.sl-msg, .sl-msg pre')
+          .evaluateAll(
+            (els, screen) => els.map((el) => [el.className, Math.round(el.getBoundingClientRect().right)] as const).filter(([, right]) => right > screen + 1),
+            390,
+          );
+        expect(past, `${path}: past the screen's edge`).toEqual([]);
+      }
+    } finally {
+      await ui.page.setViewportSize({ width: 1440, height: 900 });
+    }
+  });
+
   step("previews a model call recorded by the SDK's wrapOpenAI (the real openai package) by its messages, not its JSON", async () => {
     const openaiApi = await startOpenAiServer();
     try {
