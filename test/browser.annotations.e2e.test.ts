@@ -238,7 +238,21 @@ browserSuite('annotation queues in a real browser (chromium + playwright-core)',
       name: 'On the go',
       scoreConfigIds: (await api('GET', queueApi())).body.scoreConfigIds,
     });
-    expect((await api('POST', `/v1/projects/${ui.projectId}/annotation-queues/${phone.body.id}/items`, { ids: ['invoice-llm'] })).status).toBe(200);
+    // A model call with a long code line and a long link: read on the review screen without sideways scrolling.
+    const longLine = `select ${Array.from({ length: 40 }, (_, i) => `column_${i}`).join(', ')} from invoices`;
+    const longLink = `https://docs.example.test/${'invoices/'.repeat(30)}policy`;
+    const long = {
+      id: 'phone-long-llm',
+      name: 'long answer',
+      kind: 'llm',
+      status: 'succeeded',
+      startTime: new Date(Date.now() - 60_000).toISOString(),
+      endTime: new Date().toISOString(),
+      inputs: { messages: [{ role: 'user', content: `What does ${longLink} say?` }] },
+      outputs: { messages: [{ role: 'assistant', content: `Run this:\n\n\`\`\`sql\n${longLine}\n\`\`\`` }] },
+    };
+    expect((await api('POST', `/v1/projects/${ui.projectId}/runs/batch`, { runs: [long] })).status).toBe(200);
+    expect((await api('POST', `/v1/projects/${ui.projectId}/annotation-queues/${phone.body.id}/items`, { ids: ['phone-long-llm'] })).status).toBe(200);
     await ui.page.setViewportSize({ width: 390, height: 844 });
     try {
       const pages: [string, () => Promise<void>][] = [
@@ -253,6 +267,14 @@ browserSuite('annotation queues in a real browser (chromium + playwright-core)',
         await ready();
         const overflow = await ui.page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
         expect(overflow, `${path} is ${overflow}px wider than the screen`).toBeLessThanOrEqual(0);
+        // Nothing clipped either: every message and code block ends within the screen.
+        const past = await ui.page
+          .locator('.sl-msg, .sl-msg pre')
+          .evaluateAll(
+            (els, screen) => els.map((el) => [el.className, Math.round(el.getBoundingClientRect().right)] as const).filter(([, right]) => right > screen + 1),
+            390,
+          );
+        expect(past, `${path}: past the screen's edge`).toEqual([]);
       }
     } finally {
       await ui.page.setViewportSize({ width: 1440, height: 900 });
