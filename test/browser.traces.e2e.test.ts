@@ -275,6 +275,35 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     await ui.page.getByRole('link', { name: 'conv-1' }).waitFor();
   });
 
+  step('is readable in dark mode (the system setting): messages and the selected waterfall row keep their contrast', async () => {
+    await ui.page.emulateMedia({ colorScheme: 'dark' });
+    try {
+      await ui.page.goto(`/projects/${ui.projectId}/traces/turn-1?run=turn-1-llm`);
+      await ui.page.getByRole('list', { name: 'Input' }).getByText('Refund policy').waitFor();
+      // WCAG's contrast ratio of each element's text colour against its own background (AA: at least 4.5).
+      const contrasts = await ui.page.evaluate<[string, number][]>(`(() => {
+        const rgb = (c) => (c.match(/[\\d.]+/g) || []).slice(0, 3).map(Number);
+        const lum = ([r, g, b]) => [r, g, b].map((v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4)).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+        return [...document.querySelectorAll('.sl-msg, .sl-wf-run.selected')].map((el) => {
+          const style = getComputedStyle(el);
+          const [a, b] = [lum(rgb(style.color)), lum(rgb(style.backgroundColor))];
+          return [el.className, Math.round(((Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)) * 10) / 10];
+        });
+      })()`);
+      expect(
+        contrasts.some(([name]) => name.includes('selected')),
+        JSON.stringify(contrasts),
+      ).toBe(true);
+      expect(contrasts.filter(([name]) => name.startsWith('sl-msg')).length, JSON.stringify(contrasts)).toBeGreaterThanOrEqual(3);
+      expect(
+        contrasts.filter(([, ratio]) => ratio < 4.5),
+        'elements below 4.5:1',
+      ).toEqual([]);
+    } finally {
+      await ui.page.emulateMedia({ colorScheme: 'light' });
+    }
+  });
+
   step('reads a conversation with long code and long links at phone width: nothing overflows the screen or is clipped', async () => {
     const project = await apiCall<{ id: string }>(ui.dashboard.server.url, ui.token, 'POST', '/v1/projects', { name: 'phone-conversation' });
     const longLine = `select ${Array.from({ length: 40 }, (_, i) => `column_${i}`).join(', ')} from orders where id = 42`;
