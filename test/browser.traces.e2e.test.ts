@@ -304,6 +304,26 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     }
   });
 
+  step('switches to dark and back from the top bar, kept across reloads, whatever the system says', async () => {
+    await ui.page.emulateMedia({ colorScheme: 'light' });
+    await ui.page.goto(`/projects/${ui.projectId}/traces/turn-1?run=turn-1-llm`);
+    await ui.page.getByRole('list', { name: 'Input' }).getByText('Refund policy').waitFor();
+    const theme = () => ui.page.evaluate<string | undefined>('document.documentElement.dataset.theme');
+    const background = () => ui.page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
+    expect(await theme()).toBe('light');
+    const light = await background();
+    await ui.page.getByRole('combobox', { name: 'Theme' }).selectOption('dark');
+    await expect.poll(theme, { timeout: ACTION_MS }).toBe('dark');
+    expect(await background()).not.toBe(light);
+    await ui.page.reload();
+    await ui.page.getByRole('list', { name: 'Input' }).getByText('Refund policy').waitFor();
+    expect(await theme()).toBe('dark');
+    await expect(ui.page.getByRole('combobox', { name: 'Theme' }).inputValue()).resolves.toBe('dark');
+    await ui.page.getByRole('combobox', { name: 'Theme' }).selectOption('system');
+    await expect.poll(theme, { timeout: ACTION_MS }).toBe('light');
+    expect(await background()).toBe(light);
+  });
+
   step('reads a conversation with long code and long links at phone width: nothing overflows the screen or is clipped', async () => {
     const project = await apiCall<{ id: string }>(ui.dashboard.server.url, ui.token, 'POST', '/v1/projects', { name: 'phone-conversation' });
     const longLine = `select ${Array.from({ length: 40 }, (_, i) => `column_${i}`).join(', ')} from orders where id = 42`;

@@ -4,6 +4,7 @@ import { useDocumentTitle } from '../hooks.js';
 import type { SignInStatus } from '../types.js';
 import { Link, useLocation } from '../router.js';
 import { useSession } from '../session.js';
+import { chooseTheme, storedTheme, type ThemeChoice } from '../theme.js';
 import { Empty, ErrorBox, PageHeader } from './ui.js';
 import type { Project } from '../types.js';
 
@@ -19,6 +20,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const { me } = useSession();
   const { path } = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
+  const [theme, setTheme] = useState<ThemeChoice>(storedTheme);
   return (
     <div className="app">
       <a className="skip-link" href="#main">
@@ -42,6 +44,19 @@ export function Layout({ children }: { children: ReactNode }) {
           <span title={me.user.email}>
             {me.organization.name} · <span className="muted">{me.role}</span>
           </span>
+          <select
+            aria-label="Theme"
+            value={theme}
+            onChange={(event) => {
+              const choice = event.target.value as ThemeChoice;
+              chooseTheme(choice);
+              setTheme(choice);
+            }}
+          >
+            <option value="system">System theme</option>
+            <option value="light">Light</option>
+            <option value="dark">Dark</option>
+          </select>
           <button
             type="button"
             className="button ghost"
