@@ -275,6 +275,17 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     await ui.page.getByRole('link', { name: 'conv-1' }).waitFor();
   });
 
+  step("lists an end user's traces as traces, each naming its session, not as turns of one conversation", async () => {
+    await ui.page.goto(`/projects/${ui.projectId}/users/ada`);
+    const traces = ui.page.getByRole('list', { name: 'Their traces, oldest first' });
+    await traces.getByText('Your refund was issued on Monday.').waitFor();
+    const text = await traces.textContent();
+    expect(text).toMatch(/Trace 1.*support-agent.*session conv-1.*Where is my refund for order 42\?.*Trace 2.*support-agent.*session conv-1/s);
+    expect(text).not.toContain('Turn');
+    await traces.getByRole('link', { name: 'conv-1' }).first().click();
+    await ui.page.waitForURL(/\/sessions\/conv-1$/);
+  });
+
   step('is readable in dark mode (the system setting): messages and the selected waterfall row keep their contrast', async () => {
     await ui.page.emulateMedia({ colorScheme: 'dark' });
     try {

@@ -13,8 +13,11 @@ import './trace/trace.css';
 
 const TURNS_AT_ONCE = 20;
 
-/** One trace as a turn of the conversation: what the user said last, and what the application answered. */
-function Turn({ projectId, trace, index }: { projectId: string; trace: Trace; index: number }) {
+/**
+ * One trace as a turn of the conversation (a session's page) or as one of an end user's traces (their page,
+ * which may span sessions: each names its own): what the user said last, and what the application answered.
+ */
+function Turn({ projectId, trace, index, noun }: { projectId: string; trace: Trace; index: number; noun: 'Turn' | 'Trace' }) {
   const root = useAsync(() => (trace.rootRunId ? runs.get(projectId, trace.rootRunId) : Promise.resolve(null)), `${projectId}/${trace.rootRunId}`);
   const base = `/projects/${projectId}`;
   let messages: Message[] | null = null;
@@ -28,8 +31,15 @@ function Turn({ projectId, trace, index }: { projectId: string; trace: Trace; in
   return (
     <li className="sl-turn">
       <div className="sl-turn-head">
-        <strong>Turn {index + 1}</strong>
+        <strong>
+          {noun} {index + 1}
+        </strong>
         <Link to={`${base}/traces/${encodeURIComponent(trace.traceId)}`}>{trace.name}</Link>
+        {noun === 'Trace' && trace.sessionId !== null && (
+          <span className="muted">
+            session <Link to={`${base}/sessions/${encodeURIComponent(trace.sessionId)}`}>{trace.sessionId}</Link>
+          </span>
+        )}
         <span className="muted">{fmtInstant(trace.startTime)}</span>
         <span className="muted">
           {fmtMs(trace.latencyMs)} · <span title={estimatedTitle(trace)}>{fmtTotalTokens(trace.usage)} tokens</span> · {fmtTotalCost(trace)}
@@ -41,7 +51,7 @@ function Turn({ projectId, trace, index }: { projectId: string; trace: Trace; in
       ) : !root.data && trace.rootRunId ? (
         <Loading label="Loading the turn…" />
       ) : messages && messages.length > 0 ? (
-        <Conversation messages={messages} label={`Turn ${index + 1}`} />
+        <Conversation messages={messages} label={`${noun} ${index + 1}`} />
       ) : (
         <p>
           <span className="muted">in </span>
@@ -105,7 +115,7 @@ export function SessionPage({ projectId, id, kind }: { projectId: string; id: st
       {session && <ScoresPanel projectId={projectId} kind="sessions" targetId={id} />}
       <ol className="sl-turns" aria-label={session ? 'The conversation, turn by turn' : 'Their traces, oldest first'}>
         {traces.slice(0, shown).map((trace, i) => (
-          <Turn key={trace.traceId} projectId={projectId} trace={trace} index={i} />
+          <Turn key={trace.traceId} projectId={projectId} trace={trace} index={i} noun={session ? 'Turn' : 'Trace'} />
         ))}
       </ol>
       {traces.length > shown && (
