@@ -12,7 +12,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, expect } from 'vitest';
-import { apiCall, browserSuite, labelled, screenshot } from './helpers/browser.js';
+import { apiCall, browserSuite, expectWithinScreen, labelled, screenshot } from './helpers/browser.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'screenshots-annotations');
@@ -265,16 +265,8 @@ browserSuite('annotation queues in a real browser (chromium + playwright-core)',
         await ui.page.goto(path);
         await ui.page.getByRole('heading', { level: 1 }).waitFor();
         await ready();
-        const overflow = await ui.page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-        expect(overflow, `${path} is ${overflow}px wider than the screen`).toBeLessThanOrEqual(0);
-        // Nothing clipped either: every message and code block ends within the screen.
-        const past = await ui.page
-          .locator('.sl-msg, .sl-msg pre')
-          .evaluateAll(
-            (els, screen) => els.map((el) => [el.className, Math.round(el.getBoundingClientRect().right)] as const).filter(([, right]) => right > screen + 1),
-            390,
-          );
-        expect(past, `${path}: past the screen's edge`).toEqual([]);
+        // Nothing wider than the screen, nothing clipped: every message and code block ends within it.
+        await expectWithinScreen(ui.page, path, 390);
       }
     } finally {
       await ui.page.setViewportSize({ width: 1440, height: 900 });

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { beforeAll, expect } from 'vitest';
 import { Sightline, wrapOpenAI } from '../packages/client/src/index.js';
-import { apiCall, browserSuite, screenshot } from './helpers/browser.js';
+import { apiCall, browserSuite, expectWithinScreen, screenshot } from './helpers/browser.js';
 import { ANSWER, CHAT_MODEL, startOpenAiServer } from './helpers/openai-server.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -380,16 +380,8 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
         await ui.page.getByRole('heading', { level: 1 }).first().waitFor();
         await ui.page.getByText('docs.example.test', { exact: false }).first().waitFor();
         await ui.page.waitForLoadState('networkidle').catch(() => {});
-        const overflow = await ui.page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-        expect(overflow, `${path} is ${overflow}px wider than the screen`).toBeLessThanOrEqual(1);
         // Every message, and every code block in one, ends within the screen: long lines scroll inside their block.
-        const past = await ui.page
-          .locator('.sl-msg, .sl-msg pre')
-          .evaluateAll(
-            (els, screen) => els.map((el) => [el.className, Math.round(el.getBoundingClientRect().right)] as const).filter(([, right]) => right > screen + 1),
-            390,
-          );
-        expect(past, `${path}: past the screen's edge`).toEqual([]);
+        await expectWithinScreen(ui.page, path, 390, 1);
       }
     } finally {
       await ui.page.setViewportSize({ width: 1440, height: 900 });

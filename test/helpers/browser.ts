@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../../scripts/build-if-needed.js';
 import { freePort } from './services.js';
 
@@ -78,6 +78,23 @@ export async function launchBrowser(): Promise<Browser> {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
     timeout: 30_000,
   });
+}
+
+/**
+ * The page at `path` fits a screen `width` px wide: the document scrolls no more than `slack` px sideways,
+ * and every message of a conversation, and every code block in one, ends within the screen (a long line
+ * scrolls inside its block rather than being clipped or widening the page).
+ */
+export async function expectWithinScreen(page: Page, path: string, width: number, slack = 0): Promise<void> {
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+  expect(overflow, `${path} is ${overflow}px wider than the screen`).toBeLessThanOrEqual(slack);
+  const past = await page
+    .locator('.sl-msg, .sl-msg pre')
+    .evaluateAll(
+      (els, screen) => els.map((el) => [el.className, Math.round(el.getBoundingClientRect().right)] as const).filter(([, right]) => right > screen + 1),
+      width,
+    );
+  expect(past, `${path}: past the screen's edge`).toEqual([]);
 }
 
 /** Saves a screenshot (viewport, or the full page) under `dir`, creating it. */

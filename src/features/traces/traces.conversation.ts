@@ -18,7 +18,8 @@ export interface Message {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+/** A value as text: itself when a string, else indented JSON. */
+export const str = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 
 function partsOf(value: unknown): Part[] {
   if (typeof value === 'string') return [{ type: 'text', content: value }];

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { conversationOf, type Message, type Part } from '../../../src/features/traces/traces.conversation.js';
+import { conversationOf, str, type Message, type Part } from '../../../src/features/traces/traces.conversation.js';
 import { Markdown } from './markdown.js';
 import { JsonView } from './ui.js';
 
@@ -9,8 +9,6 @@ import { JsonView } from './ui.js';
  * folded, images by reference. Anything else is shown as JSON; the raw JSON is always one click away.
  */
 export { conversationOf, type Message, type Part };
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 
 const LONG = 1500;
 const EDGE = 4;

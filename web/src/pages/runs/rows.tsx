@@ -9,7 +9,7 @@ import { fmtCost, fmtDate, fmtMs, fmtNumber, fmtStart } from '../../format.js';
 import { useAsync, type List } from '../../hooks.js';
 import { Link } from '../../router.js';
 import type { Run } from '../../types.js';
-import { runPreview } from './preview.js';
+import { previewOf } from '../../../../src/features/traces/traces.preview.js';
 import { RANGES } from './query.js';
 import type { ListWindow } from './window.js';
 
@@ -36,8 +36,8 @@ const cls = (heading: string) => COLUMNS.find(([h]) => h === heading)![1];
 
 // Memoised: scrolling re-renders the window of rows, and a row that stays in view is not redrawn (nor its previews recomputed).
 const RunRow = memo(function RunRow({ run, base, scoreColumn }: { run: Run; base: string; scoreColumn: string | undefined }) {
-  const input = runPreview(run.inputs, 'input');
-  const output = runPreview(run.outputs, 'output');
+  const input = previewOf(run.inputs, 'input');
+  const output = previewOf(run.outputs, 'output');
   return (
     <>
       <span role="cell" className={cls('Status')}>
