@@ -63,7 +63,8 @@ type Schema = Record<string, unknown> & {
 };
 
 const STRICT_INTEGER = /^-?(0|[1-9][0-9]{0,999})$/;
-const STRICT_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?$/;
+/** JSON's number grammar, which is also what `String(number)` writes (`1e-7`, `2.5e+21`). */
+const STRICT_NUMBER = /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/;
 
 function typesOf(schema: Schema | undefined): string[] {
   if (!schema) return [];

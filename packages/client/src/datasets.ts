@@ -1,6 +1,7 @@
 import type { ListOptions, Paginated } from './pagination.js';
 import { Collection, Resource, seg, type CallOptions } from './resource.js';
 import type {
+  ComparisonRule,
   CreateDatasetInput,
   CreateExperimentInput,
   Dataset,
@@ -80,9 +81,12 @@ export class ExperimentsResource extends Collection<Experiment, CreateExperiment
   readonly results = new ExperimentResultsResource(this.http);
   /**
    * 2 to 5 experiments of one dataset, item by item (the items at the first one's version): each one's
-   * output, latency and scores, and per score name the difference from the first, `regression` below 0.
+   * output, latency and scores, and per score name the difference from the first. A drop of more than
+   * `threshold` (default 0) in `metric`'s mean (any score name's, without one) is a `regression`, and so is
+   * an experiment failing an item the first did not (`newErrors`).
    */
-  compare(experimentIds: readonly string[], options: ListOptions = {}): Paginated<ExperimentComparisonRow> {
-    return this.paginate<ExperimentComparisonRow>('/experiments/compare', { ids: experimentIds.join(',') }, options);
+  compare(experimentIds: readonly string[], options: ListOptions & ComparisonRule = {}): Paginated<ExperimentComparisonRow> {
+    const { metric, threshold, ...page } = options;
+    return this.paginate<ExperimentComparisonRow>('/experiments/compare', { ids: experimentIds.join(','), metric, threshold }, page);
   }
 }

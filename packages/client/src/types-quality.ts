@@ -63,6 +63,7 @@ import type {
   UpdateItemBody,
 } from '../../../src/features/datasets/datasets.schemas.js';
 import type {
+  CompareQuery,
   ComparisonRowSchema,
   CreateExperimentBody,
   ExperimentResultSchema,
@@ -174,6 +175,8 @@ export type NewExperimentResult = Static<typeof NewResultSchema>;
 export type ExperimentResultsRecorded = Static<typeof ResultsRecordedSchema>;
 /** One item of a comparison: the item, each experiment's result (in the order asked), the score differences from the first. */
 export type ExperimentComparisonRow = Static<typeof ComparisonRowSchema>;
+/** What counts as a regression in a comparison: a drop of `metric`'s mean (any score name's without it) by more than `threshold`. */
+export type ComparisonRule = Pick<Static<typeof CompareQuery>, 'metric' | 'threshold'>;
 
 // Evaluator rules
 /** What a rule does with a sampled run: a built-in (no model) or an LLM judge, by `type`. */

@@ -101,6 +101,12 @@ describeSdk((sdk) => {
       { name: 'length', experimentId: second.experiment.id, difference: null, regression: false },
     ]);
     expect(q1.results.map((c) => c.output)).toEqual([{ answer: 'WORD-1' }, { answer: 'oops' }]);
+    // What counts: only `length`'s drops (none), or `exact`'s beyond 1 (none can be).
+    for (const rule of [{ metric: 'length' }, { metric: 'exact', threshold: 1 }]) {
+      const judged = await sdk.client.experiments.compare([summary.experiment.id, second.experiment.id], rule).toArray();
+      expect(judged.filter((r) => r.regression)).toEqual([]);
+    }
+    await expectProblem(sdk.client.experiments.compare([summary.experiment.id, second.experiment.id], { threshold: -1 }).toArray(), 400, 'validation');
     await expectProblem(sdk.client.experiments.compare([summary.experiment.id]).toArray(), 400, 'validation');
   });
 

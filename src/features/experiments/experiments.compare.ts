@@ -54,8 +54,20 @@ function cellOf(experimentId: string, result: ExperimentResultRow | undefined, s
   };
 }
 
-/** Each other experiment's mean of each score name minus the baseline's (the first cell's): below 0 is a regression. */
-export function differencesOf(cells: Cell[]): ComparisonRow['differences'] {
+/** Means differ by float rounding (0.1 + 0.2 against 0.3): a drop must exceed the threshold by more than this. */
+const ROUNDING = 1e-9;
+
+/** What counts as a regression: a drop of more than `threshold` in the mean of `metric` (of any score name when null). */
+export interface RegressionRule {
+  metric: string | null;
+  threshold: number;
+}
+
+/**
+ * Each other experiment's mean of each score name minus the baseline's (the first cell's): a regression
+ * when it falls below minus the rule's threshold, for the rule's metric (any name without one).
+ */
+export function differencesOf(cells: Cell[], rule: RegressionRule = { metric: null, threshold: 0 }): ComparisonRow['differences'] {
   const [baseline, ...others] = cells;
   const differences: ComparisonRow['differences'] = [];
   for (const other of others) {
@@ -64,19 +76,30 @@ export function differencesOf(cells: Cell[]): ComparisonRow['differences'] {
       const before = baseline!.scores[name]?.mean ?? null;
       const after = other.scores[name]?.mean ?? null;
       const difference = before === null || after === null ? null : after - before;
-      differences.push({ name, experimentId: other.experimentId, difference, regression: difference !== null && difference < 0 });
+      const counted = rule.metric === null || rule.metric === name;
+      const regression = counted && difference !== null && difference < -(rule.threshold + ROUNDING);
+      differences.push({ name, experimentId: other.experimentId, difference, regression });
     }
   }
   return differences;
 }
 
+/** The other experiments whose result is an error where the baseline has a result without one: new failures. */
+export function newErrorsOf(cells: Cell[]): string[] {
+  const [baseline, ...others] = cells;
+  if (!baseline!.recorded || baseline!.error !== null) return [];
+  return others.filter((cell) => cell.recorded && cell.error !== null).map((cell) => cell.experimentId);
+}
+
 /**
  * A page of the comparison: the items at the baseline's dataset version (the items list's order), each
- * with every experiment's result and the scores on its run, and the differences of the scores' means.
+ * with every experiment's result and the scores on its run, the differences of the scores' means, and
+ * the experiments that failed where the baseline did not; either kind of regression flags the row.
  */
 export async function comparisonPage(
   db: Kysely<Database>,
   experiments: ExperimentRow[],
+  rule: RegressionRule,
   after: Position | null,
   take: number,
 ): Promise<KeysetRows<ComparisonRow>> {
@@ -109,14 +132,16 @@ export async function comparisonPage(
   const byItem = new Map<DatasetItemVersionRow, ComparisonRow>();
   for (const item of page.rows) {
     const cells = experiments.map((e) => cellOf(e.id, results.get(e.id)!.get(item.item_id), scores.get(e.id)!));
-    const differences = differencesOf(cells);
+    const differences = differencesOf(cells, rule);
+    const newErrors = newErrorsOf(cells);
     byItem.set(item, {
       itemId: item.item_id,
       input: JSON.parse(item.input) as unknown,
       expectedOutput: JSON.parse(item.expected_output) as unknown,
       results: cells,
       differences,
-      regression: differences.some((d) => d.regression),
+      newErrors,
+      regression: newErrors.length > 0 || differences.some((d) => d.regression),
     });
   }
   const rows = page.rows.map((item) => byItem.get(item)!);

@@ -72,16 +72,17 @@ export function experimentRoutes(app: App, { db, clock, cursors }: Deps): void {
       scope: 'scores:read',
       operationId: 'compareExperiments',
       summary: 'Compare experiments item by item',
-      description: `2 to ${MAX_COMPARED} experiments of one dataset (else a 400), the first the baseline: one row per item at the baseline's dataset version (the items list's order), with each experiment's output, error, latency, cost and the scores on its run (by name: count, mean, values), and per other experiment and score name the difference of the means from the baseline's; below 0 is a \`regression\`.`,
+      description: `2 to ${MAX_COMPARED} experiments of one dataset (else a 400), the first the baseline: one row per item at the baseline's dataset version (the items list's order), with each experiment's output, error, latency, cost and the scores on its run (by name: count, mean, values), and per other experiment and score name the difference of the means from the baseline's. A difference below minus \`threshold\` (default 0) is a \`regression\` (of the \`metric\` score name only, when given), and so is a result that is an error where the baseline's is not (\`newErrors\`).`,
       querystring: CompareQuery,
       page: ComparisonPage,
       problems: [404],
     },
     async ({ principal: { organizationId }, query }) => {
       const experiments = await comparedExperiments(db, organizationId, query.ids);
+      const rule = { metric: query.metric ?? null, threshold: query.threshold ?? 0 };
       return {
-        identity: { endpoint: 'experiments-compare', organizationId, parents: experiments.map((e) => e.id) },
-        fetch: (after, take) => comparisonPage(db, experiments, after, take),
+        identity: { endpoint: 'experiments-compare', organizationId, parents: experiments.map((e) => e.id), filters: rule },
+        fetch: (after, take) => comparisonPage(db, experiments, rule, after, take),
       };
     },
     (row) => row,

@@ -159,6 +159,16 @@ export const CompareQuery = listQuery({
     }),
     { pattern: `^${COMPARED_ID}(?:,${COMPARED_ID}){${MIN_COMPARED - 1},${MAX_COMPARED - 1}}$` },
   ),
+  metric: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'The score name whose drop counts as a regression (default: a drop of any score name counts)' }),
+  ),
+  threshold: Type.Optional(
+    Type.Number({
+      minimum: 0,
+      maximum: 1_000_000,
+      description: 'A drop counts as a regression only when the mean falls by more than this (default 0: any drop)',
+    }),
+  ),
 });
 
 const CellScore = Type.Object(
@@ -196,12 +206,17 @@ export const ComparisonRowSchema = NamedRecord('ExperimentComparisonRow', {
         name: Type.String({ description: 'A score name' }),
         experimentId: Type.String({ description: 'The experiment compared with the baseline' }),
         difference: Nullable(Type.Number({ description: 'Its mean minus the baseline’s; null unless both have a numeric or boolean mean' })),
-        regression: Type.Boolean({ description: 'The difference is below 0' }),
+        regression: Type.Boolean({
+          description: 'The difference is below minus `threshold` (below 0 by default), for the `metric` score name when one is given',
+        }),
       },
       { additionalProperties: false },
     ),
   ),
-  regression: Type.Boolean({ description: 'Any difference is a regression' }),
+  newErrors: Type.Array(Type.String(), {
+    description: 'The experiments whose result for the item is an error where the baseline’s result is not: a new failure',
+  }),
+  regression: Type.Boolean({ description: 'Any difference is a regression, or an experiment failed where the baseline did not' }),
 });
 export type ComparisonRow = Static<typeof ComparisonRowSchema>;
 export const ComparisonPage = pageSchema(Type.Ref('ExperimentComparisonRow'), 'ExperimentComparisonPage');

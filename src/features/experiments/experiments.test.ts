@@ -253,6 +253,7 @@ describeEachDialect('experiments', (ctx) => {
         }
       }
       expect(row.differences).toEqual(expected);
+      expect(row.newErrors).toEqual([]);
       expect(row.regression).toBe(expected.some((d) => d.regression));
     }
     // Spelled out: b improved (false → true), c regressed on correctness; the third experiment regressed on a's quality.
@@ -281,6 +282,66 @@ describeEachDialect('experiments', (ctx) => {
     ] as const) {
       const problem = expectProblem(await call(viewer, 'GET', `/v1/experiments/compare?ids=${ids}`), 400, 'validation', detail);
       expect(problem.errors).toEqual([{ parameter: 'ids', detail }]);
+    }
+  });
+  it('counts a new failure as a regression, and only a drop of the chosen metric beyond the threshold', async () => {
+    const ds = await dataset();
+    const [base, next] = [await experiment({ datasetId: ds.id }), await experiment({ datasetId: ds.id })];
+    // a: quality falls 0.05 and correct holds; b: quality falls 0.3 and correct falls; c: the candidate errored (no scores).
+    const plan: [Json, string, string | null, Record<string, number | boolean>][] = [
+      [base, 'a', null, { correct: true, quality: 0.8 }],
+      [base, 'b', null, { correct: true, quality: 0.9 }],
+      [base, 'c', null, { correct: true, quality: 0.7 }],
+      [next, 'a', null, { correct: true, quality: 0.75 }],
+      [next, 'b', null, { correct: false, quality: 0.6 }],
+      [next, 'c', 'RateLimitError: 429', {}],
+    ];
+    for (const [exp, itemId, error, scores] of plan) {
+      const [runId] = await ctx.make.runs(projectId, 1, () => ({ id: `${exp.id}-${itemId}` }));
+      ok(await record(exp.id, [{ itemId, runId, latencyMs: 10, ...(error === null ? { output: 'ok' } : { error }) }]));
+      for (const [name, value] of Object.entries(scores)) await score(runId!, name, value);
+    }
+    const compare = async (query: string) =>
+      Object.fromEntries(
+        (await allItems(ctx.request, viewer.token, `/v1/experiments/compare?ids=${base.id},${next.id}${query}`)).map((r) => [
+          r.itemId,
+          { regression: r.regression, newErrors: r.newErrors, flagged: r.differences.filter((d: Json) => d.regression).map((d: Json) => d.name) },
+        ]),
+      );
+    // By default any drop counts, and the errored item is a regression although it has no score to compare.
+    expect(await compare('')).toEqual({
+      a: { regression: true, newErrors: [], flagged: ['quality'] },
+      b: { regression: true, newErrors: [], flagged: ['correct', 'quality'] },
+      c: { regression: true, newErrors: [next.id], flagged: [] },
+    });
+    // A threshold: quality's drop of 0.05 is within it, 0.3 is not; the new error still counts.
+    expect(await compare('&threshold=0.1')).toEqual({
+      a: { regression: false, newErrors: [], flagged: [] },
+      b: { regression: true, newErrors: [], flagged: ['correct', 'quality'] },
+      c: { regression: true, newErrors: [next.id], flagged: [] },
+    });
+    // A drop of exactly the threshold is not beyond it (0.8 − 0.75 in floating point is 0.05000000000000004); JSON's exponents are numbers.
+    expect((await compare('&metric=quality&threshold=5e-2')).a).toEqual({ regression: false, newErrors: [], flagged: [] });
+    // One metric: only its drops count.
+    expect(await compare('&metric=correct')).toEqual({
+      a: { regression: false, newErrors: [], flagged: [] },
+      b: { regression: true, newErrors: [], flagged: ['correct'] },
+      c: { regression: true, newErrors: [next.id], flagged: [] },
+    });
+    // The baseline failing too is not a new failure.
+    const third = await experiment({ datasetId: ds.id });
+    const [runId] = await ctx.make.runs(projectId, 1, () => ({ id: `${third.id}-c` }));
+    ok(await record(third.id, [{ itemId: 'c', runId, latencyMs: 10, error: 'Timeout' }]));
+    const rows = await allItems(ctx.request, viewer.token, `/v1/experiments/compare?ids=${third.id},${next.id}`);
+    expect(rows.find((r) => r.itemId === 'c')).toMatchObject({ newErrors: [], regression: false });
+
+    for (const [query, detail] of [
+      ['threshold=-1', 'Must be >= 0.'],
+      ['threshold=much', 'Must be of type number.'],
+      ['metric=', 'Must NOT have fewer than 1 characters.'],
+    ] as const) {
+      const problem = expectProblem(await call(viewer, 'GET', `/v1/experiments/compare?ids=${base.id},${next.id}&${query}`), 400, 'validation');
+      expect(problem.errors).toEqual([{ parameter: query.split('=')[0], detail }]);
     }
   });
 });

@@ -1,5 +1,6 @@
 import type { CSSProperties, ReactNode } from 'react';
 import type { List } from '../hooks.js';
+import { ScrollArea } from './scroll-area.js';
 import { Empty, ErrorBox, Loading, LoadMore } from './ui.js';
 
 /** A list's empty state in words: an `EmptyList` of what it holds, one and many, with `none` saying how the first one comes. */
@@ -111,7 +112,7 @@ export function PagedTable<T>({
   return (
     <Paged {...paged}>
       {(items) => (
-        <div className="table-wrap" style={style}>
+        <ScrollArea className="table-wrap" style={style} label={label ?? caption ?? 'Table'}>
           <table aria-label={label} className={className}>
             {caption && <caption className="sl-sr-only">{caption}</caption>}
             <thead>
@@ -131,7 +132,7 @@ export function PagedTable<T>({
             </thead>
             <tbody>{items.map((item) => row(item))}</tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
     </Paged>
   );

@@ -72,6 +72,7 @@ export function ExperimentPage({ experimentId }: { experimentId: string }) {
           list={results}
           empty={{ one: 'result', many: 'results', none: 'Results appear as the experiment records them.' }}
           label={`Results of ${experiment.name}`}
+          className="sl-exp-table"
           columns={['Item', 'Input', 'Expected output', 'Output', 'Scores', num('Latency'), num('Cost', 'hide-narrow'), narrow('Run')]}
           row={(result) => (
             <tr key={result.itemId}>

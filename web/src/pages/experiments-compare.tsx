@@ -1,13 +1,13 @@
 import { useState } from 'react';
 import { datasets, experiments } from '../api.js';
 import { EmptyList, PagedTable } from '../components/paged.js';
-import { Empty, ErrorBox, Loading, PageHeader } from '../components/ui.js';
+import { Empty, ErrorBox, Field, Loading, PageHeader } from '../components/ui.js';
 import { fmtMs } from '../format.js';
 import { useAsync, useDocumentTitle, useList } from '../hooks.js';
 import { Link, useLocation } from '../router.js';
 import type { Experiment, ExperimentComparisonRow } from '../types.js';
 import { datasetPath } from './datasets/shared.js';
-import { Breadcrumbs } from './runs/shared.js';
+import { Breadcrumbs, setQuery } from './runs/shared.js';
 import { ExperimentFacts, experimentPath, fmtDifference, fmtMean, Preview, ScoreChips, scoreText } from './experiments/shared.js';
 import './runs/runs.css';
 import './datasets/datasets.css';
@@ -20,11 +20,12 @@ const cellChips = (cell: Cell) =>
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, s]) => ({ name, text: s.count === 1 ? scoreText(s.values[0]!) : `${fmtMean(s.mean)} (${s.count})` }));
 
-/** One experiment's side of an item: its output or error, scores and latency. */
-function Side({ cell }: { cell: Cell }) {
+/** One experiment's side of an item: its output or error (a new one, where the baseline had none, said so), scores and latency. */
+function Side({ cell, newError }: { cell: Cell; newError: boolean }) {
   if (!cell.recorded) return <span className="muted">No result</span>;
   return (
     <div>
+      {newError && <span className="sl-exp-badge sl-exp-badge-start">New error</span>}
       {cell.error !== null ? <span className="sl-exp-error">{cell.error}</span> : <Preview value={cell.output} side="output" />}
       <ScoreChips scores={cellChips(cell)} />
       <span className="muted">{fmtMs(cell.latencyMs)}</span>
@@ -32,12 +33,18 @@ function Side({ cell }: { cell: Cell }) {
   );
 }
 
-/** The differences of a row from the baseline, per score name (a regression in red, named). */
+/** The differences of a row from the baseline, per score name (a regression in red, named), after its new failures. */
 function Differences({ row, names }: { row: ExperimentComparisonRow; names: Map<string, string> }) {
-  if (row.differences.length === 0) return <span className="muted">—</span>;
-  const several = new Set(row.differences.map((d) => d.experimentId)).size > 1;
+  if (row.differences.length === 0 && row.newErrors.length === 0) return <span className="muted">—</span>;
+  const several = new Set(row.results.slice(1).map((cell) => cell.experimentId)).size > 1;
   return (
     <ul className="sl-exp-scores">
+      {row.newErrors.map((id) => (
+        <li key={`${id}:error`} className="sl-exp-diff-down">
+          failed{several ? ` (${names.get(id) ?? id})` : ''}
+          <span className="sl-sr-only"> where the baseline did not (regression)</span>
+        </li>
+      ))}
       {row.differences.map((d) => (
         <li
           key={`${d.experimentId}:${d.name}`}
@@ -55,17 +62,70 @@ function Differences({ row, names }: { row: ExperimentComparisonRow; names: Map<
   );
 }
 
+/** A threshold as typed: a number of at least 0, or the fault to show. */
+function thresholdOf(text: string): number | { fault: string } {
+  const value = Number(text);
+  return text.trim() === '' || !Number.isFinite(value) || value < 0 ? { fault: 'A number of 0 or more' } : value;
+}
+
+/**
+ * What counts as a regression, kept in the URL (`metric`, `threshold`): a drop of one score name's mean
+ * (or of any) by more than a threshold; a new failure always counts.
+ */
+function RegressionRule({ path, search, names }: { path: string; search: URLSearchParams; names: string[] }) {
+  const metric = search.get('metric') ?? '';
+  const [draft, setDraft] = useState(search.get('threshold') ?? '0');
+  const parsed = thresholdOf(draft);
+  const apply = (key: 'metric' | 'threshold', value: string) => {
+    const next = new URLSearchParams(search);
+    if (value === '' || (key === 'threshold' && Number(value) === 0)) next.delete(key);
+    else next.set(key, value);
+    setQuery(path, next, { replace: true });
+  };
+  return (
+    <>
+      <Field label="Regression metric">
+        <select value={metric} onChange={(e) => apply('metric', e.target.value)}>
+          <option value="">Any score</option>
+          {[...new Set([...names, ...(metric ? [metric] : [])])].sort().map((name) => (
+            <option key={name} value={name}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Drop more than" hint={typeof parsed === 'number' ? undefined : parsed.fault}>
+        <input
+          type="number"
+          min={0}
+          step="any"
+          inputMode="decimal"
+          value={draft}
+          aria-invalid={typeof parsed !== 'number'}
+          onChange={(e) => {
+            setDraft(e.target.value);
+            const value = thresholdOf(e.target.value);
+            if (typeof value === 'number') apply('threshold', String(value));
+          }}
+        />
+      </Field>
+    </>
+  );
+}
+
 /**
  * Experiments of one dataset side by side, item by item (`?ids=a,b`, the first the baseline): each item's
  * input and expected output, each experiment's output, scores and latency, and the score differences from
- * the baseline; an item where a score went down is a regression, highlighted, and "Regressions only" keeps those.
+ * the baseline. An item where the chosen score (any, by default) fell by more than the threshold, or where
+ * an experiment failed and the baseline did not, is a regression, highlighted; "Regressions only" keeps those.
  */
 export function ExperimentsComparePage() {
-  const { search } = useLocation();
+  const { path, search } = useLocation();
   const idsText = search.get('ids') ?? '';
   const ids = idsText.split(',').filter(Boolean);
+  const rule = { metric: search.get('metric') ?? undefined, threshold: search.get('threshold') ?? undefined };
   const loaded = useAsync(() => Promise.all(ids.map((id) => experiments.get(id))), `compare:${idsText}`);
-  const list = useList(ids.length >= 2 ? experiments.compare : null, { ids: idsText }, 50);
+  const list = useList(ids.length >= 2 ? experiments.compare : null, { ids: idsText, ...rule }, 50);
   const compared: Experiment[] = loaded.data ?? [];
   const datasetId = compared[0]?.datasetId;
   const dataset = useAsync(() => (datasetId ? datasets.get(datasetId) : Promise.resolve(null)), `compare-dataset:${datasetId ?? ''}`);
@@ -120,6 +180,7 @@ export function ExperimentsComparePage() {
         </section>
       ))}
       <div className="sl-ds-toolbar">
+        <RegressionRule path={path} search={search} names={[...new Set(compared.flatMap((e) => Object.keys(e.aggregates.scores)))]} />
         <label>
           <input type="checkbox" checked={regressionsOnly} onChange={(event) => setRegressionsOnly(event.target.checked)} /> Regressions only
         </label>
@@ -131,11 +192,12 @@ export function ExperimentsComparePage() {
         list={visible}
         loadingLabel="Loading the comparison…"
         empty={
-          <EmptyList one="regression" many="items" filtered={regressionsOnly} whenFiltered="No item got a lower score than the baseline.">
+          <EmptyList one="regression" many="items" filtered={regressionsOnly} whenFiltered="No item failed or lost score against the baseline by this rule.">
             The baseline's dataset version has no items.
           </EmptyList>
         }
         label="Comparison by item"
+        className="sl-exp-table"
         columns={['Item', 'Input', 'Expected output', ...compared.map((e, i) => (i === 0 ? `${e.name} (baseline)` : e.name)), 'Score differences']}
         row={(row) => (
           <tr key={row.itemId} className={row.regression ? 'sl-exp-regression' : undefined} data-item={row.itemId}>
@@ -151,7 +213,7 @@ export function ExperimentsComparePage() {
             </td>
             {row.results.map((cell) => (
               <td key={cell.experimentId} className="cell-wrap">
-                <Side cell={cell} />
+                <Side cell={cell} newError={row.newErrors.includes(cell.experimentId)} />
               </td>
             ))}
             <td>
