@@ -5,11 +5,19 @@
  * the rows follow); a trace opens as a waterfall with its failed run marked; a model call opens beside
  * it as a conversation (roles, Markdown, a code block, a tool call: text on the page, not JSON) with
  * the raw JSON a click away; its session reads turn by turn; a call recorded by the SDK's wrapOpenAI is
- * previewed by its messages. With SIGHTLINE_UPDATE_SCREENSHOTS=1 the
+ * previewed by its messages; a retriever traced by OpenInference's LangChain instrumentation through the
+ * OpenTelemetry exporter reads as its query and the documents it found. With SIGHTLINE_UPDATE_SCREENSHOTS=1 the
  * traces list, the trace view and the conversation are saved to docs/screenshots/ for the README.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { LangChainInstrumentation } from '@arizeai/openinference-instrumentation-langchain';
+import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
+import { Document } from '@langchain/core/documents';
+import { BaseRetriever } from '@langchain/core/retrievers';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import OpenAI from 'openai';
 import { beforeAll, expect } from 'vitest';
 import { Sightline, wrapOpenAI } from '../packages/client/src/index.js';
@@ -410,4 +418,67 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
       await openaiApi.close();
     }
   });
+
+  step(
+    "shows a retriever traced by OpenInference's LangChain instrumentation (the OTLP protobuf exporter) as its query and the documents it found",
+    async () => {
+      class Shelf extends BaseRetriever {
+        override lc_namespace = ['test', 'shelf'];
+        override async _getRelevantDocuments(query: string): Promise<Document[]> {
+          return [
+            new Document({ pageContent: `Refunds for **${query}** take 5 days.`, metadata: { source: 'faq.md', page: 2 } }),
+            new Document({ pageContent: 'Orders ship within 2 days.', metadata: { source: 'shipping.md' } }),
+          ];
+        }
+      }
+      const exporter = new OTLPTraceExporter({
+        url: `${ui.dashboard.server.url}/v1/traces`,
+        headers: { Authorization: `Bearer ${ui.token}`, 'Sightline-Project': 'rag-bot' },
+      });
+      const provider = new BasicTracerProvider({
+        resource: resourceFromAttributes({ 'service.name': 'rag-bot' }),
+        spanProcessors: [new SimpleSpanProcessor(exporter)],
+      });
+      const instrumentation = new LangChainInstrumentation();
+      instrumentation.manuallyInstrument(CallbackManagerModule);
+      instrumentation.setTracerProvider(provider);
+      try {
+        await new Shelf().invoke('order 42');
+        await provider.forceFlush();
+      } finally {
+        instrumentation.disable();
+        await provider.shutdown();
+      }
+      const projects = await apiCall<{ items: { id: string; name: string }[] }>(ui.dashboard.server.url, ui.token, 'GET', '/v1/projects?name=rag-bot');
+      const projectId = projects.body.items.find((p) => p.name === 'rag-bot')!.id;
+      const runs = await apiCall<{ items: { id: string; traceId: string }[] }>(
+        ui.dashboard.server.url,
+        ui.token,
+        'GET',
+        `/v1/projects/${projectId}/runs?kind=retriever`,
+      );
+      expect(runs.body.items).toHaveLength(1);
+      const [run] = runs.body.items;
+      for (const path of [`/projects/${projectId}/runs/${run!.id}`, `/projects/${projectId}/traces/${run!.traceId}?run=${run!.id}`]) {
+        await ui.page.goto(path);
+        const input = ui.page.getByRole('region', { name: /^Inputs?$/ });
+        // The query as text, not as a user's chat message.
+        await expect(input.locator('.sl-query').textContent({ timeout: ACTION_MS })).resolves.toBe('order 42');
+        await expect(input.locator('.sl-msg').count()).resolves.toBe(0);
+        const documents = ui.page.getByRole('list', { name: /^Outputs?: 2 documents$/ });
+        await documents.waitFor({ timeout: ACTION_MS });
+        const items = documents.getByRole('listitem');
+        await expect(items.nth(0).textContent()).resolves.toMatch(/^#1Refunds for order 42 take 5 days\.Metadata/);
+        await expect(items.nth(0).locator('strong').textContent()).resolves.toBe('order 42');
+        await items.nth(0).getByText('Metadata').click();
+        await expect(items.nth(0).locator('pre').textContent()).resolves.toContain('"source": "faq.md"');
+        await expect(items.nth(1).textContent()).resolves.toMatch(/^#2Orders ship within 2 days\./);
+        // Retrieved documents are the outputs, not metadata.
+        await expect(ui.page.getByText('retrieval.documents', { exact: false }).count()).resolves.toBe(0);
+      }
+      await ui.page.goto(`/projects/${projectId}/traces`);
+      // The trace's preview: how many documents, and the first one's text.
+      await rows().filter({ hasText: '2 documents: Refunds for **order 42** take 5 days.' }).waitFor({ timeout: ACTION_MS });
+    },
+  );
 });

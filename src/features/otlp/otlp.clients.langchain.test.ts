@@ -3,7 +3,9 @@ import { LangChainInstrumentation } from '@arizeai/openinference-instrumentation
 import { context } from '@opentelemetry/api';
 import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { Document } from '@langchain/core/documents';
 import { ChatPromptTemplate } from '@langchain/core/prompts';
+import { BaseRetriever } from '@langchain/core/retrievers';
 import { ChatOpenAI } from '@langchain/openai';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '../../../test/helpers/harness.js';
@@ -124,5 +126,31 @@ describeEachDialect('OTLP from OpenInference instrumenting LangChain (@langchain
     expect(llm[0]!.usage.completionTokens).toBeGreaterThan(0);
     expect(llm[0]!.cost).toBeGreaterThan(0);
     expect(JSON.stringify(llm[0]!.outputs)).toContain(ANSWER);
+  });
+
+  it('a retriever: the query as its input, the documents it found as its outputs (content, metadata), not in its metadata', async () => {
+    class Shelf extends BaseRetriever {
+      override lc_namespace = ['test', 'shelf'];
+      override async _getRelevantDocuments(query: string): Promise<Document[]> {
+        return [
+          new Document({ pageContent: `Refunds for ${query} take 5 days.`, metadata: { source: 'faq.md', page: 2 } }),
+          new Document({ pageContent: 'Orders ship within 2 days.', metadata: { source: 'shipping.md' } }),
+        ];
+      }
+    }
+    const { runs } = await traced(async () => {
+      const found = await new Shelf().invoke('refund policy', { metadata: SESSION });
+      expect(found).toHaveLength(2);
+    });
+    expect(runs).toHaveLength(1);
+    const [retriever] = runs;
+    expect(retriever).toMatchObject({ kind: 'retriever', name: 'Shelf', status: 'succeeded', inputs: 'refund policy' });
+    expect(retriever!.outputs).toEqual({
+      documents: [
+        { content: 'Refunds for refund policy take 5 days.', metadata: { source: 'faq.md', page: 2 } },
+        { content: 'Orders ship within 2 days.', metadata: { source: 'shipping.md' } },
+      ],
+    });
+    expect(Object.keys(retriever!.metadata as Json).filter((key) => key.startsWith('retrieval.'))).toEqual([]);
   });
 });

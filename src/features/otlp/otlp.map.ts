@@ -52,6 +52,9 @@ export interface MappedSpan {
   metadata: Record<string, unknown>;
 }
 
+/** A retrieved document's field (OpenInference): they become the run's outputs. */
+const DOCUMENT_FIELD = /^retrieval\.documents\.(\d{1,6})\.document\.(id|content|score|metadata)$/;
+
 /** Keys whose value becomes a field of the run (inputs and outputs among them): not repeated in its metadata. */
 const FIELD_KEYS = new Set([
   'session.id',
@@ -82,7 +85,8 @@ const FIELD_KEYS = new Set([
   ...LANGFUSE_IO_KEYS,
 ]);
 const FIELD_PREFIXES = ['llm.input_messages.', 'llm.output_messages.', 'gen_ai.prompt.', 'gen_ai.completion.'];
-const isField = (key: string) => FIELD_KEYS.has(key) || FIELD_PREFIXES.some((prefix) => key.startsWith(prefix));
+const isField = (key: string) =>
+  FIELD_KEYS.has(key) || FIELD_PREFIXES.some((prefix) => key.startsWith(prefix)) || (key.startsWith('retrieval.documents.') && DOCUMENT_FIELD.test(key));
 
 /** A value sent as text: parsed when it says it is JSON (or is plainly JSON text), else the text. */
 function valueOf(value: unknown, mimeType: unknown): unknown {
@@ -106,6 +110,10 @@ function ioOf(attributes: Record<string, unknown>, events: EventLike[], side: 'i
   // What a Langfuse SDK was given as the observation's input or output: set on purpose, so first.
   const langfuse = langfuseIo(attributes, side, kind);
   if (langfuse !== undefined) return langfuse;
+  if (side === 'output') {
+    const documents = retrievedDocuments(attributes);
+    if (documents !== null) return { documents };
+  }
   if (kind === 'embedding' && side === 'input') {
     const texts = embeddingTexts(attributes);
     if (texts !== null) return texts;
@@ -119,6 +127,27 @@ function ioOf(attributes: Record<string, unknown>, events: EventLike[], side: 'i
   if (side === 'input' && attributes['ai.value'] !== undefined) return stringified(attributes['ai.value']);
   if (side === 'input' && Array.isArray(attributes['ai.values'])) return attributes['ai.values'].map(stringified);
   return valueOf(attributes[`traceloop.entity.${side}`], undefined);
+}
+
+/**
+ * What a retriever found: OpenInference's `retrieval.documents.<i>.document.{id,content,score,metadata}`, in
+ * order, each with the fields the span gives (metadata parsed when it is JSON text); null when it names none.
+ */
+function retrievedDocuments(attributes: Record<string, unknown>): Record<string, unknown>[] | null {
+  let documents: Map<number, Record<string, unknown>> | null = null;
+  for (const key in attributes) {
+    if (!key.startsWith('retrieval.documents.')) continue;
+    const match = DOCUMENT_FIELD.exec(key);
+    if (!match) continue;
+    documents ??= new Map();
+    const index = Number(match[1]);
+    let document = documents.get(index);
+    if (!document) documents.set(index, (document = {}));
+    const field = match[2]!;
+    document[field] = field === 'metadata' ? valueOf(attributes[key], undefined) : attributes[key];
+  }
+  if (documents === null) return null;
+  return [...documents.entries()].sort((a, b) => a[0] - b[0]).map(([, document]) => document);
 }
 
 const EMBEDDING_TEXT = /^(?:embedding\.embeddings|gen_ai\.prompt)\.(\d{1,6})\.(?:embedding\.text|content)$/;

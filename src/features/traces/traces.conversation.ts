@@ -91,3 +91,49 @@ export function messageText(message: Message): string {
 export function shownMessage(messages: Message[], side: 'input' | 'output'): Message | undefined {
   return side === 'input' ? (messages.findLast((m) => m.role === 'user') ?? messages.at(-1)) : (messages.find((m) => m.role === 'assistant') ?? messages[0]);
 }
+
+/** A document a retriever found, in the fields any of the common shapes gives. */
+export interface RetrievedDocument {
+  id: string | null;
+  content: string | null;
+  score: number | null;
+  metadata: unknown;
+}
+
+const CONTENT_KEYS = ['content', 'pageContent', 'page_content', 'text'] as const;
+
+function documentOf(value: unknown): RetrievedDocument | null {
+  if (typeof value === 'string') return { id: null, content: value, score: null, metadata: null };
+  if (!isObject(value)) return null;
+  const key = CONTENT_KEYS.find((k) => typeof value[k] === 'string');
+  if (key === undefined) return null;
+  const id = value.id ?? null;
+  const score = value.score ?? null;
+  return {
+    id: typeof id === 'string' || typeof id === 'number' ? String(id) : null,
+    content: value[key] as string,
+    score: typeof score === 'number' ? score : null,
+    metadata: value.metadata ?? null,
+  };
+}
+
+/**
+ * The documents in a retriever's outputs: `{ documents: [...] }` (what OTLP ingestion makes of
+ * OpenInference's `retrieval.documents`, and LangChain's own output), each with its `content` (or
+ * `pageContent`, `page_content`, `text`) and any `id`, `score` and `metadata`; for a run of kind
+ * `retriever`, a bare list of such documents or of strings too. Null when the value is not one.
+ */
+export function documentsOf(value: unknown, retriever: boolean): RetrievedDocument[] | null {
+  const list = isObject(value) && Array.isArray(value.documents) ? value.documents : retriever && Array.isArray(value) ? value : null;
+  if (list === null || list.length === 0) return null;
+  const documents = list.map(documentOf);
+  return documents.every((d) => d !== null) ? (documents as RetrievedDocument[]) : null;
+}
+
+/** What a retriever was asked: its input when a string, else the one string of `query`, `question` or `input`. */
+export function queryOf(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (!isObject(value)) return null;
+  for (const key of ['query', 'question', 'input']) if (typeof value[key] === 'string') return value[key] as string;
+  return null;
+}

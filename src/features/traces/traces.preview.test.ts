@@ -59,6 +59,15 @@ describe('the preview of inputs and outputs', () => {
     expect(previewOf(image, 'input')).toContain('image_url');
   });
 
+  it('reads the documents a retriever found: how many and the first one’s content, in the OTLP and LangChain shapes', () => {
+    const otlp = { documents: [{ id: 'd1', content: 'Refunds take 5 days.', score: 0.9 }, { content: 'Orders ship in 2 days.' }] };
+    expect(previewOf(otlp, 'output')).toBe('2 documents: Refunds take 5 days.');
+    expect(previewOf({ documents: [{ pageContent: 'Only one.', metadata: { source: 'faq.md' } }] }, 'output')).toBe('1 document: Only one.');
+    // Not documents: a list of something else, or documents going in.
+    expect(previewOf({ documents: [{ title: 'x' }] }, 'output')).toBe('{"documents":[{"title":"x"}]}');
+    expect(previewOf({ documents: ['a'], query: 'refunds' }, 'input')).toBe('refunds');
+  });
+
   it('takes a lone string field, a string, a number; else compact JSON; nothing for empty values', () => {
     expect(previewOf({ question: 'Refund?', attempt: 2 }, 'input')).toBe('Refund?');
     expect(previewOf('  plain  text ', 'output')).toBe('plain text');

@@ -4,7 +4,7 @@
  * traces.conversation.ts reads; else a lone string field), whitespace folded, at most PREVIEW_LENGTH
  * characters. Dependency-free: the dashboard's runs list uses it too.
  */
-import { conversationOf, messageText, shownMessage } from './traces.conversation.js';
+import { conversationOf, documentsOf, messageText, shownMessage } from './traces.conversation.js';
 
 export const PREVIEW_LENGTH = 200;
 
@@ -26,6 +26,8 @@ export function previewOf(value: unknown, side: 'input' | 'output'): string | nu
   if (value === null || value === undefined) return null;
   if (typeof value === 'string') return cut(value);
   if (typeof value !== 'object') return cut(String(value));
+  const documents = side === 'output' ? documentsOf(value, false) : null;
+  if (documents) return cut(`${documents.length} ${documents.length === 1 ? 'document' : 'documents'}: ${documents[0]!.content ?? ''}`);
   const messages = conversationOf(value, side);
   const shown = messages && shownMessage(messages, side);
   const text = shown ? messageText(shown) : '';

@@ -1,5 +1,14 @@
 import { useState } from 'react';
-import { conversationOf, str, type Message, type Part } from '../../../src/features/traces/traces.conversation.js';
+import {
+  conversationOf,
+  documentsOf,
+  queryOf,
+  str,
+  type Message,
+  type Part,
+  type RetrievedDocument,
+} from '../../../src/features/traces/traces.conversation.js';
+import type { RunKind } from '../types.js';
 import { Markdown } from './markdown.js';
 import { JsonView } from './ui.js';
 
@@ -107,21 +116,72 @@ export function Conversation({ messages, label }: { messages: Message[]; label: 
   );
 }
 
-/** A run's inputs or outputs: as a conversation when they are one, else as JSON; raw JSON a click away. */
-export function RunValue({ value, side, label }: { value: unknown; side: 'input' | 'output'; label: string }) {
+/** The documents a retriever found, in order: each one's rank, id, score, content (Markdown, long ones folded) and metadata. */
+export function Documents({ documents, label }: { documents: RetrievedDocument[]; label: string }) {
+  return (
+    <ol className="sl-docs" aria-label={label}>
+      {documents.map((document, i) => (
+        <li key={i} className="sl-doc">
+          <div className="sl-doc-head">
+            <span className="sl-doc-rank">#{i + 1}</span>
+            {document.id !== null && <code>{document.id}</code>}
+            {document.score !== null && <span className="muted">score {Number(document.score.toPrecision(4))}</span>}
+          </div>
+          {document.content !== null && <TextPart text={document.content} />}
+          {document.metadata !== null && (
+            <details className="sl-doc-meta">
+              <summary>Metadata</summary>
+              <pre className="sl-code">{str(document.metadata)}</pre>
+            </details>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/** How a run's value reads: a retriever's query or documents, a conversation, or none (shown as JSON). */
+type Reading = { as: 'query'; text: string } | { as: 'documents'; documents: RetrievedDocument[] } | { as: 'conversation'; messages: Message[] } | null;
+
+function readingOf(value: unknown, side: 'input' | 'output', kind: RunKind | undefined): Reading {
+  const retriever = kind === 'retriever';
+  if (retriever && side === 'input') {
+    const text = queryOf(value);
+    return text === null ? null : { as: 'query', text };
+  }
+  const documents = side === 'output' ? documentsOf(value, retriever) : null;
+  if (documents) return { as: 'documents', documents };
   const messages = conversationOf(value, side);
+  return messages ? { as: 'conversation', messages } : null;
+}
+
+/**
+ * A run's inputs or outputs: a retriever's query as text and the documents it found as a list, a
+ * conversation as one, else JSON; raw JSON a click away.
+ */
+export function RunValue({ value, side, label, kind }: { value: unknown; side: 'input' | 'output'; label: string; kind?: RunKind }) {
+  const reading = readingOf(value, side, kind);
   const [raw, setRaw] = useState(false);
+  const readable = { query: 'Query', documents: 'Documents', conversation: 'Conversation' };
   return (
     <section className="sl-value" aria-label={label}>
       <div className="sl-value-head">
         <h3>{label}</h3>
-        {messages && (
+        {reading && (
           <button type="button" className="link" onClick={() => setRaw(!raw)} aria-pressed={raw}>
-            {raw ? 'Conversation' : 'Raw JSON'}
+            {raw ? readable[reading.as] : 'Raw JSON'}
           </button>
         )}
       </div>
-      {messages && !raw ? <Conversation messages={messages} label={label} /> : <JsonView value={value} />}
+      {reading === null || raw ? (
+        <JsonView value={value} />
+      ) : reading.as === 'query' ? (
+        <p className="sl-query">{reading.text}</p>
+      ) : reading.as === 'documents' ? (
+        <Documents documents={reading.documents} label={`${label}: ${reading.documents.length} ${reading.documents.length === 1 ? 'document' : 'documents'}`} />
+      ) : (
+        <Conversation messages={reading.messages} label={label} />
+      )}
     </section>
   );
 }

@@ -142,13 +142,13 @@ export function RunPage({ projectId, runId }: { projectId: string; runId: string
 
           <div className="sl-io">
             <section className="panel">
-              <RunValue value={run.inputs} side="input" label="Inputs" />
+              <RunValue value={run.inputs} side="input" label="Inputs" kind={run.kind} />
             </section>
             <section className="panel">
               {run.outputs === null ? (
                 <p className="muted">{run.status === 'running' ? 'No outputs yet: the run is still running.' : 'This run has no outputs.'}</p>
               ) : (
-                <RunValue value={run.outputs} side="output" label="Outputs" />
+                <RunValue value={run.outputs} side="output" label="Outputs" kind={run.kind} />
               )}
             </section>
           </div>

@@ -63,8 +63,12 @@ export function ItemTarget({ projectId, item }: { projectId: string; item: Pick<
                   <pre className="sl-error-text">{data.run.error}</pre>
                 </section>
               )}
-              <RunValue value={data.run.inputs} side="input" label="Input" />
-              {data.run.outputs === null ? <p className="muted">No output.</p> : <RunValue value={data.run.outputs} side="output" label="Output" />}
+              <RunValue value={data.run.inputs} side="input" label="Input" kind={data.run.kind} />
+              {data.run.outputs === null ? (
+                <p className="muted">No output.</p>
+              ) : (
+                <RunValue value={data.run.outputs} side="output" label="Output" kind={data.run.kind} />
+              )}
             </>
           )}
         </>

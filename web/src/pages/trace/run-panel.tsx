@@ -83,8 +83,8 @@ export function RunPanel({ projectId, runId, onClose }: { projectId: string; run
               <pre className="sl-error-text">{run.error}</pre>
             </section>
           )}
-          <RunValue value={run.inputs} side="input" label="Input" />
-          {run.outputs !== null && <RunValue value={run.outputs} side="output" label="Output" />}
+          <RunValue value={run.inputs} side="input" label="Input" kind={run.kind} />
+          {run.outputs !== null && <RunValue value={run.outputs} side="output" label="Output" kind={run.kind} />}
           <ScoresPanel projectId={projectId} kind="runs" targetId={run.id} />
           {Object.keys(run.metadata).length > 0 && (
             <details>
