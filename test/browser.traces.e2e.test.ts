@@ -34,7 +34,8 @@ const HOUR = 60 * MIN;
 /** Five minutes into an hour that began at least two hours ago: the conversation's turns share one hourly bucket. */
 const T0 = Math.floor((Date.now() - 2 * HOUR) / HOUR) * HOUR + 5 * MIN;
 const at = (ms: number) => new Date(T0 + ms).toISOString();
-const SYSTEM = '## Refund policy\nAnswer **briefly**. Use this query:\n```sql\nselect * from orders where id = 42\n```';
+const SYSTEM =
+  '## Refund policy\nAnswer **briefly**. Use this query:\n```sql\nselect * from orders where id = 42\n```\n\n| Plan | Refund window |\n| --- | ---: |\n| Pro | 30 days |\n| Free | 14 days |';
 
 /** Two turns of one conversation, and a trace about something else 80 minutes later. */
 function traceRuns(): Record<string, unknown>[] {
@@ -231,10 +232,17 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     await waterfall.getByRole('button', { name: /chat gpt-4o/ }).click();
     await ui.page.waitForURL(/\?run=turn-1-llm/);
     const input = ui.page.getByRole('list', { name: 'Input' });
-    await input.getByText('Refund policy').waitFor();
-    await expect(input.getByRole('heading', { name: 'Refund policy' }).count()).resolves.toBe(1);
-    await expect(input.locator('pre code').textContent()).resolves.toBe('select * from orders where id = 42');
+    // Rendered as Markdown once the renderer's chunk has loaded (the text as written until then).
+    await input.getByRole('heading', { name: 'Refund policy' }).waitFor();
+    await expect(input.locator('pre code').textContent()).resolves.toBe('select * from orders where id = 42\n');
+    // Highlighted by its language.
+    await expect(input.locator('pre code .hljs-keyword').allTextContents()).resolves.toEqual(['select', 'from', 'where']);
     await expect(input.locator('strong').textContent()).resolves.toBe('briefly');
+    // A GFM table is a table, not pipes.
+    const table = input.getByRole('table');
+    await expect(table.getByRole('columnheader').allTextContents()).resolves.toEqual(['Plan', 'Refund window']);
+    await expect(table.getByRole('row').nth(1).getByRole('cell').allTextContents()).resolves.toEqual(['Pro', '30 days']);
+    await expect(input.getByText('| Plan', { exact: false }).count()).resolves.toBe(0);
     await expect(input.locator('.sl-msg-role').allTextContents()).resolves.toEqual(['system', 'user']);
     const output = ui.page.getByRole('list', { name: 'Output' });
     await expect(output.textContent()).resolves.toMatch(/Tool call\s*lookup_order.*"orderId": 42.*Your refund was issued on Monday\./s);
@@ -468,6 +476,7 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
         const documents = ui.page.getByRole('list', { name: /^Outputs?: 2 documents$/ });
         await documents.waitFor({ timeout: ACTION_MS });
         const items = documents.getByRole('listitem');
+        await items.nth(0).locator('strong').waitFor();
         await expect(items.nth(0).textContent()).resolves.toMatch(/^#1Refunds for order 42 take 5 days\.Metadata/);
         await expect(items.nth(0).locator('strong').textContent()).resolves.toBe('order 42');
         await items.nth(0).getByText('Metadata').click();

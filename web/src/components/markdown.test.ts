@@ -2,33 +2,48 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { conversationOf } from './conversation.js';
-import { Markdown, parseBlocks } from './markdown.js';
+import MarkdownText from './markdown-render.js';
 
 describe('Markdown', () => {
-  it('splits a message into fenced code, headings, lists, quotes and paragraphs', () => {
-    const text = '## Policy\nAnswer **briefly**.\n\n```sql\nselect 1;\n\nselect 2;\n```\n- one\n- two\n1. first\n> quoted\nlast line';
-    expect(parseBlocks(text)).toEqual([
-      { type: 'heading', level: 2, text: 'Policy' },
-      { type: 'paragraph', text: 'Answer **briefly**.' },
-      { type: 'code', lang: 'sql', text: 'select 1;\n\nselect 2;' },
-      { type: 'list', ordered: false, items: ['one', 'two'] },
-      { type: 'list', ordered: true, items: ['first'] },
-      { type: 'quote', text: 'quoted' },
-      { type: 'paragraph', text: 'last line' },
-    ]);
-    // An unclosed fence runs to the end.
-    expect(parseBlocks('```\ncode')).toEqual([{ type: 'code', lang: '', text: 'code' }]);
+  const render = (text: string) => renderToStaticMarkup(createElement(MarkdownText, { text }));
+
+  it('renders headings under the message’s own, lists, quotes, GFM tables, strikethrough and task lists', () => {
+    const html = render('## Policy\n- one\n- [x] done\n\n> quoted\n\n| Plan | Price |\n| --- | ---: |\n| Pro | $20 |\n\n~~old~~');
+    expect(html).toContain('<h4>Policy</h4>');
+    expect(html).toMatch(/<li>one<\/li>/);
+    expect(html).toMatch(/<input type="checkbox" disabled="" checked=""\/> done/);
+    expect(html).toContain('<blockquote>\n<p>quoted</p>\n</blockquote>');
+    expect(html).toMatch(
+      /<table><thead><tr><th>Plan<\/th><th style="text-align:right">Price<\/th><\/tr><\/thead><tbody><tr><td>Pro<\/td><td style="text-align:right">\$20<\/td><\/tr><\/tbody><\/table>/,
+    );
+    expect(html).toContain('<del>old</del>');
+  });
+
+  it('highlights fenced code by its language, names it, and leaves a block without one plain', () => {
+    const html = render('```sql\nselect * from orders where id = 42\n```\n\n```\nplain text\n```');
+    expect(html).toContain(
+      '<pre class="sl-code" data-lang="sql"><span class="sl-code-lang">sql</span><code class="language-sql hljs"><span class="hljs-keyword">select</span>',
+    );
+    expect(html).toContain('<pre class="sl-code"><code>plain text\n</code></pre>');
+    // A language the renderer does not know: named, not highlighted.
+    expect(render('```cobol\nDISPLAY "HI".\n```')).toContain(
+      '<span class="sl-code-lang">cobol</span><code class="language-cobol">DISPLAY &quot;HI&quot;.\n</code>',
+    );
   });
 
   it('renders inline code, bold, italic and http(s) links, and never the text as HTML', () => {
-    const text = 'Use `npm ci`, **now**, *please*: [docs](https://example.test/a) [x](javascript:alert(1)) <img src=x onerror=alert(1)>';
-    const html = renderToStaticMarkup(createElement(Markdown, { text }));
+    const text =
+      'Use `npm ci`, **now**, *please*: [docs](https://example.test/a) [x](javascript:alert(1)) <img src=x onerror=alert(1)> ![cat](https://example.test/cat.png)';
+    const html = render(text);
     expect(html).toContain('<code>npm ci</code>');
     expect(html).toContain('<strong>now</strong>');
     expect(html).toContain('<em>please</em>');
     expect(html).toContain('<a href="https://example.test/a" target="_blank" rel="noopener noreferrer nofollow">docs</a>');
-    expect(html).not.toContain('href="javascript');
+    expect(html).not.toContain('javascript');
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    // An image is a link to it, never loaded.
+    expect(html).toContain('<a href="https://example.test/cat.png" target="_blank" rel="noopener noreferrer nofollow">Image: cat</a>');
+    expect(html).not.toContain('<img');
   });
 });
 
