@@ -254,6 +254,60 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     await expect(ui.page.getByRole('region', { name: 'Input' }).textContent()).resolves.toContain('messages');
   });
 
+  step('puts the error first: the header names the failed run and its error, "Errors only" and find-in-trace reach it, its link opens it', async () => {
+    await ui.page.goto(`/projects/${ui.projectId}/traces/turn-1`);
+    const failure = ui.page.locator('.sl-failure');
+    await expect(failure.textContent({ timeout: ACTION_MS })).resolves.toBe('✕ lookup_order failed: TimeoutError: orders service did not answer');
+    const waterfall = ui.page.getByRole('table', { name: 'Runs of the trace on a time axis' });
+    const names = () => waterfall.locator('.sl-wf-run').evaluateAll((buttons) => buttons.map((b) => b.childNodes[b.childNodes.length - 2]?.textContent ?? ''));
+    await expect.poll(names, { timeout: ACTION_MS }).toEqual(['support-agent', 'chat gpt-4o', 'lookup_order']);
+    // Errors only: the failed run with its ancestors, kept in the URL.
+    await ui.page.getByRole('checkbox', { name: /Errors only/ }).check();
+    await expect.poll(names, { timeout: ACTION_MS }).toEqual(['support-agent', 'lookup_order']);
+    await expect.poll(() => new URL(ui.page.url()).searchParams.get('errors'), { timeout: ACTION_MS }).toBe('1');
+    await ui.page.getByRole('checkbox', { name: /Errors only/ }).uncheck();
+    // Find in trace reads errors, inputs and outputs too (whole words), not only names.
+    const find = ui.page.getByRole('searchbox', { name: 'Find in trace' });
+    await find.fill('orders service');
+    await expect.poll(names, { timeout: ACTION_MS }).toEqual(['support-agent', 'lookup_order']);
+    await find.fill('Monday');
+    await expect.poll(names, { timeout: ACTION_MS }).toEqual(['support-agent', 'chat gpt-4o']);
+    await find.fill('');
+    // The failed run's link opens it beside the waterfall.
+    await failure.getByRole('link', { name: 'lookup_order' }).click();
+    await ui.page.waitForURL(/\?run=turn-1-tool/);
+    await expect(ui.page.getByRole('complementary').textContent({ timeout: ACTION_MS })).resolves.toContain('TimeoutError: orders service did not answer');
+  });
+
+  step('opens a deep link to a run far down a big trace scrolled to it, highlighted', async () => {
+    const runs = [
+      { id: 'big', name: 'batch-job', kind: 'chain', status: 'succeeded', startTime: at(100 * MIN), endTime: at(100 * MIN + 400_000) },
+      ...Array.from({ length: 400 }, (_, i) => ({
+        id: `big-${i}`,
+        parentRunId: 'big',
+        name: `step ${i}`,
+        kind: 'tool',
+        status: 'succeeded',
+        startTime: at(100 * MIN + i * 1000),
+        endTime: at(100 * MIN + i * 1000 + 500),
+      })),
+    ];
+    for (let i = 0; i < runs.length; i += 200) {
+      const batch = await apiCall(ui.dashboard.server.url, ui.token, 'POST', `/v1/projects/${ui.projectId}/runs/batch`, { runs: runs.slice(i, i + 200) });
+      expect(batch.status).toBe(200);
+    }
+    await ui.page.goto(`/projects/${ui.projectId}/traces/big?run=big-350`);
+    const row = ui.page.locator('.sl-vrow.selected');
+    await row.waitFor({ timeout: ACTION_MS });
+    await expect(row.textContent()).resolves.toContain('step 350');
+    // In view: inside the waterfall's scrolling box, and inside the window.
+    const box = (await ui.page.locator('.sl-waterfall .sl-vbox').boundingBox())!;
+    const at350 = (await row.boundingBox())!;
+    expect(at350.y).toBeGreaterThanOrEqual(box.y);
+    expect(at350.y + at350.height).toBeLessThanOrEqual(box.y + box.height + 1);
+    expect(at350.y + at350.height).toBeLessThanOrEqual(900);
+  });
+
   step('folds a 120-message input to its first and last messages, opening the middle 50 at a time', async () => {
     await ui.page.goto(`/projects/${ui.projectId}/traces/weather?run=weather-llm`);
     const input = ui.page.getByRole('list', { name: 'Input' });
@@ -287,6 +341,13 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     await expect(turns.textContent()).resolves.toMatch(
       /Turn 1.*Where is my refund for order 42\?.*Your refund was issued on Monday\..*Turn 2.*Can you split the invoice\?.*Yes, I split the invoice in two\./s,
     );
+    // Each turn says what failed in it.
+    await expect
+      .poll(() => turns.locator('.sl-failure').allTextContents(), { timeout: ACTION_MS })
+      .toEqual(['✕ lookup_order failed: TimeoutError: orders service did not answer', '✕ lookup_order failed: TimeoutError: orders service did not answer']);
+    await turns.locator('.sl-failure').first().getByRole('link', { name: 'lookup_order' }).click();
+    await ui.page.waitForURL(/\/traces\/turn-1\?run=turn-1-tool$/);
+    await ui.page.goBack();
     await ui.page.getByRole('link', { name: 'Sessions', exact: true }).first().click();
     await ui.page.getByRole('link', { name: 'conv-1' }).waitFor();
   });

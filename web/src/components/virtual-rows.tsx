@@ -13,6 +13,8 @@ export function VirtualRows<T>({
   onNearEnd,
   label,
   header,
+  reveal = null,
+  rowClassName,
 }: {
   items: T[];
   rowHeight: number;
@@ -21,9 +23,23 @@ export function VirtualRows<T>({
   onNearEnd?: () => void;
   label: string;
   header?: ReactNode;
+  /** A row to bring into view (scrolled to the middle of the box, and the box into the window) when it is out of view. */
+  reveal?: number | null;
+  rowClassName?: (item: T) => string | undefined;
 }) {
   const box = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
+  useEffect(() => {
+    const el = box.current;
+    if (reveal === null || reveal < 0 || !el) return;
+    const at = reveal * rowHeight;
+    if (at < el.scrollTop || at + rowHeight > el.scrollTop + el.clientHeight) {
+      el.scrollTop = Math.max(0, at - (el.clientHeight - rowHeight) / 2);
+      setTop(el.scrollTop);
+    }
+    const row = el.getBoundingClientRect().top + at - el.scrollTop;
+    if (row < 0 || row + rowHeight > window.innerHeight) el.scrollIntoView({ block: 'nearest' });
+  }, [reveal, rowHeight]);
   const overscan = 8;
   const first = Math.max(0, Math.floor(top / rowHeight) - overscan);
   const last = Math.min(items.length, Math.ceil((top + height) / rowHeight) + overscan);
@@ -41,7 +57,7 @@ export function VirtualRows<T>({
               key={first + i}
               role="row"
               aria-rowindex={first + i + 1}
-              className="sl-vrow"
+              className={`sl-vrow ${rowClassName?.(item) ?? ''}`.trim()}
               style={{ position: 'absolute', top: (first + i) * rowHeight, height: rowHeight, left: 0, right: 0 }}
             >
               {renderRow(item, first + i)}

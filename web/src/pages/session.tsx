@@ -9,6 +9,7 @@ import { Link } from '../router.js';
 import type { Trace } from '../types.js';
 import { Breadcrumbs, Pending } from './runs/shared.js';
 import { Totals } from './trace.js';
+import { Failure } from './trace/failure.js';
 import './trace/trace.css';
 
 const TURNS_AT_ONCE = 20;
@@ -43,9 +44,9 @@ function Turn({ projectId, trace, index, noun }: { projectId: string; trace: Tra
         <span className="muted">{fmtInstant(trace.startTime)}</span>
         <span className="muted">
           {fmtMs(trace.latencyMs)} · <span title={estimatedTitle(trace)}>{fmtTotalTokens(trace.usage)} tokens</span> · {fmtTotalCost(trace)}
-          {trace.errorCount > 0 ? ` · ${trace.errorCount} failed` : ''}
         </span>
       </div>
+      <Failure projectId={projectId} traceId={trace.traceId} errorCount={trace.errorCount} />
       {root.error ? (
         <ErrorBox error={root.error} onRetry={root.reload} />
       ) : !root.data && trace.rootRunId ? (

@@ -7,6 +7,7 @@ import { Link, navigate, useLocation } from '../router.js';
 import type { Trace } from '../types.js';
 import { Breadcrumbs, Pending } from './runs/shared.js';
 import { AddToQueue } from './annotations/add-to-queue.js';
+import { Failure } from './trace/failure.js';
 import { RunPanel } from './trace/run-panel.js';
 import { Waterfall } from './trace/waterfall.js';
 import './trace/trace.css';
@@ -57,7 +58,10 @@ export function Totals({
   );
 }
 
-/** A trace: its totals, its runs as a waterfall, and the selected run beside it (`?run=`), without reloading. */
+/**
+ * A trace: what failed (the run its failure began at, and its error), its totals, its runs as a waterfall
+ * (`?errors=1` keeps the failed ones), and the selected run beside it (`?run=`), without reloading.
+ */
 export function TracePage({ projectId, traceId }: { projectId: string; traceId: string }) {
   const project = useProject(projectId);
   const { search } = useLocation();
@@ -66,13 +70,15 @@ export function TracePage({ projectId, traceId }: { projectId: string; traceId: 
   const detail = state.data?.trace.traceId === traceId ? state.data : undefined;
   useDocumentTitle(detail ? `Trace ${detail.trace.name}` : 'Trace', project.data?.name);
   const base = `/projects/${projectId}`;
-  const select = (runId: string | null) => {
+  const errorsOnly = search.get('errors') === '1';
+  const setParam = (key: string, value: string | null) => {
     const params = new URLSearchParams(search);
-    if (runId) params.set('run', runId);
-    else params.delete('run');
+    if (value) params.set(key, value);
+    else params.delete(key);
     const query = params.toString();
     navigate(`${base}/traces/${encodeURIComponent(traceId)}${query ? `?${query}` : ''}`, { replace: true, keepScroll: true });
   };
+  const select = (runId: string | null) => setParam('run', runId);
   const crumbs = [
     { label: 'Projects', to: '/projects' },
     { label: project.data?.name ?? 'Project', to: `${base}/traces` },
@@ -104,9 +110,17 @@ export function TracePage({ projectId, traceId }: { projectId: string; traceId: 
           </>
         }
       />
+      <Failure projectId={projectId} traceId={traceId} errorCount={t.errorCount} onOpen={select} />
       <Totals of={t} label="Trace totals" />
       <div className={`sl-trace-layout${selected ? ' with-panel' : ''}`}>
-        <Waterfall detail={detail} selected={selected} onSelect={(id) => select(id)} />
+        <Waterfall
+          projectId={projectId}
+          detail={detail}
+          selected={selected}
+          onSelect={(id) => select(id)}
+          errorsOnly={errorsOnly}
+          onErrorsOnly={(on) => setParam('errors', on ? '1' : null)}
+        />
         {selected && <RunPanel projectId={projectId} runId={selected} onClose={() => select(null)} />}
       </div>
       <details className="sl-trace-scores" open>

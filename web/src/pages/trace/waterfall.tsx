@@ -1,4 +1,5 @@
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
+import { runs as runsApi } from '../../api.js';
 import type { TraceDetail } from '../../types.js';
 import { VirtualRows } from '../../components/virtual-rows.js';
 import { fmtCost, fmtMs, fmtNumber } from '../../format.js';
@@ -16,27 +17,81 @@ function tickStep(span: number): number {
   return 10 * power;
 }
 
+/** Runs whose content the search reads at most: the first pages of the runs list's `q` over the trace. */
+const CONTENT_MATCHES = 500;
+
+/**
+ * The runs of a trace whose name, inputs, outputs or error hold every word of `text` (the runs list's `q`
+ * search, whole words), read after typing pauses; null while there is nothing to search or it is on its way.
+ */
+function useContentMatches(projectId: string, traceId: string, text: string): Set<string> | null {
+  const [matches, setMatches] = useState<{ text: string; ids: Set<string> } | null>(null);
+  useEffect(() => {
+    if (text === '') return;
+    let cancelled = false;
+    const timer = setTimeout(async () => {
+      const ids = new Set<string>();
+      let cursor: string | undefined;
+      try {
+        do {
+          const page = await runsApi.list(projectId).page({ traceId, q: text, limit: '100', cursor });
+          for (const run of page.items) ids.add(run.id);
+          cursor = page.nextCursor ?? undefined;
+        } while (cursor && ids.size < CONTENT_MATCHES && !cancelled);
+      } catch {
+        // The names, kinds and models still match; the content search is a help, not a must.
+      }
+      if (!cancelled) setMatches({ text, ids });
+    }, 300);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  }, [projectId, traceId, text]);
+  return matches && matches.text === text ? matches.ids : null;
+}
+
 /**
  * A trace's runs as a waterfall: one row per run in tree order, indented by depth (subtrees fold), a bar
  * at the run's true offset from the trace's start and of its true length on a shared time axis, failed
- * runs marked (colour, icon and text), running ones open-ended. `filter` keeps the runs whose name,
- * kind or model contains it (with their ancestors, so each stays in its place).
+ * runs marked (colour, icon and text), running ones open-ended. "Find in trace" keeps the runs whose name,
+ * kind or model contains it or whose inputs, outputs or error hold its words; "Errors only" the failed
+ * runs (each with its ancestors, so it stays in its place). The selected run is highlighted and brought
+ * into view (a link with `?run=` opens on it).
  */
-export function Waterfall({ detail, selected, onSelect }: { detail: TraceDetail; selected: string | null; onSelect: (runId: string) => void }) {
+export function Waterfall({
+  projectId,
+  detail,
+  selected,
+  onSelect,
+  errorsOnly,
+  onErrorsOnly,
+}: {
+  projectId: string;
+  detail: TraceDetail;
+  selected: string | null;
+  onSelect: (runId: string) => void;
+  errorsOnly: boolean;
+  onErrorsOnly: (on: boolean) => void;
+}) {
   const [folded, setFolded] = useState<Set<string>>(new Set());
   const [filter, setFilter] = useState('');
+  const needle = filter.trim().toLowerCase();
+  const content = useContentMatches(projectId, detail.trace.traceId, needle);
+  const failedCount = useMemo(() => detail.runs.filter((run) => run.status === 'failed').length, [detail.runs]);
   const start = Date.parse(detail.trace.startTime);
   const end = Math.max(Date.parse(detail.trace.endTime), start + 1);
   const span = end - start;
   const now = Date.now();
 
   const rows = useMemo(() => {
-    const needle = filter.trim().toLowerCase();
     const byId = new Map(detail.runs.map((r) => [r.id, r]));
+    const narrowed = needle !== '' || errorsOnly;
     const keep = new Set<string>();
-    if (needle) {
+    if (narrowed) {
       for (const run of detail.runs) {
-        if (![run.name, run.kind, run.model ?? ''].some((text) => text.toLowerCase().includes(needle))) continue;
+        if (errorsOnly && run.status !== 'failed') continue;
+        if (needle && !content?.has(run.id) && ![run.name, run.kind, run.model ?? ''].some((text) => text.toLowerCase().includes(needle))) continue;
         for (let at: Outline | undefined = run; at && !keep.has(at.id); at = at.parentRunId ? byId.get(at.parentRunId) : undefined) keep.add(at.id);
       }
     }
@@ -45,12 +100,13 @@ export function Waterfall({ detail, selected, onSelect }: { detail: TraceDetail;
     for (const run of detail.runs) {
       if (hideBelow !== null && run.depth > hideBelow) continue;
       hideBelow = null;
-      if (needle && !keep.has(run.id)) continue;
+      if (narrowed && !keep.has(run.id)) continue;
       out.push(run);
       if (folded.has(run.id)) hideBelow = run.depth;
     }
     return out;
-  }, [detail.runs, folded, filter]);
+  }, [detail.runs, folded, needle, content, errorsOnly]);
+  const selectedIndex = useMemo(() => (selected === null ? null : rows.findIndex((run) => run.id === selected)), [rows, selected]);
   const hasChildren = useMemo(() => new Set(detail.runs.map((r) => r.parentRunId).filter((id): id is string => id !== null)), [detail.runs]);
 
   const step = tickStep(span);
@@ -66,10 +122,16 @@ export function Waterfall({ detail, selected, onSelect }: { detail: TraceDetail;
         <h2 id="waterfall-title">Waterfall</h2>
         <label className="sl-inline-field">
           <span>Find in trace</span>
-          <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="name, kind or model" />
+          <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="name, model, input, output or error" />
+        </label>
+        <label className="sl-inline-check">
+          <input type="checkbox" checked={errorsOnly} onChange={(e) => onErrorsOnly(e.target.checked)} disabled={failedCount === 0 && !errorsOnly} /> Errors
+          only
+          <span className="muted"> ({fmtNumber(failedCount)})</span>
         </label>
         <span className="muted" role="status">
-          {filter ? `${fmtNumber(rows.length)} of ${fmtNumber(detail.runs.length)} runs` : `${fmtNumber(detail.runs.length)} runs`}
+          {needle || errorsOnly ? `${fmtNumber(rows.length)} of ${fmtNumber(detail.runs.length)} runs` : `${fmtNumber(detail.runs.length)} runs`}
+          {needle && content === null ? ', searching inputs and outputs…' : ''}
           {detail.truncated ? ' (the first of more)' : ''}
         </span>
       </div>
@@ -78,6 +140,8 @@ export function Waterfall({ detail, selected, onSelect }: { detail: TraceDetail;
         items={rows}
         rowHeight={ROW}
         height={Math.min(560, Math.max(3, rows.length) * ROW)}
+        reveal={selectedIndex}
+        rowClassName={(run) => (run.id === selected ? 'selected' : undefined)}
         header={
           <div role="row" className="sl-wf-axis">
             <span role="columnheader" className="sl-wf-name">
