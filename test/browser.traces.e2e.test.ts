@@ -9,8 +9,10 @@
  * OpenTelemetry exporter reads as its query and the documents it found. With SIGHTLINE_UPDATE_SCREENSHOTS=1 the
  * traces list, the trace view and the conversation are saved to docs/screenshots/ for the README.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { dirname, join } from 'node:path';
 import { LangChainInstrumentation } from '@arizeai/openinference-instrumentation-langchain';
 import * as CallbackManagerModule from '@langchain/core/callbacks/manager';
 import { Document } from '@langchain/core/documents';
@@ -549,6 +551,52 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
       await ui.page.goto(`/projects/${projectId}/traces`);
       // The trace's preview: how many documents, and the first one's text.
       await rows().filter({ hasText: '2 documents: Refunds for **order 42** take 5 days.' }).waitFor({ timeout: ACTION_MS });
+    },
+  );
+
+  step(
+    'an empty project shows its id, mints a token and gives whole programs to send with; it turns into the traces list when the first trace arrives',
+    async () => {
+      const project = await apiCall<{ id: string }>(ui.dashboard.server.url, ui.token, 'POST', '/v1/projects', { name: 'brand-new' });
+      const projectId = project.body.id;
+      await ui.page.goto(`/projects/${projectId}/traces`);
+      const onboarding = ui.page.getByRole('region', { name: 'Send the first trace to brand-new' });
+      await onboarding.waitFor({ timeout: ACTION_MS });
+      await expect(onboarding.textContent()).resolves.toContain(`Project id ${projectId}`);
+      await onboarding.getByRole('button', { name: 'Create a token to send with' }).click();
+      const secret = onboarding.locator('.sl-secret');
+      await secret.waitFor({ timeout: ACTION_MS });
+      const token = (await secret.textContent())!;
+      expect(token).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/); // a signed token (JWS)
+      // The snippets, reached by the keyboard (arrow keys between the tabs), each with the project and the token filled in.
+      const tabs = onboarding.getByRole('tab');
+      await expect(tabs.allTextContents()).resolves.toEqual(['TypeScript SDK', 'OpenTelemetry (Python)', 'OpenTelemetry (JavaScript)', 'curl']);
+      const snippet = onboarding.getByRole('tabpanel').locator('pre');
+      for (const [i, name] of ['TypeScript SDK', 'OpenTelemetry (Python)', 'OpenTelemetry (JavaScript)', 'curl'].entries()) {
+        if (i === 0) await tabs.first().focus();
+        else await ui.page.keyboard.press('ArrowRight');
+        await expect(tabs.nth(i).getAttribute('aria-selected')).resolves.toBe('true');
+        await expect(snippet.getAttribute('aria-label')).resolves.toBe(`${name} snippet`);
+        const code = (await snippet.textContent())!;
+        expect(code, name).toContain(token);
+        expect(code, name).toContain(projectId);
+      }
+      await tabs.nth(3).click();
+      const curl = (await snippet.textContent())!;
+      // The JavaScript program, run as written with the real OpenTelemetry packages: the page shows its trace by itself.
+      await tabs.nth(2).click();
+      const program = join(ROOT, 'test-artifacts', `first-trace-${process.pid}.mjs`);
+      mkdirSync(dirname(program), { recursive: true });
+      writeFileSync(program, (await snippet.textContent())!);
+      await promisify(execFile)(process.execPath, [program], { timeout: 60_000 });
+      const table = ui.page.getByRole('table', { name: 'Traces' });
+      await table.getByRole('row').filter({ hasText: 'first-trace' }).waitFor({ timeout: 20_000 });
+      await expect(table.getByRole('row').filter({ hasText: 'first-trace' }).textContent()).resolves.toContain('Hello from Sightline');
+      await expect(onboarding.count()).resolves.toBe(0);
+      // The curl snippet, as shown and run as written by bash, stores a run too.
+      expect(curl).toContain(token);
+      const { stdout } = await promisify(execFile)('bash', ['-c', curl], { timeout: 30_000 });
+      expect(JSON.parse(stdout)).toMatchObject({ name: 'first-trace', kind: 'llm', status: 'succeeded', outputs: { answer: 'Hello from Sightline' } });
     },
   );
 });

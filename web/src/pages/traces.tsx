@@ -10,6 +10,7 @@ import { Link, navigate } from '../router.js';
 import type { Trace } from '../types.js';
 import { Breadcrumbs } from './runs/shared.js';
 import { ListStatus, useListWindow, WindowControls } from './runs/window.js';
+import { Onboarding, useHasRuns } from './traces/onboarding.js';
 import './runs/runs.css';
 import './trace/trace.css';
 
@@ -71,6 +72,13 @@ export function TracesPage({ projectId }: { projectId: string }) {
   const list = useList(traces.list(projectId), win.query, 100);
   const scoreNames = useScoreNames();
   useDocumentTitle('Traces', project.data?.name);
+  const empty = list.items.length === 0 && !list.loading && list.loaded && !list.error;
+  // An empty window of an unfiltered list may be an empty project: then it shows how to send the first trace.
+  const hasRuns = useHasRuns(projectId, empty && !win.filtered);
+  const reload = () => {
+    win.refresh();
+    list.reload();
+  };
 
   return (
     <>
@@ -80,14 +88,7 @@ export function TracesPage({ projectId }: { projectId: string }) {
         actions={
           <>
             <ExportButton projectId={projectId} what="traces" query={win.query} />
-            <Button
-              onClick={() => {
-                win.refresh();
-                list.reload();
-              }}
-            >
-              ↻ Refresh
-            </Button>
+            <Button onClick={reload}>↻ Refresh</Button>
           </>
         }
       />
@@ -96,7 +97,9 @@ export function TracesPage({ projectId }: { projectId: string }) {
       <ListStatus title="Traces" count={list.items.length} hasMore={list.hasMore} loading={list.loading} />
       {list.error ? (
         <ErrorBox error={list.error} onRetry={list.reload} />
-      ) : list.items.length === 0 && !list.loading && list.loaded ? (
+      ) : empty && hasRuns.data === false ? (
+        <Onboarding projectId={projectId} projectName={project.data?.name ?? projectId} onFirstRun={reload} />
+      ) : empty ? (
         <p className="muted">
           No traces in this window{win.filtered ? ' match these filters' : ''}.{' '}
           {win.filtered && (
