@@ -15,6 +15,7 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiCall, chromiumAvailable, CHROMIUM, formScope, labelled, mintToken, openDashboard, screenshot, signIn, type Dashboard } from './helpers/browser.js';
@@ -205,6 +206,26 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     const banner = page.getByRole('banner');
     await banner.getByText("e2e-user's organization").waitFor();
     expect(await banner.textContent()).toContain('owner');
+  });
+
+  step('loads the first page with at most 250 KB of compressed JavaScript: each page and the Markdown renderer load when first needed', async () => {
+    const fresh = await page.context().newPage();
+    const scripts = new Map<string, number>();
+    fresh.on('response', async (response) => {
+      if (!response.url().endsWith('.js')) return;
+      scripts.set(new URL(response.url()).pathname, gzipSync(await response.body()).length);
+    });
+    try {
+      await fresh.goto(`${dashboard!.server.url}/projects`);
+      await fresh.getByRole('heading', { level: 1, name: 'Projects' }).waitFor({ timeout: ACTION_MS });
+      await fresh.waitForLoadState('networkidle');
+      const total = [...scripts.values()].reduce((a, b) => a + b, 0);
+      expect(total, JSON.stringify([...scripts])).toBeLessThanOrEqual(250_000);
+      // Not loaded: another page's chunk, the Markdown renderer.
+      expect([...scripts.keys()].filter((path) => /\/(trace|runs|markdown-render|settings)-[\w-]+\.js$/.test(path))).toEqual([]);
+    } finally {
+      await fresh.close();
+    }
   });
 
   step('creates a project through the UI', async () => {

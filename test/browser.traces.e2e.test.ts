@@ -278,7 +278,7 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     // The failed run's link opens it beside the waterfall.
     await failure.getByRole('link', { name: 'lookup_order' }).click();
     await ui.page.waitForURL(/\?run=turn-1-tool/);
-    await expect(ui.page.getByRole('complementary').textContent({ timeout: ACTION_MS })).resolves.toContain('TimeoutError: orders service did not answer');
+    await expect.poll(() => ui.page.getByRole('complementary').textContent(), { timeout: ACTION_MS }).toContain('TimeoutError: orders service did not answer');
   });
 
   step('opens a deep link to a run far down a big trace scrolled to it, highlighted', async () => {
