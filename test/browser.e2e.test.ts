@@ -223,6 +223,12 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
       expect(total, JSON.stringify([...scripts])).toBeLessThanOrEqual(250_000);
       // Not loaded: another page's chunk, the Markdown renderer.
       expect([...scripts.keys()].filter((path) => /\/(trace|runs|markdown-render|settings)-[\w-]+\.js$/.test(path))).toEqual([]);
+      // Another page brings its own chunk when it is first opened.
+      const before = scripts.size;
+      await fresh.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+      await fresh.getByRole('heading', { level: 1, name: 'Settings' }).waitFor({ timeout: ACTION_MS });
+      await expect.poll(() => [...scripts.keys()].filter((path) => /\/settings-[\w-]+\.js$/.test(path)).length, { timeout: ACTION_MS }).toBe(1);
+      expect(scripts.size).toBeGreaterThan(before);
     } finally {
       await fresh.close();
     }
