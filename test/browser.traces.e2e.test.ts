@@ -310,6 +310,41 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     expect(at350.y + at350.height).toBeLessThanOrEqual(900);
   });
 
+  step('answers the keyboard: / searches, j and k move between rows, Enter opens one, Esc closes the run beside a trace, ? lists the keys', async () => {
+    await ui.page.goto(`/projects/${ui.projectId}/traces`);
+    const links = ui.page.getByRole('table', { name: 'Traces' }).locator('[data-row-link]');
+    await links.first().waitFor({ timeout: ACTION_MS });
+    const focused = () => ui.page.evaluate<string>("document.activeElement?.textContent ?? ''");
+    await ui.page.locator('main').focus();
+    await ui.page.keyboard.press('/');
+    await expect(ui.page.evaluate<string | undefined>('document.activeElement?.type')).resolves.toBe('search');
+    await ui.page.keyboard.press('Tab'); // out of the box: letters are shortcuts again
+    await ui.page.locator('main').focus();
+    await ui.page.keyboard.press('j');
+    const first = await links.nth(0).textContent();
+    await expect(focused()).resolves.toBe(first);
+    await ui.page.keyboard.press('j');
+    await expect(focused()).resolves.toBe(await links.nth(1).textContent());
+    await ui.page.keyboard.press('k');
+    await expect(focused()).resolves.toBe(first);
+    await ui.page.keyboard.press('Enter');
+    await ui.page.waitForURL(/\/traces\/[^/?]+$/);
+    // Esc closes the run opened beside the waterfall.
+    await ui.page.goto(`/projects/${ui.projectId}/traces/turn-1?run=turn-1-llm`);
+    await ui.page.getByRole('complementary').waitFor({ timeout: ACTION_MS });
+    await ui.page.locator('main').focus();
+    await ui.page.keyboard.press('Escape');
+    await ui.page.waitForURL(/\/traces\/turn-1$/);
+    await expect(ui.page.getByRole('complementary').count()).resolves.toBe(0);
+    // ? lists the keys; Esc closes the list.
+    await ui.page.keyboard.press('?');
+    const help = ui.page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+    await help.waitFor({ timeout: ACTION_MS });
+    await expect(help.locator('dt').allTextContents()).resolves.toEqual(['/', 'j / k', 'Enter', 'Esc', '?']);
+    await ui.page.keyboard.press('Escape');
+    await expect.poll(() => help.isVisible(), { timeout: ACTION_MS }).toBe(false);
+  });
+
   step('folds a 120-message input to its first and last messages, opening the middle 50 at a time', async () => {
     await ui.page.goto(`/projects/${ui.projectId}/traces/weather?run=weather-llm`);
     const input = ui.page.getByRole('list', { name: 'Input' });

@@ -1,4 +1,5 @@
 import { useEffect, useState, type ReactNode } from 'react';
+import { Shortcuts } from './shortcuts.js';
 import { auth } from '../api.js';
 import { useDocumentTitle } from '../hooks.js';
 import type { SignInStatus } from '../types.js';
@@ -71,6 +72,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <main id="main" tabIndex={-1}>
         {children}
       </main>
+      <Shortcuts />
     </div>
   );
 }

@@ -101,7 +101,7 @@ export function ActivityPage({ projectId, kind }: { projectId: string; kind: 'se
         row={(item) => (
           <tr key={idOf(item)}>
             <td>
-              <Link to={`${base}/${kind}/${encodeURIComponent(idOf(item))}`}>
+              <Link to={`${base}/${kind}/${encodeURIComponent(idOf(item))}`} data-row-link="">
                 <code>{idOf(item)}</code>
               </Link>
             </td>

@@ -7,6 +7,7 @@ import { Link, navigate, useLocation } from '../router.js';
 import type { Trace } from '../types.js';
 import { Breadcrumbs, Pending } from './runs/shared.js';
 import { AddToQueue } from './annotations/add-to-queue.js';
+import { useEscape } from '../components/shortcuts.js';
 import { Failure } from './trace/failure.js';
 import { RunPanel } from './trace/run-panel.js';
 import { Waterfall } from './trace/waterfall.js';
@@ -79,6 +80,7 @@ export function TracePage({ projectId, traceId }: { projectId: string; traceId: 
     navigate(`${base}/traces/${encodeURIComponent(traceId)}${query ? `?${query}` : ''}`, { replace: true, keepScroll: true });
   };
   const select = (runId: string | null) => setParam('run', runId);
+  useEscape(selected ? () => select(null) : null);
   const crumbs = [
     { label: 'Projects', to: '/projects' },
     { label: project.data?.name ?? 'Project', to: `${base}/traces` },

@@ -21,7 +21,7 @@ function TraceRow({ trace, base, scoreColumn }: { trace: Trace; base: string; sc
   return (
     <>
       <span role="cell" className="sl-tr-name">
-        <Link to={`${base}/traces/${encodeURIComponent(trace.traceId)}`} onKeyDown={(e) => e.key === ' ' && open()}>
+        <Link to={`${base}/traces/${encodeURIComponent(trace.traceId)}`} onKeyDown={(e) => e.key === ' ' && open()} data-row-link="">
           {trace.status === 'failed' && (
             <span title="failed" aria-label="failed">
               ✕{' '}

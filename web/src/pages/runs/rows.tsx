@@ -50,7 +50,7 @@ const RunRow = memo(function RunRow({ run, base, scoreColumn }: { run: Run; base
               ↳<span className="sl-sr-only">child run:</span>
             </span>
           )}
-          <Link to={`${base}/runs/${encodeURIComponent(run.id)}`} className="sl-strong-link" title={run.name}>
+          <Link to={`${base}/runs/${encodeURIComponent(run.id)}`} className="sl-strong-link" title={run.name} data-row-link="">
             {run.name}
           </Link>
         </span>
