@@ -64,6 +64,15 @@ browserSuite('evaluator rules in a real browser (chromium + playwright-core)', S
     await row.waitFor();
     // Name, evaluator, filter, rate, pending, done, failed, skipped.
     await expect.poll(() => row.getByRole('cell').nth(5).textContent(), { timeout: ACTION_MS }).toBe('1');
+    // The score on the run's trace names the run and the rule by their names, not their ids; the run's name opens it.
+    const runId = (batch.body as { results: { id: string }[] }).results[0]!.id;
+    await ui.page.goto(`/projects/${ui.projectId}/traces/${runId}`);
+    const score = ui.page.getByRole('list', { name: 'Scores of this trace' }).getByRole('listitem').filter({ hasText: 'short' });
+    await expect.poll(() => score.textContent(), { timeout: ACTION_MS }).toMatch(/short.*evaluator · on chat · evaluator Short answers/);
+    await score.getByRole('button', { name: 'chat' }).click();
+    await ui.page.waitForURL(new RegExp(`\\?run=${runId}$`));
+    await ui.page.goto(`/projects/${ui.projectId}/evaluators`);
+    await rules().getByText('Short answers').waitFor();
   });
 
   step('pauses the rule, then deletes it', async () => {

@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
-import { scoreConfigs, scores, type ScoreTargetKind } from '../api.js';
-import { useList } from '../hooks.js';
+import { evaluators, scoreConfigs, scores, type ScoreTargetKind } from '../api.js';
+import { useAsync, useList } from '../hooks.js';
 import { useSession } from '../session.js';
 import type { Score } from '../types.js';
 import { fmtScoreValue, parseScoreValue } from './score-value.js';
@@ -9,19 +9,51 @@ import { Badge, Button, ErrorBox } from './ui.js';
 const FILTER: Record<ScoreTargetKind, 'runId' | 'traceId' | 'sessionId'> = { runs: 'runId', traces: 'traceId', sessions: 'sessionId' };
 const NOUN: Record<ScoreTargetKind, string> = { runs: 'run', traces: 'trace', sessions: 'session' };
 
+/** The evaluator rules of a project by id, read only when a score was given by one. */
+function useRuleNames(projectId: string, wanted: boolean): Map<string, string> {
+  const rules = useAsync(
+    () =>
+      wanted
+        ? evaluators
+            .list(projectId)
+            .page({ limit: '100' })
+            .then((page) => page.items)
+        : Promise.resolve([]),
+    `rules:${projectId}:${wanted}`,
+  );
+  return new Map((rules.data ?? []).map((rule) => [rule.id, rule.name]));
+}
+
 /**
  * The scores of a run, a trace (its own and its runs') or a session, and a form to add one in place:
  * the organization's score configs are offered by name, and a config's type decides the value's input
- * (a number within its range, true or false, one of its categories). The author of a score, or an
- * admin, may delete it.
+ * (a number within its range, true or false, one of its categories). Each score names its run (by the
+ * run's name, where `runNames` knows it; `onOpenRun` opens it) and its author (you, a teammate, or the
+ * evaluator rule by name). The author of a score, or an admin, may delete it.
  */
-export function ScoresPanel({ projectId, kind, targetId }: { projectId: string; kind: ScoreTargetKind; targetId: string }) {
+export function ScoresPanel({
+  projectId,
+  kind,
+  targetId,
+  runNames,
+  onOpenRun,
+}: {
+  projectId: string;
+  kind: ScoreTargetKind;
+  targetId: string;
+  runNames?: Map<string, string>;
+  onOpenRun?: (runId: string) => void;
+}) {
   const { me, can } = useSession();
   const list = useList(scores.list(projectId), { [FILTER[kind]]: targetId }, 100);
   const configs = useList(scoreConfigs.list, { archived: false }, 100);
   const mayWrite = can('scores:write');
   const mayDelete = (score: Score) => mayWrite && (can('quality:admin') || (score.author.kind === 'user' && score.author.id === me.user.id));
   const [removing, setRemoving] = useState<unknown>(null);
+  const ruleNames = useRuleNames(
+    projectId,
+    list.items.some((score) => score.author.kind === 'rule'),
+  );
 
   return (
     <section className="sl-scores" aria-label="Scores">
@@ -34,10 +66,26 @@ export function ScoresPanel({ projectId, kind, targetId }: { projectId: string; 
             <li key={score.id} className="sl-score">
               <span className="sl-score-name">{score.name}</span> <strong className="sl-score-value">{fmtScoreValue(score.value)}</strong>{' '}
               <Badge tone={score.source === 'evaluator' ? 'info' : score.source === 'annotation' ? 'warn' : 'neutral'}>{score.source}</Badge>
-              {kind === 'traces' && score.runId && <span className="muted"> · run {score.runId}</span>}
+              {kind === 'traces' && score.runId && (
+                <span className="muted">
+                  {' · on '}
+                  {onOpenRun ? (
+                    <button type="button" className="link" onClick={() => onOpenRun(score.runId!)}>
+                      {runNames?.get(score.runId) ?? score.runId}
+                    </button>
+                  ) : (
+                    (runNames?.get(score.runId) ?? score.runId)
+                  )}
+                </span>
+              )}
               <span className="muted">
                 {' '}
-                · {score.author.kind === 'user' && score.author.id === me.user.id ? 'you' : score.author.kind === 'rule' ? 'evaluator rule' : 'a teammate'}
+                ·{' '}
+                {score.author.kind === 'user' && score.author.id === me.user.id
+                  ? 'you'
+                  : score.author.kind === 'rule'
+                    ? `evaluator ${ruleNames.get(score.author.id) ?? 'rule'}`
+                    : 'a teammate'}
               </span>
               {score.comment && <div className="sl-score-comment">{score.comment}</div>}
               {mayDelete(score) && (

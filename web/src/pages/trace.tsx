@@ -127,7 +127,13 @@ export function TracePage({ projectId, traceId }: { projectId: string; traceId: 
       </div>
       <details className="sl-trace-scores" open>
         <summary>Scores of the trace and its runs</summary>
-        <ScoresPanel projectId={projectId} kind="traces" targetId={traceId} />
+        <ScoresPanel
+          projectId={projectId}
+          kind="traces"
+          targetId={traceId}
+          runNames={new Map(detail.runs.map((run) => [run.id, run.name]))}
+          onOpenRun={select}
+        />
       </details>
     </>
   );
