@@ -158,7 +158,10 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
   };
   const runsTable = () => page.getByRole('table', { name: 'Runs' });
   /** The runs' rows in the document (the windowed ones; the heading row is outside the row group). */
-  const runRows = () => runsTable().getByRole('rowgroup').getByRole('row');
+  const runRows = () =>
+    runsTable()
+      .getByRole('rowgroup', { name: /: rows$/ })
+      .getByRole('row');
   /** How many runs the list has loaded (its aria-rowcount), whether or not their rows are in the document. */
   const loadedRuns = async () =>
     Number(

@@ -200,7 +200,11 @@ browserSuite('the dashboard’s forms in a real browser (chromium + playwright-c
     await ui.page.getByText(/computed from estimated tokens at the built-in price of gpt-4o/).waitFor();
     // In the runs list, the tokens and the cost computed from them are marked as estimates.
     await ui.page.goto(`/projects/${ui.projectId}/runs?name=${encodeURIComponent('streamed answer')}`);
-    const row = ui.page.getByRole('table', { name: 'Runs' }).getByRole('rowgroup').getByRole('row').first();
+    const row = ui.page
+      .getByRole('table', { name: 'Runs' })
+      .getByRole('rowgroup', { name: /: rows$/ })
+      .getByRole('row')
+      .first();
     await expect.poll(async () => row.textContent(), { timeout: ACTION_MS }).toMatch(/streamed answer.*≈12.*≈\$/s);
     // A trace's totals say how many of its tokens, and how much of its cost, are estimated.
     await ui.page.goto(`/projects/${ui.projectId}/traces/estimated-trace`);

@@ -102,7 +102,7 @@ browserSuite('scoring runs, traces and sessions in a real browser (chromium + pl
     // The trace's scores include its runs'.
     await expect
       .poll(async () => ui.page.getByRole('list', { name: 'Scores of this trace' }).textContent(), { timeout: ACTION_MS })
-      .toMatch(/helpfulness.*run turn-llm/s);
+      .toMatch(/helpfulness.*on chat gpt-4o/s); // the run by its name
     await ui.page.getByRole('complementary').getByRole('button', { name: 'Delete the score helpfulness' }).click();
     await expect.poll(async () => ui.page.getByRole('complementary').getByRole('list', { name: 'Scores of this run' }).count(), { timeout: ACTION_MS }).toBe(0);
   });
@@ -131,7 +131,7 @@ browserSuite('scoring runs, traces and sessions in a real browser (chromium + pl
     expect(given.body.results.map((r) => r.status)).toEqual(['created', 'created', 'created']);
     await ui.page.goto(`/projects/${ui.projectId}/runs`);
     const table = ui.page.getByRole('table', { name: 'Runs' });
-    const rows = table.getByRole('rowgroup').getByRole('row');
+    const rows = table.getByRole('rowgroup', { name: /: rows$/ }).getByRole('row');
     // Every row shows its own scores: name and value.
     await expect
       .poll(async () => table.textContent(), { timeout: ACTION_MS })

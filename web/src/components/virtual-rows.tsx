@@ -49,9 +49,22 @@ export function VirtualRows<T>({
   return (
     <div role="table" aria-label={label} aria-rowcount={items.length} className="sl-vtable">
       {/* The header keeps the width of the box's scrollbar free too, so its columns stand over the rows'. */}
-      {header && <div className="sl-vhead">{header}</div>}
-      <div ref={box} className="sl-vbox" style={{ height, overflowY: 'auto' }} onScroll={(e) => setTop(e.currentTarget.scrollTop)} tabIndex={0}>
-        <div role="rowgroup" style={{ height: items.length * rowHeight, position: 'relative' }}>
+      {header && (
+        <div role="rowgroup" className="sl-vhead">
+          {header}
+        </div>
+      )}
+      {/* The rows' group is the scrolling box (in the tab order, so the keyboard scrolls it); the spacer inside only sizes it. */}
+      <div
+        ref={box}
+        role="rowgroup"
+        aria-label={`${label}: rows`}
+        className="sl-vbox"
+        style={{ height, overflowY: 'auto' }}
+        onScroll={(e) => setTop(e.currentTarget.scrollTop)}
+        tabIndex={0}
+      >
+        <div role="presentation" style={{ height: items.length * rowHeight, position: 'relative' }}>
           {items.slice(first, last).map((item, i) => (
             <div
               key={first + i}
