@@ -134,9 +134,13 @@ browserSuite('every page: accessible, within the screen, without console errors 
     }
     ids.experiment = experiments[0]!;
     ids.compare = experiments.join(',');
-    await api('POST', '/v1/prompts', { name: 'support-reply', template: 'Answer {{question}} briefly.' }, 201);
-    await api('POST', `/v1/projects/${ui.projectId}/monitors`, { name: 'Errors', metric: 'error_count', window: '1h', threshold: { op: '>', value: 0 } }, 201);
-    await api('POST', `/v1/projects/${ui.projectId}/annotation-queues`, { name: 'Review answers' }, 201);
+    ids.prompt = (await api('POST', '/v1/prompts', { name: 'support-reply', template: 'Answer {{question}} briefly.' }, 201)).id;
+    const monitor = { name: 'Errors', metric: 'error_count', window: '1h', threshold: { op: '>', value: 0 } };
+    ids.monitor = (await api('POST', `/v1/projects/${ui.projectId}/monitors`, monitor, 201)).id;
+    const correct = await api('POST', '/v1/score-configs', { name: 'correct', dataType: 'boolean' }, 201);
+    const queue = { name: 'Review answers', target: 'run', scoreConfigIds: [correct.id] };
+    ids.queue = (await api('POST', `/v1/projects/${ui.projectId}/annotation-queues`, queue, 201)).id;
+    await api('POST', `/v1/projects/${ui.projectId}/annotation-queues/${ids.queue}/items`, { ids: [ids.run] });
     ids.empty = (await api('POST', '/v1/projects', { name: 'empty-project' }, 201)).id;
   }, 180_000);
 
@@ -153,9 +157,13 @@ browserSuite('every page: accessible, within the screen, without console errors 
       `${p}/users`,
       `${p}/users/ada`,
       `${p}/monitors`,
+      `${p}/monitors/${ids.monitor}`,
       `${p}/annotation-queues`,
+      `${p}/annotation-queues/${ids.queue}`,
+      `${p}/annotation-queues/${ids.queue}/review`,
       `${p}/evaluators`,
       '/prompts',
+      `/prompts/${ids.prompt}`,
       '/datasets',
       `/datasets/${ids.dataset}`,
       `/experiments/${ids.experiment}`,
