@@ -1,0 +1,66 @@
+import type { Kysely } from 'kysely';
+import { insertIgnoringConflicts } from '../../db/bulk.js';
+import type { Database } from '../../db/schema.js';
+import type { RunValuesTable } from '../../db/schema.runs.js';
+import { METADATA_KEY_PATTERN } from '../query/index.js';
+
+/*
+ * The distinct values of a project's runs, a page at a time (GET …/runs/values). Sessions and end users
+ * are columns with an index each (`runs_session_idx`, `runs_user_idx`), read by a loose index scan. Names,
+ * models, tags and metadata have none a page could be read from (metadata none can have; a tag's index is
+ * in the database's collation), so what they hold is kept in `run_values` as runs are stored: one row per
+ * value the project has not had yet, written with the run in its transaction, never removed but with the
+ * project (a value an amended run no longer has stays listed).
+ */
+
+/** What `run_values` keeps of a run. */
+export interface ValuedRun {
+  name: string;
+  model: string | null;
+  tags: readonly string[];
+  metadata: Record<string, unknown>;
+}
+
+const LISTED_KEY = new RegExp(METADATA_KEY_PATTERN);
+/** The longest metadata value listed (UTF-16 code units of its text): as long as a run name may be. */
+export const MAX_LISTED_VALUE = 256;
+
+/**
+ * A metadata value as `metadata.<key>=<value>` takes it, or null when that filter cannot name it: a
+ * string as it is, a number, boolean or null as its JSON text (the filter matches both), no object or array.
+ */
+export function metadataValueText(value: unknown): string | null {
+  if (typeof value === 'string') return value.length <= MAX_LISTED_VALUE ? value : null;
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return JSON.stringify(value);
+  return null;
+}
+
+/** The distinct (field, key, value) rows of some runs of a project, in one order for every caller (no two transactions wait on each other in turn). */
+export function valuesOf(projectId: string, runs: readonly ValuedRun[]): RunValuesTable[] {
+  const found = new Map<string, RunValuesTable>();
+  const add = (field: RunValuesTable['field'], key: string, value: string) => {
+    // NUL never occurs in stored text: the fields' separator.
+    const id = `${field}\u0000${key}\u0000${value}`;
+    if (!found.has(id)) found.set(id, { project_id: projectId, field, key, value });
+  };
+  for (const run of runs) {
+    add('name', '', run.name);
+    if (run.model !== null) add('model', '', run.model);
+    for (const tag of run.tags) add('tag', '', tag);
+    for (const key of Object.keys(run.metadata)) {
+      if (!LISTED_KEY.test(key)) continue;
+      add('metadataKey', '', key);
+      const text = metadataValueText(run.metadata[key]);
+      if (text !== null) add('metadataValue', key, text);
+    }
+  }
+  return [...found.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+}
+
+const COLUMNS = ['project_id', 'field', 'key', 'value'] as const;
+
+/** Keeps the values of runs just stored, in the caller's transaction: the new ones are inserted, the known ones skipped. */
+export async function keepValues(db: Kysely<Database>, projectId: string, runs: readonly ValuedRun[]): Promise<void> {
+  const rows = valuesOf(projectId, runs);
+  for (let i = 0; i < rows.length; i += 2000) await insertIgnoringConflicts(db, 'run_values', COLUMNS, COLUMNS, 'value', rows.slice(i, i + 2000));
+}
