@@ -1,8 +1,12 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { insertIgnoringConflicts } from '../../db/bulk.js';
+import { distinctValues, inRange, valueRange, valueRows } from '../../db/distinct.js';
 import type { Database } from '../../db/schema.js';
 import type { RunValuesTable } from '../../db/schema.runs.js';
+import type { KeysetRows, Position } from '../../lib/pagination.js';
+import { problems } from '../../lib/problems.js';
 import { METADATA_KEY_PATTERN } from '../query/index.js';
+import type { RunValuesRequest } from './runs.schemas.js';
 
 /*
  * The distinct values of a project's runs, a page at a time (GET …/runs/values). Sessions and end users
@@ -63,4 +67,45 @@ const COLUMNS = ['project_id', 'field', 'key', 'value'] as const;
 export async function keepValues(db: Kysely<Database>, projectId: string, runs: readonly ValuedRun[]): Promise<void> {
   const rows = valuesOf(projectId, runs);
   for (let i = 0; i < rows.length; i += 2000) await insertIgnoringConflicts(db, 'run_values', COLUMNS, COLUMNS, 'value', rows.slice(i, i + 2000));
+}
+
+/** `key` goes with field=metadataValue, always and only. */
+export function valuesRequestFault(request: RunValuesRequest): string | null {
+  if (request.field === 'metadataValue' && request.key === undefined) return 'Required with field=metadataValue: the metadata key whose values are listed.';
+  if (request.field !== 'metadataValue' && request.key !== undefined) return 'Only with field=metadataValue: the metadata key whose values are listed.';
+  return null;
+}
+
+/** The 400 for a `key` missing or extra (`valuesRequestFault`), or nothing. */
+export function checkValuesRequest(request: RunValuesRequest): void {
+  const fault = valuesRequestFault(request);
+  if (fault !== null) throw problems.validation([{ parameter: 'key', detail: fault }]);
+}
+
+const INDEXED = { sessionId: 'session_id', userId: 'user_id' } as const;
+
+/** A page of the project's distinct values of a field, in code-point order, after a position (`[0, value]`). */
+export async function listRunValues(
+  db: Kysely<Database>,
+  projectId: string,
+  { field, key, prefix }: RunValuesRequest,
+  after: Position | null,
+  take: number,
+): Promise<KeysetRows<{ value: string }>> {
+  const range = valueRange(prefix, after === null ? null : after[1]);
+  if (field === 'sessionId' || field === 'userId') {
+    const values = await distinctValues(db, { table: 'runs', column: INDEXED[field], where: sql`project_id = ${projectId}`, range, take });
+    return valueRows(values.map((value) => ({ value })));
+  }
+  const rows = await db
+    .selectFrom('run_values')
+    .select('value')
+    .where('project_id', '=', projectId)
+    .where('field', '=', field)
+    .where('key', '=', key ?? '')
+    .where(inRange(sql.ref('value'), range))
+    .orderBy('value')
+    .limit(take)
+    .execute();
+  return valueRows(rows);
 }
