@@ -39,26 +39,44 @@ export function metadataValueText(value: unknown): string | null {
   return null;
 }
 
-/** The distinct (field, key, value) rows of some runs of a project, in one order for every caller (no two transactions wait on each other in turn). */
+/** Sorted (the default order of strings: any one order, the same for every caller). */
+const sorted = (values: Iterable<string>) => [...values].sort();
+
+/**
+ * The distinct (field, key, value) rows of some runs of a project, in one order for every caller (no two
+ * transactions wait on each other in turn). A batch's runs mostly repeat their names, models and metadata
+ * keys: each is tested once.
+ */
 export function valuesOf(projectId: string, runs: readonly ValuedRun[]): RunValuesTable[] {
-  const found = new Map<string, RunValuesTable>();
-  const add = (field: RunValuesTable['field'], key: string, value: string) => {
-    // NUL never occurs in stored text: the fields' separator.
-    const id = `${field}\u0000${key}\u0000${value}`;
-    if (!found.has(id)) found.set(id, { project_id: projectId, field, key, value });
-  };
+  const names = new Set<string>();
+  const models = new Set<string>();
+  const tags = new Set<string>();
+  const listedKeys = new Map<string, boolean>();
+  const valuesByKey = new Map<string, Set<string>>();
   for (const run of runs) {
-    add('name', '', run.name);
-    if (run.model !== null) add('model', '', run.model);
-    for (const tag of run.tags) add('tag', '', tag);
+    names.add(run.name);
+    if (run.model !== null) models.add(run.model);
+    for (const tag of run.tags) tags.add(tag);
     for (const key of Object.keys(run.metadata)) {
-      if (!LISTED_KEY.test(key)) continue;
-      add('metadataKey', '', key);
+      let listed = listedKeys.get(key);
+      if (listed === undefined) listedKeys.set(key, (listed = LISTED_KEY.test(key)));
+      if (!listed) continue;
       const text = metadataValueText(run.metadata[key]);
-      if (text !== null) add('metadataValue', key, text);
+      let values = valuesByKey.get(key);
+      if (values === undefined) valuesByKey.set(key, (values = new Set()));
+      if (text !== null) values.add(text);
     }
   }
-  return [...found.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  const rows = (field: RunValuesTable['field'], key: string, values: Iterable<string>) =>
+    sorted(values).map((value) => ({ project_id: projectId, field, key, value }));
+  const keys = sorted(valuesByKey.keys());
+  return [
+    ...rows('metadataKey', '', keys),
+    ...keys.flatMap((key) => rows('metadataValue', key, valuesByKey.get(key)!)),
+    ...rows('model', '', models),
+    ...rows('name', '', names),
+    ...rows('tag', '', tags),
+  ];
 }
 
 const COLUMNS = ['project_id', 'field', 'key', 'value'] as const;
