@@ -376,6 +376,48 @@ export async function api(server, token, method, path, body) {
   return { status: res.status, text, json: text ? JSON.parse(text) : null };
 }
 
+/**
+ * Sends batches (`batches`: a function per request, making its items) to a batch endpoint two at a time,
+ * under `key` (`runs`, `scores`); throws on any result that is not `created`. A batch shed with a 503 is sent
+ * again (counted). Answers how many were sent and at what rate.
+ */
+export async function sendBatches(label, server, token, path, key, batches) {
+  let next = 0;
+  let sent = 0;
+  let shed = 0;
+  const started = performance.now();
+  let lastReport = started;
+  const worker = async () => {
+    while (next < batches.length) {
+      const items = batches[next++]();
+      const body = JSON.stringify({ [key]: items });
+      let json;
+      // A loaded machine can stall the server's event loop past its bound: it sheds with a 503, and the
+      // batch is sent again after Retry-After, as the SDK does (counted and reported).
+      for (let attempt = 0; ; attempt++) {
+        try {
+          ({ json } = await api(server, token, 'POST', path, body));
+          break;
+        } catch (error) {
+          if (!/ answered 503:/.test(error.message) || attempt === 5) throw error;
+          shed++;
+          await new Promise((resolve) => setTimeout(resolve, 2000));
+        }
+      }
+      const refused = json.results.filter((r) => r.status !== 'created');
+      if (refused.length > 0) throw new Error(`${label}: ${refused.length} refused; first: ${JSON.stringify(refused[0])}`);
+      sent += items.length;
+      if (performance.now() - lastReport > 10_000) {
+        lastReport = performance.now();
+        log(`${label}: ${fmtInt(sent)}, ${fmtInt(sent / ((lastReport - started) / 1000))}/s`);
+      }
+    }
+  };
+  await Promise.all([worker(), worker()]);
+  if (shed > 0) log(`${label}: ${shed} batches shed with 503 and sent again`);
+  return { count: sent, perSec: sent / ((performance.now() - started) / 1000), shed };
+}
+
 /** Requests answered 503 with Retry-After and sent again by `apiRetrying` (setup calls, not measurements). */
 export const shedSetup = { count: 0 };
 

@@ -14,9 +14,7 @@
 // BENCH_SCORES_ENGINES (sqlite,pg), BENCH_PG_URL, BENCH_LOG_LEVEL, BENCH_KEEP_PG=1 (keep the PostgreSQL
 // database afterwards, to study its plans).
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import {
-  api,
   atScale,
   benchConfig,
   createPgDatabase,
@@ -29,6 +27,7 @@ import {
   log,
   readsTable,
   runBench,
+  sendBatches,
   state,
 } from './harness.js';
 import { RunGenerator } from './runs-gen.js';
@@ -43,44 +42,6 @@ const cfg = benchConfig({
 const BATCH = 1000;
 const HOUR = 3_600_000;
 
-/** Sends the batches two at a time; `check` throws on any result that is not `created`. */
-async function send(label, server, token, path, key, batches) {
-  let next = 0;
-  let sent = 0;
-  let shed = 0;
-  const started = performance.now();
-  let lastReport = started;
-  const worker = async () => {
-    while (next < batches.length) {
-      const items = batches[next++]();
-      const body = JSON.stringify({ [key]: items });
-      let json;
-      // A loaded machine can stall the server's event loop past its bound: it sheds with a 503, and the
-      // batch is sent again after Retry-After, as the SDK does (counted and reported).
-      for (let attempt = 0; ; attempt++) {
-        try {
-          ({ json } = await api(server, token, 'POST', path, body));
-          break;
-        } catch (error) {
-          if (!/ answered 503:/.test(error.message) || attempt === 5) throw error;
-          shed++;
-          await new Promise((resolve) => setTimeout(resolve, 2000));
-        }
-      }
-      const refused = json.results.filter((r) => r.status !== 'created');
-      if (refused.length > 0) throw new Error(`${label}: ${refused.length} refused; first: ${JSON.stringify(refused[0])}`);
-      sent += items.length;
-      if (performance.now() - lastReport > 10_000) {
-        lastReport = performance.now();
-        log(`${label}: ${fmtInt(sent)}, ${fmtInt(sent / ((lastReport - started) / 1000))}/s`);
-      }
-    }
-  };
-  await Promise.all([worker(), worker()]);
-  if (shed > 0) log(`${label}: ${shed} batches shed with 503 and sent again`);
-  return { count: sent, perSec: sent / ((performance.now() - started) / 1000), shed };
-}
-
 /** Runs as the batch API takes them (the baseline), then two scores a run and a rare one; the reads the score views make. */
 async function fill(name, server, token, project) {
   const now = Date.now();
@@ -91,7 +52,7 @@ async function fill(name, server, token, project) {
     (_, b) => () =>
       Array.from({ length: Math.min(BATCH, cfg.runs - b * BATCH) }, (_, k) => ({ ...gen.run(), id: runId(b * BATCH + k), parentRunId: undefined })),
   );
-  const runs = await send(`${name} runs`, server, token, `/v1/projects/${project.id}/runs/batch`, 'runs', runBatches);
+  const runs = await sendBatches(`${name} runs`, server, token, `/v1/projects/${project.id}/runs/batch`, 'runs', runBatches);
   log(`${name}: ${fmtInt(runs.count)} runs at ${fmtInt(runs.perSec)} runs/s`);
   // Scores in the order an evaluator gives them: run by run, a number and a thumb each.
   const scoreAt = (i) => {
@@ -104,11 +65,11 @@ async function fill(name, server, token, project) {
     { length: Math.ceil(cfg.scores / BATCH) },
     (_, b) => () => Array.from({ length: Math.min(BATCH, cfg.scores - b * BATCH) }, (_, k) => scoreAt(b * BATCH + k)),
   );
-  const scores = await send(`${name} scores`, server, token, `/v1/projects/${project.id}/scores/batch`, 'scores', scoreBatches);
+  const scores = await sendBatches(`${name} scores`, server, token, `/v1/projects/${project.id}/scores/batch`, 'scores', scoreBatches);
   log(`${name}: ${fmtInt(scores.count)} scores at ${fmtInt(scores.perSec)} scores/s`);
   // A rare score (a reviewer's verdict on one run in a thousand), for the lists that start from few matches.
   const rare = Math.max(1, Math.floor(cfg.runs / 1000));
-  await send(`${name} rare scores`, server, token, `/v1/projects/${project.id}/scores/batch`, 'scores', [
+  await sendBatches(`${name} rare scores`, server, token, `/v1/projects/${project.id}/scores/batch`, 'scores', [
     () =>
       Array.from({ length: rare }, (_, k) => ({
         id: `v-${k}`,

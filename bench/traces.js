@@ -11,8 +11,7 @@
 // Knobs (env): BENCH_TRACES_RUNS, BENCH_TRACES_BIG, BENCH_TRACES_SAMPLES (default 21),
 // BENCH_TRACES_ENGINES (sqlite,pg), BENCH_PG_URL, BENCH_LOG_LEVEL.
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { api, atScale, benchConfig, createPgDatabase, engineName, enginesFrom, envInt, fmtInt, fmtMb, log, readsTable, runBench, state } from './harness.js';
+import { atScale, benchConfig, createPgDatabase, engineName, enginesFrom, envInt, fmtInt, fmtMb, readsTable, runBench, sendBatches, state } from './harness.js';
 import { RunGenerator } from './runs-gen.js';
 
 const cfg = benchConfig({
@@ -55,28 +54,6 @@ class TraceGenerator {
   }
 }
 
-async function ingest(label, server, token, projectId, batches) {
-  let next = 0;
-  let created = 0;
-  const started = performance.now();
-  let lastReport = started;
-  const worker = async () => {
-    while (next < batches.length) {
-      const runs = batches[next++]();
-      const { json } = await api(server, token, 'POST', `/v1/projects/${projectId}/runs/batch`, JSON.stringify({ runs }));
-      const refused = json.results.filter((r) => r.status !== 'created');
-      if (refused.length > 0) throw new Error(`${label}: ${refused.length} runs refused; first: ${JSON.stringify(refused[0])}`);
-      created += runs.length;
-      if (performance.now() - lastReport > 10_000) {
-        lastReport = performance.now();
-        log(`${label}: ${fmtInt(created)} runs, ${fmtInt(created / ((lastReport - started) / 1000))} runs/s`);
-      }
-    }
-  };
-  await Promise.all([worker(), worker()]);
-  return { runs: created, runsPerSec: created / ((performance.now() - started) / 1000) };
-}
-
 /** Traces as a tracer sends them, and one trace of `cfg.big` runs; the reads the trace views make. */
 async function fill(name, server, token, project) {
   const now = Date.now();
@@ -95,7 +72,8 @@ async function fill(name, server, token, project) {
     error: undefined,
   });
   for (let i = 0; i < cfg.big; i += BATCH) batches.push(() => Array.from({ length: Math.min(BATCH, cfg.big - i) }, (_, k) => bigRun(i + k)));
-  const ingested = await ingest(name, server, token, project.id, batches);
+  const sent = await sendBatches(name, server, token, `/v1/projects/${project.id}/runs/batch`, 'runs', batches);
+  const ingested = { runs: sent.count, runsPerSec: sent.perSec };
   const base = `/v1/projects/${project.id}`;
   const middle = Math.floor(gen.trace / 2);
   const day = new Date(now - DAY).toISOString();

@@ -23,6 +23,7 @@ import { exportRoutes } from './features/export/index.js';
 import { TokenRecordSchema, tokenRoutes } from './features/tokens/index.js';
 import { modelConnectionRoutes, ModelConnectionSchema } from './features/model-connections/index.js';
 import { ProblemSchema } from './lib/problems.js';
+import { FieldValueSchema } from './schemas/records.js';
 
 /*
  * What buildApp mounts of the features: the schemas responses name by `$ref`, and every feature's
@@ -54,6 +55,7 @@ export const SHARED_SCHEMAS = [
   ExperimentSchema,
   ExperimentResultSchema,
   ComparisonRowSchema,
+  FieldValueSchema,
 ];
 
 /** What routes receive besides Deps: the instance's services that buildApp starts and stops. */

@@ -35,6 +35,12 @@ export const INEXPRESSIBLE: Record<string, Rule> = {
     detail: /^from must be before to\.$/,
     why: 'A comparison of two parameters.',
   },
+  'a metadata key with its field': {
+    operations: /^GET \/v1\/projects\/\{project_id\}\/runs\/values$/,
+    where: /^key$/,
+    detail: /^(Required|Only) with field=metadataValue: /,
+    why: 'Which parameters go together (`key` with field=metadataValue, always and only): a parameter’s schema speaks of that parameter alone.',
+  },
   'buckets in a range': {
     operations: ALL,
     where: /^bucket$/,

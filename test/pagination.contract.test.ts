@@ -92,7 +92,7 @@ describeEachDialect(
             expect(page.limit).toBe(used[i % used.length]);
             if (nextOf(page) !== null) expect(page.items).toHaveLength(used[i % used.length]!);
           });
-          expect(pages.flatMap((p) => p.items).map(ep.idOf)).toEqual(sortDesc(rows).map((r) => r.id));
+          expect(pages.flatMap((p) => p.items).map(ep.idOf)).toEqual(sortDesc(rows, ep.idsAscending).map((r) => r.id));
         });
 
         // ---------------------------------------------------------------- limit validation
@@ -169,7 +169,7 @@ describeEachDialect(
           });
           expect(added).toHaveLength(4);
           const seen = pages.flatMap((p) => p.items).map(ep.idOf);
-          expect(seen, 'continuing sees exactly the rows that existed when the walk started').toEqual(sortDesc(rows).map((r) => r.id));
+          expect(seen, 'continuing sees exactly the rows that existed when the walk started').toEqual(sortDesc(rows, ep.idsAscending).map((r) => r.id));
           for (const row of added) expect(seen).not.toContain(row.id);
 
           const restarted = await walk(parent, { limit: () => '10' });
@@ -181,7 +181,7 @@ describeEachDialect(
         for (const ties of [false, true]) {
           it(`continues correctly when the row under the cursor is deleted${ties ? ' (all sort keys equal)' : ''}`, async () => {
             const { parent, rows } = await ep.seed(30, ties ? () => BASE : permutedKey);
-            const order = sortDesc(rows);
+            const order = sortDesc(rows, ep.idsAscending);
             const deletedUnseen = new Set<string>();
             const deletedSeen = new Set<string>();
             const pages = await walk(parent, {
@@ -240,7 +240,7 @@ describeEachDialect(
                   expect(present.get(row.id), `listed row ${row.id} exists with its key`).toBe(row.key);
                   expect(mustNotSee.has(row.id), `row ${row.id} must not be visited`).toBe(false);
                   expect(seen.has(row.id), `row ${row.id} visited twice`).toBe(false);
-                  if (st.last) expect(compareDesc(st.last, row), 'the walk only moves forward').toBeLessThan(0);
+                  if (st.last) expect(compareDesc(st.last, row, ep.idsAscending), 'the walk only moves forward').toBeLessThan(0);
                   seen.set(row.id, 1);
                   st.last = row;
                 }
@@ -412,7 +412,7 @@ describeEachDialect(
             const viewer = await principal({ organizationId: parent.principal.organizationId, role: ep.adminOnly ? 'admin' : 'viewer' });
             const page = await getPage(parent, qs('limit=10', cursorParam(cursor)), viewer.token);
             expect(page.items.map(ep.idOf)).toEqual(
-              sortDesc(rows)
+              sortDesc(rows, ep.idsAscending)
                 .slice(2)
                 .map((r) => r.id),
             );
@@ -437,7 +437,7 @@ describeEachDialect(
             const cursor = await firstCursor(parent, from);
             const page = await getPage(parent, qs(to, 'limit=10', cursorParam(cursor)));
             expect(page.items.map(ep.idOf)).toEqual(
-              sortDesc(rows)
+              sortDesc(rows, ep.idsAscending)
                 .slice(1)
                 .map((r) => r.id),
             );

@@ -84,6 +84,7 @@ const ID_ROUTES: RouteCase[] = [
     ok: 200,
   },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (i) => `/v1/projects/${i.projectId}/runs/metrics`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/values', path: (i) => `/v1/projects/${i.projectId}/runs/values?field=name`, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (i) => `/v1/projects/${i.projectId}/runs/${i.runId}`, ok: 200 },
   {
     method: 'PATCH',
@@ -176,6 +177,7 @@ const ID_ROUTES: RouteCase[] = [
   },
   { method: 'GET', route: '/v1/projects/{project_id}/scores', path: (i) => scorePath(i), ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/scores/metrics', path: (i) => scorePath(i, '/metrics'), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/scores/values', path: (i) => scorePath(i, '/values?field=name'), ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/scores/{score_id}', path: (i) => scorePath(i, `/${i.scoreId}`), ok: 200 },
   // By their author or an admin: the member of the roles table is neither (scores.test.ts has the author).
   { method: 'PATCH', route: '/v1/projects/{project_id}/scores/{score_id}', path: (i) => scorePath(i, `/${i.scoreId}`), body: () => ({ value: 0 }), ok: 200 },

@@ -34,6 +34,17 @@ export interface RunTagsTable {
   tag: string;
 }
 
+/**
+ * A distinct value of a project's runs (GET …/runs/values): a name, model, tag or metadata key (`key` ''),
+ * or a value of the metadata key `key` (`metadataValue`). Kept at ingest; never removed but with the project.
+ */
+export interface RunValuesTable {
+  project_id: string;
+  field: 'name' | 'model' | 'tag' | 'metadataKey' | 'metadataValue';
+  key: string;
+  value: string;
+}
+
 /** What a trace, a session or an end user adds up to (kept at ingest: runs.rollups.ts). */
 export interface RollupTotals {
   run_count: number;

@@ -11,7 +11,16 @@ import type {
   SessionsTable,
   UsersTable,
 } from './schema.identity.js';
-import type { ModelPricesTable, RunSessionsTable, RunTagsTable, RunUsersTable, RunsTable, SavedViewsTable, TracesTable } from './schema.runs.js';
+import type {
+  ModelPricesTable,
+  RunSessionsTable,
+  RunTagsTable,
+  RunUsersTable,
+  RunValuesTable,
+  RunsTable,
+  SavedViewsTable,
+  TracesTable,
+} from './schema.runs.js';
 import type { PromptLabelEventsTable, PromptLabelsTable, PromptVersionsTable, PromptsTable } from './schema.prompts.js';
 import type { MonitorEventsTable, MonitorsTable, WebhookAttemptsTable, WebhookDeliveriesTable } from './schema.monitors.js';
 import type { AnnotationItemsTable, AnnotationQueuesTable, ScoreConfigsTable, ScoreRollupsTable, ScoresTable } from './schema.scores.js';
@@ -28,6 +37,7 @@ export interface Database {
   projects: ProjectsTable;
   runs: RunsTable;
   run_tags: RunTagsTable;
+  run_values: RunValuesTable;
   organization_origins: OrganizationOriginsTable;
   invitations: InvitationsTable;
   prompts: PromptsTable;

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { enforcedElsewhere } from '../lib/enforced-elsewhere.js';
-import { IdParam, pathSegment, StringEnum } from './common.js';
+import { recordPage } from '../lib/pagination.js';
+import { IdParam, NamedRecord, pathSegment, StringEnum } from './common.js';
 
 /**
  * The vocabulary and references every feature shares about the recorded data: run kinds and statuses,
@@ -22,7 +23,7 @@ export type ScoreDataType = (typeof SCORE_DATA_TYPES)[number];
 export type ScoreTarget = (typeof SCORE_TARGETS)[number];
 
 /** Client-chosen ids: URL-safe, and never a word the API uses in the same path position. */
-export const RUN_ID_PATTERN = '^(?!(null|metrics|batch)$)[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$';
+export const RUN_ID_PATTERN = '^(?!(null|metrics|batch|values)$)[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$';
 // The pattern bounds the length too; `maxLength` says so to readers (and is not checked twice).
 export const RunRef = (options: { description?: string } = {}) => enforcedElsewhere(Type.String({ pattern: RUN_ID_PATTERN, ...options }), { maxLength: 128 });
 
@@ -50,3 +51,17 @@ export const EndUserParams = Type.Object(
   { project_id: IdParam('prj', 'Project id'), user_id: pathSegment(ContextKey('End-user id')) },
   { additionalProperties: false },
 );
+
+/** One distinct value of a field of a project's records (`GET …/runs/values`, `GET …/scores/values`): what a filter takes. */
+export const FieldValueSchema = NamedRecord('FieldValue', {
+  value: Type.String({ description: 'The value as the filter of the same name takes it' }),
+});
+export const FieldValuePage = recordPage('FieldValue');
+
+/** The longest prefix a values list is narrowed by. */
+export const MAX_VALUE_PREFIX = 256;
+export const ValuePrefix = Type.String({
+  minLength: 1,
+  maxLength: MAX_VALUE_PREFIX,
+  description: 'Only the values that start with this text, compared case-sensitively, character for character',
+});

@@ -325,7 +325,7 @@ export const MONITOR_METRICS_JUNK: [string, string][] = [
 const TOO_DEEP: unknown = Array.from({ length: 101 }).reduce((inner: unknown) => [inner], 'deep');
 
 export const RUN_FIELDS: Record<string, unknown[]> = {
-  id: [1, '', 'null', 'batch', 'metrics', 'has space', 'x'.repeat(129), {}],
+  id: [1, '', 'null', 'batch', 'metrics', 'values', 'has space', 'x'.repeat(129), {}],
   traceId: [1, '', 'a/b'],
   parentRunId: [1, {}, '', '../x'],
   name: [1, '', null, [], 'x'.repeat(257)],
@@ -446,6 +446,7 @@ export const ROUTES: Route[] = [
     },
   },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (f) => `/v1/projects/${f.projectId}/runs/metrics`, query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/values', path: (f) => `/v1/projects/${f.projectId}/runs/values?field=name`, query: true, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (f) => `/v1/projects/${f.projectId}/runs/${f.runId}`, ok: 200 },
   {
     method: 'PATCH',
@@ -605,6 +606,7 @@ export const ROUTES: Route[] = [
   },
   { method: 'GET', route: '/v1/projects/{project_id}/scores', path: (f) => scorePath(f), query: true, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/scores/metrics', path: (f) => scorePath(f, '/metrics'), query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/scores/values', path: (f) => scorePath(f, '/values?field=name'), query: true, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/scores/{score_id}', path: (f) => scorePath(f, `/${f.scoreId}`), ok: 200 },
   {
     method: 'PATCH',
@@ -972,6 +974,16 @@ export const METRICS_JUNK: [string, string][] = [
   ['groupBy=status&groupBy=kind', 'groupBy'],
   ['from=0001-01-01T00:00:00Z&bucket=1m', 'bucket'],
   ['limit=10', 'limit'],
+];
+
+/** Query strings the values lists refuse, each added to a valid `field=name` (so a second `field` is a repeat). */
+export const VALUES_JUNK: [string, string][] = [
+  ['field=model', 'field'],
+  ['key=env', 'key'],
+  ['key=bad%20key', 'key'],
+  ['prefix=', 'prefix'],
+  [`prefix=${'x'.repeat(257)}`, 'prefix'],
+  ['prefix=a&prefix=b', 'prefix'],
 ];
 
 export const PROMPT_LIST_JUNK: [string, string][] = [

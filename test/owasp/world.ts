@@ -185,6 +185,7 @@ export const ID_ROUTES: RouteCase[] = [
     ok: 200,
   },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (w) => `/v1/projects/${w.projectId}/runs/metrics`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/runs/values', path: (w) => `/v1/projects/${w.projectId}/runs/values?field=name`, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (w) => `/v1/projects/${w.projectId}/runs/${w.runId}`, ok: 200 },
   {
     method: 'PATCH',
@@ -300,6 +301,7 @@ export const ID_ROUTES: RouteCase[] = [
   },
   { method: 'GET', route: '/v1/projects/{project_id}/scores', path: (w) => scorePath(w), ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/scores/metrics', path: (w) => scorePath(w, '/metrics'), ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/scores/values', path: (w) => scorePath(w, '/values?field=name'), ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/scores/{score_id}', path: (w) => scorePath(w, `/${w.scoreId}`), ok: 200 },
   { method: 'PATCH', route: '/v1/projects/{project_id}/scores/{score_id}', path: (w) => scorePath(w, `/${w.scoreId}`), body: () => ({ value: 0 }), ok: 200 },
   { method: 'DELETE', route: '/v1/projects/{project_id}/scores/{score_id}', path: (w) => scorePath(w, `/${w.scoreId}`), ok: 204 },

@@ -98,6 +98,11 @@ export interface ListEndpointSpec {
   remove(parent: Parent, id: string): Promise<void>;
   keyOf(item: Item): number;
   idOf(item: Item): string;
+  /**
+   * A list of distinct values in ascending order (`…/values`): each row's id is its value, which spells its
+   * key so that a greater key sorts first (`valueAt`); rows of one key follow in ascending order of value.
+   */
+  idsAscending?: boolean;
   /** Filter changes that must invalidate a cursor (seed rows match every `from`). */
   filterChanges: FilterPair[];
   /** Spellings of the same normalized filters, between which a cursor stays valid. */
@@ -127,6 +132,11 @@ export function defineList(spec: ListEndpointSpec): ListEndpoint {
 
 let sequence = 0;
 export const uniq = (prefix: string) => `${prefix}-${process.pid}-${(sequence++).toString(36)}`;
+
+/** A value of a values list that sorts before every value of a smaller key: `v-` and the key's distance from a bound, then a unique tail. */
+const VALUE_BOUND = 9_999_999_999_999;
+export const valueAt = (key: number) => `v-${String(VALUE_BOUND - key).padStart(13, '0')}-${uniq('x')}`;
+export const keyOfValue = (value: string) => VALUE_BOUND - Number(value.slice(2, 15));
 export const iso = (ms: number) => new Date(ms).toISOString();
 
 export const COOKIE = 'cookie:';
@@ -137,7 +147,9 @@ export const COOKIE = 'cookie:';
  * user's token lists start empty.
  */
 export function requester(ctx: TestContext): TestContext['request'] {
-  return (method, url, opts = {}) => {
+  return (method, rawUrl, opts = {}) => {
+    // A list whose path carries a query of its own (`…/values?field=name`) takes the contract's after it.
+    const url = rawUrl.replace(/^([^?]*\?[^?]*)\?/, '$1&');
     const { token, ...rest } = opts;
     if (!token?.startsWith(COOKIE)) return ctx.request(method, url, opts);
     return ctx.request(method, url, { ...rest, headers: { ...(rest.headers ?? {}), cookie: token.slice(COOKIE.length), origin: PUBLIC_URL } });
@@ -300,6 +312,107 @@ export function listEndpoints(ctx: TestContext) {
   };
   const conversations = activityList('sessions', 'sessionId', 'run_sessions', 'session_id');
   const endUsers = activityList('users', 'userId', 'run_users', 'user_id');
+
+  /**
+   * A list of distinct values (`GET …/runs/values?field=…`, `GET …/scores/values?field=name`): a row is a
+   * value, made by `store` (one or more records that have it) and taken away by `forget`; a value spells its
+   * key (`valueAt`), so newest first is the values' own ascending order.
+   */
+  function valuesList(
+    name: string,
+    path: (projectId: string) => string,
+    fresh: (projectId: string) => Promise<void>,
+    store: (parent: Parent, values: string[]) => Promise<void>,
+    create: (parent: Parent, value: string) => Promise<LightMyRequestResponse>,
+    forget: (parent: Parent, value: string) => Promise<void>,
+  ): ListEndpoint {
+    const list: ListEndpoint = defineList({
+      name,
+      perUser: false,
+      idsAscending: true,
+      async fresh(p) {
+        const who = p ?? (await principal());
+        const project = await ctx.make.project(who.organizationId);
+        await fresh(project.id);
+        return { principal: who, path: path(project.id), projectId: project.id };
+      },
+      async sibling(parent) {
+        return list.fresh(parent.principal);
+      },
+      async insert(parent, keys) {
+        const values = keys.map(valueAt);
+        await store(parent, values);
+        return values.map((id, i) => ({ id, key: keys[i]! }));
+      },
+      async create(parent) {
+        const key = Date.now();
+        const value = valueAt(key);
+        const res = await create(parent, value);
+        expect(res.statusCode, res.body).toBe(201);
+        return { id: value, key };
+      },
+      remove: (parent, value) => forget(parent, value),
+      keyOf: (item) => keyOfValue(item.value as string),
+      idOf: (item) => item.value as string,
+      filterChanges: [
+        { from: '', to: 'prefix=v' },
+        { from: 'prefix=v', to: 'prefix=v-' },
+        { from: 'prefix=v-', to: '' },
+      ],
+      filterEquivalents: [],
+    });
+    return list;
+  }
+  const runsIn = (projectId: string) => `/v1/projects/${projectId}/runs`;
+  const runNames = valuesList(
+    'run values (name)',
+    (projectId) => `${runsIn(projectId)}/values?field=name`,
+    async () => {},
+    async (parent, values) => void (await ctx.make.runs(parent.projectId!, values.length, (i) => ({ name: values[i] }))),
+    (parent, value) => send('POST', runsIn(parent.projectId!), { token: parent.principal.token, body: { name: value, kind: 'llm', startTime: iso(BASE) } }),
+    async (parent, value) => {
+      await db().deleteFrom('runs').where('project_id', '=', parent.projectId!).where('name', '=', value).execute();
+      const result = await db()
+        .deleteFrom('run_values')
+        .where('project_id', '=', parent.projectId!)
+        .where('field', '=', 'name')
+        .where('value', '=', value)
+        .executeTakeFirst();
+      expect(Number(result.numDeletedRows)).toBe(1);
+    },
+  );
+  const runSessions = valuesList(
+    'run values (sessionId)',
+    (projectId) => `${runsIn(projectId)}/values?field=sessionId`,
+    async () => {},
+    async (parent, values) => void (await ctx.make.runs(parent.projectId!, values.length, (i) => ({ sessionId: values[i] }))),
+    (parent, value) =>
+      send('POST', runsIn(parent.projectId!), {
+        token: parent.principal.token,
+        body: { name: 'api-run', kind: 'llm', startTime: iso(BASE), sessionId: value },
+      }),
+    async (parent, value) => {
+      const result = await db().deleteFrom('runs').where('project_id', '=', parent.projectId!).where('session_id', '=', value).executeTakeFirst();
+      expect(Number(result.numDeletedRows)).toBe(1);
+    },
+  );
+  /** Score names: each score on the project's one run, `scored`. */
+  const scoreNames = valuesList(
+    'score values (name)',
+    (projectId) => `/v1/projects/${projectId}/scores/values?field=name`,
+    async (projectId) => void (await ctx.make.runs(projectId, 1, () => ({ id: 'scored' }))),
+    async (parent, values) => {
+      for (const value of values) {
+        const res = await send('POST', `${runsIn(parent.projectId!)}/scored/scores`, { token: parent.principal.token, body: { name: value, value: 1 } });
+        expect(res.statusCode, res.body).toBe(201);
+      }
+    },
+    (parent, value) => send('POST', `${runsIn(parent.projectId!)}/scored/scores`, { token: parent.principal.token, body: { name: value, value: 1 } }),
+    async (parent, value) => {
+      const result = await db().deleteFrom('scores').where('project_id', '=', parent.projectId!).where('name', '=', value).executeTakeFirst();
+      expect(Number(result.numDeletedRows)).toBeGreaterThan(0);
+    },
+  );
 
   /** Removes a row with the API's DELETE of `<list path>/<id>`. */
   async function deleteThroughApi(parent: Parent, id: string): Promise<void> {
@@ -1471,6 +1584,9 @@ export function listEndpoints(ctx: TestContext) {
       traces,
       conversations,
       endUsers,
+      runNames,
+      runSessions,
+      scoreNames,
       projects,
       tokens,
       invitations,

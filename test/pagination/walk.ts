@@ -23,13 +23,14 @@ export function qs(...parts: Array<string | null | undefined | false>): string {
 
 export const cursorParam = (cursor: string | null | undefined) => (cursor === null || cursor === undefined ? null : `cursor=${encodeURIComponent(cursor)}`);
 
-/** Newest first: the sort key descending, then the id descending (bytewise). */
-export function compareDesc(a: Row, b: Row): number {
+/** Newest first: the sort key descending, then the id descending (bytewise), or ascending for a list of values (`idsAscending`). */
+export function compareDesc(a: Row, b: Row, idsAscending = false): number {
   if (a.key !== b.key) return b.key - a.key;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+  const byId = a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+  return idsAscending ? -byId : byId;
 }
 
-export const sortDesc = (rows: Row[]) => [...rows].sort(compareDesc);
+export const sortDesc = (rows: Row[], idsAscending = false) => [...rows].sort((a, b) => compareDesc(a, b, idsAscending));
 
 export function nextOf(page: PageBody): string | null {
   return page.nextCursor ?? null;
@@ -108,7 +109,7 @@ export function makeClient(ctx: TestContext) {
  * empty unless the whole list is.
  */
 export function expectCompleteWalk(ep: ListEndpoint, pages: PageBody[], rows: Row[], limit: number, label: string): void {
-  const expected = sortDesc(rows);
+  const expected = sortDesc(rows, ep.idsAscending);
   const seen = rowsOf(
     ep,
     pages.flatMap((p) => p.items),

@@ -10,6 +10,7 @@ import type {
   DatasetItem,
   EndUser,
   EndUserDetail,
+  FieldValue,
   Project,
   ProjectFilters,
   Run,
@@ -19,6 +20,7 @@ import type {
   RunMetrics,
   RunMetricsQuery,
   RunPatch,
+  RunValuesQuery,
   SavedView,
   SavedViewFilters,
   Session,
@@ -77,6 +79,14 @@ export class RunsResource extends Resource {
   /** Counts and aggregates over the runs matching the list's filters, within [from, to). */
   metrics(projectId: string, query: RunMetricsQuery = {}, options: CallOptions = {}): Promise<RunMetrics> {
     return this.read(`/projects/${seg(projectId)}/runs/metrics`, options, query);
+  }
+  /**
+   * The distinct values of a run field, in code-point order, for a filter's picker: `name`, `model`, `tag`,
+   * `userId`, `sessionId`, `metadataKey`, or `metadataValue` of the metadata key `key`; `prefix` keeps those
+   * that start with it (case-sensitive).
+   */
+  values(projectId: string, query: RunValuesQuery, options: ListOptions = {}): Paginated<FieldValue> {
+    return this.paginate<FieldValue>(`/projects/${seg(projectId)}/runs/values`, query, options);
   }
   /**
    * Adds the run to a dataset as a new item (a new version of the dataset): its inputs and outputs as the

@@ -11,6 +11,7 @@ import type {
   CompleteAnnotationItemInput,
   CreateAnnotationQueueInput,
   CreateScoreConfigInput,
+  FieldValue,
   Score,
   ScoreBatchItem,
   ScoreBatchResult,
@@ -22,6 +23,7 @@ import type {
   ScoreMetricsQuery,
   ScoreTarget,
   ScoreUpdate,
+  ScoreValuesQuery,
   UpdateAnnotationQueueInput,
   UpdateScoreConfigInput,
 } from './types.js';
@@ -53,6 +55,10 @@ export class ScoresResource extends Resource {
   /** Counts, means and label shares of the scores the filters select, within [from, to) of their createdAt, per bucket and group. */
   metrics(projectId: string, query: ScoreMetricsQuery = {}, options: CallOptions = {}): Promise<ScoreMetrics> {
     return this.read(`/projects/${seg(projectId)}/scores/metrics`, options, query);
+  }
+  /** The distinct score names of the project, in code-point order, for a filter's picker; `prefix` keeps those that start with it (case-sensitive). */
+  values(projectId: string, query: ScoreValuesQuery = { field: 'name' }, options: ListOptions = {}): Paginated<FieldValue> {
+    return this.paginate<FieldValue>(`/projects/${seg(projectId)}/scores/values`, query, options);
   }
   get(projectId: string, scoreId: string, options: CallOptions = {}): Promise<Score> {
     return this.read(`/projects/${seg(projectId)}/scores/${seg(scoreId)}`, options);

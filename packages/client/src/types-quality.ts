@@ -34,6 +34,7 @@ import type {
   ScoreMetricsQuery as ScoreMetricsQuerySchema,
   ScoreMetricsSchema,
   ScoreSchema,
+  ScoreValuesQuery as ScoreValuesQuerySchema,
   UpdateScoreBody,
   UpdateScoreConfigBody,
 } from '../../../src/features/scores/scores.schemas.js';
@@ -122,6 +123,8 @@ export type ScoreBatchItem = Static<typeof ScoreBatchItemSchema>;
 export type ScoreBatchResult = Static<typeof ScoreBatchResultSchema>;
 export type ScoreUpdate = Static<typeof UpdateScoreBody>;
 export type ScoreFilters = Omit<Static<typeof ListScoresQuery>, PageParams>;
+/** Whose values `scores.values` lists (`name`), and the prefix they start with. */
+export type ScoreValuesQuery = Omit<Static<typeof ScoreValuesQuerySchema>, PageParams>;
 export type ScoreMetricsQuery = Static<typeof ScoreMetricsQuerySchema>;
 export type ScoreMetrics = Static<typeof ScoreMetricsSchema>;
 /** What a score judges: a run, a trace or a session. */

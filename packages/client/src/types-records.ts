@@ -22,7 +22,15 @@ import type {
   UpdateModelPriceBody,
 } from '../../../src/features/models/models.schemas.js';
 import type { CreateProjectBody, ListProjectsQuery, ProjectSchema, UpdateProjectBody } from '../../../src/features/projects/projects.schemas.js';
-import type { BatchResultSchema, ListRunsQuery, RunInputSchema, RunPatchSchema, RunWithScoresSchema } from '../../../src/features/runs/runs.schemas.js';
+import type {
+  BatchResultSchema,
+  ListRunsQuery,
+  RunInputSchema,
+  RunPatchSchema,
+  RunValuesQuery as RunValuesQuerySchema,
+  RunWithScoresSchema,
+} from '../../../src/features/runs/runs.schemas.js';
+import type { FieldValueSchema } from '../../../src/schemas/records.js';
 import type { RunMetricsQuery as RunMetricsQuerySchema, RunMetricsSchema } from '../../../src/features/query/metrics.schemas.js';
 import type { ListTracesQuery, TraceDetailSchema, TraceSchema } from '../../../src/features/traces/traces.schemas.js';
 import type { EndUserSchema, ListActivityQuery, SessionSchema } from '../../../src/features/sessions/sessions.schemas.js';
@@ -82,6 +90,13 @@ type RunFilterFields = Omit<Static<typeof ListRunsQuery>, PageParams | 'parentRu
 /** The runs list's filters (also those of the runs metrics). */
 export type RunFilters = RunFilterFields & MetadataFilters;
 export type RunMetricsQuery = Omit<Static<typeof RunMetricsQuerySchema>, 'parentRunId'> & Pick<RunFilterFields, 'parentRunId'> & MetadataFilters;
+/** One distinct value of a field (`GET …/runs/values`, `GET …/scores/values`): what the filter of that name takes. */
+export type FieldValue = Static<typeof FieldValueSchema>;
+type RunValuesAsked = Omit<Static<typeof RunValuesQuerySchema>, PageParams>;
+/** Whose values `runs.values` lists: `key` (the metadata key) with `metadataValue`, and only with it. */
+export type RunValuesQuery =
+  | (Omit<RunValuesAsked, 'field' | 'key'> & { field: Exclude<RunValuesAsked['field'], 'metadataValue'> })
+  | (Omit<RunValuesAsked, 'field' | 'key'> & { field: 'metadataValue'; key: string });
 
 // Traces
 export type Trace = Static<typeof TraceSchema>;

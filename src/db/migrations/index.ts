@@ -23,6 +23,7 @@ import * as modelConnectionTestLease from './2026-11-27-022-model-connection-tes
 import * as traceWideSessions from './2026-11-28-023-trace-wide-sessions.js';
 import * as traceRevision from './2026-11-29-024-trace-revision.js';
 import * as estimatedTotals from './2026-11-29-025-estimated-totals.js';
+import * as runValues from './2026-11-30-026-run-values.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-023-trace-wide-sessions': traceWideSessions,
   '2026-11-29-024-trace-revision': traceRevision,
   '2026-11-29-025-estimated-totals': estimatedTotals,
+  '2026-11-30-026-run-values': runValues,
 };

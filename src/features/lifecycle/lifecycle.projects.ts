@@ -17,6 +17,7 @@ export async function deleteProject(db: Kysely<Database>, organizationId: string
     const project = trx.deleteFrom('projects').where('id', '=', projectId).where('organization_id', '=', organizationId);
     await deletedRow(project, () => problems.notFound(`Project ${projectId} does not exist.`));
     await trx.deleteFrom('run_tags').where('project_id', '=', projectId).execute();
+    await trx.deleteFrom('run_values').where('project_id', '=', projectId).execute();
     await trx.deleteFrom('runs').where('project_id', '=', projectId).execute();
     for (const rollup of ['traces', 'run_sessions', 'run_users'] as const) await trx.deleteFrom(rollup).where('project_id', '=', projectId).execute();
     await forgetProjectWords(trx, projectId);

@@ -3,6 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { Timestamp } from '../../schemas/common.js';
 import { RunKind, RunStatusSchema } from '../../schemas/records.js';
 
+/** A metadata key as the `metadata.<key>` and `hasMetadata` filters name it. */
+export const METADATA_KEY_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
+
 /** The filter grammar shared by the runs list, the runs metrics and (later) monitors. */
 export const runFilterProperties = {
   status: Type.Optional(RunStatusSchema),
@@ -19,7 +22,7 @@ export const runFilterProperties = {
   startedAfter: Type.Optional(Timestamp),
   startedBefore: Type.Optional(Timestamp),
   hasMetadata: Type.Optional(
-    Type.Array(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', maxLength: 64 }), {
+    Type.Array(Type.String({ pattern: METADATA_KEY_PATTERN, maxLength: 64 }), {
       maxItems: 10,
       description: 'Repeatable; runs whose metadata has this top-level key (any value, null included)',
     }),

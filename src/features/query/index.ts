@@ -1,7 +1,7 @@
 // The face of features/query/: what other features and buildApp use of it. Import it from here only
 // (ESLint: sightline/tiers); everything else in the folder is its own business.
 export { aggregateRuns, emptyAggregate } from './aggregate.js';
-export { metadataFilters, runFilterProperties, scoreFilter } from './filters.schemas.js';
+export { METADATA_KEY_PATTERN, metadataFilters, runFilterProperties, scoreFilter } from './filters.schemas.js';
 export { parseRunFilters, type RunFilters, runFilterWhere } from './filters.js';
 export { type FilteredList, filteredListRequest } from './list-request.js';
 export { bucketStart, type MetricInputs, metricsRangeFaults } from './metrics.rules.js';

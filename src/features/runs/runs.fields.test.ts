@@ -6,7 +6,7 @@ import { describeRuns, minimal, pointersOf, projectFor } from './runs.test-suppo
 describeRuns('create', (ctx) => {
   it('refuses ids that are words of the API or not URL-safe, and lists every schema fault', async () => {
     const p = await projectFor(ctx);
-    for (const id of ['null', 'metrics', 'batch', 'a/b', '', 'x'.repeat(129), '-leading']) {
+    for (const id of ['null', 'metrics', 'batch', 'values', 'a/b', '', 'x'.repeat(129), '-leading']) {
       const body = expectProblem(await p.create(minimal({ id })), 400, 'validation');
       expect(pointersOf(body), id).toEqual(['/id']);
     }
@@ -16,6 +16,8 @@ describeRuns('create', (ctx) => {
     // Words are refused only as the whole id.
     expect((await p.create(minimal({ id: 'metrics-1' }))).statusCode).toBe(201);
     expect((await p.get('metrics-1')).json()).toMatchObject({ id: 'metrics-1' });
+    expect((await p.create(minimal({ id: 'values.v2' }))).statusCode).toBe(201);
+    expect((await p.get('values.v2')).json()).toMatchObject({ id: 'values.v2' });
 
     const many = expectProblem(
       await p.create({ kind: 'robot', startTime: 'yesterday', usage: { promptTokens: -1, completionTokens: 1 }, extra: 1 }),

@@ -246,6 +246,7 @@ async function insertAccepted(
     accepted.map((c) => ({
       row: c.row,
       tags: c.body.tags,
+      metadata: c.body.metadata,
       usage: c.body.usage,
       costSource: c.body.costSource,
       text: searchText({ name: c.row.name, ...c.body }),

@@ -63,3 +63,63 @@ describe.each(dialects)('migration 011 (run cost sources) [%s]', (dialect) => {
     expect(after).toEqual(written);
   });
 });
+
+/**
+ * Migration 026 on a database whose runs an earlier server stored: `run_values` starts with every name,
+ * model, tag, listed metadata key and scalar metadata value those runs have, as ingestion keeps them since.
+ */
+describe.each(dialects)('migration 026 (run values) [%s]', (dialect) => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+
+  it('fills run_values from the stored runs, as ingestion would have', async () => {
+    const storage = await emptyStorage(dialect, cleanups);
+    const { db } = storage;
+    await migrateToLatest(db);
+    const org = await ensureOrganization(db, `migration-026-${dialect}`, 'free', NOW);
+    const [project, other] = [await createProject(db, org.id, { name: 'one' }, NOW), await createProject(db, org.id, { name: 'two' }, NOW)];
+    const run = (name: string, extra: Record<string, unknown> = {}) => ({ name, kind: 'llm', startTime: '2026-11-20T10:00:00.000Z', ...extra });
+    const ingest = async (projectId: string, runs: Record<string, unknown>[]) => {
+      const results = await ingestRuns(db, projectId, runs, NOW, (i) => `/runs/${i}`, queueEvaluations);
+      expect(results.filter((r) => r.status !== 'created')).toEqual([]);
+    };
+    await ingest(project.id, [
+      run('a', { model: 'gpt-4o', tags: ['x', 'y'], metadata: { env: 'prod', n: 2, tiny: 1e-7, ok: true, none: null, deep: { a: 1 }, 'bad key': 1 } }),
+      run('b', { tags: ['x'], metadata: { env: 'prod ', long: 'z'.repeat(257) } }),
+      run('a', { model: 'gpt-4o' }),
+    ]);
+    await ingest(other.id, [run('c', { model: 'm', tags: ['t'], metadata: { k: 'v' } })]);
+    const order = (rows: { project_id: string; field: string; key: string; value: string }[]) =>
+      rows.map((r) => [r.project_id, r.field, r.key, r.value].join('|')).sort();
+    const kept = order(await db.selectFrom('run_values').selectAll().execute());
+    expect(kept).toEqual(
+      order([
+        ...['a', 'b'].map((value) => ({ project_id: project.id, field: 'name', key: '', value })),
+        { project_id: project.id, field: 'model', key: '', value: 'gpt-4o' },
+        ...['x', 'y'].map((value) => ({ project_id: project.id, field: 'tag', key: '', value })),
+        ...['env', 'n', 'tiny', 'ok', 'none', 'deep', 'long'].map((value) => ({ project_id: project.id, field: 'metadataKey', key: '', value })),
+        ...[
+          ['env', 'prod'],
+          ['env', 'prod '],
+          ['n', '2'],
+          ['tiny', '1e-7'],
+          ['ok', 'true'],
+          ['none', 'null'],
+        ].map(([key, value]) => ({ project_id: project.id, field: 'metadataValue', key: key!, value: value! })),
+        { project_id: other.id, field: 'name', key: '', value: 'c' },
+        { project_id: other.id, field: 'model', key: '', value: 'm' },
+        { project_id: other.id, field: 'tag', key: '', value: 't' },
+        { project_id: other.id, field: 'metadataKey', key: '', value: 'k' },
+        { project_id: other.id, field: 'metadataValue', key: 'k', value: 'v' },
+      ]),
+    );
+    // As an earlier server stored them: no values kept; the migration fills them again.
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+    const down = await migrator.migrateTo('2026-11-29-025-estimated-totals');
+    if (down.error) throw down.error;
+    await migrateToLatest(db);
+    expect(order(await db.selectFrom('run_values').selectAll().execute())).toEqual(kept);
+  });
+});

@@ -7,6 +7,7 @@ import { runRecord, serializeRun, toRun, type RunBody } from './runs.document.js
 import { RUN_COLUMNS, runsByIds } from './runs.repo.js';
 import type { Run } from './runs.schemas.js';
 import { rollUp } from './runs.rollups.js';
+import { keepValues, type ValuedRun } from './runs.values.js';
 import { contributionOf, type Contribution } from './runs.totals.js';
 
 /** A run stored again whole, as it is now: its new row (the id of one stored) and record. */
@@ -35,6 +36,7 @@ export async function replaceRuns(db: Kysely<Database>, projectId: string, runs:
   await writeTransaction(db, async (trx) => {
     const changes: { add: Contribution[]; remove: Contribution[] } = { add: [], remove: [] };
     const texts: { id: string; text: string }[] = [];
+    const valued: ValuedRun[] = [];
     const ordered = [...runs].sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
     for (let i = 0; i < ordered.length; i += 500) {
       const chunk = ordered.slice(i, i + 500);
@@ -83,11 +85,13 @@ export async function replaceRuns(db: Kysely<Database>, projectId: string, runs:
             .values(body.tags.map((tag) => ({ project_id: projectId, run_id: row.id, tag })))
             .execute();
         texts.push({ id: row.id, text: searchText({ ...body, name: row.name }) });
+        valued.push({ ...body, name: row.name, model: row.model });
         answers.set(row.id, now);
       }
     }
     await rollUp(trx, projectId, changes);
     await indexRuns(trx, projectId, texts, true);
+    await keepValues(trx, projectId, valued);
     // What instances keep of these traces' heads (traces.heads.ts) is kept per revision.
     const traces = [...new Set(changes.add.map((c) => c.traceId))];
     for (let i = 0; i < traces.length; i += 500)

@@ -15,6 +15,7 @@ import { contributionOf, type Contribution } from './runs.totals.js';
 import { projectPrices, runCost } from '../models/index.js';
 import type { RunPatch } from './runs.schemas.js';
 import { awaitsEstimate, reestimate } from './runs.estimate.js';
+import { keepValues } from './runs.values.js';
 
 export { toRun };
 
@@ -107,6 +108,7 @@ export async function patchRun(db: Kysely<Database>, projectId: string, runId: s
           .execute();
       }
     }
+    if (patch.tags !== undefined || patch.metadata !== undefined) await keepValues(trx, projectId, [{ ...record, name: run.name, model: run.model }]);
     return updated;
   });
 }
@@ -237,7 +239,7 @@ export async function adoptWaitingRuns(db: Kysely<Database>, projectId: string, 
 export async function insertRuns(
   db: Kysely<Database>,
   projectId: string,
-  runs: { row: RunRow; tags: string[]; usage: StoredUsage | null; costSource: 'client' | 'computed' | null; text: string }[],
+  runs: { row: RunRow; tags: string[]; metadata: Record<string, unknown>; usage: StoredUsage | null; costSource: 'client' | 'computed' | null; text: string }[],
 ): Promise<Set<string>> {
   const inserted = new Set<string>();
   const ordered = [...runs].sort((a, b) => (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
@@ -273,6 +275,12 @@ export async function insertRuns(
         trx,
         projectId,
         stored.map((c) => ({ id: c.row.id, text: c.text })),
+      );
+      // Last, so that concurrent batches wait on a value both are first to store only until one commits.
+      await keepValues(
+        trx,
+        projectId,
+        stored.map((c) => ({ name: c.row.name, model: c.row.model, tags: c.tags, metadata: c.metadata })),
       );
     });
   } catch (error) {

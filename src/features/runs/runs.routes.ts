@@ -21,8 +21,9 @@ import { routeKit } from '../route-kit.js';
 import { ingestRuns } from './runs.ingest.js';
 import { getRun, patchRun } from './runs.repo.js';
 import { listRuns } from './runs.list.js';
-import { BatchBodySchema, BatchResultSchema, ListRunsQuery, RunInputSchema, RunPage, RunPatchSchema } from './runs.schemas.js';
-import { ProjectParams, ProjectRunParams } from '../../schemas/records.js';
+import { BatchBodySchema, BatchResultSchema, ListRunsQuery, RunInputSchema, RunPage, RunPatchSchema, RunValuesQuery } from './runs.schemas.js';
+import { checkValuesRequest, listRunValues, MAX_LISTED_VALUE } from './runs.values.js';
+import { FieldValuePage, ProjectParams, ProjectRunParams } from '../../schemas/records.js';
 
 const tags = ['Runs'];
 
@@ -102,6 +103,32 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
       const result = await runMetrics(db, dialect, { projectId: project.id, filters: parseRunFilters(rest), from, to, bucketMs, groupBy: groupBy ?? null });
       return { ...result, bucket: bucket ?? null, groupBy: groupBy ?? null };
     },
+  );
+
+  route.page(
+    '/projects/:project_id/runs/values',
+    {
+      scope: 'runs:read',
+      operationId: 'listRunValues',
+      summary: 'List the values of a run field',
+      description:
+        'The distinct values of one field of the project’s runs, to pick a filter’s value from: `field` says whose, `prefix` keeps those that start with it (case-sensitive). ' +
+        'In code-point order (the order of their UTF-8 bytes); a page costs the same however deep it is and however many runs the project has. ' +
+        `Metadata values are those the \`metadata.<key>\` filter can name: a string of at most ${MAX_LISTED_VALUE} characters, or a number, true, false or null as its JSON text. ` +
+        'Names, models, tags and metadata are listed as runs were stored: a value that amended runs (PATCH, or Langfuse’s updates) no longer have stays listed.',
+      params: ProjectParams,
+      querystring: RunValuesQuery,
+      page: FieldValuePage,
+    },
+    async ({ principal, params, query: { limit: _limit, cursor: _cursor, ...asked } }) => {
+      checkValuesRequest(asked);
+      const project = await requestedProject(db, { principal, params });
+      return {
+        identity: { endpoint: 'runs/values', organizationId: principal.organizationId, parents: [project.id], filters: asked },
+        fetch: (after, take) => listRunValues(db, project.id, asked, after, take),
+      };
+    },
+    (row) => row,
   );
 
   app.post('/projects/:project_id/runs', {

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { acrossFields, NamedRecord, NullableTimestamp, Timestamp } from '../../schemas/common.js';
-import { JsonObject, RunKind, RunRef, RunStatusSchema } from '../../schemas/records.js';
-import { metadataFilters, runFilterProperties } from '../query/filters.schemas.js';
+import { acrossFields, NamedRecord, NullableTimestamp, StringEnum, Timestamp } from '../../schemas/common.js';
+import { JsonObject, RunKind, RunRef, RunStatusSchema, ValuePrefix } from '../../schemas/records.js';
+import { METADATA_KEY_PATTERN, metadataFilters, runFilterProperties } from '../query/filters.schemas.js';
 import { ScoreSummaries } from '../query/score-summaries.schemas.js';
 import { listQuery, recordPage } from '../../lib/pagination.js';
 
@@ -201,3 +201,25 @@ export const BatchResultSchema = Type.Object(
 );
 
 export const ListRunsQuery = listQuery(runFilterProperties, { patternProperties: metadataFilters });
+
+/** The run fields whose distinct values `GET …/runs/values` lists: the runs list's filters of the same names, and metadata. */
+export const RUN_VALUE_FIELDS = ['name', 'model', 'tag', 'userId', 'sessionId', 'metadataKey', 'metadataValue'] as const;
+export type RunValueField = (typeof RUN_VALUE_FIELDS)[number];
+
+// `key` goes with field=metadataValue, always and only: the route says which is missing or extra (no
+// schema of one query parameter can say it of another).
+export const RunValuesQuery = listQuery({
+  field: StringEnum(RUN_VALUE_FIELDS, {
+    description:
+      'Whose values: `name`, `model`, `tag`, `userId`, `sessionId` (the runs list’s filters of the same names), `metadataKey` (the top-level metadata keys the `metadata.<key>` filters take), `metadataValue` (the values of the metadata key `key`, as `metadata.<key>=<value>` takes them)',
+  }),
+  key: Type.Optional(
+    Type.String({
+      pattern: METADATA_KEY_PATTERN,
+      maxLength: 64,
+      description: 'The metadata key whose values are listed: required with field=metadataValue, refused otherwise',
+    }),
+  ),
+  prefix: Type.Optional(ValuePrefix),
+});
+export type RunValuesRequest = Omit<Static<typeof RunValuesQuery>, 'limit' | 'cursor'>;

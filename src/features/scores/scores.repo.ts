@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import { insertIgnoringConflicts } from '../../db/bulk.js';
+import { distinctValues, valueRange, valueRows } from '../../db/distinct.js';
 import { foundRow } from '../../db/rows.js';
 import type { Database, ScoreRow } from '../../db/schema.js';
 import { toIso } from '../../lib/clock.js';
@@ -7,7 +8,7 @@ import { keysetPage, type KeysetRows, type Position } from '../../lib/pagination
 import { problems } from '../../lib/problems.js';
 import { cellKeys, rollUpScores, toCells, type ScoreCell } from './scores.rollups.js';
 import { valueOf } from './scores.rules.js';
-import type { Score } from './scores.schemas.js';
+import type { Score, ScoreValuesRequest } from './scores.schemas.js';
 import type { ScoreTarget } from '../../schemas/records.js';
 
 export function toScore(row: ScoreRow): Score {
@@ -155,6 +156,19 @@ export async function listScores(
   take: number,
 ): Promise<KeysetRows<ScoreRow>> {
   return keysetPage(filteredScores(db, projectId, filters).selectAll(), { sort: 'created_at', id: 'id' }, after, take);
+}
+
+/** A page of the project's distinct score names, in code-point order: a loose scan of `scores_name_idx` (one probe a name). */
+export async function listScoreValues(
+  db: Kysely<Database>,
+  projectId: string,
+  { prefix }: ScoreValuesRequest,
+  after: Position | null,
+  take: number,
+): Promise<KeysetRows<{ value: string }>> {
+  const range = valueRange(prefix, after === null ? null : after[1]);
+  const names = await distinctValues(db, { table: 'scores', column: 'name', where: sql`project_id = ${projectId}`, range, take });
+  return valueRows(names.map((value) => ({ value })));
 }
 
 /** Counts and value sums of the filtered scores per bucket (of createdAt), group and label: what the metrics add up. */

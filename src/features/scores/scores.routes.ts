@@ -8,7 +8,7 @@ import { metricsWindow } from '../query/index.js';
 import { routeKit } from '../route-kit.js';
 import { ingestScores, removeScore, updateScore, type ScoreAuthor, type ScoreEditor } from './scores.ingest.js';
 import { scoreMetrics } from './scores.metrics.js';
-import { listScores, requireScore, toScore } from './scores.repo.js';
+import { listScores, listScoreValues, requireScore, toScore } from './scores.repo.js';
 import {
   ListScoresQuery,
   ScoreBatchBody,
@@ -18,9 +18,10 @@ import {
   ScoreMetricsSchema,
   ScoreParams,
   ScorePage,
+  ScoreValuesQuery,
   UpdateScoreBody,
 } from './scores.schemas.js';
-import { ProjectParams, ProjectRunParams, SessionParams, TraceParams, type ScoreTarget } from '../../schemas/records.js';
+import { FieldValuePage, ProjectParams, ProjectRunParams, SessionParams, TraceParams, type ScoreTarget } from '../../schemas/records.js';
 
 const tags = ['Scores'];
 
@@ -132,6 +133,29 @@ export function scoreRoutes(app: App, { db, clock, cursors, config }: Deps): voi
       };
     },
     toScore,
+  );
+
+  route.page(
+    '/projects/:project_id/scores/values',
+    {
+      scope: 'scores:read',
+      operationId: 'listScoreValues',
+      summary: 'List the values of a score field',
+      description:
+        'The distinct values of one field of the project’s scores (`name`), to pick a filter’s value from; `prefix` keeps those that start with it (case-sensitive). ' +
+        'In code-point order (the order of their UTF-8 bytes); a page costs the same however deep it is and however many scores the project has.',
+      params: ProjectParams,
+      querystring: ScoreValuesQuery,
+      page: FieldValuePage,
+    },
+    async ({ principal, params, query: { limit: _limit, cursor: _cursor, ...asked } }) => {
+      const project = await requestedProject(db, { principal, params });
+      return {
+        identity: { endpoint: 'scores/values', organizationId: principal.organizationId, parents: [project.id], filters: asked },
+        fetch: (after, take) => listScoreValues(db, project.id, asked, after, take),
+      };
+    },
+    (row) => row,
   );
 
   route.get(

@@ -3,7 +3,7 @@ import { listQuery, nameContains, recordPage } from '../../lib/pagination.js';
 import { acrossFields, IdParam, NamedRecord, recordTimes, StringEnum, Timestamp, TRIMMED_TEXT_PATTERN, TrimmedText } from '../../schemas/common.js';
 import { metricsSchema, metricsWindowProperties } from '../query/metrics.schemas.js';
 import { MAX_CATEGORIES, MAX_COMMENT } from './scores.rules.js';
-import { JsonObject, RunRef, SCORE_DATA_TYPES, SCORE_SOURCES, SCORE_TARGETS } from '../../schemas/records.js';
+import { JsonObject, RunRef, SCORE_DATA_TYPES, SCORE_SOURCES, SCORE_TARGETS, ValuePrefix } from '../../schemas/records.js';
 
 const Name = (description: string) => TrimmedText(100, description);
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -118,6 +118,15 @@ const scoreFilterProperties = {
 
 export const ListScoresQuery = listQuery({ ...scoreFilterProperties, createdAfter: Type.Optional(Timestamp), createdBefore: Type.Optional(Timestamp) });
 export type ScoreFilters = Omit<Static<typeof ListScoresQuery>, 'limit' | 'cursor'>;
+
+/** GET …/scores/values: the distinct values of a score field (names, for now), as the runs' values list gives a run field's. */
+export const ScoreValuesQuery = listQuery({
+  field: StringEnum(['name'] as const, {
+    description: 'Whose values: `name` (the names the `hasScore` and `score.<name>` filters and the scores list’s `name` take)',
+  }),
+  prefix: Type.Optional(ValuePrefix),
+});
+export type ScoreValuesRequest = Omit<Static<typeof ScoreValuesQuery>, 'limit' | 'cursor'>;
 
 export const SCORE_GROUP_BY = ['name', 'source', 'target'] as const;
 export const ScoreMetricsQuery = Type.Object(
