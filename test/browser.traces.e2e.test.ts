@@ -107,6 +107,7 @@ function traceRuns(): Record<string, unknown>[] {
       endTime: at(80 * MIN + 900),
       inputs: { prompt: 'weather in Paris' },
       outputs: { text: 'sunny' },
+      metadata: { customer: 'c_17', region: 'eu' },
     },
     {
       // A model call with a long history: 120 messages, most of them folded.
@@ -345,6 +346,36 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     await expect.poll(() => help.isVisible(), { timeout: ACTION_MS }).toBe(false);
   });
 
+  step("offers the project's values in the filters as one types: names, models, sessions, users, metadata keys and a key's values", async () => {
+    await ui.page.goto(`/projects/${ui.projectId}/runs`);
+    await ui.page.getByRole('button', { name: /Filters/ }).click();
+    const form = ui.page.getByRole('search', { name: 'Run filters' });
+    const offered = async (label: string) => {
+      const input = form.getByRole('combobox', { name: label, exact: true });
+      const list = await input.getAttribute('list');
+      return ui.page.locator(`datalist[id="${list}"] option`).evaluateAll((options) => options.map((o) => o.getAttribute('value')));
+    };
+    await form.getByRole('combobox', { name: 'Model', exact: true }).fill('gpt');
+    await expect.poll(() => offered('Model'), { timeout: ACTION_MS }).toEqual(['gpt-4o']);
+    await form.getByRole('combobox', { name: 'Name', exact: true }).fill('');
+    await form.getByRole('combobox', { name: 'Name', exact: true }).focus();
+    // At most 50 at once, in code-point order (the big trace's 400 "step N" names among them); typing narrows them.
+    await expect.poll(async () => (await offered('Name')).slice(0, 3), { timeout: ACTION_MS }).toEqual(['batch-job', 'chat gpt-4o', 'forecast model']);
+    await expect(offered('Name').then((names) => names.length)).resolves.toBe(50);
+    await form.getByRole('combobox', { name: 'Name', exact: true }).fill('su');
+    await expect.poll(() => offered('Name'), { timeout: ACTION_MS }).toEqual(['support-agent']);
+    await form.getByRole('combobox', { name: 'Session', exact: true }).fill('conv');
+    await expect.poll(() => offered('Session'), { timeout: ACTION_MS }).toEqual(['conv-1']);
+    await form.getByRole('combobox', { name: 'User', exact: true }).focus();
+    await expect.poll(() => offered('User'), { timeout: ACTION_MS }).toEqual(['ada']);
+    await form.getByRole('combobox', { name: 'Metadata key', exact: true }).focus();
+    await expect.poll(() => offered('Metadata key'), { timeout: ACTION_MS }).toEqual(['customer', 'region']);
+    // A key's values, once the key is chosen.
+    await form.getByRole('combobox', { name: 'Metadata key', exact: true }).fill('customer');
+    await form.getByRole('combobox', { name: 'Metadata value', exact: true }).focus();
+    await expect.poll(() => offered('Metadata value'), { timeout: ACTION_MS }).toEqual(['c_17']);
+  });
+
   step('folds a 120-message input to its first and last messages, opening the middle 50 at a time', async () => {
     await ui.page.goto(`/projects/${ui.projectId}/traces/weather?run=weather-llm`);
     const input = ui.page.getByRole('list', { name: 'Input' });
@@ -437,14 +468,14 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     const background = () => ui.page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
     expect(await theme()).toBe('light');
     const light = await background();
-    await ui.page.getByRole('combobox', { name: 'Theme' }).selectOption('dark');
+    await ui.page.getByRole('combobox', { name: 'Theme', exact: true }).selectOption('dark');
     await expect.poll(theme, { timeout: ACTION_MS }).toBe('dark');
     expect(await background()).not.toBe(light);
     await ui.page.reload();
     await ui.page.getByRole('list', { name: 'Input' }).getByText('Refund policy').waitFor();
     expect(await theme()).toBe('dark');
-    await expect(ui.page.getByRole('combobox', { name: 'Theme' }).inputValue()).resolves.toBe('dark');
-    await ui.page.getByRole('combobox', { name: 'Theme' }).selectOption('system');
+    await expect(ui.page.getByRole('combobox', { name: 'Theme', exact: true }).inputValue()).resolves.toBe('dark');
+    await ui.page.getByRole('combobox', { name: 'Theme', exact: true }).selectOption('system');
     await expect.poll(theme, { timeout: ACTION_MS }).toBe('light');
     expect(await background()).toBe(light);
   });

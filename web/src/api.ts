@@ -8,6 +8,7 @@ import type {
   Experiment,
   ExperimentComparisonRow,
   ExperimentResult,
+  FieldValue,
   AddAnnotationItemsInput,
   CreateModelConnectionInput,
   ModelConnection,
@@ -103,6 +104,8 @@ export const runs = {
   list: (projectId: string) => listing<Run>(runsPath(projectId)),
   get: (projectId: string, runId: string) => get<Run>(`${runsPath(projectId)}/${seg(runId)}`),
   metrics: (projectId: string, query: Query) => get<RunMetrics>(`${runsPath(projectId)}/metrics`, query),
+  /** The distinct values of a field of the project's runs (`field`, `key` with metadataValue, `prefix`), for the filters' pickers. */
+  values: (projectId: string) => listing<FieldValue>(`${runsPath(projectId)}/values`),
 };
 
 const tracesPath = (projectId: string) => `${projectPath(projectId)}/traces`;

@@ -2,6 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { ScoreFilterFields, useScoreNames } from '../../components/score-chips.js';
 import { scoreFilterLabel } from '../../components/score-filters.js';
 import { Button, Field, Options } from '../../components/ui.js';
+import { ValuePicker } from '../../components/value-picker.js';
 import { fmtInstant } from '../../format.js';
 import { clearedSearch, draftFromFilters, searchFromDraft, type Draft, type Range, type RunQuery } from './query.js';
 import { RUN_KINDS, RUN_STATUSES } from './shared.js';
@@ -24,6 +25,7 @@ const FILTER_LABELS: Record<string, string> = {
 
 /** Every runs-list filter as a labelled control; selects and the checkbox apply at once, the rest on submit. */
 export function RunFilters({
+  projectId,
   filters,
   range,
   onApply,
@@ -31,6 +33,8 @@ export function RunFilters({
   scoreColumn,
   defaultOpen = true,
 }: {
+  /** Whose values the name, model, session, user and metadata fields offer. */
+  projectId: string;
   filters: RunQuery;
   range: Range;
   onApply: (params: URLSearchParams) => void;
@@ -137,10 +141,10 @@ export function RunFilters({
           </select>
         </Field>
         <Field label="Name">
-          <input value={draft.name} onChange={(e) => change('name', e.target.value)} placeholder="Exact run name" autoComplete="off" maxLength={256} />
+          <ValuePicker projectId={projectId} field="name" value={draft.name} onValue={(v) => change('name', v)} placeholder="Exact run name" maxLength={256} />
         </Field>
         <Field label="Model">
-          <input value={draft.model} onChange={(e) => change('model', e.target.value)} placeholder="e.g. gpt-4o" autoComplete="off" maxLength={256} />
+          <ValuePicker projectId={projectId} field="model" value={draft.model} onValue={(v) => change('model', v)} placeholder="e.g. gpt-4o" maxLength={256} />
         </Field>
         <Field label="Tag">
           <input value={draft.tags} onChange={(e) => change('tags', e.target.value)} placeholder="a, b (all must match)" autoComplete="off" />
@@ -149,10 +153,17 @@ export function RunFilters({
           <input value={draft.traceId} onChange={(e) => change('traceId', e.target.value)} autoComplete="off" maxLength={128} spellCheck={false} />
         </Field>
         <Field label="Session">
-          <input value={draft.sessionId} onChange={(e) => change('sessionId', e.target.value)} autoComplete="off" maxLength={256} spellCheck={false} />
+          <ValuePicker
+            projectId={projectId}
+            field="sessionId"
+            value={draft.sessionId}
+            onValue={(v) => change('sessionId', v)}
+            maxLength={256}
+            spellCheck={false}
+          />
         </Field>
         <Field label="User">
-          <input value={draft.userId} onChange={(e) => change('userId', e.target.value)} autoComplete="off" maxLength={256} spellCheck={false} />
+          <ValuePicker projectId={projectId} field="userId" value={draft.userId} onValue={(v) => change('userId', v)} maxLength={256} spellCheck={false} />
         </Field>
         <Field label="Started after">
           <input type="datetime-local" value={draft.startedAfter} onChange={(e) => change('startedAfter', e.target.value)} />
@@ -161,14 +172,23 @@ export function RunFilters({
           <input type="datetime-local" value={draft.startedBefore} onChange={(e) => change('startedBefore', e.target.value)} />
         </Field>
         <Field label="Metadata key">
-          <input value={draft.metaKey} onChange={(e) => change('metaKey', e.target.value)} placeholder="e.g. userId" autoComplete="off" spellCheck={false} />
+          <ValuePicker
+            projectId={projectId}
+            field="metadataKey"
+            value={draft.metaKey}
+            onValue={(v) => change('metaKey', v)}
+            placeholder="e.g. userId"
+            spellCheck={false}
+          />
         </Field>
         <Field label="Metadata value">
-          <input
+          <ValuePicker
+            projectId={projectId}
+            field="metadataValue"
+            metaKey={draft.metaKey}
             value={draft.metaValue}
-            onChange={(e) => change('metaValue', e.target.value)}
+            onValue={(v) => change('metaValue', v)}
             placeholder="Exact value"
-            autoComplete="off"
             spellCheck={false}
           />
         </Field>

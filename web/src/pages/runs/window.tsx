@@ -105,7 +105,15 @@ export function WindowControls({ projectId, page, win }: { projectId: string; pa
         <Button type="submit">Search</Button>
       </form>
       <SavedViews projectId={projectId} page={page} search={win.search} onApply={win.go} />
-      <RunFilters filters={filters} range={range} onApply={win.go} searchText={win.searchText} scoreColumn={win.scoreColumn} defaultOpen={false} />
+      <RunFilters
+        projectId={projectId}
+        filters={filters}
+        range={range}
+        onApply={win.go}
+        searchText={win.searchText}
+        scoreColumn={win.scoreColumn}
+        defaultOpen={false}
+      />
       <RunsChart projectId={projectId} filters={filters} range={range} onRange={win.setRange} onZoom={win.zoom} tick={win.tick} now={win.now} />
       {(filters.startedAfter || filters.startedBefore) && (
         <p>
