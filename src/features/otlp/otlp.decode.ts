@@ -18,7 +18,7 @@ import {
 } from './otlp.bounds.js';
 import { BIG_INTS, listOf, objectOf, prepareJson } from './otlp.json.js';
 import { anyValueToJson, hexId, int64, type Int64, type KeyValue, type OtlpSpan } from './otlp.values.js';
-import { decodeAttribute, decodeSpan } from './otlp.span-decode.js';
+import { decodeAttribute, decodeSpan, made } from './otlp.span-decode.js';
 
 /**
  * OTLP trace requests (`ExportTraceServiceRequest`) decoded from protobuf or OTLP/JSON, and responses
@@ -176,13 +176,15 @@ export async function readOtlpProtobuf(bytes: Uint8Array): Promise<OtlpRequest> 
           if (field === 1) scope = proto().common.v1.InstrumentationScope.decode(at(start), end - start);
           else {
             if (++spanCount > MAX_OTLP_SPANS) throw tooManySpans();
-            const messages = countMessages(bytes, start, end, 'span', MAX_SPAN_MESSAGES);
-            if (messages > MAX_SPAN_MESSAGES) spans.push(refusedRef(scopeIndex));
+            // Each message takes two bytes at least: a span of fewer bytes cannot hold too many, and is
+            // counted as it is decoded; a longer one is counted on its bytes first.
+            const counted = end - start > 2 * MAX_SPAN_MESSAGES ? countMessages(bytes, start, end, 'span', MAX_SPAN_MESSAGES) : 0;
+            if (counted > MAX_SPAN_MESSAGES) spans.push(refusedRef(scopeIndex));
             else {
               const span = decodeSpan(bytes, start, end);
+              keptMessages += made.messages;
               const ref = refOf(span, scopeIndex, start, end);
               keptBytes += end - start;
-              keptMessages += messages;
               if (keptBytes <= KEEP_DECODED_BYTES && keptMessages <= KEEP_DECODED_MESSAGES) ref.decoded = span;
               spans.push(ref);
             }

@@ -20,7 +20,11 @@ const LEVEL = 'langfuse.observation.level';
 const STATUS_MESSAGE = 'langfuse.observation.status_message';
 
 /** The attributes whose values become the run's inputs and outputs (not repeated in its metadata). */
-export const LANGFUSE_IO_KEYS = ['langfuse.observation.input', 'langfuse.observation.output', 'langfuse.trace.input', 'langfuse.trace.output'];
+const OBSERVATION_INPUT = 'langfuse.observation.input';
+const OBSERVATION_OUTPUT = 'langfuse.observation.output';
+const TRACE_INPUT = 'langfuse.trace.input';
+const TRACE_OUTPUT = 'langfuse.trace.output';
+export const LANGFUSE_IO_KEYS = [OBSERVATION_INPUT, OBSERVATION_OUTPUT, TRACE_INPUT, TRACE_OUTPUT];
 
 /**
  * Observation types as run kinds. `span` and `event` are Langfuse's untyped observations, and
@@ -176,7 +180,8 @@ export function langfuseOutcome(
  * one assistant message. Undefined when Langfuse's SDK sent none.
  */
 export function langfuseIo(attributes: Attributes, side: 'input' | 'output', kind: RunKind): unknown {
-  const raw = attributes[`langfuse.observation.${side}`] ?? attributes[`langfuse.trace.${side}`];
+  // Constant keys: a key built per call is hashed per lookup, in attributes that are dictionaries.
+  const raw = side === 'input' ? (attributes[OBSERVATION_INPUT] ?? attributes[TRACE_INPUT]) : (attributes[OBSERVATION_OUTPUT] ?? attributes[TRACE_OUTPUT]);
   if (raw === undefined) return undefined;
   const value = fromJsonText(raw, raw);
   if (kind !== 'llm') return value;

@@ -120,14 +120,21 @@ function ioOf(attributes: Record<string, unknown>, events: EventLike[], side: 'i
   }
   const messages = (side === 'input' ? inputMessagesOf(attributes) : outputMessagesOf(attributes)) ?? eventMessagesOf(events)[side];
   if (messages) return { messages };
-  if (attributes[`${side}.value`] !== undefined) return valueOf(attributes[`${side}.value`], attributes[`${side}.mime_type`]);
+  const [valueKey, mimeKey, traceloopKey] = SIDE_KEYS[side];
+  if (attributes[valueKey] !== undefined) return valueOf(attributes[valueKey], attributes[mimeKey]);
   const [genAiTool, vercelTool] = TOOL_CALL[side];
   if (attributes[genAiTool!] !== undefined) return valueOf(attributes[genAiTool!], undefined);
   if (attributes[vercelTool!] !== undefined) return stringified(attributes[vercelTool!]);
   if (side === 'input' && attributes['ai.value'] !== undefined) return stringified(attributes['ai.value']);
   if (side === 'input' && Array.isArray(attributes['ai.values'])) return attributes['ai.values'].map(stringified);
-  return valueOf(attributes[`traceloop.entity.${side}`], undefined);
+  return valueOf(attributes[traceloopKey], undefined);
 }
+
+/** Each side's keys as constants: a key built per span is hashed per lookup in attributes that are dictionaries. */
+const SIDE_KEYS = {
+  input: ['input.value', 'input.mime_type', 'traceloop.entity.input'],
+  output: ['output.value', 'output.mime_type', 'traceloop.entity.output'],
+} as const;
 
 /**
  * What a retriever found: OpenInference's `retrieval.documents.<i>.document.{id,content,score,metadata}`, in

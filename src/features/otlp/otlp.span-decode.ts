@@ -1,18 +1,19 @@
 import { setMember } from '../../lib/json.js';
+import { keyOf } from './otlp.keys.js';
 import { int64, MAX_VALUE_DEPTH, type OtlpSpan } from './otlp.values.js';
 
 /**
  * A `Span` (or a resource's attribute) read from its protobuf bytes straight into what mapping takes, its
- * attributes as JSON (`attributesJson`: what `attributesToJson` makes of protobufjs's KeyValue and AnyValue
- * objects, without those objects, which a request's spans held from its check to their storing). The same
- * answer as protobufjs's for every message it encodes (`otlp.span-decode.test.ts`); a length past a
- * message's end, a cut varint or an unknown wire type throw. The reader: the request's bytes (a Buffer,
- * which decodes strings), the position, and the end of the message being read.
+ * attributes as JSON (`attributesJson`, as `attributesToJson` makes it, without protobufjs's objects): the
+ * same answer as protobufjs's for every message (`otlp.span-decode.test.ts`); a length past a message's end,
+ * a cut varint or an unknown wire type throw. The reader: the bytes (a Buffer), the position, the end.
  */
 const EMPTY = Buffer.alloc(0);
 let buf: Buffer = EMPTY;
 let pos = 0;
 let limit = 0;
+/** The nested messages (attributes, values, events, status) the last `decodeSpan` read: `countMessages` but links. */
+export const made = { messages: 0 };
 
 const outOfRange = (wanted: number) => new RangeError(`index out of range: ${pos} + ${wanted} > ${limit}`);
 
@@ -51,10 +52,7 @@ function advance(n: number): number {
   return (pos += n) - n;
 }
 
-function fixed64(): { low: number; high: number; unsigned: boolean } {
-  const at = advance(8);
-  return { low: buf.readUInt32LE(at) | 0, high: buf.readUInt32LE(at + 4) | 0, unsigned: true };
-}
+const fixed64 = (at = advance(8)) => ({ low: buf.readUInt32LE(at) | 0, high: buf.readUInt32LE(at + 4) | 0, unsigned: true });
 
 /** The end of a length-delimited field whose length is next. */
 function endOfField(): number {
@@ -66,6 +64,7 @@ function endOfField(): number {
 // (Arguments are evaluated in order: the start is the position after the length.)
 const text = (end = endOfField()): string => buf.toString('utf8', pos, (pos = end));
 const bytesField = (end = endOfField()): Buffer => buf.subarray(pos, (pos = end));
+const keyText = (end = endOfField()): string => keyOf(buf, pos, (pos = end));
 
 function skip(wireType: number): void {
   switch (wireType) {
@@ -95,6 +94,7 @@ function skip(wireType: number): void {
 
 /** The end of a nested message whose length is next, the limit narrowed to it (`leave` puts it back). */
 function enter(): number {
+  made.messages++;
   const end = endOfField();
   limit = end;
   return end;
@@ -107,9 +107,8 @@ function leave(end: number, outer: number): void {
 }
 
 /**
- * An AnyValue as JSON, as `anyValueToJson` makes it of protobufjs's object: of several members set, the
- * one first set last (protobufjs's oneof getter), a later occurrence of a member replacing an earlier one;
- * past MAX_VALUE_DEPTH the marker, its bytes skipped. Loops rather than callbacks: no closure per message.
+ * An AnyValue as `anyValueToJson` makes it: of several members set, the one first set last (protobufjs's
+ * oneof getter), a later one replacing an earlier; past MAX_VALUE_DEPTH the marker. No closure per message.
  */
 function anyValue(end: number, depth: number): unknown {
   if (depth > MAX_VALUE_DEPTH) {
@@ -190,7 +189,7 @@ function keyValue(end: number, depth: number, into: Record<string, unknown>): vo
   let value: unknown = depth > MAX_VALUE_DEPTH ? '[nested too deep]' : null;
   while (pos < end) {
     const tag = varint32();
-    if (tag === 0x0a) key = text();
+    if (tag === 0x0a) key = keyText();
     else if (tag === 0x12) {
       const outer = limit;
       const inner = enter();
@@ -209,6 +208,7 @@ function reading<T>(bytes: Uint8Array, start: number, end: number, read: () => T
   buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   pos = start;
   limit = end;
+  made.messages = 0;
   try {
     const result = read();
     if (pos > end) throw outOfRange(0);
