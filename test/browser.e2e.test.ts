@@ -472,6 +472,33 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
       .waitFor();
   });
 
+  step('shows a list opened again at once, from what it read before, while it reads it again', async () => {
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    const listed = page.getByRole('link', { name: PROMPT, exact: true });
+    await nav.getByRole('link', { name: 'Prompts' }).click();
+    await listed.waitFor();
+    await listed.click();
+    await page.waitForURL(/\/prompts\/[^/]+$/);
+    // The list's next read is held until the end: what the page shows meanwhile can only be what it had.
+    const isList = (url: URL) => url.pathname === '/v1/prompts';
+    const held: Promise<void>[] = [];
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    await page.route(isList, (route) => {
+      held.push(gate.then(() => route.continue()));
+    });
+    try {
+      await nav.getByRole('link', { name: 'Prompts' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Prompts' }).waitFor();
+      await listed.waitFor({ timeout: 2_000 });
+      await expect.poll(() => held.length, { timeout: ACTION_MS, interval: 50 }).toBe(1); // and it is read again behind
+    } finally {
+      release();
+      await Promise.all(held);
+      await page.unroute(isList);
+    }
+  });
+
   step('creates a monitor through the UI and sees it listed with a state', async () => {
     const id = await ensureProject();
     await page.goto(`/projects/${id}/runs`);

@@ -85,7 +85,7 @@ import type {
 } from './types.js';
 import { collection, del, get, listing, patch, post, projectCollection, projectPath, put, request, seg, type Query } from './api/client.js';
 
-export { ApiError, describeError, queryString, setUnauthorizedHandler, streamExport } from './api/client.js';
+export { ApiError, describeError, queryString, setChangeHandler, setUnauthorizedHandler, streamExport } from './api/client.js';
 export type { Listing, Query } from './api/client.js';
 
 /** What the sign-in page says (`/auth/status`, outside /v1; its schema is `SignInStatusSchema`). */

@@ -1,7 +1,8 @@
+import { QueryClientProvider } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, type ComponentType, type LazyExoticComponent, type ReactElement } from 'react';
 import { Layout, SignIn } from './components/layout.js';
 import { Empty, ErrorBox, Loading } from './components/ui.js';
-import { useDocumentTitle } from './hooks.js';
+import { queryClient, useDocumentTitle } from './hooks.js';
 import { Link, match, navigate, useLocation } from './router.js';
 import { SessionProvider } from './session.js';
 
@@ -87,20 +88,22 @@ function NotFound() {
 
 export function App() {
   return (
-    <SessionProvider
-      loading={<Loading label="Signing in…" />}
-      signedOut={(reason) => <SignIn reason={reason} />}
-      failed={(error, retry) => (
-        <div className="signin">
-          <ErrorBox error={error} onRetry={retry} />
-        </div>
-      )}
-    >
-      <Layout>
-        <Suspense fallback={<Loading label="Loading the page…" />}>
-          <Routes />
-        </Suspense>
-      </Layout>
-    </SessionProvider>
+    <QueryClientProvider client={queryClient}>
+      <SessionProvider
+        loading={<Loading label="Signing in…" />}
+        signedOut={(reason) => <SignIn reason={reason} />}
+        failed={(error, retry) => (
+          <div className="signin">
+            <ErrorBox error={error} onRetry={retry} />
+          </div>
+        )}
+      >
+        <Layout>
+          <Suspense fallback={<Loading label="Loading the page…" />}>
+            <Routes />
+          </Suspense>
+        </Layout>
+      </SessionProvider>
+    </QueryClientProvider>
   );
 }

@@ -1,25 +1,42 @@
-import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
-import { projects, type Listing, type Query } from './api.js';
+import { keepPreviousData, QueryClient, useInfiniteQuery, useQuery, type InfiniteData } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo, useState, type FormEvent, type SetStateAction } from 'react';
+import { projects, setChangeHandler, type Listing, type Query } from './api.js';
+import type { Page } from './types.js';
 
-/** Runs an async loader when its key changes; `reload` runs it again. */
+/**
+ * What the dashboard has read, kept by TanStack Query under `useAsync` and `useList`: a page opened again
+ * shows what it had at once and reads it again behind it; parts of a page asking for the same thing make
+ * one request. A change sent to the server (any request that is not a read) makes every page not on the
+ * screen forget what it read, so none shows the state before the change; the page on the screen updates
+ * itself (`setItems`, `setData`, `reload`), since it knows what it changed.
+ */
+export const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      // A 404 or a 403 is an answer to show at once, not to ask three times more.
+      retry: false,
+      // A list read to its fortieth page would read all forty again on every return to the tab.
+      refetchOnWindowFocus: false,
+    },
+  },
+});
+setChangeHandler(() => queryClient.removeQueries({ type: 'inactive' }));
+
+/**
+ * Runs an async loader, cached under its key (a key names one thing in the whole dashboard: `run:<project>/<id>`),
+ * again when the key changes (the former data is kept meanwhile); `reload` runs it again.
+ */
 export function useAsync<T>(load: () => Promise<T>, key: string) {
-  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
-  const generation = useRef(0);
-  const run = useCallback(async () => {
-    const mine = ++generation.current;
-    setState((s) => ({ ...s, loading: true, error: undefined }));
-    try {
-      const data = await load();
-      if (mine === generation.current) setState({ data, loading: false });
-    } catch (error) {
-      if (mine === generation.current) setState({ error, loading: false });
-    }
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key]);
-  useEffect(() => {
-    void run();
-  }, [run]);
-  return { ...state, reload: run, setData: (data: T) => setState({ data, loading: false }) };
+  const query = useQuery({ queryKey: ['async', key], queryFn: load, placeholderData: keepPreviousData });
+  const { refetch } = query;
+  const reload = useCallback(() => refetch().then(() => undefined), [refetch]);
+  const setData = useCallback(
+    (data: T): void => {
+      queryClient.setQueryData(['async', key], data);
+    },
+    [key],
+  );
+  return { data: query.data, error: query.error ?? (undefined as unknown), loading: query.isFetching, reload, setData };
 }
 
 /**
@@ -40,63 +57,45 @@ export function useProject(projectId: string) {
 
 /**
  * A cursor-paginated list: the first page, then `loadMore()` follows `nextCursor` (never re-requesting
- * a page) until it is null. Changing the list's path or the query starts again; null loads nothing.
+ * a page) until it is null. Changing the list's path or the query starts again; null loads nothing. A list
+ * opened again shows the pages it had and reads them again behind; `reload` starts again from the first.
  */
 export function useList<T>(list: Listing<T> | null, query: Query = {}, limit = 25) {
-  const key = `${list?.path ?? null}?${JSON.stringify(query)}&${limit}`;
-  const [items, setItems] = useState<T[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [done, setDone] = useState(false);
-  const [loading, setLoading] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const generation = useRef(0);
-  const busy = useRef(false);
+  const queryKey = useMemo(() => ['list', list?.path ?? null, JSON.stringify(query), limit], [list?.path, JSON.stringify(query), limit]); // eslint-disable-line react-hooks/exhaustive-deps
+  const result = useInfiniteQuery({
+    queryKey,
+    queryFn: ({ pageParam }) => list!.page({ ...query, limit: String(limit), cursor: pageParam ?? undefined }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last: Page<T>) => last.nextCursor ?? undefined,
+    enabled: list !== null,
+  });
+  const { data, isFetching, hasNextPage, fetchNextPage } = result;
+  const items = useMemo(() => data?.pages.flatMap((page) => page.items) ?? [], [data]);
 
-  const fetchPage = useCallback(
-    async (after: string | null, replace: boolean) => {
-      if (list === null) return;
-      const mine = generation.current;
-      busy.current = true;
-      setLoading(true);
-      setError(null);
-      try {
-        const page = await list.page({ ...query, limit: String(limit), cursor: after ?? undefined });
-        if (mine !== generation.current) return;
-        setItems((previous) => (replace ? page.items : [...previous, ...page.items]));
-        setCursor(page.nextCursor ?? null);
-        setDone(!page.nextCursor);
-      } catch (e) {
-        if (mine === generation.current) setError(e);
-      } finally {
-        if (mine === generation.current) {
-          busy.current = false;
-          setLoading(false);
-        }
-      }
+  const reload = useCallback(() => void queryClient.resetQueries({ queryKey, exact: true }), [queryKey]);
+  const loadMore = useCallback(() => {
+    if (!isFetching && hasNextPage) void fetchNextPage();
+  }, [isFetching, hasNextPage, fetchNextPage]);
+  /** Changes the items shown (a record added, changed or removed here), in the cache too: the pages keep their lengths, the last takes the rest. */
+  const setItems = useCallback(
+    (action: SetStateAction<T[]>): void => {
+      queryClient.setQueryData<InfiniteData<Page<T>, string | null>>(queryKey, (cached) => {
+        if (!cached) return cached;
+        const next = typeof action === 'function' ? action(cached.pages.flatMap((page) => page.items)) : action;
+        let at = 0;
+        const pages = cached.pages.map((page, i) => {
+          const end = i === cached.pages.length - 1 ? next.length : Math.min(next.length, at + page.items.length);
+          const slice = next.slice(at, end);
+          at = end;
+          return { ...page, items: slice };
+        });
+        return { ...cached, pages };
+      });
     },
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-    [key],
+    [queryKey],
   );
 
-  const reload = useCallback(() => {
-    generation.current++;
-    busy.current = false;
-    setItems([]);
-    setCursor(null);
-    setDone(false);
-    void fetchPage(null, true);
-  }, [fetchPage]);
-
-  useEffect(() => {
-    reload();
-  }, [reload]);
-
-  const loadMore = useCallback(() => {
-    if (busy.current || done || cursor === null) return;
-    void fetchPage(cursor, false);
-  }, [cursor, done, fetchPage]);
-
-  return { items, setItems, loading, error, hasMore: !done && cursor !== null, loadMore, reload, loaded: done || cursor !== null || items.length > 0 };
+  return { items, setItems, loading: isFetching, error: result.error ?? (null as unknown), hasMore: hasNextPage, loadMore, reload, loaded: data !== undefined };
 }
 
 /** What `useList` gives a page: the items so far, the states, and the ways to load more or again. */

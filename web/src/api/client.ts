@@ -38,6 +38,12 @@ export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
 
+let onChanged: () => void = () => {};
+/** Called after every request that succeeded and was not a read (the dashboard's cache forgets what it may have changed). */
+export function setChangeHandler(handler: () => void): void {
+  onChanged = handler;
+}
+
 export async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   let response: Response;
   try {
@@ -50,6 +56,7 @@ export async function request<T>(method: string, path: string, body?: unknown): 
   } catch {
     throw new ApiError(0, 'Network error', 'The server could not be reached. Check your connection and retry.');
   }
+  if (response.ok && method !== 'GET') onChanged();
   if (response.status === 204 || response.status === 304) return undefined as T;
   const text = await response.text();
   let json: unknown = null;

@@ -1,6 +1,7 @@
 import { useEffect, useState, type ReactNode } from 'react';
 import { navigate } from '../router.js';
-import { Button, ErrorBox, Modal } from './ui.js';
+import { Button, ErrorBox } from './ui.js';
+import { Modal } from './modal.js';
 
 /**
  * "Are you sure?" before an action: Cancel, or the action, busy while it runs (the dialog cannot be

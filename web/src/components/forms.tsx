@@ -4,7 +4,8 @@
  * (a failed one leaves the dialog open, its error shown in the form).
  */
 import type { ComponentType } from 'react';
-import { Modal, type FormProps } from './ui.js';
+import { type FormProps } from './ui.js';
+import { Modal } from './modal.js';
 
 type DialogForm<Initial, Body> = {
   title: string;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Modal } from './ui.js';
+import { Modal } from './modal.js';
 
 /** The keys every page answers, as the `?` dialog lists them. */
 export const SHORTCUTS: [keys: string, what: string][] = [
@@ -82,7 +82,7 @@ export function useEscape(action: (() => void) | null): void {
   useEffect(() => {
     if (!action) return;
     const onKey = (event: KeyboardEvent) => {
-      if (event.key !== 'Escape' || typing(event) || event.defaultPrevented || document.querySelector('dialog[open]')) return;
+      if (event.key !== 'Escape' || typing(event) || event.defaultPrevented || document.querySelector('[role="dialog"]')) return;
       action();
     };
     window.addEventListener('keydown', onKey);

@@ -129,42 +129,6 @@ export function Field({ label, hint, children }: { label: string; hint?: ReactNo
   );
 }
 
-/** A modal dialog (native <dialog>: focus is trapped and Escape closes it). */
-export function Modal({ title, open, onClose, children }: { title: string; open: boolean; onClose: () => void; children: ReactNode }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
-  return (
-    <dialog ref={ref} className="modal" onClose={onClose} aria-label={title}>
-      <div className="modal-head">
-        <h2>{title}</h2>
-        <Button variant="ghost" aria-label="Close" onClick={onClose}>
-          ✕
-        </Button>
-      </div>
-      {open && children}
-    </dialog>
-  );
-}
-
-/** A button that opens a dialog named `title`: `children` is its content, given the way to close it. */
-export function DialogButton({ label, title, children }: { label: string; title: string; children: (close: () => void) => ReactNode }) {
-  const [open, setOpen] = useState(false);
-  const close = () => setOpen(false);
-  return (
-    <>
-      <Button onClick={() => setOpen(true)}>{label}</Button>
-      <Modal title={title} open={open} onClose={close}>
-        {children(close)}
-      </Modal>
-    </>
-  );
-}
-
 /** Loads the next page when it scrolls into view (and is a button for keyboards and old browsers). */
 export function LoadMore({ hasMore, loading, onLoadMore, auto = false }: { hasMore: boolean; loading: boolean; onLoadMore: () => void; auto?: boolean }) {
   const ref = useRef<HTMLButtonElement>(null);

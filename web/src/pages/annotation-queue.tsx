@@ -19,7 +19,7 @@ const STATUSES = ['pending', 'completed', 'skipped'] as const;
 export function AnnotationQueuePage({ projectId, queueId }: { projectId: string; queueId: string }) {
   const { me, can } = useSession();
   const project = useProject(projectId);
-  const state = useAsync(() => annotationQueues.get(projectId, queueId), `${projectId}/${queueId}`);
+  const state = useAsync(() => annotationQueues.get(projectId, queueId), `annotation-queue:${projectId}/${queueId}`);
   const queue = state.data?.id === queueId ? state.data : undefined;
   const configs = useQueueConfigs(queue);
   const [status, setStatus] = useState('');

@@ -29,7 +29,7 @@ type Phase =
  */
 export function AnnotationReviewPage({ projectId, queueId }: { projectId: string; queueId: string }) {
   const project = useProject(projectId);
-  const queueState = useAsync(() => annotationQueues.get(projectId, queueId), `${projectId}/${queueId}`);
+  const queueState = useAsync(() => annotationQueues.get(projectId, queueId), `annotation-queue:${projectId}/${queueId}`);
   const queue = queueState.data?.id === queueId ? queueState.data : undefined;
   const configState = useQueueConfigs(queue);
   const configs = configState.data ?? [];

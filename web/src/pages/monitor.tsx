@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { ApiError, monitors } from '../api.js';
 import { ConfirmModal, DeleteRecordModal } from '../components/confirm.js';
 import { ProjectTabs } from '../components/layout.js';
-import { Badge, Button, Empty, ErrorBox, Loading, Modal, PageHeader, Panel, StatusBadge } from '../components/ui.js';
+import { Badge, Button, Empty, ErrorBox, Loading, PageHeader, Panel, StatusBadge } from '../components/ui.js';
+import { Modal } from '../components/modal.js';
 import { fmtDate, fmtRelative } from '../format.js';
 import { useAsync, useDocumentTitle, useList, useProject } from '../hooks.js';
 import { Link } from '../router.js';
@@ -17,7 +18,7 @@ import { SecretReveal } from './monitors/secret.js';
 /** One monitor: its definition and state, the metric over time, its events and webhook deliveries. */
 export function MonitorPage({ projectId, monitorId }: { projectId: string; monitorId: string }) {
   const project = useProject(projectId);
-  const monitor = useAsync(() => monitors.get(projectId, monitorId), `${projectId}/${monitorId}`);
+  const monitor = useAsync(() => monitors.get(projectId, monitorId), `monitor:${projectId}/${monitorId}`);
   const listPath = `/projects/${encodeURIComponent(projectId)}/monitors`;
   useDocumentTitle(monitor.data?.name ?? 'Monitor', 'Monitors', project.data?.name);
   return (
@@ -42,7 +43,7 @@ export function MonitorPage({ projectId, monitorId }: { projectId: string; monit
 function MonitorView({ projectId, monitor, setMonitor }: { projectId: string; monitor: Monitor; setMonitor: (m: Monitor) => void }) {
   const { can } = useSession();
   const monitorId = monitor.id;
-  const metrics = useAsync(() => monitors.metrics(projectId, monitorId), `${projectId}/${monitorId}/metrics`);
+  const metrics = useAsync(() => monitors.metrics(projectId, monitorId), `monitor-metrics:${projectId}/${monitorId}`);
   const events = useList(monitors.events(projectId, monitorId));
   const deliveries = useList(monitors.deliveries(projectId, monitorId));
   const [editing, setEditing] = useState(false);

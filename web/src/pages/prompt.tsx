@@ -1,7 +1,8 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { ApiError, prompts } from '../api.js';
 import { DeleteRecordModal } from '../components/confirm.js';
-import { Button, Empty, ErrorBox, Loading, Modal, PageHeader, Panel } from '../components/ui.js';
+import { Button, Empty, ErrorBox, Loading, PageHeader, Panel } from '../components/ui.js';
+import { Modal } from '../components/modal.js';
 import { fmtDate, fmtRelative } from '../format.js';
 import { useAsync, useDocumentTitle, useList } from '../hooks.js';
 import { Link, useLocation } from '../router.js';
@@ -19,7 +20,7 @@ import { NewVersionForm, VersionsPanel } from './prompts/versions.js';
  * `?version=3` (a run's link to the version it used) opens that version in the list and the preview.
  */
 export function PromptPage({ promptId }: { promptId: string }) {
-  const prompt = useAsync(() => prompts.get(promptId), promptId);
+  const prompt = useAsync(() => prompts.get(promptId), `prompt:${promptId}`);
   const asked = Number(useLocation().search.get('version'));
   const focus = Number.isSafeInteger(asked) && asked >= 1 ? asked : null;
   useDocumentTitle(prompt.data?.name ?? promptId, 'Prompts');

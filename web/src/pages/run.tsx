@@ -16,7 +16,7 @@ import './runs/runs.css';
 /** One run: timing, tokens, cost, tags, metadata, inputs and outputs, and its place in the trace. */
 export function RunPage({ projectId, runId }: { projectId: string; runId: string }) {
   const project = useProject(projectId);
-  const runState = useAsync(() => runs.get(projectId, runId), `${projectId}/${runId}`);
+  const runState = useAsync(() => runs.get(projectId, runId), `run:${projectId}/${runId}`);
   const run = runState.data && runState.data.id === runId ? runState.data : undefined;
   useDocumentTitle(run ? run.name : 'Run');
   const listLink = `/projects/${projectId}/runs`;

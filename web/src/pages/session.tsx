@@ -19,7 +19,7 @@ const TURNS_AT_ONCE = 20;
  * which may span sessions: each names its own): what the user said last, and what the application answered.
  */
 function Turn({ projectId, trace, index, noun }: { projectId: string; trace: Trace; index: number; noun: 'Turn' | 'Trace' }) {
-  const root = useAsync(() => (trace.rootRunId ? runs.get(projectId, trace.rootRunId) : Promise.resolve(null)), `${projectId}/${trace.rootRunId}`);
+  const root = useAsync(() => (trace.rootRunId ? runs.get(projectId, trace.rootRunId) : Promise.resolve(null)), `run:${projectId}/${trace.rootRunId}`);
   const base = `/projects/${projectId}`;
   let messages: Message[] | null = null;
   if (root.data) {

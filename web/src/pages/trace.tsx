@@ -67,7 +67,7 @@ export function TracePage({ projectId, traceId }: { projectId: string; traceId: 
   const project = useProject(projectId);
   const { search } = useLocation();
   const selected = search.get('run');
-  const state = useAsync(() => traces.get(projectId, traceId), `${projectId}/${traceId}`);
+  const state = useAsync(() => traces.get(projectId, traceId), `trace:${projectId}/${traceId}`);
   const detail = state.data?.trace.traceId === traceId ? state.data : undefined;
   useDocumentTitle(detail ? `Trace ${detail.trace.name}` : 'Trace', project.data?.name);
   const base = `/projects/${projectId}`;

@@ -1,7 +1,8 @@
 /** "Add to queue" on a run or a trace: one of the project's queues of that target, then a link to it. */
 import { useState } from 'react';
 import { annotationQueues } from '../../api.js';
-import { Button, DialogButton, FormActions } from '../../components/ui.js';
+import { Button, FormActions } from '../../components/ui.js';
+import { DialogButton } from '../../components/modal.js';
 import { useList, useSubmit } from '../../hooks.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';

@@ -15,7 +15,7 @@ export function ItemTarget({ projectId, item }: { projectId: string; item: Pick<
     const detail = await traces.get(projectId, item.targetId);
     const root = detail.trace.rootRunId;
     return { key, trace: detail.trace, run: root ? await runs.get(projectId, root) : null };
-  }, `${projectId}/${key}`);
+  }, `review-target:${projectId}/${key}`);
   const data = state.data?.key === key ? state.data : undefined;
   const noun = item.target === 'run' ? 'run' : 'trace';
   return (

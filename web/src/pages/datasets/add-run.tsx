@@ -1,7 +1,8 @@
 /** "Add to dataset" on a run: a dataset picked from the organization's, the run's values or others, then a link to the dataset. */
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { datasets } from '../../api.js';
-import { Button, DialogButton, FormActions } from '../../components/ui.js';
+import { Button, FormActions } from '../../components/ui.js';
+import { DialogButton } from '../../components/modal.js';
 import { useList, useSubmit } from '../../hooks.js';
 import { Link } from '../../router.js';
 import { useSession } from '../../session.js';

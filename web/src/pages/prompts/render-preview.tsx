@@ -34,7 +34,7 @@ export function RenderPreview({ prompt, initialVersion = null }: { prompt: Promp
   const versionRef = resolved.startsWith('label:') ? resolved.slice(6) : resolved.slice(2);
   const version = useAsync(
     () => prompts.version(prompt.id, versionRef),
-    `${prompt.id}/${versionRef}/${resolved.startsWith('label:') ? String(prompt.labels[versionRef]) : ''}`,
+    `render-version:${prompt.id}/${versionRef}/${resolved.startsWith('label:') ? String(prompt.labels[versionRef]) : ''}`,
   );
 
   useEffect(() => {

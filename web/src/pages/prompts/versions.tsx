@@ -25,7 +25,7 @@ export function fetchVersion(promptId: string, version: number): Promise<PromptV
 }
 
 export function useVersion(promptId: string, version: number | null) {
-  return useAsync(() => (version === null ? Promise.resolve(null) : fetchVersion(promptId, version)), `${promptId}/${version}`);
+  return useAsync(() => (version === null ? Promise.resolve(null) : fetchVersion(promptId, version)), `prompt-version:${promptId}/${version}`);
 }
 
 /** The versions, newest first: message, author, date, variables, and the template on demand (`focus`'s shown, and scrolled to). */

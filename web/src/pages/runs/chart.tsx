@@ -33,7 +33,7 @@ export function RunsChart({
       const { startedAfter: _a, startedBefore: _b, ...rest } = filters;
       return runs.metrics(projectId, { ...rest, from: new Date(win.from).toISOString(), to: new Date(win.to).toISOString(), bucket: win.bucket });
     },
-    `${projectId}|${JSON.stringify(filters)}|${range}|${tick}|${win.from}|${win.to}`,
+    `run-metrics:${projectId}|${JSON.stringify(filters)}|${range}|${tick}|${win.from}|${win.to}`,
   );
   const data = metrics.data;
   const series = data?.groups[0]?.series ?? [];

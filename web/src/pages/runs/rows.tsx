@@ -147,7 +147,7 @@ export function RunsList({ list, projectId, win, retryable }: { list: List<Run>;
  * outside the range, a longer one; when it has none at all, how to send the first.
  */
 function NoRuns({ projectId, win }: { projectId: string; win: ListWindow }) {
-  const any = useAsync(() => (win.filtered ? Promise.resolve(null) : runs.list(projectId).page({ limit: '1' })), `${projectId}|${win.filtered}`);
+  const any = useAsync(() => (win.filtered ? Promise.resolve(null) : runs.list(projectId).page({ limit: '1' })), `any-run:${projectId}|${win.filtered}`);
   if (win.filtered)
     return (
       <EmptyList one="run" many="runs" filtered whenFiltered={<Button onClick={win.clear}>Clear the filters</Button>}>

@@ -91,7 +91,7 @@ function endOf(run: Run, now: number): number {
 }
 
 export function TraceTree({ projectId, run }: { projectId: string; run: Run }) {
-  const trace = useAsync(() => loadTrace(projectId, run), `${projectId}/${run.id}/${run.traceId}`);
+  const trace = useAsync(() => loadTrace(projectId, run), `trace-tree:${projectId}/${run.id}/${run.traceId}`);
   const [collapsed, setCollapsed] = useState<Set<string>>(new Set());
   const data = trace.data;
 

@@ -21,7 +21,7 @@ export function costSourceText(run: Pick<Run, 'costSource' | 'price' | 'usage'>)
 
 /** The selected run of a trace: its facts, its conversation (or values), its error and metadata. */
 export function RunPanel({ projectId, runId, onClose }: { projectId: string; runId: string; onClose: () => void }) {
-  const state = useAsync(() => runs.get(projectId, runId), `${projectId}/${runId}`);
+  const state = useAsync(() => runs.get(projectId, runId), `run:${projectId}/${runId}`);
   const run = state.data?.id === runId ? state.data : undefined;
   const base = `/projects/${projectId}`;
   return (

@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState } from 'react';
+import { Tab, TabList, TabPanel, Tabs } from 'react-aria-components';
 import { runs, tokens } from '../../api.js';
 import { Button, CopyButton, ErrorBox } from '../../components/ui.js';
 import { useAsync, useSubmit } from '../../hooks.js';
@@ -89,50 +90,29 @@ await provider.shutdown(); // flushes
   ];
 }
 
-/** Tabs as WAI-ARIA describes them: arrow keys, Home and End move between them, the panel follows. */
+/** A tab per way in (React Aria's tabs: arrow keys, Home and End move between them, the panel follows). */
 function SnippetTabs({ snippets }: { snippets: Snippet[] }) {
-  const [active, setActive] = useState(0);
-  const tabs = useRef<(HTMLButtonElement | null)[]>([]);
-  const move = (event: KeyboardEvent) => {
-    const next = { ArrowRight: active + 1, ArrowLeft: active - 1, Home: 0, End: snippets.length - 1 }[event.key];
-    if (next === undefined) return;
-    event.preventDefault();
-    const index = (next + snippets.length) % snippets.length;
-    setActive(index);
-    tabs.current[index]?.focus();
-  };
-  const shown = snippets[active]!;
   return (
-    <div className="sl-snippets">
-      <div role="tablist" aria-label="Ways to send a trace" className="sl-tabs" onKeyDown={move}>
-        {snippets.map((snippet, i) => (
-          <button
-            key={snippet.id}
-            ref={(el) => {
-              tabs.current[i] = el;
-            }}
-            type="button"
-            role="tab"
-            id={`snippet-tab-${snippet.id}`}
-            aria-selected={i === active}
-            aria-controls={`snippet-${snippet.id}`}
-            tabIndex={i === active ? 0 : -1}
-            onClick={() => setActive(i)}
-          >
+    <Tabs className="sl-snippets">
+      <TabList aria-label="Ways to send a trace" className="sl-tabs">
+        {snippets.map((snippet) => (
+          <Tab key={snippet.id} id={snippet.id}>
             {snippet.label}
-          </button>
+          </Tab>
         ))}
-      </div>
-      <div role="tabpanel" id={`snippet-${shown.id}`} aria-labelledby={`snippet-tab-${shown.id}`}>
-        <p className="muted">{shown.note}</p>
-        <div className="sl-snippet">
-          <CopyButton text={shown.code} label={`Copy the ${shown.label} snippet`} />
-          <pre className="sl-code" tabIndex={0} aria-label={`${shown.label} snippet`}>
-            <code>{shown.code}</code>
-          </pre>
-        </div>
-      </div>
-    </div>
+      </TabList>
+      {snippets.map((snippet) => (
+        <TabPanel key={snippet.id} id={snippet.id}>
+          <p className="muted">{snippet.note}</p>
+          <div className="sl-snippet">
+            <CopyButton text={snippet.code} label={`Copy the ${snippet.label} snippet`} />
+            <pre className="sl-code" tabIndex={0} aria-label={`${snippet.label} snippet`}>
+              <code>{snippet.code}</code>
+            </pre>
+          </div>
+        </TabPanel>
+      ))}
+    </Tabs>
   );
 }
 
@@ -203,6 +183,6 @@ export function useHasRuns(projectId: string, when: boolean) {
             .page({ limit: '1' })
             .then((page) => page.items.length > 0)
         : Promise.resolve(true),
-    `${projectId}:${when}`,
+    `has-runs:${projectId}:${when}`,
   );
 }
