@@ -1,4 +1,5 @@
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { Dialect } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 
 /**
@@ -41,13 +42,18 @@ export async function experimentTraces(db: Kysely<Database>, projectId: string):
  * `experimentTraces`), by their ids; without them (null: too many; undefined: not read), a probe of the
  * run's trace. Undefined when every run passes (`exclude` in a project that has no experiment traffic).
  */
-export function experimentMatch(filter: ExperimentFilter, traces: readonly string[] | null | undefined): Expression<SqlBool> | undefined {
+export function experimentMatch(dialect: Dialect, filter: ExperimentFilter, traces: readonly string[] | null | undefined): Expression<SqlBool> | undefined {
   if (traces) {
     if (filter === 'only') return traces.length === 0 ? sql<SqlBool>`1 = 0` : sql<SqlBool>`runs.trace_id in (${sql.join(traces)})`;
     return traces.length === 0 ? undefined : sql<SqlBool>`runs.trace_id not in (${sql.join(traces)})`;
   }
+  // By the trace's primary key, whatever either engine believes of the mark (`+` keeps it out of index
+  // choice): PostgreSQL, its statistics taken before the results marked traces, walked the experiment
+  // traces of traces_experiment_idx for every run (2.9 s for a day's metrics over 200,000 runs in the
+  // bench). OFFSET 0 keeps PostgreSQL's probe per run (as the score filters' `many` probe): as an anti-join
+  // it read every trace of the project first (1.1 s for a page of 200,000 runs, against 48 ms).
   const probe = sql<SqlBool>`exists (select 1 from traces where traces.project_id = runs.project_id and traces.trace_id = runs.trace_id
-    and traces.experiment = 1)`;
+    and +traces.experiment = 1${sql.raw(dialect === 'postgres' ? ' offset 0' : '')})`;
   return filter === 'only' ? probe : sql<SqlBool>`not ${probe}`;
 }
 

@@ -275,7 +275,7 @@ export function runFilterWhere(dialect: Dialect, filters: RunFilters, plan?: Lis
   for (const [key, value] of Object.entries(filters.metadataNot ?? {})) and.push(metadataMatch(dialect, key, value, true));
   for (const key of filters.hasMetadata ?? []) and.push(sql<SqlBool>`${metadataValue(dialect, key)} is not null`);
   for (const [i, filter] of (filters.scores ?? []).entries()) and.push(scoreMatch(dialect, eb, filter, plan?.scores?.[i]));
-  const experiment = filters.experiment && experimentMatch(filters.experiment, plan?.experiment);
+  const experiment = filters.experiment && experimentMatch(dialect, filters.experiment, plan?.experiment);
   if (experiment) and.push(experiment);
   return eb.and(and);
 }

@@ -47,7 +47,7 @@ export const listRuns: FilteredList<RunListRow> = async (db, dialect, projectId,
   const plan = await planList(db, projectId, filters);
   // `experiment=exclude` in a project without experiment traffic asks nothing of a run: the stream as it is.
   const { experiment, ...others } = filters;
-  const filtered = Object.keys(others).length > 0 || (experiment !== undefined && experimentMatch(experiment, plan.experiment) !== undefined);
+  const filtered = Object.keys(others).length > 0 || (experiment !== undefined && experimentMatch(dialect, experiment, plan.experiment) !== undefined);
   const rows = filtered
     ? await keysetQuery(streamOf(db, projectId).where(runFilterWhere(dialect, filters, plan)), STREAM_ORDER, after, take, {
         sortSelected: plan.few,

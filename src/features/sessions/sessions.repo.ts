@@ -69,8 +69,10 @@ export async function listActivity(
   // Typed as selecting from either table, so that each kind's own key column is a reference of the query.
   let query = db.selectFrom(table).selectAll().select(sql.ref<string>(key).as('key')).where('project_id', '=', projectId);
   // Experiment traffic is a trace's mark: a session or end user is listed by its traces that are (not) experiments.
+  // `+` keeps the mark out of index choice: SQLite would otherwise walk traces_experiment_idx for each key
+  // (every production trace of the project) rather than look the key's traces up by their own index.
   const { experiment, ...runFilters } = filters;
-  const marked = experiment === undefined ? sql<SqlBool>`1 = 1` : sql<SqlBool>`traces.experiment = ${traceExperimentIs(experiment)}`;
+  const marked = experiment === undefined ? sql<SqlBool>`1 = 1` : sql<SqlBool>`+traces.experiment = ${traceExperimentIs(experiment)}`;
   const plan = await planList(db, projectId, runFilters);
   const tracesWithRuns = () =>
     db
