@@ -10,7 +10,8 @@
  * traces list, the trace view and the conversation are saved to docs/screenshots/ for the README.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
 import { LangChainInstrumentation } from '@arizeai/openinference-instrumentation-langchain';
@@ -30,6 +31,7 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'screenshots-traces');
 const README_SHOTS = process.env.SIGHTLINE_UPDATE_SCREENSHOTS === '1' ? join(ROOT, 'docs', 'screenshots') : null;
 const ACTION_MS = 8_000;
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -663,6 +665,142 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
       expect(curl).toContain(token);
       const { stdout } = await promisify(execFile)('bash', ['-c', curl], { timeout: 30_000 });
       expect(JSON.parse(stdout)).toMatchObject({ name: 'first-trace', kind: 'llm', status: 'succeeded', outputs: { answer: 'Hello from Sightline' } });
+    },
+  );
+
+  /** A project of the filter steps' own: two production conversations and an experiment's run (its result recorded). */
+  const filtersProject = (() => {
+    let made: Promise<{ projectId: string; experimentId: string }> | null = null;
+    return () =>
+      (made ??= (async () => {
+        const call = <T = any>(method: string, path: string, body?: unknown) => apiCall<T>(ui.dashboard.server.url, ui.token, method, path, body);
+        const project = await call<{ id: string }>('POST', '/v1/projects', { name: 'filters-project' });
+        const ago = (min: number) => new Date(Date.now() - min * MIN).toISOString();
+        const run = (id: string, name: string, min: number, extra: Record<string, unknown>) => ({
+          id,
+          name,
+          kind: 'llm',
+          status: 'succeeded',
+          startTime: ago(min),
+          endTime: ago(min - 1),
+          ...extra,
+        });
+        const batch = await call<{ results: { status: string }[] }>('POST', `/v1/projects/${project.body.id}/runs/batch`, {
+          runs: [
+            run('billing-turn', 'support-agent', 30, { sessionId: 'chat-a', userId: 'ada', model: 'gpt-4o', tags: ['billing', 'eu'], inputs: 'Refund?' }),
+            run('weather-turn', 'weather-bot', 20, { sessionId: 'chat-b', userId: 'bob', model: 'claude-3', tags: ['eu'], inputs: 'Rain?' }),
+            run('exp-run', 'qa-task', 10, { sessionId: 'chat-exp', userId: 'eve', inputs: 'Item a' }),
+          ],
+        });
+        expect(batch.body.results.map((r) => r.status)).toEqual(['created', 'created', 'created']);
+        const dataset = await call<{ id: string }>('POST', '/v1/datasets', { name: 'filters-dataset' });
+        expect((await call('POST', `/v1/datasets/${dataset.body.id}/items`, { items: [{ id: 'a', input: { q: 'a' } }] })).status).toBe(201);
+        const experiment = await call<{ id: string }>('POST', '/v1/experiments', {
+          name: 'filters-baseline',
+          datasetId: dataset.body.id,
+          projectId: project.body.id,
+        });
+        const recorded = await call('POST', `/v1/experiments/${experiment.body.id}/results`, {
+          results: [{ itemId: 'a', runId: 'exp-run', output: 'A', latencyMs: 60_000 }],
+        });
+        expect(recorded.status).toBe(200);
+        return { projectId: project.body.id, experimentId: experiment.body.id };
+      })());
+  })();
+  const offeredIn = (form: ReturnType<typeof ui.page.getByRole>) => async (label: string) => {
+    const list = await form.getByRole('combobox', { name: label, exact: true }).getAttribute('list');
+    return ui.page.locator(`datalist[id="${list}"] option`).evaluateAll((options) => options.map((o) => o.getAttribute('value')));
+  };
+  const listedIn = (name: string) => () =>
+    ui.page.getByRole('table', { name }).getByRole('row').locator('td:first-child, [role=cell]:first-child').allTextContents();
+
+  step('filters sessions and users with the runs’ filter bar and its pickers, held in the URL', async () => {
+    const { projectId } = await filtersProject();
+    await ui.page.goto(`/projects/${projectId}/sessions`);
+    await expect.poll(listedIn('Sessions'), { timeout: ACTION_MS }).toEqual(['chat-b', 'chat-a']);
+    await ui.page.getByRole('button', { name: /Filters/ }).click();
+    const form = ui.page.getByRole('search', { name: 'Run filters' });
+    await form.getByRole('combobox', { name: 'Model', exact: true }).fill('gpt');
+    await expect.poll(() => offeredIn(form)('Model'), { timeout: ACTION_MS }).toEqual(['gpt-4o']);
+    await form.getByRole('combobox', { name: 'Model', exact: true }).fill('gpt-4o');
+    await form.getByRole('button', { name: 'Apply filters' }).click();
+    await ui.page.waitForURL(/[?&]model=gpt-4o/);
+    await expect.poll(listedIn('Sessions'), { timeout: ACTION_MS }).toEqual(['chat-a']);
+    await ui.page.getByRole('list', { name: 'Active filters' }).locator('code', { hasText: 'gpt-4o' }).waitFor();
+    // The score filters are in the same bar.
+    await expect(form.getByRole('combobox', { name: 'Score name', exact: true }).count()).resolves.toBe(1);
+    // The users list, filtered from its URL; its pickers offer the project's users.
+    await ui.page.goto(`/projects/${projectId}/users?model=claude-3`);
+    await expect.poll(listedIn('Users'), { timeout: ACTION_MS }).toEqual(['bob']);
+    await ui.page.getByRole('button', { name: /Filters/ }).click();
+    await form.getByRole('combobox', { name: 'User', exact: true }).focus();
+    await expect.poll(() => offeredIn(form)('User'), { timeout: ACTION_MS }).toEqual(['ada', 'bob', 'eve']);
+  });
+
+  step('picks tags one at a time from the project’s tags, as chips the keyboard adds and removes, a typed tag too', async () => {
+    const { projectId } = await filtersProject();
+    await ui.page.goto(`/projects/${projectId}/runs`);
+    await ui.page.getByRole('button', { name: /Filters/ }).click();
+    const form = ui.page.getByRole('search', { name: 'Run filters' });
+    const tag = form.getByRole('combobox', { name: 'Tag', exact: true });
+    await tag.focus();
+    await expect.poll(() => offeredIn(form)('Tag'), { timeout: ACTION_MS }).toEqual(['billing', 'eu']);
+    const chosen = () => form.getByRole('list', { name: 'Tags chosen' }).getByRole('listitem').locator('code').allTextContents();
+    await tag.fill('billing');
+    await tag.press('Enter');
+    await tag.fill('eu');
+    await tag.press('Enter');
+    await expect.poll(chosen, { timeout: ACTION_MS }).toEqual(['billing', 'eu']);
+    // Enter added the tag and did not submit the form; Backspace in the empty field takes the last one back.
+    expect(new URL(ui.page.url()).searchParams.getAll('tag')).toEqual([]);
+    await tag.press('Backspace');
+    await expect.poll(chosen, { timeout: ACTION_MS }).toEqual(['billing']);
+    await tag.fill('eu');
+    await tag.press('Enter');
+    await ui.page.evaluate(AXE);
+    const violations = await ui.page.evaluate<{ id: string; impact: string }[]>(
+      `axe.run(document.querySelector('form[aria-label="Run filters"]'), { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact })))`,
+    );
+    expect(violations.filter((v) => v.impact === 'critical' || v.impact === 'serious')).toEqual([]);
+    await form.getByRole('button', { name: 'Apply filters' }).click();
+    await ui.page.waitForURL(/tag=billing&tag=eu/);
+    await expect
+      .poll(async () => ui.page.getByRole('table', { name: 'Runs' }).getByRole('row').filter({ hasText: 'weather-bot' }).count(), { timeout: ACTION_MS })
+      .toBe(0);
+    await ui.page.getByRole('table', { name: 'Runs' }).getByRole('row').filter({ hasText: 'support-agent' }).waitFor({ timeout: ACTION_MS });
+    // A chip's own button removes it; a tag typed and not yet added is applied with the rest.
+    await form.getByRole('button', { name: 'Remove tag billing' }).click();
+    await tag.fill('nowhere');
+    await form.getByRole('button', { name: 'Apply filters' }).click();
+    await ui.page.waitForURL(/tag=eu&tag=nowhere/);
+  });
+
+  step(
+    'keeps experiment traffic out of the lists by default; "Show experiment traffic" shows it with the rest or alone; the experiment still opens its trace',
+    async () => {
+      const { projectId, experimentId } = await filtersProject();
+      await ui.page.goto(`/projects/${projectId}/traces`);
+      const names = () => rows().locator('.sl-tr-name a').allTextContents();
+      await expect.poll(names, { timeout: ACTION_MS }).toEqual(['weather-bot', 'support-agent']);
+      const show = ui.page.getByRole('combobox', { name: 'Show experiment traffic' });
+      await show.selectOption({ label: 'Only experiment traffic' });
+      await ui.page.waitForURL(/[?&]experiment=only/);
+      await expect.poll(names, { timeout: ACTION_MS }).toEqual(['qa-task']);
+      await show.selectOption({ label: 'With production traffic' });
+      await ui.page.waitForURL(/[?&]experiment=include/);
+      await expect.poll(names, { timeout: ACTION_MS }).toEqual(['qa-task', 'weather-bot', 'support-agent']);
+      await show.selectOption({ label: 'No (production only)' });
+      await expect.poll(() => new URL(ui.page.url()).searchParams.has('experiment'), { timeout: ACTION_MS }).toBe(false);
+      await expect.poll(names, { timeout: ACTION_MS }).toEqual(['weather-bot', 'support-agent']);
+      // The sessions list too, with the same control.
+      await ui.page.goto(`/projects/${projectId}/sessions?experiment=only`);
+      await expect.poll(listedIn('Sessions'), { timeout: ACTION_MS }).toEqual(['chat-exp']);
+      await expect(ui.page.getByRole('combobox', { name: 'Show experiment traffic' }).inputValue()).resolves.toBe('only');
+      // The experiment's page still links its result's trace, which opens.
+      await ui.page.goto(`/experiments/${experimentId}`);
+      await ui.page.getByRole('link', { name: 'Trace of item a' }).click();
+      await ui.page.waitForURL(/\/traces\/exp-run$/);
+      await ui.page.getByText('qa-task').first().waitFor({ timeout: ACTION_MS });
     },
   );
 });

@@ -220,7 +220,7 @@ describe('request schemas state what the server enforces', () => {
     expect(filter.additionalProperties).toBe(false);
     expect(Object.keys(filter.patternProperties as Json)).toEqual(['^metadata\\.[A-Za-z0-9_-]{1,64}!?$']);
     expect(Object.keys(filter.properties as Json)).toEqual(
-      'status kind name tag model traceId sessionId userId hasMetadata hasScore q parentRunId source target'.split(' '),
+      'status kind name tag model traceId sessionId userId hasMetadata hasScore experiment q parentRunId source target'.split(' '),
     );
   });
 

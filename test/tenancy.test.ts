@@ -579,7 +579,19 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
       expect(normalized(body, [foreign])).toEqual({ ...normalized(expected, [missing]), errors: body.errors });
     }
     expect(await snapshot(w)).toEqual(before);
-    expect((await record(w.runId)).statusCode).toBe(200);
+    // The trace a result names is marked as experiment traffic in the experiment's project only: another
+    // project's trace of that id stays production traffic.
+    const named = await ctx.request('POST', experimentPath(w, '/results'), {
+      token: w.owner.token,
+      body: { results: [{ itemId: w.itemId, runId: w.runId, traceId: sibling, output: 'Hello', latencyMs: 5 }] },
+    });
+    expect(named.statusCode, named.body).toBe(200);
+    const experimentTraces = async (projectId: string) =>
+      (await ctx.request('GET', `/v1/projects/${projectId}/traces?experiment=only`, { token: w.owner.token }))
+        .json()
+        .items.map((t: { traceId: string }) => t.traceId);
+    expect(await experimentTraces(second.id)).toEqual([]);
+    expect(await experimentTraces(w.projectId)).toEqual([w.runId]);
   });
 
   it("a monitor of another organization's project, addressed through the caller's own project: 404, as a missing one, and nothing changes", async () => {

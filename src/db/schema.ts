@@ -50,8 +50,8 @@ export interface Database {
   webhook_attempts: WebhookAttemptsTable;
   sessions: SessionsTable;
   auth_requests: AuthRequestsTable;
-  /** `revision` apart: the rollups' upsert never writes it (migration 024). */
-  traces: TracesTable & { revision: Generated<number> };
+  /** `revision` and `experiment` apart: the rollups' upsert never writes them (migrations 024, 027). */
+  traces: TracesTable & { revision: Generated<number>; experiment: Generated<number> };
   run_sessions: RunSessionsTable;
   run_users: RunUsersTable;
   model_prices: ModelPricesTable;

@@ -961,6 +961,14 @@ export const FILTER_JUNK: [string, string][] = [
   [Array.from({ length: 11 }, (_, i) => `hasScore=s${i}`).join('&'), 'hasScore'],
 ];
 
+/** The `experiment` filter of the lists that share the runs' filters (runs, traces, sessions, end users, their exports and metrics). */
+export const EXPERIMENT_JUNK: [string, string][] = [
+  ['experiment=', 'experiment'],
+  ['experiment=yes', 'experiment'],
+  ['experiment=Exclude', 'experiment'],
+  ['experiment=exclude&experiment=only', 'experiment'],
+];
+
 export const METRICS_JUNK: [string, string][] = [
   ['from=garbage', 'from'],
   ['to=garbage', 'to'],

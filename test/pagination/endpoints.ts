@@ -223,10 +223,14 @@ export function listEndpoints(ctx: TestContext) {
       { from: 'metadata.x=1', to: 'metadata.x=2' },
       { from: 'metadata.x=1', to: 'metadata.y=2' },
       { from: 'metadata.x=1', to: 'metadata.x=1&metadata.y=2' },
+      { from: '', to: 'experiment=exclude' },
+      { from: 'experiment=exclude', to: 'experiment=only' },
     ],
     filterEquivalents: [
       { from: 'tag=a&tag=b', to: 'tag=b&tag=a' },
       { from: 'status=running&metadata.x=1', to: 'metadata.x=1&status=running' },
+      // `include` is the default: the same list.
+      { from: '', to: 'experiment=include' },
     ],
   });
 
@@ -265,8 +269,12 @@ export function listEndpoints(ctx: TestContext) {
       { from: 'kind=llm', to: 'kind=chain' },
       { from: 'tag=a', to: 'tag=b' },
       { from: 'metadata.x=1', to: 'metadata.x=2' },
+      { from: 'experiment=exclude', to: 'experiment=only' },
     ],
-    filterEquivalents: [{ from: 'tag=a&tag=b', to: 'tag=b&tag=a' }],
+    filterEquivalents: [
+      { from: 'tag=a&tag=b', to: 'tag=b&tag=a' },
+      { from: '', to: 'experiment=include' },
+    ],
   });
 
   // One session (one end user) per run: the activity lists, keyed by the latest end of their runs.
@@ -305,8 +313,11 @@ export function listEndpoints(ctx: TestContext) {
       },
       keyOf: (item) => Date.parse(item.endTime as string),
       idOf: (item) => item[field] as string,
-      filterChanges: [],
-      filterEquivalents: [],
+      filterChanges: [
+        { from: '', to: 'experiment=exclude' },
+        { from: 'experiment=exclude', to: 'experiment=only' },
+      ],
+      filterEquivalents: [{ from: '', to: 'experiment=include' }],
     });
     return list;
   };

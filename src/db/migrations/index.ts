@@ -24,6 +24,7 @@ import * as traceWideSessions from './2026-11-28-023-trace-wide-sessions.js';
 import * as traceRevision from './2026-11-29-024-trace-revision.js';
 import * as estimatedTotals from './2026-11-29-025-estimated-totals.js';
 import * as runValues from './2026-11-30-026-run-values.js';
+import * as experimentTraffic from './2026-11-30-027-experiment-traffic.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-024-trace-revision': traceRevision,
   '2026-11-29-025-estimated-totals': estimatedTotals,
   '2026-11-30-026-run-values': runValues,
+  '2026-11-30-027-experiment-traffic': experimentTraffic,
 };

@@ -87,7 +87,7 @@ export const QueueFilterSchema = Type.Object(
       [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: '`metadata.<key>`: equal to it; `metadata.<key>!`: not' }),
     },
     description:
-      'The runs list’s filters with the same names and values (`status`, `kind`, `name`, `tag` (array), `model`, `traceId`, `sessionId`, `userId`, `parentRunId`, `startedAfter`, `startedBefore`, `hasMetadata` (array), `q`, `metadata.<key>`, `metadata.<key>!`); a trace queue takes the traces list’s (not `parentRunId` nor `traceId`).',
+      'The runs list’s filters with the same names and values (`status`, `kind`, `name`, `tag` (array), `model`, `traceId`, `sessionId`, `userId`, `parentRunId`, `startedAfter`, `startedBefore`, `hasMetadata` (array), `experiment`, `q`, `metadata.<key>`, `metadata.<key>!`); a trace queue takes the traces list’s (not `parentRunId` nor `traceId`).',
   },
 );
 export type QueueFilter = Static<typeof QueueFilterSchema>;

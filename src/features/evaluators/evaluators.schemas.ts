@@ -109,7 +109,7 @@ export const EvaluatorFilterSchema = {
   ...QueueFilterSchema,
   title: 'EvaluatorFilter',
   description:
-    'The runs list’s filters with the same names and values (`status`, `kind`, `name`, `tag` (array), `model`, `traceId`, `sessionId`, `userId`, `parentRunId`, `startedAfter`, `startedBefore`, `hasMetadata` (array), `hasScore` (array), `q`, `metadata.<key>`, `metadata.<key>!`), read by the runs list’s own code against each sampled run when it is evaluated.',
+    'The runs list’s filters with the same names and values (`status`, `kind`, `name`, `tag` (array), `model`, `traceId`, `sessionId`, `userId`, `parentRunId`, `startedAfter`, `startedBefore`, `hasMetadata` (array), `hasScore` (array), `experiment`, `q`, `metadata.<key>`, `metadata.<key>!`), read by the runs list’s own code against each sampled run when it is evaluated (`experiment`: as its trace is marked then).',
 } as typeof QueueFilterSchema;
 export type EvaluatorFilter = Static<typeof EvaluatorFilterSchema>;
 

@@ -206,6 +206,16 @@ export async function recordResults(
       );
       await trx.updateTable('experiments').set({ updated_at: now }).where('id', '=', experiment.id).execute();
     }
+    // Experiment traffic (the lists' `experiment` filter): the run's trace and the trace the result names,
+    // marked in the transaction that links them.
+    const traces = new Set(rows.flatMap((r) => [r.trace_id, runTraces.get(r.run_id)!]));
+    await trx
+      .updateTable('traces')
+      .set({ experiment: 1 })
+      .where('project_id', '=', experiment.project_id)
+      .where('trace_id', 'in', [...traces])
+      .where('experiment', '=', 0)
+      .execute();
     return rows.map((r, index) => ({ index, itemId: r.item_id, status: stored.has(r.item_id) ? ('existing' as const) : ('created' as const) }));
   });
 }

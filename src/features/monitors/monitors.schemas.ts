@@ -48,7 +48,7 @@ export const MonitorFilterSchema = Type.Object(
       }),
     },
     description:
-      'Run metrics: the runs list filter names (`status`, `kind`, `name`, `tag` (array, all must match), `model`, `traceId`, `sessionId`, `userId`, `hasMetadata` (array), `q`, `parentRunId`, `metadata.<key>`, `metadata.<key>!`). ' +
+      'Run metrics: the runs list filter names (`status`, `kind`, `name`, `tag` (array, all must match), `model`, `traceId`, `sessionId`, `userId`, `hasMetadata` (array), `experiment`, `q`, `parentRunId`, `metadata.<key>`, `metadata.<key>!`). ' +
       'Score metrics (`score_mean`, `score_share`): the scores list’s `source` and `target` only.',
   },
 );

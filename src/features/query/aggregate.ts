@@ -3,7 +3,8 @@ import type { Dialect } from '../../db/dialect.js';
 import { sqliteHandle } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
 import type { MetricInputs } from './metrics.rules.js';
-import { runFilterWhere, type RunFilters } from './filters.js';
+import { experimentTraces } from './experiment.js';
+import { type ListPlan, runFilterWhere, type RunFilters } from './filters.js';
 import type { GroupBy } from './metrics.schemas.js';
 
 /**
@@ -55,13 +56,13 @@ export function nearestRank(sorted: ArrayLike<number>, p: number): number | null
 
 const GROUP_COLUMN: Record<GroupBy, 'status' | 'kind' | 'model' | 'name'> = { status: 'status', kind: 'kind', model: 'model', name: 'name' };
 
-function matching(db: Kysely<Database>, dialect: Dialect, input: AggregateInput) {
+function matching(db: Kysely<Database>, dialect: Dialect, input: AggregateInput, plan: ListPlan) {
   return db
     .selectFrom('runs')
     .where('runs.project_id', '=', input.projectId)
     .where('runs.start_time', '>=', input.from)
     .where('runs.start_time', '<', input.to)
-    .where(runFilterWhere(dialect, input.filters));
+    .where(runFilterWhere(dialect, input.filters, plan));
 }
 
 class Accumulator {
@@ -98,9 +99,9 @@ class Accumulator {
  * unless grouping by name). The SQL is Kysely's, built with the list's filter code; only the execution
  * avoids an async step per row, which cost more than the aggregation itself.
  */
-async function aggregateSqlite(db: Kysely<Database>, input: AggregateInput): Promise<AggregateResult> {
+async function aggregateSqlite(db: Kysely<Database>, input: AggregateInput, plan: ListPlan): Promise<AggregateResult> {
   const groupColumn = input.groupBy === null ? null : GROUP_COLUMN[input.groupBy];
-  const compiled = matching(db, 'sqlite', input)
+  const compiled = matching(db, 'sqlite', input, plan)
     .select([
       'runs.start_time as t',
       'runs.status as s',
@@ -140,7 +141,7 @@ async function aggregateSqlite(db: Kysely<Database>, input: AggregateInput): Pro
 }
 
 /** PostgreSQL: the aggregates (percentile_disc is nearest-rank) computed by the server, per cell and in total. */
-async function aggregatePostgres(db: Kysely<Database>, input: AggregateInput): Promise<AggregateResult> {
+async function aggregatePostgres(db: Kysely<Database>, input: AggregateInput, plan: ListPlan): Promise<AggregateResult> {
   const aggregates = [
     sql<number>`count(*)`.as('count'),
     sql<number>`count(*) filter (where runs.status = 'failed')`.as('error_count'),
@@ -176,12 +177,12 @@ async function aggregatePostgres(db: Kysely<Database>, input: AggregateInput): P
   const split = bucketMs !== null || input.groupBy !== null;
   const [rows, totals] = await Promise.all([
     split
-      ? matching(db, 'postgres', input)
+      ? matching(db, 'postgres', input, plan)
           .select([bucketExpr.as('b'), groupExpr.as('g'), ...aggregates])
           .groupBy([sql`1`, sql`2`])
           .execute()
       : Promise.resolve(null),
-    matching(db, 'postgres', input).select(aggregates).executeTakeFirstOrThrow(),
+    matching(db, 'postgres', input, plan).select(aggregates).executeTakeFirstOrThrow(),
   ]);
   const total = toAggregate(totals);
   const cells: AggregateCell[] =
@@ -193,6 +194,9 @@ async function aggregatePostgres(db: Kysely<Database>, input: AggregateInput): P
   return { cells, total };
 }
 
-export function aggregateRuns(db: Kysely<Database>, dialect: Dialect, input: AggregateInput): Promise<AggregateResult> {
-  return dialect === 'postgres' ? aggregatePostgres(db, input) : aggregateSqlite(db, input);
+export async function aggregateRuns(db: Kysely<Database>, dialect: Dialect, input: AggregateInput): Promise<AggregateResult> {
+  // Score filters probe each run (no plan: an aggregate reads every run of its range); experiment traffic by its traces' ids when few.
+  const experiment = input.filters.experiment === undefined ? undefined : await experimentTraces(db, input.projectId);
+  const plan: ListPlan = { search: undefined, scores: undefined, few: false, experiment };
+  return dialect === 'postgres' ? aggregatePostgres(db, input, plan) : aggregateSqlite(db, input, plan);
 }

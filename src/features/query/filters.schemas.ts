@@ -1,10 +1,13 @@
 import { enforcedElsewhere, VALUE_PATTERN_BY_NAME } from '../../lib/enforced-elsewhere.js';
 import { Type } from '@sinclair/typebox';
-import { Timestamp } from '../../schemas/common.js';
+import { StringEnum, Timestamp } from '../../schemas/common.js';
 import { RunKind, RunStatusSchema } from '../../schemas/records.js';
 
 /** A metadata key as the `metadata.<key>` and `hasMetadata` filters name it. */
 export const METADATA_KEY_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
+
+/** What the `experiment` filter keeps of experiment traffic: `include` (the default), `exclude`, `only`. */
+export const EXPERIMENT_TRAFFIC = ['include', 'exclude', 'only'] as const;
 
 /** The filter grammar shared by the runs list, the runs metrics and (later) monitors. */
 export const runFilterProperties = {
@@ -31,6 +34,12 @@ export const runFilterProperties = {
     Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
       maxItems: 10,
       description: 'Repeatable; runs that have, or whose trace or session has, a score of this name',
+    }),
+  ),
+  experiment: Type.Optional(
+    StringEnum(EXPERIMENT_TRAFFIC, {
+      description:
+        'Experiment traffic: the traces an experiment recorded a result for (its run’s trace, or the trace the result names), and every run of them. `include` (the default) lists it with the rest, `exclude` leaves it out, `only` lists nothing else',
     }),
   ),
   q: Type.Optional(

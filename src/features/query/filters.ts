@@ -3,6 +3,7 @@ import type { Dialect } from '../../db/dialect.js';
 import type { Database } from '../../db/schema.js';
 import { requireTimestamp } from '../../lib/clock.js';
 import { problems } from '../../lib/problems.js';
+import { experimentMatch, type ExperimentFilter } from './experiment.js';
 import { queryWords, searchMatch, type SearchPlan } from './search.js';
 
 /** Normalised run filters: what the list, the metrics and monitors all apply, through `runFilterWhere`. */
@@ -28,6 +29,8 @@ export interface RunFilters {
   q?: string;
   /** `score.<name>=v`, `score.<name>>=v`, `score.<name><=v` and `hasScore=<name>` (op `any`). */
   scores?: ScoreFilter[];
+  /** Experiment traffic left out or alone (`include`, the default, is absent: the same list, the same cursors). */
+  experiment?: ExperimentFilter;
 }
 
 /** A condition on the scores a run, its trace or its session has. */
@@ -73,6 +76,7 @@ export function parseRunFilters(query: Record<string, unknown>): RunFilters {
   for (const key of ['status', 'kind', 'name', 'model', 'traceId', 'sessionId', 'userId'] as const) {
     if (typeof query[key] === 'string') filters[key] = query[key] as string;
   }
+  if (query.experiment === 'exclude' || query.experiment === 'only') filters.experiment = query.experiment;
   if (typeof query.q === 'string') filters.q = queryWords(query.q).join(' ');
   if (Array.isArray(query.tag)) filters.tags = [...new Set(query.tag as string[])].sort();
   if (typeof query.parentRunId === 'string') filters.parentRunId = query.parentRunId === 'null' ? null : query.parentRunId;
@@ -230,6 +234,8 @@ export interface ListPlan {
   search: SearchPlan | undefined;
   scores: ScorePlan[] | undefined;
   few: boolean;
+  /** The project's experiment traces when few (`experimentTraces`); null or absent: probe each run's trace. */
+  experiment?: readonly string[] | null;
 }
 
 /**
@@ -269,5 +275,7 @@ export function runFilterWhere(dialect: Dialect, filters: RunFilters, plan?: Lis
   for (const [key, value] of Object.entries(filters.metadataNot ?? {})) and.push(metadataMatch(dialect, key, value, true));
   for (const key of filters.hasMetadata ?? []) and.push(sql<SqlBool>`${metadataValue(dialect, key)} is not null`);
   for (const [i, filter] of (filters.scores ?? []).entries()) and.push(scoreMatch(dialect, eb, filter, plan?.scores?.[i]));
+  const experiment = filters.experiment && experimentMatch(dialect, filters.experiment, plan?.experiment);
+  if (experiment) and.push(experiment);
   return eb.and(and);
 }

@@ -2,6 +2,7 @@
 // (ESLint: sightline/tiers); everything else in the folder is its own business.
 export { aggregateRuns, emptyAggregate } from './aggregate.js';
 export { METADATA_KEY_PATTERN, metadataFilters, runFilterProperties, scoreFilter } from './filters.schemas.js';
+export { experimentMatch, experimentTraces, traceExperimentIs } from './experiment.js';
 export { parseRunFilters, type RunFilters, runFilterWhere } from './filters.js';
 export { type FilteredList, filteredListRequest } from './list-request.js';
 export { bucketStart, type MetricInputs, metricsRangeFaults } from './metrics.rules.js';

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { scoreValueMatch, valueWays, type ListPlan, type RunFilters, type ScoreFilter, type ScorePlan, type ScoreTargetKind } from './filters.js';
+import { experimentTraces } from './experiment.js';
 import { planSearch } from './search.js';
 
 /**
@@ -95,12 +96,15 @@ export async function planScoreFilters(db: Kysely<Database>, projectId: string, 
 }
 
 /**
- * How a list (runs, traces, sessions, users) finds the runs of its filters: `q`'s plan and each score
- * filter's, decided per request; `few` when one of them starts from few matches (the list then sorts
+ * How a list (runs, traces, sessions, users) finds the runs of its filters: `q`'s plan, each score
+ * filter's and the experiment traces', decided per request; `few` when one of them starts from few matches (the list then sorts
  * what it selected rather than walking its order).
  */
 export async function planList(db: Kysely<Database>, projectId: string, filters: RunFilters): Promise<ListPlan> {
   const search = filters.q === undefined ? undefined : await planSearch(db, projectId, filters.q);
   const scores = await planScoreFilters(db, projectId, filters.scores);
-  return { search, scores, few: search?.kind === 'few' || (scores ?? []).some((plan) => plan.kind === 'few') };
+  // `only` with few experiment traces starts from their runs (runs_trace_idx), as a few matches of `q` do.
+  const experiment = filters.experiment === undefined ? undefined : await experimentTraces(db, projectId);
+  const few = search?.kind === 'few' || (scores ?? []).some((plan) => plan.kind === 'few') || (filters.experiment === 'only' && Array.isArray(experiment));
+  return { search, scores, few, experiment };
 }

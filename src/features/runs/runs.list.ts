@@ -4,6 +4,7 @@ import { prepared } from '../../db/prepared.js';
 import type { Database, RunRow } from '../../db/schema.js';
 import { keysetQuery, keysetRows, type Position } from '../../lib/pagination.js';
 import {
+  experimentMatch,
   type FilteredList,
   planList,
   planSearch,
@@ -43,8 +44,10 @@ const streamAfter = prepared((db, projectId: string, sortKey: number, id: string
 
 export const listRuns: FilteredList<RunListRow> = async (db, dialect, projectId, filters, after, take) => {
   if (filters.q !== undefined) return keysetRows(STREAM_ORDER, await searchedRuns(db, dialect, projectId, { ...filters, q: filters.q }, after, take));
-  const filtered = Object.keys(filters).length > 0;
   const plan = await planList(db, projectId, filters);
+  // `experiment=exclude` in a project without experiment traffic asks nothing of a run: the stream as it is.
+  const { experiment, ...others } = filters;
+  const filtered = Object.keys(others).length > 0 || (experiment !== undefined && experimentMatch(dialect, experiment, plan.experiment) !== undefined);
   const rows = filtered
     ? await keysetQuery(streamOf(db, projectId).where(runFilterWhere(dialect, filters, plan)), STREAM_ORDER, after, take, {
         sortSelected: plan.few,

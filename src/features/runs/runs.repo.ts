@@ -10,7 +10,7 @@ import { runRecord, serializeRun, toRun } from './runs.document.js';
 import { indexRuns, searchText } from '../query/index.js';
 import { jsonValueFault } from '../../lib/json.js';
 import { runStateFaults, TERMINAL_STATUSES, usageWithTotal, type StoredUsage } from './runs.rules.js';
-import { rollUp } from './runs.rollups.js';
+import { rollUp, rollUpMoves } from './runs.rollups.js';
 import { contributionOf, type Contribution } from './runs.totals.js';
 import { projectPrices, runCost } from '../models/index.js';
 import type { RunPatch } from './runs.schemas.js';
@@ -223,7 +223,7 @@ export async function adoptWaitingRuns(db: Kysely<Database>, projectId: string, 
         moved.remove.push(contributionOf(run, record));
         moved.add.push(contributionOf({ ...run, trace_id: parent.trace_id }, record));
       }
-      await rollUp(trx, projectId, moved);
+      await rollUpMoves(trx, projectId, moved);
     });
     awaited = [...next];
   }

@@ -201,3 +201,29 @@ export const ROLLUP_CHUNK = 500;
 function* chunksOf<T>(rows: T[]): Generator<T[]> {
   for (let i = 0; i < rows.length; i += ROLLUP_CHUNK) yield rows.slice(i, i + ROLLUP_CHUNK);
 }
+
+/**
+ * Runs that move to their parent's trace (`moved`: each removed contribution paired with the added one
+ * at its index) take their provisional trace's experiment mark with them: read before `rollUp`, which
+ * deletes a trace left without runs, and given to the traces they join after it.
+ */
+export async function rollUpMoves(db: Db, projectId: string, moved: { add: Contribution[]; remove: Contribution[] }): Promise<void> {
+  const from = [...new Set(moved.remove.map((c) => c.traceId))];
+  const marked =
+    from.length === 0
+      ? new Set<string>()
+      : new Set(
+          (
+            await db
+              .selectFrom('traces')
+              .select('trace_id')
+              .where('project_id', '=', projectId)
+              .where('trace_id', 'in', from)
+              .where('experiment', '=', 1)
+              .execute()
+          ).map((r) => r.trace_id),
+        );
+  await rollUp(db, projectId, moved);
+  const to = [...new Set(moved.add.filter((_, i) => marked.has(moved.remove[i]!.traceId)).map((c) => c.traceId))];
+  if (to.length > 0) await db.updateTable('traces').set({ experiment: 1 }).where('project_id', '=', projectId).where('trace_id', 'in', to).execute();
+}

@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
-import { planList, type RunFilters, runFilterWhere, withSummaries } from '../query/index.js';
+import { planList, type RunFilters, runFilterWhere, traceExperimentIs, withSummaries } from '../query/index.js';
 import type { Database } from '../../db/schema.js';
 import type { RollupTotals } from '../../db/schema.runs.js';
 import { keysetQuery, keysetRows, type KeysetRows, type Position } from '../../lib/pagination.js';
@@ -68,25 +68,40 @@ export async function listActivity(
   const { table, key, column } = KINDS[kind];
   // Typed as selecting from either table, so that each kind's own key column is a reference of the query.
   let query = db.selectFrom(table).selectAll().select(sql.ref<string>(key).as('key')).where('project_id', '=', projectId);
-  const plan = await planList(db, projectId, filters);
-  if (plan.few) {
-    // Few matches: the sessions (or users) of the matching runs' traces, sorted.
-    const matching = db
+  // Experiment traffic is a trace's mark: a session or end user is listed by its traces that are (not) experiments.
+  // `+` keeps the mark out of index choice: SQLite would otherwise walk traces_experiment_idx for each key
+  // (every production trace of the project) rather than look the key's traces up by their own index.
+  const { experiment, ...runFilters } = filters;
+  const marked = experiment === undefined ? sql<SqlBool>`1 = 1` : sql<SqlBool>`+traces.experiment = ${traceExperimentIs(experiment)}`;
+  const plan = await planList(db, projectId, runFilters);
+  const tracesWithRuns = () =>
+    db
       .selectFrom('runs')
       .innerJoin('traces', (join) => join.onRef('traces.project_id', '=', 'runs.project_id').onRef('traces.trace_id', '=', 'runs.trace_id'))
+      .where(runFilterWhere(dialect, runFilters, plan))
+      .where(marked);
+  if (plan.few) {
+    // Few matches: the sessions (or users) of the matching runs' traces, sorted.
+    const matching = tracesWithRuns()
       .select(sql.ref<string>(`traces.${key}`).as('key'))
-      .where('runs.project_id', '=', projectId)
-      .where(runFilterWhere(dialect, filters, plan));
+      .where('runs.project_id', '=', projectId);
     query = query.where(column, 'in', matching);
-  } else if (Object.keys(filters).length > 0) {
+  } else if (Object.keys(runFilters).length > 0) {
+    query = query.where(({ exists }) =>
+      exists(
+        tracesWithRuns()
+          .select(sql`1`.as('one'))
+          .where(sql<SqlBool>`traces.project_id = ${sql.ref(`${table}.project_id`)} and ${sql.ref(`traces.${key}`)} = ${sql.ref(column)}`),
+      ),
+    );
+  } else if (experiment !== undefined) {
     query = query.where(({ exists, selectFrom }) =>
       exists(
-        selectFrom('runs')
-          .innerJoin('traces', (join) => join.onRef('traces.project_id', '=', 'runs.project_id').onRef('traces.trace_id', '=', 'runs.trace_id'))
+        selectFrom('traces')
           .select(sql`1`.as('one'))
           .whereRef('traces.project_id', '=', `${table}.project_id`)
           .whereRef(`traces.${key}`, '=', column)
-          .where(runFilterWhere(dialect, filters, plan)),
+          .where(marked),
       ),
     );
   }

@@ -6,7 +6,7 @@ import type { RollupTotals } from '../../db/schema.runs.js';
 import { keysetQuery, keysetRows } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { rawRows } from '../../db/raw-rows.js';
-import { type FilteredList, planList, runFilterWhere, scoredColumn, type ScoreSummary, withSummaries } from '../query/index.js';
+import { type FilteredList, planList, runFilterWhere, scoredColumn, type ScoreSummary, traceExperimentIs, withSummaries } from '../query/index.js';
 import { type TraceListRow, withHeads } from './traces.heads.js';
 import { MAX_OUTLINE_RUNS, type RunOutline, type Trace } from './traces.schemas.js';
 
@@ -77,8 +77,10 @@ export function tracesWithScores(db: Kysely<Database>, dialect: Dialect, project
  * hold at least one run matching it (all of them together, on the same run).
  */
 export const listTraces: FilteredList<TraceListRow> = async (db, dialect, projectId, filters, after, take) => {
-  const { startedAfter, startedBefore, ...runFilters } = filters;
+  const { startedAfter, startedBefore, experiment, ...runFilters } = filters;
   let query = db.selectFrom('traces').selectAll().where('traces.project_id', '=', projectId);
+  // The mark is the trace's own: traces_experiment_idx walks either kind in the list's order.
+  if (experiment !== undefined) query = query.where('traces.experiment', '=', traceExperimentIs(experiment));
   if (startedAfter !== undefined) query = query.where('traces.start_time', '>=', startedAfter);
   if (startedBefore !== undefined) query = query.where('traces.start_time', '<', startedBefore);
   const plan = await planList(db, projectId, runFilters);
@@ -104,7 +106,9 @@ export const listTraces: FilteredList<TraceListRow> = async (db, dialect, projec
   // Unfiltered (a project's home page), the page's query also says which traces have scores, as the
   // runs list's does: their summaries then need no probe query (a sorted filtered page would probe every
   // trace it sorts, so those are probed by `scoreSummaries`).
-  const listed = Object.keys(filters).length === 0 ? query.select(scoredColumn('trace', 'traces.project_id', 'traces.trace_id')) : query;
+  const listed = Object.keys(filters).every((key) => key === 'experiment')
+    ? query.select(scoredColumn('trace', 'traces.project_id', 'traces.trace_id'))
+    : query;
   const rows = await keysetQuery(listed, TRACE_ORDER, after, take, { sortSelected: plan.few }).execute();
   return keysetRows(TRACE_ORDER, await withHeads(db, projectId, rows));
 };

@@ -1,4 +1,4 @@
-import { useEffect, useId, useState, type InputHTMLAttributes } from 'react';
+import { useEffect, useId, useState, type ChangeEvent, type InputHTMLAttributes } from 'react';
 import { runs } from '../api.js';
 
 /** A field of the runs whose values a picker offers (`metadataValue` with its key). */
@@ -42,6 +42,7 @@ export function ValuePicker({
   metaKey,
   value,
   onValue,
+  onPick,
   ...input
 }: {
   projectId: string;
@@ -49,13 +50,22 @@ export function ValuePicker({
   metaKey?: string;
   value: string;
   onValue: (value: string) => void;
+  /** Called when one of the offered values is chosen from the list (not typed), after `onValue`. */
+  onPick?: (value: string) => void;
 } & Omit<InputHTMLAttributes<HTMLInputElement>, 'value' | 'onChange' | 'list'>) {
   const id = useId();
   const [focused, setFocused] = useState(false);
   const values = useValues(projectId, field, metaKey?.trim() || undefined, value.trim(), focused);
+  const change = (event: ChangeEvent<HTMLInputElement>) => {
+    const next = event.target.value;
+    onValue(next);
+    // A choice from the list replaces the text (Chromium: insertReplacementText; others send no inputType); typing inserts.
+    const how = (event.nativeEvent as InputEvent).inputType;
+    if (onPick && (how === undefined || how === 'insertReplacementText') && values.includes(next)) onPick(next);
+  };
   return (
     <>
-      <input {...input} value={value} list={id} onFocus={() => setFocused(true)} onChange={(e) => onValue(e.target.value)} autoComplete="off" />
+      <input {...input} value={value} list={id} onFocus={() => setFocused(true)} onChange={change} autoComplete="off" />
       <datalist id={id}>
         {values.map((v) => (
           <option key={v} value={v} />

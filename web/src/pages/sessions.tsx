@@ -1,69 +1,26 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo } from 'react';
 import { endUsers, sessions } from '../api.js';
 import { ProjectTabs } from '../components/layout.js';
 import { num, PagedTable } from '../components/paged.js';
-import { EMPTY_SCORE_FILTER, ScoreChips, ScoreFilterFields, useScoreNames, type ScoreFilterDraft } from '../components/score-chips.js';
-import { scoreFilterLabel, scoreFiltersFromSearch, withScoreFilter } from '../components/score-filters.js';
+import { ScoreChips } from '../components/score-chips.js';
 import { Empty, PageHeader } from '../components/ui.js';
 import { estimatedTitle, fmtNumber, fmtStart, fmtTotalCost, fmtTotalTokens } from '../format.js';
 import { useDocumentTitle, useList, useProject } from '../hooks.js';
 import { Link, useLocation } from '../router.js';
 import type { EndUser, Session } from '../types.js';
-import { FilterSubmit } from './runs/filters.js';
+import { RunFilters } from './runs/filters.js';
+import { DEFAULT_RANGE, filtersFromSearch, isFiltered } from './runs/query.js';
 import { Breadcrumbs, setQuery } from './runs/shared.js';
 
-/** The list's score filters, held in the URL (so saved views and links keep them): a form that adds one, and chips that remove them. */
-function ScoreFilterBar({ path, search }: { path: string; search: URLSearchParams }) {
-  const [draft, setDraft] = useState<ScoreFilterDraft>(EMPTY_SCORE_FILTER);
-  const [problem, setProblem] = useState('');
-  const names = useScoreNames();
-  const active = [...search].filter(([key, value]) => value !== '' && (key === 'hasScore' || scoreFilterLabel(key) !== null));
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const next = withScoreFilter(search, { name: draft.scoreName, test: draft.scoreTest, value: draft.scoreValue });
-    if ('fault' in next) return setProblem(next.fault);
-    setProblem('');
-    setDraft(EMPTY_SCORE_FILTER);
-    setQuery(path, next);
-  };
-  const remove = (key: string, value: string) => {
-    const next = new URLSearchParams();
-    for (const [k, v] of search) if (!(k === key && v === value)) next.append(k, v);
-    setQuery(path, next);
-  };
-  return (
-    <section className="panel" aria-label="Score filters">
-      {active.length > 0 && (
-        <ul className="sl-chips" aria-label="Active filters" style={{ listStyle: 'none', padding: 0, margin: '0 0 8px' }}>
-          {active.map(([key, value]) => (
-            <li key={`${key}=${value}`} className="sl-chip">
-              <span className="muted">{key === 'hasScore' ? 'Has score' : scoreFilterLabel(key)}:</span> <code>{value}</code>
-              <button type="button" onClick={() => remove(key, value)} title="Remove this filter">
-                <span aria-hidden="true">✕</span>
-                <span className="sl-sr-only">
-                  Remove filter: {key} {value}
-                </span>
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
-      <form className="sl-run-filters" onSubmit={submit} role="search" aria-label="Filter by score">
-        <ScoreFilterFields draft={draft} names={names} onChange={setDraft} />
-        <FilterSubmit label="Add score filter" problem={problem} />
-      </form>
-    </section>
-  );
-}
-
-/** A project's sessions (conversations) or end users, newest activity first, with their totals. */
+/** A project's sessions (conversations) or end users, newest activity first, with their totals; filtered as the runs are. */
 export function ActivityPage({ projectId, kind }: { projectId: string; kind: 'sessions' | 'users' }) {
   const project = useProject(projectId);
   const session = kind === 'sessions';
   const { search } = useLocation();
   const searchText = search.toString();
-  const query = useMemo(() => scoreFiltersFromSearch(search), [searchText]); // eslint-disable-line react-hooks/exhaustive-deps
-  const list = useList<Session | EndUser>(session ? sessions.list(projectId) : endUsers.list(projectId), query, 50);
+  // The runs' filters (pickers, score filters, experiment traffic left out by default), held in the URL as on the traces page.
+  const filters = useMemo(() => filtersFromSearch(search), [searchText]); // eslint-disable-line react-hooks/exhaustive-deps
+  const list = useList<Session | EndUser>(session ? sessions.list(projectId) : endUsers.list(projectId), filters, 50);
   const title = session ? 'Sessions' : 'Users';
   useDocumentTitle(title, project.data?.name);
   const base = `/projects/${projectId}`;
@@ -76,16 +33,29 @@ export function ActivityPage({ projectId, kind }: { projectId: string; kind: 'se
         subtitle={session ? 'Conversations: runs that share a sessionId.' : 'The end users your application served: runs that share a userId.'}
       />
       <ProjectTabs projectId={projectId} active={kind} />
-      <ScoreFilterBar path={`${base}/${kind}`} search={search} />
+      <RunFilters
+        projectId={projectId}
+        filters={filters}
+        range={DEFAULT_RANGE}
+        onApply={(params) => setQuery(`${base}/${kind}`, params)}
+        searchText={searchText}
+        defaultOpen={false}
+      />
       <PagedTable
         list={list}
         caption={title}
         auto
         loadingLabel={`Loading ${kind}…`}
         empty={
-          <Empty title={session ? 'No sessions yet' : 'No users yet'}>
-            Runs with a <code>{session ? 'sessionId' : 'userId'}</code> appear here.
-          </Empty>
+          isFiltered(filters) ? (
+            <Empty title={session ? 'No sessions match these filters' : 'No users match these filters'}>
+              A {session ? 'session' : 'user'} is listed when one of its runs matches them all.
+            </Empty>
+          ) : (
+            <Empty title={session ? 'No sessions yet' : 'No users yet'}>
+              Runs with a <code>{session ? 'sessionId' : 'userId'}</code> appear here.
+            </Empty>
+          )
         }
         columns={[
           session ? 'Session' : 'User',

@@ -4,7 +4,9 @@ import type { AnnotationFilter, AnnotationQueue } from '../../types.js';
 import { commaList, type Draft as RunsDraft } from '../runs/query.js';
 
 /** The runs filter form's fields (as typed), with a search, a sample's percentage and a limit. */
-export type Draft = Pick<RunsDraft, 'status' | 'kind' | 'name' | 'model' | 'tags' | 'startedAfter' | 'startedBefore' | 'rootsOnly'> & {
+export type Draft = Pick<RunsDraft, 'status' | 'kind' | 'name' | 'model' | 'startedAfter' | 'startedBefore' | 'rootsOnly'> & {
+  /** Comma-separated, as typed. */
+  tags: string;
   q: string;
   percent: string;
   limit: string;

@@ -2,9 +2,10 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { ScoreFilterFields, useScoreNames } from '../../components/score-chips.js';
 import { scoreFilterLabel } from '../../components/score-filters.js';
 import { Button, Field, Options } from '../../components/ui.js';
+import { TagPicker } from '../../components/tag-picker.js';
 import { ValuePicker } from '../../components/value-picker.js';
 import { fmtInstant } from '../../format.js';
-import { clearedSearch, draftFromFilters, searchFromDraft, type Draft, type Range, type RunQuery } from './query.js';
+import { clearedSearch, DEFAULT_EXPERIMENT, draftFromFilters, EXPERIMENT_CHOICES, searchFromDraft, type Draft, type Range, type RunQuery } from './query.js';
 import { RUN_KINDS, RUN_STATUSES } from './shared.js';
 
 const FILTER_LABELS: Record<string, string> = {
@@ -89,6 +90,7 @@ export function RunFilters({
     onApply(params);
   };
   for (const [key, value] of Object.entries(filters)) {
+    if (key === 'experiment') continue; // its own control, always shown
     if (Array.isArray(value))
       for (const v of value) chips.push({ key: `${key}=${v}`, label: FILTER_LABELS[key] ?? key, value: v, remove: () => without(key, v) });
     else if (value !== undefined) {
@@ -107,6 +109,7 @@ export function RunFilters({
             {open ? '▾' : '▸'} Filters{chips.length > 0 ? ` (${chips.length} active)` : ''}
           </button>
         </h2>
+        <ExperimentTraffic filters={filters} searchText={searchText} onApply={onApply} />
         {chips.length > 0 && (
           <Button variant="ghost" onClick={() => onApply(clearedSearch(range))}>
             Clear all
@@ -146,9 +149,13 @@ export function RunFilters({
         <Field label="Model">
           <ValuePicker projectId={projectId} field="model" value={draft.model} onValue={(v) => change('model', v)} placeholder="e.g. gpt-4o" maxLength={256} />
         </Field>
-        <Field label="Tag">
-          <input value={draft.tags} onChange={(e) => change('tags', e.target.value)} placeholder="a, b (all must match)" autoComplete="off" />
-        </Field>
+        <TagPicker
+          projectId={projectId}
+          label="Tag"
+          tags={draft.tags}
+          text={draft.tagText}
+          onChange={(tags, tagText) => setDraft({ ...draft, tags, tagText })}
+        />
         <Field label="Trace id">
           <input value={draft.traceId} onChange={(e) => change('traceId', e.target.value)} autoComplete="off" maxLength={128} spellCheck={false} />
         </Field>
@@ -205,8 +212,33 @@ export function RunFilters({
   );
 }
 
+/**
+ * Whether the list shows experiment traffic (the traces of experiments' runs): not by default, with the
+ * rest, or alone; held in the URL as `experiment`, applied at once.
+ */
+function ExperimentTraffic({ filters, searchText, onApply }: { filters: RunQuery; searchText: string; onApply: (params: URLSearchParams) => void }) {
+  const choose = (value: string) => {
+    const params = new URLSearchParams(searchText);
+    if (value === DEFAULT_EXPERIMENT) params.delete('experiment');
+    else params.set('experiment', value);
+    onApply(params);
+  };
+  return (
+    <label className="sl-experiment-traffic">
+      <span>Show experiment traffic</span>
+      <select value={typeof filters.experiment === 'string' ? filters.experiment : DEFAULT_EXPERIMENT} onChange={(e) => choose(e.target.value)}>
+        {EXPERIMENT_CHOICES.map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** A filter form's submit button, and what the form found wrong with what was typed. */
-export function FilterSubmit({ label, problem, primary = false }: { label: string; problem: string; primary?: boolean }) {
+function FilterSubmit({ label, problem, primary = false }: { label: string; problem: string; primary?: boolean }) {
   return (
     <>
       <div className="sl-filter-buttons">

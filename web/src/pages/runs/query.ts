@@ -20,9 +20,28 @@ export function commaList(text: string): string[] {
   ];
 }
 
-/** The runs-list query held in the page's URL. */
+/**
+ * Experiment traffic as the dashboard's lists ask for it: left out unless the URL says `experiment=include`
+ * (shown with the rest) or `experiment=only` (the API's own default is `include`).
+ */
+export const EXPERIMENT_CHOICES = [
+  { value: 'exclude', label: 'No (production only)' },
+  { value: 'include', label: 'With production traffic' },
+  { value: 'only', label: 'Only experiment traffic' },
+] as const;
+export type ExperimentChoice = (typeof EXPERIMENT_CHOICES)[number]['value'];
+export const DEFAULT_EXPERIMENT: ExperimentChoice = 'exclude';
+export function experimentOf(search: URLSearchParams): ExperimentChoice {
+  const value = search.get('experiment');
+  return EXPERIMENT_CHOICES.some((c) => c.value === value) ? (value as ExperimentChoice) : DEFAULT_EXPERIMENT;
+}
+
+/** Whether a query filters anything beyond the dashboard's defaults (experiment traffic left out is a default). */
+export const isFiltered = (filters: RunQuery) => Object.keys(filters).some((key) => key !== 'experiment' || filters[key] !== DEFAULT_EXPERIMENT);
+
+/** The runs-list query held in the page's URL, with experiment traffic as the dashboard asks for it. */
 export function filtersFromSearch(search: URLSearchParams): RunQuery {
-  const query: RunQuery = {};
+  const query: RunQuery = { experiment: experimentOf(search) };
   for (const key of SINGLE_KEYS) {
     const value = search.get(key);
     if (value !== null && value !== '') query[key] = value;
@@ -42,7 +61,9 @@ export interface Draft extends ScoreFilterDraft {
   kind: string;
   name: string;
   model: string;
-  tags: string;
+  /** Tags added one at a time, and what is typed in the tag field and not yet added. */
+  tags: string[];
+  tagText: string;
   traceId: string;
   sessionId: string;
   userId: string;
@@ -61,7 +82,8 @@ export function draftFromFilters(filters: RunQuery): Draft {
     kind: str('kind'),
     name: str('name'),
     model: str('model'),
-    tags: ((filters.tag as string[] | undefined) ?? []).join(', '),
+    tags: (filters.tag as string[] | undefined) ?? [],
+    tagText: '',
     traceId: str('traceId'),
     sessionId: str('sessionId'),
     userId: str('userId'),
@@ -88,7 +110,7 @@ export function searchFromDraft(draft: Draft, current: RunQuery, range: Range, s
   set('kind', draft.kind);
   set('name', draft.name);
   set('model', draft.model);
-  for (const tag of commaList(draft.tags)) params.append('tag', tag);
+  for (const tag of new Set([...draft.tags, ...commaList(draft.tagText)])) params.append('tag', tag);
   set('traceId', draft.traceId);
   set('sessionId', draft.sessionId);
   set('userId', draft.userId);
@@ -102,6 +124,7 @@ export function searchFromDraft(draft: Draft, current: RunQuery, range: Range, s
   }
   if (draft.metaKey.trim() !== '' && draft.metaValue !== '') params.set(`metadata.${draft.metaKey.trim()}`, draft.metaValue);
   if (typeof current.q === 'string') params.set('q', current.q);
+  if (typeof current.experiment === 'string' && current.experiment !== DEFAULT_EXPERIMENT) params.set('experiment', current.experiment);
   if (range !== DEFAULT_RANGE) params.set('range', range);
   for (const [key, value] of Object.entries(current))
     if (isScoreFilterKey(key)) for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) params.append(key, v);

@@ -6,7 +6,7 @@ import { fmtNumber } from '../../format.js';
 import { useLocation } from '../../router.js';
 import { RunsChart } from './chart.js';
 import { RunFilters } from './filters.js';
-import { clearedSearch, DEFAULT_RANGE, filtersFromSearch, isRange, scoreColumnOf, windowOf, type Range } from './query.js';
+import { clearedSearch, DEFAULT_RANGE, filtersFromSearch, isFiltered, isRange, scoreColumnOf, windowOf, type Range } from './query.js';
 import { setQuery } from './shared.js';
 
 /**
@@ -58,7 +58,7 @@ export function useListWindow(path: string) {
     searchText,
     filters,
     /** Whether any filter is in force (a zoom counts: it is in the URL like the others). */
-    filtered: Object.keys(filters).length > 0,
+    filtered: isFiltered(filters),
     range,
     tick,
     refresh: () => setTick((t) => t + 1),
