@@ -11,8 +11,8 @@
 //       drawn (and the browser's first-contentful-paint), beside two baselines loaded the same way in
 //       rotation: the same page of the empty project (until its empty state is drawn) and the traces page
 //       of the same project;
-//   (b) with the list scrolled until all its runs are loaded (the virtual box scrolled to its end again and
-//       again; loaded = aria-rowcount): the document's element count and the JS heap (after a collection),
+//   (b) with the list scrolled until all its runs are loaded (the page, which the list scrolls with, scrolled
+//       to its end again and again; loaded = aria-rowcount): the document's element count and the JS heap (after a collection),
 //       against the same with the first page loaded; a scroll to the middle (and other places) until the row
 //       there is drawn, against the same jump with the first page loaded; then a run opened and Back to the
 //       runs page: the time to its first row again, against (a).
@@ -141,34 +141,33 @@ async function firstContent(page, path) {
   }));
 }
 
-/** Scrolls the runs list's box to its end, frame after frame, until `target` runs are loaded; ms taken. */
+/** Scrolls the page (the runs list scrolls with it) to its end, frame after frame, until `target` runs are loaded; ms taken. */
 function scrollUntilLoaded(page, target) {
   return page.evaluate(async (want) => {
     const table = document.querySelector('[role="table"][aria-label="Runs"]');
-    const box = table.querySelector('.sl-vbox');
     const t0 = performance.now();
     while (Number(table.getAttribute('aria-rowcount')) < want) {
       if (performance.now() - t0 > 300_000) throw new Error(`only ${table.getAttribute('aria-rowcount')} runs loaded after 300 s`);
-      box.scrollTop = box.scrollHeight;
+      window.scrollTo(0, document.documentElement.scrollHeight);
       await new Promise((resolve) => requestAnimationFrame(resolve));
     }
     return performance.now() - t0;
   }, target);
 }
 
-/** Jumps the list's box to each fraction of its height: ms until the row there is in the document and a frame has drawn it. */
+/** Jumps the page to each fraction of the list's height: ms until the row there is in the document and a frame has drawn it. */
 function scrollJumps(page, fractions) {
   return page.evaluate(async (places) => {
     const table = document.querySelector('[role="table"][aria-label="Runs"]');
-    const box = table.querySelector('.sl-vbox');
+    const rows = table.querySelector('.sl-vbox');
     const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
-    const rowHeight = box.firstElementChild.offsetHeight / Number(table.getAttribute('aria-rowcount'));
+    const rowHeight = rows.firstElementChild.offsetHeight / Number(table.getAttribute('aria-rowcount'));
     const times = [];
     for (const fraction of places) {
       await frame();
       const index = Math.floor((Number(table.getAttribute('aria-rowcount')) - 1) * fraction);
       const t0 = performance.now();
-      box.scrollTop = index * rowHeight;
+      window.scrollTo(0, rows.getBoundingClientRect().top + window.scrollY + index * rowHeight);
       await frame();
       await frame();
       while (!table.querySelector(`[aria-rowindex="${index + 1}"]`)) await frame();

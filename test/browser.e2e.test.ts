@@ -169,11 +169,8 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
         .getAttribute('aria-rowcount', { timeout: 1_000 })
         .catch(() => null)) ?? -1,
     );
-  /** Scrolls the list's own box (not the page) to its top or its end. */
-  const scrollRuns = (to: 'top' | 'end') =>
-    runsTable()
-      .locator('.sl-vbox')
-      .evaluate((box, end) => box.scrollTo(0, end ? box.scrollHeight : 0), to === 'end');
+  /** Scrolls the page (the list scrolls with it: it has no box of its own) to its top or its end. */
+  const scrollRuns = (to: 'top' | 'end') => page.evaluate(to === 'end' ? 'window.scrollTo(0, document.documentElement.scrollHeight)' : 'window.scrollTo(0, 0)');
   /** Closes whatever dialog a step left open (a created-once secret, say): Escape closes a native <dialog>. */
   const closeDialogs = async () => {
     for (let i = 0; i < 3 && (await page.getByRole('dialog').count()) > 0; i++) {
@@ -366,7 +363,7 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     await page.goto(`/projects/${await ensureProject()}/runs`);
     await expect.poll(loadedRuns, { timeout: ACTION_MS, interval: 200 }).toBe(RUNS);
     const oldest = page.getByRole('link', { name: 'oldest-call', exact: true });
-    expect(await oldest.count()).toBe(0); // below the box's view: not in the document yet
+    expect(await oldest.count()).toBe(0); // below the window's view: not in the document yet
     await scrollRuns('end');
     await oldest.waitFor();
     await expect.poll(() => page.getByRole('link', { name: 'support-agent', exact: true }).count(), { timeout: ACTION_MS, interval: 100 }).toBe(0);
@@ -405,7 +402,7 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
       const requestsOf = () => listRequests.filter((url) => url.pathname === `/v1/projects/${other}/runs`);
 
       await page.goto(`/projects/${other}/runs`);
-      // Scroll the box to its end until every run of the last 24 hours is loaded (pages of 100, by cursor).
+      // Scroll the page to its end until every run of the last 24 hours is loaded (pages of 100, by cursor).
       await expect
         .poll(
           async () => {

@@ -22,6 +22,7 @@ export async function ok(projectId: string): Promise<void> {
   for await (const r of client.runs.list(projectId, { status: 'failed', tag: ['prod'], parentRunId: null, 'metadata.customer': 'c_17' })) void r.id;
   for await (const r of client.runs.export(projectId, { q: 'refund', 'metadata.customer': 'c_17' }, { onCursor: (c: string) => void c })) void r.costSource;
   for await (const t of client.traces.export(projectId, { status: 'failed' })) void t.rootRunId;
+  for await (const t of client.traces.list(projectId, { sessionId: 'conv_42' })) void t.rootScores[0]?.value;
   for await (const page of client.projects.list({ name: 'support' }, { limit: 100 }).pages()) void page.nextCursor;
   const { results } = await client.runs.batch(projectId, [input]);
   void results[0]?.problem?.detail;

@@ -7,7 +7,7 @@ import { leaveWorkQueue } from '../../lib/shedding.js';
 import { pageQueryProperties, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { StringEnum } from '../../schemas/common.js';
 import { filteredListRequest, metadataFilters, runFilterProperties, scoreSummaries, type ScoreSummary, withScoresText } from '../query/index.js';
-import { listTraces, toTrace, type TraceListRow } from '../traces/index.js';
+import { listTraces, type Trace, type TraceListRow, tracesWithScores } from '../traces/index.js';
 import { listRuns, type Run, type RunListRow, toRun } from '../runs/index.js';
 import { ProjectParams } from '../../schemas/records.js';
 
@@ -72,8 +72,8 @@ const runCells = (r: Run, scores: ScoreSummary[]): Cell[] => [
   json(scores),
 ];
 const TRACE_COLUMNS =
-  'traceId,rootRunId,name,status,startTime,endTime,latencyMs,runCount,errorCount,totalTokens,cost,sessionId,userId,tags,input,output,scores';
-const traceCells = (t: ReturnType<typeof toTrace>): Cell[] => [
+  'traceId,rootRunId,name,status,startTime,endTime,latencyMs,runCount,errorCount,totalTokens,cost,sessionId,userId,tags,input,output,scores,rootScores';
+const traceCells = (t: Trace): Cell[] => [
   t.traceId,
   t.rootRunId,
   t.name,
@@ -91,6 +91,7 @@ const traceCells = (t: ReturnType<typeof toTrace>): Cell[] => [
   t.input,
   t.output,
   json(t.scores),
+  json(t.rootScores),
 ];
 
 export function exportRoutes(app: App, { db, dialect, cursors, config }: Deps): void {
@@ -110,7 +111,7 @@ export function exportRoutes(app: App, { db, dialect, cursors, config }: Deps): 
         description:
           `Every ${what === 'runs' ? 'run' : 'trace'} the list's filters select, in the list's order, streamed. NDJSON: one record per line as the list gives it (with its \`scores\`); ` +
           'after every 100 records a line `{"cursor": "…"}` (a position to resume from with `cursor`, which list cursors are too), and last `{"cursor": null}`: ' +
-          "an export without that line did not finish. CSV: a header row, then one row per record (JSON-valued fields, `scores` last, as JSON text; cells starting with = + - @ prefixed with '). " +
+          "an export without that line did not finish. CSV: a header row, then one row per record (JSON-valued fields, `scores` last (a trace's `rootScores` after them), as JSON text; cells starting with = + - @ prefixed with '). " +
           `Exports of runs and traces share a budget per instance (\`SIGHTLINE_EXPORT_CONCURRENCY\`, default 4, streaming at once): ` +
           'up to twice as many wait for a slot for `SIGHTLINE_EXPORT_QUEUE_SECONDS` (default 5), past that or that many the answer is a 503 `service-unavailable` problem with `Retry-After`. ' +
           'One response streams for at most 10 minutes (then it ends at a cursor line: resume from it), and ends when its client takes nothing for 60 seconds.',
@@ -133,16 +134,21 @@ export function exportRoutes(app: App, { db, dialect, cursors, config }: Deps): 
         const start = page.cursor === undefined ? null : await cursors.decode(identity, page.cursor);
         const fetch = (after: Position | null): Promise<KeysetRows<RunListRow | TraceListRow>> =>
           what === 'runs' ? listRuns(db, dialect, project.id, filters, after, STEP + 1) : listTraces(db, dialect, project.id, filters, after, STEP + 1);
-        const idOf = (row: RunListRow | TraceListRow) => (what === 'runs' ? (row as RunListRow).id : (row as TraceListRow).trace_id);
-        const line = (row: RunListRow | TraceListRow, scores: ScoreSummary[]): string => {
-          if (what === 'runs')
-            return csv
-              ? runCells(toRun(row as RunListRow), scores)
-                  .map(csvCell)
-                  .join(',')
-              : withScoresText((row as RunListRow).doc, scores);
-          const t = toTrace(row as TraceListRow, scores);
-          return csv ? traceCells(t).map(csvCell).join(',') : JSON.stringify(t);
+        const runLine = (row: RunListRow, scores: ScoreSummary[]): string =>
+          csv ? runCells(toRun(row), scores).map(csvCell).join(',') : withScoresText(row.doc, scores);
+        const traceLine = (t: Trace): string => (csv ? traceCells(t).map(csvCell).join(',') : JSON.stringify(t));
+        /** A step's lines, its scores read as for a list page (one grouped query per kind of target). */
+        const linesOf = async (step: (RunListRow | TraceListRow)[]): Promise<string[]> => {
+          if (what === 'traces') return (await tracesWithScores(db, dialect, project.id, step as TraceListRow[])).map(traceLine);
+          const runs = step as RunListRow[];
+          const scores = await scoreSummaries(
+            db,
+            dialect,
+            project.id,
+            'run',
+            runs.map((row) => row.id),
+          );
+          return runs.map((row) => runLine(row, scores.get(row.id) ?? []));
         };
         const eol = csv ? '\r\n' : '\n';
         // Steps of at most STEP records, each in a turn of the event loop of its own (on SQLite every
@@ -157,11 +163,9 @@ export function exportRoutes(app: App, { db, dialect, cursors, config }: Deps): 
             const { rows, positionOf } = await fetch(after);
             const more = rows.length > STEP;
             const step = more ? rows.slice(0, STEP) : rows;
-            // One grouped query for each step's scores, as for a list page.
-            const scores = await scoreSummaries(db, dialect, project.id, what === 'runs' ? 'run' : 'trace', step.map(idOf));
             let part = '';
-            for (const row of step) {
-              part += `${line(row, scores.get(idOf(row)) ?? [])}${eol}`;
+            for (const line of await linesOf(step)) {
+              part += `${line}${eol}`;
               if (part.length < PART_CHARS) continue;
               yield part;
               part = '';

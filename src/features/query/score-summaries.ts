@@ -118,13 +118,13 @@ export async function scoreSummaries(
 }
 
 /**
- * A column `scored` for a list's query: whether the target on the row has scores, one probe of
- * scores_target_idx (1/0 on SQLite, true/false on PostgreSQL). The target is written into the SQL, not
+ * A column `scored` (or `alias`) for a list's query: whether the target on the row has scores, one probe
+ * of scores_target_idx (1/0 on SQLite, true/false on PostgreSQL). The target is written into the SQL, not
  * bound, so a `prepared` query keeps its own parameters.
  */
-export function scoredColumn(target: ScoreTarget, projectColumn: string, idColumn: string) {
+export function scoredColumn<Alias extends string = 'scored'>(target: ScoreTarget, projectColumn: string, idColumn: string, alias?: Alias) {
   return sql<unknown>`exists (select 1 from scores where scores.project_id = ${sql.ref(projectColumn)} and scores.target = ${sql.lit(target)} and scores.target_id = ${sql.ref(idColumn)})`.as(
-    'scored',
+    alias ?? ('scored' as Alias),
   );
 }
 

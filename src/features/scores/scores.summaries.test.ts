@@ -142,6 +142,6 @@ describeEachDialect('score summaries on list items', (ctx) => {
     expect((await ndjson('runs')).map((r) => r.scores)).toEqual(runs.map((r) => r.scores));
     expect((await ndjson('traces')).map((t) => t.scores)).toEqual(traces.map((t) => t.scores));
     const csv = (await call(member.token, 'GET', '/traces/export?format=csv')).body;
-    expect(csv.split('\r\n')[0]!.endsWith(',scores')).toBe(true);
+    expect(csv.split('\r\n')[0]!.endsWith(',scores,rootScores')).toBe(true);
   });
 });

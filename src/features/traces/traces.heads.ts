@@ -11,10 +11,10 @@ export interface TraceHead {
 }
 
 /**
- * A trace's row with what it shows of its head (its root, else its earliest run); `scored` when the page's
- * query said whether the trace has scores.
+ * A trace's row with what it shows of its head (its root, else its earliest run); `scored` and
+ * `root_scored` when the page's query said whether the trace and its root run have scores.
  */
-export type TraceListRow = TraceRow & { head: TraceHead; scored?: unknown };
+export type TraceListRow = TraceRow & { head: TraceHead; scored?: unknown; root_scored?: unknown };
 
 /** What a trace shows of its head's stored record (none: no tags, no previews). */
 function headOf(doc: string | undefined): TraceHead {

@@ -6,7 +6,17 @@ import type { RollupTotals } from '../../db/schema.runs.js';
 import { keysetQuery, keysetRows } from '../../lib/pagination.js';
 import { problems } from '../../lib/problems.js';
 import { rawRows } from '../../db/raw-rows.js';
-import { type FilteredList, planList, runFilterWhere, scoredColumn, type ScoreSummary, traceExperimentIs, withSummaries } from '../query/index.js';
+import {
+  type FilteredList,
+  planList,
+  runFilterWhere,
+  scoredColumn,
+  scoredIds,
+  scoreSummaries,
+  type ScoreSummary,
+  traceExperimentIs,
+  withSummaries,
+} from '../query/index.js';
 import { type TraceListRow, withHeads } from './traces.heads.js';
 import { MAX_OUTLINE_RUNS, type RunOutline, type Trace } from './traces.schemas.js';
 
@@ -37,8 +47,8 @@ export function totalsOf(row: RollupTotals) {
   };
 }
 
-/** A trace as the API gives it: its row, its head's tags and previews, and its own scores' summaries. */
-export function toTrace(row: TraceListRow, scores: ScoreSummary[]): Trace {
+/** A trace as the API gives it: its row, its head's tags and previews, its own scores' summaries and its root run's. */
+export function toTrace(row: TraceListRow, scores: ScoreSummary[], rootScores: ScoreSummary[]): Trace {
   const totals = totalsOf(row);
   return {
     traceId: row.trace_id,
@@ -54,11 +64,19 @@ export function toTrace(row: TraceListRow, scores: ScoreSummary[]): Trace {
     input: row.head.input,
     output: row.head.output,
     scores,
+    rootScores,
   };
 }
 
-/** Traces as the API gives them, with their scores' summaries (one query for them all). */
-export function tracesWithScores(db: Kysely<Database>, dialect: Dialect, projectId: string, rows: TraceListRow[]): Promise<Trace[]> {
+/**
+ * Traces as the API gives them, with the summaries of their own scores and of their root runs' (a query
+ * for each kind, by the page's ids: the cost of a page, not of the project's runs).
+ */
+export async function tracesWithScores(db: Kysely<Database>, dialect: Dialect, projectId: string, rows: TraceListRow[]): Promise<Trace[]> {
+  const rooted = rows.filter((row): row is TraceListRow & { root_run_id: string } => row.root_run_id !== null);
+  const rootIdOf = (row: { root_run_id: string }) => row.root_run_id;
+  const rootScored = scoredIds(rooted, rootIdOf, (row) => row.root_scored);
+  const rootScores = await scoreSummaries(db, dialect, projectId, 'run', rooted.map(rootIdOf), rootScored);
   return withSummaries(
     db,
     dialect,
@@ -66,7 +84,7 @@ export function tracesWithScores(db: Kysely<Database>, dialect: Dialect, project
     'trace',
     rows,
     (row) => row.trace_id,
-    toTrace,
+    (row, scores) => toTrace(row, scores, (row.root_run_id === null ? undefined : rootScores.get(row.root_run_id)) ?? []),
     (row) => row.scored,
   );
 }
@@ -103,11 +121,14 @@ export const listTraces: FilteredList<TraceListRow> = async (db, dialect, projec
       ),
     );
   }
-  // Unfiltered (a project's home page), the page's query also says which traces have scores, as the
-  // runs list's does: their summaries then need no probe query (a sorted filtered page would probe every
-  // trace it sorts, so those are probed by `scoreSummaries`).
+  // Unfiltered (a project's home page), the page's query also says which traces and which of their root
+  // runs have scores, as the runs list's does: their summaries then need no probe query (a sorted
+  // filtered page would probe every trace it sorts, so those are probed by `scoreSummaries`).
   const listed = Object.keys(filters).every((key) => key === 'experiment')
-    ? query.select(scoredColumn('trace', 'traces.project_id', 'traces.trace_id'))
+    ? query.select([
+        scoredColumn('trace', 'traces.project_id', 'traces.trace_id'),
+        scoredColumn('run', 'traces.project_id', 'traces.root_run_id', 'root_scored'),
+      ])
     : query;
   const rows = await keysetQuery(listed, TRACE_ORDER, after, take, { sortSelected: plan.few }).execute();
   return keysetRows(TRACE_ORDER, await withHeads(db, projectId, rows));

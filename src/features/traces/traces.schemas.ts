@@ -53,6 +53,7 @@ export const TraceSchema = NamedRecord('Trace', {
   input: Nullable(Type.String({ description: 'A preview of the root run’s inputs (at most 200 characters)' })),
   output: Nullable(Type.String({ description: 'A preview of the root run’s outputs (at most 200 characters)' })),
   scores: ScoreSummaries('trace'),
+  rootScores: ScoreSummaries('trace’s root run'),
 });
 export type Trace = Static<typeof TraceSchema>;
 export const TracePage = recordPage('Trace');

@@ -45,11 +45,13 @@ describe('the traces page', () => {
   it('JSON.stringify of the page equals the schema serialization, for any traces', () => {
     fc.assert(
       fc.property(
-        fc.array(fc.tuple(row, fc.array(summary, { maxLength: 3 })), { maxLength: 5 }),
+        fc.array(fc.tuple(row, fc.array(summary, { maxLength: 3 }), fc.array(summary, { maxLength: 3 })), { maxLength: 5 }),
         fc.option(fc.string({ minLength: 1 })),
         fc.integer({ min: 1, max: 100 }),
         (traces, nextCursor, limit) => {
-          const items = traces.map(([{ span, ...r }, scores]) => toTrace({ ...r, end_time: r.start_time + span } as TraceListRow, scores));
+          const items = traces.map(([{ span, ...r }, scores, rootScores]) =>
+            toTrace({ ...r, end_time: r.start_time + span } as TraceListRow, scores, rootScores),
+          );
           const page = { items, nextCursor, limit };
           expect(JSON.stringify(page)).toBe(bySchema(page));
         },

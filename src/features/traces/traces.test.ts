@@ -79,8 +79,54 @@ describeRuns('traces', (ctx) => {
       input: 'Where is my order?',
       output: 'It ships tomorrow.',
       scores: [],
+      rootScores: [],
     });
     expect(items[0]).toMatchObject({ status: 'running', runCount: 1, input: 'And the invoice?', output: null, latencyMs: 0 });
+  });
+
+  it("carries the trace's own scores and its root run's (not its other runs'), on the list, a trace and the export", async () => {
+    const p = await projectFor(ctx);
+    await p.seed(conversation());
+    const score = (path: string, body: Record<string, unknown>) => ctx.request('POST', `/v1/projects/${p.id}${path}`, { token: p.caller.token, body });
+    for (const [path, body] of [
+      ['/traces/turn-1/scores', { name: 'thumbs', value: true }],
+      ['/runs/turn-1/scores', { name: 'correctness', value: 0.5 }],
+      ['/runs/turn-1/scores', { name: 'correctness', value: 1 }],
+      ['/runs/turn-1/scores', { name: 'tone', value: 'friendly' }],
+      ['/runs/turn-1-llm/scores', { name: 'child-only', value: 1 }],
+    ] as const) {
+      const res = await score(path, body);
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    const res = await list(p);
+    expect(res.statusCode, res.body).toBe(200);
+    const scored = (res.json().items as Record<string, unknown>[]).map((t) => [t.traceId, t.scores, t.rootScores]);
+    expect(scored).toEqual([
+      ['turn-2', [], []],
+      [
+        'turn-1',
+        [{ name: 'thumbs', dataType: 'boolean', value: 1, count: 1 }],
+        [
+          { name: 'correctness', dataType: 'numeric', value: 0.75, count: 2 },
+          { name: 'tone', dataType: 'categorical', value: 'friendly', count: 1 },
+        ],
+      ],
+    ]);
+    // Filtered (the list's other path to its rows), the trace itself, and its export say the same.
+    expect((await list(p, '?model=gpt-4o')).json().items[0].rootScores).toEqual(scored[1]![2]);
+    expect((await get(p, 'turn-1')).json().trace.rootScores).toEqual(scored[1]![2]);
+    const exported = await ctx.request('GET', `/v1/projects/${p.id}/traces/export`, { token: p.caller.token });
+    expect(exported.statusCode).toBe(200);
+    const lines = exported.body
+      .trimEnd()
+      .split('\n')
+      .map((line: string) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((l) => l.traceId === 'turn-1').map((l) => [l.scores, l.rootScores])).toEqual([[scored[1]![1], scored[1]![2]]]);
+    const csv = await ctx.request('GET', `/v1/projects/${p.id}/traces/export?format=csv`, { token: p.caller.token });
+    expect(csv.body.split('\r\n')[0]).toMatch(/,scores,rootScores$/);
+    // A trace whose root has not arrived has none.
+    await p.seed([{ id: 'orphan', traceId: 'orphaned', parentRunId: 'missing-root', name: 'step', kind: 'tool', startTime: at(20_000) }]);
+    expect((await list(p)).json().items[0]).toMatchObject({ traceId: 'orphaned', rootRunId: null, scores: [], rootScores: [] });
   });
 
   it('filters: a trace matches when one of its runs matches every run filter; the time range bounds its start', async () => {

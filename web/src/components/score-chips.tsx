@@ -7,35 +7,68 @@ import { Field } from './ui.js';
 
 /**
  * The summaries as chips (name and value; the first `max`, then how many more), or, when `only` names a
- * score (the list's score column), that score's value alone.
+ * score (the list's score column), that score's value alone. `rootScores` (a trace's root run's) follow
+ * the item's own, each marked "root"; in the score column the item's own value comes first.
  */
-export function ScoreChips({ scores, only, max = 3 }: { scores: readonly ScoreSummary[]; only?: string | undefined; max?: number }) {
+export function ScoreChips({
+  scores,
+  rootScores = [],
+  only,
+  max = 3,
+}: {
+  scores: readonly ScoreSummary[];
+  rootScores?: readonly ScoreSummary[];
+  only?: string | undefined;
+  max?: number;
+}) {
+  const all: Chip[] = [...scores.map((s) => ({ s, root: false })), ...rootScores.map((s) => ({ s, root: true }))];
   if (only !== undefined) {
-    const chosen = scores.filter((s) => s.name === only);
+    const named = all.filter((c) => c.s.name === only);
+    const chosen = named.some((c) => !c.root) ? named.filter((c) => !c.root) : named;
     if (chosen.length === 0) return <span className="muted">—</span>;
     return (
       <>
-        {chosen.map((s) => (
-          <span key={s.dataType} className="sl-score-chip" title={describeScoreSummary(s)}>
-            <strong>{fmtScoreSummary(s)}</strong>
+        {chosen.map((c) => (
+          <span key={`${c.s.dataType}|${c.root}`} className="sl-score-chip" title={chipTitle(c)}>
+            {c.root && <RootMark />}
+            <strong>{fmtScoreSummary(c.s)}</strong>
           </span>
         ))}
       </>
     );
   }
-  if (scores.length === 0) return <span className="muted">—</span>;
+  if (all.length === 0) return <span className="muted">—</span>;
   return (
     <>
-      {scores.slice(0, max).map((s) => (
-        <span key={`${s.name}|${s.dataType}`} className="sl-score-chip" title={describeScoreSummary(s)}>
-          <span className="sl-score-chip-name">{s.name}</span> <strong>{fmtScoreSummary(s)}</strong>
+      {all.slice(0, max).map((c) => (
+        <span key={`${c.s.name}|${c.s.dataType}|${c.root}`} className="sl-score-chip" title={chipTitle(c)}>
+          {c.root && <RootMark />}
+          <span className="sl-score-chip-name">{c.s.name}</span> <strong>{fmtScoreSummary(c.s)}</strong>
         </span>
       ))}
-      {scores.length > max && (
-        <span className="muted" title={scores.slice(max).map(describeScoreSummary).join('\n')}>
-          +{scores.length - max}
+      {all.length > max && (
+        <span className="muted" title={all.slice(max).map(chipTitle).join('\n')}>
+          +{all.length - max}
         </span>
       )}
+    </>
+  );
+}
+
+interface Chip {
+  s: ScoreSummary;
+  /** Given to the trace's root run, not to the item itself. */
+  root: boolean;
+}
+
+const chipTitle = (c: Chip) => (c.root ? `On the root run: ${describeScoreSummary(c.s)}` : describeScoreSummary(c.s));
+
+function RootMark() {
+  return (
+    <>
+      <span className="sl-score-root">
+        root<span className="sl-sr-only"> run’s score:</span>
+      </span>{' '}
     </>
   );
 }
@@ -116,11 +149,13 @@ export function ScoreColumnHeading({
   onChange,
 }: {
   names: readonly string[];
-  rows: readonly { scores: readonly ScoreSummary[] }[];
+  /** The rows loaded: their own scores, and a trace's root run's. */
+  rows: readonly { scores: readonly ScoreSummary[]; rootScores?: readonly ScoreSummary[] }[];
   value: string | undefined;
   onChange: (name: string | undefined) => void;
 }) {
-  const offered = [...new Set([...names, ...rows.flatMap((row) => row.scores.map((s) => s.name)), ...(value ? [value] : [])])].sort();
+  const onRows = rows.flatMap((row) => [...row.scores, ...(row.rootScores ?? [])].map((s) => s.name));
+  const offered = [...new Set([...names, ...onRows, ...(value ? [value] : [])])].sort();
   return (
     <select aria-label="Score column" className="sl-score-column" value={value ?? ''} onChange={(e) => onChange(e.target.value || undefined)}>
       <option value="">Scores</option>

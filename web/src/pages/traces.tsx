@@ -44,17 +44,17 @@ function TraceRow({ trace, base, scoreColumn }: { trace: Trace; base: string; sc
       <span role="cell" className="sl-tr-num">
         {fmtMs(trace.latencyMs)}
       </span>
-      <span role="cell" className="sl-tr-num" title={estimatedTitle(trace)}>
+      <span role="cell" className="sl-tr-num hide-narrow" title={estimatedTitle(trace)}>
         {fmtTotalTokens(trace.usage)}
       </span>
-      <span role="cell" className="sl-tr-num" title={estimatedTitle(trace)}>
+      <span role="cell" className="sl-tr-num hide-narrow" title={estimatedTitle(trace)}>
         {fmtTotalCost(trace)}
       </span>
       <span role="cell" className="sl-tr-num">
         {trace.errorCount > 0 ? <span className="badge bad">{trace.errorCount}</span> : '0'}
       </span>
       <span role="cell" className="sl-rr-scores hide-narrow">
-        <ScoreChips scores={trace.scores} only={scoreColumn} max={2} />
+        <ScoreChips scores={trace.scores} rootScores={trace.rootScores} only={scoreColumn} max={2} />
       </span>
       <span role="cell" className="sl-tr-who">
         {trace.sessionId ? <Link to={`${base}/sessions/${encodeURIComponent(trace.sessionId)}`}>{trace.sessionId}</Link> : <span className="muted">—</span>}
@@ -113,7 +113,7 @@ export function TracesPage({ projectId }: { projectId: string }) {
           label="Traces"
           items={list.items}
           rowHeight={ROW}
-          height={Math.min(620, Math.max(4, list.items.length) * ROW)}
+          scroll="page"
           onNearEnd={list.hasMore ? list.loadMore : undefined}
           header={
             <div role="row" className="sl-tr-head">
@@ -130,7 +130,9 @@ export function TracesPage({ projectId }: { projectId: string }) {
                           ? 'sl-tr-who'
                           : h === 'Scores'
                             ? 'sl-rr-scores hide-narrow'
-                            : 'sl-tr-num'
+                            : h === 'Tokens' || h === 'Cost'
+                              ? 'sl-tr-num hide-narrow'
+                              : 'sl-tr-num'
                   }
                 >
                   {h === 'Scores' ? <ScoreColumnHeading names={scoreNames} rows={list.items} value={win.scoreColumn} onChange={win.setScoreColumn} /> : h}

@@ -1,12 +1,48 @@
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { ApiError, runs } from '../../api.js';
 import { Chart } from '../../components/chart.js';
-import { ErrorBox, Field, Loading } from '../../components/ui.js';
+import { Button, ErrorBox, Field, Loading } from '../../components/ui.js';
 import { fmtBucket, fmtCost, fmtMs, fmtNumber, fmtShare } from '../../format.js';
 import { useAsync } from '../../hooks.js';
 import { RANGES, windowOf, type Range, type RunQuery } from './query.js';
 
-/** Run counts and errors per bucket over the chosen range, for the same filters as the table. */
+const FOLD_KEY = 'sightline.chart.';
+
+/**
+ * Whether a list page's chart is folded to its strip, remembered per page in this browser (the traces
+ * page starts folded, so that its list starts on the first screen; the runs page open).
+ */
+export function useChartFold(page: 'runs' | 'traces'): [boolean, (folded: boolean) => void] {
+  const key = FOLD_KEY + page;
+  const [folded, setFolded] = useState(() => {
+    const kept = readStored(key);
+    return kept === null ? page === 'traces' : kept === 'folded';
+  });
+  return [
+    folded,
+    (next) => {
+      setFolded(next);
+      try {
+        window.localStorage.setItem(key, next ? 'folded' : 'open');
+      } catch {
+        // Storage refused (a private window's quota): the choice lasts as long as the page.
+      }
+    },
+  ];
+}
+
+function readStored(key: string): string | null {
+  try {
+    return window.localStorage.getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Counts and errors per bucket over the chosen range, for the same filters as the list: runs, or over an
+ * unfiltered traces list its traces (their root runs, `parentRunId=null`). Folded, a strip of the totals.
+ */
 export function RunsChart({
   projectId,
   filters,
@@ -15,6 +51,9 @@ export function RunsChart({
   onZoom,
   tick,
   now: givenNow,
+  counting = 'runs',
+  folded = false,
+  onFold,
 }: {
   projectId: string;
   filters: RunQuery;
@@ -24,6 +63,11 @@ export function RunsChart({
   onZoom?: (from: string, to: string) => void;
   tick: number;
   now?: number;
+  /** What a bar counts: every run, or one per trace (its root run). */
+  counting?: 'runs' | 'traces';
+  /** Shown as a strip of the totals (the bars a click away). */
+  folded?: boolean;
+  onFold?: (folded: boolean) => void;
 }) {
   // "Now" moves with the range, the filters and a refresh only: a new one every render would refetch forever.
   const ownNow = useMemo(() => Date.now(), [range, tick, JSON.stringify(filters)]); // eslint-disable-line react-hooks/exhaustive-deps
@@ -31,28 +75,63 @@ export function RunsChart({
   const metrics = useAsync(
     () => {
       const { startedAfter: _a, startedBefore: _b, ...rest } = filters;
-      return runs.metrics(projectId, { ...rest, from: new Date(win.from).toISOString(), to: new Date(win.to).toISOString(), bucket: win.bucket });
+      const roots = counting === 'traces' ? { parentRunId: 'null' } : {};
+      return runs.metrics(projectId, { ...rest, ...roots, from: new Date(win.from).toISOString(), to: new Date(win.to).toISOString(), bucket: win.bucket });
     },
-    `run-metrics:${projectId}|${JSON.stringify(filters)}|${range}|${tick}|${win.from}|${win.to}`,
+    `run-metrics:${projectId}|${JSON.stringify(filters)}|${range}|${tick}|${win.from}|${win.to}|${counting}`,
   );
   const data = metrics.data;
   const series = data?.groups[0]?.series ?? [];
   const total = data?.total;
   const errorShare = total ? fmtShare(total.errorCount, total.count) : null;
+  const noun = counting === 'traces' ? 'Traces' : 'Runs';
+  const stats = (
+    <>
+      <Stat label={noun} value={fmtNumber(total?.count)} />
+      <Stat label="Errors" value={`${fmtNumber(total?.errorCount)}${errorShare !== null ? ` (${errorShare})` : ''}`} />
+      <Stat label="Latency p50" value={fmtMs(total?.latencyP50)} />
+      <Stat label="Latency p95" value={fmtMs(total?.latencyP95)} />
+      <Stat label="Tokens" value={fmtNumber(total?.totalTokens)} />
+      <Stat label="Cost" value={fmtCost(total?.cost)} />
+    </>
+  );
+  const fold = onFold && (
+    <Button variant="ghost" aria-expanded={!folded} onClick={() => onFold(!folded)}>
+      {folded ? '▸ Show chart' : '▾ Fold chart'}
+    </Button>
+  );
+  const rangeField = (
+    <Field label="Range">
+      <select value={range} onChange={(e) => onRange(e.target.value as Range)}>
+        {Object.entries(RANGES).map(([value, r]) => (
+          <option key={value} value={value}>
+            {r.label}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+
+  if (folded)
+    return (
+      <section className="panel sl-chart-strip" aria-labelledby="runs-chart-title">
+        <h2 id="runs-chart-title">{noun} and errors</h2>
+        {fold}
+        {data && !metrics.error ? (
+          <dl className={`stats sl-stats${metrics.loading ? ' sl-stale' : ''}`}>{stats}</dl>
+        ) : (
+          <span className="muted">{metrics.error ? 'No totals' : 'Loading…'}</span>
+        )}
+        {rangeField}
+      </section>
+    );
 
   return (
     <section className="panel" aria-labelledby="runs-chart-title">
       <div className="sl-chart-head">
-        <h2 id="runs-chart-title">Runs and errors</h2>
-        <Field label="Range">
-          <select value={range} onChange={(e) => onRange(e.target.value as Range)}>
-            {Object.entries(RANGES).map(([value, r]) => (
-              <option key={value} value={value}>
-                {r.label}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <h2 id="runs-chart-title">{noun} and errors</h2>
+        {fold}
+        {rangeField}
       </div>
       {metrics.error instanceof ApiError && metrics.error.status === 400 ? (
         <p className="muted">No chart: the filters are not valid (the problem is shown with the runs below).</p>
@@ -62,17 +141,10 @@ export function RunsChart({
         <Loading label="Loading metrics…" />
       ) : (
         <div className={metrics.loading ? 'sl-stale' : ''}>
-          <dl className="stats sl-stats">
-            <Stat label="Runs" value={fmtNumber(total?.count)} />
-            <Stat label="Errors" value={`${fmtNumber(total?.errorCount)}${errorShare !== null ? ` (${errorShare})` : ''}`} />
-            <Stat label="Latency p50" value={fmtMs(total?.latencyP50)} />
-            <Stat label="Latency p95" value={fmtMs(total?.latencyP95)} />
-            <Stat label="Tokens" value={fmtNumber(total?.totalTokens)} />
-            <Stat label="Cost" value={fmtCost(total?.cost)} />
-          </dl>
+          <dl className="stats sl-stats">{stats}</dl>
           <div className="sl-chart-box">
             <Chart
-              ariaLabel="Runs and errors over time"
+              ariaLabel={`${noun} and errors over time`}
               labels={series.map((p) => fmtBucket(p.start, win.bucketMs, win.to - win.from > 86_400_000 && win.bucketMs < 86_400_000))}
               onSelect={
                 onZoom &&
@@ -83,7 +155,7 @@ export function RunsChart({
                 })
               }
               series={[
-                { name: 'runs', values: series.map((p) => p.count), kind: 'bar', tone: 'primary' },
+                { name: noun.toLowerCase(), values: series.map((p) => p.count), kind: 'bar', tone: 'primary' },
                 { name: 'errors', values: series.map((p) => p.errorCount), kind: 'bar', tone: 'bad' },
               ]}
             />
@@ -91,7 +163,7 @@ export function RunsChart({
           <div className="sl-legend" aria-hidden="true">
             <span>
               <span className="sl-swatch primary" />
-              Runs
+              {counting === 'traces' ? 'Traces (their root runs)' : 'Runs'}
             </span>
             <span>
               <span className="sl-swatch bad" />

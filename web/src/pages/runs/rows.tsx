@@ -1,4 +1,4 @@
-/** The runs list: a fixed-height row per run in a windowed box (10,000 runs cost what 30 do), and its empty states. */
+/** The runs list: a fixed-height row per run, windowed as the page scrolls (10,000 runs cost what 30 do), and its empty states. */
 import { memo } from 'react';
 import { runs } from '../../api.js';
 import { EmptyList } from '../../components/paged.js';
@@ -120,7 +120,7 @@ export function RunsList({ list, projectId, win, retryable }: { list: List<Run>;
         label="Runs"
         items={list.items}
         rowHeight={ROW}
-        height={Math.min(620, Math.max(4, list.items.length) * ROW)}
+        scroll="page"
         onNearEnd={list.hasMore && list.error === null ? list.loadMore : undefined}
         header={
           <div role="row" className="sl-tr-head">

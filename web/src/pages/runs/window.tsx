@@ -4,7 +4,7 @@ import { SavedViews } from '../../components/saved-views.js';
 import { Button } from '../../components/ui.js';
 import { fmtNumber } from '../../format.js';
 import { useLocation } from '../../router.js';
-import { RunsChart } from './chart.js';
+import { RunsChart, useChartFold } from './chart.js';
 import { RunFilters } from './filters.js';
 import { clearedSearch, DEFAULT_RANGE, filtersFromSearch, isFiltered, isRange, scoreColumnOf, windowOf, type Range } from './query.js';
 import { setQuery } from './shared.js';
@@ -81,6 +81,12 @@ export type ListWindow = ReturnType<typeof useListWindow>;
  */
 export function WindowControls({ projectId, page, win }: { projectId: string; page: 'runs' | 'traces'; win: ListWindow }) {
   const { filters, range } = win;
+  const [folded, setFolded] = useChartFold(page);
+  // Over traces the bars count traces (their root runs) while no filter but the window and experiment
+  // traffic (a mark of the whole trace, so exact on its root) is in force: a filter selects the traces that
+  // have a matching run, which the runs' counts then say more truly.
+  const { startedAfter: _after, startedBefore: _before, experiment: _experiment, ...narrowing } = filters;
+  const counting = page === 'traces' && Object.keys(narrowing).length === 0 ? 'traces' : 'runs';
   const urlQ = typeof filters.q === 'string' ? filters.q : '';
   const [q, setQ] = useState(urlQ);
   // The URL is the truth: a saved view, a removed chip or Back changes the box too.
@@ -93,18 +99,20 @@ export function WindowControls({ projectId, page, win }: { projectId: string; pa
     win.go(params);
   };
   return (
-    <>
-      <form className="sl-search" role="search" aria-label={`Search ${page}`} onSubmit={submitSearch}>
-        <input
-          type="search"
-          aria-label="Search inputs, outputs, errors and names"
-          placeholder="Search inputs, outputs, errors and names"
-          value={q}
-          onChange={(e) => setQ(e.target.value)}
-        />
-        <Button type="submit">Search</Button>
-      </form>
-      <SavedViews projectId={projectId} page={page} search={win.search} onApply={win.go} />
+    <div className="sl-window-controls">
+      <div className="sl-list-bar">
+        <form className="sl-search" role="search" aria-label={`Search ${page}`} onSubmit={submitSearch}>
+          <input
+            type="search"
+            aria-label="Search inputs, outputs, errors and names"
+            placeholder="Search inputs, outputs, errors and names"
+            value={q}
+            onChange={(e) => setQ(e.target.value)}
+          />
+          <Button type="submit">Search</Button>
+        </form>
+        <SavedViews projectId={projectId} page={page} search={win.search} onApply={win.go} />
+      </div>
       <RunFilters
         projectId={projectId}
         filters={filters}
@@ -114,7 +122,18 @@ export function WindowControls({ projectId, page, win }: { projectId: string; pa
         scoreColumn={win.scoreColumn}
         defaultOpen={false}
       />
-      <RunsChart projectId={projectId} filters={filters} range={range} onRange={win.setRange} onZoom={win.zoom} tick={win.tick} now={win.now} />
+      <RunsChart
+        projectId={projectId}
+        filters={filters}
+        range={range}
+        onRange={win.setRange}
+        onZoom={win.zoom}
+        tick={win.tick}
+        now={win.now}
+        counting={counting}
+        folded={folded}
+        onFold={setFolded}
+      />
       {(filters.startedAfter || filters.startedBefore) && (
         <p>
           <Button variant="ghost" onClick={() => win.setRange(range)}>
@@ -122,7 +141,7 @@ export function WindowControls({ projectId, page, win }: { projectId: string; pa
           </Button>
         </p>
       )}
-    </>
+    </div>
   );
 }
 
