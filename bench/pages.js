@@ -157,7 +157,11 @@ function requestsOf(loads, projectId) {
  */
 async function load(page, path) {
   try {
-    return await firstContent(page, path, { withRequests: true });
+    const drawn = await firstContent(page, path, { withRequests: true });
+    // The page's later requests (a big trace's whole outline, the chart) end before the next page is
+    // timed: a page is measured on a server that is not still answering the one before.
+    await page.waitForLoadState('networkidle', { timeout: 60_000 }).catch(() => {});
+    return drawn;
   } catch (error) {
     const shown = await page
       .locator('[role="alert"]')
