@@ -1,5 +1,6 @@
 // Realistic run payloads for the ingestion benchmark: mostly LLM calls, with chains, tools and
-// retrievers around them. Deterministic (seeded PRNG) so two bench runs send comparable data.
+// retrievers around them; traces of them as a tracer sends them, and one big trace as an agent's tree.
+// Deterministic (seeded PRNG) so two bench runs send comparable data.
 
 const DAY = 86_400_000;
 
@@ -171,4 +172,127 @@ export class RunGenerator {
     for (let i = 0; i < size; i++) runs[i] = this.run();
     return runs;
   }
+}
+
+/**
+ * Traces as a tracer sends them (bench/traces.js, bench/pages.js): a root agent with 0..8 children (4 on
+ * average), ids of the client's (`tr-<n>-<i>`), sessions of five traces, 10,000 end users; one trace in
+ * 10,000 holds the rare word `zyzzyva` (what a search for an error or order number looks like).
+ */
+export class TraceGenerator {
+  constructor(total, now, spreadDays = 30) {
+    this.runs = new RunGenerator({ seed: 20261124, now, total, spreadDays });
+    this.rand = this.runs.rand;
+    this.trace = 0;
+    this.pending = [];
+  }
+
+  static traceId(t) {
+    return `tr-${t.toString(36).padStart(8, '0')}`;
+  }
+
+  nextTrace() {
+    const t = this.trace++;
+    const traceId = TraceGenerator.traceId(t);
+    const session = `session-${Math.floor(t / 5)}`;
+    const user = `user-${Math.floor(t / 5) % 10_000}`;
+    const root = { ...this.runs.run(), id: `${traceId}-0`, traceId, name: 'support_agent', kind: 'agent', sessionId: session, userId: user };
+    if (t % 10_000 === 0) root.inputs = { ...root.inputs, order: `order zyzzyva-${t}` };
+    const children = Math.floor(this.rand() * 9);
+    const out = [root];
+    for (let i = 1; i <= children; i++)
+      out.push({ ...this.runs.run(), id: `${traceId}-${i}`, traceId, parentRunId: root.id, sessionId: session, userId: user });
+    return out;
+  }
+
+  batch(size) {
+    while (this.pending.length < size) this.pending.push(...this.nextTrace());
+    return this.pending.splice(0, size);
+  }
+}
+
+/** What a step of an agent calls, by weight: [weight, name, kind] (a chain nests more of them). */
+const STEP_CALLS = [
+  [30, 'chat.completion', 'llm'],
+  [14, 'tool.search_web', 'tool'],
+  [10, 'tool.lookup_order', 'tool'],
+  [10, 'retrieve_context', 'retriever'],
+  [6, 'embed_documents', 'embedding'],
+  [30, 'rag.answer', 'chain'],
+];
+const STEP_TOTAL = STEP_CALLS.reduce((s, x) => s + x[0], 0);
+
+/**
+ * One trace of `total` runs as a long-running agent records it: a root agent, steps (chains) one after
+ * the other, each calling LLMs, tools and retrievers and nesting chains of its own (up to 7 levels), every
+ * run inside its parent's time and after its previous sibling; about one run in 20 failed (its parents
+ * not). In tree order (parents first), ids `<traceId>-<n>`; `deepest` is the id of a run at the greatest depth.
+ * @returns {{ runs: object[], deepest: string, depth: number }}
+ */
+export function agentTrace({ traceId, total, start, seed = 7 }) {
+  const gen = new RunGenerator({ seed, now: start, total });
+  const rand = gen.rand;
+  const runs = [];
+  let deepest = { id: null, depth: -1 };
+  const make = (name, kind, parentRunId, depth) => {
+    const run = { ...gen.run(), id: `${traceId}-${runs.length}`, traceId, name, kind, parentRunId, sessionId: 'session-big', userId: 'user-big' };
+    delete run.endTime;
+    delete run.error;
+    delete run.outputs;
+    if (kind !== 'llm' && kind !== 'chain' && kind !== 'agent' && kind !== 'embedding') {
+      delete run.model;
+      delete run.usage;
+      delete run.cost;
+    }
+    runs.push(run);
+    if (depth > deepest.depth) deepest = { id: run.id, depth };
+    return run;
+  };
+  // Lays out `run`'s children from `at` (ms): returns when the last of them ended.
+  const children = (parent, depth, at, budget) => {
+    let left = budget;
+    let t = at;
+    while (left > 0 && runs.length < total) {
+      let w = rand() * STEP_TOTAL;
+      let call = STEP_CALLS[0];
+      for (const c of STEP_CALLS) {
+        w -= c[0];
+        if (w <= 0) {
+          call = c;
+          break;
+        }
+      }
+      const [name, kind] = depth >= 7 && call[2] === 'chain' ? ['chat.completion', 'llm'] : [call[1], call[2]];
+      const run = make(name, kind, parent.id, depth);
+      t += 5 + Math.floor(rand() * 40);
+      const begin = t;
+      left--;
+      if (kind === 'chain') {
+        const size = Math.min(left, 2 + Math.floor(rand() * 8));
+        t = children(run, depth + 1, t, size);
+        left -= size;
+      } else t += 80 + Math.floor(Math.pow(rand(), 2) * 3000);
+      finish(run, begin, t);
+    }
+    return t;
+  };
+  const finish = (run, begin, end) => {
+    run.startTime = new Date(start + begin).toISOString();
+    run.endTime = new Date(start + end).toISOString();
+    const failed = run.kind !== 'chain' && run.kind !== 'agent' && rand() < 0.05;
+    run.status = failed ? 'failed' : 'succeeded';
+    if (failed) run.error = gen.pick(ERRORS);
+    else run.outputs = { content: gen.text(120, 320), finishReason: 'stop' };
+  };
+  const root = make('support_agent', 'agent', null, 0);
+  let t = 0;
+  while (runs.length < total) {
+    const step = make('agent.step', 'chain', root.id, 1);
+    const begin = (t += 10);
+    t = children(step, 2, t, Math.min(total - runs.length, 20 + Math.floor(rand() * 80)));
+    finish(step, begin, t);
+  }
+  finish(root, 0, t + 10);
+  delete root.parentRunId;
+  return { runs, deepest: deepest.id, depth: deepest.depth };
 }

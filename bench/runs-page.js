@@ -23,12 +23,12 @@
 // Knobs (env): BENCH_RUNS_PAGE_RUNS, BENCH_RUNS_PAGE_SAMPLES (first-content samples per page, default 11),
 // BENCH_RUNS_PAGE_SCROLLS (full 10,000-row loads, default 5), BENCH_CHROMIUM (default SIGHTLINE_TEST_CHROMIUM
 // or /usr/bin/chromium), BENCH_LOG_LEVEL.
-/* global window, document, history, requestAnimationFrame, MutationObserver -- functions that run in the page */
-import { existsSync, mkdtempSync } from 'node:fs';
+/* global window, document, history, requestAnimationFrame -- functions that run in the page */
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { chromium } from 'playwright-core';
+import { CHROMIUM, firstContent, firstContentProbe, launchChromium, signIn, useDevelopmentIdentity } from './browser.js';
 import {
   api,
   configureBench,
@@ -53,7 +53,7 @@ const cfg = {
   runs: envInt('BENCH_RUNS_PAGE_RUNS', 10_000, 300),
   samples: envInt('BENCH_RUNS_PAGE_SAMPLES', 11, 1),
   scrolls: envInt('BENCH_RUNS_PAGE_SCROLLS', 5, 1),
-  chromium: process.env.BENCH_CHROMIUM || process.env.SIGHTLINE_TEST_CHROMIUM || '/usr/bin/chromium',
+  chromium: CHROMIUM,
   logLevel: process.env.BENCH_LOG_LEVEL || 'warn',
   cpuProfDir: null,
 };
@@ -64,27 +64,6 @@ const BATCH = 1000;
 const FIRST_ROW = '[role="table"] [role="rowgroup"] [role="row"]';
 /** Where the list's scroll jumps to, as fractions of its height. */
 const PLACES = [0.5, 0.25, 0.75, 0.1, 0.9];
-
-/**
- * Installed in every document before its scripts: the time (performance.now(), from the navigation's
- * start) of the frame that first draws an element matching `selector` (a list row, or an empty state);
- * `__slMark(selector)` starts again for a navigation inside the page (Back), timed from that moment.
- */
-function firstContentProbe(initial) {
-  let since = 0;
-  let selector = initial;
-  const check = () => {
-    if (window.__slFirst !== undefined || !document.querySelector(selector)) return;
-    window.__slFirst = null;
-    requestAnimationFrame(() => (window.__slFirst = performance.now() - since));
-  };
-  window.__slMark = (next) => {
-    since = performance.now();
-    selector = next;
-    window.__slFirst = undefined;
-  };
-  new MutationObserver(check).observe(document, { childList: true, subtree: true });
-}
 
 /** Traces of a root agent and three children (ids of the client's), realistic payloads, spread over the last 21.6 hours. */
 function* batches(total, now) {
@@ -111,34 +90,6 @@ async function ingest(server, token, projectId) {
     created += runs.length;
   }
   return { runs: created, runsPerSec: created / ((performance.now() - started) / 1000) };
-}
-
-/** Signs in at the development identity provider (as test/helpers/browser.ts does) and mints a token with the session. */
-async function signIn(page) {
-  await page.goto('/');
-  await page.getByRole('link', { name: 'Sign in' }).click();
-  await page.locator('input[name=login]').fill('bench-runs-page@example.test');
-  await page.locator('input[name=password]').fill('any password');
-  await page.locator('button[type=submit]').click();
-  await page.waitForURL((url) => url.pathname.startsWith('/projects'), { timeout: 30_000 });
-  return page.evaluate(async () => {
-    const r = await fetch('/v1/tokens', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench' }) });
-    return (await r.json()).token;
-  });
-}
-
-/**
- * A new document at `path`, navigated to from the dashboard page before it (as a reload or a typed URL
- * would: the same renderer process, the hashed assets from the browser's cache): ms from the navigation's
- * start until the first row (or empty state) is drawn, and the first contentful paint.
- */
-async function firstContent(page, path) {
-  await page.goto(path, { waitUntil: 'commit' });
-  await page.waitForFunction(() => typeof window.__slFirst === 'number', null, { timeout: 30_000, polling: 50 });
-  return page.evaluate(() => ({
-    first: window.__slFirst,
-    fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN,
-  }));
 }
 
 /** Scrolls the page (the runs list scrolls with it) to its end, frame after frame, until `target` runs are loaded; ms taken. */
@@ -185,27 +136,20 @@ async function weight(page, cdp) {
 }
 
 async function main() {
-  if (!existsSync(cfg.chromium)) throw new Error(`chromium not found at ${cfg.chromium} (apt-get install chromium, or set BENCH_CHROMIUM)`);
   pinSelf();
   state.tmp = mkdtempSync(join(os.tmpdir(), 'sightline-bench-runs-page-'));
   log(`config: ${JSON.stringify(cfg)}`);
-  // The built-in development identity provider: no issuer configured, not production.
-  for (const key of ['SIGHTLINE_OIDC_ISSUER', 'SIGHTLINE_OIDC_CLIENT_ID', 'SIGHTLINE_OIDC_CLIENT_SECRET', 'REDIS_URL']) delete process.env[key];
-  if (process.env.NODE_ENV === 'production') process.env.NODE_ENV = 'test';
+  useDevelopmentIdentity();
   const port = await freePort();
   const server = await startSightline('runs-page', port, `sqlite:${join(state.tmp, 'runs-page.db')}`);
-  const browser = await chromium.launch({
-    executablePath: cfg.chromium,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  const browser = await launchChromium(cfg.chromium);
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, baseURL: server.base, locale: 'en-US', timezoneId: 'UTC' });
     context.setDefaultTimeout(30_000);
     await context.addInitScript(firstContentProbe, `${FIRST_ROW}, .empty`);
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
-    const token = await signIn(page);
+    const token = await signIn(page, 'bench-runs-page@example.test');
     const project = (await api(server, token, 'POST', '/v1/projects', { name: 'bench-runs-page' })).json.id;
     const empty = (await api(server, token, 'POST', '/v1/projects', { name: 'bench-empty' })).json.id;
     const ingested = await ingest(server, token, project);

@@ -12,7 +12,7 @@
 // BENCH_TRACES_ENGINES (sqlite,pg), BENCH_PG_URL, BENCH_LOG_LEVEL.
 import { join } from 'node:path';
 import { atScale, benchConfig, createPgDatabase, engineName, enginesFrom, envInt, fmtInt, fmtMb, readsTable, runBench, sendBatches, state } from './harness.js';
-import { RunGenerator } from './runs-gen.js';
+import { RunGenerator, TraceGenerator } from './runs-gen.js';
 
 const cfg = benchConfig({
   runs: envInt('BENCH_TRACES_RUNS', 1_000_000, 1000),
@@ -23,36 +23,6 @@ const cfg = benchConfig({
 
 const BATCH = 1000;
 const DAY = 86_400_000;
-
-/** Traces as a tracer sends them: a root agent or chain with 0..8 children (4 on average), ids of the client's. */
-class TraceGenerator {
-  constructor(total, now) {
-    this.runs = new RunGenerator({ seed: 20261124, now, total });
-    this.rand = this.runs.rand;
-    this.trace = 0;
-    this.pending = [];
-  }
-
-  nextTrace() {
-    const t = this.trace++;
-    const traceId = `tr-${t.toString(36).padStart(8, '0')}`;
-    const session = `session-${Math.floor(t / 5)}`;
-    const user = `user-${Math.floor(t / 5) % 10_000}`;
-    const root = { ...this.runs.run(), id: `${traceId}-0`, traceId, name: 'support_agent', kind: 'agent', sessionId: session, userId: user };
-    // A rare word, in one trace of 10,000: what a search for a specific error or order number looks like.
-    if (t % 10_000 === 0) root.inputs = { ...root.inputs, order: `order zyzzyva-${t}` };
-    const children = Math.floor(this.rand() * 9);
-    const out = [root];
-    for (let i = 1; i <= children; i++)
-      out.push({ ...this.runs.run(), id: `${traceId}-${i}`, traceId, parentRunId: root.id, sessionId: session, userId: user });
-    return out;
-  }
-
-  batch(size) {
-    while (this.pending.length < size) this.pending.push(...this.nextTrace());
-    return this.pending.splice(0, size);
-  }
-}
 
 /** Traces as a tracer sends them, and one trace of `cfg.big` runs; the reads the trace views make. */
 async function fill(name, server, token, project) {
@@ -88,7 +58,7 @@ async function fill(name, server, token, project) {
     ['sessions list, q=refund (50)', `${base}/sessions?limit=50&q=refund`, 100],
     ['sessions list, page 1 (50)', `${base}/sessions?limit=50`, 100],
     ['a session (5 traces)', `${base}/sessions/session-${Math.floor(middle / 5)}`, 100],
-    ['a trace (5 runs on average)', `${base}/traces/tr-${middle.toString(36).padStart(8, '0')}`, 100],
+    ['a trace (5 runs on average)', `${base}/traces/${TraceGenerator.traceId(middle)}`, 100],
     [`the trace of ${fmtInt(cfg.big)} runs`, `${base}/traces/big-trace`, 500],
   ];
   return { ingested, reads };

@@ -435,6 +435,29 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     expect(at350.y + at350.height).toBeLessThanOrEqual(900);
   });
 
+  step("draws a big trace's first runs while the rest of its outline is on its way", async () => {
+    // The whole outline (the request without runLimit) is held until the first runs are drawn: a page
+    // that waited for it would draw nothing. Held, then sent on to the server as it was.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const whole = (url: URL) => url.pathname === `/v1/projects/${ui.projectId}/traces/big` && !url.searchParams.has('runLimit');
+    await ui.page.route(whole, async (route) => {
+      await held;
+      await route.continue();
+    });
+    try {
+      await ui.page.goto(`/projects/${ui.projectId}/traces/big`);
+      const status = ui.page.locator('.sl-waterfall [role="status"]');
+      await expect.poll(() => status.textContent(), { timeout: ACTION_MS }).toBe('300 runs of 401, loading the rest…');
+      await ui.page.getByRole('button', { name: /^step 0\b/ }).waitFor({ timeout: ACTION_MS });
+      release();
+      await expect.poll(() => status.textContent(), { timeout: ACTION_MS }).toBe('401 runs');
+    } finally {
+      release();
+      await ui.page.unroute(whole);
+    }
+  });
+
   step('answers the keyboard: / searches, j and k move between rows, Enter opens one, Esc closes the run beside a trace, ? lists the keys', async () => {
     await ui.page.goto(`/projects/${ui.projectId}/traces`);
     const links = ui.page.getByRole('table', { name: 'Traces' }).locator('[data-row-link]');

@@ -6,10 +6,15 @@ import { queryClient, useDocumentTitle } from './hooks.js';
 import { Link, match, navigate, useLocation } from './router.js';
 import { SessionProvider } from './session.js';
 
+/** Each page's module, by its lazy component: what `preloadPage` starts loading. */
+const loaders = new Map<unknown, () => Promise<unknown>>();
+
 /** A page's module loads when the page is first opened: each route is a chunk of its own, the first page's JavaScript stays small. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a page takes its own props
 function lazyPage<M extends Record<K, ComponentType<any>>, K extends keyof M & string>(load: () => Promise<M>, name: K): LazyExoticComponent<M[K]> {
-  return lazy(async () => ({ default: (await load())[name] }));
+  const page = lazy(async () => ({ default: (await load())[name] }));
+  loaders.set(page, load);
+  return page;
 }
 const AnnotationQueuePage = lazyPage(() => import('./pages/annotation-queue.js'), 'AnnotationQueuePage');
 const AnnotationQueuesPage = lazyPage(() => import('./pages/annotation-queues.js'), 'AnnotationQueuesPage');
@@ -65,16 +70,37 @@ function Redirect({ to }: { to: string }) {
   return null;
 }
 
-function Routes() {
-  const { path } = useLocation();
-  if (path === '/' || path === '') return <Redirect to="/projects" />;
+/** Where `/` and a project's own path lead. */
+function redirectOf(path: string): string | null {
+  if (path === '/' || path === '') return '/projects';
   const project = match('/projects/:projectId', path);
-  if (project) return <Redirect to={`/projects/${project.projectId}/traces`} />;
+  return project ? `/projects/${project.projectId}/traces` : null;
+}
+
+function pageOf(path: string): ReactElement | null {
   for (const [pattern, render] of ROUTES) {
     const params = match(pattern, path);
     if (params) return render(params);
   }
-  return <NotFound />;
+  return null;
+}
+
+/**
+ * Starts loading the code of the page at `path` (the document's, at start) while the session is read:
+ * the page's chunk then arrives beside `GET /v1/me` instead of after it, and its requests leave sooner.
+ */
+export function preloadPage(path: string): void {
+  const page = pageOf(redirectOf(path) ?? path);
+  void loaders
+    .get(page?.type)?.()
+    .catch(() => undefined); // opening the page loads it again, and shows the failure there
+}
+
+function Routes() {
+  const { path } = useLocation();
+  const to = redirectOf(path);
+  if (to) return <Redirect to={to} />;
+  return pageOf(path) ?? <NotFound />;
 }
 
 function NotFound() {

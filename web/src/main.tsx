@@ -1,10 +1,11 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App } from './app.js';
+import { App, preloadPage } from './app.js';
 import './styles.css';
 import { startTheme } from './theme.js';
 
 startTheme();
+preloadPage(window.location.pathname);
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -154,20 +154,22 @@ export async function listedTraces(
   return withHeads(db, projectId, rows);
 }
 
-/** One trace: its row (404 when the project has none of that id) and its runs in tree order. */
+/** One trace: its row (404 when the project has none of that id) and its first `runLimit` runs in tree order. */
 export async function getTrace(
   db: Kysely<Database>,
   dialect: Dialect,
   projectId: string,
   traceId: string,
+  runLimit = MAX_OUTLINE_RUNS,
 ): Promise<{ trace: Trace; runs: RunOutline[]; truncated: boolean }> {
   const row = await db.selectFrom('traces').selectAll().where('project_id', '=', projectId).where('trace_id', '=', traceId).executeTakeFirst();
   if (!row) throw problems.notFound(`Trace ${traceId} does not exist in this project.`);
   const [head] = await withHeads(db, projectId, [row]);
   const runs = await outlineRows(db, dialect, projectId, traceId);
-  const truncated = runs.length > MAX_OUTLINE_RUNS;
+  const kept = runs.length > MAX_OUTLINE_RUNS ? runs.slice(0, MAX_OUTLINE_RUNS) : runs;
   const [trace] = await tracesWithScores(db, dialect, projectId, [head!]);
-  return { trace: trace!, runs: treeOrder(truncated ? runs.slice(0, MAX_OUTLINE_RUNS) : runs), truncated };
+  // Every row is read (the tree's order needs them all), but only the runs sent are made outlines.
+  return { trace: trace!, runs: treeOrder(kept, runLimit), truncated: runs.length > Math.min(runLimit, MAX_OUTLINE_RUNS) };
 }
 
 /** A trace's runs as outline rows, by start time then id, at most MAX_OUTLINE_RUNS + 1 (one more says it was cut). */
@@ -205,8 +207,11 @@ type OutlineRow = [
   cost: number | null,
 ];
 
-/** Parents before their children, siblings by start time (the rows come so ordered); runs whose parent is absent start a tree of their own. */
-function treeOrder(rows: OutlineRow[]): RunOutline[] {
+/**
+ * Parents before their children, siblings by start time (the rows come so ordered); runs whose parent is
+ * absent start a tree of their own. The first `limit` of them.
+ */
+function treeOrder(rows: OutlineRow[], limit: number): RunOutline[] {
   const ids = new Set(rows.map((r) => r[0]));
   const children = new Map<string, OutlineRow[]>();
   const tops: OutlineRow[] = [];
@@ -222,7 +227,7 @@ function treeOrder(rows: OutlineRow[]): RunOutline[] {
   const seen = new Set<string>();
   // Iterative depth-first walk: a 25,000-deep chain must not exhaust the stack.
   const stack: [OutlineRow, number][] = tops.reverse().map((row) => [row, 0]);
-  while (stack.length > 0) {
+  while (stack.length > 0 && out.length < limit) {
     const [row, depth] = stack.pop()!;
     if (seen.has(row[0])) continue;
     seen.add(row[0]);
@@ -231,7 +236,7 @@ function treeOrder(rows: OutlineRow[]): RunOutline[] {
     if (below) for (let i = below.length - 1; i >= 0; i--) stack.push([below[i]!, depth + 1]);
   }
   // Runs on a cycle of parents (possible across calls) are listed at the top level rather than lost.
-  for (const row of rows) if (!seen.has(row[0])) out.push(outlineOf(row, row[1], 0));
+  for (const row of rows) if (out.length < limit && !seen.has(row[0])) out.push(outlineOf(row, row[1], 0));
   return out;
 }
 

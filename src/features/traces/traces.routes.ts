@@ -4,7 +4,7 @@ import { paginate } from '../../lib/pagination.js';
 import { requestedProject } from '../projects/index.js';
 import { filteredListRequest } from '../query/index.js';
 import { getTrace, listTraces, tracesWithScores } from './traces.repo.js';
-import { ListTracesQuery, TraceDetailSchema, TracePage } from './traces.schemas.js';
+import { ListTracesQuery, TraceDetailQuery, TraceDetailSchema, TracePage } from './traces.schemas.js';
 import { ProjectParams, TraceParams } from '../../schemas/records.js';
 
 const tags = ['Traces'];
@@ -50,13 +50,14 @@ export function traceRoutes(app: App, { db, dialect, cursors }: Deps): void {
         'The trace’s totals and every run as an outline (no inputs, outputs or metadata: GET the run for those), parents before children and siblings by start time. ' +
         'A run whose parent is not in the trace (it has not arrived) is listed at depth 0.',
       params: TraceParams,
+      querystring: TraceDetailQuery,
       response: { 200: TraceDetailSchema },
     },
     handler: async (request, reply) => {
       const project = await requestedProject(db, request);
       // Native JSON.stringify of objects built in the schema's shape and order (getTrace): for a trace of
       // 25,000 runs, several times faster than the schema serializer, which escapes every string in JS.
-      return sendJsonText(reply, JSON.stringify(await getTrace(db, dialect, project.id, request.params.trace_id)));
+      return sendJsonText(reply, JSON.stringify(await getTrace(db, dialect, project.id, request.params.trace_id, request.query.runLimit)));
     },
   });
 }

@@ -85,13 +85,30 @@ export const TraceDetailSchema = Type.Object(
   {
     trace: Type.Ref('Trace'),
     runs: Type.Array(RunOutlineSchema, {
-      description: `Every run in tree order: parents before children, siblings by start time (at most ${MAX_OUTLINE_RUNS.toLocaleString('en-US')})`,
+      description: `Every run in tree order: parents before children, siblings by start time (at most \`runLimit\`, at most ${MAX_OUTLINE_RUNS.toLocaleString('en-US')})`,
     }),
     truncated: Type.Boolean({
-      description: `True when the trace has more than ${MAX_OUTLINE_RUNS.toLocaleString('en-US')} runs: list them with the runs list's traceId filter`,
+      description:
+        `True when the trace has more runs than \`runs\` lists: more than \`runLimit\`, or more than ${MAX_OUTLINE_RUNS.toLocaleString('en-US')} ` +
+        "(list those with the runs list's traceId filter)",
     }),
   },
   { title: 'TraceDetail', additionalProperties: false },
+);
+
+export const TraceDetailQuery = Type.Object(
+  {
+    runLimit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_OUTLINE_RUNS,
+        description:
+          `The outline's first runs in tree order, at most this many (default ${MAX_OUTLINE_RUNS.toLocaleString('en-US')}): ` +
+          'a first screen of a big trace, drawn while its whole outline is on its way',
+      }),
+    ),
+  },
+  { additionalProperties: false },
 );
 
 const { parentRunId: _p, traceId: _t, ...traceFilterProperties } = runFilterProperties;

@@ -147,6 +147,22 @@ describeRuns('traces', (ctx) => {
     expect((await list(p, `?sessionId=chat-1&limit=1&cursor=${page.nextCursor}`)).json().items[0].traceId).toBe('turn-1');
   });
 
+  it('serves the first runs of the outline in tree order with runLimit, saying there are more', async () => {
+    const p = await projectFor(ctx);
+    await p.seed(conversation());
+    const first = (await ctx.request('GET', `/v1/projects/${p.id}/traces/turn-1?runLimit=2`, { token: p.caller.token })).json();
+    expect(first.truncated).toBe(true);
+    expect(first.trace).toMatchObject({ traceId: 'turn-1', runCount: 3 });
+    expect(first.runs.map((r: { id: string; depth: number }) => [r.id, r.depth])).toEqual([
+      ['turn-1', 0],
+      ['turn-1-llm', 1],
+    ]);
+    const whole = (await ctx.request('GET', `/v1/projects/${p.id}/traces/turn-1?runLimit=3`, { token: p.caller.token })).json();
+    expect(whole.truncated).toBe(false);
+    expect(whole).toEqual((await get(p, 'turn-1')).json());
+    expectProblem(await ctx.request('GET', `/v1/projects/${p.id}/traces/turn-1?runLimit=0`, { token: p.caller.token }), 400, 'validation');
+  });
+
   it('serves a trace with its runs in tree order, and a trace whose root has not arrived', async () => {
     const p = await projectFor(ctx);
     await p.seed(conversation());

@@ -1,13 +1,13 @@
-import { traces } from '../api.js';
 import { ScoresPanel } from '../components/scores.js';
 import { Fact, PageHeader, StatusBadge } from '../components/ui.js';
 import { costSplit, fmtCost, fmtInstant, fmtMs, fmtNumber, fmtTotalCost, fmtTotalTokens, someCost } from '../format.js';
-import { useAsync, useDocumentTitle, useProject } from '../hooks.js';
+import { useDocumentTitle, useProject } from '../hooks.js';
 import { Link, navigate, useLocation } from '../router.js';
 import type { Trace } from '../types.js';
 import { Breadcrumbs, Pending } from './runs/shared.js';
 import { AddToQueue } from './annotations/add-to-queue.js';
 import { useEscape } from '../components/shortcuts.js';
+import { useTraceDetail } from './trace/detail.js';
 import { Failure } from './trace/failure.js';
 import { RunPanel } from './trace/run-panel.js';
 import { Waterfall } from './trace/waterfall.js';
@@ -67,8 +67,7 @@ export function TracePage({ projectId, traceId }: { projectId: string; traceId: 
   const project = useProject(projectId);
   const { search } = useLocation();
   const selected = search.get('run');
-  const state = useAsync(() => traces.get(projectId, traceId), `trace:${projectId}/${traceId}`);
-  const detail = state.data?.trace.traceId === traceId ? state.data : undefined;
+  const { state, detail, rest } = useTraceDetail(projectId, traceId);
   useDocumentTitle(detail ? `Trace ${detail.trace.name}` : 'Trace', project.data?.name);
   const base = `/projects/${projectId}`;
   const errorsOnly = search.get('errors') === '1';
@@ -118,6 +117,7 @@ export function TracePage({ projectId, traceId }: { projectId: string; traceId: 
         <Waterfall
           projectId={projectId}
           detail={detail}
+          rest={rest}
           selected={selected}
           onSelect={(id) => select(id)}
           errorsOnly={errorsOnly}

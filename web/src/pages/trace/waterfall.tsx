@@ -62,6 +62,7 @@ function useContentMatches(projectId: string, traceId: string, text: string): Se
 export function Waterfall({
   projectId,
   detail,
+  rest,
   selected,
   onSelect,
   errorsOnly,
@@ -69,6 +70,8 @@ export function Waterfall({
 }: {
   projectId: string;
   detail: TraceDetail;
+  /** While only the outline's first runs are here: the rest is 'loading', or 'failed'. */
+  rest: 'loading' | 'failed' | null;
   selected: string | null;
   onSelect: (runId: string) => void;
   errorsOnly: boolean;
@@ -132,7 +135,13 @@ export function Waterfall({
         <span className="muted" role="status">
           {needle || errorsOnly ? `${fmtNumber(rows.length)} of ${fmtNumber(detail.runs.length)} runs` : `${fmtNumber(detail.runs.length)} runs`}
           {needle && content === null ? ', searching inputs and outputs…' : ''}
-          {detail.truncated ? ' (the first of more)' : ''}
+          {rest === 'loading'
+            ? ` of ${fmtNumber(detail.trace.runCount)}, loading the rest…`
+            : rest === 'failed'
+              ? ` of ${fmtNumber(detail.trace.runCount)} (the rest could not be loaded)`
+              : detail.truncated
+                ? ' (the first of more)'
+                : ''}
         </span>
       </div>
       <VirtualRows
