@@ -435,6 +435,43 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     expect(at350.y + at350.height).toBeLessThanOrEqual(900);
   });
 
+  step("reads the list's first page before the chart's metrics: the first rows never wait behind a range's totals", async () => {
+    // The list's request is held; a chart read beside it would be asked for meanwhile (and on SQLite, a month
+    // of a busy project's metrics holds the one thread the list's page then waits for).
+    const asked: string[] = [];
+    const prefix = `/v1/projects/${manyProject}/`;
+    const listen = (request: { url(): string }) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith(prefix)) asked.push(path.slice(prefix.length));
+    };
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const list = (url: URL) => url.pathname === `${prefix}traces`;
+    await ui.page.route(list, async (route) => {
+      await held;
+      await route.continue();
+    });
+    ui.page.on('request', listen);
+    try {
+      await ui.page.goto(`/projects/${manyProject}/traces`);
+      await expect.poll(() => asked.includes('traces'), { timeout: ACTION_MS }).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(
+        asked.filter((path) => path === 'runs/metrics'),
+        'metrics asked for while the list was held',
+      ).toEqual([]);
+      release();
+      await ui.page.getByRole('table', { name: 'Traces' }).getByRole('rowgroup', { name: 'Traces: rows' }).getByRole('row').first().waitFor();
+      await expect.poll(() => asked.includes('runs/metrics'), { timeout: ACTION_MS }).toBe(true);
+      const strip = ui.page.getByRole('region', { name: 'Traces and errors' });
+      await expect.poll(async () => (await strip.getByRole('definition').first().textContent()) ?? '', { timeout: ACTION_MS }).toBe(String(MANY));
+    } finally {
+      release();
+      ui.page.off('request', listen);
+      await ui.page.unroute(list);
+    }
+  });
+
   step("draws a big trace's first runs while the rest of its outline is on its way", async () => {
     // The whole outline (the request without runLimit) is held until the first runs are drawn: a page
     // that waited for it would draw nothing. Held, then sent on to the server as it was.

@@ -53,7 +53,7 @@ export function RunsPage({ projectId }: { projectId: string }) {
         }
       />
       <ProjectTabs projectId={projectId} active="runs" />
-      <WindowControls projectId={projectId} page="runs" win={win} />
+      <WindowControls projectId={projectId} page="runs" win={win} listReady={list.loaded || Boolean(list.error)} />
       <ListStatus title="Runs" count={list.items.length} hasMore={list.hasMore} loading={list.loading} />
       <RunsList list={list} projectId={projectId} win={win} retryable={retryable} />
     </>

@@ -54,6 +54,7 @@ export function RunsChart({
   counting = 'runs',
   folded = false,
   onFold,
+  hold = false,
 }: {
   projectId: string;
   filters: RunQuery;
@@ -68,17 +69,23 @@ export function RunsChart({
   /** Shown as a strip of the totals (the bars a click away). */
   folded?: boolean;
   onFold?: (folded: boolean) => void;
+  /**
+   * Not read yet (while the list's first page is on its way): a range's metrics read every run in it, which
+   * over a month of a busy project takes seconds, and on SQLite holds the one thread the list's page waits for.
+   */
+  hold?: boolean;
 }) {
   // "Now" moves with the range, the filters and a refresh only: a new one every render would refetch forever.
   const ownNow = useMemo(() => Date.now(), [range, tick, JSON.stringify(filters)]); // eslint-disable-line react-hooks/exhaustive-deps
   const win = windowOf(filters, range, givenNow ?? ownNow);
   const metrics = useAsync(
     () => {
+      if (hold) return Promise.resolve(undefined);
       const { startedAfter: _a, startedBefore: _b, ...rest } = filters;
       const roots = counting === 'traces' ? { parentRunId: 'null' } : {};
       return runs.metrics(projectId, { ...rest, ...roots, from: new Date(win.from).toISOString(), to: new Date(win.to).toISOString(), bucket: win.bucket });
     },
-    `run-metrics:${projectId}|${JSON.stringify(filters)}|${range}|${tick}|${win.from}|${win.to}|${counting}`,
+    hold ? `run-metrics:held` : `run-metrics:${projectId}|${JSON.stringify(filters)}|${range}|${tick}|${win.from}|${win.to}|${counting}`,
   );
   const data = metrics.data;
   const series = data?.groups[0]?.series ?? [];

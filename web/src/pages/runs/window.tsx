@@ -79,7 +79,18 @@ export type ListWindow = ReturnType<typeof useListWindow>;
  * Above a list: the search box over `q`, your saved views, the folded filters, the chart of the window
  * (drag to zoom, click to drill) and "Reset zoom" while zoomed.
  */
-export function WindowControls({ projectId, page, win }: { projectId: string; page: 'runs' | 'traces'; win: ListWindow }) {
+export function WindowControls({
+  projectId,
+  page,
+  win,
+  listReady = true,
+}: {
+  projectId: string;
+  page: 'runs' | 'traces';
+  win: ListWindow;
+  /** Whether the list's first page is there (or failed): the chart is read after it, so the first rows never wait for it. */
+  listReady?: boolean;
+}) {
   const { filters, range } = win;
   const [folded, setFolded] = useChartFold(page);
   // Over traces the bars count traces (their root runs) while no filter but the window and experiment
@@ -133,6 +144,7 @@ export function WindowControls({ projectId, page, win }: { projectId: string; pa
         counting={counting}
         folded={folded}
         onFold={setFolded}
+        hold={!listReady}
       />
       {(filters.startedAfter || filters.startedBefore) && (
         <p>
