@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { expectProblem } from '../../../test/helpers/harness.js';
+import { planList, setFewContextRuns } from '../query/score-plan.js';
 import { describeRuns, HOUR, iso, NOW, projectFor } from '../runs/runs.test-support.js';
 
 /** GET …/traces and …/traces/{traceId}: one item per trace with its totals and previews, and its run tree. */
@@ -48,6 +49,36 @@ describeRuns('traces', (ctx) => {
     },
     { id: 'turn-2', name: 'support-agent', kind: 'agent', startTime: at(10_000), sessionId: 'chat-1', inputs: { question: 'And the invoice?' } },
   ];
+
+  it('starts a list filtered by a user or a session with few runs from their runs, and walks it for one with many: the same traces either way', async () => {
+    const p = await projectFor(ctx);
+    await p.seed(conversation());
+    const db = ctx.database.storage.db;
+    const ids = async (query: string) => {
+      const res = await list(p, query);
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json().items.map((t: { traceId: string }) => t.traceId);
+    };
+    expect((await planList(db, p.id, { userId: 'ada' })).few).toBe(true);
+    expect((await planList(db, p.id, { sessionId: 'chat-1' })).few).toBe(true);
+    expect((await planList(db, p.id, { userId: 'nobody' })).few).toBe(true);
+    expect(await ids('?userId=ada')).toEqual(['turn-1']);
+    expect(await ids('?sessionId=chat-1')).toEqual(['turn-2', 'turn-1']);
+    expect(await ids('?userId=nobody')).toEqual([]);
+    setFewContextRuns(0);
+    try {
+      expect((await planList(db, p.id, { userId: 'ada' })).few).toBe(false);
+      expect((await planList(db, p.id, { sessionId: 'chat-1' })).few).toBe(false);
+      expect(await ids('?userId=ada')).toEqual(['turn-1']);
+      expect(await ids('?sessionId=chat-1')).toEqual(['turn-2', 'turn-1']);
+      expect(await ids('?sessionId=chat-1&limit=1')).toEqual(['turn-2']);
+    } finally {
+      setFewContextRuns(null);
+    }
+    const first = (await list(p, '?sessionId=chat-1&limit=1')).json();
+    expect(first.items.map((t: { traceId: string }) => t.traceId)).toEqual(['turn-2']);
+    expect(await ids(`?sessionId=chat-1&limit=1&cursor=${first.nextCursor}`)).toEqual(['turn-1']);
+  });
 
   it('lists one item per trace, newest first, with totals over its runs and previews of its root', async () => {
     const p = await projectFor(ctx);
