@@ -71,6 +71,12 @@ export const INEXPRESSIBLE: Record<string, Rule> = {
     detail: /^The dataset is at version \d+: ask for 0 to \d+\.$/,
     why: 'A reference to what is stored.',
   },
+  'a maximum at least the minimum': {
+    operations: /^(POST|PATCH) \/v1\/projects\/\{project_id\}\/evaluators/,
+    where: /^\/evaluator\/max$/,
+    detail: /^max is at least min\.$/,
+    why: 'A comparison of two fields of the body (a built-in evaluator’s bounds).',
+  },
   'a change that agrees with what is stored': {
     operations: /^PATCH \/v1\/(score-configs\/\{config_id\}|projects\/\{project_id\}\/(monitors\/\{monitor_id\}|runs\/\{run_id\}))$/,
     where: ALL,

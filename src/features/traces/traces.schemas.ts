@@ -102,6 +102,7 @@ export const TraceDetailQuery = Type.Object(
       Type.Integer({
         minimum: 1,
         maximum: MAX_OUTLINE_RUNS,
+        format: 'int32',
         description:
           `The outline's first runs in tree order, at most this many (default ${MAX_OUTLINE_RUNS.toLocaleString('en-US')}): ` +
           'a first screen of a big trace, drawn while its whole outline is on its way',
