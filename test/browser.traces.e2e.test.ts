@@ -153,96 +153,104 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     await expect.poll(async () => rows().count(), { timeout: ACTION_MS }).toBe(4);
     await expect(rows().nth(1).textContent()).resolves.toMatch(/weather-bot.*weather in Paris.*sunny/s);
     await expect(rows().nth(3).textContent()).resolves.toMatch(/support-agent.*Where is my refund for order 42\?.*Your refund was issued on Monday\./s);
+    // The chart's totals, read once the list's first page is there: the window's eight runs.
+    const strip = ui.page.getByRole('region', { name: 'Runs and errors' });
+    await expect.poll(async () => (await strip.getByRole('definition').first().textContent()) ?? '', { timeout: ACTION_MS }).toBe('8');
     if (README_SHOTS) await screenshot(ui.page, join(README_SHOTS, 'traces.png'));
   });
 
-  step('starts the list on the first screen at 1440×900, scrolling with the page and loading more at its end; the chart a strip counting traces', async () => {
-    // A project of its own: 130 traces of the last hour (a root and a child each), two pages of the list.
-    const now = Date.now();
-    const many = Array.from({ length: MANY }, (_, i) => {
-      const start = now - 60_000 - i * 20_000;
-      return [
-        {
-          id: `many-${i}`,
-          name: `many-trace-${i}`,
-          kind: 'chain',
-          status: 'succeeded',
-          startTime: new Date(start).toISOString(),
-          endTime: new Date(start + 900).toISOString(),
-          inputs: { q: `question ${i}` },
-          outputs: { a: `answer ${i}` },
-        },
-        {
-          id: `many-${i}-llm`,
-          parentRunId: `many-${i}`,
-          name: 'chat',
-          kind: 'llm',
-          status: 'succeeded',
-          startTime: new Date(start + 100).toISOString(),
-          endTime: new Date(start + 800).toISOString(),
-        },
-      ];
-    }).flat();
-    const project = await apiCall<{ id: string }>(ui.dashboard.server.url, ui.token, 'POST', '/v1/projects', { name: 'many-traces' });
-    manyProject = project.body.id;
-    const batch = await apiCall<{ results: { status: string }[] }>(ui.dashboard.server.url, ui.token, 'POST', `/v1/projects/${manyProject}/runs/batch`, {
-      runs: many,
-    });
-    expect(batch.body.results.filter((r) => r.status === 'created')).toHaveLength(2 * MANY);
-    const table = ui.page.getByRole('table', { name: 'Traces' });
-    const traceRows = () => table.getByRole('rowgroup', { name: 'Traces: rows' }).getByRole('row');
-    await ui.page.setViewportSize({ width: 1440, height: 900 });
-    try {
-      await ui.page.goto(`/projects/${manyProject}/traces`);
-      await traceRows().first().waitFor();
-      // At least 8 whole trace rows on the first screen, the page not scrolled.
-      expect(await ui.page.evaluate('window.scrollY')).toBe(0);
-      const onScreen = await traceRows().evaluateAll(
-        (els, height) =>
-          els.filter((el) => {
-            const r = el.getBoundingClientRect();
-            return r.top >= 0 && r.bottom <= height;
-          }).length,
-        900,
-      );
-      const listTop = await table.evaluate((el) => Math.round(el.getBoundingClientRect().top));
-      expect(onScreen, `whole trace rows on the first screen (the list's top at ${listTop} px)`).toBeGreaterThanOrEqual(8);
-      // The chart folded to a strip, counting traces (root runs), not runs.
-      const strip = ui.page.getByRole('region', { name: 'Traces and errors' });
-      await expect.poll(async () => (await strip.getByRole('definition').first().textContent()) ?? '', { timeout: ACTION_MS }).toBe(String(MANY));
-      expect(await ui.page.getByRole('img', { name: 'Traces and errors over time' }).count()).toBe(0);
-      // No nested scroll box: the rows' group grows with its rows and the document scrolls.
-      const group = table.getByRole('rowgroup', { name: 'Traces: rows' });
-      expect(
-        await group.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { overflowY: string } }).getComputedStyle(el).overflowY),
-      ).toBe('visible');
-      expect(await group.getAttribute('tabindex')).toBeNull();
-      // Scrolling the page to its end loads the next page (onNearEnd) and draws the oldest trace.
-      await expect
-        .poll(
-          async () => {
-            await ui.page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
-            return Number(await table.getAttribute('aria-rowcount'));
+  step(
+    'starts the list on the first screen at 1440×900, scrolling with the page and loading more at its end; the chart a strip of the window’s runs',
+    async () => {
+      // A project of its own: 130 traces of the last hour (a root and a child each), two pages of the list.
+      const now = Date.now();
+      const many = Array.from({ length: MANY }, (_, i) => {
+        const start = now - 60_000 - i * 20_000;
+        return [
+          {
+            id: `many-${i}`,
+            name: `many-trace-${i}`,
+            kind: 'chain',
+            status: 'succeeded',
+            startTime: new Date(start).toISOString(),
+            endTime: new Date(start + 900).toISOString(),
+            inputs: { q: `question ${i}` },
+            outputs: { a: `answer ${i}` },
           },
-          { timeout: ACTION_MS, interval: 250 },
-        )
-        .toBe(MANY);
-      await ui.page.getByRole('link', { name: `many-trace-${MANY - 1}`, exact: true }).waitFor();
-      expect(await ui.page.getByRole('link', { name: 'many-trace-0', exact: true }).count(), 'the newest left the document').toBe(0);
-      expect(await traceRows().count()).toBeLessThan(60);
-      // Unfolded, the chart stays so across a reload (this browser remembers); folded again, it is a strip.
-      await ui.page.evaluate('window.scrollTo(0, 0)');
-      await strip.getByRole('button', { name: /Show chart/ }).click();
-      await ui.page.getByRole('img', { name: 'Traces and errors over time' }).waitFor();
-      await ui.page.reload();
-      await ui.page.getByRole('img', { name: 'Traces and errors over time' }).waitFor();
-      await ui.page.getByRole('button', { name: /Fold chart/ }).click();
-      await expect.poll(() => ui.page.getByRole('img', { name: 'Traces and errors over time' }).count(), { timeout: ACTION_MS }).toBe(0);
-    } finally {
+          {
+            id: `many-${i}-llm`,
+            parentRunId: `many-${i}`,
+            name: 'chat',
+            kind: 'llm',
+            status: 'succeeded',
+            startTime: new Date(start + 100).toISOString(),
+            endTime: new Date(start + 800).toISOString(),
+          },
+        ];
+      }).flat();
+      const project = await apiCall<{ id: string }>(ui.dashboard.server.url, ui.token, 'POST', '/v1/projects', { name: 'many-traces' });
+      manyProject = project.body.id;
+      const batch = await apiCall<{ results: { status: string }[] }>(ui.dashboard.server.url, ui.token, 'POST', `/v1/projects/${manyProject}/runs/batch`, {
+        runs: many,
+      });
+      expect(batch.body.results.filter((r) => r.status === 'created')).toHaveLength(2 * MANY);
+      const table = ui.page.getByRole('table', { name: 'Traces' });
+      const traceRows = () => table.getByRole('rowgroup', { name: 'Traces: rows' }).getByRole('row');
       await ui.page.setViewportSize({ width: 1440, height: 900 });
-      await ui.page.goto(`/projects/${ui.projectId}/traces`);
-    }
-  });
+      try {
+        await ui.page.goto(`/projects/${manyProject}/traces`);
+        await traceRows().first().waitFor();
+        // At least 8 whole trace rows on the first screen, the page not scrolled.
+        expect(await ui.page.evaluate('window.scrollY')).toBe(0);
+        const onScreen = await traceRows().evaluateAll(
+          (els, height) =>
+            els.filter((el) => {
+              const r = el.getBoundingClientRect();
+              return r.top >= 0 && r.bottom <= height;
+            }).length,
+          900,
+        );
+        const listTop = await table.evaluate((el) => Math.round(el.getBoundingClientRect().top));
+        expect(onScreen, `whole trace rows on the first screen (the list's top at ${listTop} px)`).toBeGreaterThanOrEqual(8);
+        // The chart folded to a strip of the window's totals (runs: a root's alone would leave out its calls' tokens and cost).
+        const strip = ui.page.getByRole('region', { name: 'Runs and errors' });
+        await expect.poll(async () => (await strip.getByRole('definition').first().textContent()) ?? '', { timeout: ACTION_MS }).toBe(String(2 * MANY));
+        expect(await ui.page.getByRole('img', { name: 'Runs and errors over time' }).count()).toBe(0);
+        // No nested scroll box: the rows' group grows with its rows and the document scrolls.
+        const group = table.getByRole('rowgroup', { name: 'Traces: rows' });
+        expect(
+          await group.evaluate((el) => (globalThis as unknown as { getComputedStyle(e: unknown): { overflowY: string } }).getComputedStyle(el).overflowY),
+        ).toBe('visible');
+        expect(await group.getAttribute('tabindex')).toBeNull();
+        // Scrolling the page to its end loads the next page (onNearEnd) and draws the oldest trace.
+        await expect
+          .poll(
+            async () => {
+              await ui.page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+              return Number(await table.getAttribute('aria-rowcount'));
+            },
+            { timeout: ACTION_MS, interval: 250 },
+          )
+          .toBe(MANY);
+        // The last page may have arrived after the last scroll: to the end of the list as it now is.
+        await ui.page.evaluate('window.scrollTo(0, document.documentElement.scrollHeight)');
+        await ui.page.getByRole('link', { name: `many-trace-${MANY - 1}`, exact: true }).waitFor();
+        expect(await ui.page.getByRole('link', { name: 'many-trace-0', exact: true }).count(), 'the newest left the document').toBe(0);
+        expect(await traceRows().count()).toBeLessThan(60);
+        // Unfolded, the chart stays so across a reload (this browser remembers); folded again, it is a strip.
+        await ui.page.evaluate('window.scrollTo(0, 0)');
+        await strip.getByRole('button', { name: /Show chart/ }).click();
+        await ui.page.getByRole('img', { name: 'Runs and errors over time' }).waitFor();
+        await ui.page.reload();
+        await ui.page.getByRole('img', { name: 'Runs and errors over time' }).waitFor();
+        await ui.page.getByRole('button', { name: /Fold chart/ }).click();
+        await expect.poll(() => ui.page.getByRole('img', { name: 'Runs and errors over time' }).count(), { timeout: ACTION_MS }).toBe(0);
+      } finally {
+        await ui.page.setViewportSize({ width: 1440, height: 900 });
+        await ui.page.goto(`/projects/${ui.projectId}/traces`);
+      }
+    },
+  );
 
   step("shows a trace's root run's scores beside its own, each root one marked", async () => {
     const server = ui.dashboard.server.url;
@@ -316,15 +324,15 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
 
   step('zooms the window by dragging over the chart: the URL and the rows follow', async () => {
     await rows().filter({ hasText: 'weather-bot' }).waitFor();
-    // The chart starts folded to a strip over the traces: unfold it (folded again at the end of the step).
+    // The chart starts folded to a strip: unfold it (folded again at the end of the step).
     await ui.page.getByRole('button', { name: /Show chart/ }).click();
-    const chart = ui.page.getByRole('img', { name: 'Traces and errors over time' });
+    const chart = ui.page.getByRole('img', { name: 'Runs and errors over time' });
     await expect.poll(async () => ui.page.locator('rect[data-point]').count(), { timeout: ACTION_MS }).toBeGreaterThanOrEqual(24);
-    // The hour of the conversation's two traces (six runs): its bar is the tallest; a click there drills into it.
+    // The hour of the conversation's six runs: its bar is the tallest; a click there drills into it.
     const bars = chart.locator('rect.chart-bar.primary');
-    const counts = await bars.evaluateAll((els) => els.map((el) => Number(/traces (\d+)/.exec(el.querySelector('title')?.textContent ?? '')?.[1] ?? 0)));
+    const counts = await bars.evaluateAll((els) => els.map((el) => Number(/runs (\d+)/.exec(el.querySelector('title')?.textContent ?? '')?.[1] ?? 0)));
     const tallest = counts.indexOf(Math.max(...counts));
-    expect(counts[tallest], counts.join(',')).toBe(2);
+    expect(counts[tallest], counts.join(',')).toBe(6);
     const bar = (await bars.nth(tallest).boundingBox())!;
     await ui.page.mouse.move(bar.x + bar.width / 2, bar.y + 2);
     await ui.page.mouse.down();
@@ -463,8 +471,8 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
       release();
       await ui.page.getByRole('table', { name: 'Traces' }).getByRole('rowgroup', { name: 'Traces: rows' }).getByRole('row').first().waitFor();
       await expect.poll(() => asked.includes('runs/metrics'), { timeout: ACTION_MS }).toBe(true);
-      const strip = ui.page.getByRole('region', { name: 'Traces and errors' });
-      await expect.poll(async () => (await strip.getByRole('definition').first().textContent()) ?? '', { timeout: ACTION_MS }).toBe(String(MANY));
+      const strip = ui.page.getByRole('region', { name: 'Runs and errors' });
+      await expect.poll(async () => (await strip.getByRole('definition').first().textContent()) ?? '', { timeout: ACTION_MS }).toBe(String(2 * MANY));
     } finally {
       release();
       ui.page.off('request', listen);

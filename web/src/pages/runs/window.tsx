@@ -93,11 +93,10 @@ export function WindowControls({
 }) {
   const { filters, range } = win;
   const [folded, setFolded] = useChartFold(page);
-  // Over traces the bars count traces (their root runs) while no filter but the window and experiment
-  // traffic (a mark of the whole trace, so exact on its root) is in force: a filter selects the traces that
-  // have a matching run, which the runs' counts then say more truly.
-  const { startedAfter: _after, startedBefore: _before, experiment: _experiment, ...narrowing } = filters;
-  const counting = page === 'traces' && Object.keys(narrowing).length === 0 ? 'traces' : 'runs';
+  // The bars and totals count runs, over the traces list too: counted over root runs (`parentRunId=null`)
+  // they said how many traces there were, but their tokens, cost and errors were the roots' alone (0 tokens
+  // and $0 above traces whose model calls cost money), until run metrics can be read over whole traces.
+  const counting = 'runs';
   const urlQ = typeof filters.q === 'string' ? filters.q : '';
   const [q, setQ] = useState(urlQ);
   // The URL is the truth: a saved view, a removed chip or Back changes the box too.
