@@ -40,8 +40,9 @@ function readStored(key: string): string | null {
 }
 
 /**
- * Counts and errors per bucket over the chosen range, for the same filters as the list: runs, or over an
- * unfiltered traces list its traces (their root runs, `parentRunId=null`). Folded, a strip of the totals.
+ * Runs and errors per bucket over the chosen range, for the same filters as the list (over the traces list
+ * too: a root run's own metrics would leave its model calls' tokens, cost and errors out). Folded, a strip of
+ * the totals.
  */
 export function RunsChart({
   projectId,
@@ -51,7 +52,6 @@ export function RunsChart({
   onZoom,
   tick,
   now: givenNow,
-  counting = 'runs',
   folded = false,
   onFold,
   hold = false,
@@ -64,8 +64,6 @@ export function RunsChart({
   onZoom?: (from: string, to: string) => void;
   tick: number;
   now?: number;
-  /** What a bar counts: every run, or one per trace (its root run). */
-  counting?: 'runs' | 'traces';
   /** Shown as a strip of the totals (the bars a click away). */
   folded?: boolean;
   onFold?: (folded: boolean) => void;
@@ -82,19 +80,17 @@ export function RunsChart({
     () => {
       if (hold) return Promise.resolve(undefined);
       const { startedAfter: _a, startedBefore: _b, ...rest } = filters;
-      const roots = counting === 'traces' ? { parentRunId: 'null' } : {};
-      return runs.metrics(projectId, { ...rest, ...roots, from: new Date(win.from).toISOString(), to: new Date(win.to).toISOString(), bucket: win.bucket });
+      return runs.metrics(projectId, { ...rest, from: new Date(win.from).toISOString(), to: new Date(win.to).toISOString(), bucket: win.bucket });
     },
-    hold ? `run-metrics:held` : `run-metrics:${projectId}|${JSON.stringify(filters)}|${range}|${tick}|${win.from}|${win.to}|${counting}`,
+    hold ? `run-metrics:held` : `run-metrics:${projectId}|${JSON.stringify(filters)}|${range}|${tick}|${win.from}|${win.to}`,
   );
   const data = metrics.data;
   const series = data?.groups[0]?.series ?? [];
   const total = data?.total;
   const errorShare = total ? fmtShare(total.errorCount, total.count) : null;
-  const noun = counting === 'traces' ? 'Traces' : 'Runs';
   const stats = (
     <>
-      <Stat label={noun} value={fmtNumber(total?.count)} />
+      <Stat label="Runs" value={fmtNumber(total?.count)} />
       <Stat label="Errors" value={`${fmtNumber(total?.errorCount)}${errorShare !== null ? ` (${errorShare})` : ''}`} />
       <Stat label="Latency p50" value={fmtMs(total?.latencyP50)} />
       <Stat label="Latency p95" value={fmtMs(total?.latencyP95)} />
@@ -122,7 +118,7 @@ export function RunsChart({
   if (folded)
     return (
       <section className="panel sl-chart-strip" aria-labelledby="runs-chart-title">
-        <h2 id="runs-chart-title">{noun} and errors</h2>
+        <h2 id="runs-chart-title">Runs and errors</h2>
         {fold}
         {data && !metrics.error ? (
           <dl className={`stats sl-stats${metrics.loading ? ' sl-stale' : ''}`}>{stats}</dl>
@@ -136,7 +132,7 @@ export function RunsChart({
   return (
     <section className="panel" aria-labelledby="runs-chart-title">
       <div className="sl-chart-head">
-        <h2 id="runs-chart-title">{noun} and errors</h2>
+        <h2 id="runs-chart-title">Runs and errors</h2>
         {fold}
         {rangeField}
       </div>
@@ -151,7 +147,7 @@ export function RunsChart({
           <dl className="stats sl-stats">{stats}</dl>
           <div className="sl-chart-box">
             <Chart
-              ariaLabel={`${noun} and errors over time`}
+              ariaLabel="Runs and errors over time"
               labels={series.map((p) => fmtBucket(p.start, win.bucketMs, win.to - win.from > 86_400_000 && win.bucketMs < 86_400_000))}
               onSelect={
                 onZoom &&
@@ -162,7 +158,7 @@ export function RunsChart({
                 })
               }
               series={[
-                { name: noun.toLowerCase(), values: series.map((p) => p.count), kind: 'bar', tone: 'primary' },
+                { name: 'runs', values: series.map((p) => p.count), kind: 'bar', tone: 'primary' },
                 { name: 'errors', values: series.map((p) => p.errorCount), kind: 'bar', tone: 'bad' },
               ]}
             />
@@ -170,7 +166,7 @@ export function RunsChart({
           <div className="sl-legend" aria-hidden="true">
             <span>
               <span className="sl-swatch primary" />
-              {counting === 'traces' ? 'Traces (their root runs)' : 'Runs'}
+              Runs
             </span>
             <span>
               <span className="sl-swatch bad" />

@@ -93,10 +93,6 @@ export function WindowControls({
 }) {
   const { filters, range } = win;
   const [folded, setFolded] = useChartFold(page);
-  // The bars and totals count runs, over the traces list too: counted over root runs (`parentRunId=null`)
-  // they said how many traces there were, but their tokens, cost and errors were the roots' alone (0 tokens
-  // and $0 above traces whose model calls cost money), until run metrics can be read over whole traces.
-  const counting = 'runs';
   const urlQ = typeof filters.q === 'string' ? filters.q : '';
   const [q, setQ] = useState(urlQ);
   // The URL is the truth: a saved view, a removed chip or Back changes the box too.
@@ -140,7 +136,6 @@ export function WindowControls({
         onZoom={win.zoom}
         tick={win.tick}
         now={win.now}
-        counting={counting}
         folded={folded}
         onFold={setFolded}
         hold={!listReady}
