@@ -12,6 +12,12 @@ export interface Rule {
   where: RegExp;
   detail: RegExp;
   why: string;
+  /**
+   * A request the rule refuses, sent when no generated request met it (the generated sequence shifts
+   * whenever an operation is added): the rule is then shown to be there all the same. Path parameters
+   * as `{name}`, filled from the resources the test made.
+   */
+  example?: { method: 'POST' | 'PATCH' | 'PUT'; path: string; body: unknown };
 }
 
 const ALL = /./;
@@ -76,6 +82,11 @@ export const INEXPRESSIBLE: Record<string, Rule> = {
     where: /^\/evaluator\/max$/,
     detail: /^max is at least min\.$/,
     why: 'A comparison of two fields of the body (a built-in evaluator’s bounds).',
+    example: {
+      method: 'POST',
+      path: '/v1/projects/{project_id}/evaluators',
+      body: { name: 'bounds', evaluator: { type: 'length', min: 5, max: 2 }, scoreName: 'length' },
+    },
   },
   'a change that agrees with what is stored': {
     operations: /^PATCH \/v1\/(score-configs\/\{config_id\}|projects\/\{project_id\}\/(monitors\/\{monitor_id\}|runs\/\{run_id\}))$/,
