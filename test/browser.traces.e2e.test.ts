@@ -153,14 +153,25 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     await expect.poll(async () => rows().count(), { timeout: ACTION_MS }).toBe(4);
     await expect(rows().nth(1).textContent()).resolves.toMatch(/weather-bot.*weather in Paris.*sunny/s);
     await expect(rows().nth(3).textContent()).resolves.toMatch(/support-agent.*Where is my refund for order 42\?.*Your refund was issued on Monday\./s);
-    // The chart's totals, read once the list's first page is there: the window's eight runs.
-    const strip = ui.page.getByRole('region', { name: 'Runs and errors' });
-    await expect.poll(async () => (await strip.getByRole('definition').first().textContent()) ?? '', { timeout: ACTION_MS }).toBe('8');
+    // The chart's totals, read once the list's first page is there: the window's three traces, the two
+    // turns holding a failed tool call, and the tokens of all of their runs (the model calls', not the roots' own).
+    const strip = ui.page.getByRole('region', { name: 'Traces and errors' });
+    await expect.poll(async () => (await strip.getByRole('definition').first().textContent()) ?? '', { timeout: ACTION_MS }).toBe('3');
+    await expect(strip.getByRole('definition').nth(1).textContent()).resolves.toMatch(/^2 \(67%\)$/);
+    const listed = await apiCall<{ items: { usage: { totalTokens: number } }[] }>(
+      ui.dashboard.server.url,
+      ui.token,
+      'GET',
+      `/v1/projects/${ui.projectId}/traces`,
+    );
+    const tokens = listed.body.items.reduce((n, t) => n + t.usage.totalTokens, 0);
+    expect(tokens).toBeGreaterThan(2560); // the turns' model calls, 1,280 each, and the forecast's estimate
+    await expect(strip.getByRole('definition').nth(4).textContent()).resolves.toBe(tokens.toLocaleString('en-US'));
     if (README_SHOTS) await screenshot(ui.page, join(README_SHOTS, 'traces.png'));
   });
 
   step(
-    'starts the list on the first screen at 1440×900, scrolling with the page and loading more at its end; the chart a strip of the window’s runs',
+    'starts the list on the first screen at 1440×900, scrolling with the page and loading more at its end; the chart a strip of the window’s traces',
     async () => {
       // A project of its own: 130 traces of the last hour (a root and a child each), two pages of the list.
       const now = Date.now();
@@ -212,10 +223,10 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
         );
         const listTop = await table.evaluate((el) => Math.round(el.getBoundingClientRect().top));
         expect(onScreen, `whole trace rows on the first screen (the list's top at ${listTop} px)`).toBeGreaterThanOrEqual(8);
-        // The chart folded to a strip of the window's totals (runs: a root's alone would leave out its calls' tokens and cost).
-        const strip = ui.page.getByRole('region', { name: 'Runs and errors' });
-        await expect.poll(async () => (await strip.getByRole('definition').first().textContent()) ?? '', { timeout: ACTION_MS }).toBe(String(2 * MANY));
-        expect(await ui.page.getByRole('img', { name: 'Runs and errors over time' }).count()).toBe(0);
+        // The chart folded to a strip of the window's totals: its traces.
+        const strip = ui.page.getByRole('region', { name: 'Traces and errors' });
+        await expect.poll(async () => (await strip.getByRole('definition').first().textContent()) ?? '', { timeout: ACTION_MS }).toBe(String(MANY));
+        expect(await ui.page.getByRole('img', { name: 'Traces and errors over time' }).count()).toBe(0);
         // No nested scroll box: the rows' group grows with its rows and the document scrolls.
         const group = table.getByRole('rowgroup', { name: 'Traces: rows' });
         expect(
@@ -240,11 +251,11 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
         // Unfolded, the chart stays so across a reload (this browser remembers); folded again, it is a strip.
         await ui.page.evaluate('window.scrollTo(0, 0)');
         await strip.getByRole('button', { name: /Show chart/ }).click();
-        await ui.page.getByRole('img', { name: 'Runs and errors over time' }).waitFor();
+        await ui.page.getByRole('img', { name: 'Traces and errors over time' }).waitFor();
         await ui.page.reload();
-        await ui.page.getByRole('img', { name: 'Runs and errors over time' }).waitFor();
+        await ui.page.getByRole('img', { name: 'Traces and errors over time' }).waitFor();
         await ui.page.getByRole('button', { name: /Fold chart/ }).click();
-        await expect.poll(() => ui.page.getByRole('img', { name: 'Runs and errors over time' }).count(), { timeout: ACTION_MS }).toBe(0);
+        await expect.poll(() => ui.page.getByRole('img', { name: 'Traces and errors over time' }).count(), { timeout: ACTION_MS }).toBe(0);
       } finally {
         await ui.page.setViewportSize({ width: 1440, height: 900 });
         await ui.page.goto(`/projects/${ui.projectId}/traces`);
@@ -289,6 +300,27 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     await ui.page.goto(`/projects/${ui.projectId}/traces?range=24h`);
   });
 
+  step('sorts by start time from the column heading, oldest first and back, held in the URL; the runs list too', async () => {
+    const heading = ui.page.getByRole('columnheader', { name: /^Trace/ });
+    await expect(heading.getAttribute('aria-sort')).resolves.toBe('descending');
+    await expect(rows().nth(1).textContent()).resolves.toContain('weather-bot');
+    await heading.getByRole('button').click();
+    await ui.page.waitForURL(/[?&]order=asc/);
+    await expect.poll(async () => heading.getAttribute('aria-sort'), { timeout: ACTION_MS }).toBe('ascending');
+    await expect.poll(async () => (await rows().nth(1).textContent()) ?? '', { timeout: ACTION_MS }).toContain('Where is my refund for order 42?');
+    await expect(rows().nth(2).textContent()).resolves.toContain('Can you split the invoice?');
+    await expect(rows().nth(3).textContent()).resolves.toContain('weather-bot');
+    await heading.getByRole('button').click();
+    await expect.poll(() => new URL(ui.page.url()).searchParams.get('order'), { timeout: ACTION_MS }).toBeNull();
+    await expect.poll(async () => (await rows().nth(1).textContent()) ?? '', { timeout: ACTION_MS }).toContain('weather-bot');
+    // The runs list: the first run of the window first (the first turn's agent), its heading saying so.
+    await ui.page.goto(`/projects/${ui.projectId}/runs?range=24h&order=asc`);
+    const runRows = ui.page.getByRole('table', { name: 'Runs' }).getByRole('row');
+    await expect.poll(async () => (await runRows.nth(1).textContent()) ?? '', { timeout: ACTION_MS }).toContain('support-agent');
+    await expect(ui.page.getByRole('columnheader', { name: /^Name and start/ }).getAttribute('aria-sort')).resolves.toBe('ascending');
+    await ui.page.goto(`/projects/${ui.projectId}/traces?range=24h`);
+  });
+
   step('saves the current filters as a view of its own, and applies it later', async () => {
     await ui.page.goto(`/projects/${ui.projectId}/traces?q=invoice&kind=llm`);
     await expect.poll(async () => rows().count(), { timeout: ACTION_MS }).toBe(2);
@@ -326,13 +358,13 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     await rows().filter({ hasText: 'weather-bot' }).waitFor();
     // The chart starts folded to a strip: unfold it (folded again at the end of the step).
     await ui.page.getByRole('button', { name: /Show chart/ }).click();
-    const chart = ui.page.getByRole('img', { name: 'Runs and errors over time' });
+    const chart = ui.page.getByRole('img', { name: 'Traces and errors over time' });
     await expect.poll(async () => ui.page.locator('rect[data-point]').count(), { timeout: ACTION_MS }).toBeGreaterThanOrEqual(24);
-    // The hour of the conversation's six runs: its bar is the tallest; a click there drills into it.
+    // The hour of the conversation's two traces: its bar is the tallest; a click there drills into it.
     const bars = chart.locator('rect.chart-bar.primary');
-    const counts = await bars.evaluateAll((els) => els.map((el) => Number(/runs (\d+)/.exec(el.querySelector('title')?.textContent ?? '')?.[1] ?? 0)));
+    const counts = await bars.evaluateAll((els) => els.map((el) => Number(/traces (\d+)/.exec(el.querySelector('title')?.textContent ?? '')?.[1] ?? 0)));
     const tallest = counts.indexOf(Math.max(...counts));
-    expect(counts[tallest], counts.join(',')).toBe(6);
+    expect(counts[tallest], counts.join(',')).toBe(2);
     const bar = (await bars.nth(tallest).boundingBox())!;
     await ui.page.mouse.move(bar.x + bar.width / 2, bar.y + 2);
     await ui.page.mouse.down();
@@ -465,14 +497,14 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
       await expect.poll(() => asked.includes('traces'), { timeout: ACTION_MS }).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(
-        asked.filter((path) => path === 'runs/metrics'),
+        asked.filter((path) => path.endsWith('/metrics')),
         'metrics asked for while the list was held',
       ).toEqual([]);
       release();
       await ui.page.getByRole('table', { name: 'Traces' }).getByRole('rowgroup', { name: 'Traces: rows' }).getByRole('row').first().waitFor();
-      await expect.poll(() => asked.includes('runs/metrics'), { timeout: ACTION_MS }).toBe(true);
-      const strip = ui.page.getByRole('region', { name: 'Runs and errors' });
-      await expect.poll(async () => (await strip.getByRole('definition').first().textContent()) ?? '', { timeout: ACTION_MS }).toBe(String(2 * MANY));
+      await expect.poll(() => asked.includes('traces/metrics'), { timeout: ACTION_MS }).toBe(true);
+      const strip = ui.page.getByRole('region', { name: 'Traces and errors' });
+      await expect.poll(async () => (await strip.getByRole('definition').first().textContent()) ?? '', { timeout: ACTION_MS }).toBe(String(MANY));
     } finally {
       release();
       ui.page.off('request', listen);

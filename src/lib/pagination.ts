@@ -1,10 +1,11 @@
 import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
 import { Type, type ObjectOptions, type TProperties, type TSchema } from '@sinclair/typebox';
-import { sql, type SelectQueryBuilder, type SqlBool, type StringReference } from 'kysely';
 import { canonicalJson } from './json.js';
+import type { KeysetRows, Position } from './keyset.js';
 import type { Keyring } from './keys.js';
 import { problems } from './problems.js';
 import { enforcedElsewhere } from './enforced-elsewhere.js';
+import { StringEnum } from '../schemas/common.js';
 
 // The one pagination module (docs/api.md, Pagination): limit clamping, keyset cursors that are encrypted,
 // authenticated and bound to their list, `limit + 1` fetching and the page envelope.
@@ -37,6 +38,18 @@ export const pageQueryProperties = {
     }),
   ),
 };
+
+/**
+ * `order` of a list that can be walked either way along its sort key (its index serves both): a
+ * property of the list's query, bound into its cursors like a filter.
+ */
+export const listOrderProperty = (sortKey: string) => ({
+  order: Type.Optional(
+    StringEnum(['desc', 'asc'] as const, {
+      description: `\`desc\` (the default): newest first by ${sortKey}, then by id descending; \`asc\`: oldest first, then by id ascending. A cursor continues only the order it was given in.`,
+    }),
+  ),
+});
 
 /** A list's query: the page's parameters (`limit`, `cursor`) and the list's own filters, nothing else. */
 export function listQuery<T extends TProperties>(filters: T, options: ObjectOptions = {}) {
@@ -71,8 +84,8 @@ export interface Page<T> {
   limit: number;
 }
 
-/** A position in a stream sorted by (sortKey desc, id desc). */
-export type Position = readonly [sortKey: number, id: string];
+// The list queries themselves (keyset order and position, either way): keyset.ts, part of this module.
+export { type Keyset, keysetPage, keysetQuery, keysetRows, type KeysetRows, type ListOrder, type Position } from './keyset.js';
 
 /** What a cursor is bound to: any difference makes the cursor fail authentication. */
 export interface ListIdentity {
@@ -200,70 +213,6 @@ export class CursorCodec {
 export interface PageRequest {
   limit?: number | undefined;
   cursor?: string | undefined;
-}
-
-/**
- * The order of a list: its sort key, then a unique tie-breaker, both descending, each named as the query
- * names it (`column` or `table.column`). A row carries them under the column's own name.
- */
-export interface Keyset<Sort extends string = string, Id extends string = string> {
-  sort: Sort;
-  id: Id;
-}
-
-/** The name a selected column has in a row: `m.user_id` → `user_id`. */
-type FieldOf<Column extends string> = Column extends `${string}.${infer Field}` ? Field : Column;
-
-/** A row that carries its keyset: an integer sort key and a text id. */
-type KeyedRow<Sort extends string, Id extends string> = { [K in FieldOf<Sort>]: number } & { [K in FieldOf<Id>]: string };
-
-/** One fetch of a list: its rows in stream order, and where each stands (read through the keyset that ordered them). */
-export interface KeysetRows<Row> {
-  rows: Row[];
-  positionOf(row: Row): Position;
-}
-
-const fieldOf = (column: string): string => column.slice(column.lastIndexOf('.') + 1);
-
-/** Rows fetched in a keyset's order (by `keysetQuery`), with their positions. */
-export function keysetRows<Row extends KeyedRow<Sort, Id>, Sort extends string, Id extends string>(keyset: Keyset<Sort, Id>, rows: Row[]): KeysetRows<Row> {
-  const sort = fieldOf(keyset.sort) as FieldOf<Sort>;
-  const id = fieldOf(keyset.id) as FieldOf<Id>;
-  return { rows, positionOf: (row) => [Number(row[sort]), row[id]] };
-}
-
-/**
- * The list query of a descending stream: the rows after `after` — the row value `(sort, id) < (?, ?)`,
- * which both engines answer from the `(sort, id)` index at a cost that does not grow with depth —
- * ordered by sort key then id, newest first, at most `take` of them.
- */
-export function keysetQuery<DB, TB extends keyof DB, O extends KeyedRow<Sort, Id>, Sort extends StringReference<DB, TB>, Id extends StringReference<DB, TB>>(
-  query: SelectQueryBuilder<DB, TB, O>,
-  keyset: Keyset<Sort, Id>,
-  after: Position | null,
-  take: number,
-  options: { sortSelected?: boolean } = {},
-): SelectQueryBuilder<DB, TB, O> {
-  // `sortSelected`: the caller's conditions select few rows through another index (a rare search's
-  // matches); the sort key is then compared and ordered as a value (`+key`, numeric keys only), so the
-  // engine sorts those rows rather than walking the list's index in order and testing every row of it.
-  const sort = options.sortSelected ? sql`+${sql.ref(keyset.sort)}` : sql.ref(keyset.sort);
-  const continued = after === null ? query : query.where(sql<SqlBool>`(${sort}, ${sql.ref(keyset.id)}) < (${after[0]}, ${after[1]})`);
-  return continued
-    .orderBy(options.sortSelected ? sort : keyset.sort, 'desc')
-    .orderBy(keyset.id, 'desc')
-    .limit(take);
-}
-
-/** Runs a list query in its keyset's order (`keysetQuery`): what a repository's list function returns to `paginate`. */
-export async function keysetPage<
-  DB,
-  TB extends keyof DB,
-  O extends KeyedRow<Sort, Id>,
-  Sort extends StringReference<DB, TB>,
-  Id extends StringReference<DB, TB>,
->(query: SelectQueryBuilder<DB, TB, O>, keyset: Keyset<Sort, Id>, after: Position | null, take: number): Promise<KeysetRows<O>> {
-  return keysetRows(keyset, await keysetQuery(query, keyset, after, take).execute());
 }
 
 /**

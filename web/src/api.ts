@@ -71,6 +71,7 @@ import type {
   RenderResult,
   Run,
   RunMetrics,
+  TraceMetrics,
   TokenRecord,
   UpdateMemberInput,
   UpdateModelPriceInput,
@@ -112,6 +113,8 @@ const tracesPath = (projectId: string) => `${projectPath(projectId)}/traces`;
 export const traces = {
   list: (projectId: string) => listing<Trace>(tracesPath(projectId)),
   get: (projectId: string, traceId: string, query: Query = {}) => get<TraceDetail>(`${tracesPath(projectId)}/${seg(traceId)}`, query),
+  /** Traces counted by their start, with whole-trace totals: the traces page's chart. */
+  metrics: (projectId: string, query: Query) => get<TraceMetrics>(`${tracesPath(projectId)}/metrics`, query),
 };
 
 export const sessions = {

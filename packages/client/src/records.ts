@@ -28,6 +28,8 @@ import type {
   Trace,
   TraceDetail,
   TraceFilters,
+  TraceMetrics,
+  TraceMetricsQuery,
   UpdateProjectInput,
   UpdateSavedViewInput,
 } from './types.js';
@@ -39,7 +41,7 @@ export class ProjectsResource extends Collection<Project, CreateProjectInput, Up
 
 /** `/v1/projects/{id}/runs`. */
 export class RunsResource extends Resource {
-  /** Newest first; filters combine with AND (`tag` all must match, `parentRunId: null` = roots). */
+  /** Newest first (`order: 'asc'`: oldest first); filters combine with AND (`tag` all must match, `parentRunId: null` = roots). */
   list(projectId: string, filters: RunFilters = {}, options: ListOptions = {}): Paginated<Run> {
     return this.paginate<Run>(`/projects/${seg(projectId)}/runs`, filters, options);
   }
@@ -99,13 +101,17 @@ export class RunsResource extends Resource {
 
 /** `/v1/projects/{id}/traces`. */
 export class TracesResource extends Resource {
-  /** Newest first; each trace with its totals and its root's previews. */
+  /** Newest first (`order: 'asc'`: oldest first); each trace with its totals and its root's previews. */
   list(projectId: string, filters: TraceFilters = {}, options: ListOptions = {}): Paginated<Trace> {
     return this.paginate<Trace>(`/projects/${seg(projectId)}/traces`, filters, options);
   }
   /** Every trace the filters select, streamed and resumable like `runs.export`. */
   export(projectId: string, filters: TraceFilters = {}, options: ExportOptions = {}): Exported<Trace> {
     return new Exported<Trace>(this.http, `/projects/${seg(projectId)}/traces/export`, filters, (trace) => trace.traceId, options);
+  }
+  /** Traces that started within [from, to) counted, with those holding a failed run, latency percentiles and their whole runs' tokens and cost. */
+  metrics(projectId: string, query: TraceMetricsQuery = {}, options: CallOptions = {}): Promise<TraceMetrics> {
+    return this.read(`/projects/${seg(projectId)}/traces/metrics`, options, query);
   }
   /** A trace's totals and its runs in tree order. */
   get(projectId: string, traceId: string, options: CallOptions = {}): Promise<TraceDetail> {

@@ -32,7 +32,13 @@ import type {
 } from '../../../src/features/runs/runs.schemas.js';
 import type { FieldValueSchema } from '../../../src/schemas/records.js';
 import type { RunMetricsQuery as RunMetricsQuerySchema, RunMetricsSchema } from '../../../src/features/query/metrics.schemas.js';
-import type { ListTracesQuery, TraceDetailSchema, TraceSchema } from '../../../src/features/traces/traces.schemas.js';
+import type {
+  ListTracesQuery,
+  TraceDetailSchema,
+  TraceMetricsQuery as TraceMetricsQuerySchema,
+  TraceMetricsSchema,
+  TraceSchema,
+} from '../../../src/features/traces/traces.schemas.js';
 import type { EndUserSchema, ListActivityQuery, SessionSchema } from '../../../src/features/sessions/sessions.schemas.js';
 import type { CreateViewBody, ListViewsQuery, SavedViewSchema, UpdateViewBody } from '../../../src/features/views/views.schemas.js';
 import type { PageParams, ProblemDocument, Static } from './types-base.js';
@@ -104,6 +110,9 @@ export type Trace = Static<typeof TraceSchema>;
 export type TraceDetail = Omit<Static<typeof TraceDetailSchema>, 'trace'> & { trace: Trace };
 /** The traces list's filters: a trace matches when one of its runs matches them all (the time range bounds its start). */
 export type TraceFilters = Omit<Static<typeof ListTracesQuery>, PageParams> & MetadataFilters;
+/** Traces counted by their start (`GET …/traces/metrics`): the traces list's filters, a window and a bucket. */
+export type TraceMetricsQuery = Static<typeof TraceMetricsQuerySchema> & MetadataFilters;
+export type TraceMetrics = Static<typeof TraceMetricsSchema>;
 /** The sessions and end-users lists' filters: the runs list's (one of its runs must match them all). */
 export type ActivityFilters = Omit<Static<typeof ListActivityQuery>, PageParams> & MetadataFilters;
 

@@ -274,6 +274,9 @@ describeSdk((sdk) => {
       const rest = await c.runs.list(projectId, {}, { limit: 10, cursor: firstPage.nextCursor! }).toArray();
       expect([...firstPage.items, ...rest].map((r) => r.id)).toEqual((await list.toArray()).map((r) => r.id));
       expect(await c.runs.list(projectId).toArray(5)).toHaveLength(5);
+      // Oldest first: the same runs in the reverse order, page by page (its cursors bound to that order).
+      const oldest = await c.runs.list(projectId, { order: 'asc' }, { limit: 10 }).toArray();
+      expect(oldest.map((r) => r.id)).toEqual((await list.toArray()).map((r) => r.id).reverse());
     });
 
     it('ends on an absent nextCursor as on null, and refuses to follow a cursor twice', async () => {

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { App, Deps } from '../../deps.js';
 import { Gate, holdForResponse } from '../../lib/gate.js';
 import { leaveWorkQueue } from '../../lib/shedding.js';
-import { pageQueryProperties, type KeysetRows, type Position } from '../../lib/pagination.js';
+import { listOrderProperty, pageQueryProperties, type KeysetRows, type Position } from '../../lib/pagination.js';
 import { StringEnum } from '../../schemas/common.js';
 import { filteredListRequest, metadataFilters, runFilterProperties, scoreSummaries, type ScoreSummary, withScoresText } from '../query/index.js';
 import { listTraces, type Trace, type TraceListRow, tracesWithScores } from '../traces/index.js';
@@ -25,6 +25,7 @@ const ExportQuery = Type.Object(
     format: Type.Optional(StringEnum(['ndjson', 'csv'] as const, { description: 'NDJSON (default: one record per line, with cursor lines) or CSV' })),
     cursor: pageQueryProperties.cursor,
     ...runFilterProperties,
+    ...listOrderProperty('start time'),
   },
   { additionalProperties: false, patternProperties: metadataFilters },
 );
@@ -130,10 +131,12 @@ export function exportRoutes(app: App, { db, dialect, cursors, config }: Deps): 
       handler: async (request, reply) => {
         const { format, ...listQuery } = request.query as { format?: 'ndjson' | 'csv' } & Record<string, unknown>;
         const csv = format === 'csv';
-        const { project, filters, page, identity } = await filteredListRequest(db, { ...request, query: listQuery }, what);
+        const { project, filters, order, page, identity } = await filteredListRequest(db, { ...request, query: listQuery }, what);
         const start = page.cursor === undefined ? null : await cursors.decode(identity, page.cursor);
         const fetch = (after: Position | null): Promise<KeysetRows<RunListRow | TraceListRow>> =>
-          what === 'runs' ? listRuns(db, dialect, project.id, filters, after, STEP + 1) : listTraces(db, dialect, project.id, filters, after, STEP + 1);
+          what === 'runs'
+            ? listRuns(db, dialect, project.id, filters, after, STEP + 1, order)
+            : listTraces(db, dialect, project.id, filters, after, STEP + 1, order);
         const runLine = (row: RunListRow, scores: ScoreSummary[]): string =>
           csv ? runCells(toRun(row), scores).map(csvCell).join(',') : withScoresText(row.doc, scores);
         const traceLine = (t: Trace): string => (csv ? traceCells(t).map(csvCell).join(',') : JSON.stringify(t));

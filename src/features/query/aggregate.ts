@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type RawBuilder, sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import { sqliteHandle } from '../../db/index.js';
 import type { Database } from '../../db/schema.js';
@@ -65,16 +65,17 @@ function matching(db: Kysely<Database>, dialect: Dialect, input: AggregateInput,
     .where(runFilterWhere(dialect, input.filters, plan));
 }
 
-class Accumulator {
+/** One cell's values as rows arrive (runs, or whole traces): counts, sums and the latencies to rank. */
+export class Accumulator {
   count = 0;
   errorCount = 0;
   totalTokens = 0;
   cost = 0;
   latencies: number[] = [];
 
-  add(status: string, latency: number | null, tokens: number | null, cost: number | null): void {
+  add(failed: boolean, latency: number | null, tokens: number | null, cost: number | null): void {
     this.count++;
-    if (status === 'failed') this.errorCount++;
+    if (failed) this.errorCount++;
     if (tokens !== null) this.totalTokens += tokens;
     if (cost !== null) this.cost += cost;
     if (latency !== null) this.latencies.push(latency);
@@ -132,41 +133,54 @@ async function aggregateSqlite(db: Kysely<Database>, input: AggregateInput, plan
       acc = new Accumulator();
       groups.set(g, acc);
     }
-    acc.add(s, l, k, c);
-    total.add(s, l, k, c);
+    acc.add(s === 'failed', l, k, c);
+    total.add(s === 'failed', l, k, c);
   }
   const cells: AggregateCell[] = [];
   for (const [bucket, groups] of buckets) for (const [group, acc] of groups) cells.push({ bucket, group, ...acc.result() });
   return { cells, total: total.result() };
 }
 
+/** A row of PostgreSQL's aggregates (numbers as it sends them: bigints as text) as the values an aggregate reports. */
+export interface AggregateRow {
+  count: number | string;
+  error_count: number | string;
+  total_tokens: number | string;
+  cost: number | string;
+  p50: number | string | null;
+  p95: number | string | null;
+  p99: number | string | null;
+}
+export const aggregateOf = (row: AggregateRow): Aggregate => ({
+  count: Number(row.count),
+  errorCount: Number(row.error_count),
+  totalTokens: Number(row.total_tokens),
+  cost: Number(row.cost),
+  latencyP50: row.p50 === null ? null : Number(row.p50),
+  latencyP95: row.p95 === null ? null : Number(row.p95),
+  latencyP99: row.p99 === null ? null : Number(row.p99),
+});
+
+/** PostgreSQL's aggregates of an `AggregateRow` over rows (runs, traces): what counts as failed, their tokens, cost and latency (null: not ended). */
+export function postgresAggregates(of: { failed: RawBuilder<unknown>; tokens: RawBuilder<unknown>; cost: RawBuilder<unknown>; latency: RawBuilder<unknown> }) {
+  return [
+    sql<string>`count(*)`.as('count'),
+    sql<string>`count(*) filter (where ${of.failed})`.as('error_count'),
+    sql<string>`coalesce(sum(${of.tokens}), 0)`.as('total_tokens'),
+    sql<number>`coalesce(sum(${of.cost}), 0)`.as('cost'),
+    sql<string | null>`percentile_disc(0.5) within group (order by ${of.latency})`.as('p50'),
+    sql<string | null>`percentile_disc(0.95) within group (order by ${of.latency})`.as('p95'),
+    sql<string | null>`percentile_disc(0.99) within group (order by ${of.latency})`.as('p99'),
+  ];
+}
+
 /** PostgreSQL: the aggregates (percentile_disc is nearest-rank) computed by the server, per cell and in total. */
 async function aggregatePostgres(db: Kysely<Database>, input: AggregateInput, plan: ListPlan): Promise<AggregateResult> {
-  const aggregates = [
-    sql<number>`count(*)`.as('count'),
-    sql<number>`count(*) filter (where runs.status = 'failed')`.as('error_count'),
-    sql<number>`coalesce(sum(runs.total_tokens), 0)`.as('total_tokens'),
-    sql<number>`coalesce(sum(runs.cost), 0)`.as('cost'),
-    sql<number | null>`percentile_disc(0.5) within group (order by runs.latency_ms)`.as('p50'),
-    sql<number | null>`percentile_disc(0.95) within group (order by runs.latency_ms)`.as('p95'),
-    sql<number | null>`percentile_disc(0.99) within group (order by runs.latency_ms)`.as('p99'),
-  ];
-  const toAggregate = (row: {
-    count: number;
-    error_count: number;
-    total_tokens: number;
-    cost: number;
-    p50: number | null;
-    p95: number | null;
-    p99: number | null;
-  }): Aggregate => ({
-    count: Number(row.count),
-    errorCount: Number(row.error_count),
-    totalTokens: Number(row.total_tokens),
-    cost: Number(row.cost),
-    latencyP50: row.p50 === null ? null : Number(row.p50),
-    latencyP95: row.p95 === null ? null : Number(row.p95),
-    latencyP99: row.p99 === null ? null : Number(row.p99),
+  const aggregates = postgresAggregates({
+    failed: sql`runs.status = 'failed'`,
+    tokens: sql`runs.total_tokens`,
+    cost: sql`runs.cost`,
+    latency: sql`runs.latency_ms`,
   });
   const bucketMs = input.bucketMs;
   const bucketExpr =
@@ -184,13 +198,13 @@ async function aggregatePostgres(db: Kysely<Database>, input: AggregateInput, pl
       : Promise.resolve(null),
     matching(db, 'postgres', input, plan).select(aggregates).executeTakeFirstOrThrow(),
   ]);
-  const total = toAggregate(totals);
+  const total = aggregateOf(totals);
   const cells: AggregateCell[] =
     rows === null
       ? total.count === 0
         ? []
         : [{ bucket: input.from, group: null, ...total }]
-      : rows.map((row) => ({ bucket: bucketMs === null ? input.from : Number(row.b), group: row.g, ...toAggregate(row) }));
+      : rows.map((row) => ({ bucket: bucketMs === null ? input.from : Number(row.b), group: row.g, ...aggregateOf(row) }));
   return { cells, total };
 }
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../../db/dialect.js';
 import { prepared } from '../../db/prepared.js';
 import type { Database, RunRow } from '../../db/schema.js';
-import { keysetQuery, keysetRows, type Position } from '../../lib/pagination.js';
+import { keysetQuery, keysetRows, type ListOrder, type Position } from '../../lib/pagination.js';
 import {
   experimentMatch,
   type FilteredList,
@@ -37,13 +37,16 @@ const positionOf = (row: { start_time: number; id: string }): Position => [Numbe
 // request, from the same pieces; a sorted filtered page would probe every run it sorts, so they leave
 // the probe to `scoreSummaries`.
 const scoredStreamOf = (db: Kysely<Database>, projectId: string) => streamOf(db, projectId).select(scoredColumn('run', 'runs.project_id', 'runs.id'));
-const streamHead = prepared((db, projectId: string, take: number) => keysetQuery(scoredStreamOf(db, projectId), STREAM_ORDER, null, take));
-const streamAfter = prepared((db, projectId: string, sortKey: number, id: string, take: number) =>
-  keysetQuery(scoredStreamOf(db, projectId), STREAM_ORDER, [sortKey, id], take),
-);
+const unfiltered = (order: ListOrder) => ({
+  head: prepared((db, projectId: string, take: number) => keysetQuery(scoredStreamOf(db, projectId), STREAM_ORDER, null, take, { order })),
+  after: prepared((db, projectId: string, sortKey: number, id: string, take: number) =>
+    keysetQuery(scoredStreamOf(db, projectId), STREAM_ORDER, [sortKey, id], take, { order }),
+  ),
+});
+const stream = { desc: unfiltered('desc'), asc: unfiltered('asc') };
 
-export const listRuns: FilteredList<RunListRow> = async (db, dialect, projectId, filters, after, take) => {
-  if (filters.q !== undefined) return keysetRows(STREAM_ORDER, await searchedRuns(db, dialect, projectId, { ...filters, q: filters.q }, after, take));
+export const listRuns: FilteredList<RunListRow> = async (db, dialect, projectId, filters, after, take, order = 'desc') => {
+  if (filters.q !== undefined) return keysetRows(STREAM_ORDER, await searchedRuns(db, dialect, projectId, { ...filters, q: filters.q }, after, take, order));
   const plan = await planList(db, projectId, filters);
   // `experiment=exclude` in a project without experiment traffic asks nothing of a run: the stream as it is.
   const { experiment, ...others } = filters;
@@ -51,10 +54,11 @@ export const listRuns: FilteredList<RunListRow> = async (db, dialect, projectId,
   const rows = filtered
     ? await keysetQuery(streamOf(db, projectId).where(runFilterWhere(dialect, filters, plan)), STREAM_ORDER, after, take, {
         sortSelected: plan.few,
+        order,
       }).execute()
     : after
-      ? await streamAfter(db, projectId, after[0], after[1], take)
-      : await streamHead(db, projectId, take);
+      ? await stream[order].after(db, projectId, after[0], after[1], take)
+      : await stream[order].head(db, projectId, take);
   return keysetRows(STREAM_ORDER, rows);
 };
 
@@ -74,6 +78,7 @@ async function searchedRuns(
   filters: RunFilters & { q: string },
   after: Position | null,
   take: number,
+  order: ListOrder,
 ): Promise<RunListRow[]> {
   const { q, ...others } = filters;
   const words = queryWords(q);
@@ -81,7 +86,7 @@ async function searchedRuns(
   const planned = (search: SearchPlan, from: Position | null, size: number) => {
     const few = othersPlan.few || search.kind === 'few';
     const where = runFilterWhere(dialect, filters, { ...othersPlan, search, few });
-    return keysetQuery(streamOf(db, projectId).where(where), STREAM_ORDER, from, size, { sortSelected: few }).execute();
+    return keysetQuery(streamOf(db, projectId).where(where), STREAM_ORDER, from, size, { sortSelected: few, order }).execute();
   };
   // A score filter that selects few runs: the list starts from those and sorts them, the search with them.
   if (othersPlan.few) return planned(await planSearch(db, projectId, q), after, take);
@@ -93,13 +98,13 @@ async function searchedRuns(
   const size = firstWindow(take);
   if (dialect === 'postgres') {
     // One query: the matches among the stream's first runs (each tested by its words' primary key), with their records.
-    const window = keysetQuery(base('runs.doc'), STREAM_ORDER, after, size);
+    const window = keysetQuery(base('runs.doc'), STREAM_ORDER, after, size, { order });
     const found = await db
       .selectFrom(window.as('runs'))
       .select(['runs.start_time', 'runs.id', 'runs.doc'])
       .where(runFilterWhere(dialect, { q }, { search: { kind: 'many' }, scores: undefined, few: false }))
-      .orderBy('runs.start_time', 'desc')
-      .orderBy('runs.id', 'desc')
+      .orderBy('runs.start_time', order)
+      .orderBy('runs.id', order)
       .limit(take)
       .execute();
     if (found.length === take) return found;
@@ -109,7 +114,7 @@ async function searchedRuns(
     return [...found, ...(await planned(plan, last ? positionOf(last) : after, take - found.length))];
   }
   const stream: Stream<{ start_time: number; id: string; search_key: number | null }> = (from, rows) =>
-    keysetQuery(base(searchKeyColumn), STREAM_ORDER, from, rows).execute();
+    keysetQuery(base(searchKeyColumn), STREAM_ORDER, from, rows, { order }).execute();
   const walk = { stream, positionOf, take };
   const first = await walkMatches(db, projectId, words, { ...walk, after, windows: 1 });
   if (first.found.length === take || first.next === null) return withDocs(db, projectId, first.found);

@@ -42,7 +42,7 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
       tags,
       summary: 'List runs',
       description:
-        'Newest first by startTime, then id. Filters combine with AND; `tag` is repeatable (all must match); `parentRunId=null` lists root runs; ' +
+        'Newest first by startTime, then id (`order=asc`: oldest first). Filters combine with AND; `tag` is repeatable (all must match); `parentRunId=null` lists root runs; ' +
         '`startedAfter` is inclusive and `startedBefore` exclusive; `metadata.<key>=<value>` matches a top-level metadata value exactly. ' +
         'Each run carries `scores`: the summaries of the scores given to the run itself.',
       params: ProjectParams,
@@ -50,12 +50,12 @@ export function runRoutes(app: App, { db, dialect, clock, cursors, config, runsS
       response: { 200: RunPage },
     },
     handler: async (request, reply) => {
-      const { project, filters, page: asked, identity } = await filteredListRequest(db, request, 'runs');
+      const { project, filters, order, page: asked, identity } = await filteredListRequest(db, request, 'runs');
       const page = await paginate(
         cursors,
         asked,
         identity,
-        (after, take) => listRuns(db, dialect, project.id, filters, after, take),
+        (after, take) => listRuns(db, dialect, project.id, filters, after, take, order),
         (row) => row,
       );
       // One grouped query for the page's scores, spliced into the stored records.

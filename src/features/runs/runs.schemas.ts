@@ -3,7 +3,7 @@ import { acrossFields, NamedRecord, NullableTimestamp, StringEnum, Timestamp } f
 import { JsonObject, RunKind, RunRef, RunStatusSchema, ValuePrefix } from '../../schemas/records.js';
 import { METADATA_KEY_PATTERN, metadataFilters, runFilterProperties } from '../query/filters.schemas.js';
 import { ScoreSummaries } from '../query/score-summaries.schemas.js';
-import { listQuery, recordPage } from '../../lib/pagination.js';
+import { listOrderProperty, listQuery, recordPage } from '../../lib/pagination.js';
 
 export { TERMINAL_STATUSES } from './runs.rules.js';
 
@@ -200,7 +200,7 @@ export const BatchResultSchema = Type.Object(
   { title: 'RunBatchResult', additionalProperties: false },
 );
 
-export const ListRunsQuery = listQuery(runFilterProperties, { patternProperties: metadataFilters });
+export const ListRunsQuery = listQuery({ ...runFilterProperties, ...listOrderProperty('startTime') }, { patternProperties: metadataFilters });
 
 /** The run fields whose distinct values `GET …/runs/values` lists: the runs list's filters of the same names, and metadata. */
 export const RUN_VALUE_FIELDS = ['name', 'model', 'tag', 'userId', 'sessionId', 'metadataKey', 'metadataValue'] as const;

@@ -1,8 +1,9 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { listQuery, recordPage } from '../../lib/pagination.js';
+import { listOrderProperty, listQuery, recordPage } from '../../lib/pagination.js';
 import { NamedRecord, StringEnum, Timestamp } from '../../schemas/common.js';
 import { METADATA_FILTER_PATTERN, runFilterProperties, SCORE_FILTER_PATTERN, scoreFilter } from '../query/filters.schemas.js';
 import { ScoreSummaries } from '../query/score-summaries.schemas.js';
+import { metricsSchema, metricsWindowProperties } from '../query/metrics.schemas.js';
 import { RunKind, RunStatusSchema } from '../../schemas/records.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -113,9 +114,27 @@ export const TraceDetailQuery = Type.Object(
 );
 
 const { parentRunId: _p, traceId: _t, ...traceFilterProperties } = runFilterProperties;
-export const ListTracesQuery = listQuery(traceFilterProperties, {
-  patternProperties: {
-    [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: '`metadata.<key>=<value>`, as on the runs list' }),
-    [SCORE_FILTER_PATTERN]: scoreFilter,
+const traceFilterPatterns = {
+  [METADATA_FILTER_PATTERN]: Type.String({ maxLength: 1000, description: '`metadata.<key>=<value>`, as on the runs list' }),
+  [SCORE_FILTER_PATTERN]: scoreFilter,
+};
+export const ListTracesQuery = listQuery({ ...traceFilterProperties, ...listOrderProperty('the trace’s start') }, { patternProperties: traceFilterPatterns });
+
+/** `GET …/traces/metrics`: the traces list's filters and a window of trace starts. */
+export const TraceMetricsQuery = Type.Object(
+  { ...traceFilterProperties, ...metricsWindowProperties },
+  { additionalProperties: false, patternProperties: traceFilterPatterns },
+);
+export const TraceMetricsSchema = metricsSchema(
+  {
+    count: Type.Integer({ description: 'Traces that started in the bucket' }),
+    errorCount: Type.Integer({ description: 'Of those, the traces with at least one failed run' }),
+    latencyP50: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Nearest-rank median of the latencies (first start to last end) of the traces whose runs have all ended',
+    }),
+    latencyP95: Type.Union([Type.Integer(), Type.Null()], { description: 'The same, 95th percentile' }),
+    totalTokens: Type.Integer({ description: 'The tokens of all of the traces’ runs (estimated ones included)' }),
+    cost: Type.Number({ description: 'The cost of all of the traces’ runs' }),
   },
-});
+  'TraceMetrics',
+);

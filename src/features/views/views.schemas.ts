@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { listQuery, recordPage } from '../../lib/pagination.js';
+import { listOrderProperty, listQuery, recordPage } from '../../lib/pagination.js';
 import { IdParam, NamedRecord, recordTimes, StringEnum, TrimmedText } from '../../schemas/common.js';
 import { metadataFilters, runFilterProperties } from '../query/filters.schemas.js';
 
@@ -9,12 +9,13 @@ export const MAX_VIEWS = 100;
 
 /**
  * A view's filters: the lists' own query parameters (the runs list's filters, `metadata.<key>` and
- * `metadata.<key>!` included), the dashboard's chart `range` and its list's `scoreColumn`, validated by the same schema the lists
+ * `metadata.<key>!` included) and the runs and traces lists' `order`, the dashboard's chart `range` and its list's `scoreColumn`, validated by the same schema the lists
  * use, so a saved view never holds a filter a list would refuse.
  */
 export const ViewFiltersSchema = Type.Object(
   {
     ...runFilterProperties,
+    ...listOrderProperty('start time'),
     range: Type.Optional(StringEnum(['1h', '24h', '7d', '30d'] as const, { description: "The dashboard chart's range" })),
     scoreColumn: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: "The score the dashboard list's score column shows" })),
   },

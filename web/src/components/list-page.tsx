@@ -140,3 +140,38 @@ export const removing =
   <T extends Identified>(removed: Identified) =>
   (items: T[]) =>
     items.filter((item) => item.id !== removed.id);
+
+/**
+ * A column heading that sorts its list by start time (the one key the API sorts on either way: a run's
+ * start never changes, so a list walked by cursor stays exact): a button that turns newest first into
+ * oldest first and back, with `aria-sort` on the heading.
+ */
+export function StartSortHeading({
+  label,
+  order,
+  onOrder,
+  className,
+}: {
+  label: string;
+  order: 'desc' | 'asc';
+  onOrder: (next: 'desc' | 'asc') => void;
+  className?: string;
+}) {
+  const next = order === 'desc' ? 'asc' : 'desc';
+  return (
+    <span role="columnheader" className={className} aria-sort={order === 'desc' ? 'descending' : 'ascending'}>
+      <button
+        type="button"
+        className="sl-sort"
+        title={`Sorted by start time, ${order === 'desc' ? 'newest' : 'oldest'} first: show ${next === 'desc' ? 'newest' : 'oldest'} first`}
+        onClick={() => onOrder(next)}
+      >
+        {label}
+        <span aria-hidden="true" className="sl-sort-mark">
+          {order === 'desc' ? '↓' : '↑'}
+        </span>
+        <span className="sl-sr-only">, by start time, {order === 'desc' ? 'newest' : 'oldest'} first</span>
+      </button>
+    </span>
+  );
+}

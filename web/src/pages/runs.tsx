@@ -17,7 +17,7 @@ const retryable = (error: unknown) => !(error instanceof ApiError && error.statu
 export function RunsPage({ projectId }: { projectId: string }) {
   const win = useListWindow(`/projects/${projectId}/runs`);
   const project = useProject(projectId);
-  const list = useList(runs.list(projectId), win.query, 100);
+  const list = useList(runs.list(projectId), win.listQuery, 100);
   useDocumentTitle('Runs', project.data?.name);
   // The run page links back to the list as it was filtered.
   useEffect(() => rememberRunsSearch(projectId, win.searchText), [projectId, win.searchText]);
@@ -39,7 +39,7 @@ export function RunsPage({ projectId }: { projectId: string }) {
         subtitle={project.data?.description || undefined}
         actions={
           <>
-            <ExportButton projectId={projectId} what="runs" query={win.query} />
+            <ExportButton projectId={projectId} what="runs" query={win.listQuery} />
             <Button
               onClick={() => {
                 win.refresh();

@@ -1,6 +1,7 @@
 import { traces } from '../api.js';
 import { ProjectTabs } from '../components/layout.js';
 import { ExportButton } from '../components/export-button.js';
+import { StartSortHeading } from '../components/list-page.js';
 import { Button, ErrorBox, PageHeader } from '../components/ui.js';
 import { ScoreChips, ScoreColumnHeading, useScoreNames } from '../components/score-chips.js';
 import { VirtualRows } from '../components/virtual-rows.js';
@@ -64,12 +65,12 @@ function TraceRow({ trace, base, scoreColumn }: { trace: Trace; base: string; sc
   );
 }
 
-/** A project's home: its traces newest first (root rows with previews), the chart over the same window, search and filters. */
+/** A project's home: its traces newest first or oldest first (root rows with previews), the chart over the same window, search and filters. */
 export function TracesPage({ projectId }: { projectId: string }) {
   const base = `/projects/${projectId}`;
   const win = useListWindow(`${base}/traces`);
   const project = useProject(projectId);
-  const list = useList(traces.list(projectId), win.query, 100);
+  const list = useList(traces.list(projectId), win.listQuery, 100);
   const scoreNames = useScoreNames();
   useDocumentTitle('Traces', project.data?.name);
   const empty = list.items.length === 0 && !list.loading && list.loaded && !list.error;
@@ -87,7 +88,7 @@ export function TracesPage({ projectId }: { projectId: string }) {
         title={<span className="sl-title">{project.data?.name ?? 'Traces'}</span>}
         actions={
           <>
-            <ExportButton projectId={projectId} what="traces" query={win.query} />
+            <ExportButton projectId={projectId} what="traces" query={win.listQuery} />
             <Button onClick={reload}>↻ Refresh</Button>
           </>
         }
@@ -117,22 +118,21 @@ export function TracesPage({ projectId }: { projectId: string }) {
           onNearEnd={list.hasMore ? list.loadMore : undefined}
           header={
             <div role="row" className="sl-tr-head">
-              {['Trace', 'Input and output', 'Latency', 'Tokens', 'Cost', 'Errors', 'Scores', 'Session, user'].map((h) => (
+              <StartSortHeading label="Trace" className="sl-tr-name" order={win.order} onOrder={win.setOrder} />
+              {['Input and output', 'Latency', 'Tokens', 'Cost', 'Errors', 'Scores', 'Session, user'].map((h) => (
                 <span
                   key={h}
                   role="columnheader"
                   className={
-                    h === 'Trace'
-                      ? 'sl-tr-name'
-                      : h.startsWith('Input')
-                        ? 'sl-tr-io'
-                        : h.startsWith('Session')
-                          ? 'sl-tr-who'
-                          : h === 'Scores'
-                            ? 'sl-rr-scores hide-narrow'
-                            : h === 'Tokens' || h === 'Cost'
-                              ? 'sl-tr-num hide-narrow'
-                              : 'sl-tr-num'
+                    h.startsWith('Input')
+                      ? 'sl-tr-io'
+                      : h.startsWith('Session')
+                        ? 'sl-tr-who'
+                        : h === 'Scores'
+                          ? 'sl-rr-scores hide-narrow'
+                          : h === 'Tokens' || h === 'Cost'
+                            ? 'sl-tr-num hide-narrow'
+                            : 'sl-tr-num'
                   }
                 >
                   {h === 'Scores' ? <ScoreColumnHeading names={scoreNames} rows={list.items} value={win.scoreColumn} onChange={win.setScoreColumn} /> : h}

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { ApiError, runs } from '../../api.js';
+import { ApiError, runs, traces } from '../../api.js';
 import { Chart } from '../../components/chart.js';
 import { Button, ErrorBox, Field, Loading } from '../../components/ui.js';
 import { fmtBucket, fmtCost, fmtMs, fmtNumber, fmtShare } from '../../format.js';
@@ -40,12 +40,14 @@ function readStored(key: string): string | null {
 }
 
 /**
- * Runs and errors per bucket over the chosen range, for the same filters as the list (over the traces list
- * too: a root run's own metrics would leave its model calls' tokens, cost and errors out). Folded, a strip of
- * the totals.
+ * What the list below counts per bucket over the chosen range, for the same filters as the list: runs
+ * and failed runs (`GET …/runs/metrics`), or over the traces list traces by their start and those
+ * holding a failed run, with the tokens and cost of all of their runs (`GET …/traces/metrics`). Folded,
+ * a strip of the totals.
  */
 export function RunsChart({
   projectId,
+  counting = 'runs',
   filters,
   range,
   onRange,
@@ -57,6 +59,8 @@ export function RunsChart({
   hold = false,
 }: {
   projectId: string;
+  /** What the bars count: the list's items. */
+  counting?: 'runs' | 'traces';
   filters: RunQuery;
   range: Range;
   onRange: (range: Range) => void;
@@ -80,17 +84,19 @@ export function RunsChart({
     () => {
       if (hold) return Promise.resolve(undefined);
       const { startedAfter: _a, startedBefore: _b, ...rest } = filters;
-      return runs.metrics(projectId, { ...rest, from: new Date(win.from).toISOString(), to: new Date(win.to).toISOString(), bucket: win.bucket });
+      const query = { ...rest, from: new Date(win.from).toISOString(), to: new Date(win.to).toISOString(), bucket: win.bucket };
+      return counting === 'traces' ? traces.metrics(projectId, query) : runs.metrics(projectId, query);
     },
-    hold ? `run-metrics:held` : `run-metrics:${projectId}|${JSON.stringify(filters)}|${range}|${tick}|${win.from}|${win.to}`,
+    hold ? `${counting}-metrics:held` : `${counting}-metrics:${projectId}|${JSON.stringify(filters)}|${range}|${tick}|${win.from}|${win.to}`,
   );
+  const noun = counting === 'traces' ? 'Traces' : 'Runs';
   const data = metrics.data;
   const series = data?.groups[0]?.series ?? [];
   const total = data?.total;
   const errorShare = total ? fmtShare(total.errorCount, total.count) : null;
   const stats = (
     <>
-      <Stat label="Runs" value={fmtNumber(total?.count)} />
+      <Stat label={noun} value={fmtNumber(total?.count)} />
       <Stat label="Errors" value={`${fmtNumber(total?.errorCount)}${errorShare !== null ? ` (${errorShare})` : ''}`} />
       <Stat label="Latency p50" value={fmtMs(total?.latencyP50)} />
       <Stat label="Latency p95" value={fmtMs(total?.latencyP95)} />
@@ -118,7 +124,7 @@ export function RunsChart({
   if (folded)
     return (
       <section className="panel sl-chart-strip" aria-labelledby="runs-chart-title">
-        <h2 id="runs-chart-title">Runs and errors</h2>
+        <h2 id="runs-chart-title">{noun} and errors</h2>
         {fold}
         {data && !metrics.error ? (
           <dl className={`stats sl-stats${metrics.loading ? ' sl-stale' : ''}`}>{stats}</dl>
@@ -132,12 +138,12 @@ export function RunsChart({
   return (
     <section className="panel" aria-labelledby="runs-chart-title">
       <div className="sl-chart-head">
-        <h2 id="runs-chart-title">Runs and errors</h2>
+        <h2 id="runs-chart-title">{noun} and errors</h2>
         {fold}
         {rangeField}
       </div>
       {metrics.error instanceof ApiError && metrics.error.status === 400 ? (
-        <p className="muted">No chart: the filters are not valid (the problem is shown with the runs below).</p>
+        <p className="muted">No chart: the filters are not valid (the problem is shown with the {noun.toLowerCase()} below).</p>
       ) : metrics.error ? (
         <ErrorBox error={metrics.error} onRetry={metrics.reload} />
       ) : !data ? (
@@ -147,7 +153,7 @@ export function RunsChart({
           <dl className="stats sl-stats">{stats}</dl>
           <div className="sl-chart-box">
             <Chart
-              ariaLabel="Runs and errors over time"
+              ariaLabel={`${noun} and errors over time`}
               labels={series.map((p) => fmtBucket(p.start, win.bucketMs, win.to - win.from > 86_400_000 && win.bucketMs < 86_400_000))}
               onSelect={
                 onZoom &&
@@ -158,7 +164,7 @@ export function RunsChart({
                 })
               }
               series={[
-                { name: 'runs', values: series.map((p) => p.count), kind: 'bar', tone: 'primary' },
+                { name: noun.toLowerCase(), values: series.map((p) => p.count), kind: 'bar', tone: 'primary' },
                 { name: 'errors', values: series.map((p) => p.errorCount), kind: 'bar', tone: 'bad' },
               ]}
             />
@@ -166,7 +172,7 @@ export function RunsChart({
           <div className="sl-legend" aria-hidden="true">
             <span>
               <span className="sl-swatch primary" />
-              Runs
+              {noun}
             </span>
             <span>
               <span className="sl-swatch bad" />

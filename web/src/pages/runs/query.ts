@@ -36,6 +36,10 @@ export function experimentOf(search: URLSearchParams): ExperimentChoice {
   return EXPERIMENT_CHOICES.some((c) => c.value === value) ? (value as ExperimentChoice) : DEFAULT_EXPERIMENT;
 }
 
+/** The list's direction (`order=asc` in the URL: oldest first; the default, newest first, is left out of it). */
+export type ListOrder = 'desc' | 'asc';
+export const orderOf = (search: URLSearchParams): ListOrder => (search.get('order') === 'asc' ? 'asc' : 'desc');
+
 /** Whether a query filters anything beyond the dashboard's defaults (experiment traffic left out is a default). */
 export const isFiltered = (filters: RunQuery) => Object.keys(filters).some((key) => key !== 'experiment' || filters[key] !== DEFAULT_EXPERIMENT);
 

@@ -1,6 +1,7 @@
 /** The runs list: a fixed-height row per run, windowed as the page scrolls (10,000 runs cost what 30 do), and its empty states. */
 import { memo } from 'react';
 import { runs } from '../../api.js';
+import { StartSortHeading } from '../../components/list-page.js';
 import { EmptyList } from '../../components/paged.js';
 import { ScoreChips, ScoreColumnHeading, useScoreNames } from '../../components/score-chips.js';
 import { Button, Empty, ErrorBox, StatusBadge } from '../../components/ui.js';
@@ -106,7 +107,7 @@ const RunRow = memo(function RunRow({ run, base, scoreColumn }: { run: Run; base
 });
 
 /**
- * The window's runs, newest first, the next page loaded as the view nears the end; the first page's
+ * The window's runs, newest or oldest first, the next page loaded as the view nears the end; the first page's
  * error in place of the list, a later page's under it (its Retry asks for that page again).
  */
 export function RunsList({ list, projectId, win, retryable }: { list: List<Run>; projectId: string; win: ListWindow; retryable: (error: unknown) => boolean }) {
@@ -124,15 +125,19 @@ export function RunsList({ list, projectId, win, retryable }: { list: List<Run>;
         onNearEnd={list.hasMore && list.error === null ? list.loadMore : undefined}
         header={
           <div role="row" className="sl-tr-head">
-            {COLUMNS.map(([heading, className]) => (
-              <span key={heading} role="columnheader" className={className}>
-                {heading === 'Scores' ? (
-                  <ScoreColumnHeading names={scoreNames} rows={list.items} value={win.scoreColumn} onChange={win.setScoreColumn} />
-                ) : (
-                  heading
-                )}
-              </span>
-            ))}
+            {COLUMNS.map(([heading, className]) =>
+              heading === 'Name and start' ? (
+                <StartSortHeading key={heading} label={heading} className={className} order={win.order} onOrder={win.setOrder} />
+              ) : (
+                <span key={heading} role="columnheader" className={className}>
+                  {heading === 'Scores' ? (
+                    <ScoreColumnHeading names={scoreNames} rows={list.items} value={win.scoreColumn} onChange={win.setScoreColumn} />
+                  ) : (
+                    heading
+                  )}
+                </span>
+              ),
+            )}
           </div>
         }
         renderRow={(run) => <RunRow run={run} base={base} scoreColumn={win.scoreColumn} />}

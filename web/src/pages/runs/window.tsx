@@ -6,12 +6,13 @@ import { fmtNumber } from '../../format.js';
 import { useLocation } from '../../router.js';
 import { RunsChart, useChartFold } from './chart.js';
 import { RunFilters } from './filters.js';
-import { clearedSearch, DEFAULT_RANGE, filtersFromSearch, isFiltered, isRange, scoreColumnOf, windowOf, type Range } from './query.js';
+import { clearedSearch, DEFAULT_RANGE, filtersFromSearch, isFiltered, isRange, type ListOrder, orderOf, scoreColumnOf, windowOf, type Range } from './query.js';
 import { setQuery } from './shared.js';
 
 /**
- * A list page's filters and range, read from its URL (`path`), and the window they give: the chart and
- * the list show the same `[from, to)`, passed to the list as `startedAfter`/`startedBefore`.
+ * A list page's filters, range and order, read from its URL (`path`), and the window they give: the chart
+ * and the list show the same `[from, to)`, passed to the list as `startedAfter`/`startedBefore`. `query`
+ * is the window's filters (the chart's too); `listQuery` adds the list's order.
  */
 export function useListWindow(path: string) {
   const { search } = useLocation();
@@ -28,6 +29,9 @@ export function useListWindow(path: string) {
     [filters, win.from, win.to],
   );
 
+  const order = orderOf(search);
+  const listQuery = useMemo(() => (order === 'asc' ? { ...query, order } : query), [query, order]);
+
   const go = (params: URLSearchParams) => {
     if (params.toString() !== searchText) setQuery(path, params);
   };
@@ -37,6 +41,13 @@ export function useListWindow(path: string) {
     const params = new URLSearchParams(search);
     if (name) params.set('scoreColumn', name);
     else params.delete('scoreColumn');
+    go(params);
+  };
+  /** Lists oldest or newest first (the URL says `order=asc` only for the first). */
+  const setOrder = (next: ListOrder) => {
+    const params = new URLSearchParams(search);
+    if (next === 'asc') params.set('order', 'asc');
+    else params.delete('order');
     go(params);
   };
   const setRange = (next: Range) => {
@@ -64,6 +75,9 @@ export function useListWindow(path: string) {
     refresh: () => setTick((t) => t + 1),
     now,
     query,
+    listQuery,
+    order,
+    setOrder,
     go,
     scoreColumn,
     setScoreColumn,
@@ -130,6 +144,7 @@ export function WindowControls({
       />
       <RunsChart
         projectId={projectId}
+        counting={page}
         filters={filters}
         range={range}
         onRange={win.setRange}
