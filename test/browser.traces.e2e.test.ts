@@ -310,6 +310,7 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
     await expect.poll(async () => (await rows().nth(1).textContent()) ?? '', { timeout: ACTION_MS }).toContain('Where is my refund for order 42?');
     await expect(rows().nth(2).textContent()).resolves.toContain('Can you split the invoice?');
     await expect(rows().nth(3).textContent()).resolves.toContain('weather-bot');
+    await expect(ui.page.getByRole('status').filter({ hasText: 'shown' }).textContent()).resolves.toBe('3 shown, oldest first');
     await heading.getByRole('button').click();
     await expect.poll(() => new URL(ui.page.url()).searchParams.get('order'), { timeout: ACTION_MS }).toBeNull();
     await expect.poll(async () => (await rows().nth(1).textContent()) ?? '', { timeout: ACTION_MS }).toContain('weather-bot');

@@ -54,7 +54,7 @@ export function RunsPage({ projectId }: { projectId: string }) {
       />
       <ProjectTabs projectId={projectId} active="runs" />
       <WindowControls projectId={projectId} page="runs" win={win} listReady={list.loaded || Boolean(list.error)} />
-      <ListStatus title="Runs" count={list.items.length} hasMore={list.hasMore} loading={list.loading} />
+      <ListStatus title="Runs" count={list.items.length} hasMore={list.hasMore} loading={list.loading} order={win.order} />
       <RunsList list={list} projectId={projectId} win={win} retryable={retryable} />
     </>
   );

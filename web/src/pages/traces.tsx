@@ -95,7 +95,7 @@ export function TracesPage({ projectId }: { projectId: string }) {
       />
       <ProjectTabs projectId={projectId} active="traces" />
       <WindowControls projectId={projectId} page="traces" win={win} listReady={list.loaded || Boolean(list.error)} />
-      <ListStatus title="Traces" count={list.items.length} hasMore={list.hasMore} loading={list.loading} />
+      <ListStatus title="Traces" count={list.items.length} hasMore={list.hasMore} loading={list.loading} order={win.order} />
       {list.error ? (
         <ErrorBox error={list.error} onRetry={list.reload} />
       ) : empty && hasRuns.data === false ? (

@@ -167,12 +167,28 @@ export function WindowControls({
 }
 
 /** The list's heading and its live count: "N shown, newest first — scroll for more". */
-export function ListStatus({ title, count, hasMore, loading }: { title: string; count: number; hasMore: boolean; loading: boolean }) {
+export function ListStatus({
+  title,
+  count,
+  hasMore,
+  loading,
+  order = 'desc',
+}: {
+  title: string;
+  count: number;
+  hasMore: boolean;
+  loading: boolean;
+  order?: ListOrder;
+}) {
   return (
     <div className="sl-list-meta">
       <h2>{title}</h2>
       <span className="muted" role="status" aria-live="polite">
-        {count > 0 ? `${fmtNumber(count)} shown, newest first${hasMore ? ' — scroll for more' : ''}` : loading ? 'Loading…' : ''}
+        {count > 0
+          ? `${fmtNumber(count)} shown, ${order === 'asc' ? 'oldest' : 'newest'} first${hasMore ? ' — scroll for more' : ''}`
+          : loading
+            ? 'Loading…'
+            : ''}
       </span>
     </div>
   );
