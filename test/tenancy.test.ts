@@ -84,6 +84,7 @@ const ID_ROUTES: RouteCase[] = [
     ok: 200,
   },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (i) => `/v1/projects/${i.projectId}/runs/metrics`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/traces/metrics', path: (i) => `/v1/projects/${i.projectId}/traces/metrics`, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/values', path: (i) => `/v1/projects/${i.projectId}/runs/values?field=name`, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (i) => `/v1/projects/${i.projectId}/runs/${i.runId}`, ok: 200 },
   {

@@ -446,6 +446,7 @@ export const ROUTES: Route[] = [
     },
   },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (f) => `/v1/projects/${f.projectId}/runs/metrics`, query: true, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/traces/metrics', path: (f) => `/v1/projects/${f.projectId}/traces/metrics`, query: true, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/values', path: (f) => `/v1/projects/${f.projectId}/runs/values?field=name`, query: true, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (f) => `/v1/projects/${f.projectId}/runs/${f.runId}`, ok: 200 },
   {

@@ -185,6 +185,7 @@ export const ID_ROUTES: RouteCase[] = [
     ok: 200,
   },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/metrics', path: (w) => `/v1/projects/${w.projectId}/runs/metrics`, ok: 200 },
+  { method: 'GET', route: '/v1/projects/{project_id}/traces/metrics', path: (w) => `/v1/projects/${w.projectId}/traces/metrics`, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/values', path: (w) => `/v1/projects/${w.projectId}/runs/values?field=name`, ok: 200 },
   { method: 'GET', route: '/v1/projects/{project_id}/runs/{run_id}', path: (w) => `/v1/projects/${w.projectId}/runs/${w.runId}`, ok: 200 },
   {
