@@ -9,7 +9,7 @@ import { afterEach, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect, type Caller, type TestContext } from './helpers/harness.js';
 import { batchBody, expectRawProblem, slowRequest } from './helpers/http.js';
 
-const BODY_TIMEOUT_S = 2;
+const BODY_TIMEOUT_S = 5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits until no request holds body bytes or an ingestion slot (they are given back on response close). */
@@ -45,11 +45,13 @@ describeEachDialect(
     it('an upload in progress holds no ingestion slot: impatient clients beside it are served, and so is it', async () => {
       const slow = slowRequest(`${runs}/batch`, {
         headers: { ...auth, 'transfer-encoding': 'chunked' },
-        parts: [{ data: '{"runs":[' }, { data: '{"name":"slow","kind":"llm","startTime":"2026-11-01T00:00:00Z"}]}', afterMs: 1_200 }],
+        parts: [{ data: '{"runs":[' }, { data: '{"name":"slow","kind":"llm","startTime":"2026-11-01T00:00:00Z"}]}', afterMs: 4_000 }],
       });
       await sleep(100);
-      // Before: these waited behind the slow upload for the one slot, gave up after 1 s, and leaked it.
-      const impatient = await Promise.allSettled([1, 2, 3].map((i) => postBatch(batchBody(200, 1_000, `impatient-${i}`), 1_000)));
+      // Before: these waited behind the slow upload for the one slot, gave up, and leaked it. They give up
+      // after 3.5 s, before the upload ends (and well within the body deadline): time enough for three
+      // batches on a busy machine (1 s was not, once, with the other core busy).
+      const impatient = await Promise.allSettled([1, 2, 3].map((i) => postBatch(batchBody(200, 1_000, `impatient-${i}`), 3_500)));
       for (const outcome of impatient) {
         expect(outcome.status, String((outcome as PromiseRejectedResult).reason)).toBe('fulfilled');
         expect((outcome as PromiseFulfilledResult<Response>).value.status).toBe(200);
@@ -95,15 +97,19 @@ describeEachDialect(
 
     it('a stalled upload is ended with a 408 problem whatever the route', async () => {
       const project = await ctx.make.project(caller.organizationId);
-      for (const [method, url] of [
+      const routes = [
         ['POST', `${base}/v1/prompts`],
         ['PATCH', `${base}/v1/projects/${project.id}`],
         ['POST', runs],
         ['POST', `${base}/v1/tokens`],
-      ] as const) {
-        const answer = await slowRequest(url, { method, headers: { ...auth, 'content-length': 1_000 }, parts: [{ data: '{"name":' }], end: false });
+      ] as const;
+      // All at once: each waits out the body deadline.
+      const answers = await Promise.all(
+        routes.map(([method, url]) => slowRequest(url, { method, headers: { ...auth, 'content-length': 1_000 }, parts: [{ data: '{"name":' }], end: false })),
+      );
+      for (const [i, answer] of answers.entries()) {
         expectRawProblem(answer, 408, 'request-timeout');
-        expect(answer.closed, `${method} ${url}`).toBe(true);
+        expect(answer.closed, routes[i]!.join(' ')).toBe(true);
       }
     });
 
