@@ -7,7 +7,7 @@ export { parseRunFilters, type RunFilters, runFilterWhere } from './filters.js';
 export { type FilteredList, filteredListRequest } from './list-request.js';
 export { bucketStart, type MetricInputs, metricsRangeFaults } from './metrics.rules.js';
 export { type Bucket, metricsSchema, metricsWindowProperties, RunMetricsQuery, RunMetricsSchema } from './metrics.schemas.js';
-export { bucketStarts, metricsGroups, metricsWindow, runMetrics } from './metrics.js';
+export { bucketStarts, metricsGroups, metricValues, metricsWindow, runMetrics } from './metrics.js';
 export { planList } from './score-plan.js';
 export { scoreSummaries, scoredColumn, scoredIds, type ScoreSummary, withScoresBody, withScoresText, withSummaries } from './score-summaries.js';
 export { forgetProjectWords, indexRuns, planSearch, queryWords, type SearchPlan, searchText } from './search.js';

@@ -9,8 +9,8 @@ import { aggregateRuns, bucketStart, emptyAggregate, type Aggregate, type Aggreg
 
 export type RunMetricsInput = AggregateInput;
 
-/** What `GET …/runs/metrics` reports for a bucket (docs/api.md: metrics). */
-function values(a: Aggregate) {
+/** What `GET …/runs/metrics` and `GET …/traces/metrics` report for a bucket (docs/api.md: metrics). */
+export function metricValues(a: Aggregate) {
   return { count: a.count, errorCount: a.errorCount, latencyP50: a.latencyP50, latencyP95: a.latencyP95, totalTokens: a.totalTokens, cost: a.cost };
 }
 
@@ -58,6 +58,6 @@ export function metricsGroups<C extends { group: string | null; bucket: number; 
 export async function runMetrics(db: Kysely<Database>, dialect: Dialect, input: RunMetricsInput) {
   const { cells, total } = await aggregateRuns(db, dialect, input);
   const starts = bucketStarts(input.from, input.to, input.bucketMs);
-  const groups = metricsGroups(cells, starts, input.groupBy !== null, (cell) => values(cell ?? emptyAggregate()));
-  return { from: toIso(input.from), to: toIso(input.to), groups, total: values(total) };
+  const groups = metricsGroups(cells, starts, input.groupBy !== null, (cell) => metricValues(cell ?? emptyAggregate()));
+  return { from: toIso(input.from), to: toIso(input.to), groups, total: metricValues(total) };
 }

@@ -12,6 +12,7 @@ import {
   bucketStarts,
   emptyAggregate,
   metricsGroups,
+  metricValues,
   type RunFilters,
 } from '../query/index.js';
 import { tracesMatching } from './traces.repo.js';
@@ -23,11 +24,6 @@ export interface TraceMetricsInput {
   from: number;
   to: number;
   bucketMs: number | null;
-}
-
-/** What `GET …/traces/metrics` reports for a bucket: traces, those with a failed run, their latency, and their whole runs' tokens and cost. */
-function values(a: Aggregate) {
-  return { count: a.count, errorCount: a.errorCount, latencyP50: a.latencyP50, latencyP95: a.latencyP95, totalTokens: a.totalTokens, cost: a.cost };
 }
 
 /**
@@ -42,8 +38,8 @@ export async function traceMetrics(db: Kysely<Database>, dialect: Dialect, input
   const windowed = query.where('traces.start_time', '>=', input.from).where('traces.start_time', '<', input.to);
   const { cells, total } = dialect === 'postgres' ? await onPostgres(windowed, input) : onSqlite(db, windowed, input);
   const starts = bucketStarts(input.from, input.to, input.bucketMs);
-  const groups = metricsGroups(cells, starts, false, (cell) => values(cell ?? emptyAggregate()));
-  return { from: toIso(input.from), to: toIso(input.to), groups, total: values(total) };
+  const groups = metricsGroups(cells, starts, false, (cell) => metricValues(cell ?? emptyAggregate()));
+  return { from: toIso(input.from), to: toIso(input.to), groups, total: metricValues(total) };
 }
 
 type Matching = Awaited<ReturnType<typeof tracesMatching>>['query'];
