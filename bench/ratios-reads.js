@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { apiRetrying, cannon, cpuMsNow, fmtInt, fmtMs, freePort, log, root, startPinned, state, stopServer } from './harness.js';
 
 /** The reads; `vs`: what each is measured against (the bare route, or another read of the same server). */
-/** In the order measured in a round: the depth read right after page 1, which it is compared with, so that the two share the machine's moment. */
+/** In the order measured in a round; a read compared with another (`vs`) is measured between two measurements of that other read on the same server. */
 export const READS = [
   { key: 'page1', label: 'Runs page 1', vs: 'bare', target: 0.5 },
   { key: 'depth', label: 'Runs at depth 10,000', vs: 'page1', target: 0.95 },
@@ -126,29 +126,54 @@ export async function readRounds(engine, readers, cfg) {
         const list = on(read);
         for (let i = 0; i < list.length; i++) {
           const target = list[(i + round - 1) % list.length];
-          const cpu0 = cpuMsNow(target.server.pid);
-          const r = await measure(read, target, cfg.seconds);
-          const serverCpuMsPerRequest = (cpuMsNow(target.server.pid) - cpu0) / r.requests;
-          const bad = r.non2xx + r.mismatches + r.errors + r.timeouts;
+          const one = async (measured) => {
+            const cpu0 = cpuMsNow(target.server.pid);
+            const r = await measure(measured, target, cfg.seconds);
+            const serverCpuMsPerRequest = (cpuMsNow(target.server.pid) - cpu0) / r.requests;
+            const bad = r.non2xx + r.mismatches + r.errors + r.timeouts;
+            log(
+              `reads ${engine} round ${round} ${measured.key}${measured === read ? '' : ` (beside ${read.key})`} ${target.key}: ${fmtInt(r.rps)} req/s, p99 ${fmtMs(r.latencyMs.p99)} ms, server CPU ${fmtMs(serverCpuMsPerRequest)} ms/request, client CPU ${Math.round(r.clientCpuShare * 100)}%` +
+                (r.requests === 0 ? '; NO ANSWER within the measurement' : '') +
+                (bad ? `; WRONG ANSWERS: ${r.non2xx} non-2xx, ${r.mismatches} other bodies, ${r.errors} errors, ${r.timeouts} timeouts` : ''),
+            );
+            return {
+              engine,
+              read: measured.key,
+              target: target.key,
+              round,
+              rps: r.rps,
+              p50: r.latencyMs.p50,
+              p99: r.latencyMs.p99,
+              bad,
+              statusCodes: r.statusCodes,
+              clientCpuShare: r.clientCpuShare,
+              bodiesChecked: r.bodiesChecked,
+              serverCpuMsPerRequest,
+            };
+          };
+          if (read.vs === 'bare') {
+            measurements.push(await one(read));
+            continue;
+          }
+          // A read compared with another read of the same server: that read measured just before and just
+          // after it, on the same server, and their mean its side of the ratio (what the machine did in the
+          // seconds between two measurements moved this ratio by up to 0.1 when they were minutes apart).
+          const other = READS.find((r) => r.key === read.vs);
+          const before = await one(other);
+          measurements.push(await one(read));
+          const after = await one(other);
+          const mean = (field) => (before[field] + after[field]) / 2;
           measurements.push({
-            engine,
-            read: read.key,
-            target: target.key,
-            round,
-            rps: r.rps,
-            p50: r.latencyMs.p50,
-            p99: r.latencyMs.p99,
-            bad,
-            statusCodes: r.statusCodes,
-            clientCpuShare: r.clientCpuShare,
-            bodiesChecked: r.bodiesChecked,
-            serverCpuMsPerRequest,
+            ...before,
+            read: `${read.key}:${read.vs}`,
+            rps: mean('rps'),
+            p50: mean('p50'),
+            p99: Math.max(before.p99, after.p99),
+            bad: before.bad + after.bad,
+            clientCpuShare: mean('clientCpuShare'),
+            bodiesChecked: before.bodiesChecked + after.bodiesChecked,
+            serverCpuMsPerRequest: mean('serverCpuMsPerRequest'),
           });
-          log(
-            `reads ${engine} round ${round} ${read.key} ${target.key}: ${fmtInt(r.rps)} req/s, p99 ${fmtMs(r.latencyMs.p99)} ms, server CPU ${fmtMs(serverCpuMsPerRequest)} ms/request, client CPU ${Math.round(r.clientCpuShare * 100)}%` +
-              (r.requests === 0 ? '; NO ANSWER within the measurement' : '') +
-              (bad ? `; WRONG ANSWERS: ${r.non2xx} non-2xx, ${r.mismatches} other bodies, ${r.errors} errors, ${r.timeouts} timeouts` : ''),
-          );
         }
       }
     }

@@ -75,7 +75,8 @@ function readRows(engine, results, rounds) {
     const rps = median(of(read.key, 'current').map((m) => m.rps));
     const p99 = median(of(read.key, 'current').map((m) => m.p99));
     const against = read.vs === 'bare' ? 'bare' : 'current';
-    const againstKey = read.vs === 'bare' ? read.key : read.vs;
+    // A read compared with another read: that read's measurements just before and after it (ratios-reads.js).
+    const againstKey = read.vs === 'bare' ? read.key : `${read.key}:${read.vs}`;
     // The bare route does strictly less than the server: a round where it answered slower, while the load
     // generator had time to spare, is a stall of the machine during its measurement, not a limit, and that
     // round's pair is left out (counted in the cell). With the load generator at its limit on the bare route
@@ -100,7 +101,7 @@ function readRows(engine, results, rounds) {
       read.vs === 'bare'
         ? `${fmtInt(limitRps)} req/s (bare Fastify, the same bytes${clientBound ? '; bound by the load generator, so a floor' : ''}` +
           `${stalled ? `; ${stalled} round(s) left out, the bare route slower than the server: a stall` : ''})`
-        : `${fmtInt(limitRps)} req/s (runs page 1, same server)`,
+        : `${fmtInt(limitRps)} req/s (runs page 1, same server, measured just before and after)`,
       fmtRatio(r.median),
       `≥ ${read.target}${read.p99Ms ? `, p99 ≤ ${read.p99Ms} ms` : ''}`,
       verdict(ok, wrong),
