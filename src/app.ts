@@ -6,6 +6,7 @@ import { registerApiDocument } from './api-document.js';
 import { accessHook, bearerAccess, type BearerCall } from './auth/hook.js';
 import type { Scope } from './auth/permissions.js';
 import { declareV1Route } from './auth/route-scope.js';
+import { reachOf } from './auth/permissions.js';
 import { SessionService, sessionCookieName } from './auth/sessions.js';
 import { TokenService, type Principal } from './auth/tokens.js';
 import type { Config } from './config.js';
@@ -284,8 +285,8 @@ export async function buildApp(options: BuildOptions): Promise<App> {
       const api = v1 as unknown as App;
       api.addHook('onRoute', declareV1Route);
       api.addHook('onRequest', access);
-      // After the access hook: a cached answer is for the caller's organization, in the state their check found.
-      readCache.register(api, (request) => request.principal && { tenant: request.principal.organizationId, state: request.principal.readState });
+      // After the access hook: a cached answer is for the caller's reach (its organization; a narrowed token's projects), in the state their check found.
+      readCache.register(api, (request) => request.principal && { tenant: reachOf(request.principal), state: request.principal.readState });
       v1Routes(api, deps, { monitoring });
     },
     { prefix: '/v1' },

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeEachDialect, expectProblem, type Caller, type TestContext } from './helpers/harness.js';
 import { missingIds } from './helpers/ids.js';
@@ -153,8 +154,8 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
   /** Ids that name nothing: for requests that must be refused before any lookup. */
   const nowhere = (): Fixture => missingIds();
 
-  const send = (route: Route, options: { path?: string; payload?: string; contentType?: string; body?: unknown; ids?: Fixture } = {}) => {
-    const headers: Record<string, string> = { authorization: `Bearer ${owner.token}`, ...route.headers?.(options.ids ?? f) };
+  const send = (route: Route, options: { path?: string; payload?: string; contentType?: string; body?: unknown; ids?: Fixture; token?: string } = {}) => {
+    const headers: Record<string, string> = { authorization: `Bearer ${options.token ?? owner.token}`, ...route.headers?.(options.ids ?? f) };
     if (options.contentType !== undefined) headers['content-type'] = options.contentType;
     const payload = options.payload ?? (options.body !== undefined ? JSON.stringify(options.body) : undefined);
     if (payload !== undefined && options.contentType === undefined) headers['content-type'] = 'application/json';
@@ -746,5 +747,78 @@ describeEachDialect('bad input: every route answers a clean 4xx problem', (ctx: 
         { numRuns: 150 },
       );
     });
+  });
+
+  /**
+   * OWASP API1 and API5 for scoped tokens (docs/tokens-and-access.md, Scoped tokens), on every route: the
+   * owner's token narrowed to `runs:write` reaches the routes that need it and no other (403 naming the
+   * scope; its own tokens wider than it stay out of its hands); narrowed to another project, it gets the
+   * very 404 of a missing project for this one's routes (and its ingestion by name), and a 403 for
+   * organization-wide routes. The owner's unnarrowed token is the control: every valid request succeeds.
+   */
+  describe('scoped tokens on every route', () => {
+    const doc = JSON.parse(readFileSync(new URL('../openapi.json', import.meta.url), 'utf8')) as {
+      paths: Record<string, Record<string, { 'x-required-scope'?: string }>>;
+    };
+    const scopeOf = (r: Route) => doc.paths[r.route]?.[r.method.toLowerCase()]?.['x-required-scope'];
+    /** Routes on the caller's own tokens: a narrowed token may not rotate or revoke a wider one (the fixture's is the owner's, unnarrowed). */
+    const WIDER_TOKEN = new Set(['POST /v1/tokens/{token_id}/rotate', 'DELETE /v1/tokens/{token_id}']);
+    /**
+     * A route that stores into a project it names otherwise than in the path (Langfuse's ingestion: the header, the
+     * Basic credential's user). The OTLP routes name a project only for the spans they carry; their valid requests
+     * here carry none (tokens.scoped.test.ts sends spans to another project).
+     */
+    const ROUTED = new Set(['POST /api/public/ingestion']);
+    let ingestOnly: string;
+    let elsewhere: string;
+    beforeAll(async () => {
+      const minted = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'ingest', scopes: ['runs:write'] } });
+      expect(minted.statusCode, minted.body).toBe(201);
+      expect(minted.json()).toMatchObject({ scopes: ['runs:write'], projectIds: null });
+      ingestOnly = minted.json().token;
+      const other = await ctx.make.project(owner.organizationId);
+      const narrowed = await ctx.request('POST', '/v1/tokens', { token: owner.token, body: { name: 'elsewhere', projectIds: [other.id] } });
+      expect(narrowed.statusCode, narrowed.body).toBe(201);
+      expect(narrowed.json()).toMatchObject({ scopes: null, projectIds: [other.id] });
+      elsewhere = narrowed.json().token;
+    });
+
+    it('every route documents the scope it needs (x-required-scope)', () => {
+      expect(ROUTES.filter((r) => scopeOf(r) === undefined).map((r) => `${r.method} ${r.route}`)).toEqual([]);
+    });
+
+    for (const r of ROUTES) {
+      const key = `${r.method} ${r.route}`;
+      it(`${key}: an ingest-only token gets what its scope allows, else 403`, async () => {
+        const scope = scopeOf(r)!;
+        const ids = await idsFor(r);
+        const res = await send(r, { ids, token: ingestOnly, ...(r.body ? { body: r.body(ids) } : {}) });
+        if (WIDER_TOKEN.has(key)) {
+          expectProblem(res, 403, 'forbidden', `This token may not ${r.method === 'DELETE' ? 'revoke' : 'rotate'} a token that may do more than it.`);
+        } else if (scope === 'runs:write' || scope === 'self') {
+          expect(res.statusCode, res.body.slice(0, 300)).toBe(r.ok);
+        } else {
+          expectProblem(res, 403, 'forbidden', `This token is limited to runs:write; it does not allow ${scope}.`);
+        }
+      });
+
+      it(`${key}: a token narrowed to another project gets 404 for this one's, 403 organization-wide`, async () => {
+        const scope = scopeOf(r)!;
+        const ids = await idsFor(r);
+        const res = await send(r, { ids, token: elsewhere, ...(r.body ? { body: r.body(ids) } : {}) });
+        if (r.route.includes('{project_id}')) {
+          expectProblem(res, 404, 'not-found', `Project ${ids.projectId} does not exist.`);
+        } else if (ROUTED.has(key)) {
+          expect(res.statusCode, res.body.slice(0, 300)).toBe(404);
+          expect(res.json().detail).toBe(`Project ${ids.projectId} is not one of this token's projects.`);
+        } else if (WIDER_TOKEN.has(key)) {
+          expectProblem(res, 403, 'forbidden', `This token may not ${r.method === 'DELETE' ? 'revoke' : 'rotate'} a token that may do more than it.`);
+        } else if (scope === 'self' || ['GET /v1/projects', 'POST /v1/traces', 'POST /api/public/otel/v1/traces'].includes(key)) {
+          expect(res.statusCode, res.body.slice(0, 300)).toBe(r.ok);
+        } else {
+          expectProblem(res, 403, 'forbidden', 'This token is limited to one project: it reaches their routes, not organization-wide ones.');
+        }
+      });
+    }
   });
 });

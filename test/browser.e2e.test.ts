@@ -529,6 +529,28 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
       .first()
       .waitFor();
   });
+  step('mints an ingest-only token for one project from the form: it sends runs there, reads nothing, and the list says so', async () => {
+    await closeDialogs();
+    const id = await ensureProject();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    const mint = page.getByRole('form', { name: 'Create an API token' });
+    await labelled(mint, 'Token name').fill('e2e exporter');
+    await labelled(mint, 'Access').selectOption({ label: 'Ingest-only (send runs and traces)' });
+    await labelled(mint, 'Projects').selectOption({ label: `Only ${PROJECT}` });
+    await mint.getByRole('button', { name: 'Create token' }).click();
+    const shown = page.getByTestId('new-token');
+    await shown.waitFor();
+    const exporter = (await shown.textContent())!.trim();
+    await page.getByRole('row').filter({ hasText: 'e2e exporter' }).first().getByText(`Ingest-only; ${PROJECT}`).waitFor();
+    const sent = await apiCall(base(), exporter, 'POST', `/v1/projects/${id}/runs/batch`, {
+      runs: [{ name: 'e2e-exporter', kind: 'chain', startTime: new Date().toISOString() }],
+    });
+    expect(sent.status).toBe(200);
+    const read = await apiCall<{ detail: string }>(base(), exporter, 'GET', `/v1/projects/${id}/runs`);
+    expect(read.status).toBe(403);
+    expect(read.body.detail).toBe('This token is limited to runs:write; it does not allow runs:read.');
+    await page.getByRole('button', { name: 'Done' }).click();
+  });
   step('rotates and revokes a token, invites and withdraws, edits allowed origins, keeps the last owner', async () => {
     await closeDialogs();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();

@@ -859,6 +859,10 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
       await secret.waitFor({ timeout: ACTION_MS });
       const token = (await secret.textContent())!;
       expect(token).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/); // a signed token (JWS)
+      // Ingest-only, for this project alone: it reads nothing.
+      const me = await apiCall<{ token: { scopes: string[]; projectIds: string[] } }>(ui.dashboard.server.url, token, 'GET', '/v1/me');
+      expect(me.body.token).toMatchObject({ scopes: ['runs:write'], projectIds: [projectId] });
+      expect((await apiCall(ui.dashboard.server.url, token, 'GET', `/v1/projects/${projectId}/runs`)).status).toBe(403);
       // The snippets, reached by the keyboard (arrow keys between the tabs), each with the project and the token filled in.
       const tabs = onboarding.getByRole('tab');
       await expect(tabs.allTextContents()).resolves.toEqual(['TypeScript SDK', 'OpenTelemetry (Python)', 'OpenTelemetry (JavaScript)', 'curl']);

@@ -65,6 +65,13 @@ export const INEXPRESSIBLE: Record<string, Rule> = {
     detail: /^Score config .* does not exist\.$/,
     why: 'A reference to what is stored.',
   },
+  'projects of the organization that the caller reaches': {
+    operations: /^POST \/v1\/tokens$/,
+    where: /^\/projectIds\/\*$/,
+    detail: /^Project .* does not exist\.$/,
+    why: 'A reference to what is stored (a narrowed caller names its own projects only).',
+    example: { method: 'POST', path: '/v1/tokens', body: { name: 'narrowed', projectIds: ['prj_00000000000000000000000000'] } },
+  },
   'a prompt version or label that exists': {
     operations: /^(POST|PUT) \/v1\/prompts\/\{prompt_id\}\/(render|labels\/\{label\})$/,
     where: /^\/(version|label)$/,

@@ -331,7 +331,7 @@ describeEachDialect('OWASP API Security Top 10 (2023)', (ctx) => {
         }
       }
       // /v1/me's `token` is the credential's description, not the secret.
-      expect(Object.keys(walk[0]![1].json().token).sort()).toEqual(['expiresAt', 'id', 'kind']);
+      expect(Object.keys(walk[0]![1].json().token).sort()).toEqual(['expiresAt', 'id', 'kind', 'projectIds', 'scopes']);
     });
 
     it('mass assignment is refused: role, ids, timestamps, organization and plan in bodies → 400 naming the field, nothing changes', async () => {

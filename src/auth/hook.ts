@@ -54,6 +54,13 @@ declare module 'fastify' {
      * (the user) is `request.credentialProject`.
      */
     basicCredentials?: boolean;
+    /**
+     * How a route without a `:project_id` in its path serves a token narrowed to projects (docs/tokens-and-access.md,
+     * Scoped tokens): `listed`, it answers with those projects only (the projects list); `routed`, it stores into
+     * projects it names otherwise and checks each of them (OTLP, Langfuse's ingestion). Such a token's requests to
+     * other routes without a project in their path (organization-wide ones) are a 403, but for `self` routes.
+     */
+    projects?: 'listed' | 'routed';
   }
 }
 
@@ -205,6 +212,7 @@ export function accessHook(options: AccessOptions) {
     // Closed when undeclared, though the /v1 plugin registers no such route.
     if (scope === undefined) throw new Error(`${request.method} ${request.routeOptions.url} declares no scope.`);
     if (scope !== 'self') assertCan(principal, scope);
+    if (principal.projects !== undefined) assertReaches(request, principal.projects, scope);
   };
 
   /** The caller (a rejected promise if refused): by the Authorization header, or without one by the dashboard's session cookie. */
@@ -223,6 +231,23 @@ export function accessHook(options: AccessOptions) {
     }
     return sessions.exchange(session).then((jwt) => tokens.authenticate(jwt, 'session'));
   }
+}
+
+/**
+ * A token narrowed to projects: a project in the path must be one of them, else the very 404 of a project
+ * that does not exist (a narrowed token learns nothing of the others); a route without one must serve
+ * such a token (`config.projects`) or be its caller's own (`self`), else a 403.
+ */
+function assertReaches(request: FastifyRequest, projects: ReadonlySet<string>, scope: RouteScope): void {
+  const projectId = (request.params as { project_id?: unknown } | undefined)?.project_id;
+  if (typeof projectId === 'string') {
+    if (!projects.has(projectId)) throw problems.notFound(`Project ${projectId} does not exist.`);
+    return;
+  }
+  if (scope === 'self' || request.routeOptions.config.projects !== undefined) return;
+  throw problems.forbidden(
+    `This token is limited to ${projects.size === 1 ? 'one project' : `${projects.size} projects`}: it reaches their routes, not organization-wide ones.`,
+  );
 }
 
 /** An instant as ISO 8601 text; the last one kept (a credential's expiry, the same on each of its requests). */

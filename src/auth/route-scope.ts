@@ -13,7 +13,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * Authorization headers), 401, 429 and 503 (shed) on every route; 403 on a route that needs a scope; 404
  * on one whose path has a parameter; 408, 413 and 415 on one whose method carries a body (the body
  * admission path reads a body sent to any POST, PUT, PATCH or DELETE, whether the route takes one or
- * not). A route lists only the problems it answers for its own reasons.
+ * not). A route lists only the problems it answers for its own reasons. The scope is documented as the
+ * operation's `x-required-scope`.
  */
 export function declareV1Route(route: RouteOptions): void {
   const scope: unknown = route.config?.scope;
@@ -32,6 +33,8 @@ export function declareV1Route(route: RouteOptions): void {
     querystring: NO_QUERY,
     ...schema,
     response: { ...problemResponses(...statuses), ...(schema.response ?? {}) },
+    // The scope the route needs, for whoever mints a scoped token for it ('self': any caller, on their own things).
+    'x-required-scope': scope,
     security: route.config?.basicCredentials ? [{ bearer: [] }, { basic: [] }] : [{ bearer: [] }],
   } as typeof route.schema;
   route.config = { ...route.config, authenticated: true } as typeof route.config;

@@ -39,6 +39,8 @@ function tokenRowsQuery(db: Kysely<Database>) {
         't.revoked_reason',
         't.family_id',
         't.last_used_at',
+        't.scopes',
+        't.project_ids',
         'm.role',
       ])
       // In the same statement, so that knowing the state costs no query of its own.

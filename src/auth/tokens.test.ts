@@ -2,6 +2,7 @@
  * The access hook's verification of bearer tokens (docs/tokens-and-access.md) on GET /v1/me: valid
  * tokens, the header, the token row and membership on every request, time. Forged tokens: tokens.forged.test.ts.
  */
+import { ROLE_SCOPES } from './roles.js';
 import { describe, expect, it } from 'vitest';
 import { describeEachDialect, manualClock } from '../../test/helpers/harness.js';
 import { craftToken, decodePayload, expectUnauthorized, nowSeconds, tokenHash } from '../../test/helpers/auth.js';
@@ -17,7 +18,9 @@ describeAttacks((ctx, { me, claims, header, real, present, mintLikeTheService },
       user: { id: k.victim.userId, email: expect.stringMatching(/@example\.test$/), name: 'Test User', createdAt: expect.stringMatching(/Z$/) },
       organization: { id: k.victim.organizationId, name: expect.any(String), plan: 'enterprise', createdAt: expect.stringMatching(/Z$/) },
       role: 'member',
-      token: { kind: 'personal_access_token', id: k.victim.tokenId, expiresAt: new Date(Number(row.expires_at)).toISOString() },
+      // Not narrowed: every scope of its role.
+      scopes: [...ROLE_SCOPES.member],
+      token: { kind: 'personal_access_token', id: k.victim.tokenId, expiresAt: new Date(Number(row.expires_at)).toISOString(), scopes: null, projectIds: null },
     });
     expect(res.headers['www-authenticate']).toBeUndefined();
   });

@@ -11,7 +11,8 @@ import type { Clock } from '../lib/clock.js';
 import type { Keyring } from '../lib/keys.js';
 import { SIGNING_ALGORITHM } from '../lib/keys.js';
 import { problems } from '../lib/problems.js';
-import { isRole, type Role } from './permissions.js';
+import { isRole, type Grant, type Role } from './permissions.js';
+import { tokenLimits } from './token-limits.js';
 
 export const PAT_TYPE = 'sl-pat+jwt';
 export const SESSION_TYPE = 'sl-session+jwt';
@@ -20,7 +21,7 @@ const FORBIDDEN_HEADERS = ['jwk', 'jku', 'x5u', 'x5c', 'x5t', 'x5t#S256'];
 
 export type CredentialKind = 'personal_access_token' | 'session';
 
-export interface Principal {
+export interface Principal extends Grant {
   userId: string;
   organizationId: string;
   role: Role;
@@ -216,13 +217,16 @@ export class TokenService {
     if (row.expires_at <= now) throw problems.unauthorized('token_expired', 'The bearer token has expired.');
     if (!isRole(row.role)) throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
     this.touch(verified.jti, row.last_used_at, now);
-    return {
+    const principal: Principal = {
       userId: row.user_id,
       organizationId: row.organization_id,
       role: row.role,
       credential: { kind: 'personal_access_token', id: verified.jti, expiresAt: row.expires_at },
       readState: row.read_state,
     };
+    if (row.scopes !== null) principal.scopes = tokenLimits.scopes(row.scopes);
+    if (row.project_ids !== null) principal.projects = tokenLimits.projects(row.project_ids);
+    return principal;
   }
 
   /**

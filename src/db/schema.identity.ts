@@ -37,6 +37,10 @@ export interface PersonalAccessTokensTable {
   family_id: string | null;
   /** 'revoked' or 'rotated' once revoked_at is set. */
   revoked_reason: string | null;
+  /** The scopes the token is narrowed to, a JSON array of the permission table's scope names; null: every scope of its user's role. */
+  scopes: string | null;
+  /** The projects the token is narrowed to, a JSON array of project ids; null: every project. */
+  project_ids: string | null;
 }
 
 export interface OrganizationOriginsTable {

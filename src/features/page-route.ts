@@ -73,6 +73,8 @@ export function childList<Params, Row>(
 /** A list endpoint's scope, documentation and schemas: its params and query (`limit` and `cursor` alone unless given) and its page. */
 export interface PageDeclaration<Params extends TObject, Query extends TObject> {
   scope: RouteScope;
+  /** How the list serves a token narrowed to projects, when its path names none (the access hook's `config.projects`). */
+  projects?: 'listed';
   operationId: string;
   summary: string;
   description?: string;
@@ -103,9 +105,9 @@ export function pageRoute<Row, Item, Params extends TObject = TObject<Record<str
   source: PageSource<Row, Params, Query>,
   toItem: (row: Row) => Item,
 ): void {
-  const { scope, page, params, querystring, problems = [], ...docs } = route;
+  const { scope, projects, page, params, querystring, problems = [], ...docs } = route;
   app.get(path, {
-    config: { scope },
+    config: { scope, ...(projects ? { projects } : {}) },
     schema: { ...docs, ...(params ? { params } : {}), querystring: querystring ?? PageOnlyQuery, response: { 200: page, ...problemResponses(...problems) } },
     handler: async (request) => {
       // Validated against `params` and `querystring` by the route's schema before the handler runs.

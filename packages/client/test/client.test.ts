@@ -52,6 +52,24 @@ describeSdk((sdk) => {
     expect(await sdk.client.organization.invitations.list().toArray()).toEqual([]);
   });
 
+  it('a scoped token: minted ingest-only for one project, its tracer sends runs there, and every read is a 403 problem', async () => {
+    const project = await sdk.client.projects.create({ name: 'sdk-scoped' });
+    const minted = await sdk.client.tokens.create({ name: 'exporter', scopes: ['runs:write'], projectIds: [project.id] });
+    expect(minted).toMatchObject({ scopes: ['runs:write'], projectIds: [project.id] });
+    const exporter = new Sightline(sdk.options({ token: minted.token }));
+    expect(await exporter.me.get()).toMatchObject({ scopes: ['runs:write'], token: { scopes: ['runs:write'], projectIds: [project.id] } });
+    const tracer = exporter.tracer(project.id);
+    await tracer.trace('scoped', () => 'sent', { kind: 'chain' });
+    await tracer.shutdown();
+    expect((await sdk.client.runs.list(project.id).toArray()).map((r) => r.name)).toEqual(['scoped']);
+    const read = await exporter.runs
+      .list(project.id)
+      .toArray()
+      .catch((error: unknown) => error);
+    expect(read).toBeInstanceOf(SightlineProblem);
+    expect(read).toMatchObject({ status: 403, detail: 'This token is limited to runs:write; it does not allow runs:read.' });
+  });
+
   it('round-trips projects, runs (create, idempotent retry, batch, get, patch, list, metrics)', async () => {
     const project = await sdk.client.projects.create({ name: 'sdk-runs', description: 'runs' });
     expect(await sdk.client.projects.get(project.id)).toEqual(project);

@@ -25,6 +25,7 @@ import * as traceRevision from './2026-11-29-024-trace-revision.js';
 import * as estimatedTotals from './2026-11-29-025-estimated-totals.js';
 import * as runValues from './2026-11-30-026-run-values.js';
 import * as experimentTraffic from './2026-11-30-027-experiment-traffic.js';
+import * as tokenLimits from './2026-11-30-028-token-limits.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-29-025-estimated-totals': estimatedTotals,
   '2026-11-30-026-run-values': runValues,
   '2026-11-30-027-experiment-traffic': experimentTraffic,
+  '2026-11-30-028-token-limits': tokenLimits,
 };

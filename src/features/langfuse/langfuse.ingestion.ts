@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { can } from '../../auth/roles.js';
+import { allows } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/tokens.js';
 import type { Database } from '../../db/schema.js';
 import type { RunsStored } from '../../deps.js';
@@ -124,8 +124,10 @@ export async function ingestLangfuseBatch(
   for (const result of results) if (result.status === 'rejected') refuseAll(runs[result.index]!.events, result.problem);
 
   if (scores.length > 0) {
-    if (!can(principal.role, 'scores:write')) {
-      const problem = problems.forbidden(`Your role (${principal.role}) cannot give scores.`);
+    if (!allows(principal, 'scores:write')) {
+      const problem = problems.forbidden(
+        principal.scopes === undefined ? `Your role (${principal.role}) cannot give scores.` : 'This token does not allow scores:write: it cannot give scores.',
+      );
       for (const e of scores) refusals.push({ index: e.index, id: e.id, problem });
     } else {
       const author = { organizationId: principal.organizationId, projectId, kind: 'user' as const, id: principal.userId };

@@ -18,7 +18,7 @@ function langfuseProject(request: FastifyRequest): string | undefined {
 export function langfuseRoutes(app: App, deps: Deps): void {
   const { db, clock, config, runsStored } = deps;
   app.post('/ingestion', {
-    config: { scope: 'runs:write', basicCredentials: true },
+    config: { scope: 'runs:write', projects: 'routed', basicCredentials: true },
     schema: {
       operationId: 'ingestLangfuseBatch',
       tags: ['Langfuse'],

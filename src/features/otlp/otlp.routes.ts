@@ -35,7 +35,7 @@ export function otlpTracesRoute(app: App, { db, clock, config, runsStored }: Dep
   app.post(options.url, {
     // The body reaches the handler as bytes (decompressed and admitted like any other): OTLP JSON keeps
     // 64-bit integers exact only when the route decodes it itself.
-    config: { scope: 'runs:write', rawBody: true, ...(options.basicCredentials ? { basicCredentials: true } : {}) },
+    config: { scope: 'runs:write', projects: 'routed', rawBody: true, ...(options.basicCredentials ? { basicCredentials: true } : {}) },
     schema: {
       operationId: options.operationId,
       tags: [options.tag],

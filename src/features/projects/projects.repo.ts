@@ -25,12 +25,13 @@ const missingProject = (id: string) => problems.notFound(`Project ${id} does not
 export async function listProjects(
   db: Kysely<Database>,
   organizationId: string,
-  filters: { name?: string | undefined },
+  filters: { name?: string | undefined; only?: readonly string[] | undefined },
   after: Position | null,
   take: number,
 ): Promise<KeysetRows<ProjectRow>> {
   let query = db.selectFrom('projects').selectAll().where('organization_id', '=', organizationId);
   if (filters.name !== undefined) query = query.where(containsText('name_key', nameKey(filters.name!)));
+  if (filters.only !== undefined) query = query.where('id', 'in', [...filters.only]);
   return keysetPage(query, { sort: 'created_at', id: 'id' }, after, take);
 }
 

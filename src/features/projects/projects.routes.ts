@@ -1,5 +1,4 @@
 import type { App, Deps } from '../../deps.js';
-import { filteredOrganizationList } from '../page-route.js';
 import { routeKit } from '../route-kit.js';
 import { createProject, listProjects, requestedProject, toProject, updateProject } from './projects.repo.js';
 import { CreateProjectBody, ListProjectsQuery, ProjectPage, UpdateProjectBody } from './projects.schemas.js';
@@ -14,13 +13,21 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
     '/projects',
     {
       scope: 'projects:read',
+      projects: 'listed',
       operationId: 'listProjects',
       summary: 'List projects',
-      description: 'Newest first.',
+      description: 'Newest first. A token narrowed to projects lists those only.',
       querystring: ListProjectsQuery,
       page: ProjectPage,
     },
-    filteredOrganizationList('projects', (organizationId, filters, after, take) => listProjects(db, organizationId, filters, after, take)),
+    async ({ principal: { organizationId, projects }, query: { limit: _limit, cursor: _cursor, ...filters } }) => {
+      // A token narrowed to projects lists those only; its cursors are bound to them.
+      const only = projects === undefined ? undefined : [...projects].sort();
+      return {
+        identity: { endpoint: 'projects', organizationId, filters: only === undefined ? filters : { ...filters, only } },
+        fetch: (after, take) => listProjects(db, organizationId, { ...filters, only }, after, take),
+      };
+    },
     toProject,
   );
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { can } from '../../auth/roles.js';
+import { allows, type Grant } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
 import { requireTimestamp } from '../../lib/clock.js';
 import { problemBody, problemResponses } from '../../lib/problems.js';
@@ -25,7 +25,7 @@ import { FieldValuePage, ProjectParams, ProjectRunParams, SessionParams, TracePa
 
 const tags = ['Scores'];
 
-type Principal = { organizationId: string; userId: string; role: Parameters<typeof can>[0] };
+type Principal = Grant & { organizationId: string; userId: string };
 
 async function authorOf(db: Deps['db'], request: { principal: Principal; params: { project_id: string } }): Promise<ScoreAuthor> {
   const project = await requestedProject(db, request);
@@ -34,8 +34,8 @@ async function authorOf(db: Deps['db'], request: { principal: Principal; params:
 
 async function editorOf(db: Deps['db'], request: { principal: Principal; params: { project_id: string } }): Promise<ScoreEditor> {
   const project = await requestedProject(db, request);
-  const { organizationId, userId, role } = request.principal;
-  return { organizationId, projectId: project.id, userId, mayChangeAny: can(role, 'quality:admin') };
+  const { organizationId, userId } = request.principal;
+  return { organizationId, projectId: project.id, userId, mayChangeAny: allows(request.principal, 'quality:admin') };
 }
 
 export function scoreRoutes(app: App, { db, clock, cursors, config }: Deps): void {

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import { covers, type Grant, type Scope } from '../../auth/permissions.js';
+import { tokenLimits } from '../../auth/token-limits.js';
 import type { TokenService } from '../../auth/tokens.js';
 import { hashToken, revokeFamily } from '../../auth/tokens.js';
 import type { Database, TokenRow } from '../../db/schema.js';
@@ -16,7 +18,19 @@ export function toTokenRecord(row: TokenRow): TokenRecord {
     expiresAt: toIso(row.expires_at),
     lastUsedAt: toIso(row.last_used_at),
     revokedAt: toIso(row.revoked_at),
+    ...tokenLimits.of(row),
   };
+}
+
+/** What a token is narrowed to (null: not narrowed). */
+export interface TokenLimits {
+  scopes: Scope[] | null;
+  projectIds: string[] | null;
+}
+
+/** A narrowed credential acts on its user's tokens narrowed as far at least (`covers`); else the 403. */
+function assertCovers(principal: Grant, row: TokenRow, action: string): void {
+  if (!covers(principal, tokenLimits.of(row))) throw problems.forbidden(`This token may not ${action} a token that may do more than it.`);
 }
 
 /**
@@ -30,7 +44,7 @@ const originalLifetimeMs = (row: TokenRow): number => Math.ceil((row.expires_at 
 export async function issuePersonalAccessToken(
   db: Kysely<Database>,
   tokens: TokenService,
-  input: { organizationId: string; userId: string; name: string; expiresInDays?: number; lifetimeMs?: number; familyId?: string | null },
+  input: { organizationId: string; userId: string; name: string; expiresInDays?: number; lifetimeMs?: number; familyId?: string | null; limits?: TokenLimits },
   now: number,
 ): Promise<{ row: TokenRow; token: string }> {
   const id = newId('tok', now);
@@ -48,6 +62,7 @@ export async function issuePersonalAccessToken(
     revoked_at: null,
     family_id: input.familyId ?? null,
     revoked_reason: null,
+    ...tokenLimits.columns(input.limits ?? { scopes: null, projectIds: null }),
   };
   await db.insertInto('personal_access_tokens').values(row).execute();
   return { row, token };
@@ -66,14 +81,22 @@ export async function listTokens(
 }
 
 /**
- * Revokes a token of the organization. `onlyUserId` limits it to the caller's own tokens (non-admins):
- * anything else is a 404, as if it did not exist. Revoking twice is harmless.
+ * Revokes a token of the organization. `onlyOwn` limits it to the caller's own tokens (non-admins):
+ * anything else is a 404, as if it did not exist; a narrowed caller's, to those narrowed as far. Revoking
+ * twice is harmless.
  */
-export async function revokeToken(db: Kysely<Database>, organizationId: string, tokenId: string, onlyUserId: string | null, now: number): Promise<void> {
-  let query = db.selectFrom('personal_access_tokens').select(['id', 'revoked_at']).where('id', '=', tokenId).where('organization_id', '=', organizationId);
-  if (onlyUserId !== null) query = query.where('user_id', '=', onlyUserId);
+export async function revokeToken(
+  db: Kysely<Database>,
+  organizationId: string,
+  tokenId: string,
+  onlyOwn: (Grant & { userId: string }) | null,
+  now: number,
+): Promise<void> {
+  let query = db.selectFrom('personal_access_tokens').selectAll().where('id', '=', tokenId).where('organization_id', '=', organizationId);
+  if (onlyOwn !== null) query = query.where('user_id', '=', onlyOwn.userId);
   const row = await query.executeTakeFirst();
   if (!row) throw problems.notFound(`Token ${tokenId} does not exist.`);
+  if (onlyOwn !== null) assertCovers(onlyOwn, row, 'revoke');
   if (row.revoked_at === null || row.revoked_at > now) {
     // Also ends a rotation grace at once (a rotated-away token keeps its 'rotated' reason for reuse detection).
     await db
@@ -86,14 +109,14 @@ export async function revokeToken(db: Kysely<Database>, organizationId: string, 
 }
 
 /**
- * Rotation: a new token with the same name and lifetime; the old one is revoked at once (or after the
+ * Rotation: a new token with the same name, lifetime and limits; the old one is revoked at once (or after the
  * configured grace). Rotating a token that was already rotated or revoked is reuse: the whole rotation
  * family is revoked and the answer is 401.
  */
 export async function rotateToken(
   db: Kysely<Database>,
   tokens: TokenService,
-  principal: { organizationId: string; userId: string },
+  principal: Grant & { organizationId: string; userId: string },
   tokenId: string,
   now: number,
   graceMs: number,
@@ -106,6 +129,7 @@ export async function rotateToken(
     .where('user_id', '=', principal.userId)
     .executeTakeFirst();
   if (!row) throw problems.notFound(`Token ${tokenId} does not exist.`);
+  assertCovers(principal, row, 'rotate');
   const familyId = row.family_id ?? row.id;
   const reuse = async () => {
     await revokeFamily(db, familyId, now);
@@ -122,7 +146,7 @@ export async function rotateToken(
   return issuePersonalAccessToken(
     db,
     tokens,
-    { organizationId: row.organization_id, userId: row.user_id, name: row.name, lifetimeMs: originalLifetimeMs(row), familyId },
+    { organizationId: row.organization_id, userId: row.user_id, name: row.name, lifetimeMs: originalLifetimeMs(row), familyId, limits: tokenLimits.of(row) },
     now,
   );
 }

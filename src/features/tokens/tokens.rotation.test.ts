@@ -28,6 +28,8 @@ describeTokens('tokens: rotation', (ctx, h) => {
       expiresAt: iso(toSecond(now + 7 * DAY)),
       lastUsedAt: null,
       revokedAt: null,
+      scopes: null,
+      projectIds: null,
       token: expect.stringMatching(JWT),
     });
     expect(rotated.id).not.toBe(original.id);

@@ -1,8 +1,11 @@
-import { can } from '../../auth/permissions.js';
+import { allows, assertCan, SCOPES, type Scope } from '../../auth/permissions.js';
+import type { Principal } from '../../auth/tokens.js';
+import type { Database } from '../../db/schema.js';
+import type { Kysely } from 'kysely';
 import type { App, Deps } from '../../deps.js';
 import { routeKit } from '../route-kit.js';
 import { problems } from '../../lib/problems.js';
-import { issuePersonalAccessToken, listTokens, revokeToken, rotateToken, toTokenRecord } from './tokens.repo.js';
+import { issuePersonalAccessToken, listTokens, revokeToken, rotateToken, toTokenRecord, type TokenLimits } from './tokens.repo.js';
 import { createTokenBody, NewTokenSchema, TokenPage, TokenParams } from './tokens.schemas.js';
 
 const tags = ['Tokens'];
@@ -33,9 +36,13 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
       mintsTokens: true,
       operationId: 'createToken',
       summary: 'Mint a personal access token',
-      description: 'The token inherits your organization role, resolved on every request. The string is shown once.',
+      description:
+        'The token inherits your organization role, resolved on every request; `scopes` and `projectIds` narrow it further (docs/tokens-and-access.md, Scoped tokens). ' +
+        'A scope your credential does not allow now is a 403; a project that is not one of yours a 400. A token minted by a narrowed token is narrowed as far at least (its limits, when none are sent). ' +
+        'The string is shown once.',
       body: createTokenBody(config),
       answer: NewTokenSchema,
+      problems: [403],
     },
     async (request) => {
       const days = request.body.expiresInDays ?? config.patDefaultDays;
@@ -43,7 +50,9 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
         throw problems.validation([{ pointer: '/expiresInDays', detail: `Must be between ${config.patMinDays} and ${config.patMaxDays} days.` }]);
       }
       const { organizationId, userId } = request.principal;
-      const { row, token } = await issuePersonalAccessToken(db, tokens, { organizationId, userId, name: request.body.name, expiresInDays: days }, clock.now());
+      const limits = await requestedLimits(db, request.principal, request.body);
+      const input = { organizationId, userId, name: request.body.name, expiresInDays: days, limits };
+      const { row, token } = await issuePersonalAccessToken(db, tokens, input, clock.now());
       return { ...toTokenRecord(row), token };
     },
   );
@@ -60,6 +69,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
         'Rotating a token that was already rotated or revoked is treated as theft: 401, and every token rotated from the same original is revoked.',
       params: TokenParams,
       answer: NewTokenSchema,
+      problems: [403],
     },
     async (request) => {
       const { row, token } = await rotateToken(db, tokens, request.principal, request.params.token_id, clock.now(), config.patRotationGraceSeconds * 1000);
@@ -73,13 +83,57 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
       scope: 'self',
       operationId: 'revokeToken',
       summary: 'Revoke a token',
-      description: 'Your own token, or any token of the organization for admins. It fails with 401 from then on, on every instance.',
+      description:
+        'Your own token, or any token of the organization for admins. It fails with 401 from then on, on every instance. ' +
+        "A narrowed token revokes only tokens narrowed as far (403); one narrowed to projects, only its own user's.",
       params: TokenParams,
       outcome: 'Revoked',
+      problems: [403],
     },
     (request) => {
-      const { organizationId, userId } = request.principal;
-      return revokeToken(db, organizationId, request.params.token_id, can(request.principal.role, 'tokens:admin') ? null : userId, clock.now());
+      const { principal } = request;
+      // Any token of the organization: an admin's credential, unless narrowed to projects (its reach is theirs alone).
+      const anyToken = allows(principal, 'tokens:admin') && principal.projects === undefined;
+      return revokeToken(db, principal.organizationId, request.params.token_id, anyToken ? null : principal, clock.now());
     },
   );
+}
+
+/**
+ * The limits of a token to mint: the scopes asked for, each of them allowed to the caller's credential now
+ * (its role and its own token's scopes: else the 403 `assertCan` answers), in the permission table's order;
+ * the projects asked for, each a project of the organization the caller reaches (else a 400 that tells no
+ * more than "does not exist"). What is not asked for is what the caller's own token is narrowed to.
+ */
+async function requestedLimits(
+  db: Kysely<Database>,
+  principal: Principal,
+  body: { scopes?: readonly Scope[] | undefined; projectIds?: readonly string[] | undefined },
+): Promise<TokenLimits> {
+  let scopes: Scope[] | null = principal.scopes === undefined ? null : SCOPES.filter((scope) => principal.scopes!.has(scope));
+  if (body.scopes !== undefined) {
+    for (const scope of body.scopes) assertCan(principal, scope);
+    scopes = SCOPES.filter((scope) => body.scopes!.includes(scope));
+  }
+  let projectIds: string[] | null = principal.projects === undefined ? null : [...principal.projects].sort();
+  if (body.projectIds !== undefined) {
+    const found = new Set(
+      (
+        await db
+          .selectFrom('projects')
+          .select('id')
+          .where('organization_id', '=', principal.organizationId)
+          .where('id', 'in', [...body.projectIds])
+          .execute()
+      ).map((row) => row.id),
+    );
+    const faults = body.projectIds.flatMap((id, i) =>
+      found.has(id) && (principal.projects === undefined || principal.projects.has(id))
+        ? []
+        : [{ pointer: `/projectIds/${i}`, detail: `Project ${id} does not exist.` }],
+    );
+    if (faults.length > 0) throw problems.validation(faults);
+    projectIds = [...body.projectIds];
+  }
+  return { scopes, projectIds };
 }

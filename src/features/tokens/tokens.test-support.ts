@@ -7,7 +7,7 @@ import { describeEachDialect, manualClock, testConfig, type TestContext } from '
 import type { Json } from '../../../test/helpers/json.js';
 
 export const DAY = 86_400_000;
-export const RECORD_KEYS = ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'revokedAt'];
+export const RECORD_KEYS = ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'projectIds', 'revokedAt', 'scopes'];
 export const NEW_TOKEN_KEYS = [...RECORD_KEYS, 'token'].sort();
 export const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -20,6 +20,8 @@ export interface TokenRecord {
   expiresAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  scopes: string[] | null;
+  projectIds: string[] | null;
 }
 export interface NewToken extends TokenRecord {
   token: string;

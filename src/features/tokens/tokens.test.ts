@@ -25,6 +25,8 @@ describeTokens('tokens: minting, listing and last use', (ctx, h) => {
       expiresAt: iso(toSecond(now + 90 * DAY)),
       lastUsedAt: null,
       revokedAt: null,
+      scopes: null,
+      projectIds: null,
       token: expect.stringMatching(JWT),
     });
     // The JWT carries the same id and expiry.
@@ -49,7 +51,7 @@ describeTokens('tokens: minting, listing and last use', (ctx, h) => {
     expect(body.user.id).toBe(caller.userId);
     expect(body.organization.id).toBe(caller.organizationId);
     expect(body.role).toBe('viewer');
-    expect(body.token).toEqual({ kind: 'personal_access_token', id: minted.id, expiresAt: minted.expiresAt });
+    expect(body.token).toEqual({ kind: 'personal_access_token', id: minted.id, expiresAt: minted.expiresAt, scopes: null, projectIds: null });
   });
 
   it('expiresInDays 1 and 365 are accepted', async () => {
@@ -127,6 +129,8 @@ describeTokens('tokens: minting, listing and last use', (ctx, h) => {
       expiresAt: a1.expiresAt,
       lastUsedAt: null,
       revokedAt: null,
+      scopes: null,
+      projectIds: null,
     });
     const text = aliceList.bodies.join('\n');
     for (const secret of [alice.token, a1.token, a2.token, b1.token, bob.token]) {

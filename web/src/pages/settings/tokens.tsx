@@ -1,15 +1,17 @@
 import { useState, type FormEvent } from 'react';
-import { organization, tokens } from '../../api.js';
+import { organization, projects, tokens } from '../../api.js';
 import { narrow, PagedTable, type Column } from '../../components/paged.js';
 import type { FieldLabels } from '../../components/problems.js';
-import { Badge, Button, CopyButton, Empty, ErrorBox, Field, When } from '../../components/ui.js';
+import { Badge, Button, Empty, ErrorBox, Field, When } from '../../components/ui.js';
 import { useList } from '../../hooks.js';
 import { useSession } from '../../session.js';
-import type { Member, NewToken, TokenRecord } from '../../types.js';
+import type { Member, TokenRecord } from '../../types.js';
 import { ConfirmDialog, type ConfirmRequest } from './confirm.js';
+import { ACCESS_PRESETS, tokenAccess, type AccessPreset } from './token-access.js';
+import { SecretReveal, type Secret } from './token-secret.js';
 
 /** The token form's fields by their names in the API (components/problems.tsx). */
-const FIELDS: FieldLabels = { name: 'Token name', expiresInDays: 'Lifetime (days)' };
+const FIELDS: FieldLabels = { name: 'Token name', expiresInDays: 'Lifetime (days)', scopes: 'Access', projectIds: 'Projects' };
 
 type TokenStatus = 'active' | 'revoked' | 'expired';
 
@@ -26,6 +28,7 @@ const STATUS_TONE: Record<TokenStatus, 'ok' | 'bad' | 'neutral'> = { active: 'ok
 const tokenColumns = (owner: boolean): Column[] => [
   'Name',
   ...(owner ? ['Owner'] : []),
+  'Access',
   narrow('Created'),
   'Expires',
   'Last used',
@@ -33,11 +36,12 @@ const tokenColumns = (owner: boolean): Column[] => [
   { label: <span className="muted">Actions</span> },
 ];
 
-/** A token's dates and status, the cells both token tables have between its name (and owner) and its actions. */
-function TokenCells({ token }: { token: TokenRecord }) {
+/** A token's access, dates and status, the cells both token tables have between its name (and owner) and its actions. */
+function TokenCells({ token, projectNames }: { token: TokenRecord; projectNames: Map<string, string> }) {
   const status = tokenStatus(token);
   return (
     <>
+      <td>{tokenAccess(token, projectNames)}</td>
       <td className="hide-narrow">
         <When iso={token.createdAt} />
       </td>
@@ -54,41 +58,17 @@ function TokenCells({ token }: { token: TokenRecord }) {
   );
 }
 
-type Secret = NewToken & { rotated: boolean };
-
-/** A token string, shown once (at creation or rotation): the server never shows it again. */
-export function SecretReveal({ secret, onDone }: { secret: Secret; onDone: () => void }) {
-  return (
-    <div className="secret" role="status" aria-live="polite" style={{ margin: '12px 0' }}>
-      <p style={{ margin: '0 0 6px' }}>
-        <strong>{secret.rotated ? `Token “${secret.name}” rotated` : `Token “${secret.name}” created`}</strong>{' '}
-        <span className="muted">
-          (expires <When iso={secret.expiresAt} />)
-        </span>
-      </p>
-      <p style={{ margin: '0 0 8px' }}>
-        <strong>Copy it now: it will not be shown again.</strong> Store it in a secret store on your server.
-        {secret.rotated && ' The previous token stops working now (or after the server’s rotation grace period, when one is set).'}
-      </p>
-      <code className="mono" data-testid="new-token" style={{ display: 'block', marginBottom: 8, userSelect: 'all' }}>
-        {secret.token}
-      </code>
-      <div className="actions">
-        <CopyButton text={secret.token} label="Copy token" />
-        <Button variant="ghost" onClick={onDone}>
-          Done
-        </Button>
-      </div>
-    </div>
-  );
-}
-
 /** Mint, list, rotate and revoke the caller's own personal access tokens (GET/POST /v1/tokens). */
 export function TokensPanel({ members }: { members: Member[] }) {
   const { can, me } = useSession();
   const list = useList(tokens.list);
+  // The organization's first projects: to narrow a token to one, and to name them in the tables.
+  const projectList = useList(projects.list, {}, 100);
+  const projectNames = new Map(projectList.items.map((p) => [p.id, p.name]));
   const [name, setName] = useState('');
   const [days, setDays] = useState('');
+  const [access, setAccess] = useState<AccessPreset>('role');
+  const [project, setProject] = useState('');
   const [busy, setBusy] = useState(false);
   const [formError, setFormError] = useState<unknown>(null);
   /** Bumped when the caller's tokens change, so the organization's list (admins) is fetched again. */
@@ -106,10 +86,18 @@ export function TokensPanel({ members }: { members: Member[] }) {
     setFormError(null);
     try {
       const lifetime = days.trim() === '' ? undefined : Number(days);
-      const created = await tokens.create({ name: name.trim(), ...(lifetime === undefined ? {} : { expiresInDays: lifetime }) });
+      const scopes = ACCESS_PRESETS[access].scopes;
+      const created = await tokens.create({
+        name: name.trim(),
+        ...(lifetime === undefined ? {} : { expiresInDays: lifetime }),
+        ...(scopes === null ? {} : { scopes: [...scopes] }),
+        ...(project === '' ? {} : { projectIds: [project] }),
+      });
       setSecret({ ...created, rotated: false });
       setName('');
       setDays('');
+      setAccess('role');
+      setProject('');
       changed();
     } catch (error) {
       setFormError(error);
@@ -156,8 +144,8 @@ export function TokensPanel({ members }: { members: Member[] }) {
   return (
     <>
       <p className="muted" style={{ marginTop: 0 }}>
-        Personal access tokens call the API as you, with your current role in {me.organization.name}. Send one as{' '}
-        <code>Authorization: Bearer &lt;token&gt;</code>.
+        Personal access tokens call the API as you, with your current role in {me.organization.name}, or less: a token may be narrowed to reading, or to sending
+        runs, and to one project. Send one as <code>Authorization: Bearer &lt;token&gt;</code>.
       </p>
       <form className="inline-form" onSubmit={(e) => void create(e)} aria-label="Create an API token">
         <Field label="Token name">
@@ -175,6 +163,25 @@ export function TokensPanel({ members }: { members: Member[] }) {
             title="Leave empty for the server's default lifetime; the server refuses more than its maximum."
             style={{ width: '11em' }}
           />
+        </Field>
+        <Field label="Access">
+          <select value={access} onChange={(e) => setAccess(e.target.value as AccessPreset)}>
+            {Object.entries(ACCESS_PRESETS).map(([key, preset]) => (
+              <option key={key} value={key}>
+                {preset.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Projects">
+          <select value={project} onChange={(e) => setProject(e.target.value)}>
+            <option value="">All projects</option>
+            {projectList.items.map((p) => (
+              <option key={p.id} value={p.id}>
+                Only {p.name}
+              </option>
+            ))}
+          </select>
         </Field>
         <Button type="submit" variant="primary" disabled={busy || name.trim() === ''}>
           {busy ? 'Creating…' : 'Create token'}
@@ -196,7 +203,7 @@ export function TokensPanel({ members }: { members: Member[] }) {
         row={(token) => (
           <tr key={token.id}>
             <td>{token.name}</td>
-            <TokenCells token={token} />
+            <TokenCells token={token} projectNames={projectNames} />
             <td>
               {tokenStatus(token) === 'active' && (
                 <div className="actions">
@@ -213,7 +220,9 @@ export function TokensPanel({ members }: { members: Member[] }) {
         )}
       />
 
-      {can('tokens:admin') && <OrganizationTokens key={orgVersion} members={members} onRevoke={revoke} ownTokensChanged={list.reload} />}
+      {can('tokens:admin') && (
+        <OrganizationTokens key={orgVersion} members={members} projectNames={projectNames} onRevoke={revoke} ownTokensChanged={list.reload} />
+      )}
       <ConfirmDialog request={confirm} onClose={() => setConfirm(null)} />
     </>
   );
@@ -222,10 +231,12 @@ export function TokensPanel({ members }: { members: Member[] }) {
 /** Admins: every member's tokens (GET /v1/organization/tokens), revocable (DELETE /v1/tokens/{id}). */
 function OrganizationTokens({
   members,
+  projectNames,
   onRevoke,
   ownTokensChanged,
 }: {
   members: Member[];
+  projectNames: Map<string, string>;
   onRevoke: (token: { id: string; name: string }, after: () => void) => void;
   ownTokensChanged: () => void;
 }) {
@@ -247,7 +258,7 @@ function OrganizationTokens({
           <tr key={token.id}>
             <td>{token.name}</td>
             <td>{token.userId === me.user.id ? 'you' : (emails.get(token.userId) ?? <code>{token.userId}</code>)}</td>
-            <TokenCells token={token} />
+            <TokenCells token={token} projectNames={projectNames} />
             <td>
               {tokenStatus(token) === 'active' && (
                 <Button

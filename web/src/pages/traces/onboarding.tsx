@@ -124,7 +124,8 @@ function SnippetTabs({ snippets }: { snippets: Snippet[] }) {
 export function Onboarding({ projectId, projectName, onFirstRun }: { projectId: string; projectName: string; onFirstRun: () => void }) {
   const [token, setToken] = useState<string | null>(null);
   const mint = useSubmit(async () => {
-    const created = await tokens.create({ name: `${projectName} ingest`, expiresInDays: 90 });
+    // Ingest-only, and for this project only: what a leaked copy could do is send runs here, nothing more.
+    const created = await tokens.create({ name: `${projectName} ingest`, expiresInDays: 90, scopes: ['runs:write'], projectIds: [projectId] });
     setToken(created.token);
   });
   const arrived = useRef(onFirstRun);
@@ -161,7 +162,9 @@ export function Onboarding({ projectId, projectName, onFirstRun }: { projectId: 
           <Button type="submit" disabled={mint.busy}>
             Create a token to send with
           </Button>{' '}
-          <span className="muted">a personal access token named “{projectName} ingest”, with your role; the snippets below fill it in.</span>
+          <span className="muted">
+            a personal access token named “{projectName} ingest” that may only send runs to this project; the snippets below fill it in.
+          </span>
         </form>
       )}
       {mint.error !== null && <ErrorBox error={mint.error} />}
