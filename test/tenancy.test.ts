@@ -682,6 +682,41 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     });
   }
 
+  /** The owner's token narrowed when minted (docs/tokens-and-access.md, Scoped tokens): to `body`'s scopes or projects. */
+  async function narrowedOwner(w: World, body: Record<string, unknown>): Promise<Caller> {
+    const minted = await ctx.request('POST', '/v1/tokens', { token: w.owner.token, body: { name: 'narrowed', ...body } });
+    expect(minted.statusCode, minted.body).toBe(201);
+    return { ...w.owner, token: minted.json().token, tokenId: minted.json().id };
+  }
+
+  for (const r of ID_ROUTES.filter((x) => x.route.includes('{project_id}'))) {
+    it(`${r.method} ${r.route}: the owner's token narrowed to another project gets the 404 of a missing project, and nothing changes`, async () => {
+      const w = await world();
+      const other = await ctx.make.project(w.owner.organizationId);
+      const narrowed = await narrowedOwner(w, { projectIds: [other.id] });
+      const before = await snapshot(w);
+      const res = await send(narrowed, r, w);
+      expectProblem(res, 404, 'not-found', `Project ${w.projectId} does not exist.`);
+      expectCleanProblem(res, [w.runId, w.monitorId, w.scoreId, w.queueId, w.evaluatorId]);
+      expect(await snapshot(w)).toEqual(before);
+    });
+  }
+
+  for (const r of WRITE_ROUTES) {
+    it(`${r.method} ${r.route}: the owner's read-only token gets 403 naming the scope, and nothing changes`, async () => {
+      const w = await world();
+      const reader = await narrowedOwner(w, {
+        scopes: ['organization:read', 'projects:read', 'runs:read', 'prompts:read', 'monitors:read', 'models:read', 'scores:read'],
+      });
+      const before = await snapshot(w);
+      const res = await send(reader, r, w);
+      expectProblem(res, 403, 'forbidden');
+      expect(res.json().detail).toMatch(/^This token is limited to organization:read, .*, scores:read; it does not allow [a-z]+:(write|delete|admin)\.$/);
+      expectCleanProblem(res);
+      expect(await snapshot(w)).toEqual(before);
+    });
+  }
+
   it('a viewer reads everything in the organization', async () => {
     const w = await world();
     const viewer = await ctx.make.caller({ role: 'viewer', organizationId: w.owner.organizationId });

@@ -164,6 +164,38 @@ describeEachDialect('tokens: scoped to scopes and projects', (ctx: TestContext) 
     expect((await ctx.request('GET', `/v1/projects/${other.id}/runs`, { token: owner.token })).json().items).toHaveLength(0);
   });
 
+  it('the projects list of a token narrowed to projects, page by page: its projects alone, its cursors bound to them', async () => {
+    const owner = await ctx.make.caller({ role: 'owner' });
+    const projects = [];
+    for (let i = 0; i < 5; i++) projects.push(await ctx.make.project(owner.organizationId, `paged-${i}-${Date.now()}`));
+    const mine = [projects[0]!.id, projects[2]!.id, projects[4]!.id];
+    const narrowed = await mint(owner, { projectIds: mine });
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await ctx.request('GET', `/v1/projects?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: narrowed.token });
+      expect(page.statusCode, page.body).toBe(200);
+      walked.push(...page.json().items.map((p: { id: string }) => p.id));
+      cursor = page.json().nextCursor;
+    } while (cursor);
+    expect(walked).toEqual([...mine].reverse());
+    // A cursor of the organization's whole list is another list's to the narrowed token, and the reverse.
+    const wide = (await ctx.request('GET', '/v1/projects?limit=1', { token: owner.token })).json().nextCursor as string;
+    expectProblem(
+      await ctx.request('GET', `/v1/projects?cursor=${encodeURIComponent(wide)}`, { token: narrowed.token }),
+      400,
+      'validation',
+      'Cursor is malformed.',
+    );
+    const own = (await ctx.request('GET', '/v1/projects?limit=1', { token: narrowed.token })).json().nextCursor as string;
+    expectProblem(
+      await ctx.request('GET', `/v1/projects?cursor=${encodeURIComponent(own)}`, { token: owner.token }),
+      400,
+      'validation',
+      'Cursor is malformed.',
+    );
+  });
+
   it('minting: no scope beyond the credential (403), projects of the organization it reaches only (400); a narrowed token mints tokens narrowed as far', async () => {
     const viewer = await ctx.make.caller({ role: 'viewer' });
     expectProblem(
