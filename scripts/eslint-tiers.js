@@ -10,7 +10,7 @@ import { dirname, relative, resolve, sep } from 'node:path';
 
 /** The tiers, bottom up; within a tier, a feature may import those listed before it. */
 export const TIERS = [
-  { name: 'accounts', features: ['tokens', 'organizations', 'auth', 'me', 'system'] },
+  { name: 'accounts', features: ['tokens', 'organizations', 'auth', 'me', 'system', 'audit'] },
   { name: 'catalog', features: ['projects', 'models', 'prompts'] },
   { name: 'query', features: ['query'] },
   { name: 'records', features: ['runs', 'traces', 'sessions', 'otlp'] },

@@ -21,6 +21,7 @@ import { SavedViewSchema, viewRoutes } from './features/views/index.js';
 import { scoreConfigRoutes, ScoreConfigSchema, scoreRoutes, ScoreSchema } from './features/scores/index.js';
 import { exportRoutes } from './features/export/index.js';
 import { TokenRecordSchema, tokenRoutes } from './features/tokens/index.js';
+import { AuditEventSchema, auditRoutes } from './features/audit/index.js';
 import { modelConnectionRoutes, ModelConnectionSchema } from './features/model-connections/index.js';
 import { ProblemSchema } from './lib/problems.js';
 import { FieldValueSchema } from './schemas/records.js';
@@ -39,6 +40,7 @@ export const SHARED_SCHEMAS = [
   SessionSchema,
   EndUserSchema,
   TokenRecordSchema,
+  AuditEventSchema,
   PromptSchema,
   PromptVersionSchema,
   MonitorSchema,
@@ -68,6 +70,7 @@ export function v1Routes(api: App, deps: Deps, { monitoring }: Services): void {
   meRoutes(api, deps);
   tokenRoutes(api, deps);
   organizationRoutes(api, deps);
+  auditRoutes(api, deps);
   projectRoutes(api, deps);
   lifecycleRoutes(api, deps);
   promptRoutes(api, deps);

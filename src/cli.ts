@@ -20,6 +20,7 @@ import { Keyring } from './lib/keys.js';
 import { openApiDocument } from './openapi.js';
 import { serve } from './server.js';
 import { HELP } from './cli.help.js';
+import { cliActor } from './db/audit.js';
 
 class UsageError extends Error {}
 
@@ -132,12 +133,12 @@ async function tokenCreate(argv: string[]): Promise<void> {
     const org = await ensureOrganization(storage.db, values.org.trim(), config.defaultPlan, now);
     const user = await ensureUser(storage.db, email, email.split('@')[0] ?? email, now);
     // Like a first sign-in: pending invitations become memberships (the role given here wins for --org).
-    await acceptInvitations(storage.db, user.id, user.email, now);
-    await setMembership(storage.db, org.id, user.id, values.role, now);
+    await acceptInvitations(storage.db, user.id, user.email, now, cliActor(user.id));
+    await setMembership(storage.db, org.id, user.id, values.role, now, cliActor(user.id));
     const { row, token } = await issuePersonalAccessToken(
       storage.db,
       tokens,
-      { organizationId: org.id, userId: user.id, name: values.name ?? 'cli', expiresInDays: days },
+      { organizationId: org.id, userId: user.id, name: values.name ?? 'cli', expiresInDays: days, actor: cliActor(user.id) },
       now,
     );
     console.log(`organization ${org.id} (${org.name}); user ${user.id} (${user.email}) is ${values.role}`);

@@ -75,22 +75,21 @@ export interface Config {
   /** Webhook targets on private, loopback and link-local addresses are allowed (off: SSRF guard). */
   webhookAllowPrivate: boolean;
   webhookTimeoutSeconds: number;
-  /** First retry delay of a failed webhook delivery (doubled each attempt, at most an hour). */
+  /** A failed webhook delivery's first retry delay (doubled each attempt, at most an hour), and how long it keeps being retried. */
   webhookBackoffSeconds: number;
-  /** How long a failed webhook delivery keeps being retried. */
   webhookRetrySeconds: number;
-  /** Model connections (LLM-as-judge) on private, loopback and link-local addresses are allowed (off: SSRF guard). */
+  /** Model connections (LLM-as-judge) on private, loopback and link-local addresses are allowed (off: SSRF guard); how long a chat completion may take, from connecting to its answer's last byte. */
   modelAllowPrivate: boolean;
-  /** How long a model connection's chat completion may take, from connecting to its answer's last byte. */
   modelTimeoutSeconds: number;
   /** Keys given by configuration (otherwise generated into the database on first start). */
   keys: { signingKeyPem: string | null; cursorKey: Buffer | null; secretsKey: Buffer | null };
   /** The OpenID Connect identity provider for dashboard sign-in; null: the built-in development one (outside production) or none. */
   oidc: { issuer: string; clientId: string; clientSecret: string } | null;
-  /** A dashboard session ends after this long without a request. */
+  /** A dashboard session ends after this long without a request (minutes), and this long after sign-in however active (hours). */
   sessionIdleMinutes: number;
-  /** A dashboard session ends this long after sign-in, however active. */
   sessionAbsoluteHours: number;
+  /** How long the audit log keeps an event (days). */
+  auditRetentionDays: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -296,5 +295,6 @@ export function loadConfig(env: Env = process.env): Config {
     oidc: oidc(env),
     sessionIdleMinutes: integer(env, 'SIGHTLINE_SESSION_IDLE_MINUTES', 720, 5, 525_600),
     sessionAbsoluteHours: integer(env, 'SIGHTLINE_SESSION_ABSOLUTE_HOURS', 168, 1, 8_760),
+    auditRetentionDays: integer(env, 'SIGHTLINE_AUDIT_RETENTION_DAYS', 400, 1, 36_500),
   };
 }

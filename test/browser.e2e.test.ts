@@ -608,6 +608,28 @@ suite('the dashboard in a real browser (chromium + playwright-core)', () => {
     expect([await page.getByLabel(`Role of ${LOGIN}`).count(), await page.getByRole('button', { name: `Remove ${LOGIN}` }).count()]).toEqual([0, 0]);
     expect((await apiCall<{ role: string }>(base(), await ensureToken(), 'GET', '/v1/me')).body.role).toBe('owner');
   });
+  step('reads the audit log in Settings: what was just done, newest first, filtered by action', async () => {
+    await closeDialogs();
+    // Read afresh: the Settings page the step before used read the log before those changes.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    const log = page.getByRole('table', { name: 'Audit log' });
+    // The invitation withdrawn and the token revoked in the step before, each once.
+    await log.getByRole('row').filter({ hasText: 'invitation.deleted' }).filter({ hasText: 'colleague@example.test' }).first().waitFor();
+    await expect.poll(() => log.getByRole('row').filter({ hasText: 'token.rotated' }).count(), { timeout: ACTION_MS, interval: 100 }).toBeGreaterThan(0);
+    const filters = page.getByRole('group', { name: 'Filter the audit log' });
+    await labelled(filters, 'Action').selectOption('token.rotated');
+    await expect
+      .poll(async () => (await log.getByRole('row').allTextContents()).slice(1).every((text) => text.includes('token.rotated')), {
+        timeout: ACTION_MS,
+        interval: 100,
+      })
+      .toBe(true);
+    await expect(log.getByRole('row').nth(1).textContent()).resolves.toContain('e2e rotate-me');
+    await labelled(filters, 'Action').selectOption('');
+  });
+
   step('lists the built-in prices, and adds, edits and deletes a price of its own', async () => {
     await closeDialogs();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models' }).click();

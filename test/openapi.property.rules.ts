@@ -72,6 +72,13 @@ export const INEXPRESSIBLE: Record<string, Rule> = {
     why: 'A reference to what is stored (a narrowed caller names its own projects only).',
     example: { method: 'POST', path: '/v1/tokens', body: { name: 'narrowed', projectIds: ['prj_00000000000000000000000000'] } },
   },
+  'variables the template has': {
+    operations: /^POST \/v1\/prompts\/\{prompt_id\}\/render$/,
+    where: /^\/variables\/.+$/,
+    detail: /^Unknown variable '.*': the template has no \{\{.*\}\}\.$/,
+    why: 'Which variables a prompt takes is in its stored template.',
+    example: { method: 'POST', path: '/v1/prompts/{prompt_id}/render', body: { variables: { notInTheTemplate: 'x' } } },
+  },
   'a prompt version or label that exists': {
     operations: /^(POST|PUT) \/v1\/prompts\/\{prompt_id\}\/(render|labels\/\{label\})$/,
     where: /^\/(version|label)$/,

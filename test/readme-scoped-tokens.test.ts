@@ -1,5 +1,5 @@
 /**
- * The README's "Scoped tokens" example runs as written (bash, curl, node): against this suite's server, with
+ * The README's "Scoped tokens" example (and "Audit log" after it) runs as written (bash, curl, node): against this suite's server, with
  * an owner's token as `$TOKEN`, it mints an ingest-only token for a new project, sends a run with it (200)
  * and is refused a read (403 naming the scope); the run is there for the owner.
  */
@@ -12,7 +12,7 @@ import { blocks, section } from './helpers/readme.js';
 
 const run = promisify(execFile);
 
-describeEachDialect('the README’s “Scoped tokens” example, run as written', (ctx) => {
+describeEachDialect('the README’s “Scoped tokens” and “Audit log” examples, run as written', (ctx) => {
   let baseUrl = '';
   beforeAll(async () => {
     await ctx.app.listen({ port: 0, host: '127.0.0.1' });
@@ -42,5 +42,15 @@ describeEachDialect('the README’s “Scoped tokens” example, run as written'
     expect(runs.json().items.map((r: { name: string }) => r.name)).toEqual(['nightly-eval']);
     const tokens = (await ctx.request('GET', '/v1/tokens', { token: owner.token })).json().items as Record<string, unknown>[];
     expect(tokens.find((t) => t.name === 'ci-exporter')).toMatchObject({ scopes: ['runs:write'], projectIds: [projects[0]!.id] });
+
+    // The "Audit log" example, after it: the token just minted is the newest `token.created`.
+    const [audit] = blocks(section('Audit log'), 'sh');
+    const listed = await run('bash', ['--norc', '--noprofile', '-eo', 'pipefail', '-c', audit!.replace('http://localhost:8080', baseUrl)], {
+      env: { PATH: process.env.PATH ?? '', TOKEN: owner.token },
+      timeout: 60_000,
+    });
+    const page = JSON.parse(listed.stdout) as { items: { action: string; details: { name: string } }[]; limit: number };
+    expect(page.limit).toBe(10);
+    expect(page.items.map((e) => [e.action, e.details.name])).toEqual([['token.created', 'ci-exporter']]);
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
+import { audited } from '../db/audit.js';
 import type { Database, SessionRow } from '../db/schema.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
@@ -56,7 +57,18 @@ export class SessionService {
       expires_at: now + this.absoluteMs,
       revoked_at: null,
     };
-    await this.db.insertInto('sessions').values(row).execute();
+    // A sign-in: the audit log's `session.created`, in the session's own transaction.
+    await audited(
+      this.db,
+      (trx) => trx.insertInto('sessions').values(row).execute(),
+      () => ({
+        organizationId,
+        actor: { userId, credential: { kind: 'session', id: row.id } },
+        action: 'session.created',
+        target: { type: 'user', id: userId },
+        at: now,
+      }),
+    );
     return { secret, row };
   }
 

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { dialectOf } from '../db/dialect.js';
 import { readStateColumn, sqliteReadState } from '../db/read-state.js';
+import { revokeFamily } from './token-family.js';
 import { BATCH_INTERVAL_MS, byId, tokenWithRole, tokensWithRole, type TokenRow } from './token-rows.js';
 import type { Database } from '../db/schema.js';
 import { BatchLoader } from '../lib/batch-loader.js';
@@ -44,15 +45,7 @@ interface VerifiedToken {
   exp: number;
 }
 
-/** Revokes every still-valid token rotated from the same original (reuse detection). */
-export async function revokeFamily(db: Kysely<Database>, familyId: string, now: number): Promise<void> {
-  await db
-    .updateTable('personal_access_tokens')
-    .set({ revoked_at: now, revoked_reason: 'reused' })
-    .where((eb) => eb.or([eb('family_id', '=', familyId), eb('id', '=', familyId)]))
-    .where((eb) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>', now)]))
-    .execute();
-}
+export { revokeFamily };
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
@@ -211,7 +204,10 @@ export class TokenService {
     }
     if (row.revoked_at !== null && row.revoked_at <= now) {
       // A rotated-away token used again: someone kept a copy. Revoke every token of its rotation family.
-      if (row.revoked_reason === 'rotated') await revokeFamily(this.db, row.family_id ?? verified.jti, now);
+      if (row.revoked_reason === 'rotated') {
+        const actor = { userId: row.user_id, credential: { kind: 'personal_access_token' as const, id: verified.jti } };
+        await revokeFamily(this.db, row.family_id ?? verified.jti, now, { organizationId: row.organization_id, actor, usedTokenId: verified.jti });
+      }
       throw problems.unauthorized('token_revoked', 'The bearer token has been revoked.');
     }
     if (row.expires_at <= now) throw problems.unauthorized('token_expired', 'The bearer token has expired.');

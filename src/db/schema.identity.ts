@@ -99,3 +99,20 @@ export interface ProjectsTable {
   created_at: Millis;
   updated_at: Millis;
 }
+
+/** The audit log: an organization's security-relevant events (migration 029). */
+export interface AuditEventsTable {
+  id: string;
+  organization_id: string;
+  created_at: Millis;
+  /** Who acted; null for the service itself (a reused token's family revoked, say). */
+  actor_user_id: string | null;
+  /** The credential they acted with: 'personal_access_token', 'session', or 'cli' (the bootstrap command). */
+  actor_credential_kind: string | null;
+  actor_credential_id: string | null;
+  action: string;
+  target_type: string;
+  target_id: string;
+  /** A JSON object: what changed, never a secret. */
+  details: string;
+}

@@ -5,6 +5,7 @@ import type {
   MembershipsTable,
   OrganizationOriginsTable,
   OrganizationsTable,
+  AuditEventsTable,
   PersonalAccessTokensTable,
   ProjectsTable,
   ServiceKeysTable,
@@ -33,6 +34,7 @@ export interface Database {
   users: UsersTable;
   memberships: MembershipsTable;
   personal_access_tokens: PersonalAccessTokensTable;
+  audit_events: AuditEventsTable;
   service_keys: ServiceKeysTable;
   projects: ProjectsTable;
   runs: RunsTable;
@@ -73,6 +75,7 @@ export interface Database {
 export type OrganizationRow = Selectable<OrganizationsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type TokenRow = Selectable<PersonalAccessTokensTable>;
+export type AuditEventRow = Selectable<AuditEventsTable>;
 export type SessionRow = Selectable<SessionsTable>;
 export type InvitationRow = Selectable<InvitationsTable>;
 export type PromptRow = Selectable<PromptsTable>;

@@ -24,6 +24,7 @@ export type IdPrefix =
   | 'tok'
   | 'key'
   | 'inv'
+  | 'aud'
   | 'ple'
   | 'mev'
   | 'whd'

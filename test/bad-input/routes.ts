@@ -792,6 +792,7 @@ export const ROUTES: Route[] = [
   },
   { method: 'DELETE', route: '/v1/organization/members/{user_id}', path: (f) => `/v1/organization/members/${f.memberUserId}`, ok: 204 },
   { method: 'GET', route: '/v1/organization/invitations', path: () => '/v1/organization/invitations', query: true, ok: 200 },
+  { method: 'GET', route: '/v1/organization/audit-log', path: () => '/v1/organization/audit-log', query: true, ok: 200 },
   {
     method: 'POST',
     route: '/v1/organization/invitations',

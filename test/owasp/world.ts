@@ -431,6 +431,7 @@ export const ADMIN_ROUTES: RouteCase[] = [
   },
   { method: 'DELETE', route: '/v1/organization/invitations/{invitation_id}', path: (w) => `/v1/organization/invitations/${w.invitationId}`, ok: 204 },
   { method: 'GET', route: '/v1/organization/tokens', path: () => '/v1/organization/tokens', ok: 200 },
+  { method: 'GET', route: '/v1/organization/audit-log', path: () => '/v1/organization/audit-log', ok: 200 },
   { method: 'POST', route: '/v1/models', path: () => '/v1/models', body: () => ({ model: unique('model'), inputPrice: 0, outputPrice: 0 }), ok: 201 },
   { method: 'PATCH', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, body: () => ({ outputPrice: 0 }), ok: 200 },
   { method: 'DELETE', route: '/v1/models/{model_id}', path: (w) => `/v1/models/${w.modelId}`, ok: 204 },

@@ -17,6 +17,7 @@ import { createExperiment } from '../../src/features/experiments/experiments.rep
 import { createModelPrice } from '../../src/features/models/models.repo.js';
 import { createPrompt } from '../../src/features/prompts/prompts.repo.js';
 import { issuePersonalAccessToken } from '../../src/features/tokens/tokens.repo.js';
+import { recordAudit, SERVICE } from '../../src/db/audit.js';
 import { newId } from '../../src/lib/ids.js';
 import { Keyring } from '../../src/lib/keys.js';
 import { PROBLEM_BASE, PUBLIC_URL, type TestContext } from '../helpers/harness.js';
@@ -546,6 +547,51 @@ export function listEndpoints(ctx: TestContext) {
     keyOf: (item) => Date.parse(item.createdAt as string),
     idOf: (item) => item.id as string,
     filterChanges: [],
+    filterEquivalents: [],
+  });
+
+  /**
+   * The audit log's minted tokens (`action=token.created`: a principal's own sign-in is an event of its log,
+   * `session.created`, which this filter leaves out): rows written by the audit writer at the given times.
+   */
+  const auditLog = defineList({
+    name: 'audit log',
+    perUser: false,
+    adminOnly: true,
+    async fresh(p) {
+      return { principal: p ?? (await principal()), path: '/v1/organization/audit-log?action=token.created' };
+    },
+    async insert(parent, keys) {
+      const rows: Row[] = [];
+      for (const key of keys) {
+        const id = uniq('tok');
+        await recordAudit(db(), {
+          organizationId: parent.principal.organizationId,
+          actor: SERVICE,
+          action: 'token.created',
+          target: { type: 'token', id },
+          at: key,
+        });
+        const row = await db().selectFrom('audit_events').select('id').where('target_id', '=', id).executeTakeFirstOrThrow();
+        rows.push({ id: row.id, key });
+      }
+      return rows;
+    },
+    async create(parent) {
+      const minted = await created(await send('POST', '/v1/tokens', { token: parent.principal.token, body: { name: uniq('audited') } }));
+      const row = await db()
+        .selectFrom('audit_events')
+        .select(['id', 'created_at'])
+        .where('target_id', '=', minted.id as string)
+        .executeTakeFirstOrThrow();
+      return { id: row.id, key: Number(row.created_at) };
+    },
+    async remove(_parent, id) {
+      await db().deleteFrom('audit_events').where('id', '=', id).execute();
+    },
+    keyOf: (item) => Date.parse(item.createdAt as string),
+    idOf: (item) => item.id as string,
+    filterChanges: [{ from: 'from=2019-01-01T00:00:00.000Z', to: 'from=2019-01-02T00:00:00.000Z' }],
     filterEquivalents: [],
   });
 
@@ -1602,6 +1648,7 @@ export function listEndpoints(ctx: TestContext) {
       tokens,
       invitations,
       organizationTokens,
+      auditLog,
       prompts,
       versions,
       labelHistory,

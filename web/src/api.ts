@@ -49,6 +49,7 @@ import type {
   CreateMonitorInput,
   CreateProjectInput,
   CreatePromptInput,
+  AuditEvent,
   CreateTokenInput,
   CreateVersionInput,
   Invitation,
@@ -203,6 +204,7 @@ export const organization = {
   invite: (body: CreateInvitationInput) => post<Invitation>('/organization/invitations', body),
   withdrawInvitation: (invitationId: string) => del(`/organization/invitations/${seg(invitationId)}`),
   tokens: listing<OrganizationToken>('/organization/tokens'),
+  auditLog: listing<AuditEvent>('/organization/audit-log'),
 };
 
 /** A project's annotation queues, their items, and the review: claim the next item, complete or skip it. */

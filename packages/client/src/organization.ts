@@ -5,6 +5,8 @@ import type {
   BuiltinModelPriceFilters,
   CreateInvitationInput,
   CreateModelPriceInput,
+  AuditEvent,
+  AuditFilters,
   CreateTokenInput,
   Invitation,
   Me,
@@ -83,10 +85,18 @@ class OrganizationTokensResource extends Resource {
 }
 
 /** `/v1/organization`. */
+/** The organization's audit log (admins): security-relevant events, newest first. */
+class AuditLogResource extends Resource {
+  list(filters: AuditFilters = {}, options: ListOptions = {}): Paginated<AuditEvent> {
+    return this.paginate<AuditEvent>('/organization/audit-log', filters, options);
+  }
+}
+
 export class OrganizationResource extends Resource {
   readonly members = new MembersResource(this.http);
   readonly invitations = new InvitationsResource(this.http);
   readonly tokens = new OrganizationTokensResource(this.http);
+  readonly auditLog = new AuditLogResource(this.http);
   get(options: CallOptions = {}): Promise<Organization> {
     return this.read('/organization', options);
   }

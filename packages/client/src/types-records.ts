@@ -1,5 +1,6 @@
 // The wire types of organization.ts and records.ts: identity and tokens, the organization, model prices,
 // projects, runs, traces, sessions and end users, saved views (derived as types-base.ts says).
+import type { AuditEventSchema, ListAuditQuery } from '../../../src/features/audit/audit.schemas.js';
 import type { RoleSchema } from '../../../src/schemas/common.js';
 import type { MeSchema } from '../../../src/features/me/me.schemas.js';
 import type { SignInStatusSchema } from '../../../src/features/auth/auth.schemas.js';
@@ -60,6 +61,8 @@ export type UpdateMemberInput = Static<typeof UpdateMemberBody>;
 export type Invitation = Static<typeof InvitationSchema>;
 export type CreateInvitationInput = Static<typeof CreateInvitationBody>;
 export type OrganizationToken = Static<typeof OrganizationTokenSchema>;
+export type AuditEvent = Static<typeof AuditEventSchema>;
+export type AuditFilters = Omit<Static<typeof ListAuditQuery>, PageParams>;
 
 // Model prices
 export type ModelPrice = Static<typeof ModelPriceSchema>;

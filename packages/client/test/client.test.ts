@@ -32,6 +32,13 @@ describeSdk((sdk) => {
     await sdk.client.tokens.revoke(rotated.id);
     expect((await sdk.client.tokens.list().toArray()).find((t) => t.id === rotated.id)?.revokedAt).not.toBeNull();
     expect((await sdk.client.organization.tokens.list().toArray()).map((t) => t.id)).toContain(rotated.id);
+    // The audit log recorded each of them, newest first.
+    const audit = await sdk.client.organization.auditLog.list({ actorId: sdk.owner.userId }).toArray();
+    expect(audit.slice(0, 3).map((e) => [e.action, e.target.id])).toEqual([
+      ['token.revoked', rotated.id],
+      ['token.rotated', rotated.id],
+      ['token.created', minted.id],
+    ]);
 
     const org = await sdk.client.organization.get();
     expect(org).toMatchObject({ id: sdk.owner.organizationId, allowedOrigins: [] });

@@ -26,6 +26,7 @@ import * as estimatedTotals from './2026-11-29-025-estimated-totals.js';
 import * as runValues from './2026-11-30-026-run-values.js';
 import * as experimentTraffic from './2026-11-30-027-experiment-traffic.js';
 import * as tokenLimits from './2026-11-30-028-token-limits.js';
+import * as auditLog from './2026-11-30-029-audit-log.js';
 
 /** Every migration, in order. Registered explicitly so the build needs no filesystem scanning. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-30-026-run-values': runValues,
   '2026-11-30-027-experiment-traffic': experimentTraffic,
   '2026-11-30-028-token-limits': tokenLimits,
+  '2026-11-30-029-audit-log': auditLog,
 };

@@ -16,11 +16,13 @@ export async function resolveSignIn(
   now: number,
 ): Promise<{ userId: string; organizationId: string }> {
   const user = await ensureUser(db, identity.email, identity.name, now);
-  const joined = await acceptInvitations(db, user.id, user.email, now);
+  // The user acts, signing in (their session is made after).
+  const actor = { userId: user.id, credential: null };
+  const joined = await acceptInvitations(db, user.id, user.email, now, actor);
   if (joined.length > 0) return { userId: user.id, organizationId: joined[joined.length - 1]! };
   const first = await firstOrganizationOf(db, user.id);
   if (first !== undefined) return { userId: user.id, organizationId: first };
   const organizationId = await createOrganization(db, `${identity.name}'s organization`, plan, now);
-  await setMembership(db, organizationId, user.id, 'owner', now);
+  await setMembership(db, organizationId, user.id, 'owner', now, actor);
   return { userId: user.id, organizationId };
 }

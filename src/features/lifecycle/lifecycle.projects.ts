@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { recordAudit, type AuditActor } from '../../db/audit.js';
 import { deletedRow } from '../../db/rows.js';
 import type { Database } from '../../db/schema.js';
 import { problems } from '../../lib/problems.js';
@@ -12,10 +13,13 @@ import { forgetProjectWords } from '../query/index.js';
  */
 
 /** Deletes the project with everything under it, in one transaction. */
-export async function deleteProject(db: Kysely<Database>, organizationId: string, projectId: string): Promise<void> {
+export async function deleteProject(db: Kysely<Database>, organizationId: string, projectId: string, now: number, actor: AuditActor): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    const found = await trx.selectFrom('projects').select('name').where('id', '=', projectId).where('organization_id', '=', organizationId).executeTakeFirst();
     const project = trx.deleteFrom('projects').where('id', '=', projectId).where('organization_id', '=', organizationId);
     await deletedRow(project, () => problems.notFound(`Project ${projectId} does not exist.`));
+    const target = { type: 'project', id: projectId };
+    await recordAudit(trx, { organizationId, actor, action: 'project.deleted', target, details: { name: found?.name ?? null }, at: now });
     await trx.deleteFrom('run_tags').where('project_id', '=', projectId).execute();
     await trx.deleteFrom('run_values').where('project_id', '=', projectId).execute();
     await trx.deleteFrom('runs').where('project_id', '=', projectId).execute();

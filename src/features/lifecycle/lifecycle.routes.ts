@@ -1,4 +1,5 @@
 import type { App, Deps } from '../../deps.js';
+import { actorOf } from '../../db/audit.js';
 import { routeKit } from '../route-kit.js';
 import { ProjectParams } from '../../schemas/records.js';
 import { deleteProject } from './lifecycle.projects.js';
@@ -6,7 +7,7 @@ import { deleteProject } from './lifecycle.projects.js';
 const tags = ['Projects'];
 
 /** The deletions that reach across features (ARCHITECTURE.md, Tiers: surfaces). */
-export function lifecycleRoutes(app: App, { db, cursors }: Deps): void {
+export function lifecycleRoutes(app: App, { db, cursors, clock }: Deps): void {
   routeKit(app, { tags, cursors }).delete(
     '/projects/:project_id',
     {
@@ -16,6 +17,6 @@ export function lifecycleRoutes(app: App, { db, cursors }: Deps): void {
       description: 'With its runs and monitors, at once and for good.',
       params: ProjectParams,
     },
-    (request) => deleteProject(db, request.principal.organizationId, request.params.project_id),
+    (request) => deleteProject(db, request.principal.organizationId, request.params.project_id, clock.now(), actorOf(request.principal)),
   );
 }

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { audited, type AuditActor } from '../../db/audit.js';
 import { containsText } from '../../db/errors.js';
 import { deletedRow, foundRow, unlessTaken, updatedRow } from '../../db/rows.js';
 import type { Database, ModelConnectionRow } from '../../db/schema.js';
@@ -102,6 +103,7 @@ export async function createModelConnection(
   organizationId: string,
   input: CreateModelConnection,
   now: number,
+  actor: AuditActor,
 ): Promise<ModelConnectionRow> {
   const columns = await columnsOf(
     db,
@@ -135,7 +137,24 @@ export async function createModelConnection(
     updated_at: now,
     ...columns,
   };
-  await unlessTaken(db.insertInto('model_connections').values(row).execute(), () => nameTaken(input.name));
+  const event = (action: 'model_connection.created', details: Record<string, unknown>) => ({
+    organizationId,
+    actor,
+    action,
+    target: { type: 'model_connection', id: row.id },
+    details,
+    at: now,
+  });
+  await unlessTaken(
+    audited(
+      db,
+      (trx) => trx.insertInto('model_connections').values(row).execute(),
+      // Never the key or a header's value: their names at most.
+      () =>
+        event('model_connection.created', { name: row.name, baseUrl: row.base_url, model: row.model, headerNames: JSON.parse(row.header_names) as unknown }),
+    ),
+    () => nameTaken(input.name),
+  );
   return row;
 }
 
@@ -146,21 +165,41 @@ export async function updateModelConnection(
   id: string,
   patch: UpdateModelConnection,
   now: number,
+  actor: AuditActor,
 ): Promise<ModelConnectionRow> {
   const current = toModelConnection(await requireModelConnection(db, organizationId, id), now);
   const effective = { model: patch.model ?? current.model, pricing: patch.pricing !== undefined ? patch.pricing : current.pricing };
   const columns = await columnsOf(db, settings, organizationId, patch, effective, now);
-  const update = db
-    .updateTable('model_connections')
-    .set({ ...columns, updated_at: now })
-    .where('organization_id', '=', organizationId)
-    .where('id', '=', id)
-    .returningAll();
-  return updatedRow(update, { missing: () => missing(id), taken: () => nameTaken(patch.name ?? current.name) });
+  return audited(
+    db,
+    (trx) => {
+      const update = trx
+        .updateTable('model_connections')
+        .set({ ...columns, updated_at: now })
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', id)
+        .returningAll();
+      return updatedRow(update, { missing: () => missing(id), taken: () => nameTaken(patch.name ?? current.name) });
+    },
+    // Which fields changed, not their values (a new key is `apiKey`, nothing more).
+    (row) => ({
+      organizationId,
+      actor,
+      action: 'model_connection.updated',
+      target: { type: 'model_connection', id },
+      details: { name: row.name, fields: Object.keys(patch).sort() },
+      at: now,
+    }),
+  );
 }
 
-export async function deleteModelConnection(db: Kysely<Database>, organizationId: string, id: string): Promise<void> {
-  await deletedRow(db.deleteFrom('model_connections').where('organization_id', '=', organizationId).where('id', '=', id), () => missing(id));
+export async function deleteModelConnection(db: Kysely<Database>, organizationId: string, id: string, now: number, actor: AuditActor): Promise<void> {
+  const { name } = await requireModelConnection(db, organizationId, id);
+  await audited(
+    db,
+    (trx) => deletedRow(trx.deleteFrom('model_connections').where('organization_id', '=', organizationId).where('id', '=', id), () => missing(id)),
+    () => ({ organizationId, actor, action: 'model_connection.deleted', target: { type: 'model_connection', id }, details: { name }, at: now }),
+  );
 }
 
 /**

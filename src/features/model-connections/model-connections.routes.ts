@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { App, Deps } from '../../deps.js';
+import { actorOf } from '../../db/audit.js';
 import type { ModelConnectionRow } from '../../db/schema.js';
 import { problemResponses, problems } from '../../lib/problems.js';
 import { leaveWorkQueue } from '../../lib/shedding.js';
@@ -70,7 +71,7 @@ export function modelConnectionRoutes(app: App, deps: Deps): void {
       answer: 'ModelConnection',
       problems: [409],
     },
-    async (request) => wire(await createModelConnection(db, settings, request.principal.organizationId, request.body, clock.now())),
+    async (request) => wire(await createModelConnection(db, settings, request.principal.organizationId, request.body, clock.now(), actorOf(request.principal))),
   );
 
   route.get(
@@ -99,7 +100,17 @@ export function modelConnectionRoutes(app: App, deps: Deps): void {
       problems: [409],
     },
     async (request) =>
-      wire(await updateModelConnection(db, settings, request.principal.organizationId, request.params.connection_id, request.body, clock.now())),
+      wire(
+        await updateModelConnection(
+          db,
+          settings,
+          request.principal.organizationId,
+          request.params.connection_id,
+          request.body,
+          clock.now(),
+          actorOf(request.principal),
+        ),
+      ),
   );
 
   route.delete(
@@ -111,7 +122,7 @@ export function modelConnectionRoutes(app: App, deps: Deps): void {
       description: 'Evaluators that name it fail (not retried) until given another.',
       params: ModelConnectionParams,
     },
-    (request) => deleteModelConnection(db, request.principal.organizationId, request.params.connection_id),
+    (request) => deleteModelConnection(db, request.principal.organizationId, request.params.connection_id, clock.now(), actorOf(request.principal)),
   );
 
   app.post('/model-connections/:connection_id/test', {

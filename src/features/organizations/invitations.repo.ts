@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { actorOf, audited, recordAudit, type AuditActor } from '../../db/audit.js';
 import { isRole, mayAssignRole, type Role } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/tokens.js';
 import { deletedRow, unlessTaken } from '../../db/rows.js';
@@ -37,31 +38,75 @@ export async function createInvitation(db: Kysely<Database>, principal: Principa
     invited_by: principal.userId,
     created_at: now,
   };
-  await unlessTaken(db.insertInto('invitations').values(row).execute(), () => problems.conflict(`${email} has already been invited.`));
+  await unlessTaken(
+    audited(
+      db,
+      (trx) => trx.insertInto('invitations').values(row).execute(),
+      () => ({
+        organizationId: principal.organizationId,
+        actor: actorOf(principal),
+        action: 'invitation.created',
+        target: { type: 'invitation', id: row.id },
+        details: { email, role: input.role },
+        at: now,
+      }),
+    ),
+    () => problems.conflict(`${email} has already been invited.`),
+  );
   return row;
 }
 
-export async function deleteInvitation(db: Kysely<Database>, organizationId: string, invitationId: string): Promise<void> {
-  const invitation = db.deleteFrom('invitations').where('organization_id', '=', organizationId).where('id', '=', invitationId);
-  await deletedRow(invitation, () => problems.notFound(`Invitation ${invitationId} does not exist.`));
+export async function deleteInvitation(db: Kysely<Database>, principal: Principal, invitationId: string, now: number): Promise<void> {
+  const { organizationId } = principal;
+  await audited(
+    db,
+    async (trx) => {
+      const found = await trx
+        .selectFrom('invitations')
+        .select(['email', 'role'])
+        .where('organization_id', '=', organizationId)
+        .where('id', '=', invitationId)
+        .executeTakeFirst();
+      const invitation = trx.deleteFrom('invitations').where('organization_id', '=', organizationId).where('id', '=', invitationId);
+      await deletedRow(invitation, () => problems.notFound(`Invitation ${invitationId} does not exist.`));
+      return found!;
+    },
+    (found) => ({
+      organizationId,
+      actor: actorOf(principal),
+      action: 'invitation.deleted',
+      target: { type: 'invitation', id: invitationId },
+      details: { email: found.email, role: found.role },
+      at: now,
+    }),
+  );
 }
 
 /**
  * Turns a user's pending invitations into memberships with the invited roles (at sign-in or bootstrap).
  * An existing membership is left as it is. Returns the inviting organizations' ids, oldest invitation first.
  */
-export async function acceptInvitations(db: Kysely<Database>, userId: string, email: string, now: number): Promise<string[]> {
+export async function acceptInvitations(db: Kysely<Database>, userId: string, email: string, now: number, actor: AuditActor): Promise<string[]> {
   const invitations = await db.selectFrom('invitations').selectAll().where('email', '=', normalizeEmail(email)).orderBy('created_at').orderBy('id').execute();
   const joined: string[] = [];
   for (const invitation of invitations) {
     if (!isRole(invitation.role)) continue;
     await db.transaction().execute(async (trx) => {
-      await trx
+      const added = await trx
         .insertInto('memberships')
         .values({ organization_id: invitation.organization_id, user_id: userId, role: invitation.role, created_at: now })
         .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doNothing())
-        .execute();
+        .executeTakeFirst();
       await trx.deleteFrom('invitations').where('id', '=', invitation.id).execute();
+      if (Number(added.numInsertedOrUpdatedRows ?? 0n) > 0)
+        await recordAudit(trx, {
+          organizationId: invitation.organization_id,
+          actor,
+          action: 'member.added',
+          target: { type: 'user', id: userId },
+          details: { role: invitation.role, invitationId: invitation.id },
+          at: now,
+        });
     });
     joined.push(invitation.organization_id);
   }

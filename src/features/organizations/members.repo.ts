@@ -1,3 +1,4 @@
+import { actorOf, recordAudit } from '../../db/audit.js';
 import type { Kysely, Transaction } from 'kysely';
 import { can, isRole, mayAssignRole, type Role } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/tokens.js';
@@ -90,7 +91,7 @@ function assertMayTouch(actorRole: Role, currentRole: string, newRole: string | 
   }
 }
 
-export async function changeRole(db: Kysely<Database>, dialect: Dialect, principal: Principal, userId: string, role: Role): Promise<MemberRow> {
+export async function changeRole(db: Kysely<Database>, dialect: Dialect, principal: Principal, userId: string, role: Role, now: number): Promise<MemberRow> {
   await db.transaction().execute(async (trx) => {
     const actorRole = await lockOrganization(trx, dialect, principal);
     const member = await memberForUpdate(trx, dialect, principal.organizationId, userId);
@@ -99,6 +100,15 @@ export async function changeRole(db: Kysely<Database>, dialect: Dialect, princip
       throw problems.conflict('The organization must keep at least one owner.');
     }
     await trx.updateTable('memberships').set({ role }).where('organization_id', '=', principal.organizationId).where('user_id', '=', userId).execute();
+    if (member.role !== role)
+      await recordAudit(trx, {
+        organizationId: principal.organizationId,
+        actor: actorOf(principal),
+        action: 'member.role_changed',
+        target: { type: 'user', id: userId },
+        details: { from: member.role, to: role },
+        at: now,
+      });
   });
   const [row] = await membersOf(db, principal.organizationId).where('m.user_id', '=', userId).execute();
   if (!row) throw problems.notFound(`User ${userId} is not a member of this organization.`);
@@ -114,13 +124,21 @@ export async function removeMember(db: Kysely<Database>, dialect: Dialect, princ
     if (member.role === 'owner' && (await otherOwners(trx, dialect, principal.organizationId, userId)) === 0) {
       throw problems.conflict('The organization must keep at least one owner.');
     }
-    await trx
+    const revoked = await trx
       .updateTable('personal_access_tokens')
       .set({ revoked_at: now, revoked_reason: 'removed' })
       .where('organization_id', '=', principal.organizationId)
       .where('user_id', '=', userId)
       .where('revoked_at', 'is', null)
-      .execute();
+      .executeTakeFirst();
     await trx.deleteFrom('memberships').where('organization_id', '=', principal.organizationId).where('user_id', '=', userId).execute();
+    await recordAudit(trx, {
+      organizationId: principal.organizationId,
+      actor: actorOf(principal),
+      action: 'member.removed',
+      target: { type: 'user', id: userId },
+      details: { role: member.role, tokensRevoked: Number(revoked.numUpdatedRows) },
+      at: now,
+    });
   });
 }

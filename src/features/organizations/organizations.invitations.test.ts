@@ -110,14 +110,14 @@ describeOrganization((ctx, { db, team, collect, members, roleOf, invite, invitat
     const now = Date.now();
     const user = await ensureUser(db(), address, 'Invitee', now);
     await setMembership(db(), c.owner.organizationId, user.id, 'member', now); // already in c: left as it is
-    await acceptInvitations(db(), user.id, address.toUpperCase(), now);
+    await acceptInvitations(db(), user.id, address.toUpperCase(), now, { userId: user.id, credential: null });
 
     expect(await roleOf(a.viewer, user.id)).toBe('owner');
     expect(await roleOf(b.viewer, user.id)).toBe('viewer');
     expect(await roleOf(c.viewer, user.id)).toBe('member');
     for (const t of [a, b, c]) expect(await invitations(t.owner)).toEqual([]);
     // Accepting again is harmless.
-    await acceptInvitations(db(), user.id, address, Date.now());
+    await acceptInvitations(db(), user.id, address, Date.now(), { userId: user.id, credential: null });
     expect(await roleOf(a.viewer, user.id)).toBe('owner');
   });
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { recordAudit, type AuditActor } from '../../db/audit.js';
 import type { Role } from '../../auth/permissions.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import { unlessTaken } from '../../db/rows.js';
@@ -39,14 +40,26 @@ export async function updateOrganization(
   org: OrganizationRow,
   changes: { name?: string | undefined; allowedOrigins?: string[] | undefined },
   now: number,
+  actor: AuditActor,
 ): Promise<void> {
   const { name, allowedOrigins } = changes;
   await db.transaction().execute(async (trx) => {
-    if (allowedOrigins !== undefined) await replaceOriginsIn(trx, org.id, org.plan, allowedOrigins, now);
+    const details: Record<string, unknown> = {};
+    if (allowedOrigins !== undefined) {
+      const before = (await trx.selectFrom('organization_origins').select('origin').where('organization_id', '=', org.id).execute()).map((row) => row.origin);
+      await replaceOriginsIn(trx, org.id, org.plan, allowedOrigins, now);
+      const after = (await trx.selectFrom('organization_origins').select('origin').where('organization_id', '=', org.id).execute()).map((row) => row.origin);
+      const added = after.filter((origin) => !before.includes(origin));
+      const removed = before.filter((origin) => !after.includes(origin));
+      if (added.length > 0 || removed.length > 0) details.allowedOrigins = { added, removed };
+    }
     if (name !== undefined && name !== org.name) {
       const renamed = trx.updateTable('organizations').set({ name }).where('id', '=', org.id).execute();
       await unlessTaken(renamed, () => problems.conflict(`The name "${name}" is taken.`));
+      details.name = { from: org.name, to: name };
     }
+    if (Object.keys(details).length > 0)
+      await recordAudit(trx, { organizationId: org.id, actor, action: 'organization.updated', target: { type: 'organization', id: org.id }, details, at: now });
   });
 }
 
@@ -89,11 +102,29 @@ export async function ensureUser(db: Kysely<Database>, email: string, name: stri
   return db.selectFrom('users').selectAll().where('email', '=', normalized).executeTakeFirstOrThrow();
 }
 
-/** Sets (inserting or updating) the user's role in the organization. */
-export async function setMembership(db: Kysely<Database>, organizationId: string, userId: string, role: Role, now: number): Promise<void> {
-  await db
-    .insertInto('memberships')
-    .values({ organization_id: organizationId, user_id: userId, role, created_at: now })
-    .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet({ role }))
-    .execute();
+/**
+ * Sets (inserting or updating) the user's role in the organization. With an `actor` (the bootstrap command, a
+ * first sign-in), the audit log's `member.added` or `member.role_changed` is written in the same transaction.
+ */
+export async function setMembership(db: Kysely<Database>, organizationId: string, userId: string, role: Role, now: number, actor?: AuditActor): Promise<void> {
+  const upsert = (trx: Kysely<Database>) =>
+    trx
+      .insertInto('memberships')
+      .values({ organization_id: organizationId, user_id: userId, role, created_at: now })
+      .onConflict((oc) => oc.columns(['organization_id', 'user_id']).doUpdateSet({ role }))
+      .execute();
+  if (actor === undefined) return void (await upsert(db));
+  await db.transaction().execute(async (trx) => {
+    const before = await trx
+      .selectFrom('memberships')
+      .select('role')
+      .where('organization_id', '=', organizationId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    await upsert(trx);
+    if (before?.role === role) return;
+    const target = { type: 'user', id: userId };
+    if (before === undefined) await recordAudit(trx, { organizationId, actor, action: 'member.added', target, details: { role }, at: now });
+    else await recordAudit(trx, { organizationId, actor, action: 'member.role_changed', target, details: { from: before.role, to: role }, at: now });
+  });
 }

@@ -1,4 +1,5 @@
 import type { App, Deps } from '../../deps.js';
+import { actorOf } from '../../db/audit.js';
 import { problems } from '../../lib/problems.js';
 import { organizationList } from '../page-route.js';
 import { routeKit } from '../route-kit.js';
@@ -59,7 +60,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
       const { organizationId } = request.principal;
       const org = await getOrganization(db, organizationId);
       if (!org) throw problems.notFound('Organization not found.');
-      await updateOrganization(db, org, request.body, clock.now());
+      await updateOrganization(db, org, request.body, clock.now(), actorOf(request.principal));
       return detail(organizationId);
     },
   );
@@ -84,7 +85,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
       answer: MemberSchema,
       problems: [409],
     },
-    async (request) => toMember(await changeRole(db, dialect, request.principal, request.params.user_id, request.body.role)),
+    async (request) => toMember(await changeRole(db, dialect, request.principal, request.params.user_id, request.body.role, clock.now())),
   );
 
   route.delete(
@@ -132,7 +133,7 @@ export function organizationRoutes(app: App, { db, dialect, clock, cursors }: De
       params: InvitationParams,
       outcome: 'Withdrawn',
     },
-    (request) => deleteInvitation(db, request.principal.organizationId, request.params.invitation_id),
+    (request) => deleteInvitation(db, request.principal, request.params.invitation_id, clock.now()),
   );
 
   route.page(

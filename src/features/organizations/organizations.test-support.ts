@@ -8,7 +8,7 @@ import { expectValidation } from '../../../test/helpers/problems.js';
 
 export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 export const ROLES: Role[] = ['owner', 'admin', 'member', 'viewer'];
-export const TOKEN_FIELDS = ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'revokedAt', 'userId'];
+export const TOKEN_FIELDS = ['createdAt', 'expiresAt', 'id', 'lastUsedAt', 'name', 'projectIds', 'revokedAt', 'scopes', 'userId'];
 
 let sequence = 0;
 export const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now().toString(36)}-${(sequence++).toString(36)}`;

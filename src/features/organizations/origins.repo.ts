@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.js';
 import type { OriginAllowList } from '../../lib/cors.js';
 import { problems } from '../../lib/problems.js';
 import { originFault, originQuota, validateOrigins } from './origins.js';
+import { audited, cliActor } from '../../db/audit.js';
 
 export async function listOrigins(db: Kysely<Database>, organizationId: string): Promise<string[]> {
   const rows = await db.selectFrom('organization_origins').select('origin').where('organization_id', '=', organizationId).orderBy('origin').execute();
@@ -47,11 +48,23 @@ export async function replaceOriginsIn(trx: Transaction<Database>, organizationI
 export async function addOperatorOrigin(db: Kysely<Database>, organizationId: string, origin: string, now: number): Promise<void> {
   const fault = originFault(origin);
   if (fault) throw problems.validation([{ parameter: 'origin', detail: fault }]);
-  await db
-    .insertInto('organization_origins')
-    .values({ organization_id: organizationId, origin, source: 'operator', created_at: now })
-    .onConflict((oc) => oc.columns(['organization_id', 'origin']).doUpdateSet({ source: 'operator' }))
-    .execute();
+  await audited(
+    db,
+    (trx) =>
+      trx
+        .insertInto('organization_origins')
+        .values({ organization_id: organizationId, origin, source: 'operator', created_at: now })
+        .onConflict((oc) => oc.columns(['organization_id', 'origin']).doUpdateSet({ source: 'operator' }))
+        .execute(),
+    () => ({
+      organizationId,
+      actor: cliActor(null),
+      action: 'organization.updated',
+      target: { type: 'organization', id: organizationId },
+      details: { allowedOrigins: { added: [origin], removed: [], by: 'operator' } },
+      at: now,
+    }),
+  );
 }
 
 /** True when some organization allows the origin (preflight requests are not authenticated). */

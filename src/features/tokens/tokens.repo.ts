@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { covers, type Grant, type Scope } from '../../auth/permissions.js';
+import { actorOf, audited, recordAudit, type AuditActor } from '../../db/audit.js';
 import { tokenLimits } from '../../auth/token-limits.js';
 import type { TokenService } from '../../auth/tokens.js';
 import { hashToken, revokeFamily } from '../../auth/tokens.js';
@@ -40,13 +41,47 @@ function assertCovers(principal: Grant, row: TokenRow, action: string): void {
  */
 const originalLifetimeMs = (row: TokenRow): number => Math.ceil((row.expires_at - row.created_at) / 1000) * 1000;
 
-/** Mints a personal access token: stores its id and hash, returns the row and the string (shown once). */
+/** What a token is minted with. */
+interface TokenInput {
+  organizationId: string;
+  userId: string;
+  name: string;
+  expiresInDays?: number;
+  lifetimeMs?: number;
+  familyId?: string | null;
+  limits?: TokenLimits;
+}
+
+/**
+ * Mints a personal access token: stores its id and hash, returns the row and the string (shown once). With
+ * an `actor`, the audit log's `token.created` is written in the same transaction.
+ */
 export async function issuePersonalAccessToken(
   db: Kysely<Database>,
   tokens: TokenService,
-  input: { organizationId: string; userId: string; name: string; expiresInDays?: number; lifetimeMs?: number; familyId?: string | null; limits?: TokenLimits },
+  input: TokenInput & { actor?: AuditActor },
   now: number,
 ): Promise<{ row: TokenRow; token: string }> {
+  const { actor } = input;
+  if (actor === undefined) return insertToken(db, tokens, input, now);
+  return audited(
+    db,
+    (trx) => insertToken(trx, tokens, input, now),
+    ({ row }) => ({
+      organizationId: row.organization_id,
+      actor,
+      action: 'token.created',
+      target: { type: 'token', id: row.id },
+      details: tokenDetails(row),
+      at: now,
+    }),
+  );
+}
+
+/** What the audit log says of a token: never its string or hash. */
+const tokenDetails = (row: TokenRow) => ({ name: row.name, userId: row.user_id, expiresAt: toIso(row.expires_at), ...tokenLimits.of(row) });
+
+async function insertToken(db: Kysely<Database>, tokens: TokenService, input: TokenInput, now: number): Promise<{ row: TokenRow; token: string }> {
   const id = newId('tok', now);
   const expiresAt = now + (input.lifetimeMs ?? (input.expiresInDays ?? 90) * DAY_MS);
   const token = await tokens.sign('personal_access_token', { sub: input.userId, org: input.organizationId, jti: id, iat: now, exp: expiresAt });
@@ -66,6 +101,17 @@ export async function issuePersonalAccessToken(
   };
   await db.insertInto('personal_access_tokens').values(row).execute();
   return { row, token };
+}
+
+/** Which of `ids` are projects of the organization (what a token may be narrowed to). */
+export async function projectsOfOrganization(db: Kysely<Database>, organizationId: string, ids: readonly string[]): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('projects')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Set(rows.map((row) => row.id));
 }
 
 /** The organization's tokens, newest first; with `userId`, only that member's. */
@@ -91,6 +137,7 @@ export async function revokeToken(
   tokenId: string,
   onlyOwn: (Grant & { userId: string }) | null,
   now: number,
+  actor: AuditActor,
 ): Promise<void> {
   let query = db.selectFrom('personal_access_tokens').selectAll().where('id', '=', tokenId).where('organization_id', '=', organizationId);
   if (onlyOwn !== null) query = query.where('user_id', '=', onlyOwn.userId);
@@ -99,12 +146,20 @@ export async function revokeToken(
   if (onlyOwn !== null) assertCovers(onlyOwn, row, 'revoke');
   if (row.revoked_at === null || row.revoked_at > now) {
     // Also ends a rotation grace at once (a rotated-away token keeps its 'rotated' reason for reuse detection).
-    await db
-      .updateTable('personal_access_tokens')
-      .set((eb) => ({ revoked_at: now, revoked_reason: eb.fn.coalesce('revoked_reason', eb.val('revoked')) }))
-      .where('id', '=', tokenId)
-      .where((eb) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>', now)]))
-      .execute();
+    await audited(
+      db,
+      (trx) =>
+        trx
+          .updateTable('personal_access_tokens')
+          .set((eb) => ({ revoked_at: now, revoked_reason: eb.fn.coalesce('revoked_reason', eb.val('revoked')) }))
+          .where('id', '=', tokenId)
+          .where((eb) => eb.or([eb('revoked_at', 'is', null), eb('revoked_at', '>', now)]))
+          .executeTakeFirst(),
+      (updated) =>
+        Number(updated.numUpdatedRows) === 0
+          ? null
+          : { organizationId, actor, action: 'token.revoked', target: { type: 'token', id: tokenId }, details: tokenDetails(row), at: now },
+    );
   }
 }
 
@@ -116,7 +171,7 @@ export async function revokeToken(
 export async function rotateToken(
   db: Kysely<Database>,
   tokens: TokenService,
-  principal: Grant & { organizationId: string; userId: string },
+  principal: Grant & { organizationId: string; userId: string; credential: { kind: 'personal_access_token' | 'session'; id: string } },
   tokenId: string,
   now: number,
   graceMs: number,
@@ -131,22 +186,40 @@ export async function rotateToken(
   if (!row) throw problems.notFound(`Token ${tokenId} does not exist.`);
   assertCovers(principal, row, 'rotate');
   const familyId = row.family_id ?? row.id;
+  const actor = actorOf(principal);
   const reuse = async () => {
-    await revokeFamily(db, familyId, now);
+    await revokeFamily(db, familyId, now, { organizationId: row.organization_id, actor, usedTokenId: tokenId });
     return problems.unauthorized('token_revoked', 'This token was already rotated or revoked; every token rotated from the same original has been revoked.');
   };
   if (row.revoked_at !== null || row.expires_at <= now) throw await reuse();
-  const claimed = await db
-    .updateTable('personal_access_tokens')
-    .set({ revoked_at: now + graceMs, revoked_reason: 'rotated', family_id: familyId })
-    .where('id', '=', tokenId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(claimed.numUpdatedRows) !== 1) throw await reuse(); // a concurrent rotation won
-  return issuePersonalAccessToken(
-    db,
-    tokens,
-    { organizationId: row.organization_id, userId: row.user_id, name: row.name, lifetimeMs: originalLifetimeMs(row), familyId, limits: tokenLimits.of(row) },
-    now,
-  );
+  // The old token's revocation, the new token and the audit log's event: one transaction.
+  const rotated = await db.transaction().execute(async (trx) => {
+    const claimed = await trx
+      .updateTable('personal_access_tokens')
+      .set({ revoked_at: now + graceMs, revoked_reason: 'rotated', family_id: familyId })
+      .where('id', '=', tokenId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(claimed.numUpdatedRows) !== 1) return null; // a concurrent rotation won
+    const input = {
+      organizationId: row.organization_id,
+      userId: row.user_id,
+      name: row.name,
+      lifetimeMs: originalLifetimeMs(row),
+      familyId,
+      limits: tokenLimits.of(row),
+    };
+    const issued = await insertToken(trx, tokens, input, now);
+    await recordAudit(trx, {
+      organizationId: row.organization_id,
+      actor,
+      action: 'token.rotated',
+      target: { type: 'token', id: issued.row.id },
+      details: { ...tokenDetails(issued.row), rotatedFrom: tokenId },
+      at: now,
+    });
+    return issued;
+  });
+  if (rotated === null) throw await reuse();
+  return rotated;
 }

@@ -1,11 +1,12 @@
 import { allows, assertCan, SCOPES, type Scope } from '../../auth/permissions.js';
+import { actorOf } from '../../db/audit.js';
 import type { Principal } from '../../auth/tokens.js';
 import type { Database } from '../../db/schema.js';
 import type { Kysely } from 'kysely';
 import type { App, Deps } from '../../deps.js';
 import { routeKit } from '../route-kit.js';
 import { problems } from '../../lib/problems.js';
-import { issuePersonalAccessToken, listTokens, revokeToken, rotateToken, toTokenRecord, type TokenLimits } from './tokens.repo.js';
+import { issuePersonalAccessToken, listTokens, projectsOfOrganization, revokeToken, rotateToken, toTokenRecord, type TokenLimits } from './tokens.repo.js';
 import { createTokenBody, NewTokenSchema, TokenPage, TokenParams } from './tokens.schemas.js';
 
 const tags = ['Tokens'];
@@ -51,7 +52,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
       }
       const { organizationId, userId } = request.principal;
       const limits = await requestedLimits(db, request.principal, request.body);
-      const input = { organizationId, userId, name: request.body.name, expiresInDays: days, limits };
+      const input = { organizationId, userId, name: request.body.name, expiresInDays: days, limits, actor: actorOf(request.principal) };
       const { row, token } = await issuePersonalAccessToken(db, tokens, input, clock.now());
       return { ...toTokenRecord(row), token };
     },
@@ -94,7 +95,7 @@ export function tokenRoutes(app: App, { db, clock, cursors, tokens, config }: De
       const { principal } = request;
       // Any token of the organization: an admin's credential, unless narrowed to projects (its reach is theirs alone).
       const anyToken = allows(principal, 'tokens:admin') && principal.projects === undefined;
-      return revokeToken(db, principal.organizationId, request.params.token_id, anyToken ? null : principal, clock.now());
+      return revokeToken(db, principal.organizationId, request.params.token_id, anyToken ? null : principal, clock.now(), actorOf(principal));
     },
   );
 }
@@ -117,16 +118,7 @@ async function requestedLimits(
   }
   let projectIds: string[] | null = principal.projects === undefined ? null : [...principal.projects].sort();
   if (body.projectIds !== undefined) {
-    const found = new Set(
-      (
-        await db
-          .selectFrom('projects')
-          .select('id')
-          .where('organization_id', '=', principal.organizationId)
-          .where('id', 'in', [...body.projectIds])
-          .execute()
-      ).map((row) => row.id),
-    );
+    const found = await projectsOfOrganization(db, principal.organizationId, body.projectIds);
     const faults = body.projectIds.flatMap((id, i) =>
       found.has(id) && (principal.projects === undefined || principal.projects.has(id))
         ? []

@@ -3,6 +3,7 @@ import { PageHeader, Panel } from '../components/ui.js';
 import { organization } from '../api.js';
 import { useDocumentTitle, useList } from '../hooks.js';
 import { useSession } from '../session.js';
+import { AuditLogPanel } from './settings/audit-log.js';
 import { InvitationsPanel } from './settings/invitations.js';
 import { ModelConnectionsPanel } from './settings/model-connections.js';
 import { MembersPanel } from './settings/members.js';
@@ -19,7 +20,7 @@ function Section({ id, title, children }: { id: string; title: string; children:
 }
 
 /**
- * Settings: API tokens, members, invitations, allowed origins, score configs and (for admins) model connections, as stacked sections with an in-page
+ * Settings: API tokens, members, invitations, allowed origins, score configs and (for admins) model connections and the audit log, as stacked sections with an in-page
  * table of contents. Actions a role may not take are hidden using the server's permission table
  * (`can`); the server still decides, and its refusals are shown as the problems it sends.
  */
@@ -35,6 +36,7 @@ export function SettingsPage(props: Record<string, string>) {
     { id: 'origins', title: 'Allowed origins' },
     { id: 'score-configs', title: 'Score configs' },
     ...(can('quality:admin') ? [{ id: 'model-connections', title: 'Model connections' }] : []),
+    ...(can('organization:admin') ? [{ id: 'audit-log', title: 'Audit log' }] : []),
   ];
   return (
     <>
@@ -73,6 +75,11 @@ export function SettingsPage(props: Record<string, string>) {
       {can('quality:admin') && (
         <Section id="model-connections" title="Model connections">
           <ModelConnectionsPanel />
+        </Section>
+      )}
+      {can('organization:admin') && (
+        <Section id="audit-log" title="Audit log">
+          <AuditLogPanel members={members.items} />
         </Section>
       )}
     </>
