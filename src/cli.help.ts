@@ -30,11 +30,14 @@ Starts the API server on HOST:PORT (default 0.0.0.0:8080) against DATABASE_URL
 
 Applies every pending migration to DATABASE_URL and exits. Safe to run from several hosts at once.`,
   token: `Usage: sightline token create --email <email> --org <name> --role <role> [--name <token name>] [--expires-in-days <days>]
+                             [--scopes <scope,...>] [--projects <project id,...>]
 
 Creates the organization (by name) and the user (by email) if missing, sets the user's role there
 (${ROLES.join(', ')}), mints a personal access token and prints it alone on the last line of stdout.
 A new organization gets the default plan (SIGHTLINE_DEFAULT_PLAN). The user also joins every
-organization that invited their email, with the invited role.`,
+organization that invited their email, with the invited role. --scopes and --projects narrow the token
+(for an exporter: --scopes runs:write --projects prj_...): scopes the role grants, projects of the
+organization.`,
   org: `Usage: sightline org allow-origin <organization name or id> <origin>
 
 Allow-lists an exact origin (https://host[:port], or http://localhost:<port>) for the organization,

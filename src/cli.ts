@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { isRole, ROLES } from './auth/permissions.js';
+import { can, isRole, isScope, ROLES, SCOPES, type Role } from './auth/permissions.js';
 import { TokenService } from './auth/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
 import { migrateToLatest, openStorage } from './db/index.js';
@@ -14,7 +14,7 @@ import {
   originFault,
   setMembership,
 } from './features/organizations/index.js';
-import { issuePersonalAccessToken } from './features/tokens/index.js';
+import { issuePersonalAccessToken, projectsOfOrganization } from './features/tokens/index.js';
 import { systemClock } from './lib/clock.js';
 import { Keyring } from './lib/keys.js';
 import { openApiDocument } from './openapi.js';
@@ -104,6 +104,8 @@ async function tokenCreate(argv: string[]): Promise<void> {
       role: { type: 'string' },
       name: { type: 'string' },
       'expires-in-days': { type: 'string' },
+      scopes: { type: 'string' },
+      projects: { type: 'string' },
       help: { type: 'boolean' },
     },
     strict: true,
@@ -122,6 +124,16 @@ async function tokenCreate(argv: string[]): Promise<void> {
   if (!Number.isInteger(days) || days < config.patMinDays || days > config.patMaxDays) {
     throw new UsageError(`--expires-in-days must be an integer between ${config.patMinDays} and ${config.patMaxDays}`);
   }
+  // A scoped token (docs/tokens-and-access.md, Scoped tokens): scopes the role grants, projects of the organization.
+  const list = (text: string | undefined) => (text === undefined ? null : [...new Set(text.split(',').map((item) => item.trim()))].filter(Boolean));
+  const scopes = list(values.scopes);
+  if (scopes !== null) {
+    const refused = scopes.filter((scope) => !isScope(scope) || !can(values.role as Role, scope));
+    if (scopes.length === 0 || refused.length > 0)
+      throw new UsageError(`--scopes must name scopes the role ${values.role} grants: ${refused.join(', ') || '(none given)'}`);
+  }
+  const projectIds = list(values.projects);
+  if (projectIds !== null && projectIds.length === 0) throw new UsageError('--projects must name project ids');
   const storage = await openStorage(config);
   try {
     await migrateToLatest(storage.db);
@@ -135,10 +147,16 @@ async function tokenCreate(argv: string[]): Promise<void> {
     // Like a first sign-in: pending invitations become memberships (the role given here wins for --org).
     await acceptInvitations(storage.db, user.id, user.email, now, cliActor(user.id));
     await setMembership(storage.db, org.id, user.id, values.role, now, cliActor(user.id));
+    if (projectIds !== null) {
+      const found = await projectsOfOrganization(storage.db, org.id, projectIds);
+      const missing = projectIds.filter((id) => !found.has(id));
+      if (missing.length > 0) throw new UsageError(`--projects: no project ${missing.join(', ')} in ${org.name}`);
+    }
+    const limits = { scopes: scopes === null ? null : SCOPES.filter((scope) => scopes.includes(scope)), projectIds };
     const { row, token } = await issuePersonalAccessToken(
       storage.db,
       tokens,
-      { organizationId: org.id, userId: user.id, name: values.name ?? 'cli', expiresInDays: days, actor: cliActor(user.id) },
+      { organizationId: org.id, userId: user.id, name: values.name ?? 'cli', expiresInDays: days, limits, actor: cliActor(user.id) },
       now,
     );
     console.log(`organization ${org.id} (${org.name}); user ${user.id} (${user.email}) is ${values.role}`);

@@ -29,3 +29,36 @@ describeOrganization((_ctx, { db, team, getOrg, patchOrg, setPlan, cli }) => {
     expect(org.plan).toBe('free');
   });
 });
+
+/** `token create --scopes --projects`: a scoped token for an exporter, bootstrapped; the audit log says who made it. */
+describeOrganization((ctx, { team, cli }) => {
+  it('sightline token create --scopes runs:write --projects <id> mints a narrowed token; scopes beyond the role or unknown projects are refused', async () => {
+    const t = await team();
+    const project = await ctx.make.project(t.owner.organizationId);
+    const { name } = (await ctx.request('GET', '/v1/organization', { token: t.owner.token })).json() as { name: string };
+    const who = email('exporter');
+    const run = await cli(['token', 'create', '--email', who, '--org', name, '--role', 'member', '--scopes', 'runs:write', '--projects', project.id]);
+    expect(run.code, run.err.join('\n')).toBe(0);
+    const token = run.out.at(-1)!;
+    const me = await ctx.request('GET', '/v1/me', { token });
+    expect(me.json()).toMatchObject({ role: 'member', scopes: ['runs:write'], token: { scopes: ['runs:write'], projectIds: [project.id] } });
+    expect((await ctx.request('GET', `/v1/projects/${project.id}/runs`, { token })).statusCode).toBe(403);
+
+    for (const args of [
+      ['--scopes', 'tokens:admin'],
+      ['--scopes', 'runs:nope'],
+      ['--scopes', ','],
+      ['--projects', 'prj_00000000000000000000000000'],
+    ]) {
+      const refused = await cli(['token', 'create', '--email', who, '--org', name, '--role', 'member', ...args]);
+      expect(refused.code, args.join(' ')).not.toBe(0);
+    }
+    const audit = (await ctx.request('GET', '/v1/organization/audit-log?action=token.created', { token: t.owner.token })).json().items as {
+      actor: unknown;
+      target: { id: string };
+      details: Record<string, unknown>;
+    }[];
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ actor: { credential: { kind: 'cli', id: null } }, details: { scopes: ['runs:write'], projectIds: [project.id] } });
+  });
+});
