@@ -20,7 +20,11 @@ export const queryClient = new QueryClient({
     },
   },
 });
-setChangeHandler(() => queryClient.removeQueries({ type: 'inactive' }));
+setChangeHandler(() => {
+  queryClient.removeQueries({ type: 'inactive' });
+  // Every change the dashboard makes may be an event of the audit log: shown, it is read again.
+  void queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] === 'list' && String(query.queryKey[1]).endsWith('/organization/audit-log') });
+});
 
 /**
  * Runs an async loader, cached under its key (a key names one thing in the whole dashboard: `run:<project>/<id>`),
