@@ -630,7 +630,9 @@ browserSuite('debugging traces in a real browser (chromium + playwright-core)', 
   step('reads the session as its conversation, turn by turn, and lists the sessions', async () => {
     await ui.page.goto(`/projects/${ui.projectId}/sessions/conv-1`);
     const turns = ui.page.getByRole('list', { name: 'The conversation, turn by turn' });
+    // Each turn's messages are read when it comes into view: both, on a busy machine, in their time.
     await turns.getByText('Your refund was issued on Monday.').waitFor();
+    await turns.getByText('Yes, I split the invoice in two.').waitFor();
     await expect(turns.textContent()).resolves.toMatch(
       /Turn 1.*Where is my refund for order 42\?.*Your refund was issued on Monday\..*Turn 2.*Can you split the invoice\?.*Yes, I split the invoice in two\./s,
     );
