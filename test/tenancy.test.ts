@@ -652,6 +652,12 @@ describeEachDialect('tenancy and roles', (ctx: TestContext) => {
     const experiments = await ctx.request('GET', '/v1/experiments?limit=100', { token: outsider.token });
     expect(experiments.statusCode).toBe(200);
     expect(experiments.json().items).toEqual([]);
+    // The audit log: the world's events (its model connection created, say) are its organization's alone.
+    const own = await ctx.request('GET', '/v1/organization/audit-log?limit=100', { token: w.owner.token });
+    expect(own.json().items.map((e: { action: string }) => e.action)).toContain('model_connection.created');
+    const audit = await ctx.request('GET', '/v1/organization/audit-log?limit=100', { token: outsider.token });
+    expect(audit.statusCode).toBe(200);
+    expect(audit.json().items).toEqual([]);
   });
 
   for (const r of WRITE_ROUTES) {
