@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { can, isRole, isScope, ROLES, SCOPES, type Role } from './auth/permissions.js';
+import { can, inTableOrder, isRole, isScope, ROLES, type Role, type Scope } from './auth/permissions.js';
 import { TokenService } from './auth/tokens.js';
 import { ConfigError, loadConfig } from './config.js';
 import { migrateToLatest, openStorage } from './db/index.js';
@@ -152,7 +152,7 @@ async function tokenCreate(argv: string[]): Promise<void> {
       const missing = projectIds.filter((id) => !found.has(id));
       if (missing.length > 0) throw new UsageError(`--projects: no project ${missing.join(', ')} in ${org.name}`);
     }
-    const limits = { scopes: scopes === null ? null : SCOPES.filter((scope) => scopes.includes(scope)), projectIds };
+    const limits = { scopes: scopes === null ? null : inTableOrder(scopes as Scope[]), projectIds };
     const { row, token } = await issuePersonalAccessToken(
       storage.db,
       tokens,

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CorsPolicy } from '../lib/cors.js';
 import { Problem, problems } from '../lib/problems.js';
 import { enforce, type RateLimiter } from '../lib/rate-limit.js';
-import { assertCan, type Scope } from './permissions.js';
+import { assertCan, reaches, type Scope } from './permissions.js';
 import type { SessionService } from './sessions.js';
 import type { Principal, TokenService } from './tokens.js';
 
@@ -212,7 +212,7 @@ export function accessHook(options: AccessOptions) {
     // Closed when undeclared, though the /v1 plugin registers no such route.
     if (scope === undefined) throw new Error(`${request.method} ${request.routeOptions.url} declares no scope.`);
     if (scope !== 'self') assertCan(principal, scope);
-    if (principal.projects !== undefined) assertReaches(request, principal.projects, scope);
+    if (principal.projects !== undefined) assertReaches(request, principal, scope);
   };
 
   /** The caller (a rejected promise if refused): by the Authorization header, or without one by the dashboard's session cookie. */
@@ -238,15 +238,16 @@ export function accessHook(options: AccessOptions) {
  * that does not exist (a narrowed token learns nothing of the others); a route without one must serve
  * such a token (`config.projects`) or be its caller's own (`self`), else a 403.
  */
-function assertReaches(request: FastifyRequest, projects: ReadonlySet<string>, scope: RouteScope): void {
+function assertReaches(request: FastifyRequest, principal: Principal, scope: RouteScope): void {
   const projectId = (request.params as { project_id?: unknown } | undefined)?.project_id;
   if (typeof projectId === 'string') {
-    if (!projects.has(projectId)) throw problems.notFound(`Project ${projectId} does not exist.`);
+    if (!reaches(principal, projectId)) throw problems.notFound(`Project ${projectId} does not exist.`);
     return;
   }
   if (scope === 'self' || request.routeOptions.config.projects !== undefined) return;
+  const count = principal.projects?.size ?? 0;
   throw problems.forbidden(
-    `This token is limited to ${projects.size === 1 ? 'one project' : `${projects.size} projects`}: it reaches their routes, not organization-wide ones.`,
+    `This token is limited to ${count === 1 ? 'one project' : `${count} projects`}: it reaches their routes, not organization-wide ones.`,
   );
 }
 

@@ -26,6 +26,20 @@ export function allowedScopes(grant: Grant): Scope[] {
   return SCOPES.filter((scope) => allows(grant, scope));
 }
 
+/** Scopes in the permission table's order (how a token's scopes are stored and shown). */
+export function inTableOrder(scopes: ReadonlySet<Scope> | readonly Scope[]): Scope[] {
+  const set: ReadonlySet<Scope> = scopes instanceof Set ? scopes : new Set(scopes);
+  return SCOPES.filter((scope) => set.has(scope));
+}
+
+/** What a grant's token is narrowed to, as a token's record shows it (null: not narrowed), its projects sorted. */
+export function grantLimits(grant: Grant): { scopes: Scope[] | null; projectIds: string[] | null } {
+  return {
+    scopes: grant.scopes === undefined ? null : inTableOrder(grant.scopes),
+    projectIds: grant.projects === undefined ? null : [...grant.projects].sort(),
+  };
+}
+
 /** Whether the grant reaches the project (a token narrowed to projects reaches only those). */
 export function reaches(grant: Grant, projectId: string): boolean {
   return grant.projects === undefined || grant.projects.has(projectId);
@@ -36,22 +50,22 @@ export function reaches(grant: Grant, projectId: string): boolean {
  * (the read cache answers callers of one reach alike: the projects list differs between them).
  */
 export function reachOf(grant: Grant & { organizationId: string }): string {
-  return grant.projects === undefined ? grant.organizationId : `${grant.organizationId}:${[...grant.projects].sort().join(',')}`;
+  const { projectIds } = grantLimits(grant);
+  return projectIds === null ? grant.organizationId : `${grant.organizationId}:${projectIds.join(',')}`;
+}
+
+/** Why the grant does not allow the scope (its role, or its token's scopes), or null when it does. */
+export function refusal(grant: Grant, scope: Scope): string | null {
+  if (!can(grant.role, scope)) return `Your role (${grant.role}) does not allow ${scope}.`;
+  if (grant.scopes !== undefined && !grant.scopes.has(scope))
+    return `This token is limited to ${grant.scopes.size === 0 ? 'no scope' : inTableOrder(grant.scopes).join(', ')}; it does not allow ${scope}.`;
+  return null;
 }
 
 /** Throws the 403 problem unless the principal's current role grants the scope and its token is not narrowed to others. */
 export function assertCan(grant: Grant, scope: Scope): void {
-  if (!can(grant.role, scope)) {
-    throw problems.forbidden(`Your role (${grant.role}) does not allow ${scope}.`);
-  }
-  if (grant.scopes !== undefined && !grant.scopes.has(scope)) {
-    throw problems.forbidden(`This token is limited to ${describeScopes(grant.scopes)}; it does not allow ${scope}.`);
-  }
-}
-
-/** A token's scopes as a sentence's list. */
-function describeScopes(scopes: ReadonlySet<Scope>): string {
-  return scopes.size === 0 ? 'no scope' : SCOPES.filter((scope) => scopes.has(scope)).join(', ');
+  const why = refusal(grant, scope);
+  if (why !== null) throw problems.forbidden(why);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { allows } from '../../auth/permissions.js';
+import { refusal } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/tokens.js';
 import type { Database } from '../../db/schema.js';
 import type { RunsStored } from '../../deps.js';
@@ -124,10 +124,9 @@ export async function ingestLangfuseBatch(
   for (const result of results) if (result.status === 'rejected') refuseAll(runs[result.index]!.events, result.problem);
 
   if (scores.length > 0) {
-    if (!allows(principal, 'scores:write')) {
-      const problem = problems.forbidden(
-        principal.scopes === undefined ? `Your role (${principal.role}) cannot give scores.` : 'This token does not allow scores:write: it cannot give scores.',
-      );
+    const refused = refusal(principal, 'scores:write');
+    if (refused !== null) {
+      const problem = problems.forbidden(refused);
       for (const e of scores) refusals.push({ index: e.index, id: e.id, problem });
     } else {
       const author = { organizationId: principal.organizationId, projectId, kind: 'user' as const, id: principal.userId };

@@ -1,6 +1,6 @@
 import type { App, Deps } from '../../deps.js';
 import { problems } from '../../lib/problems.js';
-import { allowedScopes, SCOPES } from '../../auth/permissions.js';
+import { allowedScopes, grantLimits } from '../../auth/permissions.js';
 import { MeSchema } from './me.schemas.js';
 import { getOrganization, getUser, toOrganization, toUser } from '../organizations/index.js';
 
@@ -16,7 +16,7 @@ export function meRoutes(app: App, { db }: Deps): void {
       response: { 200: MeSchema },
     },
     handler: async (request) => {
-      const { userId, organizationId, role, credential, scopes, projects } = request.principal;
+      const { userId, organizationId, role, credential } = request.principal;
       const [user, organization] = await Promise.all([getUser(db, userId), getOrganization(db, organizationId)]);
       if (!user || !organization) throw problems.unauthorized('invalid_token', 'The bearer token is invalid.');
       return {
@@ -28,8 +28,7 @@ export function meRoutes(app: App, { db }: Deps): void {
           kind: credential.kind,
           id: credential.id,
           expiresAt: new Date(credential.expiresAt).toISOString(),
-          scopes: scopes === undefined ? null : SCOPES.filter((scope) => scopes.has(scope)),
-          projectIds: projects === undefined ? null : [...projects].sort(),
+          ...grantLimits(request.principal),
         },
       };
     },

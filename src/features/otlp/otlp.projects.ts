@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { allows, reaches } from '../../auth/permissions.js';
+import { reaches, refusal } from '../../auth/permissions.js';
 import type { Principal } from '../../auth/tokens.js';
 import type { Database, ProjectRow } from '../../db/schema.js';
 import { problems } from '../../lib/problems.js';
@@ -37,17 +37,15 @@ export class ProjectRouter {
     const key = name.toLowerCase();
     const cached = this.known.get(key) ?? this.known.get(name);
     if (cached) return cached;
-    const { organizationId, role } = this.principal;
+    const { organizationId } = this.principal;
     let project: ProjectRow | { refused: string } | null = await findProject(this.db, organizationId, name);
     // A token narrowed to projects stores into those only, and creates none; whether another exists, it is not told.
     if (this.principal.projects !== undefined && (!project || !reaches(this.principal, project.id)))
       throw problems.notFound(`Project ${name} is not one of this token's projects.`);
     if (!project && PROJECT_ID.test(name)) throw problems.notFound(`Project ${name} does not exist.`);
     if (!project) {
-      if (!allows(this.principal, 'projects:write'))
-        throw problems.notFound(
-          `Project ${name} does not exist, and ${this.principal.scopes === undefined ? `your role (${role})` : 'this token'} cannot create it.`,
-        );
+      const refused = refusal(this.principal, 'projects:write');
+      if (refused !== null) throw problems.notFound(`Project ${name} does not exist and is not created: ${refused}`);
       project = (await this.refusal(name)) ?? (await this.create(name));
     }
     this.known.set(name, project);

@@ -1,3 +1,4 @@
+import { grantLimits } from '../../auth/permissions.js';
 import type { App, Deps } from '../../deps.js';
 import { routeKit } from '../route-kit.js';
 import { createProject, listProjects, requestedProject, toProject, updateProject } from './projects.repo.js';
@@ -20,9 +21,10 @@ export function projectRoutes(app: App, { db, clock, cursors }: Deps): void {
       querystring: ListProjectsQuery,
       page: ProjectPage,
     },
-    async ({ principal: { organizationId, projects }, query: { limit: _limit, cursor: _cursor, ...filters } }) => {
+    async ({ principal, query: { limit: _limit, cursor: _cursor, ...filters } }) => {
       // A token narrowed to projects lists those only; its cursors are bound to them.
-      const only = projects === undefined ? undefined : [...projects].sort();
+      const { organizationId } = principal;
+      const only = grantLimits(principal).projectIds ?? undefined;
       return {
         identity: { endpoint: 'projects', organizationId, filters: only === undefined ? filters : { ...filters, only } },
         fetch: (after, take) => listProjects(db, organizationId, { ...filters, only }, after, take),

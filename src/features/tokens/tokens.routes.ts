@@ -1,4 +1,4 @@
-import { allows, assertCan, SCOPES, type Scope } from '../../auth/permissions.js';
+import { allows, assertCan, grantLimits, inTableOrder, reaches, type Scope } from '../../auth/permissions.js';
 import { actorOf } from '../../db/audit.js';
 import type { Principal } from '../../auth/tokens.js';
 import type { Database } from '../../db/schema.js';
@@ -111,18 +111,15 @@ async function requestedLimits(
   principal: Principal,
   body: { scopes?: readonly Scope[] | undefined; projectIds?: readonly string[] | undefined },
 ): Promise<TokenLimits> {
-  let scopes: Scope[] | null = principal.scopes === undefined ? null : SCOPES.filter((scope) => principal.scopes!.has(scope));
+  let { scopes, projectIds } = grantLimits(principal);
   if (body.scopes !== undefined) {
     for (const scope of body.scopes) assertCan(principal, scope);
-    scopes = SCOPES.filter((scope) => body.scopes!.includes(scope));
+    scopes = inTableOrder(body.scopes);
   }
-  let projectIds: string[] | null = principal.projects === undefined ? null : [...principal.projects].sort();
   if (body.projectIds !== undefined) {
     const found = await projectsOfOrganization(db, principal.organizationId, body.projectIds);
     const faults = body.projectIds.flatMap((id, i) =>
-      found.has(id) && (principal.projects === undefined || principal.projects.has(id))
-        ? []
-        : [{ pointer: `/projectIds/${i}`, detail: `Project ${id} does not exist.` }],
+      found.has(id) && reaches(principal, id) ? [] : [{ pointer: `/projectIds/${i}`, detail: `Project ${id} does not exist.` }],
     );
     if (faults.length > 0) throw problems.validation(faults);
     projectIds = [...body.projectIds];
